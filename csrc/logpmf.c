@@ -1,0 +1,205 @@
+#include <math.h>
+#include "logpmf.h"
+
+#define LN_SQRT_2PI 0.918938533204672741780329736406
+
+/* stirlerr(m) for m = 0..50, from mpmath at 40 digits (0 is a placeholder:
+ * callers never need it because b(0) and b(N) are handled directly). */
+static const double STIRLERR_TABLE[51] = {
+    0.0, /* 0 */
+    0.08106146679532725821967026, /* 1 */
+    0.04134069595540929409382208, /* 2 */
+    0.02767792568499833914878929, /* 3 */
+    0.02079067210376509311152277, /* 4 */
+    0.01664469118982119216319487, /* 5 */
+    0.01387612882307074799874573, /* 6 */
+    0.01189670994589177009505572, /* 7 */
+    0.01041126526197209649747857, /* 8 */
+    0.009255462182712732917728637, /* 9 */
+    0.008330563433362871256469319, /* 10 */
+    0.007573675487951840794972024, /* 11 */
+    0.006942840107209529865664153, /* 12 */
+    0.006408994188004207068439631, /* 13 */
+    0.005951370112758847735624416, /* 14 */
+    0.00555473355196280137103869, /* 15 */
+    0.005207655919609640440717997, /* 16 */
+    0.004901395948434737860716818, /* 17 */
+    0.004629153749334028592427213, /* 18 */
+    0.004385560249232324268287736, /* 19 */
+    0.004166319691996922457462923, /* 20 */
+    0.003967954218640859617287637, /* 21 */
+    0.003787618068444434577866677, /* 22 */
+    0.003622960224683094707381198, /* 23 */
+    0.003472021382978766962945115, /* 24 */
+    0.003333155636728092875807019, /* 25 */
+    0.003204970228055038011184157, /* 26 */
+    0.003086278682608777063256241, /* 27 */
+    0.002976063983550408826021163, /* 28 */
+    0.002873449362352466387552351, /* 29 */
+    0.002777674929752693603594904, /* 30 */
+    0.002688078828531142867802099, /* 31 */
+    0.002604081919251656422419193, /* 32 */
+    0.002525175249756784364002446, /* 33 */
+    0.002450909735438118343141977, /* 34 */
+    0.002380887608234111985727839, /* 35 */
+    0.002314755290514683866814115, /* 36 */
+    0.002252197424337523742169285, /* 37 */
+    0.002192931843287834061023698, /* 38 */
+    0.00213670531775250019580838, /* 39 */
+    0.002083289938302421748749125, /* 40 */
+    0.00203248002825663066928827, /* 41 */
+    0.001984089497245795550019025, /* 42 */
+    0.001937949563995799461991535, /* 43 */
+    0.001893906789600634536900658, /* 44 */
+    0.001851821372993179516432272, /* 45 */
+    0.00181156566871963062698312, /* 46 */
+    0.001773022893912853868077303, /* 47 */
+    0.001736085996876597314982286, /* 48 */
+    0.001700656664196061708191726, /* 49 */
+    0.001666644446983365509949325, /* 50 */
+};
+
+double sp_stirlerr(double m)
+{
+    if (m <= 50.0) {
+        return STIRLERR_TABLE[(int)m];
+    }
+    /* Asymptotic series 1/(12m) - 1/(360m^3) + 1/(1260m^5) - 1/(1680m^7) + 1/(1188m^9);
+     * the next term at m = 51 is below 1e-21. */
+    const double s0 = 1.0 / 12, s1 = 1.0 / 360, s2 = 1.0 / 1260, s3 = 1.0 / 1680, s4 = 1.0 / 1188;
+    double mm = m * m;
+    return (s0 - (s1 - (s2 - (s3 - s4 / mm) / mm) / mm) / mm) / m;
+}
+
+double sp_bd0(double x, double M, double d)
+{
+    if (x == 0.0) {
+        return M;
+    }
+    if (fabs(d) < 0.1 * (x + M)) {
+        /* x ln(x/M) + M - x = d v + 2x sum_{j>=1} v^(2j+1)/(2j+1), v = d/(x+M):
+         * every term has the sign of d*v >= 0, so no cancellation. */
+        double v = d / (x + M);
+        double s = d * v;
+        double ej = 2.0 * x * v;
+        double vv = v * v;
+        for (int j = 1; j < 200; j++) {   /* |v| < 0.1: converges in < 20 terms */
+            ej *= vv;
+            double s1 = s + ej / (2 * j + 1);
+            if (s1 == s) {
+                return s1;
+            }
+            s = s1;
+        }
+        return s;
+    }
+    return x * log(x / M) - d;
+}
+
+/* Error-free product a*b = hi + lo (needs a correctly rounded fma). */
+static void two_prod(double a, double b, double *hi, double *lo)
+{
+    *hi = a * b;
+    *lo = fma(a, b, -*hi);
+}
+
+/* Error-free sum a + b = hi + lo. */
+static void two_sum(double a, double b, double *hi, double *lo)
+{
+    double s = a + b;
+    double bb = s - a;
+    *lo = (a - (s - bb)) + (b - bb);
+    *hi = s;
+}
+
+void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
+{
+    double mean_hi, mean_lo;
+    two_prod(N, pi, &mean_hi, &mean_lo);
+    b->N = N;
+    if (!mirrored) {
+        b->p = pi;
+        b->q = 1.0 - pi;
+        b->log_p = log(pi);
+        b->log_q = log1p(-pi);
+        b->mean_hi = mean_hi;
+        b->mean_lo = mean_lo;
+        b->p_ext = (long double)pi;
+    } else {
+        /* N(1 - pi) = N - mean_hi - mean_lo, renormalised. */
+        double s, e;
+        two_sum(N, -mean_hi, &s, &e);
+        e -= mean_lo;
+        b->p = 1.0 - pi;
+        b->q = pi;
+        b->log_p = log1p(-pi);
+        b->log_q = log(pi);
+        b->mean_hi = s + e;
+        b->mean_lo = e - (b->mean_hi - s);
+        b->p_ext = 1.0L - (long double)pi;
+    }
+}
+
+double sp_log_binom_pmf(const sp_binom *b, double k)
+{
+    double N = b->N;
+    if (k < 0.0 || k > N) {
+        return -INFINITY;
+    }
+    if (b->p == 0.0) {
+        return k == 0.0 ? 0.0 : -INFINITY;
+    }
+    if (b->q == 0.0) {
+        return k == N ? 0.0 : -INFINITY;
+    }
+    if (k == 0.0) {
+        return N * b->log_q;
+    }
+    if (k == N) {
+        return N * b->log_p;
+    }
+    /* d = k - Np exactly enough; (N-k) - Nq = -d. */
+    double d = (k - b->mean_hi) - b->mean_lo;
+    double Nq = (N - b->mean_hi) - b->mean_lo;
+    double Np = b->mean_hi + b->mean_lo;
+    double lc = sp_stirlerr(N) - sp_stirlerr(k) - sp_stirlerr(N - k)
+                - sp_bd0(k, Np, d) - sp_bd0(N - k, Nq, -d);
+    /* 0.5 ln(2 pi k (N-k)/N) = ln sqrt(2pi) + 0.5 (ln k + ln(1 - k/N)) */
+    return lc - LN_SQRT_2PI - 0.5 * (log(k) + log1p(-k / N));
+}
+
+double sp_log_hypergeom_pmf(double j, double N, double K, double m)
+{
+    if (j < 0.0 || j > K || j > m || m - j > N - K) {
+        return -INFINITY;
+    }
+    if (m == 0.0 || m == N) {
+        return 0.0;   /* the whole population or nothing: j is determined */
+    }
+    /* C(K,j) C(N-K,m-j) / C(N,m) = b(j; K, f) b(m-j; N-K, f) / b(m; N, f), f = m/N:
+     * the powers of f and 1-f cancel exactly, and with f = m/N the three
+     * binomial terms sit near their modes where Loader's form is sharpest. */
+    double f = m / N;
+    sp_binom bk, bnk, bn;
+    sp_binom_init(&bk, K, f, 0);
+    sp_binom_init(&bnk, N - K, f, 0);
+    sp_binom_init(&bn, N, f, 0);
+    return sp_log_binom_pmf(&bk, j) + sp_log_binom_pmf(&bnk, m - j) - sp_log_binom_pmf(&bn, m);
+}
+
+double sp_logaddexp(double a, double b)
+{
+    if (a == -INFINITY) {
+        return b;
+    }
+    if (b == -INFINITY) {
+        return a;
+    }
+    return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+double sp_log1mexp(double a)
+{
+    /* Maechler's switch at -ln 2 keeps full relative accuracy on both sides. */
+    return a > -0.693147180559945309417232121458 ? log(-expm1(a)) : log1p(-exp(a));
+}

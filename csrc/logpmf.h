@@ -1,0 +1,39 @@
+/* Log-space probability mass functions accurate to a few ulps at any size.
+ *
+ * Binomial terms use Loader's saddle-point form ("Fast and accurate
+ * computation of binomial probabilities", 2000; the method behind R's dbinom):
+ *   b(k) = sqrt(N / (2 pi k (N-k)))
+ *          * exp(stirlerr(N) - stirlerr(k) - stirlerr(N-k) - bd0(k, Np) - bd0(N-k, Nq)).
+ * lgamma differences lose ~log10(N) digits; this form does not (MATH.md §3).
+ */
+#ifndef STATPRIV_LOGPMF_H
+#define STATPRIV_LOGPMF_H
+
+/* Bin(N, p) with everything a term needs precomputed.  The mean N*p is kept
+ * as an unevaluated sum so that k - N*p is exact near the mode even when
+ * N ~ 1e9; q = 1 - p may be a rounded double but log_q is accurate. */
+typedef struct {
+    double N;                 /* trials, integer valued, >= 0 */
+    double p, q;              /* success / failure probability */
+    double log_p, log_q;      /* accurate logs of the exact p and 1 - p */
+    double mean_hi, mean_lo;  /* N*p = mean_hi + mean_lo */
+    long double p_ext;        /* the exact p in extended precision */
+} sp_binom;
+
+/* Bin(N, pi) or, with mirrored != 0, the law of N - S, i.e. Bin(N, 1 - pi),
+ * built from the exact double pi so that no rounded 1 - pi leaks into logs. */
+void sp_binom_init(sp_binom *b, double N, double pi, int mirrored);
+
+double sp_stirlerr(double m);                 /* ln m! - ln(sqrt(2 pi m) (m/e)^m), integer m >= 0 */
+double sp_bd0(double x, double M, double d);  /* x ln(x/M) + M - x, with d = x - M given exactly */
+double sp_log_binom_pmf(const sp_binom *b, double k);
+
+/* Hypergeometric: j positives in a sample of m drawn from N records of which
+ * K are positive.  Three Loader binomial terms (as R's dhyper). */
+double sp_log_hypergeom_pmf(double j, double N, double K, double m);
+
+/* log(exp(a) + exp(b)) and log(1 - exp(a)) for a <= 0, without overflow. */
+double sp_logaddexp(double a, double b);
+double sp_log1mexp(double a);
+
+#endif

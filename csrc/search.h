@@ -1,0 +1,17 @@
+/* Inverse queries on monotone curves: the smallest eps >= 0 with
+ * delta(eps) <= target, by bracketing and the Illinois variant of regula
+ * falsi on ln delta (which is smooth and decreasing in eps). */
+#ifndef STATPRIV_SEARCH_H
+#define STATPRIV_SEARCH_H
+
+#include "shift_tail.h"
+
+/* Returns the smallest eps >= 0 (to a few ulps, rounded up so that
+ * delta(eps) <= target holds at the returned value) with ln delta(eps) <=
+ * log_target, +inf if even delta(+inf) exceeds the target, NaN if the curve
+ * returned NaN.  At most SP_SEARCH_MAX_EVALS curve evaluations. */
+double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target);
+
+#define SP_SEARCH_MAX_EVALS 400
+
+#endif

@@ -1,0 +1,223 @@
+#include <math.h>
+#include "shift_tail.h"
+
+/* Running sum of exp(log terms) with a movable reference point, so terms from
+ * e^-3000 to e^0 add without underflow and with one exp per term. */
+typedef struct {
+    double ref;
+    double sum;
+} log_acc;
+
+static void acc_add(log_acc *a, double log_term)
+{
+    if (log_term == -INFINITY) {
+        return;
+    }
+    if (a->sum == 0.0) {
+        a->ref = log_term;
+        a->sum = 1.0;
+        return;
+    }
+    if (log_term > a->ref + 600.0) {
+        a->sum *= exp(a->ref - log_term);
+        a->ref = log_term;
+    }
+    a->sum += exp(log_term - a->ref);
+}
+
+static double acc_log(const log_acc *a)
+{
+    /* delta <= 1: clamping the rounding of a sum that is 1 is still conservative */
+    return a->sum > 0.0 ? fmin(0.0, a->ref + log(a->sum)) : -INFINITY;
+}
+
+double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
+{
+    return fmin(0.0, sp_logaddexp(log(-expm1(eps)), eps + log_reverse_at_minus_eps));
+}
+
+/* Numerator of r(k) - e^eps for the shift S+1 vs S:
+ *   r(k) = b(k-1)/b(k) = k q / ((n-k) p),  n = N + 1,
+ *   k q - e^eps (n-k) p = (k - n p) - (e^eps - 1)(n - k) p.
+ * Near the threshold both parts are ~ eps*n*p and cancel; extended precision
+ * and a single-rounding fma keep the difference exact to ~1e-19 relative to
+ * them, which is what makes delta accurate to 1e-12 at n = 1e9. */
+static long double shift_numerator(double k, double n, long double p, long double em1)
+{
+    return fmal(-(long double)n, p, (long double)k) - em1 * ((long double)(n - k) * p);
+}
+
+double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
+{
+    const double N = b->N, n = N + 1.0;
+    if (b->p == 0.0) {
+        return 0.0;             /* S = 0 surely: the count reveals the target */
+    }
+    /* Only the all-positive outcome is out of Q's reach.  Beyond eps = 1000 no
+     * ratio r(k) < n q/p <= 2^53/2^-1074 (ln < 782) can exceed e^eps either. */
+    if (b->q == 0.0 || eps > 1000.0) {
+        return N * b->log_p;
+    }
+    const long double p = b->p_ext, q = 1.0L - b->p_ext;
+    const long double em1 = expm1l((long double)eps);
+
+    /* First k in [1, n] with r(k) > e^eps; the closed form is within one step. */
+    double k0 = floor((double)((1.0L + em1) * p * n / (q + (1.0L + em1) * p))) + 1.0;
+    if (k0 < 1.0) {
+        k0 = 1.0;
+    }
+    if (k0 > n) {
+        k0 = n;
+    }
+    for (int guard = 0; guard < 4 && k0 < n && shift_numerator(k0, n, p, em1) <= 0.0L; guard++) {
+        k0 += 1.0;
+    }
+    for (int guard = 0; guard < 4 && k0 > 1.0 && shift_numerator(k0 - 1.0, n, p, em1) > 0.0L; guard++) {
+        k0 -= 1.0;
+    }
+
+    /* Sum t(k) = b(k-1) num(k) / (k q) over i = k-1 = k0-1 .. N, with b(i)
+     * carried as beta * b(k0-1) and re-anchored on Loader's form every 256
+     * steps so the product of ratios never drifts.  num(k) grows linearly,
+     * num(k0 + j) = num(k0) + j (q + e^eps p): only num(k0) needs extended
+     * precision, the increments are positive and add without cancellation. */
+    const double i0 = k0 - 1.0;
+    const double log_b0 = sp_log_binom_pmf(b, i0);
+    const double ratio_pq = b->p / b->q;
+    const double num0 = (double)shift_numerator(k0, n, p, em1);
+    const double slope = (double)(q + (1.0L + em1) * p);
+    const double qd = (double)q;
+    double beta = 1.0, sum = 0.0;
+    unsigned steps = 0;
+    for (double i = i0; i <= N; i += 1.0, steps++) {
+        if (steps == 256) {
+            beta = exp(sp_log_binom_pmf(b, i) - log_b0);
+            steps = 0;
+        }
+        double num = i == i0 ? num0 : num0 + (i - i0) * slope;   /* slope may be inf at i0 */
+        double w = num / ((i + 1.0) * qd);
+        sum += beta * w;
+        if (i == N) {
+            break;
+        }
+        beta *= (N - i) / (i + 1.0) * ratio_pq;       /* beta ~ b(i+1) */
+        /* Terms from i+1 on are at most b(i+1) rho^j, rho = b(i+2)/b(i+1),
+         * because the ratios decrease along the tail. */
+        double rho = (N - i - 1.0) / (i + 2.0) * ratio_pq;
+        if (rho < 1.0) {
+            double bound = beta / (1.0 - rho);
+            if (bound <= SP_TAIL_TOL * sum) {
+                sum += bound;   /* conservative: never under-report */
+                break;
+            }
+        }
+    }
+    /* delta <= 1: clamping the rounding of a sum that is 1 is still conservative */
+    return sum > 0.0 ? fmin(0.0, log_b0 + log(sum)) : -INFINITY;
+}
+
+void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)
+{
+    sp_binom_init(&c->plus, N, pi, 0);
+    sp_binom_init(&c->minus, N, pi, 1);
+}
+
+static double binom_direction(const sp_binom_curve *c, double eps, int direction)
+{
+    const sp_binom *fwd = direction == SP_PLUS ? &c->plus : &c->minus;
+    const sp_binom *rev = direction == SP_PLUS ? &c->minus : &c->plus;
+    if (eps >= 0.0) {
+        return sp_binom_shift_log_hockey(fwd, eps);
+    }
+    return sp_log_hockey_negative_eps(eps, sp_binom_shift_log_hockey(rev, -eps));
+}
+
+double sp_binom_curve_log_delta(double eps, int direction, const void *ctx)
+{
+    const sp_binom_curve *c = ctx;
+    if (direction != SP_MAX) {
+        return binom_direction(c, eps, direction);
+    }
+    return fmax(binom_direction(c, eps, SP_PLUS), binom_direction(c, eps, SP_MINUS));
+}
+
+/* First index j in [lo, hi) with lr[j] > x, or hi (lr non-decreasing). */
+static long first_above(const double *lr, long lo, long hi, double x)
+{
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (lr[mid] > x) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+static double pair_plus(const sp_pair *s, double eps)
+{
+    log_acc acc = {0.0, 0.0};
+    long start = s->monotone ? first_above(s->lr, 0, s->len, eps) : 0;
+    for (long j = start; j < s->len; j++) {
+        if (!(s->lr[j] > eps)) {
+            continue;
+        }
+        /* P(j) - e^eps Q(j) = P(j) (1 - e^(eps - lr)) */
+        double w = s->lr[j] == INFINITY ? 1.0 : -expm1(eps - s->lr[j]);
+        acc_add(&acc, s->lp[j] + log(w));
+        if (s->monotone && j + 1 < s->len && acc.sum > 0.0) {
+            double log_rest = s->lsp[j + 1];          /* terms <= P(i), i > j */
+            if (log_rest <= acc_log(&acc) + log(SP_TAIL_TOL)) {
+                acc_add(&acc, log_rest);
+                break;
+            }
+        }
+    }
+    return acc_log(&acc);
+}
+
+static double pair_minus(const sp_pair *s, double eps)
+{
+    log_acc acc = {0.0, 0.0};
+    long start = s->monotone ? first_above(s->lr, 0, s->len, -eps) - 1 : s->len - 1;
+    for (long j = start; j >= 0; j--) {
+        if (!(s->lr[j] < -eps)) {
+            continue;
+        }
+        /* Q(j) - e^eps P(j) = Q(j) (1 - e^(eps + lr)) */
+        double w = s->lr[j] == -INFINITY ? 1.0 : -expm1(eps + s->lr[j]);
+        acc_add(&acc, s->lq[j] + log(w));
+        if (s->monotone && j > 0 && acc.sum > 0.0) {
+            double log_rest = s->lcq[j - 1];
+            if (log_rest <= acc_log(&acc) + log(SP_TAIL_TOL)) {
+                acc_add(&acc, log_rest);
+                break;
+            }
+        }
+    }
+    return acc_log(&acc);
+}
+
+double sp_pair_log_hockey(const sp_pair *pair, double eps, int direction)
+{
+    return direction == SP_PLUS ? pair_plus(pair, eps) : pair_minus(pair, eps);
+}
+
+static double pair_direction(const sp_pair *s, double eps, int direction)
+{
+    if (eps >= 0.0) {
+        return sp_pair_log_hockey(s, eps, direction);
+    }
+    int reverse = direction == SP_PLUS ? SP_MINUS : SP_PLUS;
+    return sp_log_hockey_negative_eps(eps, sp_pair_log_hockey(s, -eps, reverse));
+}
+
+double sp_pair_curve_log_delta(double eps, int direction, const void *ctx)
+{
+    const sp_pair *s = ctx;
+    if (direction != SP_MAX) {
+        return pair_direction(s, eps, direction);
+    }
+    return fmax(pair_direction(s, eps, SP_PLUS), pair_direction(s, eps, SP_MINUS));
+}

@@ -1,0 +1,50 @@
+/* Hockey-stick divergences of shifted and mixed counts, summed in log space
+ * from the likelihood-ratio threshold outward with a rigorous remainder bound
+ * (MATH.md §2–4).  Every function returns ln H_eps; -inf means H = 0.
+ * All functions are pure: no global state, no allocation, safe without the GIL. */
+#ifndef STATPRIV_SHIFT_TAIL_H
+#define STATPRIV_SHIFT_TAIL_H
+
+#include "logpmf.h"
+
+enum { SP_PLUS = 0, SP_MINUS = 1, SP_MAX = 2 };
+
+/* Relative size below which the remaining tail is bounded and added, not summed. */
+#define SP_TAIL_TOL 0x1p-60
+
+/* ln H_eps(S+1 || S) for S ~ b, eps >= 0 (use eps = +inf for the floor).
+ * With b mirrored this is ln H_eps(S || S+1) of the unmirrored law. */
+double sp_binom_shift_log_hockey(const sp_binom *b, double eps);
+
+/* A pair (P, Q) of pmfs on 0..len-1 given by logs, with lr = ln P - ln Q
+ * supplied by the caller (accurately: it decides the threshold), the log
+ * survival function of P (lsp[j] = ln sum_{i>=j} P(i)) and the log cdf of Q.
+ * If lr is non-decreasing (monotone != 0) the sums stop early with a bound;
+ * otherwise every term is summed. */
+typedef struct {
+    const double *lp, *lq, *lr, *lsp, *lcq;
+    long len;
+    int monotone;
+} sp_pair;
+
+/* ln H_eps(P||Q) (SP_PLUS) or ln H_eps(Q||P) (SP_MINUS), eps >= 0. */
+double sp_pair_log_hockey(const sp_pair *pair, double eps, int direction);
+
+/* H_eps(P||Q) = 1 - e^eps + e^eps H_{-eps}(Q||P): extends any eps >= 0
+ * routine to eps < 0 without cancellation (all terms are non-negative). */
+double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps);
+
+/* The curve interface shared by every curve: ln delta(eps) in a direction. */
+typedef double (*sp_curve_fn)(double eps, int direction, const void *ctx);
+
+/* Noiseless iid counting curve: Bin(N, pi) others. */
+typedef struct {
+    sp_binom plus;    /* law of S */
+    sp_binom minus;   /* law of N - S */
+} sp_binom_curve;
+
+void sp_binom_curve_init(sp_binom_curve *c, double N, double pi);
+double sp_binom_curve_log_delta(double eps, int direction, const void *ctx);
+double sp_pair_curve_log_delta(double eps, int direction, const void *ctx);
+
+#endif

@@ -1,0 +1,19 @@
+"""statpriv: exact privacy curves delta(eps) when the attacker does not know everything.
+
+Worst-case differential privacy assumes the attacker knows every record but
+one.  statpriv computes the exact privacy curves of statistical privacy
+(Breutigam & Reischuk), noiseless privacy and DP with partial knowledge,
+where the randomness of the other records protects the target.  See
+MATH.md for every formula; statpriv.reference holds the mpmath oracle.
+
+    >>> import statpriv
+    >>> curve = statpriv.counting(10**6, 0.5)
+    >>> curve.delta(0.01), curve.epsilon(1e-9)
+"""
+from statpriv import dp
+from statpriv.counting import counting, secret_sample
+from statpriv.curve import PrivacyCurve
+from statpriv.dp import amplify
+
+__version__ = "0.1.0"
+__all__ = ["PrivacyCurve", "amplify", "counting", "dp", "secret_sample"]

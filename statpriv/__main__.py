@@ -1,0 +1,5 @@
+import sys
+
+from statpriv.cli import main
+
+sys.exit(main())

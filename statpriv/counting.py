@@ -1,0 +1,218 @@
+"""Privacy curves of counting (property) queries without added noise.
+
+The released value is the number of records with a property.  Records are
+independent, record j has the property with probability pi_j, the attacker
+targets record 1 and knows everything but the others' values.  With S the
+count of the others, delta_plus(eps) = H_eps(S+1 || S) and delta_minus(eps) =
+H_eps(S || S+1) (MATH.md §2; seed 000 Thm 4.2).  Sampling mixes the two
+laws (MATH.md §4; seed 000 Thm 4.1, seed 001).
+"""
+import numpy as np
+
+from statpriv import _core, _validate, reference
+from statpriv.curve import PrivacyCurve
+
+# Largest support the array path (sampling, per-record pi) precomputes.
+MAX_SUPPORT = 50_000_000
+
+
+def _pair_curve(lp, lq, lr, reference_fn, description):
+    """Trim (lp, lq, lr) to the joint support and wrap it as a curve."""
+    live = np.flatnonzero(np.isfinite(lp) | np.isfinite(lq))
+    sl = slice(live[0], live[-1] + 1)
+    lp, lq, lr = lp[sl], lq[sl], lr[sl]
+    if np.isnan(lr).any():
+        raise AssertionError("internal: support of P and Q is not contiguous")
+    return PrivacyCurve(_core.PairCurveCore(lp, lq, lr), reference_fn, description)
+
+
+def _mixture(log_a, log_b, rate):
+    """Logs of P(j) = rate A(j-1) + (1-rate) B(j), Q(j) = rate A(j) + (1-rate) B(j).
+
+    A is the law of the others' count when the target is in the sample, B when
+    it is not; with rate = 1 this is the plain shift P = A(.-1), Q = A.
+    Returns lp, lq on j = 0..L-1 and the generic log ratio lp - lq.
+    """
+    size = max(len(log_a) + 1, len(log_b))
+    shifted = np.full(size, -np.inf)
+    shifted[1:len(log_a) + 1] = log_a
+    same = np.full(size, -np.inf)
+    same[:len(log_a)] = log_a
+    base = np.full(size, -np.inf)
+    base[:len(log_b)] = log_b
+    with np.errstate(divide="ignore"):
+        log_in, log_out = np.log(rate), np.log1p(-rate)
+    lp = np.logaddexp(log_in + shifted, log_out + base)
+    lq = np.logaddexp(log_in + same, log_out + base)
+    with np.errstate(invalid="ignore"):
+        lr = lp - lq
+    return lp, lq, lr
+
+
+def _binomial_support(N, pi):
+    return _core.log_binom_pmf(float(N), pi, np.arange(N + 1, dtype=np.float64))
+
+
+def _check_support(size, what):
+    if size > MAX_SUPPORT:
+        raise ValueError(f"{what} must be at most {MAX_SUPPORT} for the array path, got {size}")
+
+
+def _subsample_curve(n, pi, m, ref):
+    """Sample of m of the n records without replacement, iid Bernoulli(pi)."""
+    _check_support(m, "sample_size")
+    rate = m / n
+    lp, lq, lr = _mixture(_binomial_support(m - 1, pi), _binomial_support(m, pi), rate)
+    if 0.0 < pi < 1.0:
+        # Q+(j) = P(j)/Q(j) in closed form (MATH.md §4): the threshold terms
+        # need lr to full relative accuracy, which a difference of logs lacks.
+        j = np.arange(len(lr), dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            lr = (np.log(rate * j / (m * pi) + (1.0 - rate))
+                  - np.log(rate * (m - j) / (m * (1.0 - pi)) + (1.0 - rate)))
+    return _pair_curve(lp, lq, lr, ref, f"counting n={n}, pi={pi}, sample_size={m}")
+
+
+def _poisson_sample_curve(n, pi, rate, ref):
+    """Each other record kept w.p. rate: Z ~ Bin(n-1, rate*pi), P = rate Z(.-1) + (1-rate) Z."""
+    _check_support(n, "n")
+    rho = rate * pi
+    log_z = _binomial_support(n - 1, rho)
+    lp, lq, lr = _mixture(log_z, log_z, rate)
+    if 0.0 < rho < 1.0:
+        j = np.arange(len(lr), dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            odds = j * (1.0 - rho) / ((n - j) * rho)   # Z(j-1)/Z(j); inf at j = n
+            lr = np.log(rate * odds + (1.0 - rate))
+    return _pair_curve(lp, lq, lr, ref, f"counting n={n}, pi={pi}, poisson rate={rate}")
+
+
+def _poisson_binomial_log_pmf(probs):
+    """ln pmf of a sum of independent Bernoulli(probs), grouping equal values."""
+    probs = probs[(probs > 0.0) & (probs < 1.0)]   # known records only shift the count
+    if probs.size == 0:
+        return np.zeros(1)
+    values, counts = np.unique(probs, return_counts=True)
+    return _core.binomial_sum_log_pmf(np.ascontiguousarray(values),
+                                      np.ascontiguousarray(counts, dtype=np.float64))
+
+
+def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_replacement"):
+    """Privacy curve of a noiseless count over n records.
+
+    Parameters
+    ----------
+    n : int >= 1, or None when ``pi`` is an array
+        Number of records, the target included.
+    pi : float in [0, 1] or array of n-1 floats in [0, 1]
+        Probability that a record has the property: one value for iid records
+        (the others' count is S ~ Bin(n-1, pi)), or one per other record
+        (S is Poisson-binomial; records with pi_j in {0, 1} are known to the
+        attacker and dropped, MATH.md §2).
+    sample_size : int in [1, n], optional
+        Count over a uniform sample of m records without replacement
+        (seed 000 Thm 4.1).  Rate lambda = m/n; with the counts B_k ~ Bin(k, pi),
+        P(j) = lambda B_{m-1}(j-1) + (1-lambda) B_m(j) and
+        Q(j) = lambda B_{m-1}(j) + (1-lambda) B_m(j).
+    sample_rate : float in (0, 1], optional
+        With ``sampling="without_replacement"``: m = round(rate * n).  With
+        ``sampling="poisson"``: every record kept independently with this
+        probability (seed 001 Alg. 2): Q = Z, P = rate (Z+1) + (1-rate) Z,
+        Z the sampled others' count.
+    sampling : "without_replacement" or "poisson"
+
+    Returns
+    -------
+    PrivacyCurve
+        delta_plus(eps) = H_eps(P||Q) (target has the property),
+        delta_minus(eps) = H_eps(Q||P).  Without sampling and iid pi,
+        delta_plus(eps) = P[S >= k-1] - e^eps P[S >= k] with
+        k = floor(e^eps pi n / (1 - pi + e^eps pi)) + 1 (MATH.md §3), summed
+        from the threshold outward in log space.
+
+    Examples
+    --------
+    >>> curve = counting(1000, 0.5)
+    >>> round(curve.delta(0.01), 12)
+    0.020655553064
+    """
+    _validate.choice("sampling", sampling, ("without_replacement", "poisson"))
+    per_record = np.ndim(pi) > 0
+    if per_record:
+        probs = _validate.real_array("pi", pi, low=0.0, high=1.0).ravel()
+        if n is None:
+            n = probs.size + 1
+        n = _validate.count("n", n, low=1)
+        if probs.size != n - 1:
+            raise ValueError(f"pi must hold the n-1 = {n - 1} other records' probabilities, "
+                             f"got {probs.size}")
+        _check_support(n, "n")
+    else:
+        if n is None:
+            raise ValueError("n is required when pi is a single probability")
+        n = _validate.count("n", n, low=1)
+        pi = _validate.probability("pi", pi)
+
+    if sample_size is not None and sample_rate is not None:
+        raise ValueError("give sample_size or sample_rate, not both")
+    if sample_size is not None and sampling == "poisson":
+        raise ValueError("sampling='poisson' takes sample_rate, not sample_size")
+    if sample_rate is not None:
+        sample_rate = _validate.real("sample_rate", sample_rate, low=0.0, high=1.0, low_open=True)
+        if sampling == "without_replacement":
+            sample_size = round(sample_rate * n)
+            if sample_size < 1:
+                raise ValueError(f"sample_rate * n must round to at least 1 record, "
+                                 f"got {sample_rate} * {n}")
+    if sample_size is not None:
+        sample_size = _validate.count("sample_size", sample_size, low=1, high=n)
+        sample_rate = None
+
+    ref_pi = probs.tolist() if per_record else pi
+
+    def ref(eps, direction):
+        return reference.counting_delta(n, ref_pi, eps, sample_size=sample_size,
+                                        sample_rate=sample_rate, sampling=sampling,
+                                        direction=direction)
+
+    if per_record:
+        if sample_size is not None and sample_size < n:
+            raise ValueError("sample_size (sampling without replacement) needs iid records: "
+                             "pass pi as a single probability, or use sampling='poisson'")
+        rate = 1.0 if sample_rate is None else sample_rate
+        log_z = _poisson_binomial_log_pmf(rate * probs)
+        lp, lq, lr = _mixture(log_z, log_z, rate)
+        kind = "" if rate == 1.0 else f", poisson rate={rate}"
+        return _pair_curve(lp, lq, lr, ref, f"counting n={n}, per-record pi{kind}")
+    if sample_rate is not None:
+        return _poisson_sample_curve(n, pi, sample_rate, ref)
+    if sample_size is not None and sample_size < n:
+        return _subsample_curve(n, pi, sample_size, ref)
+    return PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), ref,
+                        f"counting n={n}, pi={pi}")
+
+
+def secret_sample(n, sample_size, positives):
+    """Curve when the attacker knows the population but not the sample (seed 001 §3).
+
+    K = ``positives`` of the n-1 other records have the property; a uniform
+    sample of m = ``sample_size`` of the n records is counted.  With
+    H_k(j) = C(K, j) C(n-1-K, k-j) / C(n-1, k) and lambda = m/n,
+    P(j) = lambda H_{m-1}(j-1) + (1-lambda) H_m(j),
+    Q(j) = lambda H_{m-1}(j) + (1-lambda) H_m(j).
+    The worst case over K is the DP guarantee delta = lambda (MATH.md §4).
+    """
+    n = _validate.count("n", n, low=1)
+    m = _validate.count("sample_size", sample_size, low=1, high=n)
+    K = _validate.count("positives", positives, low=0, high=n - 1)
+    _check_support(m, "sample_size")
+    N = float(n - 1)
+    j = np.arange(m + 1, dtype=np.float64)
+    log_in = _core.log_hypergeom_pmf(j[:m], N, float(K), float(m - 1))
+    log_out = _core.log_hypergeom_pmf(j, N, float(K), float(m)) if m < n else np.full(1, -np.inf)
+    lp, lq, lr = _mixture(log_in, log_out, m / n)
+
+    def ref(eps, direction):
+        return reference.secret_sample_delta(n, m, K, eps, direction=direction)
+
+    return _pair_curve(lp, lq, lr, ref, f"secret sample n={n}, sample_size={m}, positives={K}")
