@@ -203,3 +203,47 @@ double sp_log1mexp(double a)
     /* Maechler's switch at -ln 2 keeps full relative accuracy on both sides. */
     return a > -0.693147180559945309417232121458 ? log(-expm1(a)) : log1p(-exp(a));
 }
+
+long double sp_logaddexpl(long double a, long double b)
+{
+    if (a == -INFINITY) {
+        return b;
+    }
+    if (b == -INFINITY) {
+        return a;
+    }
+    return a > b ? a + log1pl(expl(b - a)) : b + log1pl(expl(a - b));
+}
+
+long double sp_log1mexpl(long double a)
+{
+    return a > -0.693147180559945309417232121458L ? logl(-expm1l(a)) : log1pl(-expl(a));
+}
+
+void sp_binom_window_logl(double N, double pi, double first, long count, long double *out)
+{
+    sp_binom b;
+    sp_binom_init(&b, N, pi, 0);
+    double mode = floor((N + 1.0) * pi);
+    if (mode > N) {
+        mode = N;
+    }
+    if (mode < first) {
+        mode = first;
+    }
+    if (mode > first + (double)(count - 1)) {
+        mode = first + (double)(count - 1);
+    }
+    const long m = (long)(mode - first);
+    const long double p = (long double)pi;
+    const long double log_odds = logl(p) - log1pl(-p);
+    out[m] = (long double)sp_log_binom_pmf(&b, mode);
+    for (long i = m; i + 1 < count; i++) {           /* b(k+1)/b(k) = (N-k)/(k+1) p/q */
+        long double k = (long double)first + (long double)i;
+        out[i + 1] = out[i] + logl(((long double)N - k) / (k + 1.0L)) + log_odds;
+    }
+    for (long i = m; i > 0; i--) {
+        long double k = (long double)first + (long double)i;
+        out[i - 1] = out[i] - logl(((long double)N - k + 1.0L) / k) - log_odds;
+    }
+}

@@ -32,8 +32,19 @@ double sp_log_binom_pmf(const sp_binom *b, double k);
  * K are positive.  Three Loader binomial terms (as R's dhyper). */
 double sp_log_hypergeom_pmf(double j, double N, double K, double m);
 
-/* log(exp(a) + exp(b)) and log(1 - exp(a)) for a <= 0, without overflow. */
+/* log(exp(a) + exp(b)) and log(1 - exp(a)) for a <= 0, without overflow;
+ * the l-suffixed forms in extended precision. */
 double sp_logaddexp(double a, double b);
 double sp_log1mexp(double a);
+long double sp_logaddexpl(long double a, long double b);
+long double sp_log1mexpl(long double a);
+
+/* ln b(k) for k = first .. first+count-1 in extended precision, neighbours
+ * consistent to ~1e-19 relative: Loader's form at the mode (its ~1e-16
+ * error is common to all k), then the exact ratios b(k+1)/b(k) outward.
+ * Atoms far in a tail have |ln b| ~ 300+, where independent double logs
+ * would differ from their neighbours by ~1e-14 and cancellation near the
+ * likelihood-ratio threshold amplifies that ~1e4-fold at n ~ 1e6. */
+void sp_binom_window_logl(double N, double pi, double first, long count, long double *out);
 
 #endif

@@ -14,4 +14,14 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, do
 
 #define SP_SEARCH_MAX_EVALS 400
 
+/* Illinois regula falsi on a bracket: f(*lo) and f(*hi) have opposite signs
+ * (either way round; *flo, *fhi hold them).  Shrinks the bracket in place,
+ * keeping the signs at its ends, until its width is below
+ * rel_tol * max(|lo|, |hi|) (or 4 ulps), an exact zero is hit (then
+ * lo = hi = the zero), or max_evals evaluations are spent.  Returns the
+ * number of evaluations; NaN from f stops the search (then *flo is NaN). */
+typedef double (*sp_scalar_fn)(double x, const void *ctx);
+int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double *hi,
+                double *fhi, double rel_tol, int max_evals);
+
 #endif

@@ -1,35 +1,8 @@
 #include <math.h>
+#include <stddef.h>
 #include "shift_tail.h"
-
-/* Running sum of exp(log terms) with a movable reference point, so terms from
- * e^-3000 to e^0 add without underflow and with one exp per term. */
-typedef struct {
-    double ref;
-    double sum;
-} log_acc;
-
-static void acc_add(log_acc *a, double log_term)
-{
-    if (log_term == -INFINITY) {
-        return;
-    }
-    if (a->sum == 0.0) {
-        a->ref = log_term;
-        a->sum = 1.0;
-        return;
-    }
-    if (log_term > a->ref + 600.0) {
-        a->sum *= exp(a->ref - log_term);
-        a->ref = log_term;
-    }
-    a->sum += exp(log_term - a->ref);
-}
-
-static double acc_log(const log_acc *a)
-{
-    /* delta <= 1: clamping the rounding of a sum that is 1 is still conservative */
-    return a->sum > 0.0 ? fmin(0.0, a->ref + log(a->sum)) : -INFINITY;
-}
+#include "noise.h"
+#include "logsum.h"
 
 double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
 {
@@ -142,7 +115,7 @@ double sp_binom_curve_log_delta(double eps, int direction, const void *ctx)
 }
 
 /* First index j in [lo, hi) with lr[j] > x, or hi (lr non-decreasing). */
-static long first_above(const double *lr, long lo, long hi, double x)
+static long first_above(const long double *lr, long lo, long hi, long double x)
 {
     while (lo < hi) {
         long mid = lo + (hi - lo) / 2;
@@ -155,48 +128,69 @@ static long first_above(const double *lr, long lo, long hi, double x)
     return lo;
 }
 
+/* ln of the part of cell j that counts towards H_eps(A||B): for a discrete
+ * cell A(j) (1 - e^(eps - lr)); for a Laplace cell the exact integral of
+ * (f_A - e^eps f_B)_+ over the unit interval (sp_laplace_cell_log_positive). */
+static long double cell_term(const sp_pair *s, long j, long double eps, int plus)
+{
+    if (s->ll_p != NULL && j > 0 && j < s->len - 1) {
+        if (eps == INFINITY) {
+            return -INFINITY;       /* both densities are positive everywhere */
+        }
+        return plus ? sp_laplace_cell_log_positive(s->ll_p[j], s->lr_p[j], s->ll_q[j] + eps,
+                                                   s->lr_q[j] + eps, s->scale)
+                    : sp_laplace_cell_log_positive(s->ll_q[j], s->lr_q[j], s->ll_p[j] + eps,
+                                                   s->lr_p[j] + eps, s->scale);
+    }
+    long double lr = plus ? s->lr[j] : -s->lr[j];
+    if (!(lr > eps)) {
+        return -INFINITY;
+    }
+    /* eps - lr is exact in long double; its exp needs no more than double */
+    double w = lr == INFINITY ? 1.0 : -expm1((double)(eps - lr));
+    return (plus ? s->lp[j] : s->lq[j]) + log(w);
+}
+
 static double pair_plus(const sp_pair *s, double eps)
 {
-    log_acc acc = {0.0, 0.0};
-    long start = s->monotone ? first_above(s->lr, 0, s->len, eps) : 0;
-    for (long j = start; j < s->len; j++) {
-        if (!(s->lr[j] > eps)) {
-            continue;
-        }
-        /* P(j) - e^eps Q(j) = P(j) (1 - e^(eps - lr)) */
-        double w = s->lr[j] == INFINITY ? 1.0 : -expm1(eps - s->lr[j]);
-        acc_add(&acc, s->lp[j] + log(w));
-        if (s->monotone && j + 1 < s->len && acc.sum > 0.0) {
-            double log_rest = s->lsp[j + 1];          /* terms <= P(i), i > j */
-            if (log_rest <= acc_log(&acc) + log(SP_TAIL_TOL)) {
-                acc_add(&acc, log_rest);
+    const long double log_tol = logl(SP_TAIL_TOL);
+    sp_logsum acc = {0.0L, 0.0L};
+    /* With a monotone ratio the positive part starts at the first cell whose
+     * ratio exceeds e^eps, or (Laplace cells) inside the cell before it. */
+    long start = s->monotone ? first_above(s->lr, 0, s->len, eps) - 1 : 0;
+    for (long j = start < 0 ? 0 : start; j < s->len; j++) {
+        sp_logsum_add(&acc, cell_term(s, j, eps, 1));
+        if (s->monotone && j > start + 1 && j + 1 < s->len && acc.sum > 0.0L
+            && (j - start) % 8 == 0) {
+            long double log_rest = s->lsp[j + 1];     /* terms <= P(cell), cells > j */
+            if (log_rest <= sp_logsum_log(&acc) + log_tol) {
+                sp_logsum_add(&acc, log_rest);
                 break;
             }
         }
     }
-    return acc_log(&acc);
+    return (double)sp_logsum_log(&acc);
 }
 
 static double pair_minus(const sp_pair *s, double eps)
 {
-    log_acc acc = {0.0, 0.0};
-    long start = s->monotone ? first_above(s->lr, 0, s->len, -eps) - 1 : s->len - 1;
+    const long double log_tol = logl(SP_TAIL_TOL);
+    sp_logsum acc = {0.0L, 0.0L};
+    long start = s->monotone ? first_above(s->lr, 0, s->len, -(long double)eps) : s->len - 1;
+    if (start > s->len - 1) {
+        start = s->len - 1;
+    }
     for (long j = start; j >= 0; j--) {
-        if (!(s->lr[j] < -eps)) {
-            continue;
-        }
-        /* Q(j) - e^eps P(j) = Q(j) (1 - e^(eps + lr)) */
-        double w = s->lr[j] == -INFINITY ? 1.0 : -expm1(eps + s->lr[j]);
-        acc_add(&acc, s->lq[j] + log(w));
-        if (s->monotone && j > 0 && acc.sum > 0.0) {
-            double log_rest = s->lcq[j - 1];
-            if (log_rest <= acc_log(&acc) + log(SP_TAIL_TOL)) {
-                acc_add(&acc, log_rest);
+        sp_logsum_add(&acc, cell_term(s, j, eps, 0));
+        if (s->monotone && j < start - 1 && j > 0 && acc.sum > 0.0L && (start - j) % 8 == 0) {
+            long double log_rest = s->lcq[j - 1];
+            if (log_rest <= sp_logsum_log(&acc) + log_tol) {
+                sp_logsum_add(&acc, log_rest);
                 break;
             }
         }
     }
-    return acc_log(&acc);
+    return (double)sp_logsum_log(&acc);
 }
 
 double sp_pair_log_hockey(const sp_pair *pair, double eps, int direction)

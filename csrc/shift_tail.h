@@ -20,11 +20,20 @@ double sp_binom_shift_log_hockey(const sp_binom *b, double eps);
  * supplied by the caller (accurately: it decides the threshold), the log
  * survival function of P (lsp[j] = ln sum_{i>=j} P(i)) and the log cdf of Q.
  * If lr is non-decreasing (monotone != 0) the sums stop early with a bound;
- * otherwise every term is summed. */
+ * otherwise every term is summed.  The logs are long double: at |ln P| ~ 300
+ * a double log is only good to ~1e-14 relative, which the cancellation in
+ * P - e^eps Q near the threshold would amplify. */
 typedef struct {
-    const double *lp, *lq, *lr, *lsp, *lcq;
+    const long double *lp, *lq, *lr, *lsp, *lcq;
     long len;
     int monotone;
+    /* Optional (NULL when unused): the cells are the unit intervals of a
+     * count plus Laplace noise (see noise.h).  Cell j's densities are
+     * (L e^(-t/b) + R e^(-(1-t)/b)) / (2b) on t in [0, 1], with logs of L and R
+     * for P and Q here; the first and last cells are the exponential tails,
+     * whose sign is constant, and use lp/lq like a discrete cell. */
+    const long double *ll_p, *lr_p, *ll_q, *lr_q;
+    double scale;
 } sp_pair;
 
 /* ln H_eps(P||Q) (SP_PLUS) or ln H_eps(Q||P) (SP_MINUS), eps >= 0. */

@@ -11,9 +11,17 @@ MATH.md for every formula; statpriv.reference holds the mpmath oracle.
     >>> curve.delta(0.01), curve.epsilon(1e-9)
 """
 from statpriv import dp
+from statpriv.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
 from statpriv.dp import amplify
+from statpriv.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
+from statpriv.noise import Gaussian, Geometric, Laplace
+from statpriv.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
 
 __version__ = "0.1.0"
-__all__ = ["PrivacyCurve", "amplify", "counting", "dp", "secret_sample"]
+__all__ = ["Gaussian", "Geometric", "Laplace", "PrivacyCurve", "amplify", "conjecture_check",
+           "counting", "dp",
+           "equal_utility_epsilon", "equal_utility_noise", "interval_confidence",
+           "interval_epsilon", "interval_noise", "interval_width", "secret_sample",
+           "utility_loss"]

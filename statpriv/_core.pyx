@@ -7,7 +7,8 @@ after construction, so one object may be queried from many threads.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport exp, log, log1p, expm1, INFINITY, M_SQRT1_2
+from libc.float cimport DBL_MAX
+from libc.math cimport fmax, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
 from scipy.special.cython_special cimport erfcx, log_ndtr, ndtr
 
 from statpriv._csrc cimport *
@@ -55,32 +56,122 @@ cdef class BinomialCurveCore(CurveCore):
         self.ctx = &self.curve
 
 
+cdef const long double *_data(long double[::1] a):
+    return &a[0]
+
+
+def _extended(a):
+    return np.ascontiguousarray(a, dtype=np.longdouble)
+
+
 cdef class PairCurveCore(CurveCore):
-    """Shift divergence between two pmfs given by log arrays (MATH.md §2, §4)."""
+    """Shift divergence between two pmfs given by log arrays (MATH.md §2, §4),
+    or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale)``).
+    Arrays are held in extended precision (numpy.longdouble)."""
     cdef sp_pair pair
     cdef object arrays     # keeps the buffers alive
     cdef readonly bint monotone
 
-    def __cinit__(self, lp, lq, lr):
-        lp = np.ascontiguousarray(lp, dtype=np.float64)
-        lq = np.ascontiguousarray(lq, dtype=np.float64)
-        lr = np.ascontiguousarray(lr, dtype=np.float64)
+    def __cinit__(self, lp, lq, lr, laplace=None):
+        lp, lq, lr = _extended(lp), _extended(lq), _extended(lr)
         if not (lp.shape == lq.shape == lr.shape) or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq, lr must be equal-length non-empty 1-d arrays")
-        lsp = np.ascontiguousarray(np.logaddexp.accumulate(lp[::-1])[::-1])
-        lcq = np.ascontiguousarray(np.logaddexp.accumulate(lq))
-        self.monotone = bool(np.all(np.diff(lr) >= 0.0))
-        self.arrays = (lp, lq, lr, lsp, lcq)
-        cdef double[::1] vlp = lp, vlq = lq, vlr = lr, vlsp = lsp, vlcq = lcq
-        self.pair.lp = &vlp[0]
-        self.pair.lq = &vlq[0]
-        self.pair.lr = &vlr[0]
-        self.pair.lsp = &vlsp[0]
-        self.pair.lcq = &vlcq[0]
+        with np.errstate(invalid="ignore"):
+            lsp = _extended(np.logaddexp.accumulate(lp[::-1])[::-1])
+            lcq = _extended(np.logaddexp.accumulate(lq))
+            self.monotone = bool(np.all(np.diff(lr) >= -1e-12 * (1.0 + np.abs(lr[:len(lr) - 1]))))
+        self.arrays = [lp, lq, lr, lsp, lcq]
+        self.pair.lp = _data(lp)
+        self.pair.lq = _data(lq)
+        self.pair.lr = _data(lr)
+        self.pair.lsp = _data(lsp)
+        self.pair.lcq = _data(lcq)
         self.pair.len = lp.shape[0]
         self.pair.monotone = self.monotone
+        self.pair.ll_p = self.pair.lr_p = self.pair.ll_q = self.pair.lr_q = NULL
+        if laplace is not None:
+            cells = [_extended(a) for a in laplace[:4]]
+            if any(a.shape != lp.shape for a in cells):
+                raise ValueError("Laplace cell arrays must match lp in length")
+            self.arrays.extend(cells)
+            self.pair.ll_p = _data(cells[0])
+            self.pair.lr_p = _data(cells[1])
+            self.pair.ll_q = _data(cells[2])
+            self.pair.lr_q = _data(cells[3])
+            self.pair.scale = float(laplace[4])
         self.fn = sp_pair_curve_log_delta
         self.ctx = &self.pair
+
+
+cdef double _log_ndtr(double x) noexcept nogil:
+    return log_ndtr(x)
+
+
+cdef class GaussCurveCore(CurveCore):
+    """Count laws P, Q (log pmfs on consecutive atoms) plus N(0, sigma^2) noise."""
+    cdef sp_gauss g
+    cdef object arrays
+
+    def __cinit__(self, lp, lq, double sigma, bint monotone):
+        lp, lq = _extended(lp), _extended(lq)
+        if lp.shape != lq.shape or lp.ndim != 1 or lp.shape[0] == 0:
+            raise ValueError("lp, lq must be equal-length non-empty 1-d arrays")
+        cums = [_extended(np.logaddexp.accumulate(lp[::-1])[::-1]),
+                _extended(np.logaddexp.accumulate(lp)),
+                _extended(np.logaddexp.accumulate(lq[::-1])[::-1]),
+                _extended(np.logaddexp.accumulate(lq))]
+        self.arrays = [lp, lq] + cums
+        self.g.lp = _data(lp)
+        self.g.lq = _data(lq)
+        self.g.lsp = _data(cums[0])
+        self.g.lcp = _data(cums[1])
+        self.g.lsq = _data(cums[2])
+        self.g.lcq = _data(cums[3])
+        self.g.len = lp.shape[0]
+        self.g.sigma = sigma
+        self.g.lpmax = np.max(lp)
+        self.g.lqmax = np.max(lq)
+        self.g.monotone = monotone
+        self.g.log_ndtr = _log_ndtr
+        self.fn = sp_gauss_curve_log_delta
+        self.ctx = &self.g
+
+
+def laplace_cells(lp, lq, double scale):
+    """Cells of count laws (log pmfs on atoms 0..n-1) plus Laplace(scale) noise:
+    (cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q), each of length n + 1, longdouble."""
+    cdef long double[::1] vp = _extended(lp)
+    cdef long double[::1] vq = _extended(lq)
+    cdef long n = vp.shape[0]
+    out = [np.empty(n + 1, dtype=np.longdouble) for _ in range(6)]
+    cdef long double[::1] a = out[0], b = out[1], c = out[2], d = out[3], e = out[4], f = out[5]
+    with nogil:
+        sp_laplace_cells(&vp[0], &vq[0], n, scale, &a[0], &b[0], &c[0], &d[0], &e[0], &f[0])
+    return tuple(out)
+
+
+def geometric_cells(lp, lq, double alpha):
+    """Cells of count laws plus two-sided geometric(alpha) noise: the pmf on the
+    n atoms' positions and the two aggregated tails, length n + 2, longdouble."""
+    cdef long double[::1] vp = _extended(lp)
+    cdef long double[::1] vq = _extended(lq)
+    cdef long n = vp.shape[0]
+    cell_lp = np.empty(n + 2, dtype=np.longdouble)
+    cell_lq = np.empty(n + 2, dtype=np.longdouble)
+    cdef long double[::1] a = cell_lp, b = cell_lq
+    with nogil:
+        sp_geometric_cells(&vp[0], &vq[0], n, alpha, &a[0], &b[0])
+    return cell_lp, cell_lq
+
+
+def binom_window_logl(double N, double pi, long first, long count):
+    """ln Bin(N, pi) pmf at first..first+count-1 in extended precision, with
+    neighbours consistent to ~1e-19 (exact ratios from Loader's value at the mode)."""
+    out = np.empty(count, dtype=np.longdouble)
+    cdef long double[::1] res = out
+    with nogil:
+        sp_binom_window_logl(N, pi, <double> first, count, &res[0])
+    return out
 
 
 # Worst-case DP curves, sensitivity 1 (MATH.md §5).  Each is symmetric, so
@@ -107,14 +198,26 @@ cdef double _gaussian(double eps, double sigma) noexcept nogil:
         return -INFINITY
     cdef double a = 0.5 / sigma - eps * sigma
     cdef double b = -0.5 / sigma - eps * sigma
-    cdef double d
+    cdef double d, u, v, w, ww
     if a < 0.0:
         # Deep tail: b^2/2 - eps = a^2/2 exactly, so with Phi(-t) =
         # erfcx(t/sqrt 2) e^(-t^2/2) / 2 both terms share e^(-a^2/2) and
         # delta = e^(-a^2/2) (erfcx(-a/sqrt 2) - erfcx(-b/sqrt 2)) / 2: no
         # exp/log of huge exponents, so no digits lost to them.
-        d = erfcx(-a * M_SQRT1_2) - erfcx(-b * M_SQRT1_2)
-        return -0.5 * a * a + log(0.5 * d) if d > 0.0 else -INFINITY
+        u = -a * M_SQRT1_2
+        v = -b * M_SQRT1_2
+        d = erfcx(u) - erfcx(v)
+        if d <= 1e-6 * erfcx(u):
+            # eps sigma^2 so large that the two erfcx values agree to 6+
+            # digits: difference by the mean value theorem at w = (u+v)/2 with
+            # -erfcx'(w) = (1/w^2 - 3/(2w^4) + 15/(4w^6)) / sqrt(pi) (w large);
+            # (v-u)/w < 1e-6 makes the error ~1e-12 relative; v - u = 1/(sigma sqrt 2).
+            w = 0.5 * (u + v)
+            ww = 1.0 / (w * w)
+            d = M_SQRT1_2 / sigma * ww * (1.0 - ww * (1.5 - 3.75 * ww)) * M_2_SQRTPI * 0.5
+        # delta > 0 for every finite eps: where a^2 overflows, report the most
+        # negative finite log rather than ln 0
+        return fmax(-0.5 * a * a + log(0.5 * d), -DBL_MAX)
     # Phi(a) >= 1/2 here; delta cancels by at most a factor ~ 2.5 sigma.
     d = ndtr(a) - exp(eps + log_ndtr(b))
     return log(d) if d > 0.0 else -INFINITY

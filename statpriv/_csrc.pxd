@@ -7,6 +7,7 @@ cdef extern from "logpmf.h" nogil:
     double sp_log_binom_pmf(const sp_binom *b, double k)
     double sp_log_hypergeom_pmf(double j, double N, double K, double m)
     double sp_log1mexp(double a)
+    void sp_binom_window_logl(double N, double pi, double first, long count, long double *out)
 
 cdef extern from "shift_tail.h" nogil:
     enum:
@@ -15,13 +16,18 @@ cdef extern from "shift_tail.h" nogil:
         SP_MAX
     ctypedef double (*sp_curve_fn)(double eps, int direction, const void *ctx) noexcept nogil
     ctypedef struct sp_pair:
-        const double *lp
-        const double *lq
-        const double *lr
-        const double *lsp
-        const double *lcq
+        const long double *lp
+        const long double *lq
+        const long double *lr
+        const long double *lsp
+        const long double *lcq
         long len
         int monotone
+        const long double *ll_p
+        const long double *lr_p
+        const long double *ll_q
+        const long double *lr_q
+        double scale
     ctypedef struct sp_binom_curve:
         pass
     void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)
@@ -35,3 +41,24 @@ cdef extern from "search.h" nogil:
 cdef extern from "convolve.h" nogil:
     int sp_binomial_sum_log_pmf(const double *probs, const double *counts, long groups,
                                 double *out, long total)
+
+cdef extern from "noise.h" nogil:
+    void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
+                          long double *cell_lp, long double *cell_lq,
+                          long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
+    void sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
+                            long double *cell_lp, long double *cell_lq)
+    ctypedef struct sp_gauss:
+        const long double *lp
+        const long double *lq
+        const long double *lsp
+        const long double *lcp
+        const long double *lsq
+        const long double *lcq
+        long len
+        double sigma
+        long double lpmax
+        long double lqmax
+        int monotone
+        double (*log_ndtr)(double) noexcept nogil
+    double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)

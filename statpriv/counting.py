@@ -1,28 +1,36 @@
-"""Privacy curves of counting (property) queries without added noise.
+"""Privacy curves of counting (property) queries, noiseless or with added noise.
 
-The released value is the number of records with a property.  Records are
+The released value is the number of records with a property (plus noise).  Records are
 independent, record j has the property with probability pi_j, the attacker
 targets record 1 and knows everything but the others' values.  With S the
 count of the others, delta_plus(eps) = H_eps(S+1 || S) and delta_minus(eps) =
 H_eps(S || S+1) (MATH.md §2; seed 000 Thm 4.2).  Sampling mixes the two
-laws (MATH.md §4; seed 000 Thm 4.1, seed 001).
+laws (MATH.md §4; seed 000 Thm 4.1, seed 001).  Noise is added to either
+law (MATH.md §5, statpriv.noisy).
 """
+import math
+
 import numpy as np
 
-from statpriv import _core, _validate, reference
+from statpriv import _core, _validate, noisy, reference
 from statpriv.curve import PrivacyCurve
+from statpriv.noise import Gaussian, Noise
 
 # Largest support the array path (sampling, per-record pi) precomputes.
 MAX_SUPPORT = 50_000_000
 
 
-def _pair_curve(lp, lq, lr, reference_fn, description):
-    """Trim (lp, lq, lr) to the joint support and wrap it as a curve."""
+def _pair_curve(laws, reference_fn, description, noise=None):
+    """Wrap count laws (lp, lq, lr, monotone_ratio) as a curve, with noise if given."""
+    lp, lq, lr, monotone_ratio = laws
     live = np.flatnonzero(np.isfinite(lp) | np.isfinite(lq))
     sl = slice(live[0], live[-1] + 1)
     lp, lq, lr = lp[sl], lq[sl], lr[sl]
     if np.isnan(lr).any():
         raise AssertionError("internal: support of P and Q is not contiguous")
+    if noise is not None:
+        return PrivacyCurve(noisy.core(lp, lq, noise, monotone_ratio), reference_fn,
+                            f"{description}, noise={noise!r}")
     return PrivacyCurve(_core.PairCurveCore(lp, lq, lr), reference_fn, description)
 
 
@@ -34,11 +42,12 @@ def _mixture(log_a, log_b, rate):
     Returns lp, lq on j = 0..L-1 and the generic log ratio lp - lq.
     """
     size = max(len(log_a) + 1, len(log_b))
-    shifted = np.full(size, -np.inf)
+    dtype = np.result_type(log_a, log_b, np.float64)     # longdouble stays longdouble
+    shifted = np.full(size, -np.inf, dtype=dtype)
     shifted[1:len(log_a) + 1] = log_a
-    same = np.full(size, -np.inf)
+    same = np.full(size, -np.inf, dtype=dtype)
     same[:len(log_a)] = log_a
-    base = np.full(size, -np.inf)
+    base = np.full(size, -np.inf, dtype=dtype)
     base[:len(log_b)] = log_b
     with np.errstate(divide="ignore"):
         log_in, log_out = np.log(rate), np.log1p(-rate)
@@ -58,7 +67,7 @@ def _check_support(size, what):
         raise ValueError(f"{what} must be at most {MAX_SUPPORT} for the array path, got {size}")
 
 
-def _subsample_curve(n, pi, m, ref):
+def _subsample_laws(n, pi, m):
     """Sample of m of the n records without replacement, iid Bernoulli(pi)."""
     _check_support(m, "sample_size")
     rate = m / n
@@ -70,10 +79,10 @@ def _subsample_curve(n, pi, m, ref):
         with np.errstate(divide="ignore"):
             lr = (np.log(rate * j / (m * pi) + (1.0 - rate))
                   - np.log(rate * (m - j) / (m * (1.0 - pi)) + (1.0 - rate)))
-    return _pair_curve(lp, lq, lr, ref, f"counting n={n}, pi={pi}, sample_size={m}")
+    return lp, lq, lr, m == n
 
 
-def _poisson_sample_curve(n, pi, rate, ref):
+def _poisson_sample_laws(n, pi, rate):
     """Each other record kept w.p. rate: Z ~ Bin(n-1, rate*pi), P = rate Z(.-1) + (1-rate) Z."""
     _check_support(n, "n")
     rho = rate * pi
@@ -84,7 +93,29 @@ def _poisson_sample_curve(n, pi, rate, ref):
         with np.errstate(divide="ignore"):
             odds = j * (1.0 - rho) / ((n - j) * rho)   # Z(j-1)/Z(j); inf at j = n
             lr = np.log(rate * odds + (1.0 - rate))
-    return _pair_curve(lp, lq, lr, ref, f"counting n={n}, pi={pi}, poisson rate={rate}")
+    return lp, lq, lr, rate == 1.0
+
+
+def _binomial_window_laws(N, pi):
+    """Shift laws of Bin(N, pi) restricted to the atoms within noisy.DROP_NATS
+    of the mode, found by bisection on the concave log pmf (O(log N) calls)."""
+    def log_pmf(k):
+        return _core.log_binom_pmf(float(N), pi, np.array([float(k)]))[0]
+
+    mode = min(max(math.floor((N + 1) * pi), 0), N)
+    floor = log_pmf(mode) - noisy.DROP_NATS
+    lo, hi = 0, mode                      # first k in [0, mode] above the floor
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if log_pmf(mid) >= floor else (mid + 1, hi)
+    first = lo
+    lo, hi = mode, N                      # last k in [mode, N] above the floor
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if log_pmf(mid) >= floor else (lo, mid - 1)
+    log_z = _core.binom_window_logl(float(N), pi, first, lo - first + 1)
+    lp, lq, lr = _mixture(log_z, log_z, 1.0)
+    return lp, lq, lr, True
 
 
 def _poisson_binomial_log_pmf(probs):
@@ -97,8 +128,9 @@ def _poisson_binomial_log_pmf(probs):
                                       np.ascontiguousarray(counts, dtype=np.float64))
 
 
-def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_replacement"):
-    """Privacy curve of a noiseless count over n records.
+def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_replacement",
+             noise=None, approx=None):
+    """Privacy curve of a count over n records, noiseless or with added noise.
 
     Parameters
     ----------
@@ -120,6 +152,17 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         probability (seed 001 Alg. 2): Q = Z, P = rate (Z+1) + (1-rate) Z,
         Z the sampled others' count.
     sampling : "without_replacement" or "poisson"
+    noise : statpriv.Laplace, statpriv.Gaussian or statpriv.Geometric, optional
+        Noise added to the (sampled) count, in count units (MATH.md §5).  The
+        curve is then H_eps(P*N || Q*N), computed exactly: closed-form cell
+        integrals for Laplace, exact convolution for geometric, normal tail
+        sums at the exact sign changes for Gaussian.
+    approx : None or "normal"
+        "normal" replaces the binomial count by a normal one (seed 000
+        Lemma 6): the curve is the Gaussian DP curve with
+        sigma_eff = sqrt((n-1) pi (1-pi) + sigma^2).  An approximation, kept to
+        reproduce seed 000's figures; the curve says ``exact=False``.  iid pi,
+        no sampling, noise None or Gaussian only.
 
     Returns
     -------
@@ -168,9 +211,21 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         sample_size = _validate.count("sample_size", sample_size, low=1, high=n)
         sample_rate = None
 
+    if noise is not None and not isinstance(noise, Noise):
+        raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
+    _validate.choice("approx", approx, (None, "normal"))
+    if approx == "normal":
+        return _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise)
+
     ref_pi = probs.tolist() if per_record else pi
+    noise_ref = None if noise is None else (noise.kind, noise.param)
 
     def ref(eps, direction):
+        if noise_ref is not None:
+            return reference.noisy_counting_delta(n, ref_pi, eps, noise_ref,
+                                                  sample_size=sample_size,
+                                                  sample_rate=sample_rate, sampling=sampling,
+                                                  direction=direction)
         return reference.counting_delta(n, ref_pi, eps, sample_size=sample_size,
                                         sample_rate=sample_rate, sampling=sampling,
                                         direction=direction)
@@ -183,16 +238,43 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         log_z = _poisson_binomial_log_pmf(rate * probs)
         lp, lq, lr = _mixture(log_z, log_z, rate)
         kind = "" if rate == 1.0 else f", poisson rate={rate}"
-        return _pair_curve(lp, lq, lr, ref, f"counting n={n}, per-record pi{kind}")
+        return _pair_curve((lp, lq, lr, rate == 1.0), ref,
+                           f"counting n={n}, per-record pi{kind}", noise)
     if sample_rate is not None:
-        return _poisson_sample_curve(n, pi, sample_rate, ref)
+        return _pair_curve(_poisson_sample_laws(n, pi, sample_rate), ref,
+                           f"counting n={n}, pi={pi}, poisson rate={sample_rate}", noise)
     if sample_size is not None and sample_size < n:
-        return _subsample_curve(n, pi, sample_size, ref)
+        return _pair_curve(_subsample_laws(n, pi, sample_size), ref,
+                           f"counting n={n}, pi={pi}, sample_size={sample_size}", noise)
+    if noise is not None:
+        return _pair_curve(_binomial_window_laws(n - 1, pi), ref,
+                           f"counting n={n}, pi={pi}", noise)
     return PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), ref,
                         f"counting n={n}, pi={pi}")
 
 
-def secret_sample(n, sample_size, positives):
+def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):
+    """Seed 000 Lemma 6: S ~ N(mu, (n-1) pi (1-pi)), so the noisy count is a
+    Gaussian mechanism with sigma_eff^2 = (n-1) pi (1-pi) + sigma^2."""
+    if per_record or sample_size is not None or sample_rate is not None:
+        raise ValueError("approx='normal' takes iid pi without sampling (seed 000 Lemma 6)")
+    if noise is not None and not isinstance(noise, Gaussian):
+        raise ValueError("approx='normal' takes noise=None or statpriv.Gaussian")
+    sigma_noise = 0.0 if noise is None else noise.sigma
+    variance = (n - 1) * pi * (1.0 - pi) + sigma_noise ** 2
+    if variance <= 0.0:
+        raise ValueError("approx='normal' needs randomness: 0 < pi < 1 (and n > 1) or noise")
+    sigma = math.sqrt(variance)
+
+    def ref(eps, direction):
+        return reference.normal_approx_delta(n, pi, eps, sigma_noise, direction=direction)
+
+    return PrivacyCurve(_core.DPCurveCore("gaussian", sigma), ref,
+                        f"counting n={n}, pi={pi}, noise={noise!r}, normal approximation "
+                        f"(seed 000 Lemma 6, sigma_eff={sigma:.6g})", exact=False)
+
+
+def secret_sample(n, sample_size, positives, *, noise=None):
     """Curve when the attacker knows the population but not the sample (seed 001 §3).
 
     K = ``positives`` of the n-1 other records have the property; a uniform
@@ -201,6 +283,7 @@ def secret_sample(n, sample_size, positives):
     P(j) = lambda H_{m-1}(j-1) + (1-lambda) H_m(j),
     Q(j) = lambda H_{m-1}(j) + (1-lambda) H_m(j).
     The worst case over K is the DP guarantee delta = lambda (MATH.md §4).
+    ``noise`` (statpriv.Laplace, Gaussian, Geometric) is added to the count.
     """
     n = _validate.count("n", n, low=1)
     m = _validate.count("sample_size", sample_size, low=1, high=n)
@@ -210,9 +293,25 @@ def secret_sample(n, sample_size, positives):
     j = np.arange(m + 1, dtype=np.float64)
     log_in = _core.log_hypergeom_pmf(j[:m], N, float(K), float(m - 1))
     log_out = _core.log_hypergeom_pmf(j, N, float(K), float(m)) if m < n else np.full(1, -np.inf)
-    lp, lq, lr = _mixture(log_in, log_out, m / n)
+    rate = m / n
+    lp, lq, lr = _mixture(log_in, log_out, rate)
+    if m < n:
+        # P(j)/Q(j) in closed form where H_m(j) > 0: with A = H_{m-1}, B = H_m,
+        # A(j-1)/B(j) = j/(K-j+1) (N-m+1)/m and A(j)/B(j) = (m-j)/(N-K-m+j+1) (N-m+1)/m.
+        scale = (N - m + 1) / m
+        with np.errstate(divide="ignore", invalid="ignore"):
+            up = j / (K - j + 1) * scale
+            down = (m - j) / (N - K - m + j + 1) * scale
+            exact = np.log(rate * up + (1 - rate)) - np.log(rate * down + (1 - rate))
+        lr = np.where(np.isfinite(log_out), exact, lr)
+
+    if noise is not None and not isinstance(noise, Noise):
+        raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
 
     def ref(eps, direction):
+        if noise is not None:
+            raise ValueError("the mpmath reference covers secret_sample without noise")
         return reference.secret_sample_delta(n, m, K, eps, direction=direction)
 
-    return _pair_curve(lp, lq, lr, ref, f"secret sample n={n}, sample_size={m}, positives={K}")
+    return _pair_curve((lp, lq, lr, m == n), ref,
+                       f"secret sample n={n}, sample_size={m}, positives={K}", noise)

@@ -35,12 +35,15 @@ class PrivacyCurve:
         The mpmath brute force for ``precision="mp"``.
     description : str
         What the curve is, for repr.
+    exact : bool
+        False for labelled approximations (``approx="normal"``).
     """
 
-    def __init__(self, core, reference=None, description="privacy curve"):
+    def __init__(self, core, reference=None, description="privacy curve", exact=True):
         self._core = core
         self._reference = reference
         self.description = description
+        self.exact = exact
 
     def __repr__(self):
         return f"<PrivacyCurve {self.description}>"

@@ -1,0 +1,51 @@
+/* Small shared helpers for the kernels: a log-space running sum and index
+ * clamping.  Header-only (static inline) so every kernel stays a pure,
+ * allocation-free function. */
+#ifndef STATPRIV_LOGSUM_H
+#define STATPRIV_LOGSUM_H
+
+#include <math.h>
+
+/* Running sum of exp(log terms) with a movable reference point, so terms from
+ * e^-3000 to e^0 add without underflow and with one exp per term. */
+typedef struct {
+    long double ref;
+    long double sum;
+} sp_logsum;
+
+/* The terms' logs are long double (see shift_tail.h), and a double
+ * reference would round them back to ~1e-14 at |ln| ~ 300.  Differences to
+ * the reference are small and exact in long double, so their exp can be a
+ * (fast) double exp without losing anything. */
+static inline void sp_logsum_add(sp_logsum *a, long double log_term)
+{
+    if (log_term == -INFINITY) {
+        return;
+    }
+    if (a->sum == 0.0L) {
+        a->ref = log_term;
+        a->sum = 1.0L;
+        return;
+    }
+    if (log_term > a->ref + 600.0L) {
+        a->sum *= exp((double)(a->ref - log_term));
+        a->ref = log_term;
+    }
+    a->sum += exp((double)(log_term - a->ref));
+}
+
+/* ln of the sum, clamped at 0: every sum here is a probability, and clamping
+ * the rounding of a sum that is 1 keeps the result conservative. */
+static inline long double sp_logsum_log(const sp_logsum *a)
+{
+    return a->sum > 0.0L ? fminl(0.0L, a->ref + log((double)a->sum)) : -INFINITY;
+}
+
+/* The index of the atom nearest x, within [0, len-1]. */
+static inline long sp_nearest_atom(double x, long len)
+{
+    double k = floor(x + 0.5);
+    return k < 0.0 ? 0 : (k > (double)(len - 1) ? len - 1 : (long)k);
+}
+
+#endif

@@ -1,0 +1,52 @@
+/* Counts plus independent noise (MATH.md §5): the noisy laws are mixtures
+ * f_A(x) = sum_k A(k) noise(x - k) of the count laws A = P (target positive)
+ * and Q (target negative), given as log pmfs on consecutive integer atoms.
+ * No quadrature and no grids where the structure allows closed forms:
+ * Laplace and geometric noise reduce to cells handled by the pair kernel,
+ * Gaussian noise to normal tail sums at the sign changes of f_P - e^eps f_Q.
+ * Logs of masses are long double throughout (see shift_tail.h's sp_pair). */
+#ifndef STATPRIV_NOISE_H
+#define STATPRIV_NOISE_H
+
+/* ln of int_0^1 (a e^(-t/b) + c e^(-(1-t)/b))_+ dt / (2b) with
+ * a = e^la_p - e^la_q, c = e^lc_p - e^lc_q (e^eps already folded into the
+ * q logs): the exact positive part of f_P - e^eps f_Q on one unit cell of a
+ * count plus Laplace(b) noise.  At most one sign change; closed form. */
+long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, long double la_q,
+                                         long double lc_q, double b);
+
+/* Laplace(b) cells for atoms 0..n-1 (n >= 1): n + 1 cells, the left tail
+ * (-inf, 0], the unit intervals [j, j+1], the right tail [n-1, inf).
+ * Writes the log masses of every cell under P and Q (cell_lp, cell_lq) and,
+ * for the interior cells 1..n-1, the logs of L and R of P and Q
+ * (sp_pair's ll_p ...); entries 0 and n of those are set to -inf. */
+void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
+                      long double *cell_lp, long double *cell_lq,
+                      long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q);
+
+/* Two-sided geometric(alpha) noise: exact pmf on the n atoms' positions plus
+ * the two geometric tails aggregated into one cell each (n + 2 cells; the
+ * sign of P - e^eps Q is constant on each tail). */
+void sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
+                        long double *cell_lp, long double *cell_lq);
+
+/* Count plus N(0, sigma^2) noise. */
+typedef struct {
+    const long double *lp, *lq;     /* log pmfs on atoms 0..len-1 */
+    const long double *lsp, *lcp;   /* log survival / log cdf of P */
+    const long double *lsq, *lcq;   /* ... and of Q */
+    long len;
+    double sigma;
+    long double lpmax, lqmax;       /* max of lp, lq */
+    int monotone;               /* f_P/f_Q known to be increasing (log-concave shift) */
+    double (*log_ndtr)(double); /* ln Phi, supplied by the caller (scipy) */
+} sp_gauss;
+
+double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx);
+
+/* Bounds of the work: evaluations of the ratio per root, grid points per sigma. */
+#define SP_GAUSS_MAX_ROOT_EVALS 200
+#define SP_GAUSS_GRID_PER_SIGMA 8.0
+#define SP_GAUSS_MAX_GRID 4000000L
+
+#endif
