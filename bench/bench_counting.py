@@ -322,13 +322,17 @@ def main(argv=None):
     lines.append("")
     cols = ["query", "case", "method", "median time", "time / statpriv", "value returned",
             "diff vs statpriv", "repeats×loops"]
-    lines.append("| " + " | ".join(cols) + " |")
-    lines.append("|" + "|".join("---" for _ in cols) + "|")
-    for r in rows:
-        lines.append("| " + " | ".join(str(c) for c in r) + " |")
+    lines += markdown_table(cols, rows)
     lines.append("")
     lines.append(f"total wall time of this run: {time.perf_counter() - start:.1f} s")
     print("\n".join(lines))
+
+
+def markdown_table(cols, rows):
+    """Lines of a markdown table."""
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return lines
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from bench_counting import (  # noqa: E402  (also puts the repo root on sys.path)
-    Timing, fmt_num, fmt_ratio, fmt_time, header, measure, naive_pmf, rel_diff)
+    Timing, fmt_num, fmt_ratio, fmt_time, header, markdown_table, measure, naive_pmf, rel_diff)
 
 import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
@@ -339,10 +339,7 @@ def main(argv=None):
     cols = ["query", "case", "method", "median time", "time / statpriv query",
             "time / statpriv build+query", "value returned", "rel. error",
             "target", "repeats×loops"]
-    lines.append("| " + " | ".join(cols) + " |")
-    lines.append("|" + "|".join("---" for _ in cols) + "|")
-    for r in rows:
-        lines.append("| " + " | ".join(str(c) for c in r) + " |")
+    lines += markdown_table(cols, rows)
     lines.append("")
     lines.append(f"total wall time of this run: {time.perf_counter() - start:.1f} s")
     print("\n".join(lines))

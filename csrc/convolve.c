@@ -4,7 +4,7 @@
 #include "logpmf.h"
 
 int sp_binomial_sum_log_pmf(const double *probs, const double *counts, long groups,
-                            double *out, long total)
+                            long double *out, long total)
 {
     long double *acc = malloc((size_t)(total + 1) * sizeof *acc);
     long double *next = malloc((size_t)(total + 1) * sizeof *next);
@@ -43,7 +43,7 @@ int sp_binomial_sum_log_pmf(const double *probs, const double *counts, long grou
         len = new_len;
     }
     for (long k = 0; k <= total; k++) {
-        out[k] = k < len && acc[k] > 0.0L ? (double)logl(acc[k]) : -INFINITY;
+        out[k] = k < len && acc[k] > 0.0L ? logl(acc[k]) : -INFINITY;
     }
     free(acc);
     free(next);

@@ -278,10 +278,10 @@ def log_hypergeom_pmf(double[::1] j, double N, double K, double m):
 
 
 def binomial_sum_log_pmf(double[::1] probs, double[::1] counts):
-    """ln pmf of sum_g Bin(counts[g], probs[g]) on 0..sum(counts)."""
+    """ln pmf of sum_g Bin(counts[g], probs[g]) on 0..sum(counts), longdouble."""
     cdef long total = <long> np.sum(counts)
-    out = np.empty(total + 1)
-    cdef double[::1] res = out
+    out = np.empty(total + 1, dtype=np.longdouble)
+    cdef long double[::1] res = out
     cdef int status
     with nogil:
         status = sp_binomial_sum_log_pmf(&probs[0], &counts[0], probs.shape[0], &res[0], total)

@@ -40,7 +40,7 @@ cdef extern from "search.h" nogil:
 
 cdef extern from "convolve.h" nogil:
     int sp_binomial_sum_log_pmf(const double *probs, const double *counts, long groups,
-                                double *out, long total)
+                                long double *out, long total)
 
 cdef extern from "noise.h" nogil:
     void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,

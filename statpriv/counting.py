@@ -59,6 +59,10 @@ def _mixture(log_a, log_b, rate):
 
 
 def _binomial_support(N, pi):
+    """ln Bin(N, pi) on 0..N; in extended precision with neighbours consistent
+    to ~1e-19 for 0 < pi < 1 (see _core.binom_window_logl)."""
+    if 0.0 < pi < 1.0:
+        return _core.binom_window_logl(float(N), pi, 0, N + 1)
     return _core.log_binom_pmf(float(N), pi, np.arange(N + 1, dtype=np.float64))
 
 
@@ -122,7 +126,7 @@ def _poisson_binomial_log_pmf(probs):
     """ln pmf of a sum of independent Bernoulli(probs), grouping equal values."""
     probs = probs[(probs > 0.0) & (probs < 1.0)]   # known records only shift the count
     if probs.size == 0:
-        return np.zeros(1)
+        return np.zeros(1, dtype=np.longdouble)
     values, counts = np.unique(probs, return_counts=True)
     return _core.binomial_sum_log_pmf(np.ascontiguousarray(values),
                                       np.ascontiguousarray(counts, dtype=np.float64))

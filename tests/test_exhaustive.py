@@ -51,3 +51,13 @@ def test_per_record_brute_force(seed):
     pi = rng.beta(0.5, 0.5, 800)
     check_curve(statpriv.counting(None, pi), reference.counting_pmfs(801, list(pi)),
                 label=f"per-record seed={seed}")
+
+
+@pytest.mark.parametrize("noise", [statpriv.Laplace(0.7), statpriv.Laplace(5.0), statpriv.Gaussian(0.05),
+                                   statpriv.Gaussian(0.5), statpriv.Gaussian(4.0),
+                                   statpriv.Geometric(0.2), statpriv.Geometric(0.95)], ids=repr)
+@pytest.mark.parametrize("n,pi", [(1000, 0.5), (1000, 0.02), (2000, 0.9)])
+def test_noisy_count_oracle_large(noise, n, pi):
+    from test_noise import check_against_reference
+    check_against_reference(statpriv.counting(n, pi, noise=noise), n, pi, noise,
+                            eps=[0.0, 1e-3, 0.03, 0.3, 2.0])
