@@ -195,6 +195,9 @@ static double pair_minus(const sp_pair *s, double eps)
 
 double sp_pair_log_hockey(const sp_pair *pair, double eps, int direction)
 {
+    if (eps >= pair->max_log_ratio) {
+        return -INFINITY;
+    }
     return direction == SP_PLUS ? pair_plus(pair, eps) : pair_minus(pair, eps);
 }
 

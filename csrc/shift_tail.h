@@ -34,6 +34,11 @@ typedef struct {
      * whose sign is constant, and use lp/lq like a discrete cell. */
     const long double *ll_p, *lr_p, *ll_q, *lr_q;
     double scale;
+    /* A proven bound on |ln f_P/f_Q| (INFINITY if none): 1/b for Laplace
+     * noise, -ln alpha for geometric (seed 000 Lemma 5: every count law here
+     * is a mixture of pairs shifted by one).  From eps = bound on, delta is 0
+     * exactly, not the rounding noise of P - e^eps Q in the tails. */
+    double max_log_ratio;
 } sp_pair;
 
 /* ln H_eps(P||Q) (SP_PLUS) or ln H_eps(Q||P) (SP_MINUS), eps >= 0. */

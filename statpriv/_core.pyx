@@ -67,12 +67,13 @@ def _extended(a):
 cdef class PairCurveCore(CurveCore):
     """Shift divergence between two pmfs given by log arrays (MATH.md §2, §4),
     or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale)``).
-    Arrays are held in extended precision (numpy.longdouble)."""
+    Arrays are held in extended precision (numpy.longdouble).
+    ``max_log_ratio``: a proven bound on |ln P/Q|; delta is 0 from there on."""
     cdef sp_pair pair
     cdef object arrays     # keeps the buffers alive
     cdef readonly bint monotone
 
-    def __cinit__(self, lp, lq, lr, laplace=None):
+    def __cinit__(self, lp, lq, lr, laplace=None, double max_log_ratio=INFINITY):
         lp, lq, lr = _extended(lp), _extended(lq), _extended(lr)
         if not (lp.shape == lq.shape == lr.shape) or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq, lr must be equal-length non-empty 1-d arrays")
@@ -89,6 +90,7 @@ cdef class PairCurveCore(CurveCore):
         self.pair.len = lp.shape[0]
         self.pair.monotone = self.monotone
         self.pair.ll_p = self.pair.lr_p = self.pair.ll_q = self.pair.lr_q = NULL
+        self.pair.max_log_ratio = max_log_ratio
         if laplace is not None:
             cells = [_extended(a) for a in laplace[:4]]
             if any(a.shape != lp.shape for a in cells):

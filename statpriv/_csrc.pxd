@@ -28,6 +28,7 @@ cdef extern from "shift_tail.h" nogil:
         const long double *ll_q
         const long double *lr_q
         double scale
+        double max_log_ratio
     ctypedef struct sp_binom_curve:
         pass
     void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)

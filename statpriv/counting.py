@@ -49,10 +49,12 @@ def _mixture(log_a, log_b, rate):
     same[:len(log_a)] = log_a
     base = np.full(size, -np.inf, dtype=dtype)
     base[:len(log_b)] = log_b
-    with np.errstate(divide="ignore"):
+    if rate == 1.0:
+        lp, lq = shifted, same           # the plain shift: nothing to mix
+    else:
         log_in, log_out = np.log(rate), np.log1p(-rate)
-    lp = np.logaddexp(log_in + shifted, log_out + base)
-    lq = np.logaddexp(log_in + same, log_out + base)
+        lp = np.logaddexp(log_in + shifted, log_out + base)
+        lq = np.logaddexp(log_in + same, log_out + base)
     with np.errstate(invalid="ignore"):
         lr = lp - lq
     return lp, lq, lr

@@ -14,6 +14,10 @@ approximation:
   sum_k (P(k) - e^eps Q(k)) P[N(k, sigma^2) in interval]; the sign changes
   are the single root of the monotone log-ratio (log-concave count, shift
   structure), or else every root found on a grid of sigma/8 and refined.
+
+Laplace(b) and geometric(alpha) noise make every count here pure DP
+(|ln f_P/f_Q| <= 1/b, resp. -ln alpha; seed 000 Lemma 5 — each law is a
+mixture of pairs shifted by one), so delta is exactly 0 from that eps on.
 """
 import numpy as np
 
@@ -47,11 +51,13 @@ def core(lp, lq, noise, monotone_ratio):
     monotone_ratio = monotone_ratio and _log_concave(lq)
     if isinstance(noise, Geometric):
         cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)
-        return _core.PairCurveCore(cell_lp, cell_lq, _log_ratio(cell_lp, cell_lq))
+        return _core.PairCurveCore(cell_lp, cell_lq, _log_ratio(cell_lp, cell_lq),
+                                   max_log_ratio=-np.log(noise.alpha))
     if isinstance(noise, Laplace):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
         return _core.PairCurveCore(cell_lp, cell_lq, _log_ratio(cell_lp, cell_lq),
-                                   laplace=(ll_p, lr_p, ll_q, lr_q, noise.scale))
+                                   laplace=(ll_p, lr_p, ll_q, lr_q, noise.scale),
+                                   max_log_ratio=1.0 / noise.scale)
     if isinstance(noise, Gaussian):
         return _core.GaussCurveCore(lp, lq, noise.sigma, bool(monotone_ratio))
     raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")

@@ -132,11 +132,14 @@ noises = st.one_of(st.floats(0.05, 20.0).map(statpriv.Laplace),
 def test_noisy_curve_properties(n, pi, noise, eps, step):
     curve = statpriv.counting(n, pi, noise=noise)
     lo, hi = curve.log_delta([eps, eps + step])
-    assert hi <= lo + 1e-12 and lo <= 0.0
+    # slack: the Gaussian path's ln delta carries ~1e-13 |ln delta| from double
+    # normal-tail logs (|ln delta| ~ 230: 2e-11, i.e. delta to 2e-11 relative)
+    slack = 1e-12 + 2e-13 * abs(lo) if lo > -math.inf else 0.0
+    assert hi <= lo + slack and lo <= 0.0
     if eps >= 0:
         # post-processing: noise never hurts, and the data never hurt either
-        assert lo <= statpriv.counting(n, pi).log_delta(eps) + 1e-12
-        assert lo <= noise.dp_curve().log_delta(eps) + 1e-12
+        assert lo <= statpriv.counting(n, pi).log_delta(eps) + slack
+        assert lo <= noise.dp_curve().log_delta(eps) + slack
 
 
 @settings(max_examples=25, deadline=None)
