@@ -41,6 +41,29 @@ static inline long double sp_logsum_log(const sp_logsum *a)
     return a->sum > 0.0L ? fminl(0.0L, a->ref + log((double)a->sum)) : -INFINITY;
 }
 
+/* ln x for a long double x > 0 (any exponent), to ~1e-16 absolute: the
+ * exponent is split off exactly, only the mantissa goes through double log. */
+static inline long double sp_fast_logl(long double x)
+{
+    int e;
+    long double mant = frexpl(x, &e);
+    return x > 0.0L ? (long double)log((double)mant) + (long double)e * 0.693147180559945309417232121458L
+                    : (x == 0.0L ? -INFINITY : NAN);
+}
+
+/* e^d for long double d <= 0 down to ~-11000, to ~1e-16 relative: the
+ * multiple of ln 2 is taken out exactly, only the remainder goes through
+ * double exp. */
+static inline long double sp_fast_expl(long double d)
+{
+    if (d == -INFINITY) {
+        return 0.0L;
+    }
+    const long double ln2 = 0.693147180559945309417232121458L;
+    long double k = roundl(d / ln2);
+    return ldexpl((long double)exp((double)(d - k * ln2)), (int)k);
+}
+
 /* The index of the atom nearest x, within [0, len-1]. */
 static inline long sp_nearest_atom(double x, long len)
 {

@@ -50,33 +50,48 @@ long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, lon
     return v > 0.0 ? m + log(v) : -INFINITY;
 }
 
-/* L_j = sum_{k<=j} A(k) e^(-(j-k)/b) and R_j = sum_{k>j} A(k) e^(-(k-j-1)/b),
- * both as positive recursions in log space. */
-static void laplace_lr(const long double *la, long n, long double b, long double *L, long double *R)
+/* A(k) / A_max in linear extended precision (long double reaches 1e-4951,
+ * far below the e^-3000 the caller keeps), so the recursions below are
+ * multiplications and additions of positive numbers. */
+static long double scale_atoms(const long double *la, long n, long double *w)
 {
-    L[0] = la[0];
-    for (long j = 1; j < n; j++) {
-        L[j] = sp_logaddexpl(L[j - 1] - 1.0L / b, la[j]);
+    long double m = -INFINITY;
+    for (long k = 0; k < n; k++) {
+        m = fmaxl(m, la[k]);
     }
-    R[n - 1] = -INFINITY;
-    for (long j = n - 2; j >= 0; j--) {
-        R[j] = sp_logaddexpl(la[j + 1], R[j + 1] - 1.0L / b);
+    for (long k = 0; k < n; k++) {
+        w[k] = sp_fast_expl(la[k] - m);
     }
+    return m;
 }
 
 static void laplace_side(const long double *la, long n, long double b, long double *cell,
                          long double *ll, long double *lr)
 {
-    /* L, R of atom j are stored in cell j + 1 (the interval [j, j+1]). */
-    long double *L = ll + 1, *R = lr + 1;
-    laplace_lr(la, n, b, L, R);
-    long double log_half_width = logl(-expm1l(-1.0L / b)) - LN2;
-    /* left tail: int_{-inf}^0 sum_k A(k) e^(-(k-x)/b) / (2b) = (A(0) + R_0) / 2 */
-    cell[0] = sp_logaddexpl(la[0], R[0] - 1.0L / b) - LN2;
-    for (long j = 0; j + 1 < n; j++) {
-        cell[j + 1] = sp_logaddexpl(L[j], R[j]) + log_half_width;
+    /* L_j = sum_{k<=j} A(k) e^(-(j-k)/b), R_j = sum_{k>j} A(k) e^(-(k-j-1)/b),
+     * computed in place as linear values relative to max A: L_j in ll[j+1],
+     * R_j in lr[j+1] (cell j+1 is the interval [j, j+1]); w in cell[]. */
+    long double *w = cell, *L = ll + 1, *R = lr + 1;
+    const long double m = scale_atoms(la, n, w);
+    const long double u = expl(-1.0L / b), half_width = -expm1l(-1.0L / b) / 2.0L;
+    L[0] = w[0];
+    for (long j = 1; j < n; j++) {
+        L[j] = u * L[j - 1] + w[j];
     }
-    cell[n] = L[n - 1] - LN2;     /* right tail: L_{n-1} / 2 */
+    R[n - 1] = 0.0L;
+    for (long j = n - 2; j >= 0; j--) {
+        R[j] = w[j + 1] + u * R[j + 1];
+    }
+    /* left tail: int_{-inf}^0 sum_k A(k) e^(-(k-x)/b) / (2b) = (A(0) + u R_0) / 2;
+     * right tail: L_{n-1} / 2; interval [j, j+1]: (1 - u)(L_j + R_j) / 2 */
+    const long double left = (w[0] + u * R[0]) / 2.0L, right = L[n - 1] / 2.0L;
+    cell[0] = m + sp_fast_logl(left);
+    for (long j = 0; j + 1 < n; j++) {
+        cell[j + 1] = m + sp_fast_logl(half_width * (L[j] + R[j]));
+        L[j] = m + sp_fast_logl(L[j]);
+        R[j] = m + sp_fast_logl(R[j]);
+    }
+    cell[n] = m + sp_fast_logl(right);
     ll[0] = lr[0] = -INFINITY;
     ll[n] = lr[n] = -INFINITY;     /* atom n-1's L, R are not a cell's */
 }
@@ -91,36 +106,39 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
 
 /* -------------------------------------------------------------- geometric */
 
-static void geometric_side(const long double *la, long n, long double alpha, long double *cell)
+static void geometric_side(const long double *la, long n, long double alpha, long double *cell,
+                           long double *w)
 {
-    /* f(x) = c (L_x + R_x), L_x = sum_{k<=x} A(k) alpha^(x-k), R_x = sum_{k>x} A(k) alpha^(k-x) */
-    const long double la_alpha = logl(alpha);
+    /* f(x) = c (L_x + R_x), L_x = sum_{k<=x} A(k) alpha^(x-k), R_x = sum_{k>x} A(k) alpha^(k-x),
+     * linear relative to max A (w: workspace of n); L is kept in cell[1..n]. */
+    const long double m = scale_atoms(la, n, w);
     const long double lc = log1pl(-alpha) - log1pl(alpha);
-    const long double l_tail = la_alpha - log1pl(-alpha);       /* sum_{d>=1} alpha^d */
-    long double L = -INFINITY;
+    const long double tail = alpha / (1.0L - alpha);           /* sum_{d>=1} alpha^d */
+    long double L = 0.0L;
     for (long x = 0; x < n; x++) {
-        L = sp_logaddexpl(L + la_alpha, la[x]);
-        cell[x + 1] = L;                                   /* L_x for now */
+        L = alpha * L + w[x];
+        cell[x + 1] = L;
     }
-    long double R = -INFINITY;
+    cell[n + 1] = m + lc + sp_fast_logl(L * tail);           /* x > n-1: L_{n-1} */
+    long double R = 0.0L;                                    /* R_x */
     for (long x = n - 1; x >= 0; x--) {
-        long double Lx = cell[x + 1];
-        cell[x + 1] = lc + sp_logaddexpl(Lx, R);
-        if (x == 0) {
-            cell[0] = lc + sp_logaddexpl(la[0], R) + l_tail;   /* x < 0 */
-        }
-        if (x == n - 1) {
-            cell[n + 1] = lc + Lx + l_tail;                   /* x > n-1 */
-        }
-        R = la_alpha + sp_logaddexpl(R, la[x]);             /* R_{x-1} */
+        cell[x + 1] = m + lc + sp_fast_logl(cell[x + 1] + R);
+        R = alpha * (R + w[x]);                              /* R_{x-1} */
     }
+    cell[0] = m + lc + sp_fast_logl(R / alpha * tail);       /* x < 0: (A(0) + R_0) */
 }
 
-void sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
-                        long double *cell_lp, long double *cell_lq)
+int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
+                       long double *cell_lp, long double *cell_lq)
 {
-    geometric_side(lp, n, alpha, cell_lp);
-    geometric_side(lq, n, alpha, cell_lq);
+    long double *w = malloc((size_t)n * sizeof *w);
+    if (w == NULL) {
+        return -1;
+    }
+    geometric_side(lp, n, alpha, cell_lp, w);
+    geometric_side(lq, n, alpha, cell_lq, w);
+    free(w);
+    return 0;
 }
 
 /* --------------------------------------------------------------- Gaussian */

@@ -26,8 +26,9 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
 
 /* Two-sided geometric(alpha) noise: exact pmf on the n atoms' positions plus
  * the two geometric tails aggregated into one cell each (n + 2 cells; the
- * sign of P - e^eps Q is constant on each tail). */
-void sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
+ * sign of P - e^eps Q is constant on each tail).  Returns 0, or -1 if the
+ * workspace could not be allocated. */
+int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                         long double *cell_lp, long double *cell_lq);
 
 /* Count plus N(0, sigma^2) noise. */

@@ -114,6 +114,16 @@ double sp_binom_curve_log_delta(double eps, int direction, const void *ctx)
     return fmax(binom_direction(c, eps, SP_PLUS), binom_direction(c, eps, SP_MINUS));
 }
 
+void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)
+{
+    sp_logsum acc = {0.0L, 0.0L};
+    for (long i = 0; i < n; i++) {
+        long j = reverse ? n - 1 - i : i;
+        sp_logsum_add(&acc, la[j]);
+        out[j] = acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
+    }
+}
+
 /* First index j in [lo, hi) with lr[j] > x, or hi (lr non-decreasing). */
 static long first_above(const long double *lr, long lo, long hi, long double x)
 {

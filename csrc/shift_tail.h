@@ -41,6 +41,10 @@ typedef struct {
     double max_log_ratio;
 } sp_pair;
 
+/* out[j] = ln sum_{i<=j} e^la[i] (or sum_{i>=j} with reverse != 0): the log
+ * cdf / survival functions behind the remainder bounds. */
+void sp_log_cumsum(const long double *la, long n, int reverse, long double *out);
+
 /* ln H_eps(P||Q) (SP_PLUS) or ln H_eps(Q||P) (SP_MINUS), eps >= 0. */
 double sp_pair_log_hockey(const sp_pair *pair, double eps, int direction);
 

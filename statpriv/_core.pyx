@@ -64,6 +64,16 @@ def _extended(a):
     return np.ascontiguousarray(a, dtype=np.longdouble)
 
 
+def _log_cumsum(a, bint reverse=False):
+    """ln of the cumulative sums of e^a (from the right with reverse)."""
+    cdef long double[::1] va = _extended(a)
+    out = np.empty(va.shape[0], dtype=np.longdouble)
+    cdef long double[::1] res = out
+    with nogil:
+        sp_log_cumsum(&va[0], va.shape[0], reverse, &res[0])
+    return out
+
+
 cdef class PairCurveCore(CurveCore):
     """Shift divergence between two pmfs given by log arrays (MATH.md §2, §4),
     or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale)``).
@@ -78,8 +88,8 @@ cdef class PairCurveCore(CurveCore):
         if not (lp.shape == lq.shape == lr.shape) or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq, lr must be equal-length non-empty 1-d arrays")
         with np.errstate(invalid="ignore"):
-            lsp = _extended(np.logaddexp.accumulate(lp[::-1])[::-1])
-            lcq = _extended(np.logaddexp.accumulate(lq))
+            lsp = _log_cumsum(lp, reverse=True)
+            lcq = _log_cumsum(lq)
             self.monotone = bool(np.all(np.diff(lr) >= -1e-12 * (1.0 + np.abs(lr[:len(lr) - 1]))))
         self.arrays = [lp, lq, lr, lsp, lcq]
         self.pair.lp = _data(lp)
@@ -118,10 +128,8 @@ cdef class GaussCurveCore(CurveCore):
         lp, lq = _extended(lp), _extended(lq)
         if lp.shape != lq.shape or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq must be equal-length non-empty 1-d arrays")
-        cums = [_extended(np.logaddexp.accumulate(lp[::-1])[::-1]),
-                _extended(np.logaddexp.accumulate(lp)),
-                _extended(np.logaddexp.accumulate(lq[::-1])[::-1]),
-                _extended(np.logaddexp.accumulate(lq))]
+        cums = [_log_cumsum(lp, reverse=True), _log_cumsum(lp),
+                _log_cumsum(lq, reverse=True), _log_cumsum(lq)]
         self.arrays = [lp, lq] + cums
         self.g.lp = _data(lp)
         self.g.lq = _data(lq)
@@ -161,8 +169,11 @@ def geometric_cells(lp, lq, double alpha):
     cell_lp = np.empty(n + 2, dtype=np.longdouble)
     cell_lq = np.empty(n + 2, dtype=np.longdouble)
     cdef long double[::1] a = cell_lp, b = cell_lq
+    cdef int status
     with nogil:
-        sp_geometric_cells(&vp[0], &vq[0], n, alpha, &a[0], &b[0])
+        status = sp_geometric_cells(&vp[0], &vq[0], n, alpha, &a[0], &b[0])
+    if status != 0:
+        raise MemoryError("could not allocate the geometric-noise workspace")
     return cell_lp, cell_lq
 
 

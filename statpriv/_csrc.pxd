@@ -35,6 +35,7 @@ cdef extern from "shift_tail.h" nogil:
     double sp_binom_curve_log_delta(double eps, int direction, const void *ctx)
     double sp_pair_curve_log_delta(double eps, int direction, const void *ctx)
     double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
+    void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)
 
 cdef extern from "search.h" nogil:
     double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target)
@@ -47,7 +48,7 @@ cdef extern from "noise.h" nogil:
     void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
                           long double *cell_lp, long double *cell_lq,
                           long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
-    void sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
+    int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                             long double *cell_lp, long double *cell_lq)
     ctypedef struct sp_gauss:
         const long double *lp
