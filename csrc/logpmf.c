@@ -204,17 +204,6 @@ double sp_log1mexp(double a)
     return a > -0.693147180559945309417232121458 ? log(-expm1(a)) : log1p(-exp(a));
 }
 
-long double sp_logaddexpl(long double a, long double b)
-{
-    if (a == -INFINITY) {
-        return b;
-    }
-    if (b == -INFINITY) {
-        return a;
-    }
-    return a > b ? a + log1pl(expl(b - a)) : b + log1pl(expl(a - b));
-}
-
 long double sp_log1mexpl(long double a)
 {
     return a > -0.693147180559945309417232121458L ? logl(-expm1l(a)) : log1pl(-expl(a));

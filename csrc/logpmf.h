@@ -33,10 +33,9 @@ double sp_log_binom_pmf(const sp_binom *b, double k);
 double sp_log_hypergeom_pmf(double j, double N, double K, double m);
 
 /* log(exp(a) + exp(b)) and log(1 - exp(a)) for a <= 0, without overflow;
- * the l-suffixed forms in extended precision. */
+ * sp_log1mexpl in extended precision. */
 double sp_logaddexp(double a, double b);
 double sp_log1mexp(double a);
-long double sp_logaddexpl(long double a, long double b);
 long double sp_log1mexpl(long double a);
 
 /* ln b(k) for k = first .. first+count-1 in extended precision, neighbours
