@@ -6,7 +6,7 @@ import pytest
 
 import statpriv
 from statpriv import reference
-from conftest import assert_matches
+from conftest import assert_matches, oracle
 
 EPS = [-1.0, 0.0, 0.01, 0.1, 1.0, 5.0]
 
@@ -14,7 +14,7 @@ EPS = [-1.0, 0.0, 0.01, 0.1, 1.0, 5.0]
 @pytest.mark.parametrize("sigma", [0.05, 0.5, 1.0, 3.0, 10.0])
 def test_gaussian_vs_quadrature(sigma):
     curve = statpriv.dp.gaussian(sigma)
-    ref = reference.dp_gaussian_delta(sigma, EPS)
+    ref = oracle("dp_gaussian_delta", sigma, EPS)
     for e, ours, r in zip(EPS, curve.log_delta(EPS), ref):
         assert_matches(ours, r, what=f"gaussian sigma={sigma} eps={e}")
 
@@ -22,7 +22,7 @@ def test_gaussian_vs_quadrature(sigma):
 @pytest.mark.parametrize("scale", [0.1, 1.0, 3.0, 30.0])
 def test_laplace_vs_quadrature(scale):
     curve = statpriv.dp.laplace(scale)
-    ref = reference.dp_laplace_delta(scale, EPS)
+    ref = oracle("dp_laplace_delta", scale, EPS)
     for e, ours, r in zip(EPS, curve.log_delta(EPS), ref):
         if e >= 1 / scale:
             # delta is exactly 0 here (the integrand is <= 0 everywhere); the
@@ -35,7 +35,7 @@ def test_laplace_vs_quadrature(scale):
 @pytest.mark.parametrize("alpha", [1e-6, 0.3, 0.9, 0.999])
 def test_geometric_vs_sum(alpha):
     curve = statpriv.dp.geometric(alpha)
-    ref = reference.dp_geometric_delta(alpha, EPS)
+    ref = oracle("dp_geometric_delta", alpha, EPS)
     for e, ours, r in zip(EPS, curve.log_delta(EPS), ref):
         assert_matches(ours, r, what=f"geometric alpha={alpha} eps={e}")
 

@@ -10,22 +10,11 @@ from hypothesis import given, settings, strategies as st
 import statpriv
 from statpriv import noisy, reference
 from statpriv.counting import _binomial_window_laws, _subsample_laws
-from conftest import assert_matches
+from conftest import assert_matches, check_against_reference, oracle
 
-REL = 1e-10            # the bar for the noise paths
-EPS = [0.0, 0.01, 0.1, 1.0, 5.0, -0.3]
 NOISES = [statpriv.Laplace(0.5), statpriv.Laplace(3.0), statpriv.Gaussian(0.05),
           statpriv.Gaussian(1.0), statpriv.Gaussian(3.0), statpriv.Geometric(0.3),
           statpriv.Geometric(0.9)]
-
-
-def check_against_reference(curve, n, pi, noise, eps=EPS, **kwargs):
-    spec = (noise.kind, noise.param)
-    for direction, ours in (("plus", curve.log_delta_plus(eps)),
-                            ("minus", curve.log_delta_minus(eps))):
-        ref = reference.noisy_counting_delta(n, pi, eps, spec, direction=direction, **kwargs)
-        for e, o, r in zip(eps, ours, ref):
-            assert_matches(o, r, rel=REL, what=f"n={n} pi={pi} {noise} eps={e} {direction}")
 
 
 @pytest.mark.parametrize("noise", NOISES, ids=repr)
@@ -91,7 +80,7 @@ def test_normal_approximation_is_labelled_and_matches_lemma_6():
     assert exact.exact and not approx.exact
     assert "normal approximation" in repr(approx)
     eps = [0.0, 0.01, 0.1]
-    ref = reference.normal_approx_delta(1000, 0.3, eps, 3.0)
+    ref = oracle("normal_approx_delta", 1000, 0.3, eps, 3.0)
     for e, ours, r in zip(eps, approx.log_delta(eps), ref):
         assert_matches(ours, r, what=f"normal approx eps={e}")
     # an approximation: close to the exact curve at moderate eps, not equal

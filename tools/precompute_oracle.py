@@ -1,0 +1,33 @@
+"""Precompute the mpmath oracle values the default test run compares against.
+
+Runs the whole test suite (exhaustive tests included) with
+STATPRIV_RECORD_ORACLE=1, so every call of tests/conftest.py's ``oracle(...)``
+evaluates statpriv.reference live at 50 digits and tests/data/oracle_values.json
+is rewritten with the values (plus how they were made).  Run it after adding
+a test that uses ``oracle(...)``:
+
+    python tools/precompute_oracle.py [extra pytest args]
+
+The exhaustive test ``test_stored_oracle_values_are_current`` recomputes every
+stored value live and checks it agrees.
+"""
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def main(argv):
+    store = ROOT / "tests" / "data" / "oracle_values.json"
+    if store.exists():
+        store.unlink()           # only values some test still asks for are kept
+    env = dict(os.environ, STATPRIV_RECORD_ORACLE="1")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-m", "", "-p", "no:cacheprovider",
+           *argv]
+    return subprocess.call(cmd, cwd=ROOT, env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
