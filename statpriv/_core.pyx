@@ -21,9 +21,15 @@ MAX = SP_MAX
 
 
 cdef class CurveCore:
-    """ln delta(eps) of one curve, evaluated by a C function on a C context."""
+    """ln delta(eps) of one curve, evaluated by a C function on a C context.
+
+    log_tol: how far the float ln delta may lie below the true one beyond
+    1e-12 relative (0 for curves exact to 1e-12; noisy curves promised to
+    1e-10 set ~1e-10): epsilon() aims that much below its target so that the
+    TRUE delta at the returned eps is <= target (1 + 1e-12)."""
     cdef sp_curve_fn fn
     cdef const void *ctx
+    cdef public double log_tol
 
     def log_delta(self, double[::1] eps, int direction):
         """ln delta at each eps (float64, C-contiguous) in a direction."""
@@ -42,7 +48,7 @@ cdef class CurveCore:
         cdef double[::1] res = out
         with nogil:
             for i in range(n):
-                res[i] = sp_smallest_eps(self.fn, self.ctx, direction, log_target[i])
+                res[i] = sp_smallest_eps(self.fn, self.ctx, direction, log_target[i], self.log_tol)
         return out
 
 
@@ -101,6 +107,8 @@ cdef class PairCurveCore(CurveCore):
         self.pair.monotone = self.monotone
         self.pair.ll_p = self.pair.lr_p = self.pair.ll_q = self.pair.lr_q = NULL
         self.pair.max_log_ratio = max_log_ratio
+        if max_log_ratio < INFINITY:
+            self.log_tol = 1e-10    # Laplace/geometric noise: promised to 1e-10
         if laplace is not None:
             cells = [_extended(a) for a in laplace[:4]]
             if any(a.shape != lp.shape for a in cells):
@@ -143,6 +151,7 @@ cdef class GaussCurveCore(CurveCore):
         self.g.lqmax = np.max(lq)
         self.g.monotone = monotone
         self.g.log_ndtr = _log_ndtr
+        self.log_tol = 1e-10    # noisy curves: delta promised to 1e-10 relative
         self.fn = sp_gauss_curve_log_delta
         self.ctx = &self.g
 
