@@ -88,16 +88,16 @@ static double series_from_ratios(const double *r, int n, double kappa)
 /* c >= 2 (a = -c): m_k = phi(c) mu_k, mu_k = int_0^inf y^k e^(-c y - y^2/2) dy,
  * mu_0 = sqrt(pi/2) erfcx(c/sqrt 2), and the ratios r_k = mu_k/mu_(k-1) obey
  * r_(k-1) = (k-1)/(c + r_k) -- the Laplace continued fraction of the Mills
- * ratio, run backward from depth terms + 16 + 640/c^2 (converged to 1e-17 for c >= 2):
- * no cancellation, no overflow.  Returns ln(sum_k ... ) + ln mu_1 (without
- * phi(c) and kappa). */
+ * ratio, run backward (no cancellation, no overflow) from the fixed point
+ * r (c + r) = depth at depth 16 + 320/c^2 (checked against mpmath: r_1 to
+ * ~1e-17 for c >= 2).  Returns ln mu_1 + ln(series) (without phi(c), kappa). */
 static double log_series_far(double c, double kappa, const sp_normal_fns *fns)
 {
     double r[SP_GAUSS_SERIES_TERMS];
-    /* Terms fall by ~kappa/c <= 1/4 each: `terms` of them reach 2^-62. */
+    /* Terms fall by ~kappa/c <= 1/32 each: `terms` of them reach 2^-62. */
     int terms = (int)fmin(SP_GAUSS_SERIES_TERMS, 2.0 + ceil(62.0 / log2(c / kappa)));
-    int depth = (int)fmin(SP_GAUSS_CF_MAX, terms + 16.0 + 640.0 / (c * c));
-    double rk = 0.0;
+    int depth = (int)fmin(SP_GAUSS_CF_MAX, fmax(terms + 4.0, 16.0 + 320.0 / (c * c)));
+    double rk = 0.5 * (sqrt(c * c + 4.0 * depth) - c);
     for (int k = depth; k >= 2; k--) {
         rk = (k - 1) / (c + rk);         /* rk is now r_(k-1) */
         if (k - 1 < terms) {
@@ -152,8 +152,11 @@ double sp_dp_gaussian_log_delta(double eps, double sigma, const sp_normal_fns *f
     const double c = ch;
     const double a = -ch;
 
-    /* Series where kappa is small against the width of phi(y - a) on y > 0. */
-    if (c >= 2.0 && kappa <= 0.25 * c) {
+    /* Series where kappa is small against the width of phi(y - a) on y > 0
+     * and the closed form below would lose more than a factor 32 (below
+     * ln delta ~ -700 only ~1e-10 absolute is asked of ln delta: a factor
+     * 1e4 is still fine there, and the closed form is cheaper). */
+    if (c >= 2.0 && kappa * 32.0 <= c && (c < 37.5 || kappa * 1e4 <= c)) {
         /* ln delta = -c^2/2 - ln sqrt(2 pi) + ln mu_1 + ln(series) - ln sigma,
          * with c^2 as a double-double: c^2/2 ~ 1e8 needs its low bits. */
         double c2, c2e;
@@ -171,7 +174,8 @@ double sp_dp_gaussian_log_delta(double eps, double sigma, const sp_normal_fns *f
     if (a < 0.0) {
         /* delta = e^(-c^2/2) (erfcx(c/sqrt 2) - erfcx((c + kappa)/sqrt 2)) / 2
          * (Phi(-t) = erfcx(t/sqrt 2) e^(-t^2/2)/2 and (c + kappa)^2/2 - eps =
-         * c^2/2); here kappa > c/4, so the difference keeps all but ~3 bits. */
+         * c^2/2); the difference loses a factor ~ max(c, 1)/kappa: at most 32
+         * (~6 sigma <= 36 for c < 2), or 1e4 where ln delta < -700. */
         double d = fns->erfcx(c * SP_SQRT1_2) - fns->erfcx((c + kappa) * SP_SQRT1_2);
         double c2, c2e;
         two_prod(ch, ch, &c2, &c2e);
