@@ -56,7 +56,7 @@ static double first_zero(sp_curve_fn log_delta, const void *ctx, int direction, 
 }
 
 double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
-                       double log_tol)
+                       double log_tol, int positive)
 {
     if (isnan(log_target) || isnan(log_tol)) {
         return NAN;
@@ -86,6 +86,9 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, do
         return INFINITY;
     }
     if (aim == -INFINITY) {
+        if (direction >= 0 && direction < 16 && (positive >> direction) & 1) {
+            return INFINITY;
+        }
         return first_zero(log_delta, ctx, direction, 0.0, INFINITY);
     }
     /* Bracket g(lo) > 0 >= g(hi), g = ln delta - aim: hi = 1, 4, 16, then

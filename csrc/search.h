@@ -28,9 +28,13 @@
  * below the true one, beyond the 1e-12 relative that the caller's guarantee
  * delta_true(eps) <= target (1 + 1e-12) already allows: 0 for curves exact to
  * 1e-12, ~1e-10 for curves only promised to 1e-10 (noisy counts).
+ * positive is a bit mask: bit (1 << direction) set declares that delta > 0
+ * at every finite eps in that direction (a property of the mechanism, e.g.
+ * Gaussian noise on laws whose supports end at different atoms); then
+ * target 0 gives +inf without trusting the curve's -inf values.
  * At most SP_SEARCH_MAX_EVALS curve evaluations. */
 double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
-                       double log_tol);
+                       double log_tol, int positive);
 
 #define SP_SEARCH_MAX_EVALS 400
 

@@ -26,10 +26,14 @@ cdef class CurveCore:
     log_tol: how far the float ln delta may lie below the true one beyond
     1e-12 relative (0 for curves exact to 1e-12; noisy curves promised to
     1e-10 set ~1e-10): epsilon() aims that much below its target so that the
-    TRUE delta at the returned eps is <= target (1 + 1e-12)."""
+    TRUE delta at the returned eps is <= target (1 + 1e-12).
+    positive: bit mask, bit (1 << direction) set where delta > 0 at every
+    finite eps in that direction (see _positive_mask), so that epsilon(0) is
+    inf whatever the float curve underflows to."""
     cdef sp_curve_fn fn
     cdef const void *ctx
     cdef public double log_tol
+    cdef public int positive
 
     def log_delta(self, double[::1] eps, int direction):
         """ln delta at each eps (float64, C-contiguous) in a direction."""
@@ -48,7 +52,8 @@ cdef class CurveCore:
         cdef double[::1] res = out
         with nogil:
             for i in range(n):
-                res[i] = sp_smallest_eps(self.fn, self.ctx, direction, log_target[i], self.log_tol)
+                res[i] = sp_smallest_eps(self.fn, self.ctx, direction, log_target[i], self.log_tol,
+                                         self.positive)
         return out
 
 
@@ -127,6 +132,21 @@ cdef double _log_ndtr(double x) noexcept nogil:
     return log_ndtr(x)
 
 
+def _positive_mask(lp, lq):
+    """Directions in which a count plus Gaussian noise has delta > 0 at every
+    finite eps: f_P/f_Q is unbounded iff P has an atom above Q's highest or
+    below Q's lowest (the Gaussian tails of that atom dominate); otherwise
+    f_P/f_Q <= max_k P(k)/Q(k) and delta_plus reaches 0.  Bit mask for
+    sp_smallest_eps."""
+    fp = np.flatnonzero(np.isfinite(lp))
+    fq = np.flatnonzero(np.isfinite(lq))
+    if fp.size == 0 or fq.size == 0:
+        return 0
+    plus = int(fp.max() > fq.max() or fp.min() < fq.min())
+    minus = int(fq.max() > fp.max() or fq.min() < fp.min())
+    return (plus << SP_PLUS) | (minus << SP_MINUS) | ((plus | minus) << SP_MAX)
+
+
 cdef class GaussCurveCore(CurveCore):
     """Count laws P, Q (log pmfs on consecutive atoms) plus N(0, sigma^2) noise."""
     cdef sp_gauss g
@@ -152,6 +172,7 @@ cdef class GaussCurveCore(CurveCore):
         self.g.monotone = monotone
         self.g.log_ndtr = _log_ndtr
         self.log_tol = 1e-10    # noisy curves: delta promised to 1e-10 relative
+        self.positive = _positive_mask(lp, lq)
         self.fn = sp_gauss_curve_log_delta
         self.ctx = &self.g
 
@@ -235,6 +256,7 @@ cdef class DPCurveCore(CurveCore):
             fns.log_ndtr = _log_ndtr
             fns.erfcx = _erfcx
             sp_dp_init_gaussian(&self.dp, param, &fns)
+            self.positive = (1 << SP_PLUS) | (1 << SP_MINUS) | (1 << SP_MAX)
         elif kind == "geometric":
             hi, lo = neg_log_double_double(param) if zero_point is None else zero_point
             sp_dp_init_geometric(&self.dp, param, hi, lo)

@@ -158,3 +158,25 @@ def test_search_bracket_is_bounded():
     curve = statpriv.dp.gaussian(1e-150)
     eps = curve.epsilon(0.5)
     assert 0 < eps < math.inf and curve.delta(eps) <= 0.5 < curve.delta(eps * (1 - 1e-9))
+
+
+def test_epsilon_zero_gaussian_noise():
+    # Count + Gaussian noise: P has an atom (n-1 others + target) above Q's
+    # highest, so f_P/f_Q is unbounded and delta > 0 at every finite eps in
+    # both directions, however far the float curve underflows.
+    curve = statpriv.counting(20, 0.3, noise=statpriv.Gaussian(1.5))
+    for direction in ("max", "plus", "minus"):
+        assert curve.epsilon(0.0, direction=direction) == math.inf
+    curve = statpriv.secret_sample(11, 1, positives=0, noise=statpriv.Gaussian(3.43))
+    assert curve.epsilon(0.0, direction="plus") == math.inf
+
+
+def test_positive_mask():
+    from statpriv._core import _positive_mask, PLUS, MINUS, MAX
+    ninf = -np.inf
+    same = np.log([0.2, 0.5, 0.3]), np.log([0.3, 0.5, 0.2])
+    assert _positive_mask(*same) == 0                       # f_P/f_Q bounded
+    shifted = np.array([ninf, np.log(0.5), np.log(0.5)]), np.array([np.log(0.5), np.log(0.5), ninf])
+    assert _positive_mask(*shifted) == (1 << PLUS) | (1 << MINUS) | (1 << MAX)
+    wider = np.log([0.2, 0.5, 0.3]), np.array([ninf, 0.0, ninf])
+    assert _positive_mask(*wider) == (1 << PLUS) | (1 << MAX)
