@@ -5,10 +5,12 @@ Nothing here validates input: statpriv's Python layer does that and documents
 the formulas.  Every loop runs without the GIL; curve objects are immutable
 after construction, so one object may be queried from many threads.
 """
+import math
+
 import numpy as np
 cimport numpy as cnp
 from libc.float cimport DBL_MAX
-from libc.math cimport fmax, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
+from libc.math cimport fmax, fma, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
 from scipy.special.cython_special cimport erfcx, log_ndtr, ndtr
 
 from statpriv._csrc cimport *
@@ -238,6 +240,22 @@ def neg_log_double_double(double alpha):
     exact = mpf_neg(mpf_log(from_float(alpha), 200, round_nearest))
     hi = to_float(exact, rnd=round_nearest)
     return hi, to_float(mpf_sub(exact, from_float(hi), 200, round_nearest), rnd=round_nearest)
+
+
+def zero_point_up(str kind, double param):
+    """The smallest float >= the real zero point of a sensitivity-1 noise
+    mechanism: 1/b ('laplace'), -ln alpha ('geometric').  delta(eps) = 0 exactly
+    from there on; at the float below it delta > 0.  Use it (not 1.0/b, which
+    may round down) wherever eps >= zero point is taken to mean delta = 0."""
+    cdef double hi, lo
+    if kind == "laplace":
+        hi = 1.0 / param
+        lo = fma(-hi, param, 1.0) if math.isfinite(hi) else 0.0    # = b (1/b - hi), exact
+    elif kind == "geometric":
+        hi, lo = neg_log_double_double(param)
+    else:
+        raise ValueError(f"unknown kind {kind!r}")
+    return math.nextafter(hi, math.inf) if lo > 0.0 else hi
 
 
 cdef class DPCurveCore(CurveCore):

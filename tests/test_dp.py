@@ -187,3 +187,27 @@ def test_gaussian_positive_everywhere():
         assert np.all(np.isfinite(curve.log_delta([1e6, 1e12, 1e300])))
         assert curve.log_delta(math.inf) == -math.inf
         assert curve.epsilon(0.0) == math.inf
+
+
+@pytest.mark.parametrize("kind,param", [("laplace", 17.07938327700137), ("laplace", 3.0),
+                                        ("laplace", 0.1), ("laplace", 1e-3), ("laplace", 2.0 ** -20),
+                                        ("geometric", 0.3), ("geometric", 0.999),
+                                        ("geometric", 1e-10), ("geometric", 5e-324)])
+def test_zero_point_up(kind, param):
+    # The float at which "eps >= zero point" may declare delta = 0: the real
+    # 1/b or -ln alpha rounded up, never down (1.0/b may round down).
+    with mpmath.workdps(50):
+        p = mpmath.mpf(param)
+        exact = 1 / p if kind == "laplace" else -mpmath.log(p)
+        z = statpriv._core.zero_point_up(kind, param)
+        assert z >= exact and math.nextafter(z, 0.0) < exact
+
+
+@pytest.mark.parametrize("scale", [17.07938327700137, 0.7])
+def test_laplace_noise_pure_dp_point(scale):
+    # Count + Laplace(b): f_P/f_Q = e^(1/b) exactly beyond the atoms, so the
+    # curve is 0 from the real 1/b on and positive just below it.
+    curve = statpriv.counting(6, 0.3, noise=statpriv.Laplace(scale))
+    z = statpriv._core.zero_point_up("laplace", scale)
+    assert curve.epsilon(0.0) == z
+    assert curve.delta(z) == 0.0 and curve.delta(math.nextafter(z, 0.0)) > 0.0
