@@ -211,3 +211,28 @@ def test_laplace_noise_pure_dp_point(scale):
     z = statpriv._core.zero_point_up("laplace", scale)
     assert curve.epsilon(0.0) == z
     assert curve.delta(z) == 0.0 and curve.delta(math.nextafter(z, 0.0)) > 0.0
+
+
+@pytest.mark.exhaustive
+def test_dp_random_sweep():
+    # ~6,000 comparisons: Gaussian sigma in [1e-3, 1e8], eps in [-5, 1e4];
+    # Laplace/geometric near their zero points and on both sides of 0.
+    rng = np.random.default_rng(2026)
+    for _ in range(3000):
+        sigma = 10 ** rng.uniform(-3, 8)
+        e = 10 ** rng.uniform(-7, 4) * (-1 if rng.random() < 0.1 else 1)
+        ref = gaussian_truth(sigma, e)
+        assert_matches(statpriv.dp.gaussian(sigma).log_delta(e), ref, log_abs=_ulp_tolerance(ref),
+                       what=f"gaussian sigma={sigma!r} eps={e!r}")
+    for _ in range(100):
+        b = 10 ** rng.uniform(-3.5, 4)
+        alpha = float(rng.uniform(0, 1)) if rng.random() < 0.7 else 10 ** rng.uniform(-300, -1)
+        for kind, param, truth in (("laplace", b, laplace_truth), ("geometric", alpha, geometric_truth)):
+            with mpmath.workdps(50):
+                eps0 = 1 / mpmath.mpf(param) if kind == "laplace" else -mpmath.log(mpmath.mpf(param))
+            pts, up = _zero_point_sweep(eps0)
+            pts += list(float(eps0) * rng.uniform(-2, 1, 8))
+            curve = getattr(statpriv.dp, kind)(param)
+            for e, ours in zip(pts, curve.log_delta(pts)):
+                assert_matches(ours, truth(param, e), what=f"{kind} {param!r} eps={e!r}")
+            assert curve.epsilon(0.0) == up
