@@ -1,5 +1,7 @@
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 #include "search.h"
 
 /* ln delta(eps) - ln target: the function whose sign change is searched. */
@@ -16,61 +18,119 @@ static double excess_fn(double eps, const void *ctx)
     return e->log_delta(eps, e->direction, e->ctx) - e->log_target;
 }
 
-double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target)
+/* Non-negative doubles are ordered like their bit patterns. */
+static uint64_t bits_of(double x)
 {
-    /* Aim a hair below the target so that exp(ln delta) <= target still holds
-     * after the rounding of ln delta and of exp. */
-    if (isfinite(log_target)) {
-        log_target -= 0x1p-48 * fmax(1.0, fabs(log_target));
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static double double_of(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* The smallest float eps > lo with ln delta(eps) = -inf, given that it is
+ * -inf at hi and not at lo (0 <= lo < hi <= +inf): bisection on the bit
+ * patterns, at most 64 evaluations, exact. */
+static double first_zero(sp_curve_fn log_delta, const void *ctx, int direction, double lo,
+                         double hi)
+{
+    uint64_t a = bits_of(lo), b = bits_of(hi);
+    for (int i = 0; i < 70 && b - a > 1; i++) {
+        uint64_t mid = a + (b - a) / 2;
+        double f = log_delta(double_of(mid), direction, ctx);
+        if (isnan(f)) {
+            return NAN;
+        }
+        if (f == -INFINITY) {
+            b = mid;
+        } else {
+            a = mid;
+        }
+    }
+    return double_of(b);
+}
+
+double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
+                       double log_tol, int positive)
+{
+    if (isnan(log_target) || isnan(log_tol)) {
+        return NAN;
+    }
+    if (log_target >= 0.0) {
+        return 0.0;                     /* delta <= 1 everywhere */
+    }
+    /* Aim below the target by the curve's own error bound and a hair more,
+     * so that exp(ln delta) <= target still holds after the rounding of
+     * ln delta and of exp. */
+    double aim = log_target;
+    if (isfinite(aim)) {
+        aim -= fmax(log_tol, 0.0) + 0x1p-48 * fmax(1.0, fabs(aim));
     }
     double f0 = log_delta(0.0, direction, ctx);
     if (isnan(f0)) {
         return NAN;
     }
-    if (f0 <= log_target) {
+    if (f0 <= aim) {
         return 0.0;
     }
-    if (log_delta(INFINITY, direction, ctx) > log_target) {
+    double finf = log_delta(INFINITY, direction, ctx);
+    if (isnan(finf)) {
+        return NAN;
+    }
+    if (finf > aim) {
         return INFINITY;
     }
-    if (log_target == -INFINITY) {
-        /* delta = 0 exactly: bisect on the predicate (ln delta is -inf or not). */
-        double lo = 0.0, hi = 1.0;
-        int evals = 3;
-        while (log_delta(hi, direction, ctx) > -INFINITY) {
-            if (++evals >= SP_SEARCH_MAX_EVALS || hi > 1e300) {
-                return INFINITY;
-            }
-            lo = hi;
-            hi *= 4.0;
+    if (aim == -INFINITY) {
+        if (direction >= 0 && direction < 16 && (positive >> direction) & 1) {
+            return INFINITY;
         }
-        while (evals++ < SP_SEARCH_MAX_EVALS && hi - lo > 4.0 * (nextafter(hi, INFINITY) - hi)) {
-            double mid = lo + 0.5 * (hi - lo);
-            if (log_delta(mid, direction, ctx) > -INFINITY) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        return hi;
+        return first_zero(log_delta, ctx, direction, 0.0, INFINITY);
     }
-    /* Bracket: g(lo) > 0 >= g(hi) with g = ln delta - ln target. */
-    const excess ex = {log_delta, ctx, direction, log_target};
-    double lo = 0.0, glo = f0 - log_target;
+    /* Bracket g(lo) > 0 >= g(hi), g = ln delta - aim: hi = 1, 4, 16, then
+     * squares (at most ~12 steps to DBL_MAX); beyond DBL_MAX only +inf
+     * reaches the target. */
+    const excess ex = {log_delta, ctx, direction, aim};
+    double lo = 0.0, glo = f0 - aim;
     double hi = 1.0, ghi = excess_fn(hi, &ex);
     int evals = 3;
     while (ghi > 0.0) {
-        if (evals >= SP_SEARCH_MAX_EVALS || hi > 1e300) {
+        if (hi == DBL_MAX) {
             return INFINITY;
         }
         lo = hi;
         glo = ghi;
-        hi *= 4.0;
+        hi = hi < 16.0 ? 4.0 * hi : (hi > 1e154 ? DBL_MAX : hi * hi);
         ghi = excess_fn(hi, &ex);
         evals++;
     }
+    if (isnan(ghi)) {
+        return NAN;
+    }
+    /* Narrow a wide bracket to one binade by bisecting the bit patterns
+     * (regula falsi is slow across many orders of magnitude). */
+    while (lo > 0.0 && hi > 2.0 * lo && evals < SP_SEARCH_MAX_EVALS) {
+        double mid = double_of(bits_of(lo) + (bits_of(hi) - bits_of(lo)) / 2);
+        double gm = excess_fn(mid, &ex);
+        evals++;
+        if (isnan(gm)) {
+            return NAN;
+        }
+        if (gm > 0.0) {
+            lo = mid;
+            glo = gm;
+        } else {
+            hi = mid;
+            ghi = gm;
+        }
+    }
     sp_illinois(excess_fn, &ex, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON,
                 SP_SEARCH_MAX_EVALS - evals);
+    /* hi always satisfies g(hi) <= 0: it is the answer, rounded up. */
     return isnan(glo) ? NAN : hi;
 }
 

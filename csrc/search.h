@@ -1,16 +1,40 @@
 /* Inverse queries on monotone curves: the smallest eps >= 0 with
  * delta(eps) <= target, by bracketing and the Illinois variant of regula
- * falsi on ln delta (which is smooth and decreasing in eps). */
+ * falsi on ln delta (which is smooth and non-increasing in eps).
+ *
+ * Convention for the curve functions searched (every sp_curve_fn):
+ *   ln delta = -inf  exactly where the TRUE delta is 0 (never because a
+ *                    positive delta underflowed: kernels whose delta is
+ *                    positive but whose ln delta is out of range return a
+ *                    finite value, at worst -DBL_MAX);
+ *   NaN              for a failed evaluation (propagated to the caller).
+ * With it, epsilon(0) -- the smallest float at which the curve is -inf --
+ * is the smallest float with delta = 0 on the true curve, and +inf where
+ * delta > 0 at every finite eps (e.g. Gaussian noise). */
 #ifndef STATPRIV_SEARCH_H
 #define STATPRIV_SEARCH_H
 
 #include "shift_tail.h"
 
-/* Returns the smallest eps >= 0 (to a few ulps, rounded up so that
- * delta(eps) <= target holds at the returned value) with ln delta(eps) <=
- * log_target, +inf if even delta(+inf) exceeds the target, NaN if the curve
- * returned NaN.  At most SP_SEARCH_MAX_EVALS curve evaluations. */
-double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target);
+/* The smallest eps in [0, +inf] (to a few ulps, rounded up) with
+ * ln delta(eps) <= log_target - log_tol - (a margin of 2^-48 max(1,
+ * |log_target|) for the rounding of ln delta and of exp):
+ *   - log_target >= 0 (target >= 1): 0, since delta <= 1 always;
+ *   - log_target = -inf (target 0): the smallest float with ln delta = -inf,
+ *     found exactly (bisection on the bit patterns), +inf if there is none;
+ *   - +inf if only eps = +inf reaches the target;
+ *   - NaN if log_target or log_tol is NaN or the curve returned NaN.
+ * log_tol >= 0 is the curve's own bound on how far its float ln delta may lie
+ * below the true one, beyond the 1e-12 relative that the caller's guarantee
+ * delta_true(eps) <= target (1 + 1e-12) already allows: 0 for curves exact to
+ * 1e-12, ~1e-10 for curves only promised to 1e-10 (noisy counts).
+ * positive is a bit mask: bit (1 << direction) set declares that delta > 0
+ * at every finite eps in that direction (a property of the mechanism, e.g.
+ * Gaussian noise on laws whose supports end at different atoms); then
+ * target 0 gives +inf without trusting the curve's -inf values.
+ * At most SP_SEARCH_MAX_EVALS curve evaluations. */
+double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
+                       double log_tol, int positive);
 
 #define SP_SEARCH_MAX_EVALS 400
 

@@ -5,10 +5,12 @@ Nothing here validates input: statpriv's Python layer does that and documents
 the formulas.  Every loop runs without the GIL; curve objects are immutable
 after construction, so one object may be queried from many threads.
 """
+import math
+
 import numpy as np
 cimport numpy as cnp
 from libc.float cimport DBL_MAX
-from libc.math cimport fmax, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
+from libc.math cimport fmax, fma, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
 from scipy.special.cython_special cimport erfcx, log_ndtr, ndtr
 
 from statpriv._csrc cimport *
@@ -21,9 +23,19 @@ MAX = SP_MAX
 
 
 cdef class CurveCore:
-    """ln delta(eps) of one curve, evaluated by a C function on a C context."""
+    """ln delta(eps) of one curve, evaluated by a C function on a C context.
+
+    log_tol: how far the float ln delta may lie below the true one beyond
+    1e-12 relative (0 for curves exact to 1e-12; noisy curves promised to
+    1e-10 set ~1e-10): epsilon() aims that much below its target so that the
+    TRUE delta at the returned eps is <= target (1 + 1e-12).
+    positive: bit mask, bit (1 << direction) set where delta > 0 at every
+    finite eps in that direction (see _positive_mask), so that epsilon(0) is
+    inf whatever the float curve underflows to."""
     cdef sp_curve_fn fn
     cdef const void *ctx
+    cdef public double log_tol
+    cdef public int positive
 
     def log_delta(self, double[::1] eps, int direction):
         """ln delta at each eps (float64, C-contiguous) in a direction."""
@@ -42,7 +54,8 @@ cdef class CurveCore:
         cdef double[::1] res = out
         with nogil:
             for i in range(n):
-                res[i] = sp_smallest_eps(self.fn, self.ctx, direction, log_target[i])
+                res[i] = sp_smallest_eps(self.fn, self.ctx, direction, log_target[i], self.log_tol,
+                                         self.positive)
         return out
 
 
@@ -101,6 +114,8 @@ cdef class PairCurveCore(CurveCore):
         self.pair.monotone = self.monotone
         self.pair.ll_p = self.pair.lr_p = self.pair.ll_q = self.pair.lr_q = NULL
         self.pair.max_log_ratio = max_log_ratio
+        if max_log_ratio < INFINITY:
+            self.log_tol = 1e-10    # Laplace/geometric noise: promised to 1e-10
         if laplace is not None:
             cells = [_extended(a) for a in laplace[:4]]
             if any(a.shape != lp.shape for a in cells):
@@ -117,6 +132,21 @@ cdef class PairCurveCore(CurveCore):
 
 cdef double _log_ndtr(double x) noexcept nogil:
     return log_ndtr(x)
+
+
+def _positive_mask(lp, lq):
+    """Directions in which a count plus Gaussian noise has delta > 0 at every
+    finite eps: f_P/f_Q is unbounded iff P has an atom above Q's highest or
+    below Q's lowest (the Gaussian tails of that atom dominate); otherwise
+    f_P/f_Q <= max_k P(k)/Q(k) and delta_plus reaches 0.  Bit mask for
+    sp_smallest_eps."""
+    fp = np.flatnonzero(np.isfinite(lp))
+    fq = np.flatnonzero(np.isfinite(lq))
+    if fp.size == 0 or fq.size == 0:
+        return 0
+    plus = int(fp.max() > fq.max() or fp.min() < fq.min())
+    minus = int(fq.max() > fp.max() or fq.min() < fp.min())
+    return (plus << SP_PLUS) | (minus << SP_MINUS) | ((plus | minus) << SP_MAX)
 
 
 cdef class GaussCurveCore(CurveCore):
@@ -143,6 +173,8 @@ cdef class GaussCurveCore(CurveCore):
         self.g.lqmax = np.max(lq)
         self.g.monotone = monotone
         self.g.log_ndtr = _log_ndtr
+        self.log_tol = 1e-10    # noisy curves: delta promised to 1e-10 relative
+        self.positive = _positive_mask(lp, lq)
         self.fn = sp_gauss_curve_log_delta
         self.ctx = &self.g
 
@@ -187,83 +219,75 @@ def binom_window_logl(double N, double pi, long first, long count):
     return out
 
 
-# Worst-case DP curves, sensitivity 1 (MATH.md §5).  Each is symmetric, so
-# delta_plus = delta_minus; eps < 0 uses delta(eps) = 1 - e^eps + e^eps delta(-eps).
+# Worst-case DP curves, sensitivity 1: the closed forms live in csrc/dp.c.
 
-ctypedef double (*dp_fn)(double eps, double param) noexcept nogil
-
-
-cdef double _laplace(double eps, double scale) noexcept nogil:
-    # 1 - exp((eps - 1/b)/2) for eps < 1/b, else 0
-    cdef double x = 0.5 * (eps - 1.0 / scale)
-    return sp_log1mexp(x) if x < 0.0 else -INFINITY
+cdef double _ndtr(double x) noexcept nogil:
+    return ndtr(x)
 
 
-cdef double _geometric(double eps, double alpha) noexcept nogil:
-    # (1 - alpha e^eps)_+ / (1 + alpha)
-    cdef double x = log(alpha) + eps
-    return sp_log1mexp(x) - log1p(alpha) if x < 0.0 else -INFINITY
+cdef double _erfcx(double x) noexcept nogil:
+    return erfcx(x)
 
 
-cdef double _gaussian(double eps, double sigma) noexcept nogil:
-    # Phi(a) - e^eps Phi(b), a = 1/(2 sigma) - eps sigma, b = a - 1/sigma.
-    if eps == INFINITY:
-        return -INFINITY
-    cdef double a = 0.5 / sigma - eps * sigma
-    cdef double b = -0.5 / sigma - eps * sigma
-    cdef double d, u, v, w, ww
-    if a < 0.0:
-        # Deep tail: b^2/2 - eps = a^2/2 exactly, so with Phi(-t) =
-        # erfcx(t/sqrt 2) e^(-t^2/2) / 2 both terms share e^(-a^2/2) and
-        # delta = e^(-a^2/2) (erfcx(-a/sqrt 2) - erfcx(-b/sqrt 2)) / 2: no
-        # exp/log of huge exponents, so no digits lost to them.
-        u = -a * M_SQRT1_2
-        v = -b * M_SQRT1_2
-        d = erfcx(u) - erfcx(v)
-        if d <= 1e-6 * erfcx(u):
-            # eps sigma^2 so large that the two erfcx values agree to 6+
-            # digits: difference by the mean value theorem at w = (u+v)/2 with
-            # -erfcx'(w) = (1/w^2 - 3/(2w^4) + 15/(4w^6)) / sqrt(pi) (w large);
-            # (v-u)/w < 1e-6 makes the error ~1e-12 relative; v - u = 1/(sigma sqrt 2).
-            w = 0.5 * (u + v)
-            ww = 1.0 / (w * w)
-            d = M_SQRT1_2 / sigma * ww * (1.0 - ww * (1.5 - 3.75 * ww)) * M_2_SQRTPI * 0.5
-        # delta > 0 for every finite eps: where a^2 overflows, report the most
-        # negative finite log rather than ln 0
-        return fmax(-0.5 * a * a + log(0.5 * d), -DBL_MAX)
-    # Phi(a) >= 1/2 here; delta cancels by at most a factor ~ 2.5 sigma.
-    d = ndtr(a) - exp(eps + log_ndtr(b))
-    return log(d) if d > 0.0 else -INFINITY
+def neg_log_double_double(double alpha):
+    """-ln alpha as a double-double (hi, lo), hi + lo within ~1e-60 relative
+    of the real value: the zero point of the geometric DP curve.  mpmath
+    (imported here, on first use) gives the ~106 correct bits that double
+    arithmetic cannot; lo has the exact sign of -ln alpha - hi."""
+    # mpmath's low-level functions take the precision as an argument: no
+    # global context is touched (thread safe).
+    from mpmath.libmp import from_float, mpf_log, mpf_neg, mpf_sub, to_float, round_nearest
+    exact = mpf_neg(mpf_log(from_float(alpha), 200, round_nearest))
+    hi = to_float(exact, rnd=round_nearest)
+    return hi, to_float(mpf_sub(exact, from_float(hi), 200, round_nearest), rnd=round_nearest)
 
 
-ctypedef struct dp_ctx:
-    dp_fn fn
-    double param
-
-
-cdef double _dp_curve(double eps, int direction, const void *ctx) noexcept nogil:
-    cdef const dp_ctx *c = <const dp_ctx *> ctx
-    if eps >= 0.0:
-        return c.fn(eps, c.param)
-    return sp_log_hockey_negative_eps(eps, c.fn(-eps, c.param))
+def zero_point_up(str kind, double param):
+    """The smallest float >= the real zero point of a sensitivity-1 noise
+    mechanism: 1/b ('laplace'), -ln alpha ('geometric').  delta(eps) = 0 exactly
+    from there on; at the float below it delta > 0.  Use it (not 1.0/b, which
+    may round down) wherever eps >= zero point is taken to mean delta = 0."""
+    cdef double hi, lo
+    if kind == "laplace":
+        hi = 1.0 / param
+        lo = fma(-hi, param, 1.0) if math.isfinite(hi) else 0.0    # = b (1/b - hi), exact
+    elif kind == "geometric":
+        hi, lo = neg_log_double_double(param)
+    else:
+        raise ValueError(f"unknown kind {kind!r}")
+    return math.nextafter(hi, math.inf) if lo > 0.0 else hi
 
 
 cdef class DPCurveCore(CurveCore):
-    """kind: 'laplace' (param = scale b), 'gaussian' (sigma), 'geometric' (alpha)."""
-    cdef dp_ctx dp
+    """kind: 'laplace' (param = scale b), 'gaussian' (sigma), 'geometric' (alpha).
 
-    def __cinit__(self, str kind, double param):
+    For 'geometric', zero_point = (hi, lo) may pass -ln alpha as a
+    double-double (see neg_log_double_double, which is used otherwise)."""
+    cdef sp_dp_curve dp
+
+    def __cinit__(self, str kind, double param, zero_point=None):
+        cdef sp_normal_fns fns
         if kind == "laplace":
-            self.dp.fn = _laplace
+            sp_dp_init_laplace(&self.dp, param)
         elif kind == "gaussian":
-            self.dp.fn = _gaussian
+            fns.ndtr = _ndtr
+            fns.log_ndtr = _log_ndtr
+            fns.erfcx = _erfcx
+            sp_dp_init_gaussian(&self.dp, param, &fns)
+            self.positive = (1 << SP_PLUS) | (1 << SP_MINUS) | (1 << SP_MAX)
         elif kind == "geometric":
-            self.dp.fn = _geometric
+            hi, lo = neg_log_double_double(param) if zero_point is None else zero_point
+            sp_dp_init_geometric(&self.dp, param, hi, lo)
         else:
             raise ValueError(f"unknown DP curve kind {kind!r}")
-        self.dp.param = param
-        self.fn = _dp_curve
+        self.fn = sp_dp_curve_log_delta
         self.ctx = &self.dp
+
+    @property
+    def zero_point(self):
+        """The zero point eps0 (delta = 0 exactly for eps >= eps0) as a
+        double-double (hi, lo); (inf, 0.0) for the Gaussian."""
+        return self.dp.eps0_hi, self.dp.eps0_lo
 
 
 def log_binom_pmf(double N, double pi, double[::1] k):

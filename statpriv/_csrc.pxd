@@ -38,7 +38,8 @@ cdef extern from "shift_tail.h" nogil:
     void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)
 
 cdef extern from "search.h" nogil:
-    double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target)
+    double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
+                           double log_tol, int positive)
 
 cdef extern from "convolve.h" nogil:
     int sp_binomial_sum_log_pmf(const double *probs, const double *counts, long groups,
@@ -64,3 +65,24 @@ cdef extern from "noise.h" nogil:
         int monotone
         double (*log_ndtr)(double) noexcept nogil
     double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)
+
+cdef extern from "dp.h" nogil:
+    ctypedef struct sp_normal_fns:
+        double (*ndtr)(double) noexcept nogil
+        double (*log_ndtr)(double) noexcept nogil
+        double (*erfcx)(double) noexcept nogil
+    ctypedef struct sp_dp_curve:
+        int kind
+        double param
+        double eps0_hi
+        double eps0_lo
+        double log1p_alpha
+        sp_normal_fns normal
+    double sp_dp_laplace_log_delta(double eps, double inv_b_hi, double inv_b_lo)
+    double sp_dp_geometric_log_delta(double eps, double eps0_hi, double eps0_lo, double log1p_alpha)
+    double sp_dp_gaussian_log_delta(double eps, double sigma, const sp_normal_fns *fns)
+    void sp_dp_init_laplace(sp_dp_curve *c, double b)
+    void sp_dp_init_geometric(sp_dp_curve *c, double alpha, double neg_log_alpha_hi,
+                              double neg_log_alpha_lo)
+    void sp_dp_init_gaussian(sp_dp_curve *c, double sigma, const sp_normal_fns *fns)
+    double sp_dp_curve_log_delta(double eps, int direction, const void *ctx)

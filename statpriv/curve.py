@@ -105,7 +105,10 @@ class PrivacyCurve:
 
         Returns inf where no finite eps reaches the target (e.g. a noiseless
         count never goes below max(pi, 1-pi)^(n-1)).  The returned eps is
-        rounded up, so delta(epsilon(d)) <= d holds for the float curve.
+        rounded up by the curve's own error bound: delta(epsilon(d)) <= d holds
+        for the float curve and the TRUE delta there is <= d (1 + 1e-12).
+        epsilon(1) = 0 for every curve (delta <= 1); epsilon(0) is the smallest
+        float with delta = 0 exactly, inf where delta > 0 at every finite eps.
         """
         _validate.choice("direction", direction, tuple(_DIRECTIONS))
         scalar = np.ndim(delta) == 0

@@ -1,9 +1,16 @@
-"""Worst-case differential privacy curves (sensitivity 1, MATH.md §5).
+"""Worst-case differential privacy curves (sensitivity 1).
 
 Worst-case DP is statistical privacy without data randomness: the attacker
 knows every other record, so the released value is Z = N (the noise) under
-one hypothesis and N + 1 under the other.  All three curves are symmetric
-(delta_plus = delta_minus).
+one hypothesis and N + 1 under the other (Breutigam & Reischuk, "Statistical
+Privacy").  All three curves are symmetric (delta_plus = delta_minus), and for
+eps < 0, delta(eps) = 1 - e^eps + e^eps delta(-eps).
+
+The closed forms are evaluated in C (csrc/dp.c) with full relative accuracy
+up to the zero point eps0 (Laplace, geometric: delta = 0 exactly for
+eps >= eps0, and ``epsilon(0.0)`` is eps0 rounded up to a float) and with
+ln delta accurate to a few ulps in the far tail (Gaussian: delta > 0 at every
+finite eps, ``epsilon(0.0)`` is inf).
 """
 import numpy as np
 
@@ -12,9 +19,22 @@ from statpriv.curve import PrivacyCurve
 
 
 def laplace(scale):
-    """Laplace mechanism with scale b (count units):
-    delta(eps) = max(0, 1 - exp((eps - 1/b)/2)), zero for eps >= 1/b
-    (seed 000 Lemma 5)."""
+    """Laplace mechanism with scale b (count units), sensitivity 1.
+
+    delta(eps) = max(0, 1 - exp((eps - 1/b)/2)), zero for eps >= eps0 = 1/b
+    (Breutigam & Reischuk, "Statistical Privacy").  Near eps0 it is evaluated
+    as -expm1((eps - eps0)/2) with eps0 held as a double-double, so the relative
+    accuracy holds up to the last float below eps0.
+
+    Parameters
+    ----------
+    scale : float > 0
+        The Laplace scale b.
+
+    Returns
+    -------
+    PrivacyCurve
+    """
     scale = _validate.real("scale", scale, low=0.0, low_open=True)
     return PrivacyCurve(_core.DPCurveCore("laplace", scale),
                         lambda eps, d: reference.dp_laplace_delta(scale, eps),
@@ -22,8 +42,25 @@ def laplace(scale):
 
 
 def gaussian(sigma):
-    """Gaussian mechanism N(0, sigma^2):
-    delta(eps) = Phi(1/(2 sigma) - eps sigma) - e^eps Phi(-1/(2 sigma) - eps sigma)."""
+    """Gaussian mechanism N(0, sigma^2), sensitivity 1.
+
+    delta(eps) = Phi(1/(2 sigma) - eps sigma) - e^eps Phi(-1/(2 sigma) - eps sigma)
+    (Balle & Wang, "Improving the Gaussian mechanism for differential
+    privacy", ICML 2018, Thm. 8).  Positive at every finite eps.  Where the two
+    terms cancel (1/sigma small against eps sigma) it is evaluated from
+    delta = int_0^inf phi(y - a) (1 - e^(-y/sigma)) dy, a = 1/(2 sigma) - eps sigma,
+    expanded in 1/sigma; in the far tail ln delta = -a^2/2 + ... with a^2 as a
+    double-double.
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Standard deviation of the noise (count units).
+
+    Returns
+    -------
+    PrivacyCurve
+    """
     sigma = _validate.real("sigma", sigma, low=0.0, low_open=True)
     return PrivacyCurve(_core.DPCurveCore("gaussian", sigma),
                         lambda eps, d: reference.dp_gaussian_delta(sigma, eps),
@@ -31,10 +68,27 @@ def gaussian(sigma):
 
 
 def geometric(alpha):
-    """Two-sided geometric (discrete Laplace) noise P(k) = (1-alpha)/(1+alpha) alpha^|k|:
-    delta(eps) = max(0, 1 - alpha e^eps) / (1 + alpha)."""
+    """Two-sided geometric (discrete Laplace) noise P(k) = (1-alpha)/(1+alpha) alpha^|k|,
+    sensitivity 1.
+
+    delta(eps) = max(0, 1 - alpha e^eps) / (1 + alpha), zero for
+    eps >= eps0 = -ln alpha.  eps0 is computed once here to ~106 bits (mpmath,
+    imported on first use) and held as a double-double, so that delta keeps its
+    relative accuracy up to the last float below eps0 and ``epsilon(0.0)`` is
+    eps0 rounded up to a float.
+
+    Parameters
+    ----------
+    alpha : float in (0, 1)
+        The geometric ratio (alpha = e^(-1/b) for a discrete Laplace of scale b).
+
+    Returns
+    -------
+    PrivacyCurve
+    """
     alpha = _validate.real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
-    return PrivacyCurve(_core.DPCurveCore("geometric", alpha),
+    zero_point = _core.neg_log_double_double(alpha)
+    return PrivacyCurve(_core.DPCurveCore("geometric", alpha, zero_point),
                         lambda eps, d: reference.dp_geometric_delta(alpha, eps),
                         f"DP geometric alpha={alpha}")
 

@@ -52,12 +52,12 @@ def core(lp, lq, noise, monotone_ratio):
     if isinstance(noise, Geometric):
         cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)
         return _core.PairCurveCore(cell_lp, cell_lq, _log_ratio(cell_lp, cell_lq),
-                                   max_log_ratio=-np.log(noise.alpha))
+                                   max_log_ratio=_core.zero_point_up("geometric", noise.alpha))
     if isinstance(noise, Laplace):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
         return _core.PairCurveCore(cell_lp, cell_lq, _log_ratio(cell_lp, cell_lq),
                                    laplace=(ll_p, lr_p, ll_q, lr_q, noise.scale),
-                                   max_log_ratio=1.0 / noise.scale)
+                                   max_log_ratio=_core.zero_point_up("laplace", noise.scale))
     if isinstance(noise, Gaussian):
         return _core.GaussCurveCore(lp, lq, noise.sigma, bool(monotone_ratio))
     raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
