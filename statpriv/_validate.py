@@ -70,10 +70,14 @@ def _scalar(name, value, what="a real number"):
     return value
 
 
-def _to_float(name, value):
+def _to_float(name, value, allow_inf=False):
+    """float(value); an integer beyond float64 is +-inf where inf is allowed,
+    else a ValueError."""
     try:
         return float(value)
     except OverflowError:
+        if allow_inf:
+            return math.inf if value > 0 else -math.inf
         raise ValueError(f"{name} must be finite, got a number too large for float64") from None
 
 
@@ -84,7 +88,7 @@ def real(name, value, *, low=-math.inf, high=math.inf, low_open=False, high_open
     A 0-d numpy array counts as a scalar.  NaN is always rejected, +-inf
     unless ``allow_inf``.
     """
-    value = _to_float(name, _scalar(name, value))
+    value = _to_float(name, _scalar(name, value), allow_inf)
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         raise ValueError(f"{name} must be finite, got {value!r}")
     below = value <= low if low_open else value < low
@@ -164,7 +168,8 @@ def real_array(name, values, *, low=-math.inf, high=math.inf, low_open=False,
         raise ParameterTypeError(f"{name} must be real numbers, not bools")
     if kind == "O":
         flat = [_scalar(name, v, "real numbers") for v in raw.ravel()]
-        arr = np.array([_to_float(name, v) for v in flat], dtype=np.float64).reshape(raw.shape)
+        arr = np.array([_to_float(name, v, allow_inf) for v in flat],
+                       dtype=np.float64).reshape(raw.shape)
     elif kind in "iuf":
         arr = raw.astype(np.float64)
     else:

@@ -52,7 +52,7 @@ def test_secret_sample_rejects(args, match):
 
 
 @pytest.mark.parametrize("make,match", [
-    (lambda: statpriv.dp.laplace(-1.0), r"scale must be in \(0.0, inf\]"),
+    (lambda: statpriv.dp.laplace(-1.0), r"scale must be in \(0.0, inf\)"),
     (lambda: statpriv.dp.laplace(0.0), r"scale must be in \(0.0"),
     (lambda: statpriv.dp.gaussian(NAN), r"sigma must be finite"),
     (lambda: statpriv.dp.gaussian(-2), r"sigma must be in"),
