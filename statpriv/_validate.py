@@ -187,7 +187,7 @@ def real_array(name, values, *, low=-math.inf, high=math.inf, low_open=False,
         above = arr >= high if high_open else arr > high
         bad = below | above
         if bad.any():
-            first = arr.ravel()[np.flatnonzero(bad.ravel())[0]]
+            first = float(arr.ravel()[np.flatnonzero(bad.ravel())[0]])
             raise ValueError(f"{name} must lie in "
                              f"{_interval(low, high, low_open, high_open, allow_inf)}, "
                              f"got {first!r}")
