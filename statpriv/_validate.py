@@ -215,7 +215,7 @@ def broadcast(**named):
 def choice(name, value, options):
     """One of ``options`` (strings and/or None), compared without coercion."""
     listed = ", ".join(map(repr, options))
-    if value is None or isinstance(value, str):
+    if isinstance(value, str) or (value is None and None in options):
         if value in options:
             return value
     elif all(o is None or isinstance(o, str) for o in options):

@@ -88,3 +88,171 @@ def test_infinite_eps_is_the_floor():
     assert curve.delta_minus(INF) == pytest.approx(0.75 ** 19, rel=1e-14)
     assert curve.delta(-INF) == 1.0
     assert np.isfinite(curve.log_delta([INF, 1e300])).all()
+
+
+# ---------------------------------------------------------------------------
+# Issue 12: bad input that used to be accepted
+# ---------------------------------------------------------------------------
+import pickle
+import re
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from statpriv import reference
+from statpriv._validate import ParameterTypeError
+
+
+def test_parameter_type_error_is_both():
+    # wrong types raise TypeError; landed callers catching ValueError keep working
+    assert issubclass(ParameterTypeError, TypeError)
+    assert issubclass(ParameterTypeError, ValueError)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: statpriv.counting(100, 0.3).delta("0.1"), r"eps must be real numbers, got str"),
+    (lambda: statpriv.counting(100, 0.3).delta(True), r"eps must be real numbers, not bools"),
+    (lambda: statpriv.counting(100, 0.3).epsilon(True), r"delta must be real numbers, not bools"),
+    (lambda: statpriv.counting(100, 0.3).epsilon("1e-6"), r"delta must be real numbers"),
+    (lambda: statpriv.counting(100, 0.3).delta([0.1, True]), r"eps must be real numbers, not bools"),
+    (lambda: statpriv.counting(100, 0.3).delta(b"0.1"), r"eps must be real numbers, got bytes"),
+    (lambda: statpriv.counting(100, 0.3).delta(0.1 + 0j), r"eps must be real numbers, not complex"),
+    (lambda: statpriv.counting(100, 0.3).delta(None), r"eps must be real numbers, got NoneType"),
+    (lambda: statpriv.amplify("1", 1e-6, 0.1), r"eps must be real numbers, got str"),
+    (lambda: statpriv.amplify(1.0, True, 0.1), r"delta must be real numbers, not bools"),
+    (lambda: statpriv.counting(None, [True, False]), r"pi must be real numbers, not bools"),
+    (lambda: statpriv.counting(3, [0.2, True]), r"pi must be real numbers, not bools"),
+    (lambda: statpriv.counting(10, "0.3"), r"pi must be a real number, not a string"),
+    (lambda: statpriv.counting(10, True), r"pi must be a real number, not a bool"),
+    (lambda: statpriv.counting(10, 0.3, sample_rate=True), r"sample_rate must be a real number"),
+    (lambda: statpriv.Laplace(True), r"scale must be a real number, not a bool"),
+    (lambda: statpriv.Geometric("0.5"), r"alpha must be a real number, not a string"),
+    (lambda: statpriv.dp.gaussian(1j), r"sigma must be a real number, got complex"),
+    (lambda: statpriv.counting(100, 0.3).delta(0.1, precision=None), r"precision must be one of"),
+    (lambda: statpriv.utility_loss(10, 0.5, noise=2.0), r"noise must be a statpriv.noise"),
+])
+def test_wrong_types_raise_type_error(call, match):
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("pi,match", [
+    (np.array([[0.2, 0.3], [0.4, 0.5]]), r"pi must be 1-D, got an array of shape \(2, 2\)"),
+    ([[0.2], [0.3]], r"pi must be 1-D, got an array of shape \(2, 1\)"),
+    ([[0.2], [0.3, 0.4]], r"pi must be a regular array of numbers, got a ragged"),
+    ([0.2, [0.3]], r"pi must be a regular array of numbers, got a ragged"),
+])
+def test_pi_must_be_one_dimensional(pi, match):
+    n = None if isinstance(pi, np.ndarray) else 3
+    with pytest.raises(ValueError, match=match):
+        statpriv.counting(n, pi)
+
+
+def test_noise_is_immutable():
+    z = statpriv.Laplace(1.0)
+    for name in ("param", "scale", "kind", "variance", "_param", "other"):
+        with pytest.raises(AttributeError, match="immutable"):
+            setattr(z, name, math.nan)
+    with pytest.raises(AttributeError):
+        del z.param
+    assert z.param == 1.0
+    assert statpriv.counting(100, 0.3, noise=z).delta(0.1) > 0.0
+    # every public attribute kept
+    for noise, name, variance in ((statpriv.Laplace(2.0), "scale", 8.0),
+                                  (statpriv.Gaussian(2.0), "sigma", 4.0),
+                                  (statpriv.Geometric(0.5), "alpha", 4.0)):
+        assert getattr(noise, name) == noise.param
+        assert noise.variance == variance
+        assert noise.kind == type(noise).__name__.lower()
+        assert repr(noise) == f"{type(noise).__name__}({noise.param!r})"
+        assert noise == type(noise)(noise.param) and hash(noise) == hash(type(noise)(noise.param))
+        assert pickle.loads(pickle.dumps(noise)) == noise
+        assert noise.dp_curve().delta(0.1) == getattr(statpriv.dp, noise.kind)(noise.param).delta(0.1)
+    assert statpriv.Laplace(1.0) != statpriv.Gaussian(1.0)
+    with pytest.raises(TypeError, match="abstract"):
+        statpriv.noise.Noise(1.0)
+
+
+def test_curve_is_not_casually_mutable():
+    curve = statpriv.counting(100, 0.3)
+    for name in ("description", "exact", "anything"):
+        with pytest.raises(AttributeError, match="immutable"):
+            setattr(curve, name, False)
+    assert curve.exact is True and "counting n=100" in curve.description
+    assert statpriv.counting(100, 0.3, approx="normal").exact is False
+
+
+def test_amplify_broadcasts():
+    eps, delta = statpriv.amplify([1.0, 2.0], [[1e-6], [1e-7], [1e-8]], 0.1)
+    assert eps.shape == delta.shape == (3, 2)
+    assert eps[2, 1] == math.log1p(0.1 * math.expm1(2.0))
+    assert delta[2, 1] == 0.1 * 1e-8
+    assert isinstance(statpriv.amplify(1.0, 1e-6, np.array(0.1))[0], float)
+    with pytest.raises(ValueError, match=r"eps, delta, rate must broadcast to a common shape, "
+                                         r"got eps \(2,\), delta \(3,\), rate \(\)"):
+        statpriv.amplify([1, 2], [1e-6, 1e-7, 1e-8], 0.1)
+    # rate 0 releases nothing, also for eps = inf (was nan)
+    assert statpriv.amplify(math.inf, 0.5, 0.0) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: statpriv.Laplace(-1.0), r"scale must be in \(0.0, inf\), got -1.0"),
+    (lambda: statpriv.Gaussian(0.0), r"sigma must be in \(0.0, inf\), got 0.0"),
+    (lambda: statpriv.amplify(-1.0, 0.0, 0.5), r"eps must lie in \[0.0, inf\], got -1.0"),
+    (lambda: statpriv.interval_epsilon(0.2, 0.8, -5), r"count must be in \[0.0, inf\)"),
+    (lambda: statpriv.Laplace(10 ** 400), r"scale must be finite, got a number too large"),
+])
+def test_range_text_is_exact(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_huge_integer_eps_is_infinite():
+    curve = statpriv.counting(20, 0.25)
+    assert curve.delta(10 ** 400) == curve.delta(INF)
+    assert curve.delta(-(10 ** 400)) == 1.0
+
+
+# -- the mpmath reference refuses what it cannot do in about a minute ---------
+@pytest.mark.parametrize("make", [
+    lambda: statpriv.counting(10 ** 9, 0.3),
+    lambda: statpriv.counting(10 ** 9, 0.3, sample_size=10 ** 6),
+    lambda: statpriv.counting(10 ** 6, 0.3, sample_rate=0.01, sampling="poisson"),
+    lambda: statpriv.counting(None, np.full(10 ** 4, 0.3)),
+    lambda: statpriv.counting(10 ** 5, 0.3, noise=statpriv.Laplace(1.0)),
+    lambda: statpriv.counting(10 ** 5, 0.3, noise=statpriv.Geometric(0.5)),
+    lambda: statpriv.secret_sample(10 ** 6, 10 ** 5, 10),
+])
+def test_mp_refuses_up_front(make):
+    curve = make()
+    with pytest.raises(ValueError, match=r"precision='mp'.*would need about .* terms.*"
+                                         r"Pass max_terms=.* or choose a smaller n"):
+        curve.delta(0.1, precision="mp")
+
+
+def test_mp_max_terms():
+    curve = statpriv.counting(100, 0.3)
+    with pytest.raises(ValueError, match=r"more than max_terms=10\b"):
+        curve.delta_plus(0.1, precision="mp", max_terms=10)
+    value = curve.delta_plus(0.1, precision="mp", max_terms=10 ** 6)
+    assert abs(float(value) / curve.delta_plus(0.1) - 1) < 1e-12
+    with pytest.raises(ValueError, match=r"max_terms applies to precision='mp' only"):
+        curve.delta(0.1, max_terms=10 ** 6)
+    with pytest.raises(ValueError, match=r"max_terms must be in \(0.0, inf\]"):
+        curve.delta(0.1, precision="mp", max_terms=0)
+    with pytest.raises(TypeError, match=r"max_terms must be a real number"):
+        curve.delta(0.1, precision="mp", max_terms="1e9")
+    # direct calls of the oracle: argument, term_budget, default
+    with pytest.raises(ValueError, match=r"max_terms"):
+        reference.counting_delta(10 ** 9, 0.3, 0.1)
+    with pytest.raises(ValueError, match=r"max_terms"):
+        reference.counting_delta(100, 0.3, 0.1, max_terms=10)
+    with reference.term_budget(10):
+        with pytest.raises(ValueError, match=r"max_terms=10\b"):
+            reference.noisy_counting_delta(5, 0.3, 0.1, ("laplace", 1.0))
+    assert reference.estimate_terms(10 ** 9, 0.3) > 1e20
+    # the sizes the landed oracle tests use stay under the default budget
+    for args, kw in [((1000, 0.5), {}), ((None, [0.3] * 800), {}),
+                     ((400, 0.5), dict(noise=("laplace", 0.1))),
+                     ((300, 0.99), dict(noise=("gaussian", 0.05), direction="plus")),
+                     ((400, 0.5), dict(noise=("geometric", 0.9)))]:
+        assert reference.estimate_terms(*args, **kw) < reference.DEFAULT_MAX_TERMS, args
