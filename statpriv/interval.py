@@ -297,7 +297,7 @@ def interval_noise(width, confidence, count, noise_kind="laplace"):
                        low_open=True, high_open=True)
     c = _count(count)
     if np.ndim(c) != 0:
-        raise ValueError("count must be a single real number for interval_noise")
+        raise _validate.ParameterTypeError("count must be a single real number for interval_noise")
     if noise_kind == "laplace":
         return Laplace(w * c / -math.log1p(-p))
     if noise_kind == "geometric":

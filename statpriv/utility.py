@@ -146,7 +146,8 @@ def equal_utility_noise(n, pi, sample_size, kind="laplace"):
     _validate.choice("kind", kind, _EQUAL_UTILITY_KINDS)
     n, m, pi = _equal_utility_args(n, pi, sample_size)
     if _validate.ndim("pi", pi) != 0:
-        raise ValueError("pi must be a single real number for equal_utility_noise")
+        raise _validate.ParameterTypeError("pi must be a single real number for "
+                                           "equal_utility_noise")
     pi = _pi(pi, interior=True)
     loss = _sampling_loss(n, m, pi)
     if kind == "laplace":
