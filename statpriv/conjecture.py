@@ -204,7 +204,8 @@ def conjecture_check(n_values=DEFAULT_N, pi_values=DEFAULT_PI, rates=DEFAULT_RAT
             pi = float(pi)
             for m in sample_sizes(n, rates):
                 rate = m / n
-                eps_prime = np.log1p(rate * np.expm1(eps))
+                with np.errstate(over="ignore"):          # eps' = inf for huge eps
+                    eps_prime = np.log1p(rate * np.expm1(eps))
                 for direction in directions:
                     key = (m, pi, direction)
                     if key not in pure_cache:
