@@ -147,6 +147,18 @@ def _reject_nested_bools(name, values):
                 stack.append(item)
 
 
+def _check_float_entry(name, value, low, high, low_open, high_open, allow_inf):
+    """real_array's checks and messages for one Python float."""
+    if value != value:
+        raise ValueError(f"{name} must not contain NaN")
+    if not allow_inf and (value == math.inf or value == -math.inf):
+        raise ValueError(f"{name} must be finite")
+    if (value <= low if low_open else value < low) or (value >= high if high_open
+                                                        else value > high):
+        raise ValueError(f"{name} must lie in "
+                         f"{_interval(low, high, low_open, high_open, allow_inf)}, got {value!r}")
+
+
 def real_array(name, values, *, low=-math.inf, high=math.inf, low_open=False,
                high_open=False, allow_inf=False, dims=None):
     """A float64 array with every entry in [low, high] (ends open on request).
@@ -154,6 +166,9 @@ def real_array(name, values, *, low=-math.inf, high=math.inf, low_open=False,
     ``dims``: None (any shape) or a tuple of the accepted numbers of
     dimensions, e.g. (1,) for one value per record.  Scalars give 0-d arrays.
     """
+    if type(values) is float:                 # the common scalar query: checks in Python
+        _check_float_entry(name, values, low, high, low_open, high_open, allow_inf)
+        return np.array(values)
     if values is None or isinstance(values, (str, bytes)):
         raise ParameterTypeError(f"{name} must be real numbers, got {_describe(values)}")
     if isinstance(values, (list, tuple)):
