@@ -221,11 +221,13 @@ def _mixture_shift(lam, A, B, length):
 # big-integer binomial coefficients) and sums or integrates over all of them,
 # so its cost grows like a power of n: it cannot answer n = 10^9.  Each public
 # function below estimates its cost in "terms" (about one mpmath operation,
-# ~3 microseconds on the development machine) before doing anything and
-# raises ValueError if the estimate exceeds the budget: the ``max_terms``
-# argument, else the one set by ``term_budget`` (PrivacyCurve.delta(...,
-# precision="mp", max_terms=...) sets it), else DEFAULT_MAX_TERMS (about a
-# minute).  The estimate covers building the laws and evaluating ONE eps
+# ~3 microseconds on the development machine, 2 cores shared by several
+# jobs) before doing anything and raises ValueError if the estimate exceeds
+# the budget: the ``max_terms`` argument, else the one set by ``term_budget``
+# (PrivacyCurve.delta(..., precision="mp", max_terms=...) sets it), else
+# DEFAULT_MAX_TERMS = 3e7 (about a minute on an idle core, 1.5 minutes
+# measured on the loaded development machine; the largest landed oracle
+# test, the n = 20000 binomial row, needs 2.7e7).  The estimate covers building the laws and evaluating ONE eps
 # value in the requested direction(s); a list of k eps values costs up to k
 # times the evaluation part.  Models (fitted to timings at n = 10^2..10^4):
 #
@@ -236,7 +238,7 @@ def _mixture_shift(lam, A, B, length):
 # * Laplace / Gaussian noise (quadrature of O(sqrt L) significant pieces at
 #   dps + 15 digits): 4e5 sqrt(L + 1) per direction.
 
-DEFAULT_MAX_TERMS = 2 * 10 ** 7
+DEFAULT_MAX_TERMS = 3 * 10 ** 7
 _SECONDS_PER_TERM = 3e-6
 _BUDGET = contextvars.ContextVar("statpriv_reference_max_terms", default=None)
 

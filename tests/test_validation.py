@@ -251,7 +251,7 @@ def test_mp_max_terms():
             reference.noisy_counting_delta(5, 0.3, 0.1, ("laplace", 1.0))
     assert reference.estimate_terms(10 ** 9, 0.3) > 1e20
     # the sizes the landed oracle tests use stay under the default budget
-    for args, kw in [((1000, 0.5), {}), ((None, [0.3] * 800), {}),
+    for args, kw in [((1000, 0.5), {}), ((None, [0.3] * 800), {}), ((20000, 0.5), {}),
                      ((400, 0.5), dict(noise=("laplace", 0.1))),
                      ((300, 0.99), dict(noise=("gaussian", 0.05), direction="plus")),
                      ((400, 0.5), dict(noise=("geometric", 0.9)))]:
@@ -421,3 +421,16 @@ def test_bad_input_sweep(fn, good, param, valid, data):
         return
     assert cls in valid, f"{param}={value!r} ({cls}) accepted, returned {result!r}"
     assert _no_nan(result), f"{param}={value!r} ({cls}) gave NaN: {result!r}"
+
+
+def test_zero_d_arrays_act_as_scalars():
+    a = np.array
+    assert statpriv.counting(a(20), a(0.3)).delta(a(0.1)) == statpriv.counting(20, 0.3).delta(0.1)
+    assert isinstance(statpriv.counting(20, 0.3).delta(a(0.1)), float)
+    assert statpriv.Laplace(a(2.0)) == statpriv.Laplace(2.0)
+    assert statpriv.dp.geometric(a(0.5)).delta(0.1) == statpriv.dp.geometric(0.5).delta(0.1)
+    assert statpriv.secret_sample(a(7), a(3), a(2)).delta(0.1) == \
+        statpriv.secret_sample(7, 3, 2).delta(0.1)
+    assert statpriv.interval_epsilon(a(0.2), a(0.8), a(100)) == \
+        statpriv.interval_epsilon(0.2, 0.8, 100)
+    assert statpriv.utility_loss(a(10), a(0.5)) == statpriv.utility_loss(10, 0.5)
