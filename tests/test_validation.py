@@ -402,7 +402,7 @@ def _no_nan(result):
 
 
 @pytest.mark.parametrize("fn,good,param,valid", SWEEP)
-@settings(max_examples=40, deadline=None, derandomize=True, phases=_PHASES,
+@settings(max_examples=30, deadline=None, derandomize=True, phases=_PHASES,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors])
 @given(data=st.data())
 def test_bad_input_sweep(fn, good, param, valid, data):
