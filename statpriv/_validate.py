@@ -1,28 +1,102 @@
-"""Argument checks shared by every public constructor.
+"""Argument checks shared by every public function.
 
-Each raises ValueError naming the parameter and its allowed range, so bad
-input never turns into a silent NaN, a crash or an endless loop below.
+Each check raises an error naming the parameter and its allowed range, so bad
+input never turns into a silent NaN, a crash or an endless loop below:
+
+- a value of the wrong *type* (bool, str, bytes, None, complex, an object that
+  is not a number, a list where one number is expected) raises
+  ``ParameterTypeError``;
+- a value of the right type outside the allowed set (NaN, +-inf where they are
+  not allowed, out of range, a 2-D or ragged array where a 1-D one is needed,
+  arrays that do not broadcast) raises ``ValueError``.
+
+``ParameterTypeError`` subclasses both ``TypeError`` (what it is) and
+``ValueError`` (what statpriv raised for every bad argument before, so that
+``except ValueError`` in callers keeps working).  Bools are rejected wherever a
+number is expected: ``True`` is not a probability, a privacy parameter or a
+count.  Range texts are exact: ``(0.0, inf)`` means that inf is rejected,
+``[0.0, inf]`` that it is allowed.
 """
 import math
 import numbers
+import reprlib
 
 import numpy as np
+
+__all__ = ["ParameterTypeError", "real", "probability", "count", "real_array", "reals",
+           "ndim", "broadcast", "choice"]
+
+_short = reprlib.Repr()
+_short.maxstring = 40
+_short.maxother = 40
+_short.maxlist = _short.maxtuple = 6
+
+
+class ParameterTypeError(TypeError, ValueError):
+    """A parameter of the wrong type (bool, str, bytes, None, complex, ...).
+
+    Both a TypeError and a ValueError: statpriv raised ValueError for every
+    bad argument before wrong types got their own class, and code catching
+    ValueError keeps working.
+    """
+
+
+def _describe(value):
+    return f"{type(value).__name__} {_short.repr(value)}"
+
+
+def _interval(low, high, low_open, high_open, allow_inf):
+    """'[0.0, 1.0]', '(0.0, inf)', ...: exact, an infinite end is closed only
+    when that infinity is accepted."""
+    lo_open = low_open or (low == -math.inf and not allow_inf)
+    hi_open = high_open or (high == math.inf and not allow_inf)
+    return f"{'(' if lo_open else '['}{low}, {high}{')' if hi_open else ']'}"
+
+
+def _scalar(name, value, what="a real number"):
+    """Unwrap a 0-d array; reject what is not a (non-bool) real number."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise ParameterTypeError(f"{name} must be {what}, got an array of shape "
+                                     f"{value.shape}")
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)):
+        raise ParameterTypeError(f"{name} must be {what}, not a bool ({value!r})")
+    if isinstance(value, (str, bytes, np.str_, np.bytes_)):
+        raise ParameterTypeError(f"{name} must be {what}, not a string ({_short.repr(value)}); "
+                                 "convert it with float() or int() first")
+    if not isinstance(value, numbers.Real):
+        raise ParameterTypeError(f"{name} must be {what}, got {_describe(value)}")
+    return value
+
+
+def _to_float(name, value, allow_inf=False):
+    """float(value); an integer beyond float64 is +-inf where inf is allowed,
+    else a ValueError."""
+    try:
+        return float(value)
+    except OverflowError:
+        if allow_inf:
+            return math.inf if value > 0 else -math.inf
+        raise ValueError(f"{name} must be finite, got a number too large for float64") from None
 
 
 def real(name, value, *, low=-math.inf, high=math.inf, low_open=False, high_open=False,
          allow_inf=False):
-    """A real scalar in [low, high] (ends open on request)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
+    """A real scalar in [low, high] (ends open on request) -> float.
+
+    A 0-d numpy array counts as a scalar.  NaN is always rejected, +-inf
+    unless ``allow_inf``.
+    """
+    value = _to_float(name, _scalar(name, value), allow_inf)
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         raise ValueError(f"{name} must be finite, got {value!r}")
     below = value <= low if low_open else value < low
     above = value >= high if high_open else value > high
     if below or above:
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        raise ValueError(f"{name} must be in {lo}{low}, {high}{hi}, got {value!r}")
+        raise ValueError(f"{name} must be in "
+                         f"{_interval(low, high, low_open, high_open, allow_inf)}, "
+                         f"got {value!r}")
     return value
 
 
@@ -33,14 +107,14 @@ def probability(name, value):
 
 def count(name, value, *, low=0, high=None):
     """An integer >= low (and <= high), given as int or integral float."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+    value = _scalar(name, value, "an integer")
     if isinstance(value, numbers.Integral):
         value = int(value)
-    elif isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
-        value = int(value)
     else:
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        as_float = _to_float(name, value)
+        if not (math.isfinite(as_float) and as_float.is_integer()):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+        value = int(as_float)
     if value < low or (high is not None and value > high):
         bound = f"[{low}, {high}]" if high is not None else f">= {low}"
         raise ValueError(f"{name} must be an integer {bound}, got {value}")
@@ -49,22 +123,118 @@ def count(name, value, *, low=0, high=None):
     return value
 
 
-def real_array(name, values, *, low=-math.inf, high=math.inf, allow_inf=False):
-    """A float64 array (any shape) with every entry in [low, high]."""
+def ndim(name, value):
+    """np.ndim(value), with an error naming ``name`` for ragged sequences."""
+    if isinstance(value, (str, bytes)):
+        return 0
     try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be real numbers, got {values!r}") from None
+        return np.ndim(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a regular array of numbers, got a ragged "
+                         f"sequence {_short.repr(value)}") from None
+
+
+def _reject_nested_bools(name, values):
+    """numpy turns [0.5, True] into [0.5, 1.0]: look for bools in lists/tuples."""
+    stack = [values]
+    while stack:
+        seq = stack.pop()
+        for item in seq:
+            if isinstance(item, (bool, np.bool_)):
+                raise ParameterTypeError(f"{name} must be real numbers, not bools "
+                                         f"(found {item!r} in {_short.repr(values)})")
+            if isinstance(item, (list, tuple)):
+                stack.append(item)
+
+
+def _check_float_entry(name, value, low, high, low_open, high_open, allow_inf):
+    """real_array's checks and messages for one Python float."""
+    if value != value:
+        raise ValueError(f"{name} must not contain NaN")
+    if not allow_inf and (value == math.inf or value == -math.inf):
+        raise ValueError(f"{name} must be finite")
+    if (value <= low if low_open else value < low) or (value >= high if high_open
+                                                        else value > high):
+        raise ValueError(f"{name} must lie in "
+                         f"{_interval(low, high, low_open, high_open, allow_inf)}, got {value!r}")
+
+
+def real_array(name, values, *, low=-math.inf, high=math.inf, low_open=False,
+               high_open=False, allow_inf=False, dims=None):
+    """A float64 array with every entry in [low, high] (ends open on request).
+
+    ``dims``: None (any shape) or a tuple of the accepted numbers of
+    dimensions, e.g. (1,) for one value per record.  Scalars give 0-d arrays.
+    """
+    if type(values) is float:                 # the common scalar query: checks in Python
+        _check_float_entry(name, values, low, high, low_open, high_open, allow_inf)
+        return np.array(values)
+    if values is None or isinstance(values, (str, bytes)):
+        raise ParameterTypeError(f"{name} must be real numbers, got {_describe(values)}")
+    if isinstance(values, (list, tuple)):
+        _reject_nested_bools(name, values)
+    try:
+        raw = np.asarray(values)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name} must be a regular array of numbers, got a ragged "
+                         f"sequence {_short.repr(values)}") from None
+    kind = raw.dtype.kind
+    if kind == "b":
+        raise ParameterTypeError(f"{name} must be real numbers, not bools")
+    if kind == "O":
+        flat = [_scalar(name, v, "real numbers") for v in raw.ravel()]
+        arr = np.array([_to_float(name, v, allow_inf) for v in flat],
+                       dtype=np.float64).reshape(raw.shape)
+    elif kind in "iuf":
+        arr = raw.astype(np.float64)
+    else:
+        what = {"c": "complex numbers", "U": "strings", "S": "bytes"}.get(kind, str(raw.dtype))
+        raise ParameterTypeError(f"{name} must be real numbers, not {what}")
+    if dims is not None and arr.ndim not in dims:
+        want = " or ".join(f"{d}-D" for d in dims)
+        raise ValueError(f"{name} must be {want}, got an array of shape {arr.shape}")
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN")
     if not allow_inf and np.isinf(arr).any():
         raise ValueError(f"{name} must be finite")
-    if arr.size and (arr.min() < low or arr.max() > high):
-        raise ValueError(f"{name} must lie in [{low}, {high}]")
+    if arr.size:
+        below = arr <= low if low_open else arr < low
+        above = arr >= high if high_open else arr > high
+        bad = below | above
+        if bad.any():
+            first = float(arr.ravel()[np.flatnonzero(bad.ravel())[0]])
+            raise ValueError(f"{name} must lie in "
+                             f"{_interval(low, high, low_open, high_open, allow_inf)}, "
+                             f"got {first!r}")
     return arr
 
 
+def reals(name, value, **bounds):
+    """``real`` for a scalar (-> float), ``real_array`` for an array (-> float64 array)."""
+    if ndim(name, value) == 0:
+        return real(name, value, **bounds)
+    return real_array(name, value, **bounds)
+
+
+def broadcast(**named):
+    """np.broadcast_arrays of the named arrays, or ValueError naming their shapes."""
+    arrays = {k: np.asarray(v) for k, v in named.items()}
+    try:
+        return np.broadcast_arrays(*arrays.values())
+    except ValueError:
+        shapes = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
+        raise ValueError(f"{', '.join(arrays)} must broadcast to a common shape, got "
+                         f"{shapes}") from None
+
+
 def choice(name, value, options):
-    if value not in options:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}, got {value!r}")
-    return value
+    """One of ``options`` (strings and/or None), compared without coercion."""
+    listed = ", ".join(map(repr, options))
+    if isinstance(value, str) or (value is None and None in options):
+        if value in options:
+            return value
+    elif all(o is None or isinstance(o, str) for o in options):
+        raise ParameterTypeError(f"{name} must be one of {listed}, got {_describe(value)}")
+    elif value in options:
+        return value
+    raise ValueError(f"{name} must be one of {listed}, got {_short.repr(value)}")

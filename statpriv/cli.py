@@ -1,7 +1,10 @@
 """Command line: ``statpriv demo | delta | epsilon | figures``.
 
 ``delta`` and ``epsilon`` print one JSON object so that shell pipelines and
-other languages can embed statpriv; errors go to stderr with exit status 2.
+other languages can embed statpriv.  The output is strict JSON (RFC 8259):
+non-finite numbers (inf, -inf, nan) are written as ``null``.  Every error is
+one line on stderr: exit status 2 for bad input (usage, ValueError,
+TypeError), 1 for any other failure (e.g. an unwritable --out directory).
 """
 import argparse
 import json
@@ -12,6 +15,72 @@ from statpriv import counting
 from statpriv.noise import Gaussian, Geometric, Laplace
 
 _NOISES = {"laplace": Laplace, "gaussian": Gaussian, "geometric": Geometric}
+
+_EPILOG = """\
+output: strict JSON (RFC 8259); non-finite numbers (inf, -inf, nan) are written
+as null -- e.g. "eps": null for --eps inf or where no finite eps reaches the
+target, "log_delta": null where delta = 0.  Negative values parse in every
+form: --eps -0.5, --eps -inf, --eps=-inf.  Errors: one line on stderr, exit
+status 2 for bad input, 1 for other failures."""
+
+# Options that take a value: "--eps -inf" is joined to "--eps=-inf" before
+# parsing, since argparse reads a value starting with "-" as an option unless
+# it looks like a plain negative number ("-0.5" yes; "-inf", "-1e-3" no).
+_VALUE_OPTIONS = ("--n", "--pi", "--eps", "--delta", "--sample-size", "--noise", "--out",
+                  "--dpi")
+
+
+class _UsageError(Exception):
+    """A command-line usage error (argparse's), reported in one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+
+
+def _integer(text):
+    """An integer, also written as an integral float ("1e9")."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not (math.isfinite(value) and value.is_integer()):
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+    return int(value)
+
+
+def _looks_numeric(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _join_negative_values(argv):
+    """["--eps", "-inf"] -> ["--eps=-inf"] for the value options (and their
+    unambiguous prefixes), so that every negative number parses."""
+    out = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        matches = [o for o in _VALUE_OPTIONS if o.startswith(token)] \
+            if token.startswith("--") and "=" not in token and len(token) > 2 else []
+        if token in _VALUE_OPTIONS:
+            matches = [token]
+        if (len(matches) == 1 and i + 1 < len(argv) and argv[i + 1].startswith("-")
+                and _looks_numeric(argv[i + 1])):
+            out.append(f"{token}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
 
 
 def _noise(text):
@@ -33,8 +102,20 @@ def _curve(args):
     return counting(args.n, args.pi, sample_size=args.sample_size, noise=_noise(args.noise))
 
 
-def _finite_or_none(x):
-    return x if math.isfinite(x) else None
+def _strict(value):
+    """Non-finite floats -> None, recursively: json.dumps(allow_nan=False) then
+    never fails and never writes the non-standard Infinity / NaN."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    return value
+
+
+def _dumps(value):
+    return json.dumps(_strict(value), allow_nan=False)
 
 
 def _cmd_delta(args):
@@ -45,9 +126,9 @@ def _cmd_delta(args):
         "eps": eps,
         "delta_plus": curve.delta_plus(eps), "delta_minus": curve.delta_minus(eps),
         "delta": curve.delta(eps),
-        "log_delta": _finite_or_none(curve.log_delta(eps)),
-        "log_delta_plus": _finite_or_none(curve.log_delta_plus(eps)),
-        "log_delta_minus": _finite_or_none(curve.log_delta_minus(eps)),
+        "log_delta": curve.log_delta(eps),
+        "log_delta_plus": curve.log_delta_plus(eps),
+        "log_delta_minus": curve.log_delta_minus(eps),
     }
 
 
@@ -55,15 +136,21 @@ def _cmd_epsilon(args):
     curve = _curve(args)
     eps = curve.epsilon(args.delta)
     out = {"n": args.n, "pi": args.pi, "sample_size": args.sample_size, "noise": args.noise,
-           "delta_target": args.delta, "eps": _finite_or_none(eps)}
+           "delta_target": args.delta, "eps": eps}
     if math.isfinite(eps):
         out.update(delta_plus=curve.delta_plus(eps), delta_minus=curve.delta_minus(eps),
-                   delta=curve.delta(eps), log_delta=_finite_or_none(curve.log_delta(eps)))
+                   delta=curve.delta(eps), log_delta=curve.log_delta(eps))
     return out
 
 
+def _cmd_figures(args):
+    from statpriv.figures import make_figures
+    return make_figures(args.out, which=args.which, dpi=args.dpi)
+
+
 def _parser():
-    parser = argparse.ArgumentParser(prog="statpriv", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="statpriv", description=__doc__.splitlines()[0], epilog=_EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="print delta at a few eps for realistic cases")
     fig = sub.add_parser("figures", help="write the seed figures as PNG files "
@@ -71,14 +158,18 @@ def _parser():
     fig.add_argument("--out", required=True, help="directory for the PNG files (created if missing)")
     fig.add_argument("--which", nargs="+", default=None, metavar="NAME",
                      help="only these figures: fig1 .. fig8, seed004_fig6 (default: all)")
-    fig.add_argument("--dpi", type=int, default=120)
-    for name, target, helptext in (("delta", "eps", "delta(eps) of a noiseless count"),
-                                   ("epsilon", "delta", "smallest eps with delta(eps) <= delta")):
-        p = sub.add_parser(name, help=helptext)
-        p.add_argument("--n", type=int, required=True, help="number of records (>= 1)")
+    fig.add_argument("--dpi", type=_integer, default=120)
+    for name, target, helptext in (
+            ("delta", "eps", "delta(eps) of a count, noiseless or with --noise"),
+            ("epsilon", "delta", "smallest eps with delta(eps) <= delta")):
+        p = sub.add_parser(name, help=helptext, description=helptext, epilog=_EPILOG,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.add_argument("--n", type=_integer, required=True, help="number of records (>= 1)")
         p.add_argument("--pi", type=float, required=True, help="P[record has the property]")
-        p.add_argument("--" + target, type=float, required=True)
-        p.add_argument("--sample-size", type=int, default=None, dest="sample_size",
+        p.add_argument("--" + target, type=float, required=True,
+                       help="any real number, inf and -inf included" if target == "eps"
+                       else "target delta in [0, 1]")
+        p.add_argument("--sample-size", type=_integer, default=None, dest="sample_size",
                        help="count over a sample of this many records (without replacement)")
         p.add_argument("--noise", default=None, metavar="KIND:PARAM",
                        help="noise added to the count, in count units: laplace:SCALE, "
@@ -86,28 +177,38 @@ def _parser():
     return parser
 
 
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+def _fail(message, status):
+    print(_one_line(message), file=sys.stderr)
+    return status
+
+
 def main(argv=None):
-    args = _parser().parse_args(argv)
-    if args.command == "demo":
-        from statpriv.demo import run
-        run()
-        return 0
-    if args.command == "figures":
-        from statpriv.figures import make_figures
-        try:
-            paths = make_figures(args.out, which=args.which, dpi=args.dpi)
-        except (ImportError, ValueError) as exc:
-            print(f"statpriv figures: {exc}", file=sys.stderr)
-            return 2
-        print(json.dumps(paths))
-        return 0
-    handler = _cmd_delta if args.command == "delta" else _cmd_epsilon
+    """Run the command line; returns the exit status (0 on success)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        result = handler(args)
-    except ValueError as exc:
-        print(f"statpriv {args.command}: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(result))
+        args = _parser().parse_args(_join_negative_values(argv))
+    except _UsageError as exc:
+        return _fail(exc, 2)
+    where = f"statpriv {args.command}"
+    try:
+        if args.command == "demo":
+            from statpriv.demo import run
+            run()
+            return 0
+        handler = {"delta": _cmd_delta, "epsilon": _cmd_epsilon,
+                   "figures": _cmd_figures}[args.command]
+        text = _dumps(handler(args))
+    except (ValueError, TypeError) as exc:
+        return _fail(f"{where}: {exc}", 2)
+    except KeyboardInterrupt:
+        return _fail(f"{where}: interrupted", 130)
+    except Exception as exc:          # OSError, ImportError, MemoryError, ...: one line
+        return _fail(f"{where}: {type(exc).__name__}: {exc}", 1)
+    print(text)
     return 0
 
 

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from statpriv import _validate
 from statpriv.counting import counting
 
 __all__ = ["Counterexample", "conjecture_check", "exceeds", "sample_sizes",
@@ -128,6 +129,37 @@ def _safe_exp(x):
     return float(np.exp(x)) if x > -745.0 else 0.0
 
 
+def _check_arguments(n_values, pi_values, rates, eps_values, rtol, directions, refined):
+    """Grids as 1-D sequences (a scalar is a grid of one); wrong types raise
+    ParameterTypeError (a TypeError and a ValueError), bad values ValueError."""
+    if not isinstance(refined, (bool, np.bool_)):
+        raise _validate.ParameterTypeError(f"refined must be True or False, got {refined!r}")
+    if isinstance(directions, str) or not isinstance(directions, (list, tuple)):
+        raise _validate.ParameterTypeError(
+            f"directions must be a list or tuple of {_DIRECTIONS}, got {directions!r}")
+    directions = tuple(directions)
+    for d in directions:
+        _validate.choice("directions", d, _DIRECTIONS)
+        if refined and d == "max":
+            raise ValueError("refined=True applies to directions 'plus' and 'minus' only")
+    if isinstance(n_values, (str, bytes)) or n_values is None:
+        raise _validate.ParameterTypeError(f"n_values must be integers, got {n_values!r}")
+    dims = _validate.ndim("n_values", n_values)
+    if dims > 1:
+        raise ValueError(f"n_values must be 1-D, got {dims}-D")
+    n_values = [_validate.count("n_values", n, low=1)
+                for n in np.asarray(n_values, dtype=object).ravel()]
+    pi_values = _validate.real_array("pi_values", pi_values, low=0.0, high=1.0,
+                                     dims=(0, 1)).ravel()
+    rates = _validate.real_array("rates", rates, low=0.0, high=1.0, dims=(0, 1)).ravel()
+    eps = _validate.real_array("eps_values", eps_values, low=0.0, dims=(0, 1)).ravel()
+    if eps.size == 0:
+        raise ValueError("eps_values must hold at least one eps >= 0 (the conjecture is "
+                         "for eps >= 0)")
+    rtol = _validate.real("rtol", rtol, low=0.0)
+    return n_values, pi_values, rates, eps, rtol, directions
+
+
 def conjecture_check(n_values=DEFAULT_N, pi_values=DEFAULT_PI, rates=DEFAULT_RATES,
                      eps_values=DEFAULT_EPS, *, rtol=1e-9, directions=("max",),
                      refined=False):
@@ -159,17 +191,8 @@ def conjecture_check(n_values=DEFAULT_N, pi_values=DEFAULT_PI, rates=DEFAULT_RAT
     -------
     list of Counterexample, sorted by decreasing ratio; empty if none.
     """
-    directions = tuple(directions)
-    for d in directions:
-        if d not in _DIRECTIONS:
-            raise ValueError(f"directions must be among {_DIRECTIONS}, got {d!r}")
-        if refined and d == "max":
-            raise ValueError("refined=True applies to directions 'plus' and 'minus' only")
-    eps = np.asarray(eps_values, dtype=float).ravel()
-    if eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps < 0):
-        raise ValueError("eps_values must be finite and >= 0 (the conjecture is for eps >= 0)")
-    if rtol < 0:
-        raise ValueError(f"rtol must be >= 0, got {rtol}")
+    n_values, pi_values, rates, eps, rtol, directions = _check_arguments(
+        n_values, pi_values, rates, eps_values, rtol, directions, refined)
 
     found = []
     pure_cache = {}
@@ -181,7 +204,8 @@ def conjecture_check(n_values=DEFAULT_N, pi_values=DEFAULT_PI, rates=DEFAULT_RAT
             pi = float(pi)
             for m in sample_sizes(n, rates):
                 rate = m / n
-                eps_prime = np.log1p(rate * np.expm1(eps))
+                with np.errstate(over="ignore"):          # eps' = inf for huge eps
+                    eps_prime = np.log1p(rate * np.expm1(eps))
                 for direction in directions:
                     key = (m, pi, direction)
                     if key not in pure_cache:

@@ -186,9 +186,9 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     0.020655553064
     """
     _validate.choice("sampling", sampling, ("without_replacement", "poisson"))
-    per_record = np.ndim(pi) > 0
+    per_record = _validate.ndim("pi", pi) > 0          # ragged: an error naming pi
     if per_record:
-        probs = _validate.real_array("pi", pi, low=0.0, high=1.0).ravel()
+        probs = _validate.real_array("pi", pi, low=0.0, high=1.0, dims=(1,))
         if n is None:
             n = probs.size + 1
         n = _validate.count("n", n, low=1)

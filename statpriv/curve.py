@@ -37,26 +37,51 @@ class PrivacyCurve:
         What the curve is, for repr.
     exact : bool
         False for labelled approximations (``approx="normal"``).
+
+    Curves are immutable: ``description`` and ``exact`` are read-only and no
+    public attribute can be added.
     """
 
     def __init__(self, core, reference=None, description="privacy curve", exact=True):
         self._core = core
         self._reference = reference
-        self.description = description
-        self.exact = exact
+        self._description = str(description)
+        self._exact = bool(exact)
+
+    def __setattr__(self, name, value):
+        if not name.startswith("_"):
+            raise AttributeError(f"PrivacyCurve objects are immutable: cannot set {name!r}")
+        object.__setattr__(self, name, value)
+
+    @property
+    def description(self):
+        """What the curve is (read-only)."""
+        return self._description
+
+    @property
+    def exact(self):
+        """False for labelled approximations (``approx="normal"``); read-only."""
+        return self._exact
 
     def __repr__(self):
         return f"<PrivacyCurve {self.description}>"
 
     # -- evaluation -------------------------------------------------------
-    def _log_delta(self, eps, direction, precision):
+    def _log_delta(self, eps, direction, precision, max_terms=None):
         _validate.choice("precision", precision, ("float", "mp"))
-        scalar = np.ndim(eps) == 0
         arr = _validate.real_array("eps", eps, allow_inf=True)
+        scalar = arr.ndim == 0
+        if max_terms is not None:
+            if precision != "mp":
+                raise ValueError("max_terms applies to precision='mp' only")
+            max_terms = _validate.real("max_terms", max_terms, low=0.0, low_open=True,
+                                       allow_inf=True)
         if precision == "mp":
             if self._reference is None:
                 raise ValueError("this curve has no mpmath reference")
-            values = self._reference([float(e) for e in arr.ravel()], direction)
+            from statpriv import reference          # the oracle's size guard (max_terms)
+            with reference.term_budget(max_terms):
+                values = self._reference([float(e) for e in arr.ravel()], direction)
             logs = [mpmath.log(v) if v > 0 else mpmath.mpf("-inf") for v in values]
             out = np.array(logs, dtype=object).reshape(arr.shape)
             return out[()] if scalar else out
@@ -64,40 +89,47 @@ class PrivacyCurve:
         out = self._core.log_delta(flat, _DIRECTIONS[direction]).reshape(arr.shape)
         return float(out[()]) if scalar else out
 
-    def log_delta(self, eps, precision="float"):
+    def log_delta(self, eps, precision="float", *, max_terms=None):
         """ln delta(eps): finite even where delta underflows float64 (1e-308)."""
-        return self._log_delta(eps, "max", precision)
+        return self._log_delta(eps, "max", precision, max_terms)
 
-    def log_delta_plus(self, eps, precision="float"):
+    def log_delta_plus(self, eps, precision="float", *, max_terms=None):
         """ln delta_plus(eps) = ln H_eps(P || Q)."""
-        return self._log_delta(eps, "plus", precision)
+        return self._log_delta(eps, "plus", precision, max_terms)
 
-    def log_delta_minus(self, eps, precision="float"):
+    def log_delta_minus(self, eps, precision="float", *, max_terms=None):
         """ln delta_minus(eps) = ln H_eps(Q || P)."""
-        return self._log_delta(eps, "minus", precision)
+        return self._log_delta(eps, "minus", precision, max_terms)
 
-    def _delta(self, eps, direction, precision):
-        logs = self._log_delta(eps, direction, precision)
+    def _delta(self, eps, direction, precision, max_terms=None):
+        logs = self._log_delta(eps, direction, precision, max_terms)
         if precision == "mp":
             exp = np.frompyfunc(mpmath.exp, 1, 1)
             return mpmath.exp(logs) if np.ndim(logs) == 0 else exp(logs)
         return math.exp(logs) if np.ndim(logs) == 0 else np.exp(logs)
 
-    def delta(self, eps, precision="float"):
+    def delta(self, eps, precision="float", *, max_terms=None):
         """delta(eps) = max(delta_plus, delta_minus); float or array like eps.
 
+        ``eps``: a real number or an array of them (any shape, +-inf allowed);
+        bools and strings raise ParameterTypeError (a TypeError and a
+        ValueError), NaN raises ValueError.
+
         ``precision="mp"`` returns mpmath.mpf values from the brute-force
-        reference (50 digits) instead of the C core.
+        reference (50 digits) instead of the C core.  The brute force refuses
+        (ValueError, up front) sizes it estimates to take more than about a
+        minute per eps value; ``max_terms`` raises that budget (see
+        statpriv.reference.estimate_terms).
         """
-        return self._delta(eps, "max", precision)
+        return self._delta(eps, "max", precision, max_terms)
 
-    def delta_plus(self, eps, precision="float"):
+    def delta_plus(self, eps, precision="float", *, max_terms=None):
         """delta_plus(eps) = sum_x (P(x) - e^eps Q(x))_+, P: target positive."""
-        return self._delta(eps, "plus", precision)
+        return self._delta(eps, "plus", precision, max_terms)
 
-    def delta_minus(self, eps, precision="float"):
+    def delta_minus(self, eps, precision="float", *, max_terms=None):
         """delta_minus(eps) = sum_x (Q(x) - e^eps P(x))_+."""
-        return self._delta(eps, "minus", precision)
+        return self._delta(eps, "minus", precision, max_terms)
 
     # -- inverse ----------------------------------------------------------
     def epsilon(self, delta, direction="max"):
@@ -111,8 +143,8 @@ class PrivacyCurve:
         float with delta = 0 exactly, inf where delta > 0 at every finite eps.
         """
         _validate.choice("direction", direction, tuple(_DIRECTIONS))
-        scalar = np.ndim(delta) == 0
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
+        scalar = arr.ndim == 0
         with np.errstate(divide="ignore"):
             log_target = np.ascontiguousarray(np.log(arr).ravel())
         out = self._core.epsilon(log_target, _DIRECTIONS[direction]).reshape(arr.shape)

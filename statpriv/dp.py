@@ -94,17 +94,27 @@ def geometric(alpha):
 
 
 def amplify(eps, delta, rate):
-    """Privacy amplification by subsampling (Balle-Barthe-Gaboardi; seed 000 §6).
+    """Privacy amplification by subsampling (Balle, Barthe & Gaboardi 2018,
+    "Privacy amplification by subsampling: tight analyses via couplings and
+    divergences").
 
     An (eps, delta)-DP mechanism run on a rate-lambda subsample is
-    (ln(1 + lambda (e^eps - 1)), lambda delta)-DP.  Vectorized over all three.
+    (ln(1 + lambda (e^eps - 1)), lambda delta)-DP.  Vectorized: the three
+    arguments broadcast together (numpy rules); a ValueError names their
+    shapes when they do not.  All-scalar input gives a pair of floats, else a
+    pair of arrays of the broadcast shape.
+
+    eps in [0, inf], delta in [0, 1], rate in [0, 1]; bools and strings are
+    rejected (ParameterTypeError, a TypeError).
     """
     eps = _validate.real_array("eps", eps, low=0.0, allow_inf=True)
     delta = _validate.real_array("delta", delta, low=0.0, high=1.0)
     rate = _validate.real_array("rate", rate, low=0.0, high=1.0)
-    with np.errstate(over="ignore"):
-        eps_out = np.log1p(rate * np.expm1(eps))
+    eps, delta, rate = _validate.broadcast(eps=eps, delta=delta, rate=rate)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # rate = 0 releases nothing: eps' = 0 also at eps = inf (not 0 * inf)
+        eps_out = np.where(rate == 0.0, 0.0, np.log1p(rate * np.expm1(eps)))
     delta_out = rate * delta
-    if eps_out.ndim == 0 and delta_out.ndim == 0:
+    if eps_out.ndim == 0:
         return float(eps_out), float(delta_out)
     return eps_out, delta_out

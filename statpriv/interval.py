@@ -40,18 +40,10 @@ _LN2 = math.log(2.0)
 
 # -- argument checks ---------------------------------------------------------
 def _reals(name, value, *, low, high=math.inf, low_open=False, high_open=False):
-    """A real scalar (-> float) or array (-> float64 array) in the given range."""
-    if np.ndim(value) == 0:
-        if isinstance(value, np.ndarray):
-            value = value.item()
-        return _validate.real(name, value, low=low, high=high,
-                              low_open=low_open, high_open=high_open)
-    arr = _validate.real_array(name, value, low=low, high=high)
-    if arr.size and ((low_open and (arr == low).any()) or (high_open and (arr == high).any())):
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        raise ValueError(f"{name} must lie in {lo}{low}, {high}{hi}")
-    return arr
+    """A real scalar (-> float) or array (-> float64 array) in the given range;
+    bools, strings, None, complex: ParameterTypeError; ragged: ValueError."""
+    return _validate.reals(name, value, low=low, high=high,
+                           low_open=low_open, high_open=high_open)
 
 
 def _count(count):
@@ -87,11 +79,14 @@ def _kind_delta(noise_kind, delta):
     return None
 
 
-def _apply(fn, *args):
-    """fn on floats; broadcast over arrays (float out for all-scalar input)."""
+def _apply(fn, **named):
+    """fn on floats (positional, in the order given); broadcast over arrays
+    (float out for all-scalar input).  Arrays that do not broadcast raise a
+    ValueError naming the parameters and their shapes."""
+    args = list(named.values())
     if all(np.ndim(a) == 0 for a in args):
         return float(fn(*(float(a) for a in args)))
-    return np.vectorize(fn, otypes=[np.float64])(*args)
+    return np.vectorize(fn, otypes=[np.float64])(*_validate.broadcast(**named))
 
 
 # -- geometric: the strict inequality |k| < t on the integers ------------------
@@ -234,10 +229,11 @@ def interval_epsilon(width, confidence, count, noise_kind="laplace", delta=None)
     All numeric arguments may be arrays (they broadcast).
     """
     delta = _kind_delta(noise_kind, delta)
-    args = (_width(width), _confidence(confidence), _count(count))
+    args = dict(width=_width(width), confidence=_confidence(confidence), count=_count(count))
     if noise_kind == "gaussian":
-        return _apply(lambda w, p, c, d: _epsilon_scalar(noise_kind, w, p, c, d), *args, delta)
-    return _apply(lambda w, p, c: _epsilon_scalar(noise_kind, w, p, c, None), *args)
+        return _apply(lambda w, p, c, d: _epsilon_scalar(noise_kind, w, p, c, d), **args,
+                      delta=delta)
+    return _apply(lambda w, p, c: _epsilon_scalar(noise_kind, w, p, c, None), **args)
 
 
 def interval_confidence(eps, width, count, noise_kind="laplace", delta=None):
@@ -253,10 +249,11 @@ def interval_confidence(eps, width, count, noise_kind="laplace", delta=None):
     eps > 0, width > 0, count > 0, delta in (0, 1) for "gaussian" only.
     """
     delta = _kind_delta(noise_kind, delta)
-    args = (_eps(eps), _width(width), _count(count))
+    args = dict(eps=_eps(eps), width=_width(width), count=_count(count))
     if noise_kind == "gaussian":
-        return _apply(lambda e, w, c, d: _confidence_scalar(noise_kind, e, w, c, d), *args, delta)
-    return _apply(lambda e, w, c: _confidence_scalar(noise_kind, e, w, c, None), *args)
+        return _apply(lambda e, w, c, d: _confidence_scalar(noise_kind, e, w, c, d), **args,
+                      delta=delta)
+    return _apply(lambda e, w, c: _confidence_scalar(noise_kind, e, w, c, None), **args)
 
 
 def interval_width(eps, confidence, count, noise_kind="laplace", delta=None):
@@ -275,10 +272,11 @@ def interval_width(eps, confidence, count, noise_kind="laplace", delta=None):
     eps > 0, confidence in (0, 1), count > 0, delta in (0, 1) for "gaussian" only.
     """
     delta = _kind_delta(noise_kind, delta)
-    args = (_eps(eps), _confidence(confidence), _count(count))
+    args = dict(eps=_eps(eps), confidence=_confidence(confidence), count=_count(count))
     if noise_kind == "gaussian":
-        return _apply(lambda e, p, c, d: _width_scalar(noise_kind, e, p, c, d), *args, delta)
-    return _apply(lambda e, p, c: _width_scalar(noise_kind, e, p, c, None), *args)
+        return _apply(lambda e, p, c, d: _width_scalar(noise_kind, e, p, c, d), **args,
+                      delta=delta)
+    return _apply(lambda e, p, c: _width_scalar(noise_kind, e, p, c, None), **args)
 
 
 def interval_noise(width, confidence, count, noise_kind="laplace"):
@@ -299,7 +297,7 @@ def interval_noise(width, confidence, count, noise_kind="laplace"):
                        low_open=True, high_open=True)
     c = _count(count)
     if np.ndim(c) != 0:
-        raise ValueError("count must be a single real number for interval_noise")
+        raise _validate.ParameterTypeError("count must be a single real number for interval_noise")
     if noise_kind == "laplace":
         return Laplace(w * c / -math.log1p(-p))
     if noise_kind == "geometric":

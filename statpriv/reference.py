@@ -27,6 +27,8 @@ Conventions
 Pure Python + mpmath only; imports nothing else from statpriv.
 """
 
+import contextlib
+import contextvars
 import math
 from fractions import Fraction
 
@@ -42,6 +44,9 @@ __all__ = [
     "dp_laplace_delta",
     "dp_gaussian_delta",
     "dp_geometric_delta",
+    "estimate_terms",
+    "term_budget",
+    "DEFAULT_MAX_TERMS",
 ]
 
 _DIRECTIONS = ("plus", "minus", "max")
@@ -209,6 +214,123 @@ def _mixture_shift(lam, A, B, length):
 
 
 # --------------------------------------------------------------------------
+# size guard: refuse up front what would run for more than about a minute
+# --------------------------------------------------------------------------
+#
+# The brute force builds the full pmfs (every outcome 0..L, with exact
+# big-integer binomial coefficients) and sums or integrates over all of them,
+# so its cost grows like a power of n: it cannot answer n = 10^9.  Each public
+# function below estimates its cost in "terms" (about one mpmath operation,
+# ~3 microseconds on the development machine, 2 cores shared by several
+# jobs) before doing anything and raises ValueError if the estimate exceeds
+# the budget: the ``max_terms`` argument, else the one set by ``term_budget``
+# (PrivacyCurve.delta(..., precision="mp", max_terms=...) sets it), else
+# DEFAULT_MAX_TERMS = 3e7 (about a minute on an idle core, 1.5 minutes
+# measured on the loaded development machine; the largest landed oracle
+# test, the n = 20000 binomial row, needs 2.7e7).  The estimate covers building the laws and evaluating ONE eps
+# value in the requested direction(s); a list of k eps values costs up to k
+# times the evaluation part.  Models (fitted to timings at n = 10^2..10^4):
+#
+# * a binomial or hypergeometric row over N others: N + N^3 / 3e5 (each
+#   C(N, k) is an N-bit integer); a Poisson-binomial convolution: n^2;
+# * noiseless hockey-stick sum: 2 L per direction (L + 1 outcomes);
+# * geometric noise: 2 L min(L + 1, 1 + 250 / |ln alpha|) per direction;
+# * Laplace / Gaussian noise (quadrature of O(sqrt L) significant pieces at
+#   dps + 15 digits): 4e5 sqrt(L + 1) per direction.
+
+DEFAULT_MAX_TERMS = 3 * 10 ** 7
+_SECONDS_PER_TERM = 3e-6
+_BUDGET = contextvars.ContextVar("statpriv_reference_max_terms", default=None)
+
+
+@contextlib.contextmanager
+def term_budget(max_terms):
+    """Within the block, reference functions called without ``max_terms`` use
+    this budget (None: DEFAULT_MAX_TERMS).  Thread- and context-local."""
+    token = _BUDGET.set(max_terms)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def _row_terms(N):
+    """A binomial (or hypergeometric) row over N others with exact C(N, k)."""
+    N = max(float(N), 0.0)
+    return N + N ** 3 / 3e5
+
+
+def _eval_terms(L, noise, direction):
+    """One eps value, noiseless or with noise = (kind, param)."""
+    dirs = 2 if direction == "max" else 1
+    L = float(L)
+    if noise is None:
+        return 2.0 * L * dirs
+    kind, par = noise
+    if kind == "geometric":
+        try:
+            lna = abs(math.log(float(par)))
+        except (ValueError, TypeError, OverflowError):
+            lna = math.inf
+        window = min(L + 1.0, 1.0 + 250.0 / lna) if lna > 0 else L + 1.0
+        return 2.0 * L * window * dirs
+    return 4e5 * math.sqrt(L + 1.0) * dirs
+
+
+def _counting_size(n, pi, sample_size, sample_rate, sampling):
+    """(L, pmf terms) of counting_pmfs, from the raw arguments; None when they
+    are invalid (counting_pmfs then raises the precise error)."""
+    try:
+        if _is_sequence(pi):
+            k = len(pi)
+            n = k + 1 if n is None else _check_int(n, "n", lo=1)
+            return n, float(n) ** 2
+        n = _check_int(n, "n", lo=1)
+        if sampling == "poisson" or (sample_size is None and sample_rate is None):
+            return n, _row_terms(n - 1)
+        if sample_size is not None:
+            m = _check_int(sample_size, "sample_size", lo=0, hi=n)
+        else:
+            m = round(float(sample_rate) * n)
+        return m, 2.0 * _row_terms(m)
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def estimate_terms(n, pi, *, sample_size=None, sample_rate=None,
+                   sampling="without_replacement", noise=None, direction="max"):
+    """Estimated cost (in terms, ~1 mpmath operation each) of
+    ``noisy_counting_delta`` (``noise`` a (kind, param) pair) or
+    ``counting_delta`` (noise None) at one eps value; see the size-guard
+    notes above for the models."""
+    size = _counting_size(n, pi, sample_size, sample_rate, sampling)
+    if size is None:
+        raise ValueError("invalid arguments: see counting_pmfs")
+    L, build = size
+    return build + _eval_terms(L, noise, direction)
+
+
+def _round_up(x):
+    """x rounded up to two significant digits."""
+    if not x > 0 or not math.isfinite(x):
+        return x
+    e = 10.0 ** (math.floor(math.log10(x)) - 1)
+    return math.ceil(x / e) * e
+
+
+def _guard(terms, max_terms, what):
+    budget = max_terms if max_terms is not None else _BUDGET.get()
+    if budget is None:
+        budget = DEFAULT_MAX_TERMS
+    if terms > budget:
+        raise ValueError(
+            f"precision='mp' (the mpmath brute force) would need about {terms:.2g} terms, "
+            f"~{terms * _SECONDS_PER_TERM:.2g} s per eps value, for {what}: more than "
+            f"max_terms={budget:.3g}.  Pass max_terms={_round_up(terms):g} (or larger) to run "
+            "it anyway, or choose a smaller n / sample_size.")
+
+
+# --------------------------------------------------------------------------
 # 1. hockey stick
 # --------------------------------------------------------------------------
 
@@ -252,7 +374,7 @@ def _others_probs(n, pi):
 
 
 def counting_pmfs(n, pi, *, sample_size=None, sample_rate=None,
-                  sampling="without_replacement", dps=50):
+                  sampling="without_replacement", dps=50, max_terms=None):
     """(P, Q): pmfs of the released count with target = 1 / target = 0.
 
     * no sampling: S = count of the n-1 others (Bin(n-1, pi) or
@@ -264,9 +386,15 @@ def counting_pmfs(n, pi, *, sample_size=None, sample_rate=None,
       Q(j) = lam B_{m-1}(j)   + (1-lam) B_m(j),  j = 0..m.
     * ``sampling="poisson"``, ``sample_rate=lam``: Z = sum of the n-1 others'
       Bernoulli(lam*pi_j); Q = Z, P = lam (Z+1) + (1-lam) Z, on 0..n.
+
+    Refuses (ValueError) sizes whose estimated cost exceeds ``max_terms``
+    (default: term_budget, else DEFAULT_MAX_TERMS).
     """
     if sampling not in _SAMPLINGS:
         raise ValueError(f"sampling must be one of {_SAMPLINGS}, got {sampling!r}")
+    size = _counting_size(n, pi, sample_size, sample_rate, sampling)
+    if size is not None:
+        _guard(size[1], max_terms, f"the counting pmfs over {size[0] + 1} outcomes")
     with mp.workdps(dps):
         n, p, ps = _others_probs(n, pi)
 
@@ -306,12 +434,20 @@ def counting_pmfs(n, pi, *, sample_size=None, sample_rate=None,
 
 
 def counting_delta(n, pi, eps, *, sample_size=None, sample_rate=None,
-                   sampling="without_replacement", direction="max", dps=50):
-    """Privacy curve of a counting query: hockey stick of counting_pmfs."""
+                   sampling="without_replacement", direction="max", dps=50, max_terms=None):
+    """Privacy curve of a counting query: hockey stick of counting_pmfs.
+
+    Refuses (ValueError) sizes whose estimated cost per eps value
+    (estimate_terms) exceeds ``max_terms``."""
     _check_direction(direction)
+    size = _counting_size(n, pi, sample_size, sample_rate, sampling)
+    if size is not None:
+        _guard(size[1] + _eval_terms(size[0], None, direction), max_terms,
+               f"a count over {size[0]} records")
     with mp.workdps(dps):
         P, Q = counting_pmfs(n, pi, sample_size=sample_size,
-                             sample_rate=sample_rate, sampling=sampling, dps=dps)
+                             sample_rate=sample_rate, sampling=sampling, dps=dps,
+                             max_terms=math.inf)
         eps_vals, scalar = _eps_list(eps)
         res = _directional(P, Q, eps_vals, direction)
         return res[0] if scalar else res
@@ -321,7 +457,13 @@ def counting_delta(n, pi, eps, *, sample_size=None, sample_rate=None,
 # 4. secrecy of the sample
 # --------------------------------------------------------------------------
 
-def secret_sample_pmfs(n, sample_size, positives, dps=50):
+def _secret_sample_terms(n, m):
+    """Two hypergeometric rows of m + 1 terms, each a product of C(., .) of
+    up to n bits."""
+    return 2.0 * (m + 1) * (1.0 + float(n) ** 2 / 3e5)
+
+
+def secret_sample_pmfs(n, sample_size, positives, dps=50, max_terms=None):
     """(P, Q) for "secrecy of the sample" (MATH.md section 4, seed 001 section 3).
 
     N = n-1 others with K = ``positives`` ones among them, m = sample_size,
@@ -333,6 +475,7 @@ def secret_sample_pmfs(n, sample_size, positives, dps=50):
     m = _check_int(sample_size, "sample_size", lo=0, hi=n)
     N = n - 1
     K = _check_int(positives, "positives", lo=0, hi=N)
+    _guard(_secret_sample_terms(n, m), max_terms, f"the secret-sample pmfs, n={n}, m={m}")
     with mp.workdps(dps):
         lam = mpf(m) / mpf(n)
         A = _hypergeom_pmf(N, K, m - 1) if m >= 1 else None   # weight lam = 0 if m = 0
@@ -340,11 +483,16 @@ def secret_sample_pmfs(n, sample_size, positives, dps=50):
         return _mixture_shift(lam, A, B, m + 1)
 
 
-def secret_sample_delta(n, sample_size, positives, eps, direction="max", dps=50):
-    """Hockey stick of secret_sample_pmfs."""
+def secret_sample_delta(n, sample_size, positives, eps, direction="max", dps=50,
+                        max_terms=None):
+    """Hockey stick of secret_sample_pmfs (refuses sizes over ``max_terms``)."""
     _check_direction(direction)
+    n_ = _check_int(n, "n", lo=1)
+    m_ = _check_int(sample_size, "sample_size", lo=0, hi=n_)
+    _guard(_secret_sample_terms(n_, m_) + _eval_terms(m_, None, direction), max_terms,
+           f"a secret sample of {m_} of n={n_} records")
     with mp.workdps(dps):
-        P, Q = secret_sample_pmfs(n, sample_size, positives, dps=dps)
+        P, Q = secret_sample_pmfs(n, sample_size, positives, dps=dps, max_terms=math.inf)
         eps_vals, scalar = _eps_list(eps)
         res = _directional(P, Q, eps_vals, direction)
         return res[0] if scalar else res
@@ -1145,7 +1293,7 @@ def _continuous_hs(mix, A, eps, ee, dps):
 
 def noisy_counting_delta(n, pi, eps, noise, *, sample_size=None,
                          sample_rate=None, sampling="without_replacement",
-                         direction="max", dps=30):
+                         direction="max", dps=30, max_terms=None):
     """Privacy curve of a noisy counting query Y = C + N, by brute force.
 
     C is the noiseless count with laws P (target positive) and Q (target
@@ -1220,10 +1368,15 @@ def noisy_counting_delta(n, pi, eps, noise, *, sample_size=None,
       below 1e-(dps+3) delta, else ArithmeticError.
 
     Slow but simple: cost ~ (#positive pieces) x (~45 quad nodes) x (#atoms
-    within ~15 noise scales).
+    within ~15 noise scales).  Sizes whose estimated cost per eps value
+    (estimate_terms) exceeds ``max_terms`` are refused up front (ValueError).
     """
     _check_direction(direction)
     kind, par = _check_noise(noise)
+    size = _counting_size(n, pi, sample_size, sample_rate, sampling)
+    if size is not None:
+        _guard(size[1] + _eval_terms(size[0], (kind, par), direction), max_terms,
+               f"a count over {size[0]} records with {kind} noise")
     wp = dps + 15
     with mp.workdps(dps):
         eps_vals, scalar = _eps_list(eps)
@@ -1235,7 +1388,8 @@ def noisy_counting_delta(n, pi, eps, noise, *, sample_size=None,
         elif p <= 0:
             raise ValueError(f"{kind} noise scale must be > 0, got {par!r}")
         P, Q = counting_pmfs(n, pi, sample_size=sample_size,
-                             sample_rate=sample_rate, sampling=sampling, dps=wp)
+                             sample_rate=sample_rate, sampling=sampling, dps=wp,
+                             max_terms=math.inf)
         L = len(P) - 1
         emax = max(abs(float(e)) for e in eps_vals)
         T = mp.prec * _LN2 + math.log(L + 1) + emax + 2.0

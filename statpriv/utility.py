@@ -26,14 +26,7 @@ _EQUAL_UTILITY_KINDS = ("laplace", "gaussian")
 def _pi(pi, *, interior=False):
     """pi as a float (scalar in) or float64 array (array in), checked to lie in [0, 1]
     (in (0, 1) with interior=True)."""
-    if np.ndim(pi) == 0:
-        value = pi.item() if isinstance(pi, np.ndarray) else pi
-        return _validate.real("pi", value, low=0.0, high=1.0,
-                              low_open=interior, high_open=interior)
-    arr = _validate.real_array("pi", pi, low=0.0, high=1.0)
-    if interior and arr.size and ((arr == 0.0).any() or (arr == 1.0).any()):
-        raise ValueError("pi must lie in (0.0, 1.0)")
-    return arr
+    return _validate.reals("pi", pi, low=0.0, high=1.0, low_open=interior, high_open=interior)
 
 
 def _sizes(n, sample_size):
@@ -102,8 +95,9 @@ def utility_loss(n, pi, *, noise=None, sample_size=None):
     n, m = _sizes(n, sample_size)
     pi = _pi(pi)
     if noise is not None and not isinstance(noise, Noise):
-        raise ValueError("noise must be a statpriv.noise.Laplace, Gaussian or Geometric "
-                         f"instance (or None), got {noise!r}")
+        raise _validate.ParameterTypeError(
+            "noise must be a statpriv.noise.Laplace, Gaussian or Geometric "
+            f"instance (or None), got {noise!r}")
     loss = _sampling_loss(n, m, pi)
     if noise is not None:
         loss = loss + noise.variance / m / m
@@ -151,8 +145,9 @@ def equal_utility_noise(n, pi, sample_size, kind="laplace"):
     """
     _validate.choice("kind", kind, _EQUAL_UTILITY_KINDS)
     n, m, pi = _equal_utility_args(n, pi, sample_size)
-    if np.ndim(pi) != 0:
-        raise ValueError("pi must be a single real number for equal_utility_noise")
+    if _validate.ndim("pi", pi) != 0:
+        raise _validate.ParameterTypeError("pi must be a single real number for "
+                                           "equal_utility_noise")
     pi = _pi(pi, interior=True)
     loss = _sampling_loss(n, m, pi)
     if kind == "laplace":

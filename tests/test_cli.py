@@ -55,3 +55,104 @@ def test_demo(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "referendum" in out.stdout and "worst-case DP" in out.stdout
     assert "1.07e-10" in out.stdout   # delta(0.01) of 10^6 votes, pi = 0.5
+
+
+# -- issue 12: strict JSON, one-line errors, negative values ------------------
+import math
+
+from statpriv.cli import main
+
+
+def _no_constants(name):
+    raise AssertionError(f"non-standard JSON constant {name} in the output")
+
+
+def strict_loads(text):
+    """json.loads that rejects Infinity / -Infinity / NaN (Python's default accepts them)."""
+    return json.loads(text, parse_constant=_no_constants)
+
+
+def run_main(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("eps_args,eps", [
+    (["--eps", "inf"], math.inf), (["--eps", "-inf"], -math.inf), (["--eps=-inf"], -math.inf),
+    (["--eps", "-0.5"], -0.5), (["--eps=-0.5"], -0.5), (["--eps", "-1e-3"], -1e-3),
+    (["--eps", "-.25"], -0.25),
+])
+def test_delta_any_eps_strict_json(capsys, eps_args, eps):
+    status, out, err = run_main(capsys, "delta", "--n", "50", "--pi", "0.3", *eps_args)
+    assert status == 0, err
+    data = strict_loads(out)
+    curve = statpriv.counting(50, 0.3)
+    assert data["delta"] == curve.delta(eps)
+    assert data["delta_plus"] == curve.delta_plus(eps)
+    # non-finite numbers are written as null
+    assert data["eps"] == (eps if math.isfinite(eps) else None)
+
+
+def test_null_for_infinite_results(capsys):
+    # delta = 0 at finite eps (ln delta = -inf) and no finite eps for the target
+    status, out, _ = run_main(capsys, "delta", "--n", "10", "--pi", "0.3", "--eps", "10",
+                              "--sample-size", "5")
+    data = strict_loads(out)
+    assert status == 0 and data["delta"] == 0.0 and data["log_delta"] is None
+    status, out, _ = run_main(capsys, "epsilon", "--n", "10", "--pi", "0.3", "--delta", "1e-30")
+    data = strict_loads(out)
+    assert status == 0 and data["eps"] is None and "delta" not in data
+
+
+def test_integer_options_accept_float_notation(capsys):
+    status, out, err = run_main(capsys, "delta", "--n", "1e3", "--pi", "0.5", "--eps", "0.01")
+    assert status == 0, err
+    assert strict_loads(out)["delta"] == statpriv.counting(1000, 0.5).delta(0.01)
+
+
+@pytest.mark.parametrize("argv,status,text", [
+    (["delta", "--n", "10", "--pi", "2", "--eps", "0.1"], 2, "pi must be in [0.0, 1.0]"),
+    (["delta", "--n", "10", "--pi", "0.3", "--eps", "nan"], 2, "eps must not contain NaN"),
+    (["delta", "--n", "10", "--pi", "0.3"], 2, "required: --eps"),
+    (["delta", "--n", "2.5", "--pi", "0.3", "--eps", "0.1"], 2, "expected an integer"),
+    (["delta", "--n", "10", "--pi", "0.3", "--eps", "0.1", "--noise", "gaussian:-1"], 2,
+     "sigma must be in (0.0, inf)"),
+    (["delta", "--n", "10", "--pi", "0.3", "--eps", "0.1", "--sample-size", "-3"], 2,
+     "sample_size must be an integer [1, 10]"),
+    (["epsilon", "--n", "10", "--pi", "0.3", "--delta", "-inf"], 2, "delta must"),
+    (["bogus"], 2, "invalid choice"),
+])
+def test_errors_are_one_line(capsys, argv, status, text):
+    got, out, err = run_main(capsys, *argv)
+    assert got == status
+    assert out == ""
+    assert text in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_figures_unwritable_out_is_one_line(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    for out_dir in (str(blocker / "x"), "/proc/nonexistent/x"):
+        status, out, err = run_main(capsys, "figures", "--out", out_dir)
+        assert status != 0 and out == ""
+        assert err.startswith("statpriv figures: ") and err.count("\n") == 1, err
+        assert "Traceback" not in err
+
+
+def test_subprocess_strict_json_and_negative_inf(tmp_path):
+    out = run(tmp_path, "delta", "--n", "100", "--pi", "0.3", "--eps", "-inf")
+    assert out.returncode == 0, out.stderr
+    assert strict_loads(out.stdout)["delta"] == 1.0
+    bad = run(tmp_path, "figures", "--out", "/proc/nonexistent/x")
+    assert bad.returncode != 0 and bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_help_documents_null(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["delta", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "strict JSON" in out and "null" in out

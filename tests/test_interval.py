@@ -244,10 +244,10 @@ def test_vectorized(kind, delta):
 
 # -- bad input ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("args,kwargs,match", [
-    ((0.0, 0.8, 100), {}, r"width must be in \(0.0, inf\]"),
+    ((0.0, 0.8, 100), {}, r"width must be in \(0.0, inf\)"),
     ((-0.2, 0.8, 100), {}, r"width must be in \(0.0"),
     ((math.nan, 0.8, 100), {}, r"width must be finite"),
-    (([0.2, 0.0], 0.8, 100), {}, r"width must lie in \(0.0, inf\]"),
+    (([0.2, 0.0], 0.8, 100), {}, r"width must lie in \(0.0, inf\)"),
     ((0.2, 0.0, 100), {}, r"confidence must be in \(0.0, 1.0\)"),
     ((0.2, 1.0, 100), {}, r"confidence must be in \(0.0, 1.0\)"),
     ((0.2, 1.5, 100), {}, r"confidence must be in \(0.0, 1.0\)"),
@@ -255,7 +255,7 @@ def test_vectorized(kind, delta):
     ((0.2, "0.8", 100), {}, r"confidence must be a real number"),
     ((0.2, 0.8, 0), {}, r"count must be > 0.*empty"),
     ((0.2, 0.8, [10, 0]), {}, r"count must be > 0"),
-    ((0.2, 0.8, -5), {}, r"count must be in \[0.0, inf\]"),
+    ((0.2, 0.8, -5), {}, r"count must be in \[0.0, inf\)"),
     ((0.2, 0.8, math.inf), {}, r"count must be finite"),
     ((0.2, 0.8, 100), dict(noise_kind="poisson"), r"noise_kind must be one of 'laplace', 'geometric', 'gaussian'"),
     ((0.2, 0.8, 100), dict(noise_kind="gaussian"), r"delta is required for noise_kind='gaussian'.*\(0.0, 1.0\)"),
@@ -271,10 +271,10 @@ def test_interval_epsilon_rejects(args, kwargs, match):
 
 
 @pytest.mark.parametrize("fn", [interval_confidence, interval_width])
-@pytest.mark.parametrize("eps,match", [(0.0, r"eps must be in \(0.0, inf\]"),
+@pytest.mark.parametrize("eps,match", [(0.0, r"eps must be in \(0.0, inf\)"),
                                        (-1.0, r"eps must be in \(0.0"),
                                        (math.inf, r"eps must be finite"),
-                                       ([0.1, 0.0], r"eps must lie in \(0.0, inf\]")])
+                                       ([0.1, 0.0], r"eps must lie in \(0.0, inf\)")])
 def test_eps_rejects(fn, eps, match):
     with pytest.raises(ValueError, match=match):
         fn(eps, 0.2, 100)

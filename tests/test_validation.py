@@ -52,7 +52,7 @@ def test_secret_sample_rejects(args, match):
 
 
 @pytest.mark.parametrize("make,match", [
-    (lambda: statpriv.dp.laplace(-1.0), r"scale must be in \(0.0, inf\]"),
+    (lambda: statpriv.dp.laplace(-1.0), r"scale must be in \(0.0, inf\)"),
     (lambda: statpriv.dp.laplace(0.0), r"scale must be in \(0.0"),
     (lambda: statpriv.dp.gaussian(NAN), r"sigma must be finite"),
     (lambda: statpriv.dp.gaussian(-2), r"sigma must be in"),
@@ -88,3 +88,349 @@ def test_infinite_eps_is_the_floor():
     assert curve.delta_minus(INF) == pytest.approx(0.75 ** 19, rel=1e-14)
     assert curve.delta(-INF) == 1.0
     assert np.isfinite(curve.log_delta([INF, 1e300])).all()
+
+
+# ---------------------------------------------------------------------------
+# Issue 12: bad input that used to be accepted
+# ---------------------------------------------------------------------------
+import pickle
+import re
+
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+
+from statpriv import reference
+from statpriv._validate import ParameterTypeError
+
+
+def test_parameter_type_error_is_both():
+    # wrong types raise TypeError; landed callers catching ValueError keep working
+    assert issubclass(ParameterTypeError, TypeError)
+    assert issubclass(ParameterTypeError, ValueError)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: statpriv.counting(100, 0.3).delta("0.1"), r"eps must be real numbers, got str"),
+    (lambda: statpriv.counting(100, 0.3).delta(True), r"eps must be real numbers, not bools"),
+    (lambda: statpriv.counting(100, 0.3).epsilon(True), r"delta must be real numbers, not bools"),
+    (lambda: statpriv.counting(100, 0.3).epsilon("1e-6"), r"delta must be real numbers"),
+    (lambda: statpriv.counting(100, 0.3).delta([0.1, True]), r"eps must be real numbers, not bools"),
+    (lambda: statpriv.counting(100, 0.3).delta(b"0.1"), r"eps must be real numbers, got bytes"),
+    (lambda: statpriv.counting(100, 0.3).delta(0.1 + 0j), r"eps must be real numbers, not complex"),
+    (lambda: statpriv.counting(100, 0.3).delta(None), r"eps must be real numbers, got NoneType"),
+    (lambda: statpriv.amplify("1", 1e-6, 0.1), r"eps must be real numbers, got str"),
+    (lambda: statpriv.amplify(1.0, True, 0.1), r"delta must be real numbers, not bools"),
+    (lambda: statpriv.counting(None, [True, False]), r"pi must be real numbers, not bools"),
+    (lambda: statpriv.counting(3, [0.2, True]), r"pi must be real numbers, not bools"),
+    (lambda: statpriv.counting(10, "0.3"), r"pi must be a real number, not a string"),
+    (lambda: statpriv.counting(10, True), r"pi must be a real number, not a bool"),
+    (lambda: statpriv.counting(10, 0.3, sample_rate=True), r"sample_rate must be a real number"),
+    (lambda: statpriv.Laplace(True), r"scale must be a real number, not a bool"),
+    (lambda: statpriv.Geometric("0.5"), r"alpha must be a real number, not a string"),
+    (lambda: statpriv.dp.gaussian(1j), r"sigma must be a real number, got complex"),
+    (lambda: statpriv.counting(100, 0.3).delta(0.1, precision=None), r"precision must be one of"),
+    (lambda: statpriv.utility_loss(10, 0.5, noise=2.0), r"noise must be a statpriv.noise"),
+])
+def test_wrong_types_raise_type_error(call, match):
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("pi,match", [
+    (np.array([[0.2, 0.3], [0.4, 0.5]]), r"pi must be 1-D, got an array of shape \(2, 2\)"),
+    ([[0.2], [0.3]], r"pi must be 1-D, got an array of shape \(2, 1\)"),
+    ([[0.2], [0.3, 0.4]], r"pi must be a regular array of numbers, got a ragged"),
+    ([0.2, [0.3]], r"pi must be a regular array of numbers, got a ragged"),
+])
+def test_pi_must_be_one_dimensional(pi, match):
+    n = None if isinstance(pi, np.ndarray) else 3
+    with pytest.raises(ValueError, match=match):
+        statpriv.counting(n, pi)
+
+
+def test_noise_is_immutable():
+    z = statpriv.Laplace(1.0)
+    for name in ("param", "scale", "kind", "variance", "_param", "other"):
+        with pytest.raises(AttributeError, match="immutable"):
+            setattr(z, name, math.nan)
+    with pytest.raises(AttributeError):
+        del z.param
+    assert z.param == 1.0
+    assert statpriv.counting(100, 0.3, noise=z).delta(0.1) > 0.0
+    # every public attribute kept
+    for noise, name, variance in ((statpriv.Laplace(2.0), "scale", 8.0),
+                                  (statpriv.Gaussian(2.0), "sigma", 4.0),
+                                  (statpriv.Geometric(0.5), "alpha", 4.0)):
+        assert getattr(noise, name) == noise.param
+        assert noise.variance == variance
+        assert noise.kind == type(noise).__name__.lower()
+        assert repr(noise) == f"{type(noise).__name__}({noise.param!r})"
+        assert noise == type(noise)(noise.param) and hash(noise) == hash(type(noise)(noise.param))
+        assert pickle.loads(pickle.dumps(noise)) == noise
+        assert noise.dp_curve().delta(0.1) == getattr(statpriv.dp, noise.kind)(noise.param).delta(0.1)
+    assert statpriv.Laplace(1.0) != statpriv.Gaussian(1.0)
+    with pytest.raises(TypeError, match="abstract"):
+        statpriv.noise.Noise(1.0)
+
+
+def test_curve_is_not_casually_mutable():
+    curve = statpriv.counting(100, 0.3)
+    for name in ("description", "exact", "anything"):
+        with pytest.raises(AttributeError, match="immutable"):
+            setattr(curve, name, False)
+    assert curve.exact is True and "counting n=100" in curve.description
+    assert statpriv.counting(100, 0.3, approx="normal").exact is False
+
+
+def test_amplify_broadcasts():
+    eps, delta = statpriv.amplify([1.0, 2.0], [[1e-6], [1e-7], [1e-8]], 0.1)
+    assert eps.shape == delta.shape == (3, 2)
+    assert eps[2, 1] == math.log1p(0.1 * math.expm1(2.0))
+    assert delta[2, 1] == 0.1 * 1e-8
+    assert isinstance(statpriv.amplify(1.0, 1e-6, np.array(0.1))[0], float)
+    with pytest.raises(ValueError, match=r"eps, delta, rate must broadcast to a common shape, "
+                                         r"got eps \(2,\), delta \(3,\), rate \(\)"):
+        statpriv.amplify([1, 2], [1e-6, 1e-7, 1e-8], 0.1)
+    # rate 0 releases nothing, also for eps = inf (was nan)
+    assert statpriv.amplify(math.inf, 0.5, 0.0) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: statpriv.Laplace(-1.0), r"scale must be in \(0.0, inf\), got -1.0"),
+    (lambda: statpriv.Gaussian(0.0), r"sigma must be in \(0.0, inf\), got 0.0"),
+    (lambda: statpriv.amplify(-1.0, 0.0, 0.5), r"eps must lie in \[0.0, inf\], got -1.0"),
+    (lambda: statpriv.interval_epsilon(0.2, 0.8, -5), r"count must be in \[0.0, inf\)"),
+    (lambda: statpriv.Laplace(10 ** 400), r"scale must be finite, got a number too large"),
+])
+def test_range_text_is_exact(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_huge_integer_eps_is_infinite():
+    curve = statpriv.counting(20, 0.25)
+    assert curve.delta(10 ** 400) == curve.delta(INF)
+    assert curve.delta(-(10 ** 400)) == 1.0
+
+
+# -- the mpmath reference refuses what it cannot do in about a minute ---------
+@pytest.mark.parametrize("make", [
+    lambda: statpriv.counting(10 ** 9, 0.3),
+    lambda: statpriv.counting(10 ** 9, 0.3, sample_size=10 ** 5),
+    lambda: statpriv.counting(10 ** 5, 0.3, sample_rate=0.01, sampling="poisson"),
+    lambda: statpriv.counting(None, np.full(10 ** 4, 0.3)),
+    lambda: statpriv.counting(10 ** 5, 0.3, noise=statpriv.Laplace(1.0)),
+    lambda: statpriv.counting(10 ** 5, 0.3, noise=statpriv.Geometric(0.5)),
+    lambda: statpriv.secret_sample(10 ** 6, 10 ** 5, 10),
+])
+def test_mp_refuses_up_front(make):
+    curve = make()
+    with pytest.raises(ValueError, match=r"precision='mp'.*would need about .* terms.*"
+                                         r"Pass max_terms=.* or choose a smaller n"):
+        curve.delta(0.1, precision="mp")
+
+
+def test_mp_max_terms():
+    curve = statpriv.counting(100, 0.3)
+    with pytest.raises(ValueError, match=r"more than max_terms=10\b"):
+        curve.delta_plus(0.1, precision="mp", max_terms=10)
+    value = curve.delta_plus(0.1, precision="mp", max_terms=10 ** 6)
+    assert abs(float(value) / curve.delta_plus(0.1) - 1) < 1e-12
+    with pytest.raises(ValueError, match=r"max_terms applies to precision='mp' only"):
+        curve.delta(0.1, max_terms=10 ** 6)
+    with pytest.raises(ValueError, match=r"max_terms must be in \(0.0, inf\]"):
+        curve.delta(0.1, precision="mp", max_terms=0)
+    with pytest.raises(TypeError, match=r"max_terms must be a real number"):
+        curve.delta(0.1, precision="mp", max_terms="1e9")
+    # direct calls of the oracle: argument, term_budget, default
+    with pytest.raises(ValueError, match=r"max_terms"):
+        reference.counting_delta(10 ** 9, 0.3, 0.1)
+    with pytest.raises(ValueError, match=r"max_terms"):
+        reference.counting_delta(100, 0.3, 0.1, max_terms=10)
+    with reference.term_budget(10):
+        with pytest.raises(ValueError, match=r"max_terms=10\b"):
+            reference.noisy_counting_delta(5, 0.3, 0.1, ("laplace", 1.0))
+    assert reference.estimate_terms(10 ** 9, 0.3) > 1e20
+    # the sizes the landed oracle tests use stay under the default budget
+    for args, kw in [((1000, 0.5), {}), ((None, [0.3] * 800), {}), ((20000, 0.5), {}),
+                     ((400, 0.5), dict(noise=("laplace", 0.1))),
+                     ((300, 0.99), dict(noise=("gaussian", 0.05), direction="plus")),
+                     ((400, 0.5), dict(noise=("geometric", 0.9)))]:
+        assert reference.estimate_terms(*args, **kw) < reference.DEFAULT_MAX_TERMS, args
+
+
+# -- hypothesis sweep: every public function, every parameter, every bad class --
+#
+# For each (function, parameter) the other arguments are fixed to good values
+# (small n, so a good call costs milliseconds) and the parameter is replaced
+# by a value from one bad-input class.  The call must raise TypeError or
+# ValueError whose message names the parameter -- never another exception --
+# unless the class is listed as valid for that parameter (e.g. -inf for eps),
+# in which case it may also return a sane (NaN-free) result.
+
+def _grid(good):
+    g = good if isinstance(good, (int, float)) and not isinstance(good, bool) else 0.5
+    return g
+
+
+BAD = {
+    "bool": st.sampled_from([True, False, np.bool_(True)]),
+    "str": st.text(max_size=6).filter(lambda t: t not in (
+        "plus", "minus", "max", "float", "mp", "laplace", "gaussian", "geometric",
+        "poisson", "without_replacement", "normal")),
+    "numeric_str": st.sampled_from(["0.1", "1", "inf", "-1", "nan", "1e-6"]),
+    "bytes": st.binary(max_size=4) | st.just(b"0.5"),
+    "none": st.none(),
+    "complex": st.sampled_from([0.5 + 0j, 1j, np.complex128(0.3), complex(math.nan, 0)]),
+    "object": st.sampled_from([object(), {}, {0.5}, [None], (lambda: 0.5), Ellipsis]),
+    "nan": st.sampled_from([NAN, np.float64(NAN), np.float32(NAN)]),
+    "posinf": st.sampled_from([INF, np.float64(INF)]),
+    "neginf": st.sampled_from([-INF, np.float64(-INF)]),
+    "negative": st.floats(-1e6, -1e-9) | st.integers(-10 ** 6, -1),
+    "huge_pos": st.sampled_from([2 ** 64, 10 ** 400, 2 ** 1023 * 2]),
+    "huge_neg": st.sampled_from([-(2 ** 64), -(10 ** 400)]),
+    "ragged": st.sampled_from([[[0.5], [0.5, 0.5]], [0.5, [0.5]], [[0.5, 0.5], 0.5]]),
+    "zero_d_bad": st.sampled_from([np.array(NAN), np.array(True), np.array("0.5"),
+                                   np.array(None, dtype=object), np.array(1j)]),
+}
+# built from the parameter's good value, so they are valid where arrays are
+SHAPED = {
+    "nested": lambda g: [[_grid(g)] * 2] * 2,
+    "two_d": lambda g: np.full((2, 2), _grid(g)),
+}
+CLASSES = sorted(BAD) + sorted(SHAPED)
+
+CURVE = statpriv.counting(20, 0.3)
+_PHASES = (Phase.explicit, Phase.generate, Phase.shrink)
+
+
+def _case(label, fn, good, param, valid=()):
+    return pytest.param(fn, good, param, frozenset(valid), id=f"{label}-{param}")
+
+
+_EPS_VALID = ("posinf", "neginf", "negative", "huge_pos", "huge_neg", "nested", "two_d")
+_ARRAYS = ("nested", "two_d")
+_COUNT_SETUP = dict(n=3, pi=0.3)
+
+SWEEP = [
+    *[_case("counting", statpriv.counting, _COUNT_SETUP, p) for p in ("n", "pi")],
+    *[_case("counting", statpriv.counting, dict(_COUNT_SETUP, **{p: None}), p, ["none"])
+      for p in ("sample_size", "sample_rate", "noise", "approx")],
+    _case("counting", statpriv.counting, dict(_COUNT_SETUP, sampling="poisson",
+                                              sample_rate=0.5), "sampling"),
+    *[_case("secret_sample", statpriv.secret_sample,
+            dict(n=5, sample_size=2, positives=1), p) for p in ("n", "sample_size", "positives")],
+    _case("secret_sample", statpriv.secret_sample,
+          dict(n=5, sample_size=2, positives=1, noise=None), "noise", ["none"]),
+    *[_case(m, getattr(CURVE, m), dict(eps=0.1), "eps", _EPS_VALID)
+      for m in ("delta", "delta_plus", "delta_minus", "log_delta", "log_delta_plus",
+                "log_delta_minus")],
+    *[_case(m, getattr(CURVE, m), dict(eps=0.1, precision="float"), "precision")
+      for m in ("delta", "log_delta_minus")],
+    _case("delta_mp", CURVE.delta_plus, dict(eps=0.1, precision="mp", max_terms=10 ** 6),
+          "max_terms", ["none", "posinf", "huge_pos"]),
+    _case("epsilon", CURVE.epsilon, dict(delta=1e-3), "delta", _ARRAYS),
+    _case("epsilon", CURVE.epsilon, dict(delta=1e-3, direction="plus"), "direction"),
+    _case("Laplace", statpriv.Laplace, dict(scale=1.0), "scale", ["huge_pos"]),
+    _case("Gaussian", statpriv.Gaussian, dict(sigma=1.0), "sigma", ["huge_pos"]),
+    _case("Geometric", statpriv.Geometric, dict(alpha=0.5), "alpha"),
+    _case("dp.laplace", statpriv.dp.laplace, dict(scale=1.0), "scale", ["huge_pos"]),
+    _case("dp.gaussian", statpriv.dp.gaussian, dict(sigma=1.0), "sigma", ["huge_pos"]),
+    _case("dp.geometric", statpriv.dp.geometric, dict(alpha=0.5), "alpha"),
+    _case("amplify", statpriv.amplify, dict(eps=1.0, delta=1e-6, rate=0.1), "eps",
+          ["posinf", "huge_pos", *_ARRAYS]),
+    *[_case("amplify", statpriv.amplify, dict(eps=1.0, delta=1e-6, rate=0.1), p, _ARRAYS)
+      for p in ("delta", "rate")],
+    *[_case("interval_epsilon", statpriv.interval_epsilon,
+            dict(width=0.2, confidence=0.8, count=100, noise_kind="laplace"), p,
+            ["huge_pos", *_ARRAYS] if p in ("width", "count") else
+            _ARRAYS if p == "confidence" else ())
+      for p in ("width", "confidence", "count", "noise_kind")],
+    _case("interval_epsilon", statpriv.interval_epsilon,
+          dict(width=0.2, confidence=0.8, count=100, noise_kind="gaussian", delta=1e-6),
+          "delta", _ARRAYS),
+    *[_case("interval_confidence", statpriv.interval_confidence,
+            dict(eps=0.1, width=0.2, count=100, noise_kind="geometric"), p,
+            ["huge_pos", *_ARRAYS] if p != "noise_kind" else ())
+      for p in ("eps", "width", "count", "noise_kind")],
+    *[_case("interval_width", statpriv.interval_width,
+            dict(eps=0.1, confidence=0.8, count=100), p,
+            ["huge_pos", *_ARRAYS] if p != "confidence" else _ARRAYS)
+      for p in ("eps", "confidence", "count")],
+    *[_case("interval_noise", statpriv.interval_noise,
+            dict(width=0.2, confidence=0.8, count=100, noise_kind="laplace"), p,
+            ["huge_pos"] if p in ("width", "count") else ())
+      for p in ("width", "confidence", "count", "noise_kind")],
+    *[_case("utility_loss", statpriv.utility_loss, dict(n=10, pi=0.5), p,
+            _ARRAYS if p == "pi" else ()) for p in ("n", "pi")],
+    *[_case("utility_loss", statpriv.utility_loss, dict(n=10, pi=0.5, **{p: None}), p,
+            ["none"]) for p in ("noise", "sample_size")],
+    *[_case("equal_utility_noise", statpriv.equal_utility_noise,
+            dict(n=10, pi=0.5, sample_size=5, kind="laplace"), p)
+      for p in ("n", "pi", "sample_size", "kind")],
+    *[_case("equal_utility_epsilon", statpriv.equal_utility_epsilon,
+            dict(n=10, pi=0.5, sample_size=5), p, _ARRAYS if p == "pi" else ())
+      for p in ("n", "pi", "sample_size")],
+    *[_case("conjecture_check", statpriv.conjecture_check,
+            dict(n_values=(10,), pi_values=(0.3,), rates=(0.5,), eps_values=(0.1,),
+                 rtol=1e-9, directions=("plus",), refined=False), p,
+            {"rtol": ["huge_pos"], "eps_values": ["huge_pos"], "refined": ["bool"]}.get(p, ()))
+      for p in ("n_values", "pi_values", "rates", "eps_values", "rtol", "directions",
+                "refined")],
+]
+
+
+# parameters whose values are strings: a wrong string is a wrong value (ValueError)
+_CHOICES = ("precision", "direction", "sampling", "approx", "noise_kind", "kind")
+
+
+def _draw_bad(data, cls, good):
+    if cls in SHAPED:
+        return SHAPED[cls](good)
+    return data.draw(BAD[cls], label=cls)
+
+
+def _no_nan(result):
+    if isinstance(result, statpriv.PrivacyCurve):
+        result = result.delta([0.0, 0.1])
+    elif isinstance(result, statpriv.noise.Noise):
+        result = result.param
+    if isinstance(result, tuple):
+        return all(_no_nan(r) for r in result)
+    if isinstance(result, list):                           # conjecture_check
+        return True
+    return not np.isnan(np.asarray(result, dtype=float)).any()
+
+
+@pytest.mark.parametrize("fn,good,param,valid", SWEEP)
+@settings(max_examples=30, deadline=None, derandomize=True, phases=_PHASES,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors])
+@given(data=st.data())
+def test_bad_input_sweep(fn, good, param, valid, data):
+    cls = data.draw(st.sampled_from(CLASSES), label="class")
+    value = _draw_bad(data, cls, good[param])
+    kwargs = dict(good, **{param: value})
+    try:
+        result = fn(**kwargs)
+    except (TypeError, ValueError) as exc:
+        assert re.search(rf"(?<![A-Za-z_]){re.escape(param)}(?![A-Za-z_])", str(exc)), (
+            f"{param}={value!r} ({cls}): message does not name {param!r}: {exc}")
+        wrong_type = ("bool", "bytes", "complex", "object") if param in _CHOICES \
+            else ("bool", "str", "numeric_str", "bytes", "complex", "object")
+        if cls in wrong_type and param != "noise":
+            assert isinstance(exc, TypeError), f"{param}={value!r} ({cls}): {exc!r}"
+        return
+    assert cls in valid, f"{param}={value!r} ({cls}) accepted, returned {result!r}"
+    assert _no_nan(result), f"{param}={value!r} ({cls}) gave NaN: {result!r}"
+
+
+def test_zero_d_arrays_act_as_scalars():
+    a = np.array
+    assert statpriv.counting(a(20), a(0.3)).delta(a(0.1)) == statpriv.counting(20, 0.3).delta(0.1)
+    assert isinstance(statpriv.counting(20, 0.3).delta(a(0.1)), float)
+    assert statpriv.Laplace(a(2.0)) == statpriv.Laplace(2.0)
+    assert statpriv.dp.geometric(a(0.5)).delta(0.1) == statpriv.dp.geometric(0.5).delta(0.1)
+    assert statpriv.secret_sample(a(7), a(3), a(2)).delta(0.1) == \
+        statpriv.secret_sample(7, 3, 2).delta(0.1)
+    assert statpriv.interval_epsilon(a(0.2), a(0.8), a(100)) == \
+        statpriv.interval_epsilon(0.2, 0.8, 100)
+    assert statpriv.utility_loss(a(10), a(0.5)) == statpriv.utility_loss(10, 0.5)
