@@ -125,6 +125,7 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
         b->mean_hi = mean_hi;
         b->mean_lo = mean_lo;
         b->p_ext = (long double)pi;
+        b->q_ext = 1.0L - (long double)pi;
     } else {
         /* N(1 - pi) = N - mean_hi - mean_lo, renormalised. */
         double s, e;
@@ -137,7 +138,23 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
         b->mean_hi = s + e;
         b->mean_lo = e - (b->mean_hi - s);
         b->p_ext = 1.0L - (long double)pi;
+        b->q_ext = (long double)pi;
     }
+    b->log_N = log(N);
+}
+
+/* bd0(x, M) with M = N p given also by its log: where M is subnormal or tiny
+ * (p ~ 1e-300 and below) its double-double is not exact and x/M may
+ * overflow, so the far branch uses ln x - ln M; elsewhere sp_bd0. */
+static double bd0_logm(double x, double M, double d, double log_M)
+{
+    if (x == 0.0) {
+        return M;
+    }
+    if (M > 0x1p-900 && x / M < 0x1p1000) {
+        return sp_bd0(x, M, d);
+    }
+    return x * (log(x) - log_M) - d;
 }
 
 double sp_log_binom_pmf(const sp_binom *b, double k)
@@ -163,7 +180,8 @@ double sp_log_binom_pmf(const sp_binom *b, double k)
     double Nq = (N - b->mean_hi) - b->mean_lo;
     double Np = b->mean_hi + b->mean_lo;
     double lc = sp_stirlerr(N) - sp_stirlerr(k) - sp_stirlerr(N - k)
-                - sp_bd0(k, Np, d) - sp_bd0(N - k, Nq, -d);
+                - bd0_logm(k, Np, d, b->log_N + b->log_p)
+                - bd0_logm(N - k, Nq, -d, b->log_N + b->log_q);
     /* 0.5 ln(2 pi k (N-k)/N) = ln sqrt(2pi) + 0.5 (ln k + ln(1 - k/N)) */
     return lc - LN_SQRT_2PI - 0.5 * (log(k) + log1p(-k / N));
 }
@@ -211,6 +229,14 @@ long double sp_log1mexpl(long double a)
 
 void sp_binom_window_logl(double N, double pi, double first, long count, long double *out)
 {
+    if (!(pi > 0.0 && pi < 1.0)) {
+        /* point mass at 0 (pi = 0) or at N (pi = 1) */
+        const double atom = pi > 0.0 ? N : 0.0;
+        for (long i = 0; i < count; i++) {
+            out[i] = first + (double)i == atom ? 0.0L : -INFINITY;
+        }
+        return;
+    }
     sp_binom b;
     sp_binom_init(&b, N, pi, 0);
     double mode = floor((N + 1.0) * pi);

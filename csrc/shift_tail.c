@@ -11,13 +11,20 @@ double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
 
 /* Numerator of r(k) - e^eps for the shift S+1 vs S:
  *   r(k) = b(k-1)/b(k) = k q / ((n-k) p),  n = N + 1,
- *   k q - e^eps (n-k) p = (k - n p) - (e^eps - 1)(n - k) p.
- * Near the threshold both parts are ~ eps*n*p and cancel; extended precision
- * and a single-rounding fma keep the difference exact to ~1e-19 relative to
- * them, which is what makes delta accurate to 1e-12 at n = 1e9. */
-static long double shift_numerator(double k, double n, long double p, long double em1)
+ *   k q - e^eps (n-k) p = (k q - (n-k) p) - (e^eps - 1)(n - k) p,
+ * and k q - (n-k) p is k - n p, or equally n q - (n - k): the form with the
+ * smaller of p, q is used, because that one is the exactly given pi (the
+ * other may be 1 - pi rounded) and its rounding error ~2^-64 min(np, nq) is
+ * the smaller.  Near the threshold both parts are ~ eps*n*p and cancel;
+ * extended precision and a single-rounding fma keep the difference exact to
+ * ~1e-19 relative to them, which is what makes delta accurate to 1e-12 at
+ * n = 1e9. */
+static long double shift_numerator(double k, double n, const sp_binom *b, long double em1)
 {
-    return fmal(-(long double)n, p, (long double)k) - em1 * ((long double)(n - k) * p);
+    const long double p = b->p_ext, q = b->q_ext;
+    long double base = p <= q ? fmal(-(long double)n, p, (long double)k)
+                              : fmal((long double)n, q, (long double)k - (long double)n);
+    return base - em1 * ((long double)(n - k) * p);
 }
 
 double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
@@ -26,12 +33,19 @@ double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
     if (b->p == 0.0) {
         return 0.0;             /* S = 0 surely: the count reveals the target */
     }
-    /* Only the all-positive outcome is out of Q's reach.  Beyond eps = 1000 no
-     * ratio r(k) < n q/p <= 2^53/2^-1074 (ln < 782) can exceed e^eps either. */
-    if (b->q == 0.0 || eps > 1000.0) {
+    /* The largest finite ratio is r(N) = N q / p; from eps = ln r(N) on only
+     * the all-positive outcome k = n (out of Q's reach) counts: delta = p^N.
+     * This also covers q = 0 (S = N surely) and q so small (mirrored law of a
+     * tiny pi) that no other atom can pass the threshold.  The margin covers
+     * the rounding of ln r(N); just below it the exact numerator decides. */
+    if (b->q_ext == 0.0L || N == 0.0) {
         return N * b->log_p;
     }
-    const long double p = b->p_ext, q = 1.0L - b->p_ext;
+    const double log_r_max = b->log_N + b->log_q - b->log_p;
+    if (eps > log_r_max + 0x1p-40 * (1.0 + fabs(log_r_max))) {
+        return N * b->log_p;
+    }
+    const long double p = b->p_ext, q = b->q_ext;
     const long double em1 = expm1l((long double)eps);
 
     /* First k in [1, n] with r(k) > e^eps; the closed form is within one step. */
@@ -42,11 +56,14 @@ double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
     if (k0 > n) {
         k0 = n;
     }
-    for (int guard = 0; guard < 4 && k0 < n && shift_numerator(k0, n, p, em1) <= 0.0L; guard++) {
+    for (int guard = 0; guard < 4 && k0 < n && shift_numerator(k0, n, b, em1) <= 0.0L; guard++) {
         k0 += 1.0;
     }
-    for (int guard = 0; guard < 4 && k0 > 1.0 && shift_numerator(k0 - 1.0, n, p, em1) > 0.0L; guard++) {
+    for (int guard = 0; guard < 4 && k0 > 1.0 && shift_numerator(k0 - 1.0, n, b, em1) > 0.0L; guard++) {
         k0 -= 1.0;
+    }
+    if (k0 >= n) {
+        return N * b->log_p;    /* t(n) = b(N) - e^eps * 0 */
     }
 
     /* Sum t(k) = b(k-1) num(k) / (k q) over i = k-1 = k0-1 .. N, with b(i)
@@ -56,8 +73,8 @@ double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
      * precision, the increments are positive and add without cancellation. */
     const double i0 = k0 - 1.0;
     const double log_b0 = sp_log_binom_pmf(b, i0);
-    const double ratio_pq = b->p / b->q;
-    const double num0 = (double)shift_numerator(k0, n, p, em1);
+    const double ratio_pq = (double)(p / q);
+    const double num0 = (double)shift_numerator(k0, n, b, em1);
     const double slope = (double)(q + (1.0L + em1) * p);
     const double qd = (double)q;
     double beta = 1.0, sum = 0.0;
