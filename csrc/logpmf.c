@@ -182,8 +182,11 @@ double sp_log_binom_pmf(const sp_binom *b, double k)
     double lc = sp_stirlerr(N) - sp_stirlerr(k) - sp_stirlerr(N - k)
                 - bd0_logm(k, Np, d, b->log_N + b->log_p)
                 - bd0_logm(N - k, Nq, -d, b->log_N + b->log_q);
-    /* 0.5 ln(2 pi k (N-k)/N) = ln sqrt(2pi) + 0.5 (ln k + ln(1 - k/N)) */
-    return lc - LN_SQRT_2PI - 0.5 * (log(k) + log1p(-k / N));
+    /* 0.5 ln(2 pi k (N-k)/N) = ln sqrt(2pi) + 0.5 (ln k + ln(1 - k/N)); for
+     * k > N/2 the rounding of k/N would dominate 1 - k/N, so (N-k)/N (N - k
+     * is exact) is used there. */
+    double log_frac = k <= 0.5 * N ? log1p(-k / N) : log((N - k) / N);
+    return lc - LN_SQRT_2PI - 0.5 * (log(k) + log_frac);
 }
 
 double sp_log_hypergeom_pmf(double j, double N, double K, double m)
