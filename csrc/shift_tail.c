@@ -67,41 +67,54 @@ double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
     }
 
     /* Sum t(k) = b(k-1) num(k) / (k q) over i = k-1 = k0-1 .. N, with b(i)
-     * carried as beta * b(k0-1) and re-anchored on Loader's form every 256
-     * steps so the product of ratios never drifts.  num(k) grows linearly,
-     * num(k0 + j) = num(k0) + j (q + e^eps p): only num(k0) needs extended
-     * precision, the increments are positive and add without cancellation. */
+     * carried as beta * b(k0-1) and re-anchored on Loader's form at the start
+     * of every block of 256 steps so the product of ratios never drifts.
+     * num(k) grows linearly, num(k0 + j) = num(k0) + j (q + e^eps p): only
+     * num(k0) needs extended precision, the increments are positive and add
+     * without cancellation.  Each block is summed in double and the blocks in
+     * long double: at n ~ 1e12 the sum has ~1e6 terms, and one double
+     * accumulator picks up a rounding bias of ~4e-12 relative over them. */
     const double i0 = k0 - 1.0;
     const double log_b0 = sp_log_binom_pmf(b, i0);
     const double ratio_pq = (double)(p / q);
     const double num0 = (double)shift_numerator(k0, n, b, em1);
     const double slope = (double)(q + (1.0L + em1) * p);
     const double qd = (double)q;
-    double beta = 1.0, sum = 0.0;
-    unsigned steps = 0;
-    for (double i = i0; i <= N; i += 1.0, steps++) {
-        if (steps == 256) {
+    long double total = 0.0L;
+    double beta = 1.0, i = i0;
+    int done = 0;
+    while (!done) {                 /* i advances by >= 16 per pass, up to N */
+        if (i > i0) {
             beta = exp(sp_log_binom_pmf(b, i) - log_b0);
-            steps = 0;
         }
-        double num = i == i0 ? num0 : num0 + (i - i0) * slope;   /* slope may be inf at i0 */
-        double w = num / ((i + 1.0) * qd);
-        sum += beta * w;
-        if (i == N) {
-            break;
-        }
-        beta *= (N - i) / (i + 1.0) * ratio_pq;       /* beta ~ b(i+1) */
-        /* Terms from i+1 on are at most b(i+1) rho^j, rho = b(i+2)/b(i+1),
-         * because the ratios decrease along the tail. */
-        double rho = (N - i - 1.0) / (i + 2.0) * ratio_pq;
-        if (rho < 1.0) {
-            double bound = beta / (1.0 - rho);
-            if (bound <= SP_TAIL_TOL * sum) {
-                sum += bound;   /* conservative: never under-report */
+        double block = 0.0;
+        for (int chunk = 0; chunk < 16; chunk++) {
+            const double stop = fmin(N, i + 15.0);
+            for (; i <= stop; i += 1.0) {
+                double num = i == i0 ? num0 : num0 + (i - i0) * slope;   /* slope may be inf at i0 */
+                block += beta * (num / ((i + 1.0) * qd));
+                beta *= (N - i) / (i + 1.0) * ratio_pq;       /* beta ~ b(i+1) */
+            }
+            if (stop >= N) {
+                done = 1;
                 break;
             }
+            /* Every term from i on is t(i+1) <= b(i), and the ratios
+             * rho = b(i+1)/b(i) decrease along the tail: the rest is at most
+             * b(i) / (1 - rho). */
+            double rho = (N - i) / (i + 1.0) * ratio_pq;
+            if (rho < 1.0) {
+                double bound = beta / (1.0 - rho);
+                if (bound <= SP_TAIL_TOL * (double)(total + block)) {
+                    block += bound;     /* conservative: never under-report */
+                    done = 1;
+                    break;
+                }
+            }
         }
+        total += block;
     }
+    double sum = (double)total;
     /* delta <= 1: clamping the rounding of a sum that is 1 is still conservative */
     return sum > 0.0 ? fmin(0.0, log_b0 + log(sum)) : -INFINITY;
 }
