@@ -126,6 +126,8 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
         b->mean_lo = mean_lo;
         b->p_ext = (long double)pi;
         b->q_ext = 1.0L - (long double)pi;
+        b->log_np_ext = logl((long double)N) + logl((long double)pi);
+        b->log_nq_ext = logl((long double)N) + log1pl(-(long double)pi);
     } else {
         /* N(1 - pi) = N - mean_hi - mean_lo, renormalised. */
         double s, e;
@@ -139,22 +141,29 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
         b->mean_lo = e - (b->mean_hi - s);
         b->p_ext = 1.0L - (long double)pi;
         b->q_ext = (long double)pi;
+        b->log_np_ext = logl((long double)N) + log1pl(-(long double)pi);
+        b->log_nq_ext = logl((long double)N) + logl((long double)pi);
     }
     b->log_N = log(N);
 }
 
-/* bd0(x, M) with M = N p given also by its log: where M is subnormal or tiny
- * (p ~ 1e-300 and below) its double-double is not exact and x/M may
- * overflow, so the far branch uses ln x - ln M; elsewhere sp_bd0. */
-static double bd0_logm(double x, double M, double d, double log_M)
+/* bd0(x, M) = x ln(x/M) + M - x with M = N p and d = x - M in extended
+ * precision.  Near x = M, sp_bd0's series (no cancellation).  Far from it
+ * x ln(x/M) and d nearly cancel (x ~ 2e7, x/M = e^0.26: a double result would
+ * be off by ~3e-9 absolute, ~10 ulps of ln b), so the difference is formed in
+ * long double.  Where M is subnormal or tiny (p ~ 1e-300 and below) its
+ * double-double is not exact and x/M may overflow: ln x - ln M is used. */
+static double bd0_ext(double x, long double M, long double d, long double log_M)
 {
     if (x == 0.0) {
-        return M;
+        return (double)M;
     }
-    if (M > 0x1p-900 && x / M < 0x1p1000) {
-        return sp_bd0(x, M, d);
+    const long double xl = x;
+    if (fabsl(d) < 0.1L * (xl + M)) {
+        return sp_bd0(x, (double)M, (double)d);
     }
-    return x * (log(x) - log_M) - d;
+    long double lr = M > 0x1p-900L && xl / M < 0x1p1000L ? logl(xl / M) : logl(xl) - log_M;
+    return (double)(xl * lr - d);
 }
 
 double sp_log_binom_pmf(const sp_binom *b, double k)
@@ -176,12 +185,11 @@ double sp_log_binom_pmf(const sp_binom *b, double k)
         return N * b->log_p;
     }
     /* d = k - Np exactly enough; (N-k) - Nq = -d. */
-    double d = (k - b->mean_hi) - b->mean_lo;
-    double Nq = (N - b->mean_hi) - b->mean_lo;
-    double Np = b->mean_hi + b->mean_lo;
+    const long double d = ((long double)k - b->mean_hi) - b->mean_lo;
+    const long double Nq = ((long double)N - b->mean_hi) - b->mean_lo;
+    const long double Np = (long double)b->mean_hi + b->mean_lo;
     double lc = sp_stirlerr(N) - sp_stirlerr(k) - sp_stirlerr(N - k)
-                - bd0_logm(k, Np, d, b->log_N + b->log_p)
-                - bd0_logm(N - k, Nq, -d, b->log_N + b->log_q);
+                - bd0_ext(k, Np, d, b->log_np_ext) - bd0_ext(N - k, Nq, -d, b->log_nq_ext);
     /* 0.5 ln(2 pi k (N-k)/N) = ln sqrt(2pi) + 0.5 (ln k + ln(1 - k/N)); for
      * k > N/2 the rounding of k/N would dominate 1 - k/N, so (N-k)/N (N - k
      * is exact) is used there. */
