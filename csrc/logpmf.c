@@ -126,8 +126,6 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
         b->mean_lo = mean_lo;
         b->p_ext = (long double)pi;
         b->q_ext = 1.0L - (long double)pi;
-        b->log_np_ext = logl((long double)N) + logl((long double)pi);
-        b->log_nq_ext = logl((long double)N) + log1pl(-(long double)pi);
     } else {
         /* N(1 - pi) = N - mean_hi - mean_lo, renormalised. */
         double s, e;
@@ -141,10 +139,7 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
         b->mean_lo = e - (b->mean_hi - s);
         b->p_ext = 1.0L - (long double)pi;
         b->q_ext = (long double)pi;
-        b->log_np_ext = logl((long double)N) + log1pl(-(long double)pi);
-        b->log_nq_ext = logl((long double)N) + logl((long double)pi);
     }
-    b->log_N = log(N);
 }
 
 /* bd0(x, M) = x ln(x/M) + M - x with M = N p and d = x - M in extended
@@ -153,7 +148,7 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
  * be off by ~3e-9 absolute, ~10 ulps of ln b), so the difference is formed in
  * long double.  Where M is subnormal or tiny (p ~ 1e-300 and below) its
  * double-double is not exact and x/M may overflow: ln x - ln M is used. */
-static double bd0_ext(double x, long double M, long double d, long double log_M)
+static double bd0_ext(double x, long double M, long double d, double N, long double p)
 {
     if (x == 0.0) {
         return (double)M;
@@ -162,7 +157,10 @@ static double bd0_ext(double x, long double M, long double d, long double log_M)
     if (fabsl(d) < 0.1L * (xl + M)) {
         return sp_bd0(x, (double)M, (double)d);
     }
-    long double lr = M > 0x1p-900L && xl / M < 0x1p1000L ? logl(xl / M) : logl(xl) - log_M;
+    /* M = N p tiny means p tiny, and then p (p_ext or q_ext) is the exact pi
+     * or 1 - pi (exact by Sterbenz for pi near 1) */
+    long double lr = M > 0x1p-900L && xl / M < 0x1p1000L ? logl(xl / M)
+                                                       : logl(xl) - logl((long double)N) - logl(p);
     return (double)(xl * lr - d);
 }
 
@@ -189,7 +187,7 @@ double sp_log_binom_pmf(const sp_binom *b, double k)
     const long double Nq = ((long double)N - b->mean_hi) - b->mean_lo;
     const long double Np = (long double)b->mean_hi + b->mean_lo;
     double lc = sp_stirlerr(N) - sp_stirlerr(k) - sp_stirlerr(N - k)
-                - bd0_ext(k, Np, d, b->log_np_ext) - bd0_ext(N - k, Nq, -d, b->log_nq_ext);
+                - bd0_ext(k, Np, d, N, b->p_ext) - bd0_ext(N - k, Nq, -d, N, b->q_ext);
     /* 0.5 ln(2 pi k (N-k)/N) = ln sqrt(2pi) + 0.5 (ln k + ln(1 - k/N)); for
      * k > N/2 the rounding of k/N would dominate 1 - k/N, so (N-k)/N (N - k
      * is exact) is used there. */

@@ -19,10 +19,8 @@ typedef struct {
     double N;                 /* trials, integer valued, >= 0 */
     double p, q;              /* success / failure probability (rounded) */
     double log_p, log_q;      /* accurate logs of the exact p and 1 - p */
-    double log_N;             /* ln N (-inf for N = 0) */
     double mean_hi, mean_lo;  /* N*p = mean_hi + mean_lo */
     long double p_ext, q_ext; /* p and 1 - p in extended precision */
-    long double log_np_ext, log_nq_ext;  /* ln(N p), ln(N q) in extended precision */
 } sp_binom;
 
 /* Bin(N, pi) or, with mirrored != 0, the law of N - S, i.e. Bin(N, 1 - pi),

@@ -41,7 +41,7 @@ double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
     if (b->q_ext == 0.0L || N == 0.0) {
         return N * b->log_p;
     }
-    const double log_r_max = b->log_N + b->log_q - b->log_p;
+    const double log_r_max = log(N) + b->log_q - b->log_p;
     if (eps > log_r_max + 0x1p-40 * (1.0 + fabs(log_r_max))) {
         return N * b->log_p;
     }
