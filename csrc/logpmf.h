@@ -11,13 +11,16 @@
 
 /* Bin(N, p) with everything a term needs precomputed.  The mean N*p is kept
  * as an unevaluated sum so that k - N*p is exact near the mode even when
- * N ~ 1e9; q = 1 - p may be a rounded double but log_q is accurate. */
+ * N ~ 1e9; p and q = 1 - p may be rounded doubles (1 - 1e-300 is 1.0) but
+ * log_p, log_q are accurate and p_ext, q_ext carry both to 2^-64 relative:
+ * whichever of them is the given pi is exact, even when the other rounds
+ * to 1, so no formula ever needs to form 1 - p. */
 typedef struct {
     double N;                 /* trials, integer valued, >= 0 */
-    double p, q;              /* success / failure probability */
+    double p, q;              /* success / failure probability (rounded) */
     double log_p, log_q;      /* accurate logs of the exact p and 1 - p */
     double mean_hi, mean_lo;  /* N*p = mean_hi + mean_lo */
-    long double p_ext;        /* the exact p in extended precision */
+    long double p_ext, q_ext; /* p and 1 - p in extended precision */
 } sp_binom;
 
 /* Bin(N, pi) or, with mirrored != 0, the law of N - S, i.e. Bin(N, 1 - pi),

@@ -11,13 +11,20 @@ double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
 
 /* Numerator of r(k) - e^eps for the shift S+1 vs S:
  *   r(k) = b(k-1)/b(k) = k q / ((n-k) p),  n = N + 1,
- *   k q - e^eps (n-k) p = (k - n p) - (e^eps - 1)(n - k) p.
- * Near the threshold both parts are ~ eps*n*p and cancel; extended precision
- * and a single-rounding fma keep the difference exact to ~1e-19 relative to
- * them, which is what makes delta accurate to 1e-12 at n = 1e9. */
-static long double shift_numerator(double k, double n, long double p, long double em1)
+ *   k q - e^eps (n-k) p = (k q - (n-k) p) - (e^eps - 1)(n - k) p,
+ * and k q - (n-k) p is k - n p, or equally n q - (n - k): the form with the
+ * smaller of p, q is used, because that one is the exactly given pi (the
+ * other may be 1 - pi rounded) and its rounding error ~2^-64 min(np, nq) is
+ * the smaller.  Near the threshold both parts are ~ eps*n*p and cancel;
+ * extended precision and a single-rounding fma keep the difference exact to
+ * ~1e-19 relative to them, which is what makes delta accurate to 1e-12 at
+ * n = 1e9. */
+static long double shift_numerator(double k, double n, const sp_binom *b, long double em1)
 {
-    return fmal(-(long double)n, p, (long double)k) - em1 * ((long double)(n - k) * p);
+    const long double p = b->p_ext, q = b->q_ext;
+    long double base = p <= q ? fmal(-(long double)n, p, (long double)k)
+                              : fmal((long double)n, q, (long double)k - (long double)n);
+    return base - em1 * ((long double)(n - k) * p);
 }
 
 double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
@@ -26,12 +33,19 @@ double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
     if (b->p == 0.0) {
         return 0.0;             /* S = 0 surely: the count reveals the target */
     }
-    /* Only the all-positive outcome is out of Q's reach.  Beyond eps = 1000 no
-     * ratio r(k) < n q/p <= 2^53/2^-1074 (ln < 782) can exceed e^eps either. */
-    if (b->q == 0.0 || eps > 1000.0) {
+    /* The largest finite ratio is r(N) = N q / p; from eps = ln r(N) on only
+     * the all-positive outcome k = n (out of Q's reach) counts: delta = p^N.
+     * This also covers q = 0 (S = N surely) and q so small (mirrored law of a
+     * tiny pi) that no other atom can pass the threshold.  The margin covers
+     * the rounding of ln r(N); just below it the exact numerator decides. */
+    if (b->q_ext == 0.0L || N == 0.0) {
         return N * b->log_p;
     }
-    const long double p = b->p_ext, q = 1.0L - b->p_ext;
+    const double log_r_max = log(N) + b->log_q - b->log_p;
+    if (eps > log_r_max + 0x1p-40 * (1.0 + fabs(log_r_max))) {
+        return N * b->log_p;
+    }
+    const long double p = b->p_ext, q = b->q_ext;
     const long double em1 = expm1l((long double)eps);
 
     /* First k in [1, n] with r(k) > e^eps; the closed form is within one step. */
@@ -42,49 +56,65 @@ double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
     if (k0 > n) {
         k0 = n;
     }
-    for (int guard = 0; guard < 4 && k0 < n && shift_numerator(k0, n, p, em1) <= 0.0L; guard++) {
+    for (int guard = 0; guard < 4 && k0 < n && shift_numerator(k0, n, b, em1) <= 0.0L; guard++) {
         k0 += 1.0;
     }
-    for (int guard = 0; guard < 4 && k0 > 1.0 && shift_numerator(k0 - 1.0, n, p, em1) > 0.0L; guard++) {
+    for (int guard = 0; guard < 4 && k0 > 1.0 && shift_numerator(k0 - 1.0, n, b, em1) > 0.0L; guard++) {
         k0 -= 1.0;
+    }
+    if (k0 >= n) {
+        return N * b->log_p;    /* t(n) = b(N) - e^eps * 0 */
     }
 
     /* Sum t(k) = b(k-1) num(k) / (k q) over i = k-1 = k0-1 .. N, with b(i)
-     * carried as beta * b(k0-1) and re-anchored on Loader's form every 256
-     * steps so the product of ratios never drifts.  num(k) grows linearly,
-     * num(k0 + j) = num(k0) + j (q + e^eps p): only num(k0) needs extended
-     * precision, the increments are positive and add without cancellation. */
+     * carried as beta * b(k0-1) and re-anchored on Loader's form at the start
+     * of every block of 256 steps so the product of ratios never drifts.
+     * num(k) grows linearly, num(k0 + j) = num(k0) + j (q + e^eps p): only
+     * num(k0) needs extended precision, the increments are positive and add
+     * without cancellation.  Each block is summed in double and the blocks in
+     * long double: at n ~ 1e12 the sum has ~1e6 terms, and one double
+     * accumulator picks up a rounding bias of ~4e-12 relative over them. */
     const double i0 = k0 - 1.0;
     const double log_b0 = sp_log_binom_pmf(b, i0);
-    const double ratio_pq = b->p / b->q;
-    const double num0 = (double)shift_numerator(k0, n, p, em1);
+    const double ratio_pq = (double)(p / q);
+    const double num0 = (double)shift_numerator(k0, n, b, em1);
     const double slope = (double)(q + (1.0L + em1) * p);
     const double qd = (double)q;
-    double beta = 1.0, sum = 0.0;
-    unsigned steps = 0;
-    for (double i = i0; i <= N; i += 1.0, steps++) {
-        if (steps == 256) {
+    long double total = 0.0L;
+    double beta = 1.0, i = i0;
+    int done = 0;
+    while (!done) {                 /* i advances by >= 16 per pass, up to N */
+        if (i > i0) {
             beta = exp(sp_log_binom_pmf(b, i) - log_b0);
-            steps = 0;
         }
-        double num = i == i0 ? num0 : num0 + (i - i0) * slope;   /* slope may be inf at i0 */
-        double w = num / ((i + 1.0) * qd);
-        sum += beta * w;
-        if (i == N) {
-            break;
-        }
-        beta *= (N - i) / (i + 1.0) * ratio_pq;       /* beta ~ b(i+1) */
-        /* Terms from i+1 on are at most b(i+1) rho^j, rho = b(i+2)/b(i+1),
-         * because the ratios decrease along the tail. */
-        double rho = (N - i - 1.0) / (i + 2.0) * ratio_pq;
-        if (rho < 1.0) {
-            double bound = beta / (1.0 - rho);
-            if (bound <= SP_TAIL_TOL * sum) {
-                sum += bound;   /* conservative: never under-report */
+        double block = 0.0;
+        for (int chunk = 0; chunk < 16; chunk++) {
+            const double stop = fmin(N, i + 15.0);
+            for (; i <= stop; i += 1.0) {
+                double num = i == i0 ? num0 : num0 + (i - i0) * slope;   /* slope may be inf at i0 */
+                block += beta * (num / ((i + 1.0) * qd));
+                beta *= (N - i) / (i + 1.0) * ratio_pq;       /* beta ~ b(i+1) */
+            }
+            if (stop >= N) {
+                done = 1;
                 break;
             }
+            /* Every term from i on is t(i+1) <= b(i), and the ratios
+             * rho = b(i+1)/b(i) decrease along the tail: the rest is at most
+             * b(i) / (1 - rho). */
+            double rho = (N - i) / (i + 1.0) * ratio_pq;
+            if (rho < 1.0) {
+                double bound = beta / (1.0 - rho);
+                if (bound <= SP_TAIL_TOL * (double)(total + block)) {
+                    block += bound;     /* conservative: never under-report */
+                    done = 1;
+                    break;
+                }
+            }
         }
+        total += block;
     }
+    double sum = (double)total;
     /* delta <= 1: clamping the rounding of a sum that is 1 is still conservative */
     return sum > 0.0 ? fmin(0.0, log_b0 + log(sum)) : -INFINITY;
 }

@@ -1,0 +1,251 @@
+"""Noiseless iid counting curve ``counting(n, pi)`` at its edges: every float pi
+(0, subnormal, 1 - 2^-53, 1), far tails where delta underflows, and n up to 2^53.
+
+The oracle here is written from the definitions alone and shares nothing with
+the fast path: with S ~ Bin(N, pi), N = n - 1, P the law of S + 1 and Q that of S,
+    delta_plus(eps)  = sum_k (P(k) - e^eps Q(k))_+,
+    delta_minus(eps) = sum_k (Q(k) - e^eps P(k))_+,
+the binomial pmf from mpmath's loggamma at 50 digits with ln pi and ln(1 - pi)
+taken from the exact float pi (so 1 - 5e-324 never rounds).  Small n: every atom.
+Large n: the positive part of P - e^eps Q is {k >= k0} (the ratio
+P(k)/Q(k) = k q / ((n - k) p) increases in k), summed term by term with a
+geometric remainder bound, or by Euler-Maclaurin (mpmath.sumem) on the smooth
+summand when sqrt(N pi (1 - pi)) is in the thousands and beyond and |eps| is
+small enough (< 2e-3) that the summand changes little from atom to atom.  delta_minus is
+delta_plus of the mirrored law N - S (ln p and ln q swapped).
+
+Accuracy asserted (Breutigam & Reischuk, "Statistical Privacy", the contract
+of statpriv): relative error <= 1e-12 where delta is a normal float, else
+|ln delta error| <= max(1e-10, 8 ulps of |ln delta|); never below the truth by
+more than that; -inf only where delta is exactly 0.
+"""
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from mpmath import mpf
+
+import statpriv
+from statpriv import _core
+
+DPS = 50
+REL = 1e-12
+
+
+# ---------------------------------------------------------------------------
+# oracle
+# ---------------------------------------------------------------------------
+
+def _logs(pi, direction):
+    pi = mpf(pi)
+    lp = mp.log(pi) if pi > 0 else mp.ninf
+    lq = mp.log1p(-pi) if pi < 1 else mp.ninf
+    return (lq, lp) if direction == "minus" else (lp, lq)
+
+
+def oracle_log_delta(n, pi, eps, direction):
+    """ln delta of counting(n, pi) in a direction ('plus', 'minus'), as mpf."""
+    with mp.workdps(DPS):
+        N = mpf(n - 1)
+        lp, lq = _logs(pi, direction)
+        if lp == mp.ninf or lq == mp.ninf:
+            return mpf(0)                   # point masses one apart: delta = 1
+        eps = mpf(eps)
+        lg_n = mp.loggamma(N + 1)
+
+        def logb(k):
+            if k < 0 or k > N:
+                return mp.ninf
+            return lg_n - mp.loggamma(k + 1) - mp.loggamma(N - k + 1) + k * lp + (N - k) * lq
+
+        if n <= 3000:
+            total = mpf(0)
+            for k in range(n + 1):
+                t = mp.exp(logb(k - 1)) - mp.exp(eps + logb(k))
+                if t > 0:
+                    total += t
+            return mp.log(total) if total > 0 else mp.ninf
+
+        def log_ratio(k):                   # ln P(k)/Q(k) = ln b(k-1)/b(k)
+            return mp.log(k) - mp.log(n - k) + lq - lp if k < n else mp.inf
+
+        c = mp.exp(eps + lp - lq)
+        k0 = int(mp.floor(n * c / (1 + c))) + 1
+        while k0 > 1 and log_ratio(k0 - 1) > eps:
+            k0 -= 1
+        while k0 < n and not log_ratio(k0) > eps:
+            k0 += 1
+        sigma = mp.sqrt(N * mp.exp(lp) * mp.exp(lq))
+        if sigma > 3000 and abs(eps) < 2e-3:
+            # the summand decays by ~e^-eps per atom: smooth on the unit scale
+            def term(x):
+                return mp.exp(logb(x - 1)) - mp.exp(eps + logb(x))
+            return mp.log(mp.sumem(term, [k0, min(N + 1, k0 + 60 * sigma)]))
+        # terms relative to b(k0 - 1): t(k) = b(k-1) (1 - e^eps / r(k))
+        w, total, k = mpf(1), mpf(0), k0
+        tol = mpf(10) ** (-DPS)
+        em, mean = mp.exp(eps), N * mp.exp(lp)
+        while k <= n:
+            r = mp.exp(log_ratio(k)) if k < n else mp.inf
+            total += w * (1 - em / r)
+            if k == n:
+                break
+            w = w / r                       # b(k) / b(k0 - 1)
+            if k > mean + 1:                # decreasing ratios: geometric bound
+                rho = (N - k) / (k + 1) * mp.exp(lp - lq)
+                if rho < 1 and w / (1 - rho) < tol * total:
+                    total += w / (1 - rho)
+                    break
+            k += 1
+        return logb(k0 - 1) + mp.log(total)
+
+
+def check(n, pi, eps, direction):
+    curve = statpriv.counting(n, pi)
+    f = curve.log_delta_plus if direction == "plus" else curve.log_delta_minus
+    ours = float(f(eps))
+    ref = oracle_log_delta(n, pi, eps, direction)
+    what = f"counting({n}, {pi!r}) {direction} eps={eps!r}: ours {ours!r}, oracle ln {mp.nstr(ref, 17)}"
+    if ref == mp.ninf:
+        assert ours == -math.inf, what
+        return
+    assert ours > -math.inf, what
+    diff = float(mpf(ours) - ref)
+    if ref > -700:
+        tol = -math.log1p(-REL)
+    else:
+        tol = max(1e-10, 8 * math.ulp(abs(float(ref))))
+    assert abs(diff) <= tol, f"{what}: ln delta off by {diff:.3e}"
+    return diff
+
+
+# ---------------------------------------------------------------------------
+# class 1: every float pi
+# ---------------------------------------------------------------------------
+
+EXTREME_PIS = [0.0, 5e-324, 1e-310, 1e-300, 1e-20, 1e-17, 2.0 ** -53, 1e-9,
+               1 - 2.0 ** -53, 1 - 1e-9, 1.0]
+EXTREME_EPS = [-5.0, -0.01, 0.0, 0.5, 5.0, 700.0, 745.5, 760.0, 1e4]
+
+
+@pytest.mark.parametrize("pi", EXTREME_PIS)
+def test_extreme_pi_small_n(pi):
+    for n in (1, 2, 10, 300):
+        for eps in EXTREME_EPS:
+            for direction in ("plus", "minus"):
+                check(n, pi, eps, direction)
+
+
+@pytest.mark.parametrize("pi", [5e-324, 1e-300, 1e-17, 1 - 2.0 ** -53])
+def test_extreme_pi_large_n(pi):
+    for n in (10 ** 4, 10 ** 6, 10 ** 9):
+        # eps up to ln r(N) = ln(N q / p), the last finite likelihood ratio
+        log_r_max = math.log(n - 1) + math.log1p(-pi) - math.log(pi)
+        for eps in (-0.01, 0.0, 0.5, 5.0, 0.5 * log_r_max, log_r_max - 1e-6, log_r_max + 1.0):
+            for direction in ("plus", "minus"):
+                check(n, pi, eps, direction)
+
+
+def test_issue_examples_tiny_pi():
+    # P and Q are (nearly) point masses at 1 and 0: delta_minus = (1-pi)^9 at every eps.
+    curve = statpriv.counting(10, 1e-300)
+    assert curve.delta_minus(0.0) == 1.0
+    assert curve.delta_plus(-0.01) == 1.0
+    assert curve.delta_minus(50.0) == 1.0
+    # no finite eps brings delta_minus (hence delta) to 0.5
+    assert curve.epsilon(0.5, direction="minus") == math.inf
+    assert curve.epsilon(0.5) == math.inf
+    # delta_plus ~ 1 - 9 pi e^eps crosses 1/2 near eps = ln(1/(18 pi)) ~ 687.9
+    e = curve.epsilon(0.5, direction="plus")
+    assert 687.0 < e < 689.0
+    assert oracle_log_delta(10, 1e-300, e, "plus") <= math.log(0.5) + 1e-12
+    assert oracle_log_delta(10, 1e-300, e * (1 - 1e-9), "plus") > math.log(0.5)
+
+
+@pytest.mark.parametrize("pi,other", [(2.0 ** -53, 1 - 2.0 ** -53), (2.0 ** -30, 1 - 2.0 ** -30),
+                                      (0.25, 0.75), (0.0, 1.0)])
+def test_mirror_symmetry(pi, other):
+    # N - S ~ Bin(N, 1 - pi): pi <-> 1 - pi swaps delta_plus and delta_minus
+    # (both floats here are exact complements).
+    eps = np.array([-0.3, 0.0, 0.01, 1.0, 20.0, 40.0, 400.0])
+    for n in (2, 57, 10 ** 5, 10 ** 9):
+        a, b = statpriv.counting(n, pi), statpriv.counting(n, other)
+        for x, y in ((a.log_delta_plus(eps), b.log_delta_minus(eps)),
+                     (a.log_delta_minus(eps), b.log_delta_plus(eps))):
+            assert np.all((x == y) | (np.abs(x - y) <= 1e-13 * np.maximum(1.0, np.abs(x)))), (n, x, y)
+
+
+def test_total_variation_subnormal_pi():
+    # TV(S+1, S) = max_k b(k) = b(0) = (1 - pi)^N for pi = 5e-324
+    for n in (2, 1000, 10 ** 12):
+        curve = statpriv.counting(n, 5e-324)
+        assert curve.total_variation() == curve.delta(0.0) == 1.0
+
+
+def test_log_pmf_near_the_ends():
+    # Loader's form at k close to N, where ln(1 - k/N) from a rounded k/N lost
+    # digits (the mirrored law of a small pi lives there), and for subnormal pi.
+    cases = [(1e9 - 1, 1 - 1e-9), (1e9 - 1, 1e-9), (1e6, 0.999), (1e12, 0.5),
+             (20.0, 5e-324), (1e4, 1e-310), (1e4, 1 - 2.0 ** -53), (2.0 ** 53 - 1, 0.3)]
+    with mp.workdps(40):
+        for N, pi in cases:
+            ks = np.array(sorted({1.0, 2.0, math.floor(N / 2), N - 2, N - 1, max(N - 1e5, 1.0)}))
+            ours = _core.log_binom_pmf(N, pi, ks)
+            for k, o in zip(ks, ours):
+                p = mpf(pi)
+                ref = (mp.loggamma(N + 1) - mp.loggamma(k + 1) - mp.loggamma(N - k + 1)
+                       + k * mp.log(p) + (N - k) * mp.log1p(-p))
+                tol = max(2e-14, 8 * math.ulp(abs(float(ref))))
+                assert abs(float(o - ref)) <= tol, (N, pi, k, o, float(ref))
+    # the extended-precision window agrees at subnormal pi and at pi = 0, 1
+    w = _core.binom_window_logl(1e4, 1e-310, 0, 4)
+    ref = [float(mp.log1p(-mpf(1e-310)) * 10000),
+           float(mp.log(10000) + mp.log(mpf(1e-310)) + 9999 * mp.log1p(-mpf(1e-310)))]
+    assert abs(float(w[0]) - ref[0]) <= 1e-12 and abs(float(w[1]) - ref[1]) <= 1e-9
+    assert list(_core.binom_window_logl(5.0, 0.0, 0, 3)) == [0.0, -math.inf, -math.inf]
+    assert list(_core.binom_window_logl(5.0, 1.0, 3, 3)) == [-math.inf, -math.inf, 0.0]
+
+
+# ---------------------------------------------------------------------------
+# class 2: far tails (delta < 1e-300) at large n and small pi
+# ---------------------------------------------------------------------------
+
+FAR_TAIL = [
+    (3013361, 3.0145101043069244e-06, 6.641082456658125, "plus"),
+    (1492489, 0.00020113645268986333, 15.407630772822145, "plus"),
+    (8854023, 0.00033600532590476206, 6.905759006533778, "plus"),
+    (2000000, 1e-3, 4.0, "minus"),
+    (10 ** 7, 1e-6, 20.0, "minus"),
+    (576701, 0.9992870953351582, 8.29424207033002, "minus"),
+    (10 ** 6, 1e-5, -30.0, "plus"),
+    (10 ** 9, 1e-9, 0.0, "minus"),
+    # Loader's bd0 far from the mean: x ln(x/M) and x - M cancel to ~1e-1
+    (48049259713, 0.0003428675143031273, 0.2574429146082487, "plus"),
+    (48049259713, 0.0003428675143031273, 0.2574429146082487, "minus"),
+]
+
+
+@pytest.mark.parametrize("n,pi,eps,direction", FAR_TAIL)
+def test_far_tail_large_n(n, pi, eps, direction):
+    check(n, pi, eps, direction)
+
+
+# ---------------------------------------------------------------------------
+# class 3: huge n (summation with ~1e6..1e8 terms)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n,pi,c,direction", [(10 ** 12, 0.3, 0.5, "plus"),
+                                             (10 ** 12, 0.3, 3.0, "minus")])
+def test_huge_n(n, pi, c, direction):
+    eps = c / math.sqrt(n * pi * (1 - pi))
+    check(n, pi, eps, direction)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("n", [10 ** 10, 10 ** 11, 10 ** 12, 10 ** 13, 2 ** 53])
+@pytest.mark.parametrize("pi", [0.3, 0.01, 1e-6])
+def test_huge_n_sweep(n, pi):
+    sigma = math.sqrt(n * pi * (1 - pi))
+    for c, direction in [(0.0, "plus"), (0.3, "plus"), (1.0, "minus"), (4.0, "minus")]:
+        check(n, pi, c / sigma, direction)
