@@ -14,13 +14,14 @@ from statpriv import dp
 from statpriv.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
+from statpriv._validate import ParameterTypeError
 from statpriv.dp import amplify
 from statpriv.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
 from statpriv.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
 
 __version__ = "0.1.0"
-__all__ = ["Gaussian", "Geometric", "Laplace", "PrivacyCurve", "amplify", "conjecture_check",
+__all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "conjecture_check",
            "counting", "dp",
            "equal_utility_epsilon", "equal_utility_noise", "interval_confidence",
            "interval_epsilon", "interval_noise", "interval_width", "secret_sample",
