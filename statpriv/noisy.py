@@ -37,7 +37,7 @@ def trim(lp, lq):
     return lp[sl], lq[sl]
 
 
-def core(lp, lq, noise, monotone_ratio):
+def core(lp, lq, noise, monotone_ratio, tail_ratio=None):
     """C evaluator for count laws (lp, lq) plus ``noise``.
 
     monotone_ratio: P is Q shifted by one (no sampling).  If Q is also
@@ -46,21 +46,64 @@ def core(lp, lq, noise, monotone_ratio):
     TP2 kernel (Gaussian location) preserves it (Karlin's composition
     formula) — even for sigma << 1, where f itself is not log-concave.  The
     Gaussian path then solves for one crossing instead of scanning a grid.
+
+    tail_ratio: optional callable w -> G_P(w)/G_Q(w), the exact ratio of the
+    laws' generating functions (statpriv.counting._Laws).  Beyond the last
+    atom the noisy densities' ratio is constant, G_P(w)/G_Q(w) with
+    w = e^(1/b) (Laplace) or 1/alpha (geometric), and before the first atom
+    the same at 1/w; every count law here has a monotone ratio, which the
+    log-concave Laplace and geometric kernels preserve, so these are the
+    extreme ratios: the exact zero points of delta_plus and delta_minus.
+    They are set on the tail cells in double-double, so delta keeps its
+    relative accuracy up to the float just below the zero point.
     """
     lp, lq = trim(np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble))
     monotone_ratio = monotone_ratio and _log_concave(lq)
     if isinstance(noise, Geometric):
         cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)
-        return _core.PairCurveCore(cell_lp, cell_lq, _log_ratio(cell_lp, cell_lq),
-                                   max_log_ratio=-np.log(noise.alpha))
+        lr = _log_ratio(cell_lp, cell_lq)
+        n = len(cell_lp)
+        lr_lo = _exact_tails(lr, tail_ratio, "geometric", noise.alpha, ((0, 1), (n - 2, n - 1)))
+        # -ln alpha rounded, then one step up: a proven bound
+        bound = np.nextafter(np.nextafter(-np.log(noise.alpha), np.inf), np.inf)
+        return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
     if isinstance(noise, Laplace):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
-        return _core.PairCurveCore(cell_lp, cell_lq, _log_ratio(cell_lp, cell_lq),
+        lr = _log_ratio(cell_lp, cell_lq)
+        n = len(cell_lp)
+        lr_lo = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
+        bound = np.nextafter(1.0 / noise.scale, np.inf)
+        return _core.PairCurveCore(cell_lp, cell_lq, lr,
                                    laplace=(ll_p, lr_p, ll_q, lr_q, noise.scale),
-                                   max_log_ratio=1.0 / noise.scale)
+                                   max_log_ratio=bound, lr_lo=lr_lo)
     if isinstance(noise, Gaussian):
         return _core.GaussCurveCore(lp, lq, noise.sigma, bool(monotone_ratio))
     raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
+
+
+def _exact_tails(lr, tail_ratio, kind, param, cells):
+    """Overwrite lr on the tail cells with the exact ln G_P(w)/G_Q(w) as
+    hi + lo (returns the lo array, or None).  cells = (left cells, right
+    cells).  Skipped where the computed cell ratio disagrees by more than
+    1e-12 (the laws were trimmed to a window that changes the tail)."""
+    if tail_ratio is None:
+        return None
+    import mpmath
+    from statpriv.counting import _mpf_exact
+    lo = np.zeros(len(lr), dtype=np.longdouble)
+    done = False
+    with mpmath.workdps(40):
+        p = mpmath.mpf(param)
+        w_right = mpmath.exp(1 / p) if kind == "laplace" else 1 / p
+        for w, group in ((1 / w_right, cells[0]), (w_right, cells[1])):
+            value = mpmath.log(tail_ratio(w))
+            hi = np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
+            for j in group:
+                if abs(lr[j] - hi) <= 1e-12 * max(1.0, abs(float(value))):
+                    lr[j] = hi
+                    lo[j] = float(value - _mpf_exact(hi))
+                    done = True
+    return lo if done else None
 
 
 def _log_concave(la):
