@@ -160,7 +160,8 @@ def _subsample_laws(n, pi, m):
     _check_support(m, "sample_size")
     rate = m / n
     ln = np.log(np.longdouble(n))
-    log_weights = (np.log(np.longdouble(m)) - ln, np.log(np.longdouble(n - m)) - ln)
+    log_weights = (np.log(np.longdouble(m)) - ln,
+                   np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
     lp, lq, lr = _mixture(_binomial_support(m - 1, pi), _binomial_support(m, pi), rate,
                           log_weights)
     if not 0.0 < pi < 1.0:

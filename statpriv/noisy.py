@@ -63,7 +63,10 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None):
         cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)
         lr = _log_ratio(cell_lp, cell_lq)
         n = len(cell_lp)
-        lr_lo = _exact_tails(lr, tail_ratio, "geometric", noise.alpha, ((0, 1), (n - 2, n - 1)))
+        lr_lo, sides = _exact_tails(lr, tail_ratio, "geometric", noise.alpha,
+                                    ((0, 1), (n - 2, n - 1)))
+        if lr_lo is not None:
+            _geometric_end_ratios(lp, lq, cell_lp, cell_lq, noise.alpha, lr, lr_lo, sides)
         # -ln alpha rounded, then one step up: a proven bound
         bound = np.nextafter(np.nextafter(-np.log(noise.alpha), np.inf), np.inf)
         return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
@@ -71,7 +74,7 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
         lr = _log_ratio(cell_lp, cell_lq)
         n = len(cell_lp)
-        lr_lo = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
+        lr_lo, _ = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
         bound = np.nextafter(1.0 / noise.scale, np.inf)
         return _core.PairCurveCore(cell_lp, cell_lq, lr,
                                    laplace=(ll_p, lr_p, ll_q, lr_q, noise.scale),
@@ -81,29 +84,76 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None):
     raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
 
 
+# Cells at each end of the geometric-noise support whose log ratio is
+# rebuilt from the exact tail ratio.
+END_CELLS = 512
+
+
+def _geometric_end_ratios(lp, lq, cell_lp, cell_lq, alpha, lr, lr_lo, sides):
+    """Log ratios of the cells near the ends from the exact tail ratios.
+
+    With c = (1-alpha)/(1+alpha) and atoms A(k), f_A(x) = c sum_k A(k) alpha^|x-k|
+    = c (alpha^x G_A(1/alpha) - V_A(x)), V_A(x) = sum_{k>x} A(k)(alpha^(x-k) -
+    alpha^(k-x)), so ln f_P/f_Q = ln R + log1p(-v_P) - log1p(-v_Q) with R the
+    exact tail ratio (set on the tail cell by _exact_tails) and
+    v_A = c V_A / (f_A + c V_A).  Near the end v is small and known to its own
+    relative precision, so the cell ratio stays accurate relative to
+    R - ratio, the difference delta cancels to near the zero point.  Mirrored
+    on the left (sum over k < x).  ``sides``: the tails that were set
+    (0 left, 1 right); lr and lr_lo are modified in place there.
+    """
+    n = len(lp)
+    w = min((n + 1) // 2, END_CELLS)      # each end rebuilds the half nearer to it
+    ld = np.longdouble
+    lc = np.log1p(-ld(alpha)) - np.log1p(ld(alpha))
+    step = -np.log(ld(alpha))
+    for side in sides:
+        pos = np.arange(n - w, n) if side == 1 else np.arange(0, w)   # atom positions x
+        tail = n + 1 if side == 1 else 0                               # tail cell: ln R
+        dist = (pos[None, :] - pos[:, None]).astype(ld)                # k - x
+        if side == 0:
+            dist = -dist
+        logs = []
+        for la, cell in ((lp, cell_lp), (lq, cell_lq)):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                term = la[pos][None, :] + dist * step + np.log(-np.expm1(-2 * dist * step))
+                term = np.where(dist > 0, term, -np.inf)
+                top = np.max(term, axis=1)
+                safe = np.where(np.isfinite(top), top, 0)
+                log_v = safe + np.log(np.sum(np.exp(term - safe[:, None]), axis=1))
+                log_cv = np.where(np.isfinite(top), lc + log_v, -np.inf)
+                logs.append(log_cv - np.logaddexp(cell[pos + 1], log_cv))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            corr = np.log1p(-np.exp(logs[0])) - np.log1p(-np.exp(logs[1]))
+        new = lr[tail] + corr
+        ok = np.isfinite(new)
+        lr[pos[ok] + 1] = new[ok]
+        lr_lo[pos[ok] + 1] = lr_lo[tail]
+
+
 def _exact_tails(lr, tail_ratio, kind, param, cells):
     """Overwrite lr on the tail cells with the exact ln G_P(w)/G_Q(w) as
     hi + lo (returns the lo array, or None).  cells = (left cells, right
     cells).  Skipped where the computed cell ratio disagrees by more than
     1e-12 (the laws were trimmed to a window that changes the tail)."""
     if tail_ratio is None:
-        return None
+        return None, ()
     import mpmath
     from statpriv.counting import _mpf_exact
     lo = np.zeros(len(lr), dtype=np.longdouble)
-    done = False
+    sides = []
     with mpmath.workdps(40):
         p = mpmath.mpf(param)
         w_right = mpmath.exp(1 / p) if kind == "laplace" else 1 / p
-        for w, group in ((1 / w_right, cells[0]), (w_right, cells[1])):
+        for side, w, group in ((0, 1 / w_right, cells[0]), (1, w_right, cells[1])):
             value = mpmath.log(tail_ratio(w))
             hi = np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
-            for j in group:
-                if abs(lr[j] - hi) <= 1e-12 * max(1.0, abs(float(value))):
+            if all(abs(lr[j] - hi) <= 1e-12 * max(1.0, abs(float(value))) for j in group):
+                for j in group:
                     lr[j] = hi
                     lo[j] = float(value - _mpf_exact(hi))
-                    done = True
-    return lo if done else None
+                sides.append(side)
+    return (lo, tuple(sides)) if sides else (None, ())
 
 
 def _log_concave(la):
