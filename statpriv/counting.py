@@ -90,7 +90,7 @@ def _mixture(log_a, log_b, rate, log_weights=None):
 
 
 # Cells whose log ratio is refined in higher precision, at most, per curve.
-_MAX_REFINED = 2048
+_MAX_REFINED = 1024
 
 
 def _mpf_exact(x):
@@ -107,7 +107,8 @@ def _refine_log_ratio(lp, lq, lr, err, exact):
     moves delta by up to P(j) e_j, while just below eps = lr_j delta is at
     least P(j+1) (1 - e^(lr_j - lr_{j+1})) (the next cell's term, lr
     increasing) -- so a cell needs more than its extended-precision lr where
-    P(j) e_j exceeds 1e-14 of that (likewise Q and j-1 for delta_minus), and
+    P(j) e_j exceeds 1e-14 of that (likewise Q and j-1 for delta_minus; deep
+    in the tails, where delta underflows, the tolerance on ln delta), and
     always at the zero points (the extreme cells), where delta -> 0 linearly
     in lr - eps.  ``err``: a bound on |lr error| per cell; ``exact(j)``: the
     closed-form ln P(j)/Q(j) as an mpmath number.  At most _MAX_REFINED cells
@@ -119,21 +120,27 @@ def _refine_log_ratio(lp, lq, lr, err, exact):
     finite = np.isfinite(lr) & (np.isfinite(lp) | np.isfinite(lq))
     if not finite.any():
         return lo
-    need = np.full(n, -np.inf)
+    # The selection is a heuristic on magnitudes: float64 is enough for it
+    # (a gap that rounds to 0 only selects the cell).
+    lpf, lqf = lp.astype(np.float64), lq.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        log_err = np.log(np.asarray(err, dtype=np.longdouble))
-        gap = np.diff(lr)
+        log_err = np.log(np.asarray(err, dtype=np.float64))
+        gap = np.diff(lr).astype(np.float64)
         log_gap = np.log(-np.expm1(-gap))           # ln(1 - e^(lr_j - lr_{j+1}))
-        up = log_err[:-1] + lp[:-1] - lp[1:] - log_gap
-        down = log_err[1:] + lq[1:] - lq[:-1] - log_gap
-    up = np.where(np.isnan(up), -np.inf, up)
-    down = np.where(np.isnan(down), -np.inf, down)
-    need[:-1] = np.maximum(need[:-1], up.astype(np.float64))
-    need[1:] = np.maximum(need[1:], down.astype(np.float64))
-    cells = set(np.flatnonzero(finite & (need > np.log(1e-14))).tolist())
-    if len(cells) > _MAX_REFINED:
-        order = np.argsort(-need[sorted(cells)])
-        cells = set(np.array(sorted(cells))[order[:_MAX_REFINED]].tolist())
+        up = log_err[:-1] + lpf[:-1] - lpf[1:] - log_gap
+        down = log_err[1:] + lqf[1:] - lqf[:-1] - log_gap
+    need = np.full(n, -np.inf)
+    need[:-1] = np.fmax(need[:-1], up)
+    need[1:] = np.fmax(need[1:], down)
+    # Where delta underflows, the promise is on ln delta: 1e-10 absolute or
+    # 8 ulps of |ln delta|, so cells that deep need correspondingly less.
+    depth = np.fmin(lpf, lqf)
+    log_tol = np.where(depth > -700.0, np.log(1e-14),
+                       np.log(np.fmax(1e-11, 1e-16 * np.abs(depth))))
+    candidates = np.flatnonzero(finite & (need > log_tol))
+    if len(candidates) > _MAX_REFINED:
+        candidates = candidates[np.argpartition(-need[candidates], _MAX_REFINED)[:_MAX_REFINED]]
+    cells = set(candidates.tolist())
     idx = np.flatnonzero(finite)
     cells.update((int(idx[0]), int(idx[-1])))
     with mpmath.workdps(40):
@@ -178,7 +185,8 @@ def _subsample_laws(n, pi, m):
     with np.errstate(divide="ignore"):
         t1, t2 = np.log1p(x), np.log1p(y)
     lr = t1 - t2
-    err = 4e-19 * (np.abs(t1) + np.abs(t2)) + 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi)))
+    err = (4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
+           + 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
 
     def exact(jj):
         import mpmath
@@ -230,11 +238,12 @@ def _poisson_sample_laws(n, pi, rate):
     # ln(1 - rate) at j = 0, the zero point of delta_minus.
     j = np.arange(len(lr), dtype=ld)
     with np.errstate(divide="ignore", invalid="ignore"):
-        x = (j - ld(n) * ld(rate) * ld(pi)) / ((ld(n) - j) * ld(pi))
-        lr = np.where(j < n, np.log1p(x), np.inf).astype(ld)
+        lr = np.log1p((j - ld(n) * ld(rate) * ld(pi)) / ((ld(n) - j) * ld(pi)))
+    lr[n] = np.inf
     if rate == 1.0:
         lr[0] = -np.inf
-    err = 4e-19 * np.abs(lr) + 2e-19 * n * rate / np.maximum(n - j, 1)
+    jf = np.arange(len(lr), dtype=np.float64)
+    err = 4e-19 * np.abs(lr.astype(np.float64)) + 2e-19 * n * rate / np.maximum(n - jf, 1)
 
     def exact(jj):
         import mpmath
@@ -471,7 +480,7 @@ def secret_sample(n, sample_size, positives, *, noise=None):
             exact_lr = t1 - t2
         live = np.isfinite(lp) | np.isfinite(lq)
         lr = np.where(live, exact_lr, lr)
-        err = 4e-19 * (np.abs(t1) + np.abs(t2))
+        err = 4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
 
         def exact(j):
             import mpmath
