@@ -26,6 +26,22 @@ static double one_sided(double a, double c, double b)
     return 0.5 * a * s * s;
 }
 
+/* (e^x - e^y) / e^m for m >= x, y, without cancelling two rounded exps. */
+static double signed_difference(long double x, long double y, long double m)
+{
+    if (y == -INFINITY) {
+        return exp((double)(x - m));
+    }
+    if (x == -INFINITY) {
+        return -exp((double)(y - m));
+    }
+    long double d = x - y;
+    if (fabsl(d) > 1.0L) {
+        return exp((double)(x - m)) - exp((double)(y - m));
+    }
+    return exp((double)(y - m)) * expm1((double)d);
+}
+
 long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, long double la_q,
                                          long double lc_q, double b)
 {
@@ -33,10 +49,12 @@ long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, lon
     if (m == -INFINITY) {
         return -INFINITY;
     }
-    /* the differences to m are exact in long double and small near the
-     * sign change, where the cancellation is: double exp suffices there */
-    double a = exp((double)(la_p - m)) - exp((double)(la_q - m));
-    double c = exp((double)(lc_p - m)) - exp((double)(lc_q - m));
+    /* a = e^la_p - e^la_q = e^la_q expm1(la_p - la_q): the cancellation is
+     * in the log difference, exact in long double, so a keeps the relative
+     * accuracy of that difference (callers pass logs whose differences are
+     * accurate where P and Q nearly agree), not 1e-16 / |a| of two exps. */
+    double a = signed_difference(la_p, la_q, m);
+    double c = signed_difference(lc_p, lc_q, m);
     double v;
     if (a >= 0.0 && c >= 0.0) {
         v = 0.5 * (a + c) * -expm1(-1.0 / b);

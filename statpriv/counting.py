@@ -52,7 +52,8 @@ def _pair_curve(laws, reference_fn, description, noise=None):
         raise AssertionError("internal: support of P and Q is not contiguous")
     if noise is not None:
         return PrivacyCurve(noisy.core(lp, lq, noise, monotone_ratio,
-                                       tail_ratio=getattr(laws, "tail_ratio", None)),
+                                       tail_ratio=getattr(laws, "tail_ratio", None),
+                                       log_ratio=lr),
                             reference_fn, f"{description}, noise={noise!r}")
     if lr_lo is not None:
         lr_lo = lr_lo[sl]

@@ -29,15 +29,19 @@ from statpriv.noise import Gaussian, Geometric, Laplace
 DROP_NATS = 3000.0
 
 
-def trim(lp, lq):
-    """Keep the atoms where P or Q is within DROP_NATS of its maximum."""
+def _trim_slice(lp, lq):
     keep = (lp >= np.max(lp) - DROP_NATS) | (lq >= np.max(lq) - DROP_NATS)
     idx = np.flatnonzero(keep)
-    sl = slice(idx[0], idx[-1] + 1)
+    return slice(idx[0], idx[-1] + 1)
+
+
+def trim(lp, lq):
+    """Keep the atoms where P or Q is within DROP_NATS of its maximum."""
+    sl = _trim_slice(lp, lq)
     return lp[sl], lq[sl]
 
 
-def core(lp, lq, noise, monotone_ratio, tail_ratio=None):
+def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     """C evaluator for count laws (lp, lq) plus ``noise``.
 
     monotone_ratio: P is Q shifted by one (no sampling).  If Q is also
@@ -56,23 +60,46 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None):
     extreme ratios: the exact zero points of delta_plus and delta_minus.
     They are set on the tail cells in double-double, so delta keeps its
     relative accuracy up to the float just below the zero point.
+
+    log_ratio: optional accurate ln P/Q of the count laws (closed forms).
+    With geometric noise it gives the difference law D = P - Q = Q expm1(lr)
+    accurately, and the cells' log ratios as log1p((D*N)/(Q*N)): where P and
+    Q nearly agree (tiny sampling rates) that keeps the relative accuracy
+    that a difference of two cell logs loses.
     """
-    lp, lq = trim(np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble))
+    lp, lq = np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble)
+    sl = _trim_slice(lp, lq)
+    lp, lq = lp[sl], lq[sl]
     monotone_ratio = monotone_ratio and _log_concave(lq)
     if isinstance(noise, Geometric):
         cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)
         lr = _log_ratio(cell_lp, cell_lq)
+        err = np.full(len(lr), 4e-16)
+        if log_ratio is not None:
+            err = _geometric_difference_ratios(lp, lq,
+                                               np.asarray(log_ratio, dtype=np.longdouble)[sl],
+                                               cell_lq, noise.alpha, lr)
         n = len(cell_lp)
         lr_lo, sides = _exact_tails(lr, tail_ratio, "geometric", noise.alpha,
                                     ((0, 1), (n - 2, n - 1)))
         if lr_lo is not None:
-            _geometric_end_ratios(lp, lq, cell_lp, cell_lq, noise.alpha, lr, lr_lo, sides)
+            _geometric_end_ratios(lp, lq, cell_lp, cell_lq, noise.alpha, lr, lr_lo, sides, err)
         # -ln alpha rounded, then one step up: a proven bound
         bound = np.nextafter(np.nextafter(-np.log(noise.alpha), np.inf), np.inf)
         return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
     if isinstance(noise, Laplace):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
         lr = _log_ratio(cell_lp, cell_lq)
+        if log_ratio is not None:
+            law_lr = np.asarray(log_ratio, dtype=np.longdouble)[sl]
+            pos, neg = _difference_parts(lp, lq, law_lr)
+            d_pos = _core.laplace_cells(pos, pos, noise.scale) if np.isfinite(pos).any() else None
+            d_neg = _core.laplace_cells(neg, neg, noise.scale) if np.isfinite(neg).any() else None
+            for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
+                # cells (k = 0: the log ratio itself), then L and R of P from Q's
+                up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
+                down = d_neg[(0, 2, 3)[k]] if d_neg is not None else None
+                _relative_log(base, up, down, target, add_base=k > 0)
         n = len(cell_lp)
         lr_lo, _ = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
         bound = np.nextafter(1.0 / noise.scale, np.inf)
@@ -84,12 +111,68 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None):
     raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
 
 
+def _difference_parts(lp, lq, law_lr):
+    """log D+ and log D- of D = P - Q = Q expm1(lr) (= P where Q = 0)."""
+    ld = np.longdouble
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mag = np.where(np.isfinite(lq), lq + np.log(np.abs(np.expm1(law_lr))),
+                       np.where(np.isfinite(lp), lp, -np.inf)).astype(ld)
+    mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
+    pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
+    neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
+    return pos, neg
+
+
+def _relative_log(base, up, down, target, add_base):
+    """Where the convolved difference is small against the base (Q's) value,
+    target = [base +] log1p((up - down) / base) in place (logs throughout)."""
+    n = len(base)
+    up = np.full(n, -np.inf, dtype=np.longdouble) if up is None else up
+    down = np.full(n, -np.inf, dtype=np.longdouble) if down is None else down
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        u, d = np.exp(up - base), np.exp(down - base)
+        better = np.isfinite(base) & (u + d < 0.25)
+        value = np.log1p(u - d)
+        if add_base:
+            value = base + value
+    target[better] = value[better]
+
+
+def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
+    """Cell log ratios log1p(((D+ - D-)*N) / (Q*N)) where that is the more
+    accurate form: D+ - D- = P - Q with log|D| = ln Q + ln|expm1(lr)| (or
+    ln P where Q = 0), each part convolved with the noise on its own.
+    Modifies lr in place; returns a bound on the absolute error of each lr.
+    """
+    ld = np.longdouble
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mag = np.where(np.isfinite(lq), lq + np.log(np.abs(np.expm1(law_lr))),
+                       np.where(np.isfinite(lp), lp, -np.inf)).astype(ld)
+    mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
+    pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
+    neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
+    parts = []
+    for part in (pos, neg):
+        if np.isfinite(part).any():
+            parts.append(_core.geometric_cells(part, part, alpha)[0])
+        else:
+            parts.append(np.full(len(cell_lq), -np.inf, dtype=ld))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        up, down = np.exp(parts[0] - cell_lq), np.exp(parts[1] - cell_lq)
+        r = up - down
+        better = np.isfinite(cell_lq) & (up + down < 0.25)
+        lr[better] = np.log1p(r[better])
+    err = np.full(len(lr), 4e-16)          # a difference of two cell logs
+    err[better] = 4e-16 * (up[better] + down[better]).astype(np.float64) + 1e-18
+    return err
+
+
 # Cells at each end of the geometric-noise support whose log ratio is
 # rebuilt from the exact tail ratio.
 END_CELLS = 512
 
 
-def _geometric_end_ratios(lp, lq, cell_lp, cell_lq, alpha, lr, lr_lo, sides):
+def _geometric_end_ratios(lp, lq, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err):
     """Log ratios of the cells near the ends from the exact tail ratios.
 
     With c = (1-alpha)/(1+alpha) and atoms A(k), f_A(x) = c sum_k A(k) alpha^|x-k|
@@ -100,7 +183,8 @@ def _geometric_end_ratios(lp, lq, cell_lp, cell_lq, alpha, lr, lr_lo, sides):
     relative precision, so the cell ratio stays accurate relative to
     R - ratio, the difference delta cancels to near the zero point.  Mirrored
     on the left (sum over k < x).  ``sides``: the tails that were set
-    (0 left, 1 right); lr and lr_lo are modified in place there.
+    (0 left, 1 right); lr and lr_lo are modified in place there, on the
+    cells where this form's error bound, 4e-16 (v_P + v_Q), beats ``err``.
     """
     n = len(lp)
     w = min((n + 1) // 2, END_CELLS)      # each end rebuilds the half nearer to it
@@ -126,7 +210,8 @@ def _geometric_end_ratios(lp, lq, cell_lp, cell_lq, alpha, lr, lr_lo, sides):
         with np.errstate(divide="ignore", invalid="ignore"):
             corr = np.log1p(-np.exp(logs[0])) - np.log1p(-np.exp(logs[1]))
         new = lr[tail] + corr
-        ok = np.isfinite(new)
+        bound = 4e-16 * (np.exp(logs[0]) + np.exp(logs[1])).astype(np.float64)
+        ok = np.isfinite(new) & (bound < err[pos + 1])
         lr[pos[ok] + 1] = new[ok]
         lr_lo[pos[ok] + 1] = lr_lo[tail]
 
