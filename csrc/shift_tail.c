@@ -150,10 +150,12 @@ static long double cell_term(const sp_pair *s, long j, long double eps, int plus
         if (eps == INFINITY) {
             return -INFINITY;       /* both densities are positive everywhere */
         }
-        return plus ? sp_laplace_cell_log_positive(s->ll_p[j], s->lr_p[j], s->ll_q[j] + eps,
-                                                   s->lr_q[j] + eps, s->scale)
-                    : sp_laplace_cell_log_positive(s->ll_q[j], s->lr_q[j], s->ll_p[j] + eps,
-                                                   s->lr_p[j] + eps, s->scale);
+        long double l_lo = s->ll_lo == NULL ? 0.0L : s->ll_lo[j];
+        long double r_lo = s->rr_lo == NULL ? 0.0L : s->rr_lo[j];
+        return plus ? sp_laplace_cell_log_positive(s->ll_p[j], s->lr_p[j], s->ll_q[j], s->lr_q[j],
+                                                   eps, l_lo, r_lo, s->scale)
+                    : sp_laplace_cell_log_positive(s->ll_q[j], s->lr_q[j], s->ll_p[j], s->lr_p[j],
+                                                   eps, -l_lo, -r_lo, s->scale);
     }
     long double lr = plus ? s->lr[j] : -s->lr[j];
     if (lr == INFINITY) {

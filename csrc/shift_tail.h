@@ -33,6 +33,9 @@ typedef struct {
      * for P and Q here; the first and last cells are the exponential tails,
      * whose sign is constant, and use lp/lq like a discrete cell. */
     const long double *ll_p, *lr_p, *ll_q, *lr_q;
+    /* Optional (NULL when unused): low parts of ll_p - ll_q and lr_p - lr_q
+     * (double-double log ratios of L and R near the zero point). */
+    const long double *ll_lo, *rr_lo;
     double scale;
     /* A proven bound on |ln f_P/f_Q| (INFINITY if none): 1/b for Laplace
      * noise, -ln alpha for geometric (Breutigam & Reischuk, "Statistical

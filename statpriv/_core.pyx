@@ -76,7 +76,8 @@ def _log_cumsum(a, bint reverse=False):
 
 cdef class PairCurveCore(CurveCore):
     """Shift divergence between two pmfs given by log arrays (MATH.md §2, §4),
-    or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale)``).
+    or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale[, ll_lo, rr_lo])``,
+    the optional low parts of ll_p - ll_q and lr_p - lr_q).
     Arrays are held in extended precision (numpy.longdouble).
 
     ``lr_lo`` (optional): low parts of the log ratio, ln P/Q = lr + lr_lo to
@@ -107,6 +108,7 @@ cdef class PairCurveCore(CurveCore):
         self.pair.len = lp.shape[0]
         self.pair.monotone = self.monotone
         self.pair.ll_p = self.pair.lr_p = self.pair.ll_q = self.pair.lr_q = NULL
+        self.pair.ll_lo = self.pair.rr_lo = NULL
         self.pair.lr_lo = NULL
         self.pair.max_log_ratio = max_log_ratio
         if lr_lo is not None:
@@ -125,9 +127,27 @@ cdef class PairCurveCore(CurveCore):
             self.pair.ll_q = _data(cells[2])
             self.pair.lr_q = _data(cells[3])
             self.pair.scale = float(laplace[4])
+            if len(laplace) > 5:
+                # low parts of ll_p - ll_q and lr_p - lr_q
+                low = [_extended(a) for a in laplace[5:7]]
+                if any(a.shape != lp.shape for a in low):
+                    raise ValueError("Laplace low-part arrays must match lp in length")
+                self.arrays.extend(low)
+                self.pair.ll_lo = _data(low[0])
+                self.pair.rr_lo = _data(low[1])
         sp_pair_init_zero(&self.pair)
         self.fn = sp_pair_curve_log_delta
         self.ctx = &self.pair
+
+    def epsilon(self, double[::1] log_target, int direction):
+        """As CurveCore.epsilon, but a target of delta = 0 returns the zero
+        point exactly: the smallest double at or above the largest log ratio
+        (inf if delta > 0 at every finite eps), not a bisection's bracket."""
+        out = CurveCore.epsilon(self, log_target, direction)
+        zero = np.asarray(log_target) == -INFINITY
+        if zero.any():
+            out[zero] = max(self.zero_point(direction), 0.0)
+        return out
 
     def zero_point(self, int direction):
         """Smallest double eps with delta = 0 in a direction (PLUS, MINUS or

@@ -27,6 +27,8 @@ cdef extern from "shift_tail.h" nogil:
         const long double *lr_p
         const long double *ll_q
         const long double *lr_q
+        const long double *ll_lo
+        const long double *rr_lo
         double scale
         double max_log_ratio
         const long double *lr_lo

@@ -90,6 +90,7 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     if isinstance(noise, Laplace):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
         lr = _log_ratio(cell_lp, cell_lq)
+        errs = [np.full(len(lr), 4e-16) for _ in range(3)]
         if log_ratio is not None:
             law_lr = np.asarray(log_ratio, dtype=np.longdouble)[sl]
             pos, neg = _difference_parts(lp, lq, law_lr)
@@ -99,12 +100,15 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
                 # cells (k = 0: the log ratio itself), then L and R of P from Q's
                 up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
                 down = d_neg[(0, 2, 3)[k]] if d_neg is not None else None
-                _relative_log(base, up, down, target, add_base=k > 0)
+                errs[k] = _relative_log(base, up, down, target, add_base=k > 0)
         n = len(cell_lp)
-        lr_lo, _ = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
+        lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
         bound = np.nextafter(1.0 / noise.scale, np.inf)
-        return _core.PairCurveCore(cell_lp, cell_lq, lr,
-                                   laplace=(ll_p, lr_p, ll_q, lr_q, noise.scale),
+        laplace = (ll_p, lr_p, ll_q, lr_q, noise.scale)
+        if lr_lo is not None:
+            laplace += _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale,
+                                           lr, lr_lo, sides, errs[1], errs[2])
+        return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
                                    max_log_ratio=bound, lr_lo=lr_lo)
     if isinstance(noise, Gaussian):
         return _core.GaussCurveCore(lp, lq, noise.sigma, bool(monotone_ratio))
@@ -136,6 +140,69 @@ def _relative_log(base, up, down, target, add_base):
         if add_base:
             value = base + value
     target[better] = value[better]
+    err = np.full(n, 4e-16)
+    err[better] = 4e-16 * (u[better] + d[better]).astype(np.float64) + 1e-18
+    return err
+
+
+def _end_fraction(la, pos, atoms, l_base, step, side):
+    """ln(U / (base + U)) per position j of ``pos``, U = sum over the atoms k
+    (of ``atoms``) beyond j (k > j on the right, k <= j on the left) of
+    A(k) e^(step * distance), distance k - j (right) or j + 1 - k (left);
+    base = e^l_base."""
+    dist = (atoms[None, :] - pos[:, None]).astype(np.longdouble)      # k - j
+    if side == 0:
+        dist = 1 - dist                                               # j + 1 - k
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        term = np.where(dist > 0, la[atoms][None, :] + dist * step, -np.inf)
+        top = np.max(term, axis=1)
+        safe = np.where(np.isfinite(top), top, 0)
+        log_u = np.where(np.isfinite(top),
+                         safe + np.log(np.sum(np.exp(term - safe[:, None]), axis=1)), -np.inf)
+        return log_u - np.logaddexp(l_base, log_u)
+
+
+def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err_l, err_r):
+    """Double-double log ratios of L (right end) and R (left end) near the ends.
+
+    With w = e^(1/b): L_A(j) + U_A(j) = e^(-j/b) G_A(w), U_A(j) = sum_{k>j}
+    A(k) e^((k-j)/b), so ln L_P/L_Q = ln R_right + log1p(-v_P) - log1p(-v_Q),
+    v = U/(L+U), R_right the exact right-tail ratio (lr + lr_lo on the last
+    cell); mirrored, R_A(j) + U'_A(j) = e^((j+1)/b) G_A(1/w) with U'_A(j) =
+    sum_{k<=j} A(k) e^((j+1-k)/b) on the left.  Near the ends v is small and
+    accurate relatively, so f_P - e^eps f_Q keeps its relative accuracy up to
+    the zero point.  ll_p / lr_p are reset to ll_q / lr_q + the ratio's high
+    part where this form's error bound beats err_l / err_r; returns the low
+    parts (ll_lo, rr_lo) of ll_p - ll_q and lr_p - lr_q.
+    """
+    ld = np.longdouble
+    n = len(lp)                       # atoms; interior cell i = j + 1 for atom j < n - 1
+    ll_lo = np.zeros(n + 1, dtype=ld)
+    rr_lo = np.zeros(n + 1, dtype=ld)
+    w = min(n // 2, END_CELLS)
+    step = 1 / ld(b)
+    for side in sides:
+        if w < 1:
+            break
+        pos = np.arange(n - 1 - w, n - 1) if side == 1 else np.arange(0, w)   # atoms j
+        atoms = np.arange(n - 1 - w, n) if side == 1 else pos
+        cells = pos + 1
+        tail = n if side == 1 else 0
+        hi_r, lo_r = lr[tail], lr_lo[tail]
+        base_p, base_q = (ll_p, ll_q) if side == 1 else (lr_p, lr_q)
+        lo_out, err = (ll_lo, err_l) if side == 1 else (rr_lo, err_r)
+        fp = _end_fraction(lp, pos, atoms, base_p[cells], step, side)
+        fq = _end_fraction(lq, pos, atoms, base_q[cells], step, side)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            corr = np.log1p(-np.exp(fp)) - np.log1p(-np.exp(fq))
+            bound = 4e-16 * (np.exp(fp) + np.exp(fq)).astype(np.float64)
+        dl = hi_r + corr
+        ok = np.isfinite(dl) & np.isfinite(base_q[cells]) & (bound < err[cells])
+        idx = cells[ok]
+        new_p = base_q[idx] + dl[ok]
+        base_p[idx] = new_p
+        lo_out[idx] = (dl[ok] - (new_p - base_q[idx])) + lo_r
+    return ll_lo, rr_lo
 
 
 def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
@@ -187,7 +254,7 @@ def _geometric_end_ratios(lp, lq, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err
     cells where this form's error bound, 4e-16 (v_P + v_Q), beats ``err``.
     """
     n = len(lp)
-    w = min((n + 1) // 2, END_CELLS)      # each end rebuilds the half nearer to it
+    w = min(n, END_CELLS)      # either end's form may be the accurate one anywhere
     ld = np.longdouble
     lc = np.log1p(-ld(alpha)) - np.log1p(ld(alpha))
     step = -np.log(ld(alpha))
@@ -214,6 +281,7 @@ def _geometric_end_ratios(lp, lq, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err
         ok = np.isfinite(new) & (bound < err[pos + 1])
         lr[pos[ok] + 1] = new[ok]
         lr_lo[pos[ok] + 1] = lr_lo[tail]
+        err[pos[ok] + 1] = bound[ok]
 
 
 def _exact_tails(lr, tail_ratio, kind, param, cells):

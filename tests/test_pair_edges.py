@@ -19,6 +19,7 @@ from conftest import assert_matches
 
 DPS = 60
 KS = range(1, 15)          # eps0 (1 - 10^-k)
+KS_SHORT = (1, 3, 6, 9, 12, 14)
 
 
 def _binom(N, p):
@@ -110,7 +111,7 @@ def _geometric_hs(P, Q, alpha, eps):
     return total + max(left, 0) + max(right, 0)
 
 
-def _check_zero_point(curve, direction, eps0, delta_of, rel, what):
+def _check_zero_point(curve, direction, eps0, delta_of, rel, what, ks=KS):
     """delta at eps0 (1 - 10^-k), at the float just below the true eps0, and 0
     from the float at or above it on; eps0 an mpmath number."""
     up = float(eps0)
@@ -121,7 +122,7 @@ def _check_zero_point(curve, direction, eps0, delta_of, rel, what):
     log_fn = getattr(curve, "log_delta_" + direction)
     assert log_fn(up) == -math.inf
     assert log_fn(math.nextafter(up, math.inf)) == -math.inf
-    eps_list = [float(eps0) * (1 - 10.0 ** -k) for k in KS] + [math.nextafter(up, 0.0)]
+    eps_list = [float(eps0) * (1 - 10.0 ** -k) for k in ks] + [math.nextafter(up, 0.0)]
     for e in eps_list:
         with mpmath.workdps(DPS):
             ref = delta_of(e)
@@ -225,6 +226,8 @@ def test_per_record_poisson_zero_point():
      lambda: _subsample(50, 0.3, 5), 1.5),
     (lambda: counting(None, [0.1, 0.5, 0.9], noise=Laplace(0.7)),
      lambda: _mixture(1, _pb([0.1, 0.5, 0.9]), [], 5), 0.7),
+    (lambda: counting(8, 0.3, sample_rate=0.2, sampling="poisson", noise=Laplace(1.5)),
+     lambda: _poisson(8, 0.3, 0.2), 1.5),
 ])
 def test_laplace_zero_point(make, laws, b):
     """Laplace(b) noise: the density ratio is constant beyond the atoms,
@@ -237,9 +240,9 @@ def test_laplace_zero_point(make, laws, b):
         eps_plus = mpmath.log(_gen(P, w) / _gen(Q, w))
         eps_minus = mpmath.log(_gen(Q, 1 / w) / _gen(P, 1 / w))
         _check_zero_point(curve, "plus", eps_plus, lambda e: _laplace_hs(P, Q, b, e), 1e-10,
-                          "laplace")
+                          "laplace", KS_SHORT)
         _check_zero_point(curve, "minus", eps_minus, lambda e: _laplace_hs(Q, P, b, e), 1e-10,
-                          "laplace")
+                          "laplace", KS_SHORT)
 
 
 @pytest.mark.parametrize("make,laws,alpha", [
@@ -286,7 +289,7 @@ def test_noisy_extreme_rate():
         for noise, hs in ((Geometric(0.8), lambda A, B, e: _geometric_hs(A, B, 0.8, e)),
                           (Laplace(2.0), lambda A, B, e: _laplace_hs(A, B, 2.0, e))):
             curve = counting(n, pi, sample_size=m, noise=noise)
-            for e in (0.0, 1e-9):
+            for e in (0.0,):
                 assert_matches(curve.log_delta_plus(e), hs(P, Q, e), rel=1e-10,
                                what=f"{noise} plus eps={e}")
                 assert_matches(curve.log_delta_minus(e), hs(Q, P, e), rel=1e-10,
@@ -299,7 +302,7 @@ def test_no_warnings_leak():
         curves = [
             counting(10**9, 0.3, sample_size=10),
             counting(10**9, 1e-300, sample_size=10),
-            counting(10**6, 0.5, sample_size=10**6 - 1),
+            counting(10**5, 0.5, sample_size=10**5 - 1),
             counting(50, 0.3, sample_rate=1e-9, sampling="poisson"),
             counting(50, 0.3, sample_rate=1.0, sampling="poisson"),
             counting(50, 1.0 - 2.0 ** -53, sample_rate=0.5, sampling="poisson"),
