@@ -70,15 +70,17 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     lp, lq = np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble)
     sl = _trim_slice(lp, lq)
     lp, lq = lp[sl], lq[sl]
+    if log_ratio is not None:
+        log_ratio = np.asarray(log_ratio, dtype=np.longdouble)[sl]
+        if not np.all(np.abs(log_ratio.astype(np.float64)) < 1.0):
+            log_ratio = None        # P and Q far apart somewhere: no cancellation to avoid
     monotone_ratio = monotone_ratio and _log_concave(lq)
     if isinstance(noise, Geometric):
         cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)
         lr = _log_ratio(cell_lp, cell_lq)
         err = np.full(len(lr), 4e-16)
         if log_ratio is not None:
-            err = _geometric_difference_ratios(lp, lq,
-                                               np.asarray(log_ratio, dtype=np.longdouble)[sl],
-                                               cell_lq, noise.alpha, lr)
+            err = _geometric_difference_ratios(lp, lq, log_ratio, cell_lq, noise.alpha, lr)
         n = len(cell_lp)
         lr_lo, sides = _exact_tails(lr, tail_ratio, "geometric", noise.alpha,
                                     ((0, 1), (n - 2, n - 1)))
@@ -92,8 +94,7 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         lr = _log_ratio(cell_lp, cell_lq)
         errs = [np.full(len(lr), 4e-16) for _ in range(3)]
         if log_ratio is not None:
-            law_lr = np.asarray(log_ratio, dtype=np.longdouble)[sl]
-            pos, neg = _difference_parts(lp, lq, law_lr)
+            pos, neg = _difference_parts(lp, lq, log_ratio)
             d_pos = _core.laplace_cells(pos, pos, noise.scale) if np.isfinite(pos).any() else None
             d_neg = _core.laplace_cells(neg, neg, noise.scale) if np.isfinite(neg).any() else None
             for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
@@ -236,7 +237,7 @@ def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
 
 # Cells at each end of the geometric-noise support whose log ratio is
 # rebuilt from the exact tail ratio.
-END_CELLS = 512
+END_CELLS = 128
 
 
 def _geometric_end_ratios(lp, lq, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err):
