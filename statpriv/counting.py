@@ -399,6 +399,14 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         lp, lq, lr = _mixture(log_z, log_z, rate)
         lr_lo = None
         if rate < 1.0:
+            # P(j)/Q(j) = 1 + rate (Z(j-1)/Z(j) - 1): log1p of a product with
+            # the rate keeps its relative accuracy at tiny rates (a difference
+            # of the mixture logs does not); inf where Z(j) = 0.
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                shifted = np.concatenate(([-np.inf], log_z))[:len(lr)]
+                same = np.concatenate((log_z, [-np.inf]))[:len(lr)]
+                closed = np.log1p(np.longdouble(rate) * np.expm1(shifted - same))
+            lr = np.where(np.isfinite(same), closed, lr)
             # P(0)/Q(0) = 1 - rate exactly: the zero point of delta_minus
             lr[0] = np.log1p(-np.longdouble(rate))
             lr_lo = np.zeros(len(lr), dtype=np.longdouble)

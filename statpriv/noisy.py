@@ -72,8 +72,10 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     lp, lq = lp[sl], lq[sl]
     if log_ratio is not None:
         log_ratio = np.asarray(log_ratio, dtype=np.longdouble)[sl]
-        if not np.all(np.abs(log_ratio.astype(np.float64)) < 1.0):
-            log_ratio = None        # P and Q far apart somewhere: no cancellation to avoid
+        with np.errstate(invalid="ignore"):
+            tv = np.sum(np.abs(np.exp(lp) - np.exp(lq)).astype(np.float64))
+        if not tv < 0.25:
+            log_ratio = None        # P and Q far apart: no cancellation to avoid
     monotone_ratio = monotone_ratio and _log_concave(lq)
     if isinstance(noise, Geometric):
         cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)

@@ -302,6 +302,7 @@ def test_no_warnings_leak():
         curves = [
             counting(10**9, 0.3, sample_size=10),
             counting(10**9, 1e-300, sample_size=10),
+            counting(15, 5e-324, sample_size=9),
             counting(10**5, 0.5, sample_size=10**5 - 1),
             counting(50, 0.3, sample_rate=1e-9, sampling="poisson"),
             counting(50, 0.3, sample_rate=1.0, sampling="poisson"),
@@ -319,3 +320,26 @@ def test_no_warnings_leak():
             c.delta(np.array([-1.0, 0.0, 0.3, 5.0, 800.0, np.inf]))
             c.log_delta_plus(np.array([0.0, 2.0, np.inf]))
             c.epsilon(np.array([0.0, 1e-9, 0.5]))
+
+
+def test_tiny_rate_generic_laws():
+    """Laws without a closed-form ratio at tiny rates: per-record Poisson
+    sampling (log1p(rate expm1(ln Z(j-1)/Z(j)))), and pi = 0 with geometric
+    noise (cells from the convolved difference P - Q)."""
+    probs, rate = [0.3, 0.6, 0.2], 1e-7
+    curve = counting(None, probs, sample_rate=rate, sampling="poisson")
+    n, m = 30530668239, 137
+    noisy = counting(n, 0.0, sample_size=m, noise=Geometric(0.427303138549747))
+    with mpmath.workdps(DPS):
+        z = _pb([mpmath.mpf(rate) * mpmath.mpf(p) for p in probs])
+        P, Q = _mixture(mpmath.mpf(rate), z, z, len(z) + 1)
+        for e in (0.0, 1e-8):
+            assert_matches(curve.log_delta_plus(e), _hs(P, Q, e), what=f"per-record plus {e}")
+            assert_matches(curve.log_delta_minus(e), _hs(Q, P, e), what=f"per-record minus {e}")
+        lam = mpmath.mpf(m) / n
+        P, Q = [1 - lam, lam], [mpmath.mpf(1), mpmath.mpf(0)]
+        for e in (0.0, 1e-300):
+            assert_matches(noisy.log_delta_plus(e), _geometric_hs(P, Q, 0.427303138549747, e),
+                           rel=1e-10, what=f"pi=0 geometric plus {e}")
+            assert_matches(noisy.log_delta_minus(e), _geometric_hs(Q, P, 0.427303138549747, e),
+                           rel=1e-10, what=f"pi=0 geometric minus {e}")
