@@ -26,17 +26,37 @@ static double one_sided(double a, double c, double b)
     return 0.5 * a * s * s;
 }
 
-long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, long double la_q,
-                                         long double lc_q, double b)
+/* (e^x - e^(y + eps)) / e^m for m >= x, y + eps, with x - y - eps formed as
+ * ((x - y) + lo) - eps: x - y is exact in long double where x and y are
+ * close, so near a sign change the difference keeps the accuracy of the
+ * log ratio x - y + lo (a double-double where the caller has one), not the
+ * 1e-16 / |result| of two rounded exps. */
+static double signed_difference(long double x, long double y, long double lo, long double eps,
+                                long double m)
 {
-    long double m = fmaxl(fmaxl(la_p, lc_p), fmaxl(la_q, lc_q));
+    if (y == -INFINITY) {
+        return exp((double)(x - m));
+    }
+    if (x == -INFINITY) {
+        return -exp((double)(y + eps - m));
+    }
+    long double d = ((x - y) + lo) - eps;
+    if (fabsl(d) > 1.0L) {
+        return exp((double)(x - m)) - exp((double)(y + eps - m));
+    }
+    return exp((double)(y + eps - m)) * expm1((double)d);
+}
+
+long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, long double la_q,
+                                         long double lc_q, long double eps, long double la_lo,
+                                         long double lc_lo, double b)
+{
+    long double m = fmaxl(fmaxl(la_p, lc_p), fmaxl(la_q + eps, lc_q + eps));
     if (m == -INFINITY) {
         return -INFINITY;
     }
-    /* the differences to m are exact in long double and small near the
-     * sign change, where the cancellation is: double exp suffices there */
-    double a = exp((double)(la_p - m)) - exp((double)(la_q - m));
-    double c = exp((double)(lc_p - m)) - exp((double)(lc_q - m));
+    double a = signed_difference(la_p, la_q, la_lo, eps, m);
+    double c = signed_difference(lc_p, lc_q, lc_lo, eps, m);
     double v;
     if (a >= 0.0 && c >= 0.0) {
         v = 0.5 * (a + c) * -expm1(-1.0 / b);

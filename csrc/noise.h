@@ -9,11 +9,13 @@
 #define STATPRIV_NOISE_H
 
 /* ln of int_0^1 (a e^(-t/b) + c e^(-(1-t)/b))_+ dt / (2b) with
- * a = e^la_p - e^la_q, c = e^lc_p - e^lc_q (e^eps already folded into the
- * q logs): the exact positive part of f_P - e^eps f_Q on one unit cell of a
- * count plus Laplace(b) noise.  At most one sign change; closed form. */
+ * a = e^la_p - e^(eps + la_q), c = e^lc_p - e^(eps + lc_q): the exact
+ * positive part of f_P - e^eps f_Q on one unit cell of a count plus
+ * Laplace(b) noise.  At most one sign change; closed form.  la_lo, lc_lo:
+ * low parts of the log ratios la_p - la_q and lc_p - lc_q (0 if none). */
 long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, long double la_q,
-                                         long double lc_q, double b);
+                                         long double lc_q, long double eps, long double la_lo,
+                                         long double lc_lo, double b);
 
 /* Laplace(b) cells for atoms 0..n-1 (n >= 1): n + 1 cells, the left tail
  * (-inf, 0], the unit intervals [j, j+1], the right tail [n-1, inf).

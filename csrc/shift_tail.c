@@ -170,25 +170,86 @@ static long first_above(const long double *lr, long lo, long hi, long double x)
 
 /* ln of the part of cell j that counts towards H_eps(A||B): for a discrete
  * cell A(j) (1 - e^(eps - lr)); for a Laplace cell the exact integral of
- * (f_A - e^eps f_B)_+ over the unit interval (sp_laplace_cell_log_positive). */
+ * (f_A - e^eps f_B)_+ over the unit interval (sp_laplace_cell_log_positive).
+ * lr is the unevaluated sum lr[j] + lr_lo[j]: eps - lr[j] is exact in long
+ * double where it is small (Sterbenz), so eps - lr keeps its relative
+ * accuracy down to the float just below the zero point. */
 static long double cell_term(const sp_pair *s, long j, long double eps, int plus)
 {
     if (s->ll_p != NULL && j > 0 && j < s->len - 1) {
         if (eps == INFINITY) {
             return -INFINITY;       /* both densities are positive everywhere */
         }
-        return plus ? sp_laplace_cell_log_positive(s->ll_p[j], s->lr_p[j], s->ll_q[j] + eps,
-                                                   s->lr_q[j] + eps, s->scale)
-                    : sp_laplace_cell_log_positive(s->ll_q[j], s->lr_q[j], s->ll_p[j] + eps,
-                                                   s->lr_p[j] + eps, s->scale);
+        long double l_lo = s->ll_lo == NULL ? 0.0L : s->ll_lo[j];
+        long double r_lo = s->rr_lo == NULL ? 0.0L : s->rr_lo[j];
+        return plus ? sp_laplace_cell_log_positive(s->ll_p[j], s->lr_p[j], s->ll_q[j], s->lr_q[j],
+                                                   eps, l_lo, r_lo, s->scale)
+                    : sp_laplace_cell_log_positive(s->ll_q[j], s->lr_q[j], s->ll_p[j], s->lr_p[j],
+                                                   eps, -l_lo, -r_lo, s->scale);
     }
     long double lr = plus ? s->lr[j] : -s->lr[j];
-    if (!(lr > eps)) {
+    if (lr == INFINITY) {
+        return eps == INFINITY ? -INFINITY : (plus ? s->lp[j] : s->lq[j]);
+    }
+    long double lo = s->lr_lo == NULL ? 0.0L : (plus ? s->lr_lo[j] : -s->lr_lo[j]);
+    long double d = (eps - lr) - lo;
+    if (!(d < 0.0L)) {
         return -INFINITY;
     }
-    /* eps - lr is exact in long double; its exp needs no more than double */
-    double w = lr == INFINITY ? 1.0 : -expm1((double)(eps - lr));
-    return (plus ? s->lp[j] : s->lq[j]) + log(w);
+    /* d is accurate to ~1e-19 relative; its exp needs no more than double */
+    return (plus ? s->lp[j] : s->lq[j]) + log(-expm1((double)d));
+}
+
+/* a >= b for unevaluated sums a_hi + a_lo, b_hi + b_lo (|lo| << |hi|). */
+static int dd_geq(long double a_hi, long double a_lo, long double b_hi, long double b_lo)
+{
+    if (isinf(a_hi) || isinf(b_hi)) {
+        return a_hi >= b_hi;
+    }
+    return (a_hi - b_hi) + (a_lo - b_lo) >= 0.0L;
+}
+
+void sp_pair_init_zero(sp_pair *s)
+{
+    for (int dir = 0; dir < 2; dir++) {
+        long double hi = -INFINITY, lo = 0.0L;
+        const int use_cells = s->ll_p == NULL || s->monotone;
+        for (long j = 0; use_cells && j < s->len; j++) {
+            const long double *la = dir == SP_PLUS ? s->lp : s->lq;
+            if (la[j] == -INFINITY) {
+                continue;
+            }
+            long double h = dir == SP_PLUS ? s->lr[j] : -s->lr[j];
+            long double l = s->lr_lo == NULL || isinf(h) ? 0.0L
+                            : (dir == SP_PLUS ? s->lr_lo[j] : -s->lr_lo[j]);
+            if (!isnan(h) && !dd_geq(hi, lo, h, l)) {
+                hi = h;
+                lo = l;
+            }
+        }
+        if (!use_cells || dd_geq(hi, lo, s->max_log_ratio, 0.0L)) {
+            hi = s->max_log_ratio;
+            lo = 0.0L;
+        }
+        s->zero_hi[dir] = hi;
+        s->zero_lo[dir] = lo;
+    }
+}
+
+double sp_pair_zero_point(const sp_pair *s, int direction)
+{
+    const long double hi = s->zero_hi[direction], lo = s->zero_lo[direction];
+    if (isinf(hi)) {
+        return (double)hi;
+    }
+    double x = (double)(hi + lo);
+    for (int guard = 0; guard < 4 && !dd_geq(x, 0.0L, hi, lo); guard++) {
+        x = nextafter(x, INFINITY);
+    }
+    for (int guard = 0; guard < 4 && dd_geq(nextafter(x, -INFINITY), 0.0L, hi, lo); guard++) {
+        x = nextafter(x, -INFINITY);
+    }
+    return x;
 }
 
 static double pair_plus(const sp_pair *s, double eps)
@@ -235,7 +296,7 @@ static double pair_minus(const sp_pair *s, double eps)
 
 double sp_pair_log_hockey(const sp_pair *pair, double eps, int direction)
 {
-    if (eps >= pair->max_log_ratio) {
+    if (dd_geq(eps, 0.0L, pair->zero_hi[direction], pair->zero_lo[direction])) {
         return -INFINITY;
     }
     return direction == SP_PLUS ? pair_plus(pair, eps) : pair_minus(pair, eps);

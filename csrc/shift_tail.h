@@ -33,13 +33,37 @@ typedef struct {
      * for P and Q here; the first and last cells are the exponential tails,
      * whose sign is constant, and use lp/lq like a discrete cell. */
     const long double *ll_p, *lr_p, *ll_q, *lr_q;
+    /* Optional (NULL when unused): low parts of ll_p - ll_q and lr_p - lr_q
+     * (double-double log ratios of L and R near the zero point). */
+    const long double *ll_lo, *rr_lo;
     double scale;
     /* A proven bound on |ln f_P/f_Q| (INFINITY if none): 1/b for Laplace
-     * noise, -ln alpha for geometric (seed 000 Lemma 5: every count law here
-     * is a mixture of pairs shifted by one).  From eps = bound on, delta is 0
-     * exactly, not the rounding noise of P - e^eps Q in the tails. */
+     * noise, -ln alpha for geometric (Breutigam & Reischuk, "Statistical
+     * Privacy", Lemma 5: every count law here is a mixture of pairs shifted
+     * by one).  From eps = bound on, delta is 0 exactly, not the rounding
+     * noise of P - e^eps Q in the tails. */
     double max_log_ratio;
+    /* Optional (NULL when unused): low parts of the log ratios, so that
+     * lr[j] + lr_lo[j] is ln P(j)/Q(j) to ~1e-30 relative where it was
+     * computed from a closed form in higher precision.  Near the zero point
+     * eps0 = max lr, delta ~ P(j) (lr[j] - eps) needs lr far beyond long
+     * double: at the float just below eps0, lr - eps is ~1e-16 eps0. */
+    const long double *lr_lo;
+    /* The zero points as unevaluated sums hi + lo: delta_plus(eps) = 0 exactly
+     * iff eps >= zero_hi[SP_PLUS] + zero_lo[SP_PLUS] (likewise SP_MINUS);
+     * +inf if delta stays positive.  sp_pair_init_zero sets them. */
+    long double zero_hi[2], zero_lo[2];
 } sp_pair;
+
+/* Zero points from the cells: the largest lr + lr_lo (plus) and -(lr + lr_lo)
+ * (minus) over the cells where the numerator law has mass, capped by
+ * max_log_ratio.  For Laplace cells the interior densities' ratio is not a
+ * cell's lr: there the cells are used only if the ratio is monotone (then its
+ * sup is the tail cells' ratio), otherwise only the bound max_log_ratio. */
+void sp_pair_init_zero(sp_pair *pair);
+
+/* The smallest double >= the zero point of a direction (+inf if none). */
+double sp_pair_zero_point(const sp_pair *pair, int direction);
 
 /* out[j] = ln sum_{i<=j} e^la[i] (or sum_{i>=j} with reverse != 0): the log
  * cdf / survival functions behind the remainder bounds. */

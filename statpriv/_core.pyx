@@ -89,14 +89,22 @@ def _log_cumsum(a, bint reverse=False):
 
 cdef class PairCurveCore(CurveCore):
     """Shift divergence between two pmfs given by log arrays (MATH.md §2, §4),
-    or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale)``).
+    or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale[, ll_lo, rr_lo])``,
+    the optional low parts of ll_p - ll_q and lr_p - lr_q).
     Arrays are held in extended precision (numpy.longdouble).
-    ``max_log_ratio``: a proven bound on |ln P/Q|; delta is 0 from there on."""
+
+    ``lr_lo`` (optional): low parts of the log ratio, ln P/Q = lr + lr_lo to
+    ~1e-30 where the caller computed it in higher precision (zero elsewhere).
+    ``max_log_ratio``: a proven bound on |ln P/Q|; delta is 0 from there on.
+    The zero points -- the smallest eps with delta = 0, per direction -- are
+    the largest log ratio over the cells (the bound for non-monotone Laplace
+    cells); ``zero_point(direction)`` returns the smallest double at or
+    above it (inf if delta > 0 at every finite eps)."""
     cdef sp_pair pair
     cdef object arrays     # keeps the buffers alive
     cdef readonly bint monotone
 
-    def __cinit__(self, lp, lq, lr, laplace=None, double max_log_ratio=INFINITY):
+    def __cinit__(self, lp, lq, lr, laplace=None, double max_log_ratio=INFINITY, lr_lo=None):
         lp, lq, lr = _extended(lp), _extended(lq), _extended(lr)
         if not (lp.shape == lq.shape == lr.shape) or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq, lr must be equal-length non-empty 1-d arrays")
@@ -113,9 +121,17 @@ cdef class PairCurveCore(CurveCore):
         self.pair.len = lp.shape[0]
         self.pair.monotone = self.monotone
         self.pair.ll_p = self.pair.lr_p = self.pair.ll_q = self.pair.lr_q = NULL
+        self.pair.ll_lo = self.pair.rr_lo = NULL
+        self.pair.lr_lo = NULL
         self.pair.max_log_ratio = max_log_ratio
         if max_log_ratio < INFINITY:
             self.log_tol = 1e-10    # Laplace/geometric noise: promised to 1e-10
+        if lr_lo is not None:
+            lr_lo = _extended(lr_lo)
+            if lr_lo.shape != lp.shape:
+                raise ValueError("lr_lo must match lp in length")
+            self.arrays.append(lr_lo)
+            self.pair.lr_lo = _data(lr_lo)
         if laplace is not None:
             cells = [_extended(a) for a in laplace[:4]]
             if any(a.shape != lp.shape for a in cells):
@@ -126,8 +142,35 @@ cdef class PairCurveCore(CurveCore):
             self.pair.ll_q = _data(cells[2])
             self.pair.lr_q = _data(cells[3])
             self.pair.scale = float(laplace[4])
+            if len(laplace) > 5:
+                # low parts of ll_p - ll_q and lr_p - lr_q
+                low = [_extended(a) for a in laplace[5:7]]
+                if any(a.shape != lp.shape for a in low):
+                    raise ValueError("Laplace low-part arrays must match lp in length")
+                self.arrays.extend(low)
+                self.pair.ll_lo = _data(low[0])
+                self.pair.rr_lo = _data(low[1])
+        sp_pair_init_zero(&self.pair)
         self.fn = sp_pair_curve_log_delta
         self.ctx = &self.pair
+
+    def epsilon(self, double[::1] log_target, int direction):
+        """As CurveCore.epsilon, but a target of delta = 0 returns the zero
+        point exactly: the smallest double at or above the largest log ratio
+        (inf if delta > 0 at every finite eps), not a bisection's bracket."""
+        out = CurveCore.epsilon(self, log_target, direction)
+        zero = np.asarray(log_target) == -INFINITY
+        if zero.any():
+            out[zero] = max(self.zero_point(direction), 0.0)
+        return out
+
+    def zero_point(self, int direction):
+        """Smallest double eps with delta = 0 in a direction (PLUS, MINUS or
+        MAX); inf if delta > 0 at every finite eps."""
+        if direction == SP_MAX:
+            return max(sp_pair_zero_point(&self.pair, SP_PLUS),
+                       sp_pair_zero_point(&self.pair, SP_MINUS))
+        return sp_pair_zero_point(&self.pair, direction)
 
 
 cdef double _log_ndtr(double x) noexcept nogil:

@@ -27,8 +27,13 @@ cdef extern from "shift_tail.h" nogil:
         const long double *lr_p
         const long double *ll_q
         const long double *lr_q
+        const long double *ll_lo
+        const long double *rr_lo
         double scale
         double max_log_ratio
+        const long double *lr_lo
+        long double zero_hi[2]
+        long double zero_lo[2]
     ctypedef struct sp_binom_curve:
         pass
     void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)
@@ -36,6 +41,8 @@ cdef extern from "shift_tail.h" nogil:
     double sp_pair_curve_log_delta(double eps, int direction, const void *ctx)
     double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
     void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)
+    void sp_pair_init_zero(sp_pair *pair)
+    double sp_pair_zero_point(const sp_pair *pair, int direction)
 
 cdef extern from "search.h" nogil:
     double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,

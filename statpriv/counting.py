@@ -20,25 +20,53 @@ from statpriv.noise import Gaussian, Noise
 MAX_SUPPORT = 50_000_000
 
 
+class _Laws(tuple):
+    """(lp, lq, lr, monotone_ratio) of a count pair, with two optional extras:
+
+    lr_lo : low parts of the log ratio (ln P/Q = lr + lr_lo to ~1e-30 on the
+        cells where a closed form was evaluated in higher precision), or None;
+    tail_ratio : callable w -> G_P(w) / G_Q(w) as an mpmath number, the ratio
+        of the generating functions sum_k P(k) w^k, exactly (from the
+        definitions, not from the arrays), or None.  With Laplace(b) noise the
+        density ratio beyond the last atom is this at w = e^(1/b) (before the
+        first atom: w = e^(-1/b)), with geometric(alpha) noise at w = 1/alpha
+        (alpha); for these monotone-ratio laws that is the largest (smallest)
+        ratio, i.e. the zero point of delta_plus (delta_minus).
+    """
+
+    def __new__(cls, lp, lq, lr, monotone_ratio, lr_lo=None, tail_ratio=None):
+        self = super().__new__(cls, (lp, lq, lr, monotone_ratio))
+        self.lr_lo = lr_lo
+        self.tail_ratio = tail_ratio
+        return self
+
+
 def _pair_curve(laws, reference_fn, description, noise=None):
-    """Wrap count laws (lp, lq, lr, monotone_ratio) as a curve, with noise if given."""
-    lp, lq, lr, monotone_ratio = laws
+    """Wrap count laws (_Laws or (lp, lq, lr, monotone_ratio)) as a curve, with noise if given."""
+    lp, lq, lr, monotone_ratio = laws[:4]
+    lr_lo = getattr(laws, "lr_lo", None)
     live = np.flatnonzero(np.isfinite(lp) | np.isfinite(lq))
     sl = slice(live[0], live[-1] + 1)
     lp, lq, lr = lp[sl], lq[sl], lr[sl]
     if np.isnan(lr).any():
         raise AssertionError("internal: support of P and Q is not contiguous")
     if noise is not None:
-        return PrivacyCurve(noisy.core(lp, lq, noise, monotone_ratio), reference_fn,
-                            f"{description}, noise={noise!r}")
-    return PrivacyCurve(_core.PairCurveCore(lp, lq, lr), reference_fn, description)
+        return PrivacyCurve(noisy.core(lp, lq, noise, monotone_ratio,
+                                       tail_ratio=getattr(laws, "tail_ratio", None),
+                                       log_ratio=lr),
+                            reference_fn, f"{description}, noise={noise!r}")
+    if lr_lo is not None:
+        lr_lo = lr_lo[sl]
+    return PrivacyCurve(_core.PairCurveCore(lp, lq, lr, lr_lo=lr_lo), reference_fn, description)
 
 
-def _mixture(log_a, log_b, rate):
+def _mixture(log_a, log_b, rate, log_weights=None):
     """Logs of P(j) = rate A(j-1) + (1-rate) B(j), Q(j) = rate A(j) + (1-rate) B(j).
 
     A is the law of the others' count when the target is in the sample, B when
     it is not; with rate = 1 this is the plain shift P = A(.-1), Q = A.
+    ``log_weights`` = (ln rate, ln(1 - rate)) accurately (e.g. from the exact
+    m/n); by default ln rate and log1p(-rate) in extended precision.
     Returns lp, lq on j = 0..L-1 and the generic log ratio lp - lq.
     """
     size = max(len(log_a) + 1, len(log_b))
@@ -52,7 +80,9 @@ def _mixture(log_a, log_b, rate):
     if rate == 1.0:
         lp, lq = shifted, same           # the plain shift: nothing to mix
     else:
-        log_in, log_out = np.log(rate), np.log1p(-rate)
+        if log_weights is None:
+            log_weights = (np.log(np.longdouble(rate)), np.log1p(-np.longdouble(rate)))
+        log_in, log_out = (np.asarray(w, dtype=dtype) for w in log_weights)
         lp = np.logaddexp(log_in + shifted, log_out + base)
         lq = np.logaddexp(log_in + same, log_out + base)
     with np.errstate(invalid="ignore"):
@@ -60,6 +90,66 @@ def _mixture(log_a, log_b, rate):
     return lp, lq, lr
 
 
+# Cells whose log ratio is refined in higher precision, at most, per curve.
+_MAX_REFINED = 1024
+
+
+def _mpf_exact(x):
+    """An extended-precision float as an exact mpmath number."""
+    import mpmath
+    num, den = x.as_integer_ratio()
+    return mpmath.mpf(num) / den
+
+
+def _refine_log_ratio(lp, lq, lr, err, exact):
+    """Low parts lr_lo with lr + lr_lo = ln P/Q to ~1e-30 on the cells that need it.
+
+    delta(eps) = sum_j P(j) (1 - e^(eps - lr_j))_+ .  An error e_j in lr_j
+    moves delta by up to P(j) e_j, while just below eps = lr_j delta is at
+    least P(j+1) (1 - e^(lr_j - lr_{j+1})) (the next cell's term, lr
+    increasing) -- so a cell needs more than its extended-precision lr where
+    P(j) e_j exceeds 1e-14 of that (likewise Q and j-1 for delta_minus; deep
+    in the tails, where delta underflows, the tolerance on ln delta), and
+    always at the zero points (the extreme cells), where delta -> 0 linearly
+    in lr - eps.  ``err``: a bound on |lr error| per cell; ``exact(j)``: the
+    closed-form ln P(j)/Q(j) as an mpmath number.  At most _MAX_REFINED cells
+    (the neediest) are refined.
+    """
+    import mpmath
+    n = len(lr)
+    lo = np.zeros(n, dtype=np.longdouble)
+    finite = np.isfinite(lr) & (np.isfinite(lp) | np.isfinite(lq))
+    if not finite.any():
+        return lo
+    # The selection is a heuristic on magnitudes: float64 is enough for it
+    # (a gap that rounds to 0 only selects the cell).
+    lpf, lqf = lp.astype(np.float64), lq.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log_err = np.log(np.asarray(err, dtype=np.float64))
+        gap = np.diff(lr).astype(np.float64)
+        log_gap = np.log(-np.expm1(-gap))           # ln(1 - e^(lr_j - lr_{j+1}))
+        up = log_err[:-1] + lpf[:-1] - lpf[1:] - log_gap
+        down = log_err[1:] + lqf[1:] - lqf[:-1] - log_gap
+    need = np.full(n, -np.inf)
+    need[:-1] = np.fmax(need[:-1], up)
+    need[1:] = np.fmax(need[1:], down)
+    # Where delta underflows, the promise is on ln delta: 1e-10 absolute or
+    # 8 ulps of |ln delta|, so cells that deep need correspondingly less.
+    depth = np.fmin(lpf, lqf)
+    log_tol = np.where(depth > -700.0, np.log(1e-14),
+                       np.log(np.fmax(1e-11, 1e-16 * np.abs(depth))))
+    candidates = np.flatnonzero(finite & (need > log_tol))
+    if len(candidates) > _MAX_REFINED:
+        candidates = candidates[np.argpartition(-need[candidates], _MAX_REFINED)[:_MAX_REFINED]]
+    cells = set(candidates.tolist())
+    idx = np.flatnonzero(finite)
+    cells.update((int(idx[0]), int(idx[-1])))
+    with mpmath.workdps(40):
+        for j in sorted(cells):
+            value = exact(j)
+            if mpmath.isfinite(value):
+                lo[j] = float(value - _mpf_exact(lr[j]))
+    return lo
 def _binomial_support(N, pi):
     """ln Bin(N, pi) on 0..N; in extended precision with neighbours consistent
     to ~1e-19 for 0 < pi < 1 (see _core.binom_window_logl)."""
@@ -77,15 +167,51 @@ def _subsample_laws(n, pi, m):
     """Sample of m of the n records without replacement, iid Bernoulli(pi)."""
     _check_support(m, "sample_size")
     rate = m / n
-    lp, lq, lr = _mixture(_binomial_support(m - 1, pi), _binomial_support(m, pi), rate)
-    if 0.0 < pi < 1.0:
-        # Q+(j) = P(j)/Q(j) in closed form (MATH.md §4): the threshold terms
-        # need lr to full relative accuracy, which a difference of logs lacks.
-        j = np.arange(len(lr), dtype=np.float64)
-        with np.errstate(divide="ignore"):
-            lr = (np.log(rate * j / (m * pi) + (1.0 - rate))
-                  - np.log(rate * (m - j) / (m * (1.0 - pi)) + (1.0 - rate)))
-    return lp, lq, lr, m == n
+    ln = np.log(np.longdouble(n))
+    log_weights = (np.log(np.longdouble(m)) - ln,
+                   np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
+    lp, lq, lr = _mixture(_binomial_support(m - 1, pi), _binomial_support(m, pi), rate,
+                          log_weights)
+    if not 0.0 < pi < 1.0:
+        return _Laws(lp, lq, lr, m == n)
+    # P(j)/Q(j) in closed form (Breutigam & Reischuk, "Statistical Privacy"):
+    # with lambda = m/n, A(j-1)/B(j) = j/(m pi), A(j)/B(j) = (m-j)/(m(1-pi)), so
+    # with d = j - m pi, P/Q = (1 + d/(n pi)) / (1 - d/(n (1-pi))): two log1p
+    # of small arguments when m/n is small, no rounded rate.  The threshold
+    # terms need lr to full relative accuracy, which a difference of logs lacks.
+    ld = np.longdouble
+    j = np.arange(len(lr), dtype=ld)
+    d = j - ld(m) * ld(pi)
+    x, y = d / (ld(n) * ld(pi)), -d / (ld(n) * (1 - ld(pi)))
+    with np.errstate(divide="ignore"):
+        t1, t2 = np.log1p(x), np.log1p(y)
+    lr = t1 - t2
+    err = (4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
+           + 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
+
+    def exact(jj):
+        import mpmath
+        p = mpmath.mpf(pi)
+        dd = jj - m * p
+        return mpmath.log1p(dd / (n * p)) - mpmath.log1p(-dd / (n * (1 - p)))
+
+    def tail_ratio(w):
+        import mpmath
+        lam, p = mpmath.mpf(m) / n, mpmath.mpf(pi)
+        M = 1 + p * (w - 1)            # generating function of Bernoulli(pi)
+        return (lam * w + (1 - lam) * M) / (lam + (1 - lam) * M)
+
+    if m == n:
+        return _Laws(lp, lq, lr, True, None, lambda w: w)
+    return _Laws(lp, lq, lr, False, _refine_log_ratio(lp, lq, lr, err, exact), tail_ratio)
+
+
+def _poisson_tail_ratio(rate):
+    """G_P/G_Q for P = rate Z(.-1) + (1-rate) Z, Q = Z: rate w + 1 - rate."""
+    def tail_ratio(w):
+        import mpmath
+        return 1 + mpmath.mpf(rate) * (w - 1)
+    return tail_ratio
 
 
 def _poisson_sample_laws(n, pi, rate):
@@ -93,13 +219,41 @@ def _poisson_sample_laws(n, pi, rate):
     _check_support(n, "n")
     rho = rate * pi
     log_z = _binomial_support(n - 1, rho)
-    lp, lq, lr = _mixture(log_z, log_z, rate)
+    ld = np.longdouble
     if 0.0 < rho < 1.0:
-        j = np.arange(len(lr), dtype=np.float64)
-        with np.errstate(divide="ignore"):
-            odds = j * (1.0 - rho) / ((n - j) * rho)   # Z(j-1)/Z(j); inf at j = n
-            lr = np.log(rate * odds + (1.0 - rate))
-    return lp, lq, lr, rate == 1.0
+        # rho is the rounded product; ln Z(k) moves by (k - (n-1) rho)/(rho (1-rho))
+        # per unit of rho, which at n ~ 1e7 turns a 1e-16 rounding into 1e-9 in
+        # the far tails: correct to first order for the exact rate * pi.
+        import mpmath
+        with mpmath.workdps(40):
+            shift = float(mpmath.mpf(rate) * mpmath.mpf(pi) - mpmath.mpf(rho))
+        if shift != 0.0:
+            k = np.arange(len(log_z), dtype=ld)
+            log_z = log_z + (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
+    lp, lq, lr = _mixture(log_z, log_z, rate)
+    tail_ratio = _poisson_tail_ratio(rate)
+    if not 0.0 < rho < 1.0:
+        return _Laws(lp, lq, lr, rate == 1.0, None, tail_ratio)
+    # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
+    # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
+    # ln(1 - rate) at j = 0, the zero point of delta_minus.
+    j = np.arange(len(lr), dtype=ld)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lr = np.log1p((j - ld(n) * ld(rate) * ld(pi)) / ((ld(n) - j) * ld(pi)))
+    lr[n] = np.inf
+    if rate == 1.0:
+        lr[0] = -np.inf
+    jf = np.arange(len(lr), dtype=np.float64)
+    err = 4e-19 * np.abs(lr.astype(np.float64)) + 2e-19 * n * rate / np.maximum(n - jf, 1)
+
+    def exact(jj):
+        import mpmath
+        lam, p = mpmath.mpf(rate), mpmath.mpf(pi)
+        return mpmath.log1p((jj - n * lam * p) / ((n - jj) * p))
+
+    return _Laws(lp, lq, lr, rate == 1.0,
+                 None if rate == 1.0 else _refine_log_ratio(lp, lq, lr, err, exact),
+                 tail_ratio)
 
 
 def _binomial_window_laws(N, pi):
@@ -121,7 +275,7 @@ def _binomial_window_laws(N, pi):
         lo, hi = (mid, hi) if log_pmf(mid) >= floor else (lo, mid - 1)
     log_z = _core.binom_window_logl(float(N), pi, first, lo - first + 1)
     lp, lq, lr = _mixture(log_z, log_z, 1.0)
-    return lp, lq, lr, True
+    return _Laws(lp, lq, lr, True, None, lambda w: w)
 
 
 def _poisson_binomial_log_pmf(probs):
@@ -243,8 +397,24 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         rate = 1.0 if sample_rate is None else sample_rate
         log_z = _poisson_binomial_log_pmf(rate * probs)
         lp, lq, lr = _mixture(log_z, log_z, rate)
+        lr_lo = None
+        if rate < 1.0:
+            # P(j)/Q(j) = 1 + rate (Z(j-1)/Z(j) - 1): log1p of a product with
+            # the rate keeps its relative accuracy at tiny rates (a difference
+            # of the mixture logs does not); inf where Z(j) = 0.
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                shifted = np.concatenate(([-np.inf], log_z))[:len(lr)]
+                same = np.concatenate((log_z, [-np.inf]))[:len(lr)]
+                closed = np.log1p(np.longdouble(rate) * np.expm1(shifted - same))
+            lr = np.where(np.isfinite(same), closed, lr)
+            # P(0)/Q(0) = 1 - rate exactly: the zero point of delta_minus
+            lr[0] = np.log1p(-np.longdouble(rate))
+            lr_lo = np.zeros(len(lr), dtype=np.longdouble)
+            import mpmath
+            with mpmath.workdps(40):
+                lr_lo[0] = float(mpmath.log1p(-mpmath.mpf(rate)) - _mpf_exact(lr[0]))
         kind = "" if rate == 1.0 else f", poisson rate={rate}"
-        return _pair_curve((lp, lq, lr, rate == 1.0), ref,
+        return _pair_curve(_Laws(lp, lq, lr, rate == 1.0, lr_lo, _poisson_tail_ratio(rate)), ref,
                            f"counting n={n}, per-record pi{kind}", noise)
     if sample_rate is not None:
         return _pair_curve(_poisson_sample_laws(n, pi, sample_rate), ref,
@@ -300,16 +470,34 @@ def secret_sample(n, sample_size, positives, *, noise=None):
     log_in = _core.log_hypergeom_pmf(j[:m], N, float(K), float(m - 1))
     log_out = _core.log_hypergeom_pmf(j, N, float(K), float(m)) if m < n else np.full(1, -np.inf)
     rate = m / n
-    lp, lq, lr = _mixture(log_in, log_out, rate)
+    ln = np.log(np.longdouble(n))
+    log_weights = (np.log(np.longdouble(m)) - ln,
+                   np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
+    lp, lq, lr = _mixture(log_in, log_out, rate, log_weights)
+    lr_lo = tail_ratio = None
     if m < n:
-        # P(j)/Q(j) in closed form where H_m(j) > 0: with A = H_{m-1}, B = H_m,
-        # A(j-1)/B(j) = j/(K-j+1) (N-m+1)/m and A(j)/B(j) = (m-j)/(N-K-m+j+1) (N-m+1)/m.
-        scale = (N - m + 1) / m
+        # P(j)/Q(j) in closed form: with A = H_{m-1}, B = H_m and lambda = m/n,
+        # lambda A(j-1)/B(j) + 1 - lambda = (N-m+1)/n (K+1)/(K-j+1) and
+        # lambda A(j)/B(j) + 1 - lambda = (N-m+1)/n (N-K+1)/(N-K-m+j+1), so
+        # P/Q = (K+1)(N-K-m+j+1) / ((K-j+1)(N-K+1)): two log1p of exact
+        # integer quotients (inf where Q = 0 < P, -inf where P = 0 < Q).
+        ld = np.longdouble
+        jj = np.arange(len(lr), dtype=ld)
         with np.errstate(divide="ignore", invalid="ignore"):
-            up = j / (K - j + 1) * scale
-            down = (m - j) / (N - K - m + j + 1) * scale
-            exact = np.log(rate * up + (1 - rate)) - np.log(rate * down + (1 - rate))
-        lr = np.where(np.isfinite(log_out), exact, lr)
+            t1 = np.log1p((jj - m) / ld(N - K + 1))
+            t2 = np.log1p(-jj / ld(K + 1))
+            exact_lr = t1 - t2
+        live = np.isfinite(lp) | np.isfinite(lq)
+        lr = np.where(live, exact_lr, lr)
+        err = 4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
+
+        def exact(j):
+            import mpmath
+            return mpmath.log1p(mpmath.mpf(j - m) / (N - K + 1)) - mpmath.log1p(-mpmath.mpf(j) / (K + 1))
+
+        lr_lo = _refine_log_ratio(lp, lq, lr, err, exact)
+        if m <= _MAX_TAIL_SUM:
+            tail_ratio = _secret_tail_ratio(int(N), K, m)
 
     if noise is not None and not isinstance(noise, Noise):
         raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
@@ -319,5 +507,28 @@ def secret_sample(n, sample_size, positives, *, noise=None):
             raise ValueError("the mpmath reference covers secret_sample without noise")
         return reference.secret_sample_delta(n, m, K, eps, direction=direction)
 
-    return _pair_curve((lp, lq, lr, m == n), ref,
-                       f"secret sample n={n}, sample_size={m}, positives={K}", noise)
+    laws = _Laws(lp, lq, lr, m == n, lr_lo, (lambda w: w) if m == n else tail_ratio)
+    return _pair_curve(laws, ref, f"secret sample n={n}, sample_size={m}, positives={K}", noise)
+
+
+# Largest sample for which the secret sample's generating functions are summed
+# in mpmath (for the exact zero point with Laplace/geometric noise).
+_MAX_TAIL_SUM = 2000
+
+
+def _secret_tail_ratio(N, K, m):
+    """G_P(w)/G_Q(w) for the secret sample's mixture of hypergeometric laws."""
+    import math
+
+    def tail_ratio(w):
+        import mpmath
+
+        def G(draws):      # sum_j C(K, j) C(N-K, draws-j) w^j  (common 1/C(N, draws) dropped)
+            return mpmath.fsum(math.comb(K, j) * math.comb(N - K, draws - j) * w ** j
+                               for j in range(max(0, draws - (N - K)), min(K, draws) + 1))
+
+        lam = mpmath.mpf(m) / (N + 1)
+        ga = G(m - 1) / math.comb(N, m - 1)
+        gb = G(m) / math.comb(N, m)
+        return (lam * w * ga + (1 - lam) * gb) / (lam * ga + (1 - lam) * gb)
+    return tail_ratio

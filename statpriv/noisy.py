@@ -29,15 +29,19 @@ from statpriv.noise import Gaussian, Geometric, Laplace
 DROP_NATS = 3000.0
 
 
-def trim(lp, lq):
-    """Keep the atoms where P or Q is within DROP_NATS of its maximum."""
+def _trim_slice(lp, lq):
     keep = (lp >= np.max(lp) - DROP_NATS) | (lq >= np.max(lq) - DROP_NATS)
     idx = np.flatnonzero(keep)
-    sl = slice(idx[0], idx[-1] + 1)
+    return slice(idx[0], idx[-1] + 1)
+
+
+def trim(lp, lq):
+    """Keep the atoms where P or Q is within DROP_NATS of its maximum."""
+    sl = _trim_slice(lp, lq)
     return lp[sl], lq[sl]
 
 
-def core(lp, lq, noise, monotone_ratio):
+def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     """C evaluator for count laws (lp, lq) plus ``noise``.
 
     monotone_ratio: P is Q shifted by one (no sampling).  If Q is also
@@ -46,21 +50,265 @@ def core(lp, lq, noise, monotone_ratio):
     TP2 kernel (Gaussian location) preserves it (Karlin's composition
     formula) — even for sigma << 1, where f itself is not log-concave.  The
     Gaussian path then solves for one crossing instead of scanning a grid.
+
+    tail_ratio: optional callable w -> G_P(w)/G_Q(w), the exact ratio of the
+    laws' generating functions (statpriv.counting._Laws).  Beyond the last
+    atom the noisy densities' ratio is constant, G_P(w)/G_Q(w) with
+    w = e^(1/b) (Laplace) or 1/alpha (geometric), and before the first atom
+    the same at 1/w; every count law here has a monotone ratio, which the
+    log-concave Laplace and geometric kernels preserve, so these are the
+    extreme ratios: the exact zero points of delta_plus and delta_minus.
+    They are set on the tail cells in double-double, so delta keeps its
+    relative accuracy up to the float just below the zero point.
+
+    log_ratio: optional accurate ln P/Q of the count laws (closed forms).
+    With geometric noise it gives the difference law D = P - Q = Q expm1(lr)
+    accurately, and the cells' log ratios as log1p((D*N)/(Q*N)): where P and
+    Q nearly agree (tiny sampling rates) that keeps the relative accuracy
+    that a difference of two cell logs loses.
     """
-    lp, lq = trim(np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble))
+    lp, lq = np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble)
+    sl = _trim_slice(lp, lq)
+    lp, lq = lp[sl], lq[sl]
+    if log_ratio is not None:
+        log_ratio = np.asarray(log_ratio, dtype=np.longdouble)[sl]
+        with np.errstate(invalid="ignore"):
+            tv = np.sum(np.abs(np.exp(lp) - np.exp(lq)).astype(np.float64))
+        if not tv < 0.25:
+            log_ratio = None        # P and Q far apart: no cancellation to avoid
     monotone_ratio = monotone_ratio and _log_concave(lq)
     if isinstance(noise, Geometric):
         cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)
-        return _core.PairCurveCore(cell_lp, cell_lq, _log_ratio(cell_lp, cell_lq),
-                                   max_log_ratio=_core.zero_point_up("geometric", noise.alpha))
+        lr = _log_ratio(cell_lp, cell_lq)
+        err = np.full(len(lr), 4e-16)
+        if log_ratio is not None:
+            err = _geometric_difference_ratios(lp, lq, log_ratio, cell_lq, noise.alpha, lr)
+        n = len(cell_lp)
+        lr_lo, sides = _exact_tails(lr, tail_ratio, "geometric", noise.alpha,
+                                    ((0, 1), (n - 2, n - 1)))
+        if lr_lo is not None:
+            _geometric_end_ratios(lp, lq, cell_lp, cell_lq, noise.alpha, lr, lr_lo, sides, err)
+        bound = _core.zero_point_up("geometric", noise.alpha)   # -ln alpha rounded up
+        return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
     if isinstance(noise, Laplace):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
-        return _core.PairCurveCore(cell_lp, cell_lq, _log_ratio(cell_lp, cell_lq),
-                                   laplace=(ll_p, lr_p, ll_q, lr_q, noise.scale),
-                                   max_log_ratio=_core.zero_point_up("laplace", noise.scale))
+        lr = _log_ratio(cell_lp, cell_lq)
+        errs = [np.full(len(lr), 4e-16) for _ in range(3)]
+        if log_ratio is not None:
+            pos, neg = _difference_parts(lp, lq, log_ratio)
+            d_pos = _core.laplace_cells(pos, pos, noise.scale) if np.isfinite(pos).any() else None
+            d_neg = _core.laplace_cells(neg, neg, noise.scale) if np.isfinite(neg).any() else None
+            for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
+                # cells (k = 0: the log ratio itself), then L and R of P from Q's
+                up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
+                down = d_neg[(0, 2, 3)[k]] if d_neg is not None else None
+                errs[k] = _relative_log(base, up, down, target, add_base=k > 0)
+        n = len(cell_lp)
+        lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
+        bound = _core.zero_point_up("laplace", noise.scale)     # 1/b rounded up
+        laplace = (ll_p, lr_p, ll_q, lr_q, noise.scale)
+        if lr_lo is not None:
+            laplace += _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale,
+                                           lr, lr_lo, sides, errs[1], errs[2])
+        return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
+                                   max_log_ratio=bound, lr_lo=lr_lo)
     if isinstance(noise, Gaussian):
         return _core.GaussCurveCore(lp, lq, noise.sigma, bool(monotone_ratio))
     raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
+
+
+def _difference_parts(lp, lq, law_lr):
+    """log D+ and log D- of D = P - Q = Q expm1(lr) (= P where Q = 0)."""
+    ld = np.longdouble
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mag = np.where(np.isfinite(lq), lq + np.log(np.abs(np.expm1(law_lr))),
+                       np.where(np.isfinite(lp), lp, -np.inf)).astype(ld)
+    mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
+    pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
+    neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
+    return pos, neg
+
+
+def _relative_log(base, up, down, target, add_base):
+    """Where the convolved difference is small against the base (Q's) value,
+    target = [base +] log1p((up - down) / base) in place (logs throughout)."""
+    n = len(base)
+    up = np.full(n, -np.inf, dtype=np.longdouble) if up is None else up
+    down = np.full(n, -np.inf, dtype=np.longdouble) if down is None else down
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        u, d = np.exp(up - base), np.exp(down - base)
+        better = np.isfinite(base) & (u + d < 0.25)
+        value = np.log1p(u - d)
+        if add_base:
+            value = base + value
+    target[better] = value[better]
+    err = np.full(n, 4e-16)
+    err[better] = 4e-16 * (u[better] + d[better]).astype(np.float64) + 1e-18
+    return err
+
+
+def _end_fraction(la, pos, atoms, l_base, step, side):
+    """ln(U / (base + U)) per position j of ``pos``, U = sum over the atoms k
+    (of ``atoms``) beyond j (k > j on the right, k <= j on the left) of
+    A(k) e^(step * distance), distance k - j (right) or j + 1 - k (left);
+    base = e^l_base."""
+    dist = (atoms[None, :] - pos[:, None]).astype(np.longdouble)      # k - j
+    if side == 0:
+        dist = 1 - dist                                               # j + 1 - k
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        term = np.where(dist > 0, la[atoms][None, :] + dist * step, -np.inf)
+        top = np.max(term, axis=1)
+        safe = np.where(np.isfinite(top), top, 0)
+        log_u = np.where(np.isfinite(top),
+                         safe + np.log(np.sum(np.exp(term - safe[:, None]), axis=1)), -np.inf)
+        return log_u - np.logaddexp(l_base, log_u)
+
+
+def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err_l, err_r):
+    """Double-double log ratios of L (right end) and R (left end) near the ends.
+
+    With w = e^(1/b): L_A(j) + U_A(j) = e^(-j/b) G_A(w), U_A(j) = sum_{k>j}
+    A(k) e^((k-j)/b), so ln L_P/L_Q = ln R_right + log1p(-v_P) - log1p(-v_Q),
+    v = U/(L+U), R_right the exact right-tail ratio (lr + lr_lo on the last
+    cell); mirrored, R_A(j) + U'_A(j) = e^((j+1)/b) G_A(1/w) with U'_A(j) =
+    sum_{k<=j} A(k) e^((j+1-k)/b) on the left.  Near the ends v is small and
+    accurate relatively, so f_P - e^eps f_Q keeps its relative accuracy up to
+    the zero point.  ll_p / lr_p are reset to ll_q / lr_q + the ratio's high
+    part where this form's error bound beats err_l / err_r; returns the low
+    parts (ll_lo, rr_lo) of ll_p - ll_q and lr_p - lr_q.
+    """
+    ld = np.longdouble
+    n = len(lp)                       # atoms; interior cell i = j + 1 for atom j < n - 1
+    ll_lo = np.zeros(n + 1, dtype=ld)
+    rr_lo = np.zeros(n + 1, dtype=ld)
+    w = min(n // 2, END_CELLS)
+    step = 1 / ld(b)
+    for side in sides:
+        if w < 1:
+            break
+        pos = np.arange(n - 1 - w, n - 1) if side == 1 else np.arange(0, w)   # atoms j
+        atoms = np.arange(n - 1 - w, n) if side == 1 else pos
+        cells = pos + 1
+        tail = n if side == 1 else 0
+        hi_r, lo_r = lr[tail], lr_lo[tail]
+        base_p, base_q = (ll_p, ll_q) if side == 1 else (lr_p, lr_q)
+        lo_out, err = (ll_lo, err_l) if side == 1 else (rr_lo, err_r)
+        fp = _end_fraction(lp, pos, atoms, base_p[cells], step, side)
+        fq = _end_fraction(lq, pos, atoms, base_q[cells], step, side)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            corr = np.log1p(-np.exp(fp)) - np.log1p(-np.exp(fq))
+            bound = 4e-16 * (np.exp(fp) + np.exp(fq)).astype(np.float64)
+        dl = hi_r + corr
+        ok = np.isfinite(dl) & np.isfinite(base_q[cells]) & (bound < err[cells])
+        idx = cells[ok]
+        new_p = base_q[idx] + dl[ok]
+        base_p[idx] = new_p
+        lo_out[idx] = (dl[ok] - (new_p - base_q[idx])) + lo_r
+    return ll_lo, rr_lo
+
+
+def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
+    """Cell log ratios log1p(((D+ - D-)*N) / (Q*N)) where that is the more
+    accurate form: D+ - D- = P - Q with log|D| = ln Q + ln|expm1(lr)| (or
+    ln P where Q = 0), each part convolved with the noise on its own.
+    Modifies lr in place; returns a bound on the absolute error of each lr.
+    """
+    ld = np.longdouble
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mag = np.where(np.isfinite(lq), lq + np.log(np.abs(np.expm1(law_lr))),
+                       np.where(np.isfinite(lp), lp, -np.inf)).astype(ld)
+    mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
+    pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
+    neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
+    parts = []
+    for part in (pos, neg):
+        if np.isfinite(part).any():
+            parts.append(_core.geometric_cells(part, part, alpha)[0])
+        else:
+            parts.append(np.full(len(cell_lq), -np.inf, dtype=ld))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        up, down = np.exp(parts[0] - cell_lq), np.exp(parts[1] - cell_lq)
+        r = up - down
+        better = np.isfinite(cell_lq) & (up + down < 0.25)
+        lr[better] = np.log1p(r[better])
+    err = np.full(len(lr), 4e-16)          # a difference of two cell logs
+    err[better] = 4e-16 * (up[better] + down[better]).astype(np.float64) + 1e-18
+    return err
+
+
+# Cells at each end of the geometric-noise support whose log ratio is
+# rebuilt from the exact tail ratio.
+END_CELLS = 128
+
+
+def _geometric_end_ratios(lp, lq, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err):
+    """Log ratios of the cells near the ends from the exact tail ratios.
+
+    With c = (1-alpha)/(1+alpha) and atoms A(k), f_A(x) = c sum_k A(k) alpha^|x-k|
+    = c (alpha^x G_A(1/alpha) - V_A(x)), V_A(x) = sum_{k>x} A(k)(alpha^(x-k) -
+    alpha^(k-x)), so ln f_P/f_Q = ln R + log1p(-v_P) - log1p(-v_Q) with R the
+    exact tail ratio (set on the tail cell by _exact_tails) and
+    v_A = c V_A / (f_A + c V_A).  Near the end v is small and known to its own
+    relative precision, so the cell ratio stays accurate relative to
+    R - ratio, the difference delta cancels to near the zero point.  Mirrored
+    on the left (sum over k < x).  ``sides``: the tails that were set
+    (0 left, 1 right); lr and lr_lo are modified in place there, on the
+    cells where this form's error bound, 4e-16 (v_P + v_Q), beats ``err``.
+    """
+    n = len(lp)
+    w = min(n, END_CELLS)      # either end's form may be the accurate one anywhere
+    ld = np.longdouble
+    lc = np.log1p(-ld(alpha)) - np.log1p(ld(alpha))
+    step = -np.log(ld(alpha))
+    for side in sides:
+        pos = np.arange(n - w, n) if side == 1 else np.arange(0, w)   # atom positions x
+        tail = n + 1 if side == 1 else 0                               # tail cell: ln R
+        dist = (pos[None, :] - pos[:, None]).astype(ld)                # k - x
+        if side == 0:
+            dist = -dist
+        logs = []
+        for la, cell in ((lp, cell_lp), (lq, cell_lq)):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                term = la[pos][None, :] + dist * step + np.log(-np.expm1(-2 * dist * step))
+                term = np.where(dist > 0, term, -np.inf)
+                top = np.max(term, axis=1)
+                safe = np.where(np.isfinite(top), top, 0)
+                log_v = safe + np.log(np.sum(np.exp(term - safe[:, None]), axis=1))
+                log_cv = np.where(np.isfinite(top), lc + log_v, -np.inf)
+                logs.append(log_cv - np.logaddexp(cell[pos + 1], log_cv))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            corr = np.log1p(-np.exp(logs[0])) - np.log1p(-np.exp(logs[1]))
+        new = lr[tail] + corr
+        bound = 4e-16 * (np.exp(logs[0]) + np.exp(logs[1])).astype(np.float64)
+        ok = np.isfinite(new) & (bound < err[pos + 1])
+        lr[pos[ok] + 1] = new[ok]
+        lr_lo[pos[ok] + 1] = lr_lo[tail]
+        err[pos[ok] + 1] = bound[ok]
+
+
+def _exact_tails(lr, tail_ratio, kind, param, cells):
+    """Overwrite lr on the tail cells with the exact ln G_P(w)/G_Q(w) as
+    hi + lo (returns the lo array, or None).  cells = (left cells, right
+    cells).  Skipped where the computed cell ratio disagrees by more than
+    1e-12 (the laws were trimmed to a window that changes the tail)."""
+    if tail_ratio is None:
+        return None, ()
+    import mpmath
+    from statpriv.counting import _mpf_exact
+    lo = np.zeros(len(lr), dtype=np.longdouble)
+    sides = []
+    with mpmath.workdps(40):
+        p = mpmath.mpf(param)
+        w_right = mpmath.exp(1 / p) if kind == "laplace" else 1 / p
+        for side, w, group in ((0, 1 / w_right, cells[0]), (1, w_right, cells[1])):
+            value = mpmath.log(tail_ratio(w))
+            hi = np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
+            if all(abs(lr[j] - hi) <= 1e-12 * max(1.0, abs(float(value))) for j in group):
+                for j in group:
+                    lr[j] = hi
+                    lo[j] = float(value - _mpf_exact(hi))
+                sides.append(side)
+    return (lo, tuple(sides)) if sides else (None, ())
 
 
 def _log_concave(la):

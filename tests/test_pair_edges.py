@@ -1,0 +1,345 @@
+"""Edges of the curves built on the pair kernel: extreme sampling rates, the
+zero point eps0 (delta -> 0 at a finite eps, where delta is a difference of
+nearly equal numbers), Poisson sampling far tails, and no leaked warnings.
+
+The references are written here from the definitions in mpmath (60 digits):
+the count laws from binomial / hypergeometric coefficients, delta as the sum
+(or integral) of (P - e^eps Q)_+.
+"""
+import math
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+
+import statpriv
+from statpriv import Geometric, Laplace, counting, secret_sample
+from conftest import assert_matches
+
+DPS = 60
+KS = range(1, 15)          # eps0 (1 - 10^-k)
+KS_SHORT = (1, 3, 6, 9, 12, 14)
+
+
+def _binom(N, p):
+    return [math.comb(N, k) * p ** k * (1 - p) ** (N - k) for k in range(N + 1)]
+
+
+def _hypergeom(N, K, m):
+    den = math.comb(N, m)
+    return [mpmath.mpf(math.comb(K, j) * math.comb(N - K, m - j)) / den for j in range(m + 1)]
+
+
+def _mixture(lam, A, B, length):
+    """P(j) = lam A(j-1) + (1-lam) B(j), Q(j) = lam A(j) + (1-lam) B(j)."""
+    P = [mpmath.mpf(0)] * length
+    Q = [mpmath.mpf(0)] * length
+    for i, a in enumerate(A):
+        if i + 1 < length:
+            P[i + 1] += lam * a
+        Q[i] += lam * a
+    for i, b in enumerate(B):
+        P[i] += (1 - lam) * b
+        Q[i] += (1 - lam) * b
+    return P, Q
+
+
+def _subsample(n, pi, m):
+    p = mpmath.mpf(pi)
+    return _mixture(mpmath.mpf(m) / n, _binom(m - 1, p), _binom(m, p), m + 1)
+
+
+def _secret(n, m, K):
+    return _mixture(mpmath.mpf(m) / n, _hypergeom(n - 1, K, m - 1), _hypergeom(n - 1, K, m), m + 1)
+
+
+def _poisson(n, pi, rate):
+    z = _binom(n - 1, mpmath.mpf(rate) * mpmath.mpf(pi))
+    return _mixture(mpmath.mpf(rate), z, z, n + 1)
+
+
+def _hs(P, Q, eps):
+    e = mpmath.exp(mpmath.mpf(eps))
+    return mpmath.fsum(max(p - e * q, 0) for p, q in zip(P, Q))
+
+
+def _laplace_hs(P, Q, b, eps):
+    """int (f_P - e^eps f_Q)_+ dx, f_A(x) = sum_k A(k) e^(-|x-k|/b) / (2b), atoms
+    0..L-1: closed-form tails (constant sign), each unit interval split at its
+    root (a sum of two exponentials changes sign at most once) and integrated by
+    quadrature."""
+    b = mpmath.mpf(b)
+    e = mpmath.exp(mpmath.mpf(eps))
+    L = len(P)
+
+    def g(x):
+        return mpmath.fsum((p - e * q) * mpmath.exp(-abs(x - k) / b)
+                           for k, (p, q) in enumerate(zip(P, Q))) / (2 * b)
+
+    left = mpmath.fsum((p - e * q) * mpmath.exp(-k / b) for k, (p, q) in enumerate(zip(P, Q))) / 2
+    right = mpmath.fsum((p - e * q) * mpmath.exp(-(L - 1 - k) / b)
+                        for k, (p, q) in enumerate(zip(P, Q))) / 2
+    total = max(left, 0) + max(right, 0)
+    for k in range(L - 1):
+        a, c = mpmath.mpf(k), mpmath.mpf(k + 1)
+        ga, gc = g(a), g(c)
+        if ga <= 0 and gc <= 0:
+            continue
+        if ga > 0 and gc > 0:
+            total += mpmath.quad(g, [a, c])
+            continue
+        root = mpmath.findroot(g, (a, c), solver="anderson")
+        total += mpmath.quad(g, [a, root] if ga > 0 else [root, c])
+    return total
+
+
+def _geometric_hs(P, Q, alpha, eps):
+    """sum_x (f_P(x) - e^eps f_Q(x))_+, f_A(x) = c sum_k A(k) alpha^|x-k|,
+    c = (1-alpha)/(1+alpha); beyond the atoms the two geometric tails in
+    closed form (constant ratio there)."""
+    al = mpmath.mpf(alpha)
+    e = mpmath.exp(mpmath.mpf(eps))
+    c = (1 - al) / (1 + al)
+    L = len(P)
+    d = [p - e * q for p, q in zip(P, Q)]
+    total = mpmath.mpf(0)
+    for x in range(L):
+        total += max(c * mpmath.fsum(dk * al ** abs(x - k) for k, dk in enumerate(d)), 0)
+    left = c * mpmath.fsum(dk * al ** k for k, dk in enumerate(d)) * al / (1 - al)
+    right = c * mpmath.fsum(dk * al ** (L - 1 - k) for k, dk in enumerate(d)) * al / (1 - al)
+    return total + max(left, 0) + max(right, 0)
+
+
+def _check_zero_point(curve, direction, eps0, delta_of, rel, what, ks=KS):
+    """delta at eps0 (1 - 10^-k), at the float just below the true eps0, and 0
+    from the float at or above it on; eps0 an mpmath number."""
+    up = float(eps0)
+    if up < eps0:
+        up = math.nextafter(up, math.inf)
+    code = statpriv._core.PLUS if direction == "plus" else statpriv._core.MINUS
+    assert curve._core.zero_point(code) == up, f"{what}: zero point"
+    log_fn = getattr(curve, "log_delta_" + direction)
+    assert log_fn(up) == -math.inf
+    assert log_fn(math.nextafter(up, math.inf)) == -math.inf
+    eps_list = [float(eps0) * (1 - 10.0 ** -k) for k in ks] + [math.nextafter(up, 0.0)]
+    for e in eps_list:
+        with mpmath.workdps(DPS):
+            ref = delta_of(e)
+        assert_matches(log_fn(e), ref, rel=rel, what=f"{what} {direction} eps={e!r}")
+
+
+@pytest.mark.parametrize("n,pi,m", [(10**9, 0.3, 10), (661493835, 0.4044, 3),
+                                    (10**8, 0.02, 7), (10**7, 0.97, 40)])
+def test_subsample_extreme_rate(n, pi, m):
+    """m/n <= 1e-6: the sampling log ratio in log1p form with the exact m/n."""
+    curve = counting(n, pi, sample_size=m)
+    with mpmath.workdps(DPS):
+        P, Q = _subsample(n, pi, m)
+        for e in (0.0, 1e-9, 1e-7, -1e-8):
+            assert_matches(curve.log_delta_plus(e), _hs(P, Q, e), what=f"plus eps={e}")
+            assert_matches(curve.log_delta_minus(e), _hs(Q, P, e), what=f"minus eps={e}")
+
+
+@pytest.mark.parametrize("n,pi,m", [(14926575, 0.6467, 54), (1000, 0.3, 37), (60, 0.05, 59)])
+def test_subsample_zero_point(n, pi, m):
+    curve = counting(n, pi, sample_size=m)
+    with mpmath.workdps(DPS):
+        P, Q = _subsample(n, pi, m)
+        # the extreme ratios P(m)/Q(m) and Q(0)/P(0)
+        _check_zero_point(curve, "plus", mpmath.log(P[m] / Q[m]), lambda e: _hs(P, Q, e),
+                          1e-12, "subsample")
+        _check_zero_point(curve, "minus", mpmath.log(Q[0] / P[0]), lambda e: _hs(Q, P, e),
+                          1e-12, "subsample")
+
+
+@pytest.mark.parametrize("n,m,K", [(7, 1, 5), (30, 7, 12), (200, 150, 3), (41, 40, 17)])
+def test_secret_sample_zero_point(n, m, K):
+    curve = secret_sample(n, m, positives=K)
+    with mpmath.workdps(DPS):
+        P, Q = _secret(n, m, K)
+        top = max(j for j in range(m + 1) if P[j] > 0)
+        bottom = min(j for j in range(m + 1) if Q[j] > 0)
+        if Q[top] > 0:
+            _check_zero_point(curve, "plus", mpmath.log(P[top] / Q[top]),
+                              lambda e: _hs(P, Q, e), 1e-12, "secret")
+        if P[bottom] > 0:
+            _check_zero_point(curve, "minus", mpmath.log(Q[bottom] / P[bottom]),
+                              lambda e: _hs(Q, P, e), 1e-12, "secret")
+
+
+@pytest.mark.parametrize("n,pi,rate", [(30, 0.3, 0.2), (12, 0.9, 0.7), (25, 0.01, 1e-6)])
+def test_poisson_zero_point(n, pi, rate):
+    """delta_minus is 0 from eps0 = -ln(1 - rate) on (P(0)/Q(0) = 1 - rate);
+    delta_plus is positive at every finite eps (Q(n) = 0 < P(n))."""
+    curve = counting(n, pi, sample_rate=rate, sampling="poisson")
+    assert curve._core.zero_point(statpriv._core.PLUS) == math.inf
+    with mpmath.workdps(DPS):
+        P, Q = _poisson(n, pi, rate)
+        _check_zero_point(curve, "minus", -mpmath.log1p(-mpmath.mpf(rate)),
+                          lambda e: _hs(Q, P, e), 1e-12, "poisson")
+
+
+def test_poisson_far_tail_exact_rate():
+    """rho = rate * pi is a rounded product; near rho = 1 the far-tail
+    ln delta depends on it as n / (1 - rho) times its rounding (5e-9 here)."""
+    n, pi, rate = 10**5, 0.9999, 0.999
+    curve = counting(n, pi, sample_rate=rate, sampling="poisson")
+    with mpmath.workdps(DPS):
+        r = mpmath.mpf(rate) * mpmath.mpf(pi)
+        for e in (6.9, 6.907):        # eps0 = -ln(1 - rate) = 6.9078
+            # delta_minus: only the lowest atoms have Q/P = 1/(rate Z(j-1)/Z(j) + 1 - rate) > e^eps
+            ee = mpmath.exp(e)
+            terms = []
+            z_prev, z = mpmath.mpf(0), (1 - r) ** (n - 1)        # Z(j-1), Z(j)
+            for j in range(n):
+                q, p = z, rate * z_prev + (1 - rate) * z
+                if q <= ee * p:
+                    break
+                terms.append(q - ee * p)
+                z_prev, z = z, z * (n - 1 - j) / (j + 1) * r / (1 - r)
+            ref = mpmath.fsum(terms)
+            # the contract deep in the tail: 1e-10 or 8 ulps of |ln delta|
+            tol = max(1e-10, 8 * math.ulp(float(-mpmath.log(ref))))
+            assert_matches(curve.log_delta_minus(e), ref, log_abs=tol, what=f"eps={e}")
+
+
+def test_per_record_poisson_zero_point():
+    probs = [0.1, 0.5, 0.9, 0.3]
+    rate = 0.3
+    curve = counting(None, probs, sample_rate=rate, sampling="poisson")
+    with mpmath.workdps(DPS):
+        z = [mpmath.mpf(1)]
+        for p in probs:
+            p = mpmath.mpf(rate) * mpmath.mpf(p)
+            z = [(z[k] if k < len(z) else 0) * (1 - p) + (z[k - 1] * p if k else 0)
+                 for k in range(len(z) + 1)]
+        P, Q = _mixture(mpmath.mpf(rate), z, z, len(z) + 1)
+        _check_zero_point(curve, "minus", -mpmath.log1p(-mpmath.mpf(rate)),
+                          lambda e: _hs(Q, P, e), 1e-12, "per-record poisson")
+
+
+@pytest.mark.parametrize("make,laws,b", [
+    (lambda: counting(4, 0.5342, noise=Laplace(3.6364)),
+     lambda: _mixture(1, _binom(3, mpmath.mpf(0.5342)), [], 5), 3.6364),
+    (lambda: counting(50, 0.3, sample_size=5, noise=Laplace(1.5)),
+     lambda: _subsample(50, 0.3, 5), 1.5),
+    (lambda: counting(None, [0.1, 0.5, 0.9], noise=Laplace(0.7)),
+     lambda: _mixture(1, _pb([0.1, 0.5, 0.9]), [], 5), 0.7),
+    (lambda: counting(8, 0.3, sample_rate=0.2, sampling="poisson", noise=Laplace(1.5)),
+     lambda: _poisson(8, 0.3, 0.2), 1.5),
+])
+def test_laplace_zero_point(make, laws, b):
+    """Laplace(b) noise: the density ratio is constant beyond the atoms,
+    G_P(e^(+-1/b)) / G_Q(e^(+-1/b)), and that is its extreme (e^(1/b) for the
+    plain shift)."""
+    curve = make()
+    with mpmath.workdps(DPS):
+        P, Q = laws()
+        w = mpmath.exp(1 / mpmath.mpf(b))
+        eps_plus = mpmath.log(_gen(P, w) / _gen(Q, w))
+        eps_minus = mpmath.log(_gen(Q, 1 / w) / _gen(P, 1 / w))
+        _check_zero_point(curve, "plus", eps_plus, lambda e: _laplace_hs(P, Q, b, e), 1e-10,
+                          "laplace", KS_SHORT)
+        _check_zero_point(curve, "minus", eps_minus, lambda e: _laplace_hs(Q, P, b, e), 1e-10,
+                          "laplace", KS_SHORT)
+
+
+@pytest.mark.parametrize("make,laws,alpha", [
+    (lambda: counting(6, 0.3, noise=Geometric(0.7)),
+     lambda: _mixture(1, _binom(5, mpmath.mpf(0.3)), [], 7), 0.7),
+    (lambda: counting(50, 0.3, sample_size=5, noise=Geometric(0.6)),
+     lambda: _subsample(50, 0.3, 5), 0.6),
+    (lambda: counting(8, 0.3, sample_rate=0.2, sampling="poisson", noise=Geometric(0.5)),
+     lambda: _poisson(8, 0.3, 0.2), 0.5),
+    (lambda: counting(None, [0.1, 0.5, 0.9, 0.3], noise=Geometric(0.3)),
+     lambda: _mixture(1, _pb([0.1, 0.5, 0.9, 0.3]), [], 6), 0.3),
+])
+def test_geometric_zero_point(make, laws, alpha):
+    curve = make()
+    with mpmath.workdps(DPS):
+        P, Q = laws()
+        w = 1 / mpmath.mpf(alpha)
+        eps_plus = mpmath.log(_gen(P, w) / _gen(Q, w))
+        eps_minus = mpmath.log(_gen(Q, 1 / w) / _gen(P, 1 / w))
+        _check_zero_point(curve, "plus", eps_plus, lambda e: _geometric_hs(P, Q, alpha, e), 1e-10,
+                          "geometric")
+        _check_zero_point(curve, "minus", eps_minus, lambda e: _geometric_hs(Q, P, alpha, e),
+                          1e-10, "geometric")
+
+
+def _gen(A, w):
+    return mpmath.fsum(a * w ** k for k, a in enumerate(A))
+
+
+def _pb(probs):
+    z = [mpmath.mpf(1)]
+    for p in probs:
+        p = mpmath.mpf(p)
+        z = [(z[k] if k < len(z) else 0) * (1 - p) + (z[k - 1] * p if k else 0)
+             for k in range(len(z) + 1)]
+    return z
+
+
+def test_noisy_extreme_rate():
+    """Geometric and Laplace noise on a sample with m/n = 1e-8."""
+    n, pi, m = 10**9, 0.3, 10
+    with mpmath.workdps(DPS):
+        P, Q = _subsample(n, pi, m)
+        for noise, hs in ((Geometric(0.8), lambda A, B, e: _geometric_hs(A, B, 0.8, e)),
+                          (Laplace(2.0), lambda A, B, e: _laplace_hs(A, B, 2.0, e))):
+            curve = counting(n, pi, sample_size=m, noise=noise)
+            for e in (0.0,):
+                assert_matches(curve.log_delta_plus(e), hs(P, Q, e), rel=1e-10,
+                               what=f"{noise} plus eps={e}")
+                assert_matches(curve.log_delta_minus(e), hs(Q, P, e), rel=1e-10,
+                               what=f"{noise} minus eps={e}")
+
+
+def test_no_warnings_leak():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        curves = [
+            counting(10**9, 0.3, sample_size=10),
+            counting(10**9, 1e-300, sample_size=10),
+            counting(15, 5e-324, sample_size=9),
+            counting(10**5, 0.5, sample_size=10**5 - 1),
+            counting(50, 0.3, sample_rate=1e-9, sampling="poisson"),
+            counting(50, 0.3, sample_rate=1.0, sampling="poisson"),
+            counting(50, 1.0 - 2.0 ** -53, sample_rate=0.5, sampling="poisson"),
+            counting(None, [5e-324, 0.5, 1 - 2.0 ** -53], sample_rate=0.5, sampling="poisson"),
+            counting(None, [5e-324, 0.5, 1 - 2.0 ** -53]),
+            counting(10**9, 0.3, sample_size=10, noise=Geometric(0.9)),
+            counting(10**9, 0.3, sample_size=10, noise=Laplace(3.0)),
+            counting(40, 0.3, sample_rate=0.5, sampling="poisson", noise=Laplace(0.5)),
+            secret_sample(7, 1, positives=5),
+            secret_sample(10, 10, positives=0),
+            secret_sample(10, 5, positives=9, noise=Geometric(0.5)),
+        ]
+        for c in curves:
+            c.delta(np.array([-1.0, 0.0, 0.3, 5.0, 800.0, np.inf]))
+            c.log_delta_plus(np.array([0.0, 2.0, np.inf]))
+            c.epsilon(np.array([0.0, 1e-9, 0.5]))
+
+
+def test_tiny_rate_generic_laws():
+    """Laws without a closed-form ratio at tiny rates: per-record Poisson
+    sampling (log1p(rate expm1(ln Z(j-1)/Z(j)))), and pi = 0 with geometric
+    noise (cells from the convolved difference P - Q)."""
+    probs, rate = [0.3, 0.6, 0.2], 1e-7
+    curve = counting(None, probs, sample_rate=rate, sampling="poisson")
+    n, m = 30530668239, 137
+    noisy = counting(n, 0.0, sample_size=m, noise=Geometric(0.427303138549747))
+    with mpmath.workdps(DPS):
+        z = _pb([mpmath.mpf(rate) * mpmath.mpf(p) for p in probs])
+        P, Q = _mixture(mpmath.mpf(rate), z, z, len(z) + 1)
+        for e in (0.0, 1e-8):
+            assert_matches(curve.log_delta_plus(e), _hs(P, Q, e), what=f"per-record plus {e}")
+            assert_matches(curve.log_delta_minus(e), _hs(Q, P, e), what=f"per-record minus {e}")
+        lam = mpmath.mpf(m) / n
+        P, Q = [1 - lam, lam], [mpmath.mpf(1), mpmath.mpf(0)]
+        for e in (0.0, 1e-300):
+            assert_matches(noisy.log_delta_plus(e), _geometric_hs(P, Q, 0.427303138549747, e),
+                           rel=1e-10, what=f"pi=0 geometric plus {e}")
+            assert_matches(noisy.log_delta_minus(e), _geometric_hs(Q, P, 0.427303138549747, e),
+                           rel=1e-10, what=f"pi=0 geometric minus {e}")
