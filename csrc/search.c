@@ -298,6 +298,11 @@ double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_
 {
     if (direction == SP_MAX) {
         double a = sp_binom_smallest_eps(c, SP_PLUS, log_target, log_tol);
+        const sp_binom *u = &c->plus, *v = &c->minus;
+        if (u->N == v->N && u->p_ext == v->p_ext && u->q_ext == v->q_ext && u->log_p == v->log_p
+            && u->log_q == v->log_q && u->mean_hi == v->mean_hi && u->mean_lo == v->mean_lo) {
+            return a;               /* pi = 1/2: both directions are the same law */
+        }
         double m = sp_binom_smallest_eps(c, SP_MINUS, log_target, log_tol);
         return isnan(a) || isnan(m) ? NAN : fmax(a, m);
     }
