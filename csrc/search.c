@@ -55,6 +55,18 @@ static double first_zero(sp_curve_fn log_delta, const void *ctx, int direction, 
     return double_of(b);
 }
 
+/* Aim below the target by the curve's own error bound and a hair more, so
+ * that exp(ln delta) <= target still holds after the rounding of ln delta
+ * and of exp. */
+static double search_aim(double log_target, double log_tol)
+{
+    double aim = log_target;
+    if (isfinite(aim)) {
+        aim -= fmax(log_tol, 0.0) + 0x1p-48 * fmax(1.0, fabs(aim));
+    }
+    return aim;
+}
+
 double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
                        double log_tol, int positive)
 {
@@ -64,13 +76,7 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, do
     if (log_target >= 0.0) {
         return 0.0;                     /* delta <= 1 everywhere */
     }
-    /* Aim below the target by the curve's own error bound and a hair more,
-     * so that exp(ln delta) <= target still holds after the rounding of
-     * ln delta and of exp. */
-    double aim = log_target;
-    if (isfinite(aim)) {
-        aim -= fmax(log_tol, 0.0) + 0x1p-48 * fmax(1.0, fabs(aim));
-    }
+    const double aim = search_aim(log_target, log_tol);
     double f0 = log_delta(0.0, direction, ctx);
     if (isnan(f0)) {
         return NAN;
@@ -182,4 +188,132 @@ int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double
         }
     }
     return evals;
+}
+
+/* ---- Noiseless binomial curves at large N -------------------------------- */
+
+static double binom_approx_one(double eps, int direction, const void *ctx)
+{
+    (void)direction;
+    return sp_binom_shift_log_hockey_approx(ctx, eps);
+}
+
+/* delta(eps) / b0 - target / b0 from the local model; 1 if out of its reach. */
+static int model_excess(const sp_binom *b, const sp_binom_sums *at, double eps, long double rel_aim,
+                        long double *excess, long double *slope)
+{
+    long double t, sb;
+    if (sp_binom_shift_model(b, at, eps, &t, &sb) != 0) {
+        return 1;
+    }
+    *excess = t - rel_aim;
+    *slope = expl((long double)eps) * sb;      /* e^eps (-d delta / d e^eps) */
+    return 0;
+}
+
+/* One direction at large N (see sp_binom_smallest_eps).  Returns NAN with
+ * *fallback = 1 when the fast route does not apply. */
+static double binom_direction_eps(const sp_binom *b, double aim, int *fallback)
+{
+    *fallback = 1;
+    double f0 = sp_binom_shift_log_hockey(b, 0.0);          /* O(1): b(k0 - 1) */
+    if (isnan(f0)) {
+        return NAN;
+    }
+    if (f0 <= aim) {
+        *fallback = 0;
+        return 0.0;
+    }
+    if (sp_binom_shift_log_hockey(b, INFINITY) > aim) {       /* closed form p^N */
+        *fallback = 0;
+        return INFINITY;
+    }
+    /* Locate the answer on the approximation (same search, no guarantee). */
+    double x = sp_smallest_eps(binom_approx_one, b, SP_PLUS, aim, 0.0, 0);
+    if (!(x > 0.0 && isfinite(x))) {
+        return NAN;
+    }
+    /* Settle it on the exact sums: Newton on delta as a function of u = e^eps
+     * (convex: a maximum of the linear functions sum_{k in K} b(k-1) - u b(k)),
+     * each step solved on the local model around the last exact evaluation;
+     * a new exact evaluation only when the model is out of reach. */
+    for (int outer = 0; outer < 6; outer++) {
+        sp_binom_sums at;
+        if (sp_binom_shift_sums(b, x, &at) != 0 || !(at.t > 0.0L) || !(at.b > 0.0L)) {
+            return NAN;
+        }
+        const long double rel_aim = expl((long double)aim - (long double)at.log_b0);
+        double y = x;
+        int ok = 1;
+        for (int inner = 0; inner < 32; inner++) {
+            long double ex, sl;
+            if (model_excess(b, &at, y, rel_aim, &ex, &sl) != 0 || !(sl > 0.0L)) {
+                ok = 0;
+                break;
+            }
+            long double step = ex / sl;        /* e^r = e^y (1 + step) */
+            if (!(step > -1.0L)) {
+                ok = 0;
+                break;
+            }
+            double r = (double)((long double)y + log1pl(step));
+            if (r == y) {
+                break;
+            }
+            y = r;
+        }
+        if (ok) {
+            /* The smallest float with model delta <= target near y. */
+            long double ex, sl;
+            int up = 0;
+            while (up < 16 && (ok = model_excess(b, &at, y, rel_aim, &ex, &sl) == 0) && ex > 0.0L) {
+                y = nextafter(y, INFINITY);
+                up++;
+            }
+            if (ok && up < 16) {
+                for (int down = 0; down < 16; down++) {
+                    double z = nextafter(y, 0.0);
+                    if (model_excess(b, &at, z, rel_aim, &ex, &sl) != 0) {
+                        ok = 0;
+                        break;
+                    }
+                    if (ex > 0.0L) {
+                        *fallback = 0;
+                        return y;
+                    }
+                    y = z;
+                }
+            }
+        }
+        if (!(y > 0.0 && isfinite(y))) {
+            return NAN;
+        }
+        x = y;
+    }
+    return NAN;
+}
+
+double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
+                             double log_tol)
+{
+    if (direction == SP_MAX) {
+        double a = sp_binom_smallest_eps(c, SP_PLUS, log_target, log_tol);
+        const sp_binom *u = &c->plus, *v = &c->minus;
+        if (u->N == v->N && u->p_ext == v->p_ext && u->q_ext == v->q_ext && u->log_p == v->log_p
+            && u->log_q == v->log_q && u->mean_hi == v->mean_hi && u->mean_lo == v->mean_lo) {
+            return a;               /* pi = 1/2: both directions are the same law */
+        }
+        double m = sp_binom_smallest_eps(c, SP_MINUS, log_target, log_tol);
+        return isnan(a) || isnan(m) ? NAN : fmax(a, m);
+    }
+    const sp_binom *b = direction == SP_PLUS ? &c->plus : &c->minus;
+    if (isfinite(log_target) && log_target < 0.0 && !isnan(log_tol)
+        && sp_binom_shift_sd(b) >= SP_BINOM_SEARCH_MIN_SD) {
+        int fallback;
+        double e = binom_direction_eps(b, search_aim(log_target, log_tol), &fallback);
+        if (!fallback) {
+            return e;
+        }
+    }
+    return sp_smallest_eps(sp_binom_curve_log_delta, c, direction, log_target, log_tol, 0);
 }

@@ -48,4 +48,16 @@ typedef double (*sp_scalar_fn)(double x, const void *ctx);
 int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double *hi,
                 double *fhi, double rel_tol, int max_evals);
 
+/* sp_smallest_eps for the noiseless binomial curve (sp_binom_curve_log_delta),
+ * fast at large N: where sqrt(N p q) >= SP_BINOM_SEARCH_MIN_SD the answer is
+ * located on a cheap approximation of delta, then settled on ONE exact sum
+ * (usually): on the likelihood-ratio cells of that evaluation delta is
+ * linear in e^eps, so the crossing is solved there and the cells that
+ * enter or leave are added term by term.  Returns the smallest float eps
+ * with the exact sum's delta <= the aim of sp_smallest_eps (same result to
+ * a few ulps); falls back to sp_smallest_eps where this does not apply. */
+#define SP_BINOM_SEARCH_MIN_SD 4096.0
+double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
+                             double log_tol);
+
 #endif

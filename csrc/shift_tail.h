@@ -16,6 +16,33 @@ enum { SP_PLUS = 0, SP_MINUS = 1, SP_MAX = 2 };
  * With b mirrored this is ln H_eps(S || S+1) of the unmirrored law. */
 double sp_binom_shift_log_hockey(const sp_binom *b, double eps);
 
+/* The sums behind sp_binom_shift_log_hockey at one eps, relative to b(k0-1)
+ * (k0 the first atom above the likelihood-ratio threshold): the search uses
+ * them to solve delta(eps) = target locally without summing again. */
+typedef struct {
+    double eps, k0, log_b0;   /* where evaluated; ln b(k0 - 1) */
+    long double t;            /* sum_{k>=k0} (b(k-1) - e^eps b(k)) / b(k0-1), tail bound added */
+    long double b;            /* sum_{k>=k0} b(k) / b(k0-1), tail bound added */
+} sp_binom_sums;
+
+/* 0 and *s filled, or 1 where a closed form applies (no sums). */
+int sp_binom_shift_sums(const sp_binom *b, double eps, sp_binom_sums *s);
+
+/* delta(eps) / b(at->k0 - 1) (*t) and sum_{k>=k0(eps)} b(k) / b(at->k0 - 1) (*sb)
+ * from the sums at another eps: on the cells of at, delta is linear in e^eps,
+ * delta(eps) = delta(x) - (e^eps - e^x) sum b(k); cells that entered or left
+ * the positive set are added or removed term by term.  Returns 1 (nothing
+ * set) if eps is more than SP_MODEL_MAX_CELLS cells away or so far that the
+ * linear correction exceeds a quarter of delta (cancellation). */
+#define SP_MODEL_MAX_CELLS 256.0
+int sp_binom_shift_model(const sp_binom *b, const sp_binom_sums *at, double eps, long double *t,
+                         long double *sb);
+
+/* A cheap approximation (~1e-9 relative, NOT a bound) of
+ * sp_binom_shift_log_hockey at large N, for locating a search's answer. */
+double sp_binom_shift_log_hockey_approx(const sp_binom *b, double eps);
+double sp_binom_shift_sd(const sp_binom *b);     /* sqrt(N p q) */
+
 /* A pair (P, Q) of pmfs on 0..len-1 given by logs, with lr = ln P - ln Q
  * supplied by the caller (accurately: it decides the threshold), the log
  * survival function of P (lsp[j] = ln sum_{i>=j} P(i)) and the log cdf of Q.

@@ -68,6 +68,18 @@ cdef class BinomialCurveCore(CurveCore):
         self.fn = sp_binom_curve_log_delta
         self.ctx = &self.curve
 
+    def epsilon(self, double[::1] log_target, int direction):
+        """Smallest eps >= 0 with ln delta(eps) <= each log_target: the
+        generic search, settled at large N on one exact sum (see
+        sp_binom_smallest_eps in csrc/search.h)."""
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_binom_smallest_eps(&self.curve, direction, log_target[i], self.log_tol)
+        return out
+
 
 cdef const long double *_data(long double[::1] a):
     return &a[0]

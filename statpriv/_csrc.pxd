@@ -47,6 +47,8 @@ cdef extern from "shift_tail.h" nogil:
 cdef extern from "search.h" nogil:
     double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
                            double log_tol, int positive)
+    double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
+                                 double log_tol)
 
 cdef extern from "convolve.h" nogil:
     int sp_binomial_sum_log_pmf(const double *probs, const double *counts, long groups,
