@@ -120,7 +120,10 @@ cdef double _log_ndtr(double x) noexcept nogil:
 
 
 cdef class GaussCurveCore(CurveCore):
-    """Count laws P, Q (log pmfs on consecutive atoms) plus N(0, sigma^2) noise."""
+    """Count laws P, Q (log pmfs on consecutive atoms) plus N(0, sigma^2) noise.
+
+    ``monotone``: P/Q is non-decreasing on the atoms (the caller checks);
+    then f_P - e^eps f_Q has one sign change for every eps and sigma."""
     cdef sp_gauss g
     cdef object arrays
 
@@ -128,6 +131,13 @@ cdef class GaussCurveCore(CurveCore):
         lp, lq = _extended(lp), _extended(lq)
         if lp.shape != lq.shape or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq must be equal-length non-empty 1-d arrays")
+        if not sigma > 0.0:
+            raise ValueError(f"sigma must be > 0, got {sigma}")
+        live = np.isfinite(lp) | np.isfinite(lq)
+        if not live.any():
+            raise ValueError("P and Q have no atom")
+        with np.errstate(invalid="ignore"):
+            lr = (lp - lq)[live]
         cums = [_log_cumsum(lp, reverse=True), _log_cumsum(lp),
                 _log_cumsum(lq, reverse=True), _log_cumsum(lq)]
         self.arrays = [lp, lq] + cums
@@ -141,6 +151,8 @@ cdef class GaussCurveCore(CurveCore):
         self.g.sigma = sigma
         self.g.lpmax = np.max(lp)
         self.g.lqmax = np.max(lq)
+        self.g.lr_max = np.max(lr)
+        self.g.lr_min = np.min(lr)
         self.g.monotone = monotone
         self.g.log_ndtr = _log_ndtr
         self.fn = sp_gauss_curve_log_delta
