@@ -307,6 +307,97 @@ static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, 
     *lneg = neg.sum > 0.0L ? neg.ref + sp_fast_logl(neg.sum) : -INFINITY;
 }
 
+/* ln P[N(0,1) > v] + c with c = t^2 / (2 sigma^2) folded in exactly: for
+ * v > 1 as -(v^2 - 2c)/2 + ln(erfcx(v / sqrt 2) / 2), where v^2 / 2 - c =
+ * j (2t + j) / (2 sigma^2) exactly (v = (t + j) / sigma); the common e^-c
+ * of the far-tail terms never goes through a rounded square. */
+static long double log_upper_rel(const sp_gauss *g, double v, long double jterm, long double c)
+{
+    if (v > 1.0) {
+        return -jterm + (long double)log(0.5 * g->erfcx(v * 0.70710678118654752440));
+    }
+    return (long double)g->log_ndtr(-v) + c;
+}
+
+/* The one-sided sums of the monotone path: with T_k = P[N(k, sigma^2) > x]
+ * (upper) or < x (lower) and D_k = A(k) - e^eps B(k), the logs of the sums
+ * of the positive and of the negative D_k T_k, both plus t^2 / (2 sigma^2)
+ * (t = x - k0, k0 the atom nearest x): the terms that cancel share that
+ * factor, and the rest of each is computed without a rounded square. */
+static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int upper,
+                         long double inv2s2, long double *lpos, long double *lneg,
+                         long double *lc)
+{
+    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
+    const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
+    const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
+    const double s = g->sigma;
+    const long len = g->len;
+    const long k0 = sp_nearest_atom(x, len);
+    const double t = x - (double)k0;
+    const long double c = (long double)t * (long double)t * inv2s2;
+    sp_logsum pos = {0.0L, 0.0L}, neg = {0.0L, 0.0L};
+    for (int side = 0; side < 2; side++) {
+        const long step = side == 0 ? -1 : 1;
+        for (long k = side == 0 ? k0 : k0 + 1; k >= 0 && k < len; k += step) {
+            const long double j = (long double)(k0 - k);
+            /* v: distance of x from atom k in sd, on the far side of the tail */
+            double v = standardize(x, (double)k, s);
+            if (!upper) {
+                v = -v;
+            }
+            const long double jterm = j == 0.0L ? 0.0L : j * (2.0L * t + j) * inv2s2;
+            const long double lt = log_upper_rel(g, v, jterm, c);
+            if (pos.sum > 0.0L) {
+                /* atoms beyond k: tail mass of A and e^eps B, times T at k
+                 * (T_k' <= T_k for atoms k' farther on the side away from the tail) */
+                int away = (side == 0) == (upper != 0);
+                if (away) {
+                    long double tail = side == 0 ? logaddexpl_(lca[k], lcb[k] + eps)
+                                                 : logaddexpl_(lsa[k], lsb[k] + eps);
+                    if (tail + lt < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
+                        break;
+                    }
+                } else {
+                    long double tail = side == 0 ? logaddexpl_(lca[k], lcb[k] + eps)
+                                                 : logaddexpl_(lsa[k], lsb[k] + eps);
+                    if (tail + c < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
+                        break;
+                    }
+                }
+            }
+            const long double ma = la[k], mb = lb[k] + eps;
+            if (ma == mb) {
+                continue;        /* D_k = 0, including both -inf */
+            }
+            if (ma > mb) {
+                sp_logsum_add(&pos, ma + sp_log1mexpl(mb - ma) + lt);
+            } else {
+                sp_logsum_add(&neg, mb + sp_log1mexpl(ma - mb) + lt);
+            }
+        }
+    }
+    *lpos = pos.sum > 0.0L ? pos.ref + sp_fast_logl(pos.sum) : -INFINITY;
+    *lneg = neg.sum > 0.0L ? neg.ref + sp_fast_logl(neg.sum) : -INFINITY;
+    *lc = c;
+}
+
+/* ln int_x^inf (upper) or int_-inf^x of (f_A - e^eps f_B), an interval on
+ * which it is >= 0. */
+static long double log_tail_piece(const sp_gauss *g, int plus, double eps, double x, int upper,
+                                  long double inv2s2)
+{
+    long double lpos, lneg, c;
+    log_tail_sum(g, plus, eps, x, upper, inv2s2, &lpos, &lneg, &c);
+    if (lpos == -INFINITY) {
+        return -INFINITY;
+    }
+    if (!(lpos > lneg)) {
+        return lpos - c;   /* cancellation below rounding: the conservative bound */
+    }
+    return lpos + sp_log1mexpl(lneg - lpos) - c;
+}
+
 /* ln int_a^b (f_A - e^eps f_B) for an interval on which it is >= 0. */
 static long double log_piece(const sp_gauss *g, int plus, double eps, double a, double b)
 {
@@ -485,7 +576,7 @@ static double gauss_direction(const sp_gauss *g, double eps, int plus)
         } else {
             double x = plus ? bracket_root(&r, out, fout, in, fin)
                             : bracket_root(&r, in, fin, out, fout);
-            v = plus ? log_piece(g, 1, eps, x, INFINITY) : log_piece(g, 0, eps, -INFINITY, x);
+            v = log_tail_piece(g, plus, eps, x, plus, inv2s2);
         }
         result = (double)v;
     } else {

@@ -58,6 +58,7 @@ typedef struct {
     long double lr_max, lr_min;     /* max and min of lp - lq over atoms with P + Q > 0 */
     int monotone;               /* lp - lq non-decreasing on those atoms (MLR) */
     double (*log_ndtr)(double); /* ln Phi, supplied by the caller (scipy) */
+    double (*erfcx)(double);    /* e^(x^2) erfc(x), likewise */
 } sp_gauss;
 
 double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx);

@@ -119,6 +119,10 @@ cdef double _log_ndtr(double x) noexcept nogil:
     return log_ndtr(x)
 
 
+cdef double _erfcx(double x) noexcept nogil:
+    return erfcx(x)
+
+
 cdef class GaussCurveCore(CurveCore):
     """Count laws P, Q (log pmfs on consecutive atoms) plus N(0, sigma^2) noise.
 
@@ -155,6 +159,7 @@ cdef class GaussCurveCore(CurveCore):
         self.g.lr_min = np.min(lr)
         self.g.monotone = monotone
         self.g.log_ndtr = _log_ndtr
+        self.g.erfcx = _erfcx
         self.fn = sp_gauss_curve_log_delta
         self.ctx = &self.g
 

@@ -65,4 +65,5 @@ cdef extern from "noise.h" nogil:
         long double lr_min
         int monotone
         double (*log_ndtr)(double) noexcept nogil
+        double (*erfcx)(double) noexcept nogil
     double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)
