@@ -221,12 +221,42 @@ static double ratio_h_fn(double x, const void *ctx)
     return ratio_h(ctx, x);
 }
 
-/* Root of h in [lo, hi] given h(lo) and h(hi) of opposite signs.  delta is
- * stationary in the root (the integrand vanishes there), so a root error d
- * changes delta only by ~ |h'| f d^2 / 2. */
+/* Root of h in [lo, hi] given h(lo) and h(hi) of opposite signs: Illinois
+ * secant steps alternating with bisections, so the bracket at least halves
+ * every two evaluations even where h is a staircase (sigma << 1: plateaus
+ * at the atoms, jumps between them).  delta is stationary in the root (the
+ * integrand vanishes there), so a root error d changes delta only by
+ * ~ |h'| f d^2 / 2. */
 static double bracket_root(const ratio_fn *r, double lo, double flo, double hi, double fhi)
 {
-    sp_illinois(ratio_h_fn, r, &lo, &flo, &hi, &fhi, 1e-15, SP_GAUSS_MAX_ROOT_EVALS);
+    const int lo_positive = flo > 0.0;
+    for (int it = 0; it < SP_GAUSS_MAX_ROOT_EVALS; it++) {
+        double width = hi - lo, scale = fmax(fabs(lo), fabs(hi));
+        if (width <= 1e-15 * scale || width <= 4.0 * (nextafter(scale, INFINITY) - scale)) {
+            break;
+        }
+        double x = lo + 0.5 * width;
+        if (it % 2 == 0 && isfinite(flo) && isfinite(fhi) && flo != fhi) {
+            double secant = hi - fhi * width / (fhi - flo);
+            if (secant > lo && secant < hi) {
+                x = secant;
+            }
+        }
+        double fx = ratio_h(r, x);
+        if (isnan(fx)) {
+            break;
+        }
+        if (fx == 0.0) {
+            return x;
+        }
+        if ((fx > 0.0) == lo_positive) {
+            lo = x, flo = fx;
+            fhi *= 0.5;                   /* Illinois: damp the retained end */
+        } else {
+            hi = x, fhi = fx;
+            flo *= 0.5;
+        }
+    }
     return 0.5 * (lo + hi);
 }
 
@@ -307,26 +337,27 @@ static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, 
     *lneg = neg.sum > 0.0L ? neg.ref + sp_fast_logl(neg.sum) : -INFINITY;
 }
 
-/* ln P[N(0,1) > v] + c with c = t^2 / (2 sigma^2) folded in exactly: for
- * v > 1 as -(v^2 - 2c)/2 + ln(erfcx(v / sqrt 2) / 2), where v^2 / 2 - c =
- * j (2t + j) / (2 sigma^2) exactly (v = (t + j) / sigma); the common e^-c
- * of the far-tail terms never goes through a rounded square. */
-static long double log_upper_rel(const sp_gauss *g, double v, long double jterm, long double c)
+/* ln P[N(0,1) > v] + cref: for v > 1 as -v^2/2 + ln(erfcx(v / sqrt 2) / 2)
+ * with v^2/2 = c + jterm passed exactly (c = t^2 / (2 sigma^2), jterm =
+ * j (2t + j) / (2 sigma^2) from the exact t = x - k0 and integer j, in long
+ * double), not from the rounded double v; cref is 0 or c (a common factor
+ * e^-c taken out of every term when x is beyond all atoms: the far-tail
+ * terms that cancel then keep their differences exactly). */
+static long double log_upper(const sp_gauss *g, double v, long double jterm, long double c,
+                             long double cref)
 {
     if (v > 1.0) {
-        return -jterm + (long double)log(0.5 * g->erfcx(v * 0.70710678118654752440));
+        return -((c - cref) + jterm) + (long double)log(0.5 * g->erfcx(v * 0.70710678118654752440));
     }
-    return (long double)g->log_ndtr(-v) + c;
+    return (long double)g->log_ndtr(-v) + cref;
 }
 
 /* The one-sided sums of the monotone path: with T_k = P[N(k, sigma^2) > x]
  * (upper) or < x (lower) and D_k = A(k) - e^eps B(k), the logs of the sums
- * of the positive and of the negative D_k T_k, both plus t^2 / (2 sigma^2)
- * (t = x - k0, k0 the atom nearest x): the terms that cancel share that
- * factor, and the rest of each is computed without a rounded square. */
+ * of the positive and of the negative D_k T_k. */
 static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int upper,
                          long double inv2s2, long double *lpos, long double *lneg,
-                         long double *lc)
+                         long double *lref)
 {
     const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
     const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
@@ -336,6 +367,8 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
     const long k0 = sp_nearest_atom(x, len);
     const double t = x - (double)k0;
     const long double c = (long double)t * (long double)t * inv2s2;
+    /* x beyond every atom (all T_k < 1/2): take e^-c out of every term */
+    const long double cref = (upper ? x >= (double)(len - 1) : x <= 0.0) ? c : 0.0L;
     sp_logsum pos = {0.0L, 0.0L}, neg = {0.0L, 0.0L};
     for (int side = 0; side < 2; side++) {
         const long step = side == 0 ? -1 : 1;
@@ -347,7 +380,7 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
                 v = -v;
             }
             const long double jterm = j == 0.0L ? 0.0L : j * (2.0L * t + j) * inv2s2;
-            const long double lt = log_upper_rel(g, v, jterm, c);
+            const long double lt = log_upper(g, v, jterm, c, cref);
             if (pos.sum > 0.0L) {
                 /* atoms beyond k: tail mass of A and e^eps B, times T at k
                  * (T_k' <= T_k for atoms k' farther on the side away from the tail) */
@@ -361,7 +394,7 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
                 } else {
                     long double tail = side == 0 ? logaddexpl_(lca[k], lcb[k] + eps)
                                                  : logaddexpl_(lsa[k], lsb[k] + eps);
-                    if (tail + c < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
+                    if (tail + cref < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
                         break;
                     }
                 }
@@ -379,7 +412,7 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
     }
     *lpos = pos.sum > 0.0L ? pos.ref + sp_fast_logl(pos.sum) : -INFINITY;
     *lneg = neg.sum > 0.0L ? neg.ref + sp_fast_logl(neg.sum) : -INFINITY;
-    *lc = c;
+    *lref = cref;
 }
 
 /* ln int_x^inf (upper) or int_-inf^x of (f_A - e^eps f_B), an interval on
@@ -387,15 +420,15 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
 static long double log_tail_piece(const sp_gauss *g, int plus, double eps, double x, int upper,
                                   long double inv2s2)
 {
-    long double lpos, lneg, c;
-    log_tail_sum(g, plus, eps, x, upper, inv2s2, &lpos, &lneg, &c);
+    long double lpos, lneg, cref;
+    log_tail_sum(g, plus, eps, x, upper, inv2s2, &lpos, &lneg, &cref);
     if (lpos == -INFINITY) {
         return -INFINITY;
     }
     if (!(lpos > lneg)) {
-        return lpos - c;   /* cancellation below rounding: the conservative bound */
+        return lpos - cref;   /* cancellation below rounding: the conservative bound */
     }
-    return lpos + sp_log1mexpl(lneg - lpos) - c;
+    return lpos + sp_log1mexpl(lneg - lpos) - cref;
 }
 
 /* ln int_a^b (f_A - e^eps f_B) for an interval on which it is >= 0. */
@@ -419,8 +452,8 @@ static long double log_piece(const sp_gauss *g, int plus, double eps, double a, 
 static long double log_tail_bound(const sp_gauss *g, int plus, double x, int upper)
 {
     long double lpos, lneg;
-    /* eps = +inf turns every D_k into A(k) (or -inf): the plain mass of A */
-    log_interval_sum(g, plus, INFINITY, upper ? x : -INFINITY, upper ? INFINITY : x, &lpos,
+    /* eps = -inf turns every D_k into A(k): the plain mass of A */
+    log_interval_sum(g, plus, -INFINITY, upper ? x : -INFINITY, upper ? INFINITY : x, &lpos,
                      &lneg);
     return lpos;
 }
@@ -554,7 +587,10 @@ static double gauss_direction(const sp_gauss *g, double eps, int plus)
         double in = plus ? last + step : first - step;   /* want h(in) > 0 */
         double out = plus ? first - step : last + step;  /* want h(out) <= 0 */
         double fin = ratio_h(&r, in), fout = ratio_h(&r, out);
-        double st = step;
+        /* beyond the atoms h grows like (x - last) / sigma^2 (or tends to a
+         * limit that eps is below), so at large eps the crossing lies about
+         * sigma^2 eps out: start the outward steps at that scale */
+        double st = fmax(step, 0.25 * s * s * eps);
         for (int it = 0; it < 400 && !(fin > 0.0) && isfinite(in); it++) {
             out = in, fout = fin;
             in += sign_in * st, st *= 2.0;

@@ -65,7 +65,7 @@ double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx);
 
 /* Bounds of the work: evaluations of the ratio per root, grid points per
  * sigma and in all (the grid serves only laws without monotone ratio). */
-#define SP_GAUSS_MAX_ROOT_EVALS 200
+#define SP_GAUSS_MAX_ROOT_EVALS 400
 #define SP_GAUSS_GRID_PER_SIGMA 8.0
 #define SP_GAUSS_MAX_GRID 4000000L
 
