@@ -176,21 +176,27 @@ static long double logaddexpl_(long double a, long double b)
 static long double log_density_rel(const long double *la, long double amax, long len,
                                    long double inv2s2, long k0, double t)
 {
+    /* stop where no further atom can add e^-45 of the largest term so far
+     * (the exponents fall at least linearly past the nearest atom, so the
+     * rest sums to less than a few times its first term) */
     sp_logsum acc = {0.0L, 0.0L};
+    long double best = -INFINITY;
     for (long k = k0; k >= 0; k--) {
         long double j = (long double)(k0 - k);
         long double e = j == 0.0L ? 0.0L : -j * (2.0L * t + j) * inv2s2;
-        if (j > 0.0L && amax + e < sp_logsum_log(&acc) - 45.0L) {
+        if (j > 0.0L && amax + e < best - 45.0L) {
             break;
         }
+        best = fmaxl(best, la[k] + e);
         sp_logsum_add(&acc, la[k] + e);
     }
     for (long k = k0 + 1; k < len; k++) {
         long double j = (long double)(k0 - k);
         long double e = -j * (2.0L * t + j) * inv2s2;
-        if (amax + e < sp_logsum_log(&acc) - 45.0L) {
+        if (amax + e < best - 45.0L) {
             break;
         }
+        best = fmaxl(best, la[k] + e);
         sp_logsum_add(&acc, la[k] + e);
     }
     /* sp_logsum_log clamps at 0 (a probability); these are not */
@@ -230,17 +236,23 @@ static double ratio_h_fn(double x, const void *ctx)
 static double bracket_root(const ratio_fn *r, double lo, double flo, double hi, double fhi)
 {
     const int lo_positive = flo > 0.0;
+    double older = INFINITY, old = INFINITY;     /* widths one and two steps back */
     for (int it = 0; it < SP_GAUSS_MAX_ROOT_EVALS; it++) {
         double width = hi - lo, scale = fmax(fabs(lo), fabs(hi));
         if (width <= 1e-15 * scale || width <= 4.0 * (nextafter(scale, INFINITY) - scale)) {
             break;
         }
         double x = lo + 0.5 * width;
-        if (it % 2 == 0 && isfinite(flo) && isfinite(fhi) && flo != fhi) {
+        /* secant unless two steps did not halve the bracket */
+        if (width <= 0.5 * older && isfinite(flo) && isfinite(fhi) && flo != fhi) {
             double secant = hi - fhi * width / (fhi - flo);
             if (secant > lo && secant < hi) {
                 x = secant;
             }
+        }
+        older = old, old = width;
+        if (x == lo + 0.5 * width) {
+            older = old = INFINITY;               /* a bisection resets the test */
         }
         double fx = ratio_h(r, x);
         if (isnan(fx)) {
@@ -370,7 +382,10 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
     /* x beyond every atom (all T_k < 1/2): take e^-c out of every term */
     const long double cref = (upper ? x >= (double)(len - 1) : x <= 0.0) ? c : 0.0L;
     sp_logsum pos = {0.0L, 0.0L}, neg = {0.0L, 0.0L};
-    for (int side = 0; side < 2; side++) {
+    /* the inner side first (side 1 = atoms above k0), so that the positive
+     * sum the cutoff compares with is there when the away side is walked */
+    for (int pass = 0; pass < 2; pass++) {
+        const int side = upper ? 1 - pass : pass;
         const long step = side == 0 ? -1 : 1;
         for (long k = side == 0 ? k0 : k0 + 1; k >= 0 && k < len; k += step) {
             const long double j = (long double)(k0 - k);
@@ -380,33 +395,42 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
                 v = -v;
             }
             const long double jterm = j == 0.0L ? 0.0L : j * (2.0L * t + j) * inv2s2;
+            const int away = (side == 0) == (upper != 0);
+            if (!away && v < -SP_GAUSS_INNER_SD) {
+                /* this atom and all beyond it lie > 12 sd inside the tail:
+                 * T = 1 to 1e-32, and their sum of D is S_A - e^eps S_B in
+                 * closed form from the cumulative sums (long double) */
+                long double ra = side == 0 ? lca[k] : lsa[k];
+                long double rb = (side == 0 ? lcb[k] : lsb[k]) + eps;
+                if (ra > rb) {
+                    sp_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
+                } else if (rb > ra) {
+                    sp_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                }
+                break;
+            }
             const long double lt = log_upper(g, v, jterm, c, cref);
             if (pos.sum > 0.0L) {
-                /* atoms beyond k: tail mass of A and e^eps B, times T at k
-                 * (T_k' <= T_k for atoms k' farther on the side away from the tail) */
-                int away = (side == 0) == (upper != 0);
-                if (away) {
-                    long double tail = side == 0 ? logaddexpl_(lca[k], lcb[k] + eps)
-                                                 : logaddexpl_(lsa[k], lsb[k] + eps);
-                    if (tail + lt < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
-                        break;
-                    }
-                } else {
-                    long double tail = side == 0 ? logaddexpl_(lca[k], lcb[k] + eps)
-                                                 : logaddexpl_(lsa[k], lsb[k] + eps);
-                    if (tail + cref < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
-                        break;
-                    }
+                /* atoms beyond k add at most (tail mass of A + e^eps tail
+                 * mass of B) times T at k on the side away from the tail
+                 * (T decreases there), times 1 on the inner side */
+                long double tail = side == 0 ? fmaxl(lca[k], lcb[k] + eps)
+                                             : fmaxl(lsa[k], lsb[k] + eps);
+                tail += LN2 + (away ? lt : cref);
+                if (tail < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
+                    break;
                 }
             }
             const long double ma = la[k], mb = lb[k] + eps;
             if (ma == mb) {
                 continue;        /* D_k = 0, including both -inf */
             }
+            /* D_k = A(k)(1 - e^(mb - ma)): the difference is exact in long
+             * double, its log1mexp needs only double */
             if (ma > mb) {
-                sp_logsum_add(&pos, ma + sp_log1mexpl(mb - ma) + lt);
+                sp_logsum_add(&pos, ma + sp_log1mexp((double)(mb - ma)) + lt);
             } else {
-                sp_logsum_add(&neg, mb + sp_log1mexpl(ma - mb) + lt);
+                sp_logsum_add(&neg, mb + sp_log1mexp((double)(ma - mb)) + lt);
             }
         }
     }

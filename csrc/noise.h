@@ -68,5 +68,8 @@ double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx);
 #define SP_GAUSS_MAX_ROOT_EVALS 400
 #define SP_GAUSS_GRID_PER_SIGMA 8.0
 #define SP_GAUSS_MAX_GRID 4000000L
+/* Atoms this many sd inside a one-sided tail count with mass 1 (error
+ * Phi(-12) = 1.8e-33 relative): their sum of D comes from the cumulative sums. */
+#define SP_GAUSS_INNER_SD 12.0
 
 #endif
