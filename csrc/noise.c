@@ -1,3 +1,4 @@
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include "noise.h"
@@ -163,29 +164,63 @@ int sp_geometric_cells(const long double *lp, const long double *lq, long n, dou
 
 /* --------------------------------------------------------------- Gaussian */
 
-/* ln sum_k A(k) exp(-(x-k)^2 / (2 sigma^2)), expanding from the atom nearest
- * x until no further atom can add more than e^-45 of the sum. */
-static long double log_density(const long double *la, long double amax, long len, double sigma,
-                               double x)
+/* With phi the N(0, sigma^2) density,
+ *   f_P(x) - e^eps f_Q(x) = sum_k D_k phi(x - k),  D_k = P(k) - e^eps Q(k).
+ * The Gaussian kernel is totally positive, so (variation diminishing,
+ * Karlin) x -> f_P - e^eps f_Q changes sign at most as often as k -> D_k.
+ * When P/Q is non-decreasing on the atoms (monotone likelihood ratio: every
+ * law statpriv builds -- shifts of log-concave counts, the sampling
+ * mixtures, the secret sample), D_k changes sign once, from - to +, so
+ * f_P - e^eps f_Q has exactly one sign change x* (for ln min P/Q < eps <
+ * ln max P/Q) and
+ *   delta_plus(eps)  = sum_k D_k  P[N(k, sigma^2) > x*],
+ *   delta_minus(eps) = sum_k D'_k P[N(k, sigma^2) < x*],  D'_k = Q(k) - e^eps P(k),
+ * summed per atom in log space (positive and negative D apart), exact for
+ * every sigma > 0: as sigma -> 0 the normal masses become 0/1 and the sum
+ * becomes the noiseless sum_k (D_k)_+.
+ *
+ * Densities are evaluated relative to the atom k0 nearest x: with
+ * t = x - k0 and j = k0 - k, (x - k)^2 - t^2 = j (2t + j), so
+ *   ln f_A(x) = -t^2 / (2 sigma^2) + ln sum_k A(k) e^(-j (2t + j) / (2 sigma^2)) + c,
+ * and the common first term cancels in ln f_P - ln f_Q: the log ratio is
+ * exact even where (x - k)^2 / sigma^2 is 1e20 or more (sigma down to the
+ * smallest double; the exponents are long double, whose range covers
+ * 1/sigma^2 for every double sigma). */
+
+static long double logaddexpl_(long double a, long double b)
 {
-    const long double inv2s2 = 0.5L / ((long double)sigma * sigma);
-    long k0 = sp_nearest_atom(x, len);
+    long double m = fmaxl(a, b);
+    return m == -INFINITY ? -INFINITY : m + log1pl(expl(-fabsl(a - b)));
+}
+
+static long double log_density_rel(const long double *la, long double amax, long len,
+                                   long double inv2s2, long k0, double t)
+{
+    /* stop where no further atom can add e^-45 of the largest term so far
+     * (the exponents fall at least linearly past the nearest atom, so the
+     * rest sums to less than a few times its first term) */
     sp_logsum acc = {0.0L, 0.0L};
+    long double best = -INFINITY;
     for (long k = k0; k >= 0; k--) {
-        long double d = (long double)x - (long double)k;
-        if (d > 0.0 && amax - d * d * inv2s2 < sp_logsum_log(&acc) - 45.0) {
+        long double j = (long double)(k0 - k);
+        long double e = j == 0.0L ? 0.0L : -j * (2.0L * t + j) * inv2s2;
+        if (j > 0.0L && amax + e < best - 45.0L) {
             break;
         }
-        sp_logsum_add(&acc, la[k] - d * d * inv2s2);
+        best = fmaxl(best, la[k] + e);
+        sp_logsum_add(&acc, la[k] + e);
     }
     for (long k = k0 + 1; k < len; k++) {
-        long double d = (long double)k - (long double)x;
-        if (d > 0.0 && amax - d * d * inv2s2 < sp_logsum_log(&acc) - 45.0) {
+        long double j = (long double)(k0 - k);
+        long double e = -j * (2.0L * t + j) * inv2s2;
+        if (amax + e < best - 45.0L) {
             break;
         }
-        sp_logsum_add(&acc, la[k] - d * d * inv2s2);
+        best = fmaxl(best, la[k] + e);
+        sp_logsum_add(&acc, la[k] + e);
     }
-    return sp_logsum_log(&acc);
+    /* sp_logsum_log clamps at 0 (a probability); these are not */
+    return acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
 }
 
 /* h(x) = ln f_A(x) - ln f_B(x) - eps with (A, B) = (P, Q) or (Q, P). */
@@ -193,13 +228,16 @@ typedef struct {
     const sp_gauss *g;
     int plus;
     double eps;
+    long double inv2s2;
 } ratio_fn;
 
 static double ratio_h(const ratio_fn *r, double x)
 {
     const sp_gauss *g = r->g;
-    long double fp = log_density(g->lp, g->lpmax, g->len, g->sigma, x);
-    long double fq = log_density(g->lq, g->lqmax, g->len, g->sigma, x);
+    long k0 = sp_nearest_atom(x, g->len);
+    double t = x - (double)k0;               /* exact: |x| < 2^52 where it matters */
+    long double fp = log_density_rel(g->lp, g->lpmax, g->len, r->inv2s2, k0, t);
+    long double fq = log_density_rel(g->lq, g->lqmax, g->len, r->inv2s2, k0, t);
     long double h = r->plus ? fp - fq : fq - fp;
     return (double)(h - r->eps);
 }
@@ -209,19 +247,60 @@ static double ratio_h_fn(double x, const void *ctx)
     return ratio_h(ctx, x);
 }
 
-/* Root of h in [lo, hi] given h(lo) and h(hi) of opposite signs. */
+/* Root of h in [lo, hi] given h(lo) and h(hi) of opposite signs: Illinois
+ * secant steps alternating with bisections, so the bracket at least halves
+ * every two evaluations even where h is a staircase (sigma << 1: plateaus
+ * at the atoms, jumps between them).  delta is stationary in the root (the
+ * integrand vanishes there), so a root error d changes delta only by
+ * ~ |h'| f d^2 / 2. */
 static double bracket_root(const ratio_fn *r, double lo, double flo, double hi, double fhi)
 {
-    sp_illinois(ratio_h_fn, r, &lo, &flo, &hi, &fhi, 1e-13, SP_GAUSS_MAX_ROOT_EVALS);
+    const int lo_positive = flo > 0.0;
+    double older = INFINITY, old = INFINITY;     /* widths one and two steps back */
+    for (int it = 0; it < SP_GAUSS_MAX_ROOT_EVALS; it++) {
+        double width = hi - lo, scale = fmax(fabs(lo), fabs(hi));
+        if (width <= 1e-15 * scale || width <= 4.0 * (nextafter(scale, INFINITY) - scale)) {
+            break;
+        }
+        double x = lo + 0.5 * width;
+        /* secant unless two steps did not halve the bracket */
+        if (width <= 0.5 * older && isfinite(flo) && isfinite(fhi) && flo != fhi) {
+            double secant = hi - fhi * width / (fhi - flo);
+            if (secant > lo && secant < hi) {
+                x = secant;
+            }
+        }
+        older = old, old = width;
+        if (x == lo + 0.5 * width) {
+            older = old = INFINITY;               /* a bisection resets the test */
+        }
+        double fx = ratio_h(r, x);
+        if (isnan(fx)) {
+            break;
+        }
+        if (fx == 0.0) {
+            return x;
+        }
+        if ((fx > 0.0) == lo_positive) {
+            lo = x, flo = fx;
+            fhi *= 0.5;                   /* Illinois: damp the retained end */
+        } else {
+            hi = x, fhi = fx;
+            flo *= 0.5;
+        }
+    }
     return 0.5 * (lo + hi);
 }
 
-/* ln of the N(k, sigma^2) mass of [a, b] (a < b, either may be infinite),
- * without cancellation: upper tails differenced in the upper tail, lower in
- * the lower. */
+/* ln of the N(0, 1) mass of [a, b] (a < b, either may be infinite), without
+ * cancellation: upper tails differenced in the upper tail, lower in the
+ * lower. */
 static double log_normal_mass(const sp_gauss *g, double a, double b)
 {
     double (*lndtr)(double) = g->log_ndtr;
+    if (!(a < b)) {
+        return -INFINITY;
+    }
     if (a >= 0.0) {            /* Phi_bar(a) - Phi_bar(b) */
         double la = lndtr(-a), lb = lndtr(-b);
         return lb == -INFINITY ? la : la + sp_log1mexp(lb - la);
@@ -230,91 +309,244 @@ static double log_normal_mass(const sp_gauss *g, double a, double b)
         double lb = lndtr(b), la = lndtr(a);
         return la == -INFINITY ? lb : lb + sp_log1mexp(la - lb);
     }
-    /* a < 0 < b: 1 - Phi(a) - Phi_bar(b) >= 1 - 2 * 1/2 ... stays well above 0 */
+    /* a < 0 < b: 1 - Phi(a) - Phi_bar(b), and each of those is < 1/2 */
     return log1p(-(exp(lndtr(a)) + exp(lndtr(-b))));
 }
 
-/* ln sum_k A(k) P[N(k, sigma^2) in [a, b]], expanding from the atoms near the
- * interval; outside it the rest is bounded by the tail mass of A times the
- * normal tail at the current atom, and stops below e^-45 of the sum. */
-static long double log_interval_mass(const sp_gauss *g, const long double *la,
-                                     const long double *lsa, const long double *lca, double a,
-                                     double b)
+/* (x - k) / sigma for the normal masses: 0 stays 0 and +-inf stays +-inf
+ * even when sigma is so small that the quotient overflows. */
+static double standardize(double x, double k, double s)
 {
+    double d = x - k;
+    return d == 0.0 ? 0.0 : d / s;
+}
+
+/* ln of sum_k D_k P[N(k, sigma^2) in [a, b]] with D_k = A(k) - e^eps B(k),
+ * the positive and negative terms summed apart in log space (per atom
+ * without cancellation: D_k = A(k)(1 - e^(eps + ln B(k) - ln A(k)))).
+ * Expands from the atoms nearest the interval; the atoms not visited add at
+ * most (tail mass of A + e^eps tail mass of B) times the normal mass of the
+ * interval from the current atom, and the walk stops when that is below
+ * e^-60 of the positive sum.  *lpos and *lneg receive the two logs. */
+static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, double b,
+                             long double *lpos, long double *lneg)
+{
+    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
+    const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
+    const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
     const double s = g->sigma;
-    long len = g->len;
+    const long len = g->len;
     double mid = isfinite(a) && isfinite(b) ? 0.5 * (a + b) : (isfinite(a) ? a : b);
     long k0 = sp_nearest_atom(mid, len);
-    sp_logsum acc = {0.0L, 0.0L};
-    for (long k = k0; k >= 0; k--) {
-        double kk = (double)k;
-        /* atoms k' <= k add at most CDF_A(k) times the normal mass beyond a */
-        if (acc.sum > 0.0
-            && lca[k] + (kk < a ? g->log_ndtr((kk - a) / s) : 0.0) < sp_logsum_log(&acc) - 45.0) {
-            break;
+    sp_logsum pos = {0.0L, 0.0L}, neg = {0.0L, 0.0L};
+    for (int side = 0; side < 2; side++) {
+        long k = side == 0 ? k0 : k0 + 1, step = side == 0 ? -1 : 1;
+        for (; k >= 0 && k < len; k += step) {
+            double kk = (double)k;
+            if (pos.sum > 0.0L) {
+                long double tail = side == 0 ? logaddexpl_(lca[k], lcb[k] + eps)
+                                             : logaddexpl_(lsa[k], lsb[k] + eps);
+                double beyond = side == 0 ? (kk < a ? g->log_ndtr(standardize(kk, a, s)) : 0.0)
+                                          : (kk > b ? g->log_ndtr(standardize(b, kk, s)) : 0.0);
+                if (tail + beyond < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
+                    break;
+                }
+            }
+            long double ma = la[k], mb = lb[k] + eps;
+            if (ma == mb || (ma == -INFINITY && mb == -INFINITY)) {
+                continue;
+            }
+            long double m = (long double)log_normal_mass(g, standardize(a, kk, s),
+                                                         standardize(b, kk, s));
+            if (ma > mb) {
+                sp_logsum_add(&pos, ma + sp_log1mexpl(mb - ma) + m);
+            } else {
+                sp_logsum_add(&neg, mb + sp_log1mexpl(ma - mb) + m);
+            }
         }
-        sp_logsum_add(&acc, la[k] + log_normal_mass(g, (a - kk) / s, (b - kk) / s));
     }
-    for (long k = k0 + 1; k < len; k++) {
-        double kk = (double)k;
-        if (acc.sum > 0.0
-            && lsa[k] + (kk > b ? g->log_ndtr((b - kk) / s) : 0.0) < sp_logsum_log(&acc) - 45.0) {
-            break;
+    *lpos = pos.sum > 0.0L ? pos.ref + sp_fast_logl(pos.sum) : -INFINITY;
+    *lneg = neg.sum > 0.0L ? neg.ref + sp_fast_logl(neg.sum) : -INFINITY;
+}
+
+/* ln P[N(0,1) > v] + cref: for v > 1 as -v^2/2 + ln(erfcx(v / sqrt 2) / 2)
+ * with v^2/2 = c + jterm passed exactly (c = t^2 / (2 sigma^2), jterm =
+ * j (2t + j) / (2 sigma^2) from the exact t = x - k0 and integer j, in long
+ * double), not from the rounded double v; cref is 0 or c (a common factor
+ * e^-c taken out of every term when x is beyond all atoms: the far-tail
+ * terms that cancel then keep their differences exactly). */
+static long double log_upper(const sp_gauss *g, double v, long double jterm, long double c,
+                             long double cref)
+{
+    if (v > 1.0) {
+        return -((c - cref) + jterm) + (long double)log(0.5 * g->erfcx(v * 0.70710678118654752440));
+    }
+    return (long double)g->log_ndtr(-v) + cref;
+}
+
+/* The one-sided sums of the monotone path: with T_k = P[N(k, sigma^2) > x]
+ * (upper) or < x (lower) and D_k = A(k) - e^eps B(k), the logs of the sums
+ * of the positive and of the negative D_k T_k. */
+static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int upper,
+                         long double inv2s2, long double *lpos, long double *lneg,
+                         long double *lref)
+{
+    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
+    const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
+    const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
+    const double s = g->sigma;
+    const long len = g->len;
+    const long k0 = sp_nearest_atom(x, len);
+    const double t = x - (double)k0;
+    const long double c = (long double)t * (long double)t * inv2s2;
+    /* x beyond every atom (all T_k < 1/2): take e^-c out of every term */
+    const long double cref = (upper ? x >= (double)(len - 1) : x <= 0.0) ? c : 0.0L;
+    sp_logsum pos = {0.0L, 0.0L}, neg = {0.0L, 0.0L};
+    /* the inner side first (side 1 = atoms above k0), so that the positive
+     * sum the cutoff compares with is there when the away side is walked */
+    for (int pass = 0; pass < 2; pass++) {
+        const int side = upper ? 1 - pass : pass;
+        const long step = side == 0 ? -1 : 1;
+        for (long k = side == 0 ? k0 : k0 + 1; k >= 0 && k < len; k += step) {
+            const long double j = (long double)(k0 - k);
+            /* v: distance of x from atom k in sd, on the far side of the tail */
+            double v = standardize(x, (double)k, s);
+            if (!upper) {
+                v = -v;
+            }
+            const long double jterm = j == 0.0L ? 0.0L : j * (2.0L * t + j) * inv2s2;
+            const int away = (side == 0) == (upper != 0);
+            if (!away && v < -SP_GAUSS_INNER_SD) {
+                /* this atom and all beyond it lie > 12 sd inside the tail:
+                 * T = 1 to 1e-32, and their sum of D is S_A - e^eps S_B in
+                 * closed form from the cumulative sums (long double) */
+                long double ra = side == 0 ? lca[k] : lsa[k];
+                long double rb = (side == 0 ? lcb[k] : lsb[k]) + eps;
+                if (ra > rb) {
+                    sp_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
+                } else if (rb > ra) {
+                    sp_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                }
+                break;
+            }
+            const long double lt = log_upper(g, v, jterm, c, cref);
+            if (pos.sum > 0.0L) {
+                /* atoms beyond k add at most (tail mass of A + e^eps tail
+                 * mass of B) times T at k on the side away from the tail
+                 * (T decreases there), times 1 on the inner side */
+                long double tail = side == 0 ? fmaxl(lca[k], lcb[k] + eps)
+                                             : fmaxl(lsa[k], lsb[k] + eps);
+                tail += LN2 + (away ? lt : cref);
+                if (tail < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
+                    break;
+                }
+            }
+            const long double ma = la[k], mb = lb[k] + eps;
+            if (ma == mb) {
+                continue;        /* D_k = 0, including both -inf */
+            }
+            /* D_k = A(k)(1 - e^(mb - ma)): the difference is exact in long
+             * double, its log1mexp needs only double */
+            if (ma > mb) {
+                sp_logsum_add(&pos, ma + sp_log1mexp((double)(mb - ma)) + lt);
+            } else {
+                sp_logsum_add(&neg, mb + sp_log1mexp((double)(ma - mb)) + lt);
+            }
         }
-        sp_logsum_add(&acc, la[k] + log_normal_mass(g, (a - kk) / s, (b - kk) / s));
     }
-    return sp_logsum_log(&acc);
+    *lpos = pos.sum > 0.0L ? pos.ref + sp_fast_logl(pos.sum) : -INFINITY;
+    *lneg = neg.sum > 0.0L ? neg.ref + sp_fast_logl(neg.sum) : -INFINITY;
+    *lref = cref;
+}
+
+/* ln int_x^inf (upper) or int_-inf^x of (f_A - e^eps f_B), an interval on
+ * which it is >= 0. */
+static long double log_tail_piece(const sp_gauss *g, int plus, double eps, double x, int upper,
+                                  long double inv2s2)
+{
+    long double lpos, lneg, cref;
+    log_tail_sum(g, plus, eps, x, upper, inv2s2, &lpos, &lneg, &cref);
+    if (lpos == -INFINITY) {
+        return -INFINITY;
+    }
+    if (!(lpos > lneg)) {
+        return lpos - cref;   /* cancellation below rounding: the conservative bound */
+    }
+    return lpos + sp_log1mexpl(lneg - lpos) - cref;
 }
 
 /* ln int_a^b (f_A - e^eps f_B) for an interval on which it is >= 0. */
 static long double log_piece(const sp_gauss *g, int plus, double eps, double a, double b)
 {
-    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
-    const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
-    const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
-    long double ma = log_interval_mass(g, la, lsa, lca, a, b);
-    long double mb = log_interval_mass(g, lb, lsb, lcb, a, b) + eps;
-    if (!(ma > mb)) {
+    long double lpos, lneg;
+    log_interval_sum(g, plus, eps, a, b, &lpos, &lneg);
+    if (lpos == -INFINITY) {
         return -INFINITY;
     }
-    return ma + sp_log1mexpl(mb - ma);
+    if (!(lpos > lneg)) {
+        /* cancellation below the rounding of the sums: the positive part is
+         * the conservative bound */
+        return lpos;
+    }
+    return lpos + sp_log1mexpl(lneg - lpos);
 }
 
-static double gauss_direction(const sp_gauss *g, double eps, int plus)
+/* ln sum_k A(k) P[N(k, sigma^2) > x] (upper) or < x: an upper bound of the
+ * positive part beyond x, used where the sign change cannot be bracketed. */
+static long double log_tail_bound(const sp_gauss *g, int plus, double x, int upper)
 {
-    ratio_fn r = {g, plus, eps};
+    long double lpos, lneg;
+    /* eps = -inf turns every D_k into A(k): the plain mass of A */
+    log_interval_sum(g, plus, -INFINITY, upper ? x : -INFINITY, upper ? INFINITY : x, &lpos,
+                     &lneg);
+    return lpos;
+}
+
+/* Sign of f_A - e^eps f_B as x -> +inf (dir > 0) or -inf: the sign of D at
+ * the extreme atom with D != 0 (0 if there is none). */
+static int far_sign(const sp_gauss *g, int plus, double eps, int dir)
+{
+    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
+    for (long i = 0; i < g->len; i++) {
+        long k = dir > 0 ? g->len - 1 - i : i;
+        long double ma = la[k], mb = lb[k] + eps;
+        if (ma != mb) {
+            return ma > mb ? 1 : -1;
+        }
+    }
+    return 0;
+}
+
+/* A sign change of h beyond x0 in direction dir (h(x0) = f0), by doubling
+ * steps; the root, or NAN if none within the bounded search. */
+static double outer_root(const ratio_fn *r, double x0, double f0, double step, int dir)
+{
+    double x = x0, fx = f0;
+    for (int it = 0; it < 400; it++) {
+        double y = x + dir * step, fy = ratio_h(r, y);
+        if (!isfinite(y) || isnan(fy)) {
+            return NAN;
+        }
+        if ((fy > 0.0) != (fx > 0.0)) {
+            return dir > 0 ? bracket_root(r, x, fx, y, fy) : bracket_root(r, y, fy, x, fx);
+        }
+        x = y, fx = fy, step *= 2.0;
+    }
+    return NAN;
+}
+
+/* General laws (P/Q not monotone on the atoms): scan a grid fine against
+ * sigma and the atom spacing over the atoms +- 40 sigma, refine each sign
+ * change, and add up the positive pieces.  Beyond the grid the sign tends
+ * to that of D's extreme atoms; where it differs from the grid end's, the
+ * crossing is searched outward (an even number of further crossings beyond
+ * the grid is not excluded: this path is exact only for laws whose D has
+ * no more sign changes than the grid finds, as with every law statpriv
+ * builds -- those take the monotone path anyway). */
+static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, int plus)
+{
     const double s = g->sigma, first = 0.0, last = (double)(g->len - 1);
     sp_logsum acc = {0.0L, 0.0L};
-    if (g->monotone) {
-        /* h increases (plus) or decreases (minus) in x: one crossing x*, and
-         * the positive part is [x*, inf) or (-inf, x*]. */
-        double step = fmax(s, 1.0), lo = first - step, hi = last + step;
-        double flo = ratio_h(&r, lo), fhi = ratio_h(&r, hi);
-        const int left_positive = !plus;      /* sign of h far to the left */
-        for (int it = 0; it < 200 && (flo > 0.0) != left_positive; it++) {
-            hi = lo, fhi = flo;
-            lo -= step, step *= 2.0;
-            flo = ratio_h(&r, lo);
-        }
-        for (int it = 0; it < 200 && (fhi > 0.0) == left_positive; it++) {
-            lo = hi, flo = fhi;
-            hi += step, step *= 2.0;
-            fhi = ratio_h(&r, hi);
-        }
-        if (!((flo > 0.0) == left_positive && (fhi > 0.0) != left_positive)) {
-            /* No crossing within the bounded search (eps so large that x* is
-             * beyond 2^200 sigma): fall back to an upper bound.  The curve is
-             * a mixture of worst-case Gaussian pairs, so by joint convexity
-             * delta <= delta_DP(eps) <= Phi(1/(2 sigma) - eps sigma). */
-            return g->log_ndtr(0.5 / s - eps * s);
-        }
-        double x = bracket_root(&r, lo, flo, hi, fhi);
-        return (double)(plus ? log_piece(g, 1, eps, x, INFINITY)
-                             : log_piece(g, 0, eps, -INFINITY, x));
-    }
-    /* General case: scan a grid fine against sigma and the atom spacing,
-     * refine each sign change, and add up the positive pieces; beyond the
-     * grid the extreme atoms dominate and the sign no longer changes. */
     double pad = 40.0 * s + 1.0;
     double step = fmin(s / SP_GAUSS_GRID_PER_SIGMA, 0.125);
     long points = (long)ceil((last - first + 2.0 * pad) / step) + 1;
@@ -322,13 +554,30 @@ static double gauss_direction(const sp_gauss *g, double eps, int plus)
         points = SP_GAUSS_MAX_GRID;
         step = (last - first + 2.0 * pad) / (double)(points - 1);
     }
-    double x_prev = first - pad, h_prev = ratio_h(&r, x_prev);
-    double start = h_prev > 0.0 ? -INFINITY : NAN;   /* left end of an open positive piece */
+    double x_prev = first - pad, h_prev = ratio_h(r, x_prev);
+    double start = NAN;                       /* left end of an open positive piece */
+    int left = far_sign(g, plus, eps, -1);
+    if (left > 0 && h_prev > 0.0) {
+        start = -INFINITY;
+    } else if ((left > 0) != (h_prev > 0.0)) {
+        double root = outer_root(r, x_prev, h_prev, fmax(s, 1.0), -1);
+        if (!isnan(root)) {
+            if (h_prev > 0.0) {
+                start = root;
+            } else {
+                sp_logsum_add(&acc, log_piece(g, plus, eps, -INFINITY, root));
+            }
+        } else if (h_prev > 0.0) {
+            start = -INFINITY;               /* conservative: take all of the left */
+        } else {
+            sp_logsum_add(&acc, log_tail_bound(g, plus, x_prev, 0));
+        }
+    }
     for (long i = 1; i < points; i++) {
         double x = first - pad + (double)i * step;
-        double h = ratio_h(&r, x);
+        double h = ratio_h(r, x);
         if ((h > 0.0) != (h_prev > 0.0)) {
-            double root = bracket_root(&r, x_prev, h_prev, x, h);
+            double root = bracket_root(r, x_prev, h_prev, x, h);
             if (h > 0.0) {
                 start = root;
             } else {
@@ -338,15 +587,92 @@ static double gauss_direction(const sp_gauss *g, double eps, int plus)
         }
         x_prev = x, h_prev = h;
     }
+    int right = far_sign(g, plus, eps, 1);
+    if ((right > 0) != (h_prev > 0.0)) {
+        double root = outer_root(r, x_prev, h_prev, fmax(s, 1.0), 1);
+        if (isnan(root)) {
+            if (h_prev > 0.0) {
+                sp_logsum_add(&acc, log_piece(g, plus, eps, start, INFINITY));
+            } else {
+                sp_logsum_add(&acc, log_tail_bound(g, plus, x_prev, 1));
+            }
+            start = NAN;
+        } else if (h_prev > 0.0) {
+            sp_logsum_add(&acc, log_piece(g, plus, eps, start, root));
+            start = NAN;
+        } else {
+            start = root;
+        }
+    }
     if (!isnan(start)) {
         sp_logsum_add(&acc, log_piece(g, plus, eps, start, INFINITY));
     }
-    return (double)sp_logsum_log(&acc);
+    return acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
+}
+
+/* One direction for eps >= 0.  ln delta, or -inf exactly where delta = 0. */
+static double gauss_direction(const sp_gauss *g, double eps, int plus)
+{
+    const double s = g->sigma, first = 0.0, last = (double)(g->len - 1);
+    const long double inv2s2 = 0.5L / ((long double)s * (long double)s);
+    ratio_fn r = {g, plus, eps, inv2s2};
+    /* every D_k <= 0 (eps >= ln max A/B): f_A <= e^eps f_B everywhere */
+    if ((long double)eps >= (plus ? g->lr_max : -g->lr_min)) {
+        return -INFINITY;
+    }
+    double result;
+    if (g->monotone) {
+        /* h increases (plus) or decreases (minus) in x: one crossing x*, and
+         * the positive part is [x*, inf) or (-inf, x*].  Bracket it by
+         * doubling steps outward from the atoms; D's extreme atom of the
+         * positive side is > 0, so the far side's sign is positive. */
+        const double sign_in = plus ? 1.0 : -1.0;   /* direction where h > 0 */
+        double step = fmax(s, 1.0);
+        double in = plus ? last + step : first - step;   /* want h(in) > 0 */
+        double out = plus ? first - step : last + step;  /* want h(out) <= 0 */
+        double fin = ratio_h(&r, in), fout = ratio_h(&r, out);
+        /* beyond the atoms h grows like (x - last) / sigma^2 (or tends to a
+         * limit that eps is below), so at large eps the crossing lies about
+         * sigma^2 eps out: start the outward steps at that scale */
+        double st = fmax(step, 0.25 * s * s * eps);
+        for (int it = 0; it < 400 && !(fin > 0.0) && isfinite(in); it++) {
+            out = in, fout = fin;
+            in += sign_in * st, st *= 2.0;
+            fin = ratio_h(&r, in);
+        }
+        st = step;
+        for (int it = 0; it < 400 && fout > 0.0 && isfinite(out); it++) {
+            in = out, fin = fout;
+            out -= sign_in * st, st *= 2.0;
+            fout = ratio_h(&r, out);
+        }
+        long double v;
+        if (!(fin > 0.0)) {
+            /* not bracketed within 2^400 steps (or NaN): the positive part
+             * lies beyond `in`, bounded by the mass of A there */
+            v = log_tail_bound(g, plus, in, plus);
+        } else if (fout > 0.0) {
+            v = log_piece(g, plus, eps, -INFINITY, INFINITY);   /* h > 0 on the line */
+        } else {
+            double x = plus ? bracket_root(&r, out, fout, in, fin)
+                            : bracket_root(&r, in, fin, out, fout);
+            v = log_tail_piece(g, plus, eps, x, plus, inv2s2);
+        }
+        result = (double)v;
+    } else {
+        result = (double)gauss_scan(g, &r, eps, plus);
+    }
+    /* eps < ln max A/B here, so delta > 0: a result below the double range
+     * is reported as the most negative finite double (see noise.h). */
+    return result == -INFINITY ? -DBL_MAX : result;
 }
 
 double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)
 {
     const sp_gauss *g = ctx;
+    if (isnan(eps)) {
+        return NAN;
+    }
     if (eps < 0.0) {
         int reverse = direction == SP_PLUS ? 0 : 1;   /* plus <-> minus */
         if (direction == SP_MAX) {
@@ -356,7 +682,7 @@ double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)
         return sp_log_hockey_negative_eps(eps, gauss_direction(g, -eps, reverse));
     }
     if (eps == INFINITY) {
-        return -INFINITY;      /* Gaussian ratios are unbounded but finite: H -> 0 */
+        return -INFINITY;      /* H_inf = 0: the ratio is finite at every x */
     }
     if (direction == SP_MAX) {
         return fmax(gauss_direction(g, eps, 1), gauss_direction(g, eps, 0));

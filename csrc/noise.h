@@ -33,7 +33,23 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
 int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                         long double *cell_lp, long double *cell_lq);
 
-/* Count plus N(0, sigma^2) noise. */
+/* Count plus N(0, sigma^2) noise, sigma > 0 any double (down to the
+ * smallest subnormal: exponents are long double).
+ *
+ * Exact per direction: delta = sum_k D_k P[N(k, sigma^2) on the positive
+ * side of x*], D_k = A(k) - e^eps B(k), at the single sign change x* of
+ * f_A - e^eps f_B (monotone laws; Karlin's variation diminishing property
+ * of the Gaussian kernel), summed per atom in log space; ln delta is
+ * accurate to ~1e-13 relative to |ln delta| + 1 (the double ln Phi of the
+ * normal masses), wherever it lies, for the atoms in lp/lq.
+ *
+ * Return convention of sp_gauss_curve_log_delta:
+ *   -inf      delta = 0 exactly: eps >= ln max_k A(k)/B(k) (possible only
+ *             when that ratio is bounded, e.g. sampling without
+ *             replacement), or eps = +inf;
+ *   -DBL_MAX  delta > 0 but ln delta is below -DBL_MAX (eps sigma ~ 1e154
+ *             or more): a marker, never reached at ordinary eps;
+ *   NaN       eps is NaN. */
 typedef struct {
     const long double *lp, *lq;     /* log pmfs on atoms 0..len-1 */
     const long double *lsp, *lcp;   /* log survival / log cdf of P */
@@ -41,15 +57,21 @@ typedef struct {
     long len;
     double sigma;
     long double lpmax, lqmax;       /* max of lp, lq */
-    int monotone;               /* f_P/f_Q known to be increasing (log-concave shift) */
+    long double lr_max, lr_min;     /* max and min of lp - lq over atoms with P + Q > 0 */
+    int monotone;               /* lp - lq non-decreasing on those atoms (MLR) */
     double (*log_ndtr)(double); /* ln Phi, supplied by the caller (scipy) */
+    double (*erfcx)(double);    /* e^(x^2) erfc(x), likewise */
 } sp_gauss;
 
 double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx);
 
-/* Bounds of the work: evaluations of the ratio per root, grid points per sigma. */
-#define SP_GAUSS_MAX_ROOT_EVALS 200
+/* Bounds of the work: evaluations of the ratio per root, grid points per
+ * sigma and in all (the grid serves only laws without monotone ratio). */
+#define SP_GAUSS_MAX_ROOT_EVALS 400
 #define SP_GAUSS_GRID_PER_SIGMA 8.0
 #define SP_GAUSS_MAX_GRID 4000000L
+/* Atoms this many sd inside a one-sided tail count with mass 1 (error
+ * Phi(-12) = 1.8e-33 relative): their sum of D comes from the cumulative sums. */
+#define SP_GAUSS_INNER_SD 12.0
 
 #endif

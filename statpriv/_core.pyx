@@ -204,8 +204,15 @@ def _positive_mask(lp, lq):
     return (plus << SP_PLUS) | (minus << SP_MINUS) | ((plus | minus) << SP_MAX)
 
 
+cdef double _erfcx(double x) noexcept nogil:
+    return erfcx(x)
+
+
 cdef class GaussCurveCore(CurveCore):
-    """Count laws P, Q (log pmfs on consecutive atoms) plus N(0, sigma^2) noise."""
+    """Count laws P, Q (log pmfs on consecutive atoms) plus N(0, sigma^2) noise.
+
+    ``monotone``: P/Q is non-decreasing on the atoms (the caller checks);
+    then f_P - e^eps f_Q has one sign change for every eps and sigma."""
     cdef sp_gauss g
     cdef object arrays
 
@@ -213,6 +220,13 @@ cdef class GaussCurveCore(CurveCore):
         lp, lq = _extended(lp), _extended(lq)
         if lp.shape != lq.shape or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq must be equal-length non-empty 1-d arrays")
+        if not sigma > 0.0:
+            raise ValueError(f"sigma must be > 0, got {sigma}")
+        live = np.isfinite(lp) | np.isfinite(lq)
+        if not live.any():
+            raise ValueError("P and Q have no atom")
+        with np.errstate(invalid="ignore"):
+            lr = (lp - lq)[live]
         cums = [_log_cumsum(lp, reverse=True), _log_cumsum(lp),
                 _log_cumsum(lq, reverse=True), _log_cumsum(lq)]
         self.arrays = [lp, lq] + cums
@@ -226,10 +240,15 @@ cdef class GaussCurveCore(CurveCore):
         self.g.sigma = sigma
         self.g.lpmax = np.max(lp)
         self.g.lqmax = np.max(lq)
+        self.g.lr_max = np.max(lr)
+        self.g.lr_min = np.min(lr)
         self.g.monotone = monotone
         self.g.log_ndtr = _log_ndtr
         self.log_tol = 1e-10    # noisy curves: delta promised to 1e-10 relative
         self.positive = _positive_mask(lp, lq)
+
+
+        self.g.erfcx = _erfcx
         self.fn = sp_gauss_curve_log_delta
         self.ctx = &self.g
 
@@ -278,10 +297,6 @@ def binom_window_logl(double N, double pi, long first, long count):
 
 cdef double _ndtr(double x) noexcept nogil:
     return ndtr(x)
-
-
-cdef double _erfcx(double x) noexcept nogil:
-    return erfcx(x)
 
 
 def neg_log_double_double(double alpha):

@@ -71,8 +71,11 @@ cdef extern from "noise.h" nogil:
         double sigma
         long double lpmax
         long double lqmax
+        long double lr_max
+        long double lr_min
         int monotone
         double (*log_ndtr)(double) noexcept nogil
+        double (*erfcx)(double) noexcept nogil
     double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)
 
 cdef extern from "dp.h" nogil:

@@ -11,9 +11,15 @@ approximation:
   (L e^(-t/b) + R e^(-(1-t)/b)) / (2b), so f_P - e^eps f_Q changes sign at
   most once there and its positive part integrates in closed form; O(atoms);
 - Gaussian noise: delta_plus = sum over the intervals where f_P > e^eps f_Q of
-  sum_k (P(k) - e^eps Q(k)) P[N(k, sigma^2) in interval]; the sign changes
-  are the single root of the monotone log-ratio (log-concave count, shift
-  structure), or else every root found on a grid of sigma/8 and refined.
+  sum_k (P(k) - e^eps Q(k)) P[N(k, sigma^2) in interval], summed per atom in
+  log space.  The Gaussian kernel is totally positive, so f_P - e^eps f_Q
+  changes sign at most as often as k -> P(k) - e^eps Q(k) (Karlin's variation
+  diminishing property): when P/Q is monotone on the atoms -- true of every
+  law built here: shifts of log-concave counts, the sampling mixtures
+  (Breutigam & Reischuk, "Statistical Privacy"), the secret sample -- there is
+  one sign change, solved for; otherwise every root is found on a grid of
+  sigma/8 and refined.  Exact for every sigma > 0: as sigma -> 0 the normal
+  masses become 0 or 1 and the curve tends to the noiseless one.
 
 Laplace(b) and geometric(alpha) noise make every count here pure DP
 (|ln f_P/f_Q| <= 1/b, resp. -ln alpha; seed 000 Lemma 5 — each law is a
@@ -24,8 +30,10 @@ import numpy as np
 from statpriv import _core
 from statpriv.noise import Gaussian, Geometric, Laplace
 
-# Atoms more than this many nats below the largest are dropped before adding
-# noise (mass < e^-3000): results are exact wherever ln delta > -2900.
+# Laplace and geometric noise: atoms more than this many nats below the
+# largest are dropped before adding noise (mass < e^-3000): results are exact
+# wherever ln delta > -2900.  Gaussian noise keeps every atom it is given: at
+# large eps its positive part comes from the extreme atoms of the support.
 DROP_NATS = 3000.0
 
 
@@ -44,12 +52,12 @@ def trim(lp, lq):
 def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     """C evaluator for count laws (lp, lq) plus ``noise``.
 
-    monotone_ratio: P is Q shifted by one (no sampling).  If Q is also
-    log-concave (checked here), f_P/f_Q is increasing for every noise: the
-    shift family of a log-concave sequence has monotone likelihood ratio and a
-    TP2 kernel (Gaussian location) preserves it (Karlin's composition
-    formula) — even for sigma << 1, where f itself is not log-concave.  The
-    Gaussian path then solves for one crossing instead of scanning a grid.
+    monotone_ratio: P is Q shifted by one (no sampling); kept for callers.
+    The Gaussian path decides on its own: it solves for one crossing when
+    P/Q is non-decreasing on the atoms (checked here, up to rounding), since
+    the Gaussian location kernel is TP2 and preserves the monotone likelihood
+    ratio for every sigma (Karlin), and scans a grid otherwise.  It keeps
+    every atom it is given (at large eps the extreme atoms dominate).
 
     tail_ratio: optional callable w -> G_P(w)/G_Q(w), the exact ratio of the
     laws' generating functions (statpriv.counting._Laws).  Beyond the last
@@ -68,6 +76,8 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     that a difference of two cell logs loses.
     """
     lp, lq = np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble)
+    if isinstance(noise, Gaussian):
+        return _core.GaussCurveCore(lp, lq, noise.sigma, monotone_likelihood_ratio(lp, lq))
     sl = _trim_slice(lp, lq)
     lp, lq = lp[sl], lq[sl]
     if log_ratio is not None:
@@ -76,7 +86,6 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
             tv = np.sum(np.abs(np.exp(lp) - np.exp(lq)).astype(np.float64))
         if not tv < 0.25:
             log_ratio = None        # P and Q far apart: no cancellation to avoid
-    monotone_ratio = monotone_ratio and _log_concave(lq)
     if isinstance(noise, Geometric):
         cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)
         lr = _log_ratio(cell_lp, cell_lq)
@@ -112,8 +121,6 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
                                            lr, lr_lo, sides, errs[1], errs[2])
         return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
                                    max_log_ratio=bound, lr_lo=lr_lo)
-    if isinstance(noise, Gaussian):
-        return _core.GaussCurveCore(lp, lq, noise.sigma, bool(monotone_ratio))
     raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
 
 
@@ -311,17 +318,26 @@ def _exact_tails(lr, tail_ratio, kind, param, cells):
     return (lo, tuple(sides)) if sides else (None, ())
 
 
-def _log_concave(la):
-    """Second differences of the finite part of ln A are <= 0 (up to rounding)
-    and the support has no holes."""
-    finite = np.flatnonzero(np.isfinite(la))
-    if finite.size and finite[-1] - finite[0] + 1 != finite.size:
-        return False
-    la = la[finite]
-    if la.size < 3:
+def monotone_likelihood_ratio(lp, lq):
+    """ln P(k) - ln Q(k) is non-decreasing over the atoms where P + Q > 0
+    (-inf where P = 0, +inf where Q = 0), up to the rounding of the logs."""
+    live = np.isfinite(lp) | np.isfinite(lq)
+    lp, lq = lp[live], lq[live]
+    if lp.size < 2:
         return True
-    second = la[2:] - 2.0 * la[1:-1] + la[:-2]
-    return bool(np.all(second <= 1e-9 * (1.0 + np.abs(la[1:-1]))))
+    with np.errstate(invalid="ignore"):
+        lr = lp - lq
+    finite = np.isfinite(lr)
+    # -inf (P = 0) only before, +inf (Q = 0) only after the finite ratios
+    neg, pos = np.flatnonzero(lr == -np.inf), np.flatnonzero(lr == np.inf)
+    fin = np.flatnonzero(finite)
+    if fin.size and ((neg.size and neg[-1] > fin[0]) or (pos.size and pos[0] < fin[-1])):
+        return False
+    if neg.size and pos.size and neg[-1] > pos[0]:
+        return False
+    r = lr[finite]
+    tol = 1e-12 * (1.0 + np.abs(lp[finite]) + np.abs(lq[finite]))
+    return bool(np.all(np.diff(r) >= -np.maximum(tol[1:], tol[:-1])))
 
 
 def _log_ratio(lp, lq):

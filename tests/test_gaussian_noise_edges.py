@@ -1,0 +1,162 @@
+"""Count plus Gaussian noise at the edges: far tails, tiny sigma, epsilon(0).
+
+References are direct mpmath computations from the definition
+delta_plus(eps) = int (f_P - e^eps f_Q)_+ with f_A = sum_k A(k) N(k, sigma^2):
+for laws with P/Q monotone on the atoms the integrand changes sign once
+(the Gaussian kernel is totally positive), at x* found here by mpmath
+bisection on the log ratio, and delta_plus = sum_k (P(k) - e^eps Q(k))
+P[N(k, sigma^2) > x*] (delta_minus likewise below x*).
+"""
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import statpriv
+from statpriv import _core
+from statpriv.counting import _binomial_window_laws
+
+
+def _binom(N, p):
+    p = mp.mpf(p)
+    return [mp.binomial(N, k) * p ** k * (1 - p) ** (N - k) for k in range(N + 1)]
+
+
+def _mixture(A, B, lam):
+    lam = mp.mpf(lam)
+    size = max(len(A) + 1, len(B))
+    P, Q = [], []
+    for j in range(size):
+        a1 = A[j - 1] if 1 <= j <= len(A) else 0
+        a0 = A[j] if j < len(A) else 0
+        b = B[j] if j < len(B) else 0
+        P.append(lam * a1 + (1 - lam) * b)
+        Q.append(lam * a0 + (1 - lam) * b)
+    return P, Q
+
+
+def _mp_log_delta(P, Q, sigma, eps, plus):
+    """ln delta from the definition (single sign change), 50 digits."""
+    with mp.workdps(50):
+        sigma, eps = mp.mpf(sigma), mp.mpf(eps)
+        A, B = (P, Q) if plus else (Q, P)
+        D = [a - mp.exp(eps) * b for a, b in zip(A, B)]
+        if all(d <= 0 for d in D):
+            return -mp.inf
+        atoms = [k for k in range(len(A)) if A[k] > 0 or B[k] > 0]
+
+        def h(x):
+            fa = mp.fsum(A[k] * mp.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
+            fb = mp.fsum(B[k] * mp.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
+            return mp.inf if fb == 0 else (-mp.inf if fa == 0 else mp.log(fa / fb) - eps)
+
+        sgn = 1 if plus else -1
+        step = max(sigma, 1)
+        hi = (atoms[-1] if plus else atoms[0]) + sgn * step
+        while h(hi) <= 0:
+            step *= 2
+            hi += sgn * step
+        step = max(sigma, 1)
+        lo = (atoms[0] if plus else atoms[-1]) - sgn * step
+        while h(lo) > 0:
+            step *= 2
+            lo -= sgn * step
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if h(mid) > 0 else (mid, hi)
+            if abs(hi - lo) < mp.mpf(10) ** -30 * (1 + abs(hi)):
+                break
+        x = (lo + hi) / 2
+        side = (lambda k: mp.ncdf((k - x) / sigma)) if plus else (lambda k: mp.ncdf((x - k) / sigma))
+        return mp.log(mp.fsum(d * side(k) for k, d in enumerate(D) if d != 0))
+
+
+def _assert_log_close(ours, truth, what):
+    """ln delta within max(1e-10, 8 ulps of |ln delta|); no under-report
+    beyond that (ours >= truth - tol)."""
+    truth = float(truth)
+    tol = max(1e-10, 8 * abs(truth) * 2.0 ** -52)
+    assert math.isfinite(ours), what
+    assert abs(ours - truth) <= tol, (what, ours, truth, ours - truth)
+
+
+POISSON = (20, 0.44, 0.86, 4.85)
+
+
+@pytest.mark.parametrize("eps,plus", [(0.0, True), (0.3, False), (2.0, True), (11.5, True),
+                                      (40.0, True)])
+def test_poisson_sampling_far_tail(eps, plus):
+    n, pi, rate, sigma = POISSON
+    curve = statpriv.counting(n, pi, sample_rate=rate, sampling="poisson",
+                              noise=statpriv.Gaussian(sigma))
+    Z = _binom(n - 1, mp.mpf(rate) * mp.mpf(pi))
+    P, Q = _mixture(Z, Z, rate)
+    ours = curve.log_delta_plus(eps) if plus else curve.log_delta_minus(eps)
+    _assert_log_close(ours, _mp_log_delta(P, Q, sigma, eps, plus), (eps, plus))
+
+
+def test_poisson_sampling_exact_zero_where_ratio_bounded():
+    # Q/P <= 1/(1 - rate): delta_minus is exactly 0 from ln(1/(1-rate)) on
+    n, pi, rate, sigma = POISSON
+    curve = statpriv.counting(n, pi, sample_rate=rate, sampling="poisson",
+                              noise=statpriv.Gaussian(sigma))
+    assert curve.log_delta_minus(2.0) == -math.inf
+    assert curve.log_delta_minus(1.9) > -math.inf
+
+
+@pytest.mark.parametrize("eps", [0.0, 1.0, 16.2, 100.0, 1e4])
+def test_secret_sample_far_tail(eps):
+    # m = 1, K = 0: P = lambda d_1 + (1 - lambda) d_0, Q = d_0
+    curve = statpriv.secret_sample(11, 1, positives=0, noise=statpriv.Gaussian(3.43))
+    lam = mp.mpf(1) / 11
+    P, Q = [1 - lam, lam], [mp.mpf(1), mp.mpf(0)]
+    _assert_log_close(curve.log_delta_plus(eps), _mp_log_delta(P, Q, 3.43, eps, True), eps)
+
+
+def test_sample_size_vs_definition():
+    n, m, pi, sigma = 60, 12, 0.3, 0.7
+    curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Gaussian(sigma))
+    P, Q = _mixture(_binom(m - 1, pi), _binom(m, pi), mp.mpf(m) / n)
+    for eps, plus in [(0.0, True), (0.5, True), (0.2, False)]:
+        ours = curve.log_delta_plus(eps) if plus else curve.log_delta_minus(eps)
+        _assert_log_close(ours, _mp_log_delta(P, Q, sigma, eps, plus), (eps, plus))
+
+
+@pytest.mark.parametrize("sigma", [1e-3, 1e-10, 1e-50, 1e-200, 5e-324])
+def test_tiny_sigma_converges_to_noiseless(sigma):
+    # Phi(-1/(2 sigma)) is far below 1e-300 here: the noisy curve equals
+    # the noiseless one to rounding (exact noiseless kernel as reference)
+    for n, eps in [(100, 0.1), (100, 2.0), (10**6, 0.01)]:
+        exact = statpriv.counting(n, 0.3)
+        noisy = statpriv.counting(n, 0.3, noise=statpriv.Gaussian(sigma))
+        for f, g in [(noisy.delta_plus, exact.delta_plus), (noisy.delta_minus, exact.delta_minus)]:
+            assert f(eps) == pytest.approx(g(eps), rel=1e-10), (n, eps, sigma)
+    curve = statpriv.counting(100, 0.3, noise=statpriv.Gaussian(1e-50))
+    assert curve.delta_minus(0.1) == pytest.approx(0.0494073600288838, rel=1e-12)
+
+
+@pytest.mark.parametrize("curve", [
+    statpriv.counting(100, 0.3, noise=statpriv.Gaussian(1.0)),
+    statpriv.counting(50, 0.5, noise=statpriv.Gaussian(0.05)),
+    statpriv.counting(None, [0.1, 0.5, 0.9], noise=statpriv.Gaussian(2.0)),
+    statpriv.counting(10**6, 0.3, sample_rate=0.5, sampling="poisson",
+                      noise=statpriv.Gaussian(3.0)),
+], ids=["n100", "n50-small-sigma", "per-record", "poisson-1e6"])
+def test_delta_positive_at_every_finite_eps(curve):
+    # shift structure: P's top atom has Q = 0, so delta_plus > 0 for all eps
+    logs = curve.log_delta_plus(np.array([1.0, 1e2, 1e5, 1e10, 1e100, 1e300]))
+    assert np.all(logs > -np.inf) and np.all(np.diff(logs) < 0)
+    assert curve.epsilon(0.0) == math.inf
+
+
+def test_grid_path_agrees_with_single_crossing():
+    # the general (non-monotone) scan against the one-crossing path
+    lp, lq, _, _ = _binomial_window_laws(299, 0.4)
+    eps = np.array([0.0, 0.05, 0.4, 2.0])
+    for sigma in (0.05, 1.0):
+        solved = _core.GaussCurveCore(lp, lq, sigma, True)
+        scanned = _core.GaussCurveCore(lp, lq, sigma, False)
+        for direction in (_core.PLUS, _core.MINUS):
+            a, b = solved.log_delta(eps, direction), scanned.log_delta(eps, direction)
+            assert np.allclose(a, b, rtol=1e-11, atol=1e-11), (sigma, direction, a - b)
