@@ -547,3 +547,78 @@ def report(results, out=sys.stdout, max_lines=200):
         for line in total.not_tight_cases[:20]:
             print(line, file=out)
     return len(total.failures)
+
+
+# ---------------------------------------------------------------------------
+# fixed edge cases (the examples of the precision issues), checked in every run
+# ---------------------------------------------------------------------------
+
+EDGE_CASES = (
+    # (kind, statpriv expression, oracle builder, eps list)
+    ("binomial", "statpriv.counting(10, 1e-300)", lambda: O.binomial(10, 1e-300),
+     [-0.01, 0.0, 0.5]),
+    ("binomial", "statpriv.counting(10, 5e-324)", lambda: O.binomial(10, 5e-324), [0.0, 3.0]),
+    ("binomial", "statpriv.counting(10, 0.9999999999999999)",
+     lambda: O.binomial(10, 1 - 2 ** -53), [0.0, 1.0]),
+    ("binomial", "statpriv.counting(1000000, 1e-06)", lambda: O.binomial(10 ** 6, 1e-6),
+     [0.0, 1.0, 30.0]),
+    ("subsample", "statpriv.counting(1000000000, 0.3, sample_size=10)",
+     lambda: O.subsample(10 ** 9, 0.3, 10), [0.0, 1e-9]),
+    ("subsample", "statpriv.counting(14926575, 0.6467, sample_size=54)",
+     lambda: O.subsample(14926575, 0.6467, 54), [0.0, 1e-6]),
+    ("gaussian", "statpriv.counting(661493835, 0.4044, sample_size=3, "
+                 "noise=statpriv.Gaussian(8.83))",
+     lambda: O.noisy(O.subsample(661493835, 0.4044, 3), ("gaussian", 8.83)), [0.0, 0.01]),
+    ("gaussian", "statpriv.counting(20, 0.44, sample_rate=0.86, sampling='poisson', "
+                 "noise=statpriv.Gaussian(4.85))",
+     lambda: O.noisy(O.poisson_sample(20, 0.44, 0.86), ("gaussian", 4.85)), [11.5]),
+    ("gaussian", "statpriv.secret_sample(11, 1, positives=0, noise=statpriv.Gaussian(3.43))",
+     lambda: O.noisy(O.secret_sample(11, 1, 0), ("gaussian", 3.43)), [16.2]),
+    ("gaussian", "statpriv.counting(100, 0.3, noise=statpriv.Gaussian(1e-10))",
+     lambda: O.noisy(O.binomial(100, 0.3), ("gaussian", 1e-10)), [0.1]),
+    ("laplace", "statpriv.counting(4, 0.5342, noise=statpriv.Laplace(3.6364))",
+     lambda: O.noisy(O.binomial(4, 0.5342), ("laplace", 3.6364)), [0.0, 0.2]),
+    ("dp_laplace", "statpriv.dp.laplace(17.07938327700137)",
+     lambda: O.dp_laplace(17.07938327700137), [0.0, 0.05]),
+    ("dp_gaussian", "statpriv.dp.gaussian(0.05520881730815853)",
+     lambda: O.dp_gaussian(0.05520881730815853), [0.0, 1.0]),
+    ("secret", "statpriv.secret_sample(7, 1, positives=5)", lambda: O.secret_sample(7, 1, 5),
+     [0.0, 0.5]),
+    ("secret", "statpriv.secret_sample(22, 22, positives=10)",
+     lambda: O.secret_sample(22, 22, 10), [0.0, 0.5]),
+)
+
+
+def run_edge_cases(zero_point=True, epsilon=True, seed=0):
+    """The fixed EDGE_CASES, with the same checks as random cases; {kind: Result}."""
+    results = {}
+    for i, (kind, expr, build, eps) in enumerate(EDGE_CASES):
+        res = Result(kind)
+        t0 = time.time()
+        try:
+            orc = build()
+        except O.TooExpensive:
+            res.skipped += 1
+            results.setdefault(kind, Result(kind)).merge(res)
+            continue
+        rel = REL_NOISELESS if kind in ("binomial", "subsample", "poisson", "per_record",
+                                        "secret") else REL_NOISY
+        case = Case(kind, expr, orc, list(eps), rel)
+        curve = _build(case, res)
+        if curve is not None:
+            res.curves += 1
+            for e in case.eps:
+                try:
+                    dp, dm = orc.deltas([e])[0]
+                except O.TooExpensive:
+                    res.skipped += 1
+                    continue
+                for direction, truth in (("plus", dp), ("minus", dm), ("max", max(dp, dm))):
+                    check_values(res, case, curve, e, direction, truth)
+            if zero_point:
+                _zero_point_checks(res, case, curve)
+            if epsilon:
+                _epsilon_checks(res, case, curve, random.Random(f"edge-{seed}-{i}"))
+        res.seconds = time.time() - t0
+        results.setdefault(kind, Result(kind)).merge(res)
+    return results

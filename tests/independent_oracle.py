@@ -48,7 +48,7 @@ from mpmath import mp, mpf
 DPS = 50                 # significant digits of every result
 CHECK_STEP = 20          # second evaluation at DPS + CHECK_STEP digits
 AGREE = mpf(10) ** -40   # relative agreement required between the two
-MAX_DPS = 12000          # beyond this the oracle refuses (TooExpensive)
+MAX_DPS = 4000           # beyond this the oracle refuses (TooExpensive)
 MAX_TERMS = 3_000_000    # windowed binomial sums
 MAX_ATOMS = 6000         # explicit laws (brute-force sums)
 MAX_NOISY_ATOMS = 2500   # laws convolved with continuous/discrete noise
@@ -80,6 +80,12 @@ def _binom_int(N, k):
     return math.comb(N, k)
 
 
+def _eps_value(e):
+    """eps as given: a float is exact; a decimal string (e.g. '0.05') is converted by
+    mpmath at each working precision (for published values stated in decimal)."""
+    return e if isinstance(e, str) else float(e)
+
+
 def _agree(a, b):
     if a == b:
         return True
@@ -87,13 +93,29 @@ def _agree(a, b):
     return abs(a - b) <= AGREE * scale
 
 
+def _noise_floor():
+    """Relative size of rounding noise at the current precision: a difference
+    p - E q smaller than this times p + E q is indistinguishable from 0 and is
+    counted as 0 (so exact zeros, e.g. at a zero point, come out exactly 0 at
+    every precision; a genuine tiny value shows up as a disagreement between the
+    two precisions and the precision is raised)."""
+    return mpf(2) ** (10 - mp.prec)
+
+
+def _pos(p, q, E, floor):
+    """(p - E q) if it is positive beyond the rounding noise, else 0."""
+    t = p - E * q
+    if t > floor * (abs(p) + E * abs(q)):
+        return t
+    return mpf(0)
+
+
 def _hs(P, Q, E):
     """sum_x (P(x) - E Q(x))_+ over aligned lists."""
     s = mpf(0)
+    floor = _noise_floor()
     for p, q in zip(P, Q):
-        t = p - E * q
-        if t > 0:
-            s += t
+        s += _pos(p, q, E, floor)
     return s
 
 
@@ -123,10 +145,10 @@ class OracleCurve:
 
     def deltas(self, eps_list):
         """[(delta_plus, delta_minus)] as mpf for each float eps of eps_list."""
-        return [self._checked(float(e)) for e in eps_list]
+        return [self._checked(_eps_value(e)) for e in eps_list]
 
     def delta(self, eps, direction="max"):
-        dp, dm = self._checked(float(eps))
+        dp, dm = self._checked(_eps_value(eps))
         return {"plus": dp, "minus": dm, "max": max(dp, dm)}[direction]
 
     def _checked(self, eps):
@@ -134,7 +156,7 @@ class OracleCurve:
         if self.self_checked:
             with mp.workdps(dps):
                 return tuple(+v for v in self._eval(eps, dps))
-        for _ in range(12):
+        for _ in range(8):
             if dps > MAX_DPS:
                 break
             with mp.workdps(dps):
@@ -792,14 +814,17 @@ def _window_law(count, dps):
     if isinstance(count, _Binomial) and count.windowed:
         return _binomial_window(count.N, _frac(count.pi), count._T, dps)
     P, Q = count._get(dps)
-    # drop exact zero atoms at both ends
-    lo = 0
-    while lo < len(P) and P[lo] == 0 and Q[lo] == 0:
-        lo += 1
-    hi = len(P)
-    while hi > lo and P[hi - 1] == 0 and Q[hi - 1] == 0:
-        hi -= 1
-    return P[lo:hi], Q[lo:hi], mpf(0)
+    # drop the end atoms below e^-T of the largest (their exact mass is mu)
+    with mp.workdps(dps):
+        floor = max(max(P), max(Q)) * mpmath.exp(-count._T)
+        lo = 0
+        while lo < len(P) and P[lo] <= floor and Q[lo] <= floor:
+            lo += 1
+        hi = len(P)
+        while hi > lo and P[hi - 1] <= floor and Q[hi - 1] <= floor:
+            hi -= 1
+        mu = max(mpmath.fsum(P[:lo] + P[hi:]), mpmath.fsum(Q[:lo] + Q[hi:]))
+    return P[lo:hi], Q[lo:hi], mu
 
 
 def _binomial_window(N, rho, T, dps):
@@ -969,22 +994,20 @@ class _Noisy(OracleCurve):
             try:
                 return super()._checked(eps)
             except _Widen:
-                self.count._T = self.count._T * 2
+                windowed = getattr(self.count, "windowed", False)
+                self.count._T = self.count._T * 4 if windowed else mpmath.inf
                 self._cache = {}
         raise TooExpensive("noisy window could not be made wide enough")
 
     @staticmethod
     def _geo_delta(fA, fB, E, a):
+        floor = _noise_floor()
         s = mpf(0)
         for x, y in zip(fA, fB):
-            t = x - E * y
-            if t > 0:
-                s += t
+            s += _pos(x, y, E, floor)
         tail = a / (1 - a)
         for x, y in ((fA[0], fB[0]), (fA[-1], fB[-1])):
-            t = x - E * y
-            if t > 0:
-                s += tail * t
+            s += tail * _pos(x, y, E, floor)
         return s
 
     def _lap_delta(self, cA, cB, E, b, d, A, B):
@@ -995,13 +1018,24 @@ class _Noisy(OracleCurve):
         if self.method == "quad":
             return self._lap_quad(A, B, E, b)
         s = mpf(0)
-        # left of atom 0: f(x) = e^(x/b) sum_k Z(k) e^(-k/b) / (2b) = e^(x/b) R_{-1}/(2b) d
+        floor = _noise_floor()
+
+        def sig(x, y):
+            # x - E y, or 0 where it is within the rounding noise of x + E y
+            t = x - E * y
+            return mpf(0) if abs(t) <= floor * (x + E * y) else t
+
+        def piece(v, j):
+            # a piece below the rounding noise of its coefficients counts as 0
+            scale = (LA[j] + E * LB[j] + RA[j + 1] + E * RB[j + 1]) * one_minus_d
+            return mpf(0) if v <= 4 * floor * scale else v
+        # left of atom 0: f(x) = e^(x/b) sum_k Z(k) e^(-k/b) / (2b) = e^(x/b) Rc[0]/(2b)
         # with Rc[0] = sum_{k>=0} Z(k) d^k; integral over (-inf, 0] = (Rc[0] C)_+ / 2
-        cm = RA[0] - E * RB[0]
+        cm = sig(RA[0], RB[0])
         if cm > 0:
             s += cm / 2
         # right of atom L-1: f(x) = e^(-(x-(L-1))/b) L_{L-1}/(2b)
-        cp = LA[L - 1] - E * LB[L - 1]
+        cp = sig(LA[L - 1], LB[L - 1])
         if cp > 0:
             s += cp / 2
         for j in range(L - 1):
@@ -1009,7 +1043,7 @@ class _Noisy(OracleCurve):
             c = RA[j + 1] - E * RB[j + 1]
             # integral_0^1 (a e^(-u/b) + c e^(-(1-u)/b))_+ du / (2b)
             if a >= 0 and c >= 0:
-                s += (a + c) * one_minus_d / 2
+                s += piece((a + c) * one_minus_d / 2, j)
             elif a <= 0 and c <= 0:
                 continue
             else:
@@ -1018,19 +1052,19 @@ class _Noisy(OracleCurve):
                     if us <= 0:
                         continue
                     if us >= 1:
-                        s += (a + c) * one_minus_d / 2
+                        s += piece((a + c) * one_minus_d / 2, j)
                         continue
                     # a b (1 - e^(-u*/b)) + c b (e^(-(1-u*)/b) - e^(-1/b)), over 2b
-                    s += (a * -mpmath.expm1(-us / b)
-                          + c * (mpmath.exp(-(1 - us) / b) - d)) / 2
+                    s += piece((a * -mpmath.expm1(-us / b)
+                                + c * (mpmath.exp(-(1 - us) / b) - d)) / 2, j)
                 else:              # positive on [u*, 1]
                     if us >= 1:
                         continue
                     if us <= 0:
-                        s += (a + c) * one_minus_d / 2
+                        s += piece((a + c) * one_minus_d / 2, j)
                         continue
-                    s += (a * (mpmath.exp(-us / b) - d)
-                          + c * -mpmath.expm1(-(1 - us) / b)) / 2
+                    s += piece((a * (mpmath.exp(-us / b) - d)
+                                + c * -mpmath.expm1(-(1 - us) / b)) / 2, j)
         return s
 
     @staticmethod
@@ -1067,7 +1101,9 @@ class _Noisy(OracleCurve):
 
     @staticmethod
     def _gauss_delta(A, B, E, s):
+        floor = _noise_floor()
         c = [x - E * y for x, y in zip(A, B)]
+        c = [mpf(0) if abs(ck) <= floor * (x + E * y) else ck for ck, x, y in zip(c, A, B)]
         idx = [k for k, ck in enumerate(c) if ck != 0]
         if not idx:
             return mpf(0)
@@ -1146,17 +1182,29 @@ class _Noisy(OracleCurve):
         xs = (lo + hi) / 2
         r2 = mpmath.sqrt(2)
         total = mpf(0)
+        scale = mpf(0)
         for k, ck in enumerate(c):
-            if ck == 0:
+            if A[k] == 0 and B[k] == 0:
                 continue
             z = (xs - k) / s
             tail = mpmath.erfc(z / r2) / 2 if pos_right else mpmath.erfc(-z / r2) / 2
             total += ck * tail
-        return total
+            scale += (A[k] + E * B[k]) * tail
+        # a total within the rounding noise of its terms counts as 0
+        return total if total > 4 * len(c) * floor * scale else mpf(0)
 
     def _zero(self, direction):
         dps = DPS + 10 + self.extra_dps
-        P, Q, mu, pre = self._laws(dps)
+        if getattr(self.count, "windowed", False):
+            P, Q, mu, pre = self._laws(dps)      # shift laws: the sup sits at +-inf
+        else:
+            T = self.count._T
+            self.count._T = mpmath.inf           # every atom: trimming moves eps0
+            try:
+                P, Q, mu = _window_law(self.count, dps)
+            finally:
+                self.count._T = T
+            pre = self._precompute(P, Q)
         if direction == "minus":
             P, Q = Q, P
         kind, par = self.noise
