@@ -300,6 +300,7 @@ class Result:
     skipped: int = 0
     redrawn: int = 0
     not_tight: int = 0
+    timeouts: int = 0
     curves: int = 0
     max_rel: float = 0.0
     max_log: float = 0.0
@@ -309,7 +310,7 @@ class Result:
 
     def merge(self, other):
         for name in ("comparisons", "under", "warnings", "refused", "skipped", "redrawn",
-                     "not_tight", "curves", "seconds"):
+                     "not_tight", "timeouts", "curves", "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.failures += other.failures
         self.refusals += other.refusals
@@ -389,10 +390,42 @@ def _build(case, res):
     return curve
 
 
+CASE_SECONDS = 90        # a case taking longer is abandoned and counted as skipped
+
+
+class CaseTimeout(BaseException):
+    """Raised by the alarm; a BaseException so that no `except Exception` swallows it."""
+
+
+def _alarm(signum, frame):
+    raise CaseTimeout()
+
+
 def run_case(seed, kind, index, zero_point=False, epsilon=False):
-    """Draw one case and run every check on it; returns a Result."""
-    t0 = time.time()
+    """Draw one case and run every check on it (at most CASE_SECONDS, where SIGALRM
+    exists); returns a Result."""
+    import signal
     res = Result(kind)
+    use_alarm = hasattr(signal, "SIGALRM")
+    if use_alarm:
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(CASE_SECONDS)
+    try:
+        return _run_case(res, seed, kind, index, zero_point, epsilon)
+    except CaseTimeout:
+        res.skipped += 1
+        res.timeouts += 1
+        res.refusals.append(f"[{kind}] case {seed}-{kind}-{index}: oracle over "
+                            f"{CASE_SECONDS} s, abandoned (counted as skipped)")
+        return res
+    finally:
+        if use_alarm:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+
+
+def _run_case(res, seed, kind, index, zero_point, epsilon):
+    t0 = time.time()
     try:
         case = draw_case(seed, kind, index)
     except O.TooExpensive:
@@ -538,8 +571,12 @@ def report(results, out=sys.stdout, max_lines=200):
             print(line, file=out)
         if len(total.failures) > max_lines:
             print(f"... {len(total.failures) - max_lines} more", file=out)
+    if total.timeouts:
+        print(f"\n{total.timeouts} case(s) abandoned after {CASE_SECONDS} s (in 'skipped')",
+              file=out)
     if total.refusals:
-        print(f"\nREFUSED by statpriv (ValueError at construction; not failures):", file=out)
+        print(f"\nREFUSED by statpriv (ValueError at construction) or abandoned cases "
+              f"(not failures):", file=out)
         for line in total.refusals[:20]:
             print(line, file=out)
     if total.not_tight_cases:
