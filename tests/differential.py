@@ -1,0 +1,661 @@
+"""Differential test of statpriv against the independent oracle (tests/independent_oracle.py).
+
+Shared by tools/difftest.py (command line) and tests/test_differential.py (pytest).
+Random curves of every kind are drawn with the parameters pushed to the edges on
+purpose (pi in {0, 1, 5e-324, 1e-300, 1e-17, 1e-9, 1 - 2^-53, 1 - 1e-9}, n from 1
+to 1e12, sampling rates m/n down to 1e-9, noise scales from tiny to huge, eps from
+-0.7 to 1e4 incl. 0, the threshold scale and far tails).  Each case is seeded by
+(seed, kind, index) alone, so results do not depend on the order or the number of
+worker processes.
+
+The contract checked (statpriv's precision promise):
+- ln delta > -700: |delta/truth - 1| <= 1e-12 (noiseless counts) or 1e-10 (noise, DP);
+- otherwise |ln delta - ln truth| <= max(1e-10, 8 ulps of |ln truth|);
+- ours below truth beyond that tolerance is an UNDER-REPORT;
+- -inf (delta = 0) only where the truth is exactly 0;
+- no Python warning reaches the caller;
+- zero points: delta at eps0 (1 - 10^-k), at the float below eps0 and at eps0, and
+  epsilon(0.0) == the smallest float >= eps0 (inf if there is no finite eps0);
+- epsilon(d): the true delta at the returned eps is <= d (1 + 1e-12); "not tight" (not a
+  failure) when the true delta at eps (1 - 1e-9) is already <= d.
+A constructor raising ValueError is counted as "refused" (allowed by the contract for
+ranges the fast path cannot do), not as a failure.
+"""
+import math
+import random
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import mpmath
+from mpmath import mpf
+
+import independent_oracle as O
+
+REL_NOISELESS = 1e-12
+REL_NOISY = 1e-10
+LOG_ABS = 1e-10
+
+KINDS = ("binomial", "per_record", "subsample", "poisson", "secret",
+         "dp_laplace", "dp_gaussian", "dp_geometric", "laplace", "gaussian", "geometric")
+
+EDGE_PIS = (0.0, 1.0, 5e-324, 1e-300, 1e-17, 1e-9, 1.0 - 2.0 ** -53, 1.0 - 1e-9, 0.5)
+VAR_CAP = 1e8            # n pi (1-pi) above this: the oracle window is too wide (redraw)
+DIRECTIONS = ("plus", "minus", "max")
+
+
+# ---------------------------------------------------------------------------
+# drawing cases
+# ---------------------------------------------------------------------------
+
+def draw_pi(rng):
+    r = rng.random()
+    if r < 0.45:
+        return rng.choice(EDGE_PIS)
+    if r < 0.70:
+        return rng.random()
+    if r < 0.85:
+        return 10.0 ** rng.uniform(-30, 0)
+    return 1.0 - 10.0 ** rng.uniform(-15, 0)
+
+
+def draw_interior_pi(rng):
+    while True:
+        p = draw_pi(rng)
+        if 0.0 < p < 1.0:
+            return p
+
+
+def draw_n(rng, hi=10 ** 12):
+    r = rng.random()
+    if r < 0.3:
+        n = rng.randint(1, 30)
+    elif r < 0.5:
+        n = int(10 ** rng.uniform(9, 12))
+    else:
+        n = int(10 ** rng.uniform(0, 12))
+    return max(1, min(n, hi))
+
+
+def draw_eps(rng, scale=1.0, eps0=None, k=6):
+    """k eps values: 0, negatives, the threshold scale, small, far tails, near eps0."""
+    out = []
+    for _ in range(k):
+        r = rng.random()
+        if r < 0.12:
+            e = 0.0
+        elif r < 0.22:
+            e = rng.uniform(-0.7, 0.0)
+        elif r < 0.50:
+            e = scale * 10 ** rng.uniform(-2, 1.5)
+        elif r < 0.62:
+            e = 10 ** rng.uniform(-10, 0)
+        elif r < 0.80:
+            e = 10 ** rng.uniform(0, 4)
+        elif r < 0.88:
+            e = rng.choice([5e-324, 1e-300, 1e-17, 700.0, 1e4])
+        else:
+            if eps0 is not None and math.isfinite(eps0) and eps0 > 0:
+                e = eps0 * rng.uniform(0.3, 1.0)
+            else:
+                e = scale * rng.uniform(0.1, 3.0)
+        e = min(e, 1e4)
+        out.append(float(e))
+    return out
+
+
+def _sd_scale(n, pi):
+    v = max(n * pi * (1.0 - pi), 1e-300)
+    return 1.0 / math.sqrt(v) if v > 0 else 1.0
+
+
+@dataclass
+class Case:
+    kind: str
+    expr: str                  # Python expression building statpriv's curve
+    oracle: object             # independent_oracle.OracleCurve
+    eps: list
+    rel: float
+    redrawn: int = 0
+    info: dict = field(default_factory=dict)
+
+
+def _count_law(rng, small, kind=None):
+    """(expr, oracle curve, threshold scale, redraws) of a random count law of ``kind``
+    (random if None); ``small`` keeps the support to a few hundred atoms (for noise)."""
+    if kind is None:
+        kind = rng.choice(("binomial", "binomial", "subsample", "poisson", "per_record",
+                           "secret"))
+    redraw = 0
+    if kind == "binomial":
+        for _ in range(50):
+            n, pi = draw_n(rng), draw_pi(rng)
+            v = (n - 1) * pi * (1 - pi)
+            if small and (n > 400 and v > 30):
+                redraw += 1
+                continue
+            if not small and n - 1 > O.BRUTE_N and v > VAR_CAP:
+                redraw += 1
+                continue
+            break
+        return (f"statpriv.counting({n}, {pi!r})", O.binomial(n, pi),
+                _sd_scale(n, pi), redraw)
+    if kind == "subsample":
+        n = draw_n(rng)
+        mmax = 300 if small else 2000
+        r = rng.random()
+        if r < 0.4:
+            m = rng.randint(1, min(n, 12))
+        elif r < 0.7:
+            m = max(1, min(n, mmax, int(n * 10 ** rng.uniform(-9, 0))))
+        else:
+            m = rng.randint(1, min(n, mmax))
+        pi = draw_pi(rng)
+        return (f"statpriv.counting({n}, {pi!r}, sample_size={m})", O.subsample(n, pi, m),
+                _sd_scale(m, pi), redraw)
+    if kind == "poisson":
+        for _ in range(50):
+            n = draw_n(rng, hi=300 if small else 10 ** 12)
+            pi = draw_pi(rng)
+            rate = rng.choice([1.0, 1e-9, 0.5, 1 - 1e-9, rng.random(), 10 ** rng.uniform(-9, 0)])
+            rate = max(rate, 1e-12)
+            v = (n - 1) * pi * rate
+            if n - 1 > O.BRUTE_N and v > VAR_CAP:
+                redraw += 1
+                continue
+            break
+        return (f"statpriv.counting({n}, {pi!r}, sample_rate={rate!r}, sampling='poisson')",
+                O.poisson_sample(n, pi, rate), _sd_scale(n, pi * rate), redraw)
+    if kind == "per_record":
+        # a few groups of equal probabilities (the fast path groups them), written
+        # as [p]*c + ... so that reproducers stay short
+        groups = [(draw_pi(rng), rng.randint(1, 12 if small else 60))
+                  for _ in range(rng.randint(1, 5))]
+        pis = [p for p, c in groups for _ in range(c)]
+        pexpr = " + ".join(f"[{p!r}]*{c}" for p, c in groups)
+        if rng.random() < 0.3:
+            rate = rng.choice([0.5, 1e-6, rng.random()])
+            expr = f"statpriv.counting(None, {pexpr}, sample_rate={rate!r}, sampling='poisson')"
+            orc = O.per_record(pis, rate)
+        else:
+            expr = f"statpriv.counting(None, {pexpr})"
+            orc = O.per_record(pis)
+        var = sum(p * (1 - p) for p in pis)
+        return expr, orc, 1.0 / math.sqrt(max(var, 1e-300)), redraw
+    # secret sample
+    n = draw_n(rng, hi=10 ** 9)
+    mmax = 300 if small else 1000
+    r = rng.random()
+    if r < 0.4:
+        m = rng.randint(1, min(n, 10))
+    elif r < 0.6:
+        m = n if n <= mmax else rng.randint(1, mmax)
+    else:
+        m = rng.randint(1, min(n, mmax))
+    r = rng.random()
+    if r < 0.5:
+        K = rng.choice([0, 1, n - 1, max(0, n - 2), min(n - 1, m), max(0, n - 1 - m)])
+    else:
+        K = rng.randint(0, n - 1)
+    p = K / max(n - 1, 1)
+    return (f"statpriv.secret_sample({n}, {m}, positives={K})", O.secret_sample(n, m, K),
+            _sd_scale(m, p), redraw)
+
+
+def draw_case(seed, kind, index):
+    """The case (kind, index) of a run with this seed: deterministic."""
+    rng = random.Random(f"{seed}-{kind}-{index}")
+    if kind in ("binomial", "subsample", "poisson", "per_record", "secret"):
+        expr, orc, scale, redraw = _count_law(rng, small=False, kind=kind)
+        eps0 = _finite_zero(orc)
+        return Case(kind, expr, orc, draw_eps(rng, scale, eps0), REL_NOISELESS, redraw)
+    if kind.startswith("dp_"):
+        r = rng.random()
+        if kind == "dp_laplace":
+            b = 10 ** rng.uniform(-3, 4) if r < 0.8 else rng.choice([1e-8, 1e8, 1.0])
+            return Case(kind, f"statpriv.dp.laplace({b!r})", O.dp_laplace(b),
+                        draw_eps(rng, 1.0 / b, 1.0 / b), REL_NOISY)
+        if kind == "dp_gaussian":
+            s = 10 ** rng.uniform(-2, 3) if r < 0.8 else rng.choice([1e-4, 1e5, 0.05520881730815853])
+            return Case(kind, f"statpriv.dp.gaussian({s!r})", O.dp_gaussian(s),
+                        draw_eps(rng, 1.0 / s), REL_NOISY)
+        a = rng.choice([rng.random(), 1 - 10 ** rng.uniform(-9, 0), 10 ** rng.uniform(-10, 0)])
+        a = min(max(a, 1e-12), 1 - 1e-12)
+        return Case(kind, f"statpriv.dp.geometric({a!r})", O.dp_geometric(a),
+                    draw_eps(rng, -math.log(a), -math.log(a)), REL_NOISY)
+    # count plus noise
+    redraw = 0
+    for _ in range(100):
+        expr, count, scale, rd = _count_law(rng, small=True)
+        redraw += rd
+        if not (count.kind == "poisson" and count.windowed):
+            break
+    if kind == "laplace":
+        b = 10 ** rng.uniform(-2, 3) if rng.random() < 0.85 else rng.choice([1e-3, 1e4])
+        noise = ("laplace", b)
+        nexpr = f"statpriv.Laplace({b!r})"
+        nscale = 1.0 / b
+    elif kind == "gaussian":
+        s = 10 ** rng.uniform(-1.5, 2.5) if rng.random() < 0.85 else rng.choice([1e-3, 1e-2, 1e3])
+        noise = ("gaussian", s)
+        nexpr = f"statpriv.Gaussian({s!r})"
+        nscale = 1.0 / s
+    else:
+        a = rng.choice([rng.random(), 1 - 10 ** rng.uniform(-6, 0), 10 ** rng.uniform(-8, 0)])
+        a = min(max(a, 1e-12), 1 - 1e-9)
+        noise = ("geometric", a)
+        nexpr = f"statpriv.Geometric({a!r})"
+        nscale = -math.log(a)
+    expr = expr[:-1] + f", noise={nexpr})"
+    orc = O.noisy(count, noise)
+    eps0 = _finite_zero(orc)
+    return Case(kind, expr, orc, draw_eps(rng, min(scale, nscale) if scale > 0 else nscale,
+                                          eps0), REL_NOISY, redraw)
+
+
+def _finite_zero(orc):
+    try:
+        z = orc.zero_point("max")
+    except O.TooExpensive:
+        return None
+    return float(z) if z != mpmath.inf else None
+
+
+# ---------------------------------------------------------------------------
+# comparing
+# ---------------------------------------------------------------------------
+
+def compare(ours_log, truth, rel):
+    """(ok, under, err, label) for ours (ln delta, float) against truth (mpf delta)."""
+    if isinstance(ours_log, float) and math.isnan(ours_log):
+        return False, False, math.inf, "nan"
+    if truth == 0:
+        if ours_log == -math.inf:
+            return True, False, 0.0, ""
+        return False, False, math.inf, "truth is 0"
+    lt = mpmath.log(truth)
+    if ours_log == -math.inf:
+        return False, True, math.inf, "-inf where truth > 0"
+    if ours_log == math.inf:
+        return False, False, math.inf, "+inf"
+    diff = float(mpf(ours_log) - lt)
+    if lt > -700:
+        err = math.expm1(diff)
+        ok = abs(err) <= rel
+        under = err < -rel
+        return ok, under, err, "rel"
+    tol = max(LOG_ABS, 8 * math.ulp(float(abs(lt))))
+    return abs(diff) <= tol, diff < -tol, diff, "log"
+
+
+@dataclass
+class Result:
+    kind: str
+    comparisons: int = 0
+    failures: list = field(default_factory=list)
+    under: int = 0
+    warnings: int = 0
+    refused: int = 0
+    skipped: int = 0
+    redrawn: int = 0
+    not_tight: int = 0
+    timeouts: int = 0
+    curves: int = 0
+    max_rel: float = 0.0
+    max_log: float = 0.0
+    seconds: float = 0.0
+    refusals: list = field(default_factory=list)
+    not_tight_cases: list = field(default_factory=list)
+
+    def merge(self, other):
+        for name in ("comparisons", "under", "warnings", "refused", "skipped", "redrawn",
+                     "not_tight", "timeouts", "curves", "seconds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.failures += other.failures
+        self.refusals += other.refusals
+        self.not_tight_cases += other.not_tight_cases
+        self.max_rel = max(self.max_rel, other.max_rel)
+        self.max_log = max(self.max_log, other.max_log)
+
+
+_METHOD = {"plus": "log_delta_plus", "minus": "log_delta_minus", "max": "log_delta"}
+
+
+def _call(expr_obj, method, *args, **kw):
+    """Call statpriv, catching warnings; returns (value, [warning texts], exception)."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        try:
+            value = getattr(expr_obj, method)(*args, **kw)
+            exc = None
+        except Exception as e:     # noqa: BLE001 -- reported as a failure
+            value, exc = None, e
+    return value, [f"{w.category.__name__}: {w.message}" for w in rec], exc
+
+
+def _truth(orc, eps, direction):
+    dp, dm = orc.deltas([eps])[0]
+    return {"plus": dp, "minus": dm, "max": max(dp, dm)}[direction]
+
+
+def _fail(res, case, call, ours, truth, why, under=False):
+    t = "0" if truth == 0 else mpmath.nstr(truth, 17)
+    lt = "" if truth == 0 else f" (ln {mpmath.nstr(mpmath.log(truth), 17)})"
+    tag = "UNDER-REPORT " if under else ""
+    res.failures.append(f"[{case.kind}] {tag}{why}: {case.expr}.{call} -> {ours!r}; "
+                        f"truth {t}{lt}")
+
+
+def check_values(res, case, curve, eps, direction, truth):
+    method = _METHOD[direction]
+    ours, warns, exc = _call(curve, method, eps)
+    call = f"{method}({eps!r})"
+    res.comparisons += 1
+    if exc is not None:
+        _fail(res, case, call, repr(exc), truth, "exception")
+        return
+    if warns:
+        res.warnings += 1
+        _fail(res, case, call, ours, truth, "warning " + "; ".join(warns))
+    ok, under, err, label = compare(float(ours), truth, case.rel)
+    if label == "rel":
+        res.max_rel = max(res.max_rel, abs(err))
+    elif label == "log":
+        res.max_log = max(res.max_log, abs(err))
+    if not ok:
+        if under:
+            res.under += 1
+        _fail(res, case, call, ours, truth, f"err {err:.3g} ({label})" if label in
+              ("rel", "log") else label, under)
+
+
+def _build(case, res):
+    import statpriv  # noqa: F401  (the expression refers to it)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        try:
+            curve = eval(case.expr, {"statpriv": statpriv})
+        except ValueError as e:
+            res.refused += 1
+            res.refusals.append(f"[{case.kind}] {case.expr}: {e}")
+            return None
+        except Exception as e:   # noqa: BLE001
+            res.failures.append(f"[{case.kind}] exception building {case.expr}: {e!r}")
+            return None
+    if rec:
+        res.warnings += 1
+        res.failures.append(f"[{case.kind}] warning building {case.expr}: "
+                            + "; ".join(str(w.message) for w in rec))
+    return curve
+
+
+CASE_SECONDS = 90        # a case taking longer is abandoned and counted as skipped
+
+
+class CaseTimeout(BaseException):
+    """Raised by the alarm; a BaseException so that no `except Exception` swallows it."""
+
+
+def _alarm(signum, frame):
+    raise CaseTimeout()
+
+
+def run_case(seed, kind, index, zero_point=False, epsilon=False):
+    """Draw one case and run every check on it (at most CASE_SECONDS, where SIGALRM
+    exists); returns a Result."""
+    import signal
+    res = Result(kind)
+    use_alarm = hasattr(signal, "SIGALRM")
+    if use_alarm:
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(CASE_SECONDS)
+    try:
+        return _run_case(res, seed, kind, index, zero_point, epsilon)
+    except CaseTimeout:
+        res.skipped += 1
+        res.timeouts += 1
+        res.refusals.append(f"[{kind}] case {seed}-{kind}-{index}: oracle over "
+                            f"{CASE_SECONDS} s, abandoned (counted as skipped)")
+        return res
+    finally:
+        if use_alarm:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+
+
+def _run_case(res, seed, kind, index, zero_point, epsilon):
+    t0 = time.time()
+    try:
+        case = draw_case(seed, kind, index)
+    except O.TooExpensive:
+        res.skipped += 1
+        return res
+    res.redrawn += case.redrawn
+    curve = _build(case, res)
+    if curve is None:
+        return res
+    res.curves += 1
+    for eps in case.eps:
+        try:
+            dp, dm = case.oracle.deltas([eps])[0]
+        except O.TooExpensive:
+            res.skipped += 1
+            continue
+        for direction, truth in (("plus", dp), ("minus", dm), ("max", max(dp, dm))):
+            check_values(res, case, curve, eps, direction, truth)
+    if zero_point:
+        _zero_point_checks(res, case, curve)
+    if epsilon:
+        _epsilon_checks(res, case, curve, random.Random(f"eps-{seed}-{kind}-{index}"))
+    res.seconds = time.time() - t0
+    return res
+
+
+def _zero_point_checks(res, case, curve):
+    for direction in DIRECTIONS:
+        try:
+            z = case.oracle.zero_point(direction)
+        except O.TooExpensive:
+            res.skipped += 1
+            continue
+        expected = O.smallest_float_at_least(z)
+        call = f"epsilon(0.0, direction={direction!r})"
+        got, warns, exc = _call(curve, "epsilon", 0.0, direction=direction)
+        res.comparisons += 1
+        if exc is not None or warns or got != expected:
+            why = "exception" if exc is not None else ("warning" if warns else
+                                                       f"expected {expected!r}")
+            ztxt = mpmath.nstr(z, 20) if z != mpmath.inf else "inf"
+            res.failures.append(f"[{case.kind}] zero point {why}: {case.expr}.{call} -> "
+                                f"{got if exc is None else exc!r}; eps0 = {ztxt}")
+            if exc is None and not warns and got < expected:
+                res.under += 1   # an eps where delta > 0 claimed as delta = 0
+        if not math.isfinite(expected):
+            continue
+        pts = [float(z * (1 - mpf(10) ** -k)) for k in range(1, 15)]
+        pts += [math.nextafter(expected, -math.inf), expected]
+        for eps in sorted(set(p for p in pts if p >= 0 or True)):
+            try:
+                truth = _truth(case.oracle, eps, direction)
+            except O.TooExpensive:
+                res.skipped += 1
+                continue
+            check_values(res, case, curve, eps, direction, truth)
+
+
+def _epsilon_checks(res, case, curve, rng):
+    targets = [1.0, 10 ** rng.uniform(-30, 0), 10 ** rng.uniform(-12, -1), rng.random(),
+               rng.choice([1e-300, 1e-12, 1e-9, 1e-6])]
+    for d in targets:
+        direction = rng.choice(DIRECTIONS)
+        call = f"epsilon({d!r}, direction={direction!r})"
+        e, warns, exc = _call(curve, "epsilon", d, direction=direction)
+        res.comparisons += 1
+        if exc is not None or warns:
+            res.failures.append(f"[{case.kind}] epsilon {'exception' if exc else 'warning'}: "
+                                f"{case.expr}.{call} -> {exc or warns!r}")
+            continue
+        if d == 1.0 and e != 0.0:
+            res.failures.append(f"[{case.kind}] epsilon(1) must be 0: {case.expr}.{call} -> {e!r}")
+            continue
+        if not math.isfinite(e) or e < 0:
+            if math.isnan(e) or e < 0:
+                res.failures.append(f"[{case.kind}] epsilon bad value: {case.expr}.{call} -> {e!r}")
+            continue
+        try:
+            truth = _truth(case.oracle, e, direction)
+            below = _truth(case.oracle, e * (1 - 1e-9), direction) if e > 0 else None
+        except O.TooExpensive:
+            res.skipped += 1
+            continue
+        if truth > mpf(d) * (1 + mpf(1e-12)):
+            res.under += 1
+            res.failures.append(f"[{case.kind}] UNDER-REPORT epsilon: {case.expr}.{call} -> "
+                                f"{e!r}; true delta there {mpmath.nstr(truth, 17)} > {d!r}")
+        elif below is not None and below <= d:
+            res.not_tight += 1
+            res.not_tight_cases.append(f"[{case.kind}] {case.expr}.{call} -> {e!r}: "
+                                       f"true delta at eps(1-1e-9) = {mpmath.nstr(below, 12)}")
+
+
+# ---------------------------------------------------------------------------
+# running many cases
+# ---------------------------------------------------------------------------
+
+def _run_one(args):
+    return run_case(*args)
+
+
+def run(kinds, count, seed, zero_point=False, epsilon=False, jobs=1, progress=None):
+    """Run ``count`` cases per kind; returns {kind: Result}."""
+    tasks = [(seed, kind, i, zero_point, epsilon) for kind in kinds for i in range(count)]
+    results = {kind: Result(kind) for kind in kinds}
+    if jobs > 1:
+        import multiprocessing
+        with multiprocessing.Pool(jobs) as pool:
+            for r in pool.imap_unordered(_run_one, tasks, chunksize=1):
+                results[r.kind].merge(r)
+                if progress:
+                    progress(r)
+    else:
+        for t in tasks:
+            r = _run_one(t)
+            results[r.kind].merge(r)
+            if progress:
+                progress(r)
+    return results
+
+
+def report(results, out=sys.stdout, max_lines=200):
+    """Print per-kind counts, then the failing cases (one per line); returns the
+    total number of failures."""
+    head = (f"{'kind':14s} {'curves':>6s} {'compar.':>8s} {'fail':>6s} {'under':>6s} "
+            f"{'warn':>5s} {'refused':>7s} {'skipped':>7s} {'redrawn':>7s} {'not-tight':>9s} "
+            f"{'max rel err':>11s} {'max |ln err|':>12s} {'sec':>6s}")
+    print(head, file=out)
+    total = Result("total")
+    for kind, r in results.items():
+        total.merge(r)
+        print(f"{kind:14s} {r.curves:6d} {r.comparisons:8d} {len(r.failures):6d} {r.under:6d} "
+              f"{r.warnings:5d} {r.refused:7d} {r.skipped:7d} {r.redrawn:7d} {r.not_tight:9d} "
+              f"{r.max_rel:11.3g} {r.max_log:12.3g} {r.seconds:6.1f}", file=out)
+    r = total
+    print(f"{'TOTAL':14s} {r.curves:6d} {r.comparisons:8d} {len(r.failures):6d} {r.under:6d} "
+          f"{r.warnings:5d} {r.refused:7d} {r.skipped:7d} {r.redrawn:7d} {r.not_tight:9d} "
+          f"{r.max_rel:11.3g} {r.max_log:12.3g} {r.seconds:6.1f}", file=out)
+    if total.failures:
+        print(f"\nFAILURES ({len(total.failures)}; reproduce with `import statpriv` and the "
+              f"expression before '->'):", file=out)
+        for line in total.failures[:max_lines]:
+            print(line, file=out)
+        if len(total.failures) > max_lines:
+            print(f"... {len(total.failures) - max_lines} more", file=out)
+    if total.timeouts:
+        print(f"\n{total.timeouts} case(s) abandoned after {CASE_SECONDS} s (in 'skipped')",
+              file=out)
+    if total.refusals:
+        print(f"\nREFUSED by statpriv (ValueError at construction) or abandoned cases "
+              f"(not failures):", file=out)
+        for line in total.refusals[:20]:
+            print(line, file=out)
+    if total.not_tight_cases:
+        print(f"\nNOT TIGHT epsilon (not failures):", file=out)
+        for line in total.not_tight_cases[:20]:
+            print(line, file=out)
+    return len(total.failures)
+
+
+# ---------------------------------------------------------------------------
+# fixed edge cases (the examples of the precision issues), checked in every run
+# ---------------------------------------------------------------------------
+
+EDGE_CASES = (
+    # (kind, statpriv expression, oracle builder, eps list)
+    ("binomial", "statpriv.counting(10, 1e-300)", lambda: O.binomial(10, 1e-300),
+     [-0.01, 0.0, 0.5]),
+    ("binomial", "statpriv.counting(10, 5e-324)", lambda: O.binomial(10, 5e-324), [0.0, 3.0]),
+    ("binomial", "statpriv.counting(10, 0.9999999999999999)",
+     lambda: O.binomial(10, 1 - 2 ** -53), [0.0, 1.0]),
+    ("binomial", "statpriv.counting(1000000, 1e-06)", lambda: O.binomial(10 ** 6, 1e-6),
+     [0.0, 1.0, 30.0]),
+    ("subsample", "statpriv.counting(1000000000, 0.3, sample_size=10)",
+     lambda: O.subsample(10 ** 9, 0.3, 10), [0.0, 1e-9]),
+    ("subsample", "statpriv.counting(14926575, 0.6467, sample_size=54)",
+     lambda: O.subsample(14926575, 0.6467, 54), [0.0, 1e-6]),
+    ("gaussian", "statpriv.counting(661493835, 0.4044, sample_size=3, "
+                 "noise=statpriv.Gaussian(8.83))",
+     lambda: O.noisy(O.subsample(661493835, 0.4044, 3), ("gaussian", 8.83)), [0.0, 0.01]),
+    ("gaussian", "statpriv.counting(20, 0.44, sample_rate=0.86, sampling='poisson', "
+                 "noise=statpriv.Gaussian(4.85))",
+     lambda: O.noisy(O.poisson_sample(20, 0.44, 0.86), ("gaussian", 4.85)), [11.5]),
+    ("gaussian", "statpriv.secret_sample(11, 1, positives=0, noise=statpriv.Gaussian(3.43))",
+     lambda: O.noisy(O.secret_sample(11, 1, 0), ("gaussian", 3.43)), [16.2]),
+    ("gaussian", "statpriv.counting(100, 0.3, noise=statpriv.Gaussian(1e-10))",
+     lambda: O.noisy(O.binomial(100, 0.3), ("gaussian", 1e-10)), [0.1]),
+    ("laplace", "statpriv.counting(4, 0.5342, noise=statpriv.Laplace(3.6364))",
+     lambda: O.noisy(O.binomial(4, 0.5342), ("laplace", 3.6364)), [0.0, 0.2]),
+    ("dp_laplace", "statpriv.dp.laplace(17.07938327700137)",
+     lambda: O.dp_laplace(17.07938327700137), [0.0, 0.05]),
+    ("dp_gaussian", "statpriv.dp.gaussian(0.05520881730815853)",
+     lambda: O.dp_gaussian(0.05520881730815853), [0.0, 1.0]),
+    ("secret", "statpriv.secret_sample(7, 1, positives=5)", lambda: O.secret_sample(7, 1, 5),
+     [0.0, 0.5]),
+    ("secret", "statpriv.secret_sample(22, 22, positives=10)",
+     lambda: O.secret_sample(22, 22, 10), [0.0, 0.5]),
+)
+
+
+def run_edge_cases(zero_point=True, epsilon=True, seed=0):
+    """The fixed EDGE_CASES, with the same checks as random cases; {kind: Result}."""
+    results = {}
+    for i, (kind, expr, build, eps) in enumerate(EDGE_CASES):
+        res = Result(kind)
+        t0 = time.time()
+        try:
+            orc = build()
+        except O.TooExpensive:
+            res.skipped += 1
+            results.setdefault(kind, Result(kind)).merge(res)
+            continue
+        rel = REL_NOISELESS if kind in ("binomial", "subsample", "poisson", "per_record",
+                                        "secret") else REL_NOISY
+        case = Case(kind, expr, orc, list(eps), rel)
+        curve = _build(case, res)
+        if curve is not None:
+            res.curves += 1
+            for e in case.eps:
+                try:
+                    dp, dm = orc.deltas([e])[0]
+                except O.TooExpensive:
+                    res.skipped += 1
+                    continue
+                for direction, truth in (("plus", dp), ("minus", dm), ("max", max(dp, dm))):
+                    check_values(res, case, curve, e, direction, truth)
+            if zero_point:
+                _zero_point_checks(res, case, curve)
+            if epsilon:
+                _epsilon_checks(res, case, curve, random.Random(f"edge-{seed}-{i}"))
+        res.seconds = time.time() - t0
+        results.setdefault(kind, Result(kind)).merge(res)
+    return results

@@ -1,0 +1,1278 @@
+"""Independent mpmath oracle for statpriv's privacy curves, written from the definitions.
+
+It shares no code with statpriv (it does not import statpriv or its reference
+module); it is the "truth" of the differential test (tests/differential.py,
+tools/difftest.py).  Everything is evaluated with mpmath at >= 50 significant
+digits; mpmath has no underflow, so delta is returned as an mpf even where it
+is e^-100000.
+
+Definitions.  For laws P (target record has the property) and Q (it has not)
+of what the attacker sees, the hockey-stick divergence is
+
+    H_eps(P || Q) = sum_x (P(x) - e^eps Q(x))_+     (densities: an integral),
+
+delta_plus(eps) = H_eps(P || Q), delta_minus(eps) = H_eps(Q || P) and
+delta(eps) = max(delta_plus, delta_minus) (Breutigam & Reischuk, "Statistical
+Privacy", Def. 5; Balle et al.'s privacy profile).  For a count of records
+X_1..X_n (independent Bernoulli, the target is record 1) with S the count of the
+others and independent noise N, P is the law of 1 + S + N and Q that of S + N.
+
+Precision.  Every curve is evaluated at two working precisions (D and D + 20
+digits, the laws rebuilt at each); the result is accepted when both agree to
+1e-40 relative, else D is raised by the digits lost and the evaluation repeated
+(this covers every cancellation, e.g. near a zero point or in the deep tails).
+Sums over huge supports (n up to 1e12) are windowed, with the neglected terms
+bounded by a geometric series; the windows are widened until the bound is
+below 1e-32 of the value.  Work is bounded: a case that would need more than
+MAX_TERMS terms (or MAX_ATOMS atoms, or more than MAX_DPS digits) raises
+TooExpensive (a ValueError) instead of hanging.
+
+Public entry points (each returns an OracleCurve; ``curve.deltas(eps_list)``
+gives [(delta_plus, delta_minus), ...] as mpf, ``curve.zero_point(direction)``
+the eps0 where delta falls to 0, mpmath.inf if it never does):
+
+    binomial(n, pi)                          noiseless iid count
+    per_record(pis, rate=1)                  Poisson-binomial (optionally Poisson-sampled)
+    subsample(n, pi, m)                      m of n without replacement
+    poisson_sample(n, pi, rate)              each record kept w.p. rate
+    secret_sample(n, m, K)                   A. Smith 2009, secrecy of the sample
+    dp_laplace(b), dp_gaussian(sigma), dp_geometric(alpha)    worst-case DP
+    noisy(count_curve, ("laplace"|"gaussian"|"geometric", param))   count + noise
+"""
+import math
+from fractions import Fraction
+
+import mpmath
+from mpmath import mp, mpf
+
+DPS = 50                 # significant digits of every result
+CHECK_STEP = 20          # second evaluation at DPS + CHECK_STEP digits
+AGREE = mpf(10) ** -40   # relative agreement required between the two
+MAX_DPS = 4000           # beyond this the oracle refuses (TooExpensive)
+MAX_TERMS = 3_000_000    # windowed binomial sums
+MAX_ATOMS = 6000         # explicit laws (brute-force sums)
+MAX_NOISY_ATOMS = 2500   # laws convolved with continuous/discrete noise
+BRUTE_N = 3000           # iid counts with n - 1 <= BRUTE_N are summed over every k
+WINDOW_REL = Fraction(1, 10 ** 32)   # neglected terms <= this fraction of the value
+
+
+class TooExpensive(ValueError):
+    """The oracle would exceed its work bound for this case."""
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------
+
+def _mp(x):
+    """Exact mpf of a float/int/Fraction (at the current precision for Fractions)."""
+    if isinstance(x, Fraction):
+        return mpf(x.numerator) / x.denominator
+    return mpf(x)
+
+
+def _frac(x):
+    """The exact rational value of a float (floats are dyadic)."""
+    return Fraction(x)
+
+
+def _binom_int(N, k):
+    return math.comb(N, k)
+
+
+def _eps_value(e):
+    """eps as given: a float is exact; a decimal string (e.g. '0.05') is converted by
+    mpmath at each working precision (for published values stated in decimal)."""
+    return e if isinstance(e, str) else float(e)
+
+
+def _agree(a, b):
+    if a == b:
+        return True
+    scale = max(abs(a), abs(b))
+    return abs(a - b) <= AGREE * scale
+
+
+def _noise_floor():
+    """Relative size of rounding noise at the current precision: a difference
+    p - E q smaller than this times p + E q is indistinguishable from 0 and is
+    counted as 0 (so exact zeros, e.g. at a zero point, come out exactly 0 at
+    every precision; a genuine tiny value shows up as a disagreement between the
+    two precisions and the precision is raised)."""
+    return mpf(2) ** (10 - mp.prec)
+
+
+def _pos(p, q, E, floor):
+    """(p - E q) if it is positive beyond the rounding noise, else 0."""
+    t = p - E * q
+    if t > floor * (abs(p) + E * abs(q)):
+        return t
+    return mpf(0)
+
+
+def _hs(P, Q, E):
+    """sum_x (P(x) - E Q(x))_+ over aligned lists."""
+    s = mpf(0)
+    floor = _noise_floor()
+    for p, q in zip(P, Q):
+        s += _pos(p, q, E, floor)
+    return s
+
+
+def _exp_eps(eps):
+    """(E, E - 1) = (e^eps, expm1(eps)) at the current precision; eps a float."""
+    e = mpf(eps)
+    return mpmath.exp(e), mpmath.expm1(e)
+
+
+# ---------------------------------------------------------------------------
+# the curve object: two-precision evaluation
+# ---------------------------------------------------------------------------
+
+class OracleCurve:
+    """A privacy curve of the oracle.
+
+    Subclasses implement ``_eval(eps, dps) -> (delta_plus, delta_minus)`` at
+    ``dps`` working digits (laws may be cached per dps) and ``_zero(direction)``.
+    """
+
+    kind = "curve"
+    extra_dps = 0            # digits added to DPS for this curve (large n, tiny sigma)
+    self_checked = False     # _eval carries its own rigorous error bound
+
+    def __repr__(self):
+        return f"<oracle {self.kind} {self.params}>"
+
+    def deltas(self, eps_list):
+        """[(delta_plus, delta_minus)] as mpf for each float eps of eps_list."""
+        return [self._checked(_eps_value(e)) for e in eps_list]
+
+    def delta(self, eps, direction="max"):
+        dp, dm = self._checked(_eps_value(eps))
+        return {"plus": dp, "minus": dm, "max": max(dp, dm)}[direction]
+
+    def _checked(self, eps):
+        dps = DPS + 10 + self.extra_dps
+        if self.self_checked:
+            with mp.workdps(dps):
+                return tuple(+v for v in self._eval(eps, dps))
+        for _ in range(8):
+            if dps > MAX_DPS:
+                break
+            with mp.workdps(dps):
+                lo = self._eval(eps, dps)
+            with mp.workdps(dps + CHECK_STEP):
+                hi = self._eval(eps, dps + CHECK_STEP)
+                if all(_agree(a, b) for a, b in zip(lo, hi)):
+                    return hi
+                # digits lost between the two evaluations
+                lost = 0
+                for a, b in zip(lo, hi):
+                    if a != b:
+                        scale = max(abs(a), abs(b))
+                        rel = abs(a - b) / scale if scale > 0 else mpf(1)
+                        lost = max(lost, int(-mpmath.log10(rel)) if rel > 0 else 0)
+                need = 40 - lost + CHECK_STEP
+                dps = max(dps + CHECK_STEP, dps + need + 10, int(dps * 1.5))
+        raise TooExpensive(f"{self!r} at eps={eps!r}: no agreement below {MAX_DPS} digits")
+
+    def zero_point(self, direction="max"):
+        """eps0 = ln sup over outcomes of P/Q (plus), Q/P (minus), or the max of both:
+        the smallest eps with delta(eps) = 0 (mpmath.inf if delta > 0 for every eps)."""
+        with mp.workdps(DPS + 10 + self.extra_dps):
+            if direction == "max":
+                return max(self._zero("plus"), self._zero("minus"))
+            return self._zero(direction)
+
+
+class _DiscreteCurve(OracleCurve):
+    """Curves given by explicit count laws P, Q on atoms offset..offset+L-1.
+
+    ``_laws()`` (at the current precision) returns (P, Q) as aligned lists of mpf;
+    delta_plus = sum (P - e^eps Q)_+, delta_minus = sum (Q - e^eps P)_+.
+    """
+
+    def __init__(self):
+        self._cache = {}
+
+    def _get(self, dps):
+        """The laws (P, Q) built at dps digits (cached, a few precisions at most)."""
+        if dps not in self._cache:
+            with mp.workdps(dps):
+                P, Q = self._laws()
+            if len(P) > MAX_ATOMS:
+                raise TooExpensive(f"{self!r}: {len(P)} atoms > {MAX_ATOMS}")
+            if len(self._cache) >= 3:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[dps] = (P, Q)
+        return self._cache[dps]
+
+    def _eval(self, eps, dps):
+        P, Q = self._get(dps)
+        E, _ = _exp_eps(eps)
+        return _hs(P, Q, E), _hs(Q, P, E)
+
+    def _zero(self, direction):
+        P, Q = self._get(DPS + 10 + self.extra_dps)
+        if direction == "minus":
+            P, Q = Q, P
+        best = mpf(0)
+        for p, q in zip(P, Q):
+            if p > 0:
+                if q == 0:
+                    return mpmath.inf
+                best = max(best, p / q)
+        return mpmath.log(best)
+
+
+def _shift(Z):
+    """P(j) = Z(j-1), Q(j) = Z(j) on j = 0..len(Z)."""
+    return [mpf(0)] + list(Z), list(Z) + [mpf(0)]
+
+
+def _mixture(A, B, lam):
+    """P(j) = lam A(j-1) + (1-lam) B(j), Q(j) = lam A(j) + (1-lam) B(j), j = 0..L-1.
+
+    A is the law of the others' count when the target is in the sample, B when it
+    is not (B may be empty: the target is always in the sample)."""
+    L = max(len(A) + 1, len(B))
+    P = [mpf(0)] * L
+    Q = [mpf(0)] * L
+    one_minus = 1 - lam
+    for j, a in enumerate(A):
+        P[j + 1] += lam * a
+        Q[j] += lam * a
+    for j, b in enumerate(B):
+        P[j] += one_minus * b
+        Q[j] += one_minus * b
+    return P, Q
+
+
+def _binomial_pmf(N, p, q):
+    """[C(N,k) p^k q^(N-k) for k = 0..N] (q = 1 - p, given separately so it is accurate)."""
+    if N > MAX_ATOMS:
+        raise TooExpensive(f"Bin({N}) has more than {MAX_ATOMS} atoms")
+    if p == 0:
+        return [mpf(1)] + [mpf(0)] * N
+    if q == 0:
+        return [mpf(0)] * N + [mpf(1)]
+    return [_binom_int(N, k) * p ** k * q ** (N - k) for k in range(N + 1)]
+
+
+def _one_minus(x):
+    """1 - x for a float x, exactly where the precision allows (mpf arithmetic)."""
+    return mpf(1) - mpf(x)
+
+
+# ---------------------------------------------------------------------------
+# windowed binomial shift sums (huge n): exact integer arithmetic, rigorous bounds
+# ---------------------------------------------------------------------------
+
+def _log_binom_term(N, k, rho):
+    """ln [C(N,k) rho^k (1-rho)^(N-k)] for a Fraction 0 < rho < 1 (current precision)."""
+    u, v = rho.numerator, rho.denominator
+    return (mpmath.loggamma(N + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(N - k + 1)
+            + k * mpmath.log(u) + (N - k) * mpmath.log(v - u) - N * mpmath.log(v))
+
+
+def binomial_shift_sum(N, rho, E, *, reverse=False, max_terms=MAX_TERMS):
+    """H(E) = sum_{k=0}^{N+1} (b(k-1) - E b(k))_+ for b = Bin(N, rho), rho a Fraction in (0,1).
+
+    With ``reverse`` the roles are swapped: sum_k (b(k) - E b(k-1))_+, which is
+    the same sum for Bin(N, 1 - rho) (reflect k -> N + 1 - k).  E > 0 an mpf.
+
+    Method (a window with a proven bound).  The ratio r(k) = b(k-1)/b(k) =
+    k (1-rho) / ((N-k+1) rho) increases in k, so the positive terms are exactly
+    k >= k+ = floor(kappa) + 1, kappa = E rho (N+1) / (1 - rho + E rho).
+    - If E > 1, k+ - 1 >= mode = floor((N+1) rho) and the terms b(k-1) for k >= k+
+      decrease; H = sum_{k=k+}^{K} t(k) + R with 0 <= R <= sum_{j>=K} b(j)
+      <= b(K) / (1 - b(K+1)/b(K)) (the ratios b(j+1)/b(j) decrease in j).
+    - If E <= 1, sum_k t(k) = 1 - E over all k, so H = (1 - E) + sum_{k<k+} (E b(k) -
+      b(k-1)), every term >= 0; summed from k+ - 1 down to K with remainder
+      R <= E sum_{j<K} b(j) <= E b(K-1) / (1 - b(K-2)/b(K-1)).
+    The terms are generated by the exact rational ratio b(k+1)/b(k) =
+    (N-k) u / ((k+1)(v-u)), rho = u/v, in fixed-point integers of >= 400 bits from
+    one anchor b(k) computed with loggamma; the rounding error of the recurrence is
+    bounded explicitly and must be below 1e-34 of the sum, else more bits are used.
+    The window grows until R <= 1e-32 H.  Returns an mpf (the sum plus R/2; the
+    error bound R/2 is below 1e-32 relative).
+    """
+    if reverse:
+        rho = 1 - rho
+    u, v = rho.numerator, rho.denominator
+    w = v - u
+    if not (0 < u < v):
+        raise ValueError("rho must be in (0, 1)")
+    kappa = E * u * (N + 1) / (w + E * u)
+    kplus = int(mpmath.floor(kappa)) + 1
+    mode = ((N + 1) * u) // v
+    if E > 1 and kplus - 1 < mode:          # cannot happen (see docstring); be safe
+        kplus = mode + 1
+    upward = E > 1
+    if upward:
+        anchor = kplus - 1                 # b(k+ - 1) is the first b(k-1)
+        if anchor > N:                     # only t(N+1) = b(N)
+            anchor = N
+    else:
+        anchor = min(kplus - 1, N)         # E b(k) - b(k-1) for k = k+ - 1 downwards
+        if anchor < 0:
+            return 1 - E
+    bits = 400
+    for _attempt in range(4):
+        with mp.workprec(bits + 64 + int(2 * math.log2(N + 2))):
+            la = _log_binom_term(N, anchor, rho)
+            # b(anchor) = mant * 2^(-F)
+            F = bits - int(mpmath.floor(la / mpmath.log(2)))
+            B_anchor = int(mpmath.nint(mpmath.exp(la + F * mpmath.log(2))))
+            G = bits
+            Efp = int(mpmath.nint(E * mpf(2) ** G))
+        scale_exp = F + G
+        with mp.workprec(bits + 64):
+            one_minus_E_scaled = 0 if upward else int((1 - E) * mpf(2) ** scale_exp)
+        total = 0
+        steps = 0
+        err = 0           # bound on |computed - exact| of the scaled sum
+        if upward:
+            # t(k) = b(k-1) - E b(k) for k = anchor+1, ... ; b(k-1) with k-1 = anchor first
+            k = anchor + 1
+            b_prev = B_anchor      # b(k-1)
+            e_prev = 1             # error bound of b_prev (units)
+            # the case k+ - 1 > N handled: anchor = N, k = N+1 term is b(N)
+            while True:
+                if k <= N:
+                    b_cur = b_prev * (N - k + 1) * u // (k * w)
+                    e_cur = e_prev + 1
+                else:
+                    b_cur, e_cur = 0, 0
+                t = (b_prev << G) - Efp * b_cur
+                if t > 0:
+                    total += t
+                err += (e_prev << G) + Efp * e_cur + b_cur
+                steps += 1
+                if steps > max_terms:
+                    raise TooExpensive(f"binomial window over {max_terms} terms (N={N})")
+                if k > N:
+                    rem = 0
+                    break
+                # remainder: sum_{j >= k} b(j) <= b(k) / (1 - ratio(k)), ratio(k)=b(k+1)/b(k)
+                num = (N - k) * u
+                den = (k + 1) * w
+                if num < den and total > 0:
+                    # rem_scaled = b_cur * 2^G / (1 - num/den)
+                    rem = ((b_cur + e_cur) << G) * den // (den - num) + 1
+                    if rem * WINDOW_REL.denominator <= total * WINDOW_REL.numerator:
+                        break
+                b_prev, e_prev = b_cur, e_cur
+                k += 1
+            value_scaled = total
+        else:
+            # terms E b(k) - b(k-1) for k = anchor, anchor-1, ..., 0
+            k = anchor
+            b_cur = B_anchor       # b(k)
+            e_cur = 1
+            while True:
+                if k >= 1:
+                    # b(k-1) = b(k) * k (v-u) / ((N-k+1) u)
+                    b_prev = b_cur * k * w // ((N - k + 1) * u)
+                    e_prev = e_cur + 1
+                else:
+                    b_prev, e_prev = 0, 0
+                t = Efp * b_cur - (b_prev << G)
+                if t > 0:
+                    total += t
+                err += (e_prev << G) + Efp * e_cur + b_cur
+                steps += 1
+                if steps > max_terms:
+                    raise TooExpensive(f"binomial window over {max_terms} terms (N={N})")
+                if k == 0:
+                    rem = 0
+                    break
+                # remainder: E sum_{j <= k-1} b(j) <= E b(k-1) / (1 - b(k-2)/b(k-1))
+                j = k - 1
+                num = j * w                 # b(j-1)/b(j) = j w / ((N-j+1) u)
+                den = (N - j + 1) * u
+                if num < den:
+                    rem = (Efp * (b_prev + e_prev)) * den // (den - num) + 1
+                    if rem * WINDOW_REL.denominator <= (total + one_minus_E_scaled) \
+                            * WINDOW_REL.numerator:
+                        break
+                b_cur, e_cur = b_prev, e_prev
+                k -= 1
+            value_scaled = total
+        # rounding of the recurrence must be negligible; else more bits
+        if value_scaled == 0 and rem == 0 and upward:
+            return mpf(0)
+        if err * 10 ** 34 <= value_scaled + one_minus_E_scaled:
+            with mp.workprec(bits + 64):
+                out = (mpf(value_scaled) + mpf(rem) / 2) / mpf(2) ** scale_exp
+            if not upward:
+                out = out + (1 - E)
+            return +out
+        bits *= 2
+    raise TooExpensive("binomial window: recurrence rounding not controlled")
+
+
+# ---------------------------------------------------------------------------
+# noiseless count curves
+# ---------------------------------------------------------------------------
+
+class _Binomial(_DiscreteCurve):
+    """S ~ Bin(n-1, pi): delta_plus = sum_k (b(k-1) - e^eps b(k))_+,
+    delta_minus = sum_k (b(k) - e^eps b(k-1))_+, k = 0..n (b(-1) = b(n) = 0).
+    n - 1 <= BRUTE_N: every k summed.  Larger n: binomial_shift_sum (window + bound)."""
+
+    kind = "binomial"
+
+    def __init__(self, n, pi):
+        super().__init__()
+        self.n, self.pi = int(n), float(pi)
+        self.params = dict(n=self.n, pi=self.pi)
+        self.N = self.n - 1
+        self.extra_dps = int(math.log10(self.n + 1)) + 2
+        self.windowed = self.N > BRUTE_N and 0.0 < self.pi < 1.0
+        if self.windowed:
+            self.self_checked = True
+
+    def _laws(self):
+        if self.pi in (0.0, 1.0) or self.N == 0:
+            return _shift([mpf(1)])       # S is a known constant: point masses
+        return _shift(_binomial_pmf(self.N, mpf(self.pi), _one_minus(self.pi)))
+
+    def _eval(self, eps, dps):
+        if not self.windowed:
+            return super()._eval(eps, dps)
+        E, _ = _exp_eps(eps)
+        rho = _frac(self.pi)
+        return (binomial_shift_sum(self.N, rho, E),
+                binomial_shift_sum(self.N, rho, E, reverse=True))
+
+    def _zero(self, direction):
+        # the all-positive outcome n (plus) / all-negative outcome 0 (minus) has
+        # probability > 0 under one law only when 0 < pi < 1; for pi in {0,1} or
+        # n = 1 the laws are disjoint point masses: never 0.
+        return mpmath.inf
+
+
+def binomial(n, pi):
+    """Noiseless iid count over n records, the others S ~ Bin(n-1, pi)."""
+    return _Binomial(n, pi)
+
+
+class _PerRecord(_DiscreteCurve):
+    """S = sum of independent Bernoulli(rate * pi_j) (Poisson-binomial), by exact
+    convolution z <- z (1 - p) + z(.-1) p record by record (records with p in {0,1}
+    only shift).  P(j) = rate Z(j-1) + (1 - rate) Z(j), Q(j) = Z(j) (Poisson
+    sampling of every record at ``rate``; rate = 1: the plain shift)."""
+
+    kind = "per_record"
+
+    def __init__(self, pis, rate=1.0):
+        super().__init__()
+        self.pis = [float(p) for p in pis]
+        self.rate = float(rate)
+        self.params = dict(n=len(self.pis) + 1, rate=self.rate)
+        if len(self.pis) > 2000:
+            raise TooExpensive("per-record oracle: at most 2000 records")
+
+    def _laws(self):
+        r = mpf(self.rate)
+        z = [mpf(1)]
+        shift = 0
+        for p in self.pis:
+            rho = r * mpf(p)          # exact product of two doubles at >= 32 digits
+            if rho == 0:
+                continue
+            if rho == 1:
+                shift += 1
+                continue
+            om = 1 - rho
+            new = [mpf(0)] * (len(z) + 1)
+            for k, zk in enumerate(z):
+                new[k] += zk * om
+                new[k + 1] += zk * rho
+            z = new
+        z = [mpf(0)] * shift + z
+        if self.rate == 1.0:
+            return _shift(z)
+        return _mixture(z, z, r)
+
+
+def per_record(pis, rate=1.0):
+    """Count with per-record probabilities pis (the n-1 others), optionally every
+    record Poisson-sampled at ``rate``."""
+    return _PerRecord(pis, rate)
+
+
+class _Subsample(_DiscreteCurve):
+    """A uniform sample of m of the n records without replacement, records iid
+    Bernoulli(pi) (Breutigam & Reischuk, Thm 4.1): the count J in the sample has
+    P(j) = lam B_{m-1}(j-1) + (1-lam) B_m(j), Q(j) = lam B_{m-1}(j) + (1-lam) B_m(j),
+    lam = m/n (the target is in the sample with probability m/n; then the other m-1
+    sampled records are iid, else all m are), B_k the pmf of Bin(k, pi).  m <= MAX_ATOMS."""
+
+    kind = "subsample"
+
+    def __init__(self, n, pi, m):
+        super().__init__()
+        self.n, self.pi, self.m = int(n), float(pi), int(m)
+        self.params = dict(n=self.n, pi=self.pi, m=self.m)
+        if self.m > MAX_ATOMS:
+            raise TooExpensive(f"sample size {self.m} > {MAX_ATOMS}")
+        self.extra_dps = int(math.log10(self.n)) + 2
+
+    def _laws(self):
+        p, q = mpf(self.pi), _one_minus(self.pi)
+        A = _binomial_pmf(self.m - 1, p, q)
+        if self.m == self.n:
+            return _shift(A)
+        B = _binomial_pmf(self.m, p, q)
+        lam = mpf(self.m) / self.n
+        return _mixture(A, B, lam)
+
+
+def subsample(n, pi, m):
+    """Sampling m of n without replacement (iid pi)."""
+    return _Subsample(n, pi, m)
+
+
+class _PoissonSample(_DiscreteCurve):
+    """Every record kept independently with probability r (A. Smith 2009, Alg. 2).
+
+    Derivation: an other record contributes 1 iff it is kept (prob. r) and has the
+    property (prob. pi), independently, so the kept others' count is Z ~ Bin(n-1, r pi).
+    The target contributes X_1 B with B ~ Bernoulli(r) independent of Z, so
+    Q = law(Z) (X_1 = 0) and P = law(Z + B) = r Z(.-1) + (1-r) Z (X_1 = 1).
+
+    Small n: the laws are built and summed over every atom.  Large n: with
+    E = e^eps, P - E Q = r Z(k-1) - (E - 1 + r) Z(k), so
+    delta_plus = 1 - E if E - 1 + r <= 0, else r H((E - 1 + r)/r);
+    Q - E P = (1 - E(1-r)) Z(k) - E r Z(k-1), so delta_minus = 0 if
+    1 - E(1-r) <= 0, else (1 - E(1-r)) H'(E r/(1 - E(1-r))),
+    with H, H' the windowed shift sums of Bin(n-1, r pi) (binomial_shift_sum)."""
+
+    kind = "poisson"
+
+    def __init__(self, n, pi, rate):
+        super().__init__()
+        self.n, self.pi, self.rate = int(n), float(pi), float(rate)
+        self.params = dict(n=self.n, pi=self.pi, rate=self.rate)
+        self.N = self.n - 1
+        self.rho = _frac(self.pi) * _frac(self.rate)
+        self.extra_dps = int(math.log10(self.n + 1)) + 2
+        self.windowed = self.N > BRUTE_N and 0 < self.rho < 1
+        if self.windowed:
+            self.self_checked = True
+
+    def _laws(self):
+        rho = _mp(self.rho)
+        Z = [mpf(1)] if self.rho in (0, 1) else _binomial_pmf(self.N, rho, 1 - rho)
+        if self.rate == 1.0:
+            return _shift(Z)
+        return _mixture(Z, Z, mpf(self.rate))
+
+    def _eval(self, eps, dps):
+        if not self.windowed:
+            return super()._eval(eps, dps)
+        E, Em1 = _exp_eps(eps)
+        r = mpf(self.rate)
+        a = Em1 + r                         # E - 1 + r
+        if a <= 0:
+            dplus = 1 - E
+        else:
+            dplus = r * binomial_shift_sum(self.N, self.rho, a / r)
+        c = r * E - Em1                     # 1 - E (1 - r)
+        if c <= 0:
+            dminus = mpf(0)
+        else:
+            dminus = c * binomial_shift_sum(self.N, self.rho, E * r / c, reverse=True)
+        return dplus, dminus
+
+    def _zero(self, direction):
+        if self.rate == 1.0:
+            return mpmath.inf
+        if not self.windowed:
+            return super()._zero(direction)
+        # plus: the top outcome n has Q = 0 < P (rate > 0): never 0.
+        # minus: Q/P = 1/(r Z(k-1)/Z(k) + 1 - r) is largest at k = 0: -ln(1 - r).
+        if direction == "plus":
+            return mpmath.inf
+        return -mpmath.log1p(-mpf(self.rate))
+
+
+def poisson_sample(n, pi, rate):
+    """Poisson sampling at ``rate`` of n iid records."""
+    return _PoissonSample(n, pi, rate)
+
+
+def _hypergeom_pmf(N, K, k):
+    """[C(K,j) C(N-K,k-j) / C(N,k) for j = 0..k] (zeros outside the support),
+    via loggamma at the current precision plus log10(N) digits."""
+    out = [mpf(0)] * (k + 1)
+    lo, hi = max(0, k - (N - K)), min(K, k)
+    extra = int(math.log10(N + 2)) + 5
+    with mp.workdps(mp.dps + extra):
+        lg = mpmath.loggamma
+        base = lg(N - k + 1) + lg(k + 1) - lg(N + 1) + lg(K + 1) + lg(N - K + 1)
+        for j in range(lo, hi + 1):
+            out[j] = mpmath.exp(base - lg(j + 1) - lg(K - j + 1)
+                                - lg(k - j + 1) - lg(N - K - k + j + 1))
+    return [+x for x in out]
+
+
+class _SecretSample(_DiscreteCurve):
+    """Secrecy of the sample (A. Smith 2009, "Differential privacy and the secrecy of
+    the sample"): the n-1 others are a fixed population with K positives, a uniform
+    sample of m of the n records is counted.  With H_k the hypergeometric pmf of the
+    positives among k draws from the n-1 others and lam = m/n,
+    P(j) = lam H_{m-1}(j-1) + (1-lam) H_m(j), Q(j) = lam H_{m-1}(j) + (1-lam) H_m(j)."""
+
+    kind = "secret"
+
+    def __init__(self, n, m, K):
+        super().__init__()
+        self.n, self.m, self.K = int(n), int(m), int(K)
+        self.params = dict(n=self.n, m=self.m, K=self.K)
+        if self.m > MAX_ATOMS:
+            raise TooExpensive(f"sample size {self.m} > {MAX_ATOMS}")
+        self.extra_dps = int(math.log10(self.n)) + 2
+
+    def _laws(self):
+        N = self.n - 1
+        A = _hypergeom_pmf(N, self.K, self.m - 1)
+        if self.m == self.n:
+            return _shift(A)
+        B = _hypergeom_pmf(N, self.K, self.m)
+        return _mixture(A, B, mpf(self.m) / self.n)
+
+
+def secret_sample(n, m, K):
+    """Secret sample of m of n, K positives among the n-1 others."""
+    return _SecretSample(n, m, K)
+
+
+# ---------------------------------------------------------------------------
+# worst-case DP curves (Z = N: the noise alone)
+# ---------------------------------------------------------------------------
+
+class _DPLaplace(OracleCurve):
+    """P = Laplace(1, b), Q = Laplace(0, b) (density e^(-|x|/b)/(2b)).
+
+    The log ratio ln f_P/f_Q = (|x| - |x-1|)/b is -1/b for x <= 0, (2x-1)/b on
+    [0,1], 1/b for x >= 1.  For -1/b <= eps <= 1/b the set {f_P > e^eps f_Q} is
+    x > x* = (1 + b eps)/2 and
+    delta = P[x > x*] - e^eps Q[x > x*] = (1 - e^((x*-1)/b)/2) - e^eps e^(-x*/b)/2
+          = 1 - e^((eps - 1/b)/2) = -expm1((eps - 1/b)/2);
+    eps > 1/b: 0; eps < -1/b: the whole line, 1 - e^eps.  Symmetric (plus = minus).
+    ``method="quad"`` integrates (f_P - e^eps f_Q)_+ numerically instead (tests)."""
+
+    kind = "dp_laplace"
+
+    def __init__(self, b, method="closed"):
+        self.b = float(b)
+        self.method = method
+        self.params = dict(b=self.b)
+
+    def _eval(self, eps, dps):
+        b, e = mpf(self.b), mpf(eps)
+        if self.method == "quad":
+            E = mpmath.exp(e)
+
+            def g(x):
+                return (mpmath.exp(-abs(x - 1) / b) - E * mpmath.exp(-abs(x) / b)) / (2 * b)
+
+            pts = [-mpmath.inf, 0, 1, mpmath.inf]
+            if -1 / b < e < 1 / b:
+                xs = (1 + b * e) / 2
+                val = mpmath.quad(g, [xs, 1, mpmath.inf])
+            elif e <= -1 / b:
+                val = mpmath.quad(g, pts)
+            else:
+                val = mpf(0)
+            return val, val
+        if e >= 1 / b:
+            d = mpf(0)
+        elif e <= -1 / b:
+            d = -mpmath.expm1(e)
+        else:
+            d = -mpmath.expm1((e - 1 / b) / 2)
+        return d, d
+
+    def _zero(self, direction):
+        return 1 / mpf(self.b)
+
+
+def dp_laplace(b, method="closed"):
+    return _DPLaplace(b, method)
+
+
+def _Phi(z):
+    """Standard normal cdf via erfc (relative accuracy in both tails)."""
+    return mpmath.erfc(-z / mpmath.sqrt(2)) / 2
+
+
+def _Phibar(z):
+    return mpmath.erfc(z / mpmath.sqrt(2)) / 2
+
+
+class _DPGaussian(OracleCurve):
+    """P = N(1, s^2), Q = N(0, s^2): ln f_P/f_Q = (2x - 1)/(2 s^2) increases, so
+    {f_P > e^eps f_Q} = {x > x*}, x* = 1/2 + eps s^2, and
+    delta = Phibar((x*-1)/s) - e^eps Phibar(x*/s) = Phi(1/(2s) - eps s) - e^eps Phi(-1/(2s) - eps s).
+    Symmetric.  ``method="quad"``: mpmath.quad of each density over (x*, inf)."""
+
+    kind = "dp_gaussian"
+
+    def __init__(self, sigma, method="closed"):
+        self.sigma = float(sigma)
+        self.method = method
+        self.params = dict(sigma=self.sigma)
+        self.extra_dps = 2 * max(0, int(-math.log10(self.sigma))) + max(
+            0, int(math.log10(self.sigma)))
+
+    def _eval(self, eps, dps):
+        s, e = mpf(self.sigma), mpf(eps)
+        E = mpmath.exp(e)
+        xs = mpf(1) / 2 + e * s * s
+        if self.method == "quad":
+            def fP(x):
+                return mpmath.npdf(x, 1, s)
+
+            def fQ(x):
+                return mpmath.npdf(x, 0, s)
+            pts = [xs, xs + s, xs + 4 * s, xs + 16 * s, mpmath.inf]
+            val = mpmath.quad(fP, pts) - E * mpmath.quad(fQ, pts)
+            return val, val
+        d = _Phi(1 / (2 * s) - e * s) - E * _Phi(-1 / (2 * s) - e * s)
+        return d, d
+
+    def _zero(self, direction):
+        return mpmath.inf
+
+
+def dp_gaussian(sigma, method="closed"):
+    return _DPGaussian(sigma, method)
+
+
+class _DPGeometric(OracleCurve):
+    """Two-sided geometric noise G(k) = c alpha^|k|, c = (1-alpha)/(1+alpha); P = G(.-1),
+    Q = G.  G(k-1)/G(k) = 1/alpha for k >= 1, alpha for k <= 0.  With E = e^eps:
+    E <= alpha: every term positive, delta = 1 - E;
+    alpha < E < 1/alpha: the terms k >= 1, sum_{k>=1} G(k-1) - E G(k) =
+      c/(1-alpha) - E c alpha/(1-alpha) = (1 - alpha E)/(1 + alpha);
+    E >= 1/alpha: 0.  Symmetric.  ``method="sum"``: brute-force sum over |k| <= K
+    plus the two geometric tails in closed form (tests)."""
+
+    kind = "dp_geometric"
+
+    def __init__(self, alpha, method="closed"):
+        self.alpha = float(alpha)
+        self.method = method
+        self.params = dict(alpha=self.alpha)
+
+    def _eval(self, eps, dps):
+        a, E = mpf(self.alpha), mpmath.exp(mpf(eps))
+        if self.method == "sum":
+            c = (1 - a) / (1 + a)
+
+            def G(k):
+                return c * a ** abs(k)
+            K = 200
+            s = mpf(0)
+            for k in range(-K, K + 1):
+                t = G(k - 1) - E * G(k)
+                if t > 0:
+                    s += t
+            # k > K: G(k-1) - E G(k) = G(k-1)(1 - E a), geometric in k
+            s += max(mpf(0), G(K) * (1 - E * a)) / (1 - a)
+            # k < -K: G(k-1) - E G(k) = G(k)(a - E)
+            s += max(mpf(0), G(-K - 1) * (a - E)) / (1 - a)
+            return s, s
+        if E <= a:
+            d = 1 - E
+        elif E * a < 1:
+            d = (1 - a * E) / (1 + a)
+        else:
+            d = mpf(0)
+        return d, d
+
+    def _zero(self, direction):
+        return -mpmath.log(mpf(self.alpha))
+
+
+def dp_geometric(alpha, method="closed"):
+    return _DPGeometric(alpha, method)
+
+
+# ---------------------------------------------------------------------------
+# count plus noise
+# ---------------------------------------------------------------------------
+
+def _window_law(count, dps):
+    """(P, Q, mu) for a count curve: explicit laws, or for a windowed binomial the
+    atoms within T nats of the mode and mu = a bound on the mass left out of each of
+    P and Q.  Returns aligned lists (common offset is irrelevant under noise)."""
+    if isinstance(count, _Binomial) and count.windowed:
+        return _binomial_window(count.N, _frac(count.pi), count._T, dps)
+    P, Q = count._get(dps)
+    # drop the end atoms below e^-T of the largest (their exact mass is mu)
+    with mp.workdps(dps):
+        floor = max(max(P), max(Q)) * mpmath.exp(-count._T)
+        lo = 0
+        while lo < len(P) and P[lo] <= floor and Q[lo] <= floor:
+            lo += 1
+        hi = len(P)
+        while hi > lo and P[hi - 1] <= floor and Q[hi - 1] <= floor:
+            hi -= 1
+        mu = max(mpmath.fsum(P[:lo] + P[hi:]), mpmath.fsum(Q[:lo] + Q[hi:]))
+    return P[lo:hi], Q[lo:hi], mu
+
+
+def _binomial_window(N, rho, T, dps):
+    """Shift laws of Bin(N, rho) on the atoms k with ln b(k) >= ln b(mode) - T;
+    mu >= the mass of the left-out atoms on either side (geometric bounds from the
+    ratios of consecutive terms, which decrease away from the mode)."""
+    u, v = rho.numerator, rho.denominator
+    w = v - u
+    mode = ((N + 1) * u) // v
+    mode = min(mode, N)
+    with mp.workdps(dps + int(math.log10(N + 2)) + 5):
+        lb = _log_binom_term(N, mode, rho)
+        floor = lb - T
+        terms = {mode: mpmath.exp(lb)}
+        # right
+        k = mode
+        b = terms[mode]
+        while k < N:
+            b = b * (N - k) * u / ((k + 1) * w)
+            k += 1
+            terms[k] = b
+            if len(terms) > MAX_NOISY_ATOMS:
+                raise TooExpensive("binomial window for noise too wide")
+            if mpmath.log(b) < floor:
+                break
+        hi = k
+        k = mode
+        b = terms[mode]
+        while k > 0:
+            b = b * k * w / ((N - k + 1) * u)
+            k -= 1
+            terms[k] = b
+            if len(terms) > MAX_NOISY_ATOMS:
+                raise TooExpensive("binomial window for noise too wide")
+            if mpmath.log(b) < floor:
+                break
+        lo = k
+        mu = mpf(0)
+        if hi < N:   # sum_{j > hi} b(j) <= b(hi) r / (1 - r), r = b(hi+1)/b(hi)
+            r = mpf((N - hi) * u) / ((hi + 1) * w)
+            mu += terms[hi] * r / (1 - r)
+        if lo > 0:
+            r = mpf(lo * w) / ((N - lo + 1) * u)
+            mu += terms[lo] * r / (1 - r)
+        Z = [+terms[j] for j in range(lo, hi + 1)]
+    P, Q = _shift(Z)
+    return P, Q, mu
+
+
+class _Noisy(OracleCurve):
+    """A count curve (laws P, Q on integer atoms) plus independent noise N:
+    delta_plus = H_eps(P*N || Q*N), delta_minus = H_eps(Q*N || P*N).
+
+    - geometric(alpha), G(t) = c alpha^|t|: f_P(x) = sum_k P(k) G(x-k) on the integers,
+      computed on the atom range [0, L-1] (by the exact two-sided recursion
+      l(x) = alpha l(x-1) + P(x), r(x) = alpha (r(x+1) + P(x+1)), f = c (l + r));
+      outside it f_P(x) = alpha^dist f_P(boundary) for both laws, so each outer tail
+      adds alpha/(1-alpha) (f_P - e^eps f_Q)_+ at the boundary atom.
+    - laplace(b): on [j, j+1] (u = x - j), f(x) = (Lj e^(-u/b) + Rj e^(-(1-u)/b))/(2b)
+      with Lj = sum_{k<=j} z(k) e^(-(j-k)/b), Rj = sum_{k>j} z(k) e^(-(k-j-1)/b), so
+      g = f_P - e^eps f_Q = (a e^(-u/b) + c e^(-(1-u)/b))/(2b) has at most one root
+      u* = (1 + b ln(-a/c))/2 and its positive part integrates in closed form; left of
+      atom 0, g = e^(x/b) C-/(2b) (integral (C-)_+/2), right of atom L-1 likewise.
+      ``method="quad"``: mpmath.quad of g_+ on every piece between atoms and roots.
+    - gaussian(sigma): g(x) = sum_k c_k phi((x-k)/sigma)/sigma, c_k = P(k) - e^eps Q(k).
+      The Gaussian kernel is totally positive, so g has at most as many sign changes
+      as (c_k); the count laws here have a monotone ratio P/Q (checked: (c_k) changes
+      sign at most once, else TooExpensive), so g has at most one root x*, found by
+      bracketed Illinois iteration on the increasing ln(sum_{c>0}) - ln(sum_{c<0});
+      the integral over the positive side is sum_k c_k Phibar((x*-k)/sigma) (or Phi).
+    Laws of a windowed binomial are truncated with a bounded left-out mass mu; the
+    result's error from it is at most mu (1 + e^eps), required <= 1e-32 of the value
+    (else the window is widened)."""
+
+    kind = "noisy"
+
+    def __init__(self, count, noise, method="closed"):
+        self.count = count
+        self.noise = (str(noise[0]), float(noise[1]))
+        self.method = method
+        self.params = dict(count.params, count=count.kind, noise=self.noise)
+        self.extra_dps = count.extra_dps
+        kind, par = self.noise
+        if kind == "gaussian":
+            self.extra_dps += 2 * max(0, int(-math.log10(par))) + max(0, int(math.log10(par)))
+        count._T = mpf(200)
+        self._cache = {}
+
+    def _laws(self, dps):
+        if dps not in self._cache:
+            P, Q, mu = _window_law(self.count, dps)
+            if len(P) > MAX_NOISY_ATOMS:
+                raise TooExpensive(f"{len(P)} atoms > {MAX_NOISY_ATOMS} under noise")
+            with mp.workdps(dps):
+                pre = self._precompute(P, Q)
+            self._cache[dps] = (P, Q, mu, pre)
+        return self._cache[dps]
+
+    def _precompute(self, P, Q):
+        kind, par = self.noise
+        if kind == "geometric":
+            a = mpf(par)
+            c = (1 - a) / (1 + a)
+            return [self._geo_conv(Z, a, c) for Z in (P, Q)]
+        if kind == "laplace":
+            b = mpf(par)
+            d = mpmath.exp(-1 / b)
+            return [self._lap_coeffs(Z, d) for Z in (P, Q)] + [d]
+        return None
+
+    @staticmethod
+    def _geo_conv(Z, a, c):
+        L = len(Z)
+        left = [mpf(0)] * L
+        right = [mpf(0)] * L
+        acc = mpf(0)
+        for x in range(L):
+            acc = a * acc + Z[x]
+            left[x] = acc
+        acc = mpf(0)
+        for x in range(L - 1, -1, -1):
+            right[x] = acc                       # sum_{k > x} Z(k) a^(k-x)
+            acc = a * (acc + Z[x])
+        return [c * (l + r) for l, r in zip(left, right)]
+
+    @staticmethod
+    def _lap_coeffs(Z, d):
+        """Lj (j = 0..L-1), Rj (j = -1..L-2 stored at j+1): see the class docstring."""
+        L = len(Z)
+        Lc = [mpf(0)] * L
+        acc = mpf(0)
+        for j in range(L):
+            acc = acc * d + Z[j]
+            Lc[j] = acc                          # sum_{k<=j} Z(k) d^(j-k)
+        Rc = [mpf(0)] * (L + 1)                  # Rc[j+1] = sum_{k>j} Z(k) d^(k-j-1)
+        acc = mpf(0)
+        for j in range(L - 1, -2, -1):
+            Rc[j + 1] = acc
+            if j >= 0:
+                acc = acc * d + Z[j]
+        return Lc, Rc
+
+    def _eval(self, eps, dps):
+        P, Q, mu, pre = self._laws(dps)
+        E = mpmath.exp(mpf(eps))
+        kind, par = self.noise
+        out = []
+        for sgn in (0, 1):
+            A, B = (P, Q) if sgn == 0 else (Q, P)
+            if kind == "geometric":
+                fA, fB = (pre[0], pre[1]) if sgn == 0 else (pre[1], pre[0])
+                val = self._geo_delta(fA, fB, E, mpf(par))
+            elif kind == "laplace":
+                cA, cB = (pre[0], pre[1]) if sgn == 0 else (pre[1], pre[0])
+                val = self._lap_delta(cA, cB, E, mpf(par), pre[2], A, B)
+            else:
+                val = self._gauss_delta(A, B, E, mpf(par))
+            if mu > 0:
+                bound = mu * (1 + E)
+                if bound > val * mpf(10) ** -32:
+                    raise _Widen()
+            out.append(val)
+        return tuple(out)
+
+    def _checked(self, eps):
+        for _ in range(6):
+            try:
+                return super()._checked(eps)
+            except _Widen:
+                windowed = getattr(self.count, "windowed", False)
+                self.count._T = self.count._T * 4 if windowed else mpmath.inf
+                self._cache = {}
+        raise TooExpensive("noisy window could not be made wide enough")
+
+    @staticmethod
+    def _geo_delta(fA, fB, E, a):
+        floor = _noise_floor()
+        s = mpf(0)
+        for x, y in zip(fA, fB):
+            s += _pos(x, y, E, floor)
+        tail = a / (1 - a)
+        for x, y in ((fA[0], fB[0]), (fA[-1], fB[-1])):
+            s += tail * _pos(x, y, E, floor)
+        return s
+
+    def _lap_delta(self, cA, cB, E, b, d, A, B):
+        LA, RA = cA
+        LB, RB = cB
+        L = len(LA)
+        one_minus_d = -mpmath.expm1(-1 / b)
+        if self.method == "quad":
+            return self._lap_quad(A, B, E, b)
+        s = mpf(0)
+        floor = _noise_floor()
+
+        def sig(x, y):
+            # x - E y, or 0 where it is within the rounding noise of x + E y
+            t = x - E * y
+            return mpf(0) if abs(t) <= floor * (x + E * y) else t
+
+        def piece(v, j):
+            # a piece below the rounding noise of its coefficients counts as 0
+            scale = (LA[j] + E * LB[j] + RA[j + 1] + E * RB[j + 1]) * one_minus_d
+            return mpf(0) if v <= 4 * floor * scale else v
+        # left of atom 0: f(x) = e^(x/b) sum_k Z(k) e^(-k/b) / (2b) = e^(x/b) Rc[0]/(2b)
+        # with Rc[0] = sum_{k>=0} Z(k) d^k; integral over (-inf, 0] = (Rc[0] C)_+ / 2
+        cm = sig(RA[0], RB[0])
+        if cm > 0:
+            s += cm / 2
+        # right of atom L-1: f(x) = e^(-(x-(L-1))/b) L_{L-1}/(2b)
+        cp = sig(LA[L - 1], LB[L - 1])
+        if cp > 0:
+            s += cp / 2
+        for j in range(L - 1):
+            a = LA[j] - E * LB[j]
+            c = RA[j + 1] - E * RB[j + 1]
+            # integral_0^1 (a e^(-u/b) + c e^(-(1-u)/b))_+ du / (2b)
+            if a >= 0 and c >= 0:
+                s += piece((a + c) * one_minus_d / 2, j)
+            elif a <= 0 and c <= 0:
+                continue
+            else:
+                us = (1 + b * mpmath.log(-a / c)) / 2
+                if a > 0:          # positive on [0, u*]
+                    if us <= 0:
+                        continue
+                    if us >= 1:
+                        s += piece((a + c) * one_minus_d / 2, j)
+                        continue
+                    # a b (1 - e^(-u*/b)) + c b (e^(-(1-u*)/b) - e^(-1/b)), over 2b
+                    s += piece((a * -mpmath.expm1(-us / b)
+                                + c * (mpmath.exp(-(1 - us) / b) - d)) / 2, j)
+                else:              # positive on [u*, 1]
+                    if us >= 1:
+                        continue
+                    if us <= 0:
+                        s += piece((a + c) * one_minus_d / 2, j)
+                        continue
+                    s += piece((a * (mpmath.exp(-us / b) - d)
+                                + c * -mpmath.expm1(-(1 - us) / b)) / 2, j)
+        return s
+
+    @staticmethod
+    def _lap_quad(A, B, E, b):
+        """mpmath.quad of (f_A - E f_B)_+ split at every atom and every sign change."""
+        L = len(A)
+        c = [x - E * y for x, y in zip(A, B)]
+
+        def g(x):
+            return sum(ck * mpmath.exp(-abs(x - k) / b) for k, ck in enumerate(c)) / (2 * b)
+
+        pts = [mpf(j) for j in range(L)]
+        total = mpf(0)
+        # tails: g is a single exponential there
+        left = sum(ck * mpmath.exp(-k / b) for k, ck in enumerate(c))
+        right = sum(ck * mpmath.exp(-(L - 1 - k) / b) for k, ck in enumerate(c))
+        if left > 0:
+            total += mpmath.quad(g, [-mpmath.inf, 0])
+        if right > 0:
+            total += mpmath.quad(g, [L - 1, mpmath.inf])
+        for j in range(L - 1):
+            lo, hi = pts[j], pts[j + 1]
+            glo, ghi = g(lo), g(hi)
+            # one root at most on (lo, hi): find it by bisection
+            if glo * ghi < 0:
+                x0 = mpmath.findroot(g, (lo, hi), solver="anderson")
+                if glo > 0:
+                    total += mpmath.quad(g, [lo, x0])
+                else:
+                    total += mpmath.quad(g, [x0, hi])
+            elif glo > 0 or ghi > 0:
+                total += mpmath.quad(g, [lo, hi])
+        return total
+
+    @staticmethod
+    def _gauss_delta(A, B, E, s):
+        floor = _noise_floor()
+        c = [x - E * y for x, y in zip(A, B)]
+        c = [mpf(0) if abs(ck) <= floor * (x + E * y) else ck for ck, x, y in zip(c, A, B)]
+        idx = [k for k, ck in enumerate(c) if ck != 0]
+        if not idx:
+            return mpf(0)
+        signs = [1 if c[k] > 0 else -1 for k in idx]
+        changes = sum(1 for i in range(1, len(signs)) if signs[i] != signs[i - 1])
+        if changes == 0:
+            return sum(c) if signs[0] > 0 else mpf(0)
+        if changes > 1:
+            raise TooExpensive("gaussian noise: P/Q not monotone (several sign changes)")
+        pos_right = signs[-1] > 0
+        pos = [(k, ck) for k, ck in enumerate(c) if ck > 0]
+        neg = [(k, -ck) for k, ck in enumerate(c) if ck < 0]
+        two_s2 = 2 * s * s
+
+        def h(x):
+            # ln sum_{c>0} c e^(-(x-k)^2/2s^2) - ln sum_{c<0} |c| e^(...): increasing in x
+            # when the positive atoms are on the right (mpmath does not underflow)
+            sp = mpmath.fsum(ck * mpmath.exp(-(x - k) ** 2 / two_s2) for k, ck in pos)
+            sn = mpmath.fsum(ck * mpmath.exp(-(x - k) ** 2 / two_s2) for k, ck in neg)
+            d = mpmath.log(sp) - mpmath.log(sn)
+            return d if pos_right else -d
+
+        # bracket
+        lo, hi = mpf(idx[0]), mpf(idx[-1])
+        step = max(s, mpf(1))
+        hlo, hhi = h(lo), h(hi)
+        it = 0
+        while hlo > 0:
+            lo -= step
+            step *= 2
+            hlo = h(lo)
+            it += 1
+            if it > 400:
+                raise TooExpensive("gaussian root bracket")
+        step = max(s, mpf(1))
+        while hhi < 0:
+            hi += step
+            step *= 2
+            hhi = h(hi)
+            it += 1
+            if it > 800:
+                raise TooExpensive("gaussian root bracket")
+        # Illinois iteration, keeping the bracket
+        tol = (abs(lo) + abs(hi) + s) * mpf(10) ** (-(mp.dps - 5))
+        side = 0
+        for _ in range(2000):
+            if hi - lo <= tol or hlo == 0 or hhi == 0:
+                break
+            x = (lo * hhi - hi * hlo) / (hhi - hlo)
+            if not (lo < x < hi):
+                x = (lo + hi) / 2
+            hx = h(x)
+            if hx == 0:
+                lo = hi = x
+                break
+            if hx < 0:
+                lo, hlo = x, hx
+                if side == -1:
+                    hhi /= 2
+                side = -1
+            else:
+                hi, hhi = x, hx
+                if side == 1:
+                    hlo /= 2
+                side = 1
+            # bisection safeguard every so often
+            if _ % 8 == 7:
+                mid = (lo + hi) / 2
+                hm = h(mid)
+                if hm < 0:
+                    lo, hlo = mid, hm
+                else:
+                    hi, hhi = mid, hm
+        else:
+            raise TooExpensive("gaussian root did not converge")
+        xs = (lo + hi) / 2
+        r2 = mpmath.sqrt(2)
+        total = mpf(0)
+        scale = mpf(0)
+        for k, ck in enumerate(c):
+            if A[k] == 0 and B[k] == 0:
+                continue
+            z = (xs - k) / s
+            tail = mpmath.erfc(z / r2) / 2 if pos_right else mpmath.erfc(-z / r2) / 2
+            total += ck * tail
+            scale += (A[k] + E * B[k]) * tail
+        # a total within the rounding noise of its terms counts as 0
+        return total if total > 4 * len(c) * floor * scale else mpf(0)
+
+    def _zero(self, direction):
+        dps = DPS + 10 + self.extra_dps
+        if getattr(self.count, "windowed", False):
+            P, Q, mu, pre = self._laws(dps)      # shift laws: the sup sits at +-inf
+        else:
+            T = self.count._T
+            self.count._T = mpmath.inf           # every atom: trimming moves eps0
+            try:
+                P, Q, mu = _window_law(self.count, dps)
+            finally:
+                self.count._T = T
+            pre = self._precompute(P, Q)
+        if direction == "minus":
+            P, Q = Q, P
+        kind, par = self.noise
+        if kind == "gaussian":
+            # f_P/f_Q -> P(top)/Q(top) as x -> inf and is increasing when P/Q is
+            # (monotone likelihood ratio is kept by the Gaussian kernel): sup = the
+            # discrete sup if the ratio increases, else evaluate the bottom limit too.
+            idx = [k for k in range(len(P)) if P[k] > 0 or Q[k] > 0]
+            vals = []
+            for k in (idx[0], idx[-1]):
+                if Q[k] == 0:
+                    return mpmath.inf
+                vals.append(P[k] / Q[k])
+            ratios = [P[k] / Q[k] for k in idx if Q[k] > 0]
+            if any(Q[k] == 0 for k in idx):
+                return mpmath.inf
+            inc = all(ratios[i] <= ratios[i + 1] for i in range(len(ratios) - 1))
+            dec = all(ratios[i] >= ratios[i + 1] for i in range(len(ratios) - 1))
+            if not (inc or dec):
+                raise TooExpensive("gaussian zero point of a non-monotone ratio")
+            return mpmath.log(max(vals))
+        if kind == "geometric":
+            fP, fQ = pre[0], pre[1]
+            if direction == "minus":
+                fP, fQ = fQ, fP
+            return mpmath.log(max(x / y for x, y in zip(fP, fQ)))
+        # laplace: on each unit interval the ratio of two sums of the same two
+        # exponentials is monotone, so the sup is at an atom or at +-inf.
+        LA, RA = pre[0]
+        LB, RB = pre[1]
+        if direction == "minus":
+            LA, RA, LB, RB = LB, RB, LA, RA
+        L = len(LA)
+        cand = [RA[0] / RB[0], LA[L - 1] / LB[L - 1]]
+        for j in range(L):
+            # f at atom j: L_j + R_j d  (u = 0 on [j, j+1]); the same for both laws
+            fa = LA[j] + RA[j + 1] * pre[2]
+            fb = LB[j] + RB[j + 1] * pre[2]
+            cand.append(fa / fb)
+        return mpmath.log(max(cand))
+
+
+class _Widen(Exception):
+    pass
+
+
+def noisy(count, noise, method="closed"):
+    """Count curve ``count`` (binomial, per_record, subsample, poisson_sample,
+    secret_sample) plus noise ("laplace", b) | ("gaussian", sigma) | ("geometric", alpha)."""
+    if isinstance(count, _PoissonSample) and count.windowed:
+        raise TooExpensive("noisy Poisson sampling at large n is not windowed in the oracle")
+    return _Noisy(count, noise, method)
+
+
+# ---------------------------------------------------------------------------
+# convenience: functions returning [(delta_plus, delta_minus)] for an eps list
+# ---------------------------------------------------------------------------
+
+def deltas(curve, eps_list):
+    """[(delta_plus, delta_minus)] of an OracleCurve at every eps."""
+    return curve.deltas(eps_list)
+
+
+def smallest_float_at_least(x):
+    """The smallest float f with f >= x (x an mpf; inf stays inf)."""
+    if x == mpmath.inf:
+        return math.inf
+    f = float(x)
+    if mpf(f) < x:
+        f = math.nextafter(f, math.inf)
+    return f

@@ -1,0 +1,40 @@
+"""Differential test of statpriv against the independent oracle (tests/independent_oracle.py).
+
+The default run checks the fixed edge cases of the precision issues and a small seeded
+random slice of every kind (with zero-point and epsilon checks); the exhaustive run
+(``pytest -m exhaustive tests/test_differential.py -s``) does >= 10,000 comparisons.
+Counts are printed (use -s).  The generator and checks live in tests/differential.py
+(shared with tools/difftest.py).
+"""
+import pytest
+
+import differential
+
+
+def _summary(results, label):
+    print(f"\n== differential test: {label}")
+    failures = differential.report(results, max_lines=60)
+    comparisons = sum(r.comparisons for r in results.values())
+    return failures, comparisons
+
+
+def test_edge_cases():
+    failures, comparisons = _summary(differential.run_edge_cases(), "issue edge cases")
+    assert comparisons > 100
+    assert failures == 0
+
+
+def test_random_slice():
+    results = differential.run(differential.KINDS, 2, seed=20261122, zero_point=True,
+                               epsilon=True)
+    failures, comparisons = _summary(results, "random slice (2 curves per kind)")
+    assert comparisons >= 300
+    assert failures == 0
+
+
+@pytest.mark.exhaustive
+def test_exhaustive():
+    results = differential.run(differential.KINDS, 25, seed=1, zero_point=True, epsilon=True)
+    failures, comparisons = _summary(results, "exhaustive (25 curves per kind)")
+    assert comparisons >= 10_000
+    assert failures == 0

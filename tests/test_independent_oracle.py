@@ -1,0 +1,274 @@
+"""Validation of the independent oracle (tests/independent_oracle.py) itself:
+published values, agreement with statpriv.reference (a separate mpmath brute force)
+on small cases, and its own alternative paths (closed forms vs quadrature/sums,
+windowed vs full sums)."""
+from fractions import Fraction
+
+import mpmath
+import pytest
+from mpmath import mp, mpf
+
+import independent_oracle as O
+
+
+def close(a, b, tol=mpf(10) ** -30):
+    a, b = mpf(a), mpf(b)
+    if a == b:
+        return True
+    return abs(a - b) <= tol * max(abs(a), abs(b))
+
+
+# -- published values ---------------------------------------------------------
+
+@pytest.mark.parametrize("n, pi, eps, value", [
+    (1000, 0.5, 0.01, "0.02065555306422242041"),
+    (1000, 0.1, 0.01, "0.037526706067839093489"),
+    (100, 0.5, 0.01, "0.075364038978937394363"),
+    (1000, 0.5, 0.5, "3.6855698469109621793e-17"),
+    (2000, 0.5, 1.0, "3.0741764275012817247e-101"),
+])
+def test_statistical_privacy_published(n, pi, eps, value):
+    # Breutigam & Reischuk's pure statistical privacy, values at 20 digits (float eps)
+    with mp.workdps(30):
+        assert close(O.binomial(n, pi).delta(eps), mpf(value), mpf(10) ** -19)
+
+
+@pytest.mark.parametrize("n, ln_delta", [(10 ** 6, "-272.22876404680295545"),
+                                         (10 ** 7, "-2606.3055921879885945")])
+def test_far_tail_published(n, ln_delta):
+    # the windowed sum at n = 10^6, 10^7 (pi = 0.3, eps = 0.05); the published 20 digits
+    # carry ~1e-17 relative error of their own (checked: the window agrees with the full
+    # sum and with statpriv.reference to 1e-30 at n <= 20001)
+    with mp.workdps(30):
+        got = mpmath.log(O.binomial(n, 0.3).delta(0.05))
+        assert abs(got - mpf(ln_delta)) < mpf(10) ** -13
+
+
+@pytest.mark.parametrize("sigma, value", [(1.0, "0.379841760124599"), (3.0, "0.128067047707446")])
+def test_dp_gaussian_published(sigma, value):
+    # Gaussian mechanism at eps = 0.01, noise level nu = sigma (count units)
+    assert abs(O.dp_gaussian(sigma).delta("0.01") / mpf(value) - 1) < 1e-14
+
+
+# -- against statpriv.reference (an independent mpmath brute force) ------------
+
+ref = pytest.importorskip("statpriv.reference")
+EPS = [-0.3, 0.0, 0.01, 0.2, 1.5]
+
+
+def _both(curve, eps):
+    return [x for pair in curve.deltas(eps) for x in pair]
+
+
+def _ref_both(fn, eps):
+    plus = fn(eps, "plus")
+    minus = fn(eps, "minus")
+    return [x for pair in zip(plus, minus) for x in pair]
+
+
+@pytest.mark.parametrize("n, pi", [(1, 0.3), (2, 0.5), (30, 0.3), (200, 1e-17), (57, 0.999),
+                                   (40, 0.0), (40, 1.0)])
+def test_binomial_vs_reference(n, pi):
+    ours = _both(O.binomial(n, pi), EPS)
+    theirs = _ref_both(lambda e, d: ref.counting_delta(n, pi, e, direction=d), EPS)
+    assert all(close(a, b) for a, b in zip(ours, theirs))
+
+
+@pytest.mark.parametrize("n, pi, m", [(100, 0.3, 10), (10 ** 9, 0.3, 10), (50, 1e-9, 49),
+                                      (20, 0.5, 20)])
+def test_subsample_vs_reference(n, pi, m):
+    ours = _both(O.subsample(n, pi, m), EPS)
+    theirs = _ref_both(lambda e, d: ref.counting_delta(n, pi, e, sample_size=m, direction=d),
+                       EPS)
+    assert all(close(a, b) for a, b in zip(ours, theirs))
+
+
+@pytest.mark.parametrize("n, pi, rate", [(100, 0.3, 0.1), (40, 0.9, 0.5), (300, 1e-3, 1e-6)])
+def test_poisson_vs_reference(n, pi, rate):
+    ours = _both(O.poisson_sample(n, pi, rate), EPS)
+    theirs = _ref_both(lambda e, d: ref.counting_delta(n, pi, e, sample_rate=rate,
+                                                       sampling="poisson", direction=d), EPS)
+    assert all(close(a, b) for a, b in zip(ours, theirs))
+
+
+def test_per_record_vs_reference():
+    pis = [0.1, 0.5, 0.9, 0.2, 0.0, 1.0, 1e-12, 0.5]
+    ours = _both(O.per_record(pis), EPS)
+    theirs = _ref_both(lambda e, d: ref.counting_delta(None, pis, e, direction=d)
+                       if False else ref.counting_delta(len(pis) + 1, pis, e, direction=d), EPS)
+    assert all(close(a, b) for a, b in zip(ours, theirs))
+
+
+@pytest.mark.parametrize("n, m, K", [(7, 1, 5), (50, 10, 20), (22, 22, 10), (1000, 30, 0),
+                                     (1000, 30, 999)])
+def test_secret_sample_vs_reference(n, m, K):
+    ours = _both(O.secret_sample(n, m, K), EPS)
+    theirs = _ref_both(lambda e, d: ref.secret_sample_delta(n, m, K, e, direction=d), EPS)
+    assert all(close(a, b) for a, b in zip(ours, theirs))
+
+
+@pytest.mark.parametrize("noise", [("laplace", 0.7), ("geometric", 0.6), ("gaussian", 1.3)])
+def test_noisy_vs_reference(noise):
+    eps = [0.0, 0.3, 1.0]
+    ours = _both(O.noisy(O.binomial(8, 0.3), noise), eps)
+    theirs = _ref_both(lambda e, d: ref.noisy_counting_delta(8, 0.3, e, noise, direction=d,
+                                                             dps=40), eps)
+    assert all(close(a, b, mpf(10) ** -25) for a, b in zip(ours, theirs))
+
+
+@pytest.mark.parametrize("make, fn", [
+    (O.dp_laplace, ref.dp_laplace_delta),
+    pytest.param(O.dp_gaussian, ref.dp_gaussian_delta, marks=pytest.mark.exhaustive)])
+def test_dp_vs_reference(make, fn):
+    for param in (0.3, 2.0):
+        ours = [p for p, _ in make(param).deltas(EPS)]
+        theirs = fn(param, EPS)
+        assert all(close(a, b, mpf(10) ** -25) for a, b in zip(ours, theirs))
+
+
+# -- internal paths ------------------------------------------------------------
+
+@pytest.mark.parametrize("b", [0.3, 1.0, 17.07938327700137])
+def test_dp_laplace_closed_vs_quad(b):
+    eps = [-5.0, -0.2, 0.0, 0.02, 0.5 / b, (1 / b) * (1 - 1e-12), 1 / b, 3.0]
+    closed = O.dp_laplace(b).deltas(eps)
+    quad = O.dp_laplace(b, method="quad").deltas(eps)
+    assert all(close(a[0], q[0], mpf(10) ** -25) for a, q in zip(closed, quad))
+
+
+@pytest.mark.parametrize("sigma", [0.2, 1.0, 5.0])
+def test_dp_gaussian_closed_vs_quad(sigma):
+    eps = [-0.5, 0.0, 0.1, 2.0]
+    closed = O.dp_gaussian(sigma).deltas(eps)
+    quad = O.dp_gaussian(sigma, method="quad").deltas(eps)
+    assert all(close(a[0], q[0], mpf(10) ** -20) for a, q in zip(closed, quad))
+
+
+@pytest.mark.parametrize("alpha", [0.1, 0.6, 0.999])
+def test_dp_geometric_closed_vs_sum(alpha):
+    eps = [-1.0, -0.05, 0.0, 0.3, -mpmath.log(alpha) * 0.999]
+    eps = [float(e) for e in eps]
+    closed = O.dp_geometric(alpha).deltas(eps)
+    summed = O.dp_geometric(alpha, method="sum").deltas(eps)
+    assert all(close(a[0], s[0]) for a, s in zip(closed, summed))
+
+
+def _windowed(curve):
+    curve.windowed = True
+    curve.self_checked = True
+    return curve
+
+
+@pytest.mark.parametrize("n, pi", [(2001, 0.3), (2500, 1e-3), (1500, 0.999)])
+def test_binomial_window_vs_full(n, pi):
+    eps = [-0.7, -1e-3, 0.0, 1e-3, 0.05, 0.5, 3.0, 50.0]
+    full = O.binomial(n, pi).deltas(eps)
+    win = _windowed(O.binomial(n, pi)).deltas(eps)
+    assert all(close(a, b) for fa, wa in zip(full, win) for a, b in zip(fa, wa))
+
+
+@pytest.mark.parametrize("n, pi, rate", [(2001, 0.3, 0.1), (1500, 0.6, 0.9), (2500, 0.01, 1e-3)])
+def test_poisson_window_vs_full(n, pi, rate):
+    eps = [-0.7, -0.05, 0.0, 0.01, 0.5, 5.0]
+    full = O.poisson_sample(n, pi, rate)
+    win = _windowed(O.poisson_sample(n, pi, rate))
+    for fa, wa in zip(full.deltas(eps), win.deltas(eps)):
+        assert all(close(a, b) for a, b in zip(fa, wa))
+    for d in ("plus", "minus"):
+        assert close(full.zero_point(d), win.zero_point(d)) or \
+            full.zero_point(d) == win.zero_point(d) == mpmath.inf
+
+
+def test_binomial_shift_sum_bound_at_huge_n():
+    # n = 1e12: the windowed sum at eps and its reflection agree with the symmetric case
+    E = mpmath.exp(mpf("0.001"))
+    a = O.binomial_shift_sum(10 ** 12 - 1, Fraction(1, 2), E)
+    b = O.binomial_shift_sum(10 ** 12 - 1, Fraction(1, 2), E, reverse=True)
+    assert close(a, b)
+
+
+@pytest.mark.parametrize("b", [0.4, 2.5])
+def test_noisy_laplace_closed_vs_quad(b):
+    count = O.subsample(30, 0.4, 5)
+    eps = [0.0, 0.1, 0.9 / b]
+    closed = O.noisy(count, ("laplace", b)).deltas(eps)
+    quad = O.noisy(O.subsample(30, 0.4, 5), ("laplace", b), method="quad").deltas(eps)
+    assert all(close(x, y, mpf(10) ** -20) for c, q in zip(closed, quad) for x, y in zip(c, q))
+
+
+@pytest.mark.exhaustive
+def test_noisy_gaussian_vs_quadrature():
+    # independent: quad of (f_P - e^eps f_Q)_+ split at a grid and at the sign changes
+    # of f_P - e^eps f_Q (located on the grid, refined by mpmath.findroot)
+    count = O.binomial(6, 0.35)
+    sigma = mpf(0.8)
+    with mp.workdps(30):
+        P, Q = count._get(40)
+        for eps in (0.0, 0.4, 2.0):
+            E = mpmath.exp(mpf(eps))
+
+            def g(x):
+                return sum((p - E * q) * mpmath.npdf(x, k, sigma)
+                           for k, (p, q) in enumerate(zip(P, Q)))
+            grid = [mpf(k) / 8 - 6 for k in range(8 * 20)]
+            roots = [mpmath.findroot(g, (x, y), solver="anderson")
+                     for x, y in zip(grid, grid[1:]) if g(x) * g(y) < 0]
+            pts = [-mpmath.inf] + sorted(grid + roots) + [mpmath.inf]
+            want = mpmath.quad(lambda x: max(mpf(0), g(x)), pts)
+            got = O.noisy(O.binomial(6, 0.35), ("gaussian", 0.8)).delta(eps, "plus")
+            assert abs(got - want) <= mpf(10) ** -20 * want
+
+
+def test_noisy_geometric_vs_sum():
+    count = O.binomial(5, 0.5)
+    mp.dps = 40
+    a = mpf(0.3)
+    P, Q = count._get(40)
+    c = (1 - a) / (1 + a)
+    for eps in (0.0, 0.5, 1.1):
+        E = mpmath.exp(mpf(eps))
+        tot = mpf(0)
+        for x in range(-200, 206):
+            fp = sum(p * c * a ** abs(x - k) for k, p in enumerate(P))
+            fq = sum(q * c * a ** abs(x - k) for k, q in enumerate(Q))
+            tot += max(mpf(0), fp - E * fq)
+        got = O.noisy(O.binomial(5, 0.5), ("geometric", 0.3)).delta(eps, "plus")
+        assert close(got, tot, mpf(10) ** -25)
+    mp.dps = 15
+
+
+def test_noisy_window_vs_full():
+    # binomial n = 2000 under Laplace noise: windowed laws (bounded left-out mass)
+    # against the full laws
+    eps = [0.0, 0.05, 0.5]
+    full = O.noisy(O.binomial(2000, 0.01), ("laplace", 2.0)).deltas(eps)
+    win = O.noisy(_windowed(O.binomial(2000, 0.01)), ("laplace", 2.0)).deltas(eps)
+    assert all(close(a, b) for fa, wa in zip(full, win) for a, b in zip(fa, wa))
+
+
+def test_zero_points():
+    assert close(O.dp_laplace(17.07938327700137).zero_point(), 1 / mpf(17.07938327700137))
+    assert close(O.dp_geometric(0.7).zero_point(), -mpmath.log(mpf(0.7)))
+    lam = mpf(9) / 15
+    z = O.subsample(15, 0.25, 9).zero_point("plus")
+    assert close(z, mpmath.log(1 + lam / ((1 - lam) * mpf(0.25))))
+    assert close(O.secret_sample(7, 1, 5).zero_point("minus"), mpmath.log(2))
+    assert O.binomial(10, 0.3).zero_point() == mpmath.inf
+    assert close(O.noisy(O.binomial(10, 0.3), ("laplace", 3.0)).zero_point(), mpf(1) / 3)
+    # delta is 0 at eps0 and positive just below it
+    c = O.secret_sample(7, 1, 5)
+    z = c.zero_point("max")
+    assert c.delta(O.smallest_float_at_least(z)) == 0
+    assert c.delta(float(z) * (1 - 1e-15)) > 0
+
+
+def test_issue_examples():
+    # values quoted in the precision issues, recomputed here
+    d = O.subsample(10 ** 9, 0.3, 10).delta(0.0, "plus")
+    assert abs(d / mpf("2.66827932e-9") - 1) < 1e-8
+    lp = mpmath.log(O.noisy(O.binomial(20, 0.44), ("gaussian", 4.85)).delta(11.5, "plus"))
+    assert lp < -600
+    # delta ~ 2e-13 here moves by 1.6e-4 relative per ulp of eps: compare at the same float
+    e = float(mpmath.log(2)) * (1 - 1e-12)
+    want = ref.secret_sample_delta(7, 1, 5, [e])[0]
+    assert close(O.secret_sample(7, 1, 5).delta(e), want, mpf(10) ** -25)
