@@ -204,7 +204,9 @@ def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err
         fq = _end_fraction(lq, pos, atoms, base_q[cells], step, side)
         with np.errstate(divide="ignore", invalid="ignore"):
             corr = np.log1p(-np.exp(fp)) - np.log1p(-np.exp(fq))
-            bound = 4e-16 * (np.exp(fp) + np.exp(fq)).astype(np.float64)
+            # log1p(-v) amplifies the rounding of v by v / (1 - v)
+            vp, vq = np.exp(fp).astype(np.float64), np.exp(fq).astype(np.float64)
+            bound = 4e-16 * (vp / (1.0 - vp) + vq / (1.0 - vq))
         dl = hi_r + corr
         ok = np.isfinite(dl) & np.isfinite(base_q[cells]) & (bound < err[cells])
         idx = cells[ok]

@@ -78,6 +78,7 @@ def test_gaussian_dp_published_values():
     assert close(ref.dp_gaussian_delta(3.0, 0.01), hp("0.128067047707446"), 1e-14)
 
 
+@pytest.mark.exhaustive  # slow self-check of the oracle
 @pytest.mark.parametrize("sigma", [0.25, 2.0, 30.0])
 def test_gaussian_dp_closed_form(sigma):
     # Phi(1/(2s) - eps s) - e^eps Phi(-1/(2s) - eps s), valid for all real eps
@@ -105,6 +106,7 @@ def test_gaussian_dp_each_direction(sigma, eps):
         assert close(ref.dp_gaussian_delta(sigma, eps, direction=d), cf, 1e-40), d
 
 
+@pytest.mark.exhaustive  # slow self-check of the oracle
 @pytest.mark.parametrize("b", [0.5, 1.0, 7.0])
 def test_laplace_dp_closed_form(b):
     # For eps >= -1/b: max(0, 1 - e^((eps - 1/b)/2)).

@@ -196,6 +196,7 @@ EPS1 = [-2.0, -0.3, 0.0, 0.25, 1.0, 3.0]
     ("gaussian", 1.0), ("gaussian", 0.05), ("gaussian", 3.0),
     ("geometric", 0.5), ("geometric", 0.9), ("geometric", 0.01),
 ])
+@pytest.mark.exhaustive  # slow self-check of the oracle
 def test_n1_is_worst_case_dp(kind, par):
     got = ref.noisy_counting_delta(1, 0.5, EPS1, (kind, par))
     for e, v in zip(EPS1, got):
@@ -239,6 +240,7 @@ def test_n1_gaussian_far_tail_and_seed_values():
 # n = 2 (one other record, P = (0, 1-pi, pi), Q = (1-pi, pi, 0)) and small n
 # ---------------------------------------------------------------------------
 
+@pytest.mark.exhaustive  # slow self-check of the oracle
 @pytest.mark.parametrize("pi", [0.3, 0.9])
 @pytest.mark.parametrize("kind,par", [("gaussian", 0.7), ("gaussian", 0.2),
                                       ("laplace", 0.5), ("laplace", 2.0)])
@@ -345,6 +347,7 @@ def _tv_by_quad(P, Q, kind, par):
         return mpmath.quad(f, [mpmath.ninf] + pts + [mpmath.inf])
 
 
+@pytest.mark.exhaustive  # slow self-check of the oracle
 @pytest.mark.parametrize("kind,par", [("gaussian", 0.9), ("gaussian", 0.3), ("laplace", 0.7)])
 def test_eps0_is_total_variation(kind, par):
     n, pi = 10, 0.35
@@ -398,6 +401,7 @@ def _kink_distance(n, pi, eps):
     return min(abs(eps - x) for x in lr)
 
 
+@pytest.mark.exhaustive  # slow self-check of the oracle
 @pytest.mark.parametrize("noise", [("gaussian", 0.05), ("laplace", 0.01)])
 def test_tiny_noise_approaches_noiseless(noise):
     n, pi = 20, 0.3
@@ -436,6 +440,7 @@ def test_normal_approx_formula():
                    ref.noisy_counting_delta(1, 0.5, 0.7, ("gaussian", 1.3))) < 1e-27
 
 
+@pytest.mark.exhaustive  # slow self-check of the oracle
 def test_normal_approx_close_for_large_noise():
     # sanity only: with sigma = 50 the Gaussian noise dominates the binomial
     # part and the normal approximation is accurate in the bulk
@@ -452,6 +457,7 @@ def test_normal_approx_close_for_large_noise():
 # tiny deltas
 # ---------------------------------------------------------------------------
 
+@pytest.mark.exhaustive  # slow self-check of the oracle
 def test_tiny_delta_gaussian():
     args = (400, 0.5, 5.0, ("gaussian", 1.0))
     a = ref.noisy_counting_delta(*args, dps=30)
@@ -470,6 +476,7 @@ def test_tiny_delta_gaussian():
     assert mpf(10) ** -36 < c < mpf(10) ** -34
 
 
+@pytest.mark.exhaustive  # slow self-check of the oracle
 def test_tiny_delta_laplace():
     a = ref.noisy_counting_delta(400, 0.5, 3.0, ("laplace", 0.3), direction="plus")
     assert 0 < a < mpf(10) ** -90
@@ -477,6 +484,7 @@ def test_tiny_delta_laplace():
     assert rel_err(a, indep_delta(P, Q, 3.0, "laplace", 0.3, "plus", dps=70)) < 1e-27
 
 
+@pytest.mark.exhaustive  # slow self-check of the oracle
 def test_tiny_delta_geometric_exact_integers():
     """pi = 1/2, alpha = 1/16, n = 800: with the weights C(799, j) and the
     kernel 16^(D - |x-k|) everything is an integer; the set where
