@@ -41,8 +41,9 @@ cdef extern from "search.h" nogil:
     double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target)
 
 cdef extern from "convolve.h" nogil:
-    int sp_binomial_sum_log_pmf(const double *probs, const double *counts, long groups,
-                                long double *out, long total)
+    int sp_binomial_sum_window(const double *probs, const double *counts, long groups,
+                               double drop_nats, long max_len, long double **out, long *first,
+                               long *len, long double *rest)
 
 cdef extern from "noise.h" nogil:
     void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
@@ -64,3 +65,14 @@ cdef extern from "noise.h" nogil:
         int monotone
         double (*log_ndtr)(double) noexcept nogil
     double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)
+
+cdef extern from "bounded.h" nogil:
+    ctypedef struct sp_bounded:
+        sp_curve_fn fn
+        const void *ctx
+        double log_rest_p
+        double log_rest_q
+        double lr_max
+        double lr_min
+        double zero_from
+    double sp_bounded_log_delta(double eps, int direction, const void *ctx)

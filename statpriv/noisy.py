@@ -24,17 +24,40 @@ import numpy as np
 from statpriv import _core
 from statpriv.noise import Gaussian, Geometric, Laplace
 
-# Atoms more than this many nats below the largest are dropped before adding
-# noise (mass < e^-3000): results are exact wherever ln delta > -2900.
+# Atoms more than this many nats below the largest are dropped (mass
+# < (n+1) e^-3000) and their mass is added to delta as a bound
+# (statpriv.counting._pair_curve): results are exact wherever ln delta > -2900
+# and certified upper bounds below.
 DROP_NATS = 3000.0
 
 
 def trim(lp, lq):
     """Keep the atoms where P or Q is within DROP_NATS of its maximum."""
+    return trim_bounded(lp, lq)[:2]
+
+
+def trim_bounded(lp, lq):
+    """trim(), also returning ln of the P and Q mass cut off (-inf if none),
+    summed exactly in log space: the caller adds it to delta as a bound
+    (statpriv.counting._pair_curve)."""
     keep = (lp >= np.max(lp) - DROP_NATS) | (lq >= np.max(lq) - DROP_NATS)
     idx = np.flatnonzero(keep)
     sl = slice(idx[0], idx[-1] + 1)
-    return lp[sl], lq[sl]
+    cut = np.ones(len(lp), dtype=bool)
+    cut[sl] = False
+    cut_p = np.logaddexp.reduce(lp[cut]) if cut.any() else -np.inf
+    cut_q = np.logaddexp.reduce(lq[cut]) if cut.any() else -np.inf
+    return lp[sl], lq[sl], float(cut_p), float(cut_q)
+
+
+def max_log_ratio(noise):
+    """A proven bound on |ln f_P/f_Q| of any count plus this noise (1/b for
+    Laplace, -ln alpha for geometric, inf for Gaussian): delta is 0 from there on."""
+    if isinstance(noise, Laplace):
+        return 1.0 / noise.scale
+    if isinstance(noise, Geometric):
+        return float(-np.log(noise.alpha))
+    return float("inf")
 
 
 def core(lp, lq, noise, monotone_ratio):
