@@ -6,8 +6,9 @@
 
 Each scenario runs in its own child process (a fresh interpreter, address
 space capped at --mem-gib with RLIMIT_AS, killed after --timeout seconds):
-it imports statpriv, then times the construction of one curve, one
-delta(eps) and one epsilon(delta) query, and reports the peak resident set
+it imports statpriv, then times the construction of one curve (wall and
+process cpu time: the machine may be shared), one delta(eps) and one
+epsilon(delta) query, and reports the peak resident set
 of the child (resource.getrusage(RUSAGE_SELF).ru_maxrss, imports included;
 the "import only" row is the baseline).  A scenario that statpriv refuses up
 front prints the time to the ValueError and its message.  Prints one
@@ -55,10 +56,13 @@ import json, resource, sys, time
 import numpy as np
 import statpriv
 out = {}
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 try:
     curve = eval(sys.argv[1])
     out["build"] = time.perf_counter() - t0
+    out["build_cpu"] = time.process_time() - c0
+    out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps(out), flush=True)
     if curve is not None:
         t1 = time.perf_counter()
         out["delta"] = curve.delta(0.05)
@@ -85,8 +89,13 @@ def run(expr, timeout, mem_gib):
     try:
         proc = subprocess.run([sys.executable, "-c", CHILD, expr], cwd=ROOT, capture_output=True,
                               text=True, timeout=timeout, preexec_fn=limit)
-    except subprocess.TimeoutExpired:
-        return {"timeout": time.perf_counter() - t0}
+    except subprocess.TimeoutExpired as exc:
+        partial = (exc.stdout or b"")
+        partial = partial.decode() if isinstance(partial, bytes) else partial
+        lines = partial.strip().splitlines()
+        res = json.loads(lines[-1]) if lines else {}
+        res["timeout"] = time.perf_counter() - t0
+        return res
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         return {"crash": proc.stderr.strip().splitlines()[-1:] or ["?"],
@@ -98,9 +107,16 @@ def fmt_s(x):
     return "" if x is None else (f"{x * 1e3:.2f} ms" if x < 1.0 else f"{x:.2f} s")
 
 
+def build_cell(res):
+    return f"{fmt_s(res['build'])} ({fmt_s(res['build_cpu'])} cpu)"
+
+
 def row(label, res):
-    if "timeout" in res:
+    if "timeout" in res and "build" not in res:
         return [label, f"> {res['timeout']:.0f} s (killed)", "", "", "", ""]
+    if "timeout" in res:
+        return [label, build_cell(res), f"> {res['timeout'] - res['build']:.0f} s (killed)",
+                "", f"{res['peak_mib']:.0f}", "queries killed (construction done)"]
     if "crash" in res:
         return [label, f"crashed after {res['elapsed']:.1f} s: {res['crash'][0][:60]}",
                 "", "", "", ""]
@@ -111,8 +127,8 @@ def row(label, res):
         return [label, f"refused in {fmt_s(res['refused'])}", "", "", peak,
                 res["message"][:110]]
     if res.get("delta") is None:
-        return [label, fmt_s(res["build"]), "", "", peak, ""]
-    return [label, fmt_s(res["build"]), fmt_s(res["t_delta"]), fmt_s(res["t_eps"]), peak,
+        return [label, build_cell(res), "", "", peak, ""]
+    return [label, build_cell(res), fmt_s(res["t_delta"]), fmt_s(res["t_eps"]), peak,
             f"delta(0.05)={res['delta']:.6g}, eps(1e-9)={res['eps']:.6g}"]
 
 
@@ -127,7 +143,7 @@ def main():
     print(f"# {platform.machine()} {os.cpu_count()} cores, {platform.system()}, "
           f"Python {platform.python_version()}; child cap {args.mem_gib} GiB, "
           f"timeout {args.timeout:.0f} s\n")
-    header = ["scenario", "construction", "delta(0.05)", "epsilon(1e-9)", "peak MiB", "result"]
+    header = ["scenario", "construction (wall, cpu)", "delta(0.05)", "epsilon(1e-9)", "peak MiB", "result"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for key, label, expr in SCENARIOS:
