@@ -112,7 +112,8 @@ static double *logs_of(const sp_poly *a)
  * f(i) = ln x[i] + ln y[k-i] are concave in i (both nodes are log-concave),
  * so the terms that matter form one interval around the largest, found by
  * bisection; only those are summed.  a and b are freed. */
-static int merge(sp_poly *a, sp_poly *b, double drop, long max_len, sp_poly *c, long double *rest)
+static int merge(sp_poly *a, sp_poly *b, double drop, long max_len, sp_poly *c, long double *rest,
+                 double *work)
 {
     const long la = a->len, lb = b->len, n = la + lb - 1;
     long double *v = malloc((size_t)n * sizeof *v);
@@ -169,6 +170,7 @@ static int merge(sp_poly *a, sp_poly *b, double drop, long max_len, sp_poly *c, 
             s0 += x[i] * y[k - i];
         }
         v[k] = (s0 + s1) + (s2 + s3);
+        *work += (double)(h0 - l0 + 1);
     }
     free(lx);
     free(ly);
@@ -202,6 +204,16 @@ int sp_binomial_sum_window(const double *probs, const double *counts, long group
                            double drop_nats, long max_len, long double **out, long *first,
                            long *len, long double *rest)
 {
+    return sp_binomial_sum_window_progress(probs, counts, groups, drop_nats, max_len, out,
+                                           first, len, rest, NULL, NULL, 0.0);
+}
+
+int sp_binomial_sum_window_progress(const double *probs, const double *counts, long groups,
+                                    double drop_nats, long max_len, long double **out,
+                                    long *first, long *len, long double *rest,
+                                    sp_progress_fn progress, void *ctx, double step)
+{
+    double work = 0.0;
     *out = NULL;
     *first = 0;
     *len = 0;
@@ -234,7 +246,12 @@ int sp_binomial_sum_window(const double *probs, const double *counts, long group
         long next = 0;
         for (long i = 0; i < count && status == 0; i += 2) {
             if (i + 1 < count) {
-                status = merge(&nodes[i], &nodes[i + 1], drop_nats, max_len, &nodes[next], rest);
+                status = merge(&nodes[i], &nodes[i + 1], drop_nats, max_len, &nodes[next], rest,
+                               &work);
+                if (status == 0 && progress != NULL && work >= step) {
+                    status = progress(ctx, work) != 0 ? -3 : 0;
+                    work = 0.0;
+                }
             } else {
                 nodes[next] = nodes[i];
             }

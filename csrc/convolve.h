@@ -24,8 +24,19 @@
  * Returns -1 if memory could not be allocated and -2 if a node's window
  * would exceed max_len atoms (nothing is returned then).
  * Work: sum over merges of len(a) * len(b); pure, no global state. */
+typedef int (*sp_progress_fn)(void *ctx, double work);
+
 int sp_binomial_sum_window(const double *probs, const double *counts, long groups,
                            double drop_nats, long max_len, long double **out, long *first,
                            long *len, long double *rest);
+
+/* The same with progress reports: every time at least `step` multiply-adds
+ * were done, progress(ctx, multiply-adds since the last call) is called
+ * (progress may be NULL); a non-zero return abandons the work (returns -3,
+ * everything freed). */
+int sp_binomial_sum_window_progress(const double *probs, const double *counts, long groups,
+                                    double drop_nats, long max_len, long double **out,
+                                    long *first, long *len, long double *rest,
+                                    sp_progress_fn progress, void *ctx, double step);
 
 #endif

@@ -9,6 +9,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.float cimport DBL_MAX
 from libc.stdlib cimport free
+from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport logl, fmax, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
 from scipy.special.cython_special cimport erfcx, log_ndtr, ndtr
 
@@ -291,11 +292,23 @@ def log_hypergeom_pmf(double[::1] j, double N, double K, double m):
     return out
 
 
-def binomial_sum_window(double[::1] probs, double[::1] counts, double drop_nats, long max_len):
+cdef int _progress(void *ctx, double work) noexcept with gil:
+    # reports to a tqdm-like object's update(); non-zero (abandon) on Ctrl-C
+    try:
+        (<object> ctx).update(work)
+        PyErr_CheckSignals()
+    except BaseException:
+        return 1
+    return 0
+
+
+def binomial_sum_window(double[::1] probs, double[::1] counts, double drop_nats, long max_len,
+                        progress=None, double step=1e8):
     """ln pmf of S = sum_g Bin(counts[g], probs[g]) on the window where it matters:
     (first, log_pmf longdouble, log_rest) with e^log_rest >= the mass of S the
     window does not carry (see convolve.h).  Raises ValueError if a window would exceed
-    max_len atoms."""
+    max_len atoms.  ``progress``: an object with update(multiply_adds), called
+    every ``step`` multiply-adds (e.g. a tqdm bar); KeyboardInterrupt stops the work."""
     cdef long double *buf = NULL
     cdef long first = 0, n = 0
     cdef long double rest = 0.0
@@ -303,12 +316,19 @@ def binomial_sum_window(double[::1] probs, double[::1] counts, double drop_nats,
     cdef long groups = probs.shape[0]
     cdef const double *pp = &probs[0] if groups > 0 else NULL
     cdef const double *pc = &counts[0] if groups > 0 else NULL
+    cdef sp_progress_fn fn = NULL
+    if progress is not None:
+        fn = _progress
+    cdef void *ctx = <void *> progress
     with nogil:
-        status = sp_binomial_sum_window(pp, pc, groups, drop_nats, max_len, &buf, &first, &n, &rest)
+        status = sp_binomial_sum_window_progress(pp, pc, groups, drop_nats, max_len, &buf,
+                                                 &first, &n, &rest, fn, ctx, step)
     if status == -1:
         raise MemoryError("could not allocate the convolution buffers")
     if status == -2:
         raise ValueError(f"the Poisson-binomial window would exceed {max_len} atoms")
+    if status == -3:
+        raise KeyboardInterrupt("per-record convolution interrupted")
     out = np.empty(n, dtype=np.longdouble)
     cdef long double[::1] res = out
     cdef long i

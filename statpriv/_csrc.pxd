@@ -41,9 +41,11 @@ cdef extern from "search.h" nogil:
     double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target)
 
 cdef extern from "convolve.h" nogil:
-    int sp_binomial_sum_window(const double *probs, const double *counts, long groups,
-                               double drop_nats, long max_len, long double **out, long *first,
-                               long *len, long double *rest)
+    ctypedef int (*sp_progress_fn)(void *ctx, double work) noexcept
+    int sp_binomial_sum_window_progress(const double *probs, const double *counts, long groups,
+                                        double drop_nats, long max_len, long double **out,
+                                        long *first, long *len, long double *rest,
+                                        sp_progress_fn progress, void *ctx, double step)
 
 cdef extern from "noise.h" nogil:
     void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,

@@ -24,11 +24,14 @@ MAX_SUPPORT = 4_000_000
 # cells included), measured by bench/bench_cost.py; for the error message.
 BYTES_PER_ATOM = 300
 # Per-record pi: refuse product trees estimated above this many multiply-adds
-# (about a minute here); see _poisson_binomial_window.
+# (about a minute here, ~3e6 distinct pi); see _poisson_binomial_window.
 MAX_CONVOLUTION_WORK = 3e10
-# Extended-precision multiply-adds per second of the product tree, measured
-# (n = 1e5 and 1e6 distinct pi: 4.0e8 to 4.7e8 per cpu second); for the message.
-CONVOLUTION_RATE = 4.4e8
+# Estimated multiply-adds (_product_tree_work, ~1.3x the real count) per cpu
+# second of the product tree, measured at n = 1e5 to 1e6 distinct pi (3.6e8
+# to 4.4e8); for the message and the progress bar.
+CONVOLUTION_RATE = 4e8
+# Show a progress bar (tqdm, only on a terminal) above this estimated time.
+PROGRESS_SECONDS = 3.0
 
 NO_REST = (-math.inf, -math.inf, math.inf, -math.inf)
 
@@ -239,8 +242,8 @@ def _window_width_bound(variance, atoms):
 def _product_tree_work(values, counts):
     """(final window bound, estimated multiply-adds) of the product tree in
     convolve.c, simulated on (variance, atoms) per node: a merge computes each
-    output atom from the terms within 60 nats of its largest, about
-    2 sqrt(120 v_a v_b / (v_a + v_b)) + 1 of them (at most min(len a, len b))."""
+    output atom from the terms within 45 nats of its largest, about
+    2 sqrt(90 v_a v_b / (v_a + v_b)) + 1 of them (at most min(len a, len b))."""
     var = counts * values * (1.0 - values)
     atoms = counts + 1.0
     width = _window_width_bound(var, atoms)
@@ -252,7 +255,7 @@ def _product_tree_work(values, counts):
         v, a = va + vb, atoms[0:even:2] + atoms[1:even:2] - 1.0
         w = _window_width_bound(v, a)
         terms = np.minimum(np.minimum(wa, wb),
-                           2.0 * np.sqrt(120.0 * va * vb / np.maximum(v, 1e-300)) + 1.0)
+                           2.0 * np.sqrt(90.0 * va * vb / np.maximum(v, 1e-300)) + 1.0)
         work += float(np.sum((wa + wb - 1.0) * terms))
         var = np.concatenate([v, var[even:]])
         atoms = np.concatenate([a, atoms[even:]])
@@ -281,9 +284,15 @@ def _poisson_binomial_window(probs):
             f"{MAX_CONVOLUTION_WORK:.0e} (statpriv.counting.MAX_CONVOLUTION_WORK).  Use "
             f"fewer records, or fewer distinct values of pi (equal values are grouped "
             f"into one binomial: e.g. round pi)")
-    return _core.binomial_sum_window(np.ascontiguousarray(values),
-                                     np.ascontiguousarray(counts, dtype=np.float64),
-                                     noisy.DROP_NATS, MAX_SUPPORT)
+    args = (np.ascontiguousarray(values), np.ascontiguousarray(counts, dtype=np.float64),
+            noisy.DROP_NATS, MAX_SUPPORT)
+    if work < PROGRESS_SECONDS * CONVOLUTION_RATE:
+        return _core.binomial_sum_window(*args)
+    from tqdm.auto import tqdm     # only for long runs; disable=None: off when not a terminal
+
+    with tqdm(total=work, disable=None, unit="MAC", unit_scale=True, leave=False,
+              desc=f"convolving {probs.size:,} per-record pi") as bar:
+        return _core.binomial_sum_window(*args, progress=bar, step=work / 200.0)
 
 
 def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_replacement",

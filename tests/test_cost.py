@@ -244,3 +244,37 @@ def test_window_width_bound_holds():
         width, _ = counting_mod._product_tree_work(*np.unique(probs, return_counts=True))
         _, log_pmf, _ = counting_mod._poisson_binomial_window(probs)
         assert len(log_pmf) <= width
+
+
+def test_progress_reports_and_interrupt():
+    values, counts = np.unique(np.random.default_rng(10).uniform(0, 1, 3000), return_counts=True)
+    args = (values, counts.astype(np.float64), 3000.0, 10**7)
+    plain = statpriv._core.binomial_sum_window(*args)
+
+    class Bar:
+        done = 0.0
+
+        def update(self, work):
+            self.done += work
+
+    bar = Bar()
+    reported = statpriv._core.binomial_sum_window(*args, progress=bar, step=1.0)
+    assert reported[0] == plain[0] and np.array_equal(reported[1], plain[1])
+    _, estimate = counting_mod._product_tree_work(values, counts.astype(np.float64))
+    assert 0.5 * estimate <= bar.done <= estimate      # the estimate is an over-estimate
+
+    class Stop:
+        def update(self, work):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        statpriv._core.binomial_sum_window(*args, progress=Stop(), step=1.0)
+
+
+def test_progress_bar_path_builds_the_same_curve(monkeypatch):
+    probs = np.random.default_rng(11).uniform(0, 1, 2000)
+    plain = statpriv.counting(None, probs)
+    monkeypatch.setattr(counting_mod, "PROGRESS_SECONDS", 0.0)    # tqdm, disabled off a tty
+    barred = statpriv.counting(None, probs)
+    eps = [0.0, 0.05, 0.5]
+    assert np.array_equal(plain.log_delta(eps), barred.log_delta(eps))
