@@ -4,10 +4,15 @@
 
 static double bounded_direction(const sp_bounded *b, double eps, int direction)
 {
-    double inner = b->fn(eps, direction, b->ctx);
-    if (fabs(eps) >= b->zero_from) {
-        return eps > 0.0 ? -INFINITY : inner;   /* eps < 0: 1 - e^eps, exact */
+    double zero = direction == SP_PLUS ? b->zero_plus : b->zero_minus;
+    double zero_rev = direction == SP_PLUS ? b->zero_minus : b->zero_plus;
+    if (eps >= zero) {
+        return -INFINITY;
     }
+    if (eps < 0.0 && -eps >= zero_rev) {
+        return sp_log1mexp(eps);                /* 1 - e^eps + e^eps * 0 */
+    }
+    double inner = b->fn(eps, direction, b->ctx);
     double add;
     if (eps < 0.0) {
         add = sp_logaddexp(b->log_rest_p, b->log_rest_q);

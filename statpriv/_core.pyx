@@ -340,13 +340,14 @@ def binomial_sum_window(double[::1] probs, double[::1] counts, double drop_nats,
 
 cdef class BoundedCurveCore(CurveCore):
     """A curve of laws given on a window plus the mass left out, bounded:
-    ln of delta_window(eps) + rest * (1 - e^(eps - lr_max))_+ (see bounded.h)."""
+    ln of delta_window(eps) + rest * (1 - e^(eps - lr_max))_+, and exactly 0
+    from eps = zero_plus (zero_minus for delta_minus) on (see bounded.h)."""
     cdef sp_bounded b
     cdef object inner      # keeps the window's core alive
 
     def __cinit__(self, CurveCore inner, double log_rest_p, double log_rest_q,
                   double lr_max=INFINITY, double lr_min=-INFINITY,
-                  double zero_from=INFINITY):
+                  double zero_plus=INFINITY, double zero_minus=INFINITY):
         self.inner = inner
         self.b.fn = inner.fn
         self.b.ctx = inner.ctx
@@ -354,6 +355,7 @@ cdef class BoundedCurveCore(CurveCore):
         self.b.log_rest_q = log_rest_q
         self.b.lr_max = lr_max
         self.b.lr_min = lr_min
-        self.b.zero_from = zero_from
+        self.b.zero_plus = zero_plus
+        self.b.zero_minus = zero_minus
         self.fn = sp_bounded_log_delta
         self.ctx = &self.b

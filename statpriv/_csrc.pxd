@@ -76,5 +76,6 @@ cdef extern from "bounded.h" nogil:
         double log_rest_q
         double lr_max
         double lr_min
-        double zero_from
+        double zero_plus
+        double zero_minus
     double sp_bounded_log_delta(double eps, int direction, const void *ctx)

@@ -44,11 +44,14 @@ def _pair_curve(laws, reference_fn, description, noise=None):
     ``rest = (log_rest_p, log_rest_q, lr_max, lr_min)`` then adds the bound
     rest_p (1 - e^(eps - lr_max))_+ (rest_q (1 - e^(eps + lr_min))_+ for
     delta_minus) to the window's curve, lr_max/lr_min bounding ln P/Q over
-    the full laws (bounded.h).  The result is never below the true curve and
-    equals it wherever delta >> rest: with windows cut at noisy.DROP_NATS = 3000
-    nats below the largest atom, rest <= (n + 1) e^-3000, so every delta above
-    e^-2900 is exact to far below 1e-12 relative and smaller ones (ln delta
-    < -2900) are certified upper bounds.
+    the full laws (the arrays' lr is that true ratio, so R_P's terms obey it).
+    delta_plus is exactly 0 from eps = lr_max on (delta_minus from -lr_min),
+    with or without noise (bounded.h).  The result is never below the true
+    curve and equals it wherever delta >> rest: with windows cut at
+    noisy.DROP_NATS = 3000 nats below the largest atom, rest <= (n + 1) e^-3000,
+    so every delta above e^-2900 is exact to far below 1e-12 relative, smaller
+    ones (ln delta < -2900) are certified upper bounds, and ln delta = -inf
+    still only where delta is exactly 0.
     """
     lp, lq, lr, monotone_ratio = laws[:4]
     log_rest_p, log_rest_q, lr_max, lr_min = laws[4] if len(laws) > 4 else NO_REST
@@ -57,21 +60,27 @@ def _pair_curve(laws, reference_fn, description, noise=None):
     lp, lq, lr = lp[sl], lq[sl], lr[sl]
     if np.isnan(lr).any():
         raise AssertionError("internal: support of P and Q is not contiguous")
-    zero_from = math.inf
+    # delta_plus = 0 from eps = sup ln P/Q on, also after adding noise (each
+    # noisy density is a mixture of the atoms' pairs), and from the noise's
+    # own bound on (Laplace, geometric)
+    zero_plus, zero_minus = lr_max, -lr_min
     if noise is not None:
         lp, lq, cut_p, cut_q = noisy.trim_bounded(np.asarray(lp, dtype=np.longdouble),
                                                   np.asarray(lq, dtype=np.longdouble))
         log_rest_p = float(np.logaddexp(log_rest_p, cut_p))
         log_rest_q = float(np.logaddexp(log_rest_q, cut_q))
-        # the noisy kernels compare the sub-measures themselves: no ratio bound
+        # the noisy kernels compare the sub-measures themselves: the rest is
+        # bounded by its mass alone
         lr_max, lr_min = math.inf, -math.inf
-        zero_from = noisy.max_log_ratio(noise)
+        zero_plus = min(zero_plus, noisy.max_log_ratio(noise))
+        zero_minus = min(zero_minus, noisy.max_log_ratio(noise))
         core = noisy.core(lp, lq, noise, monotone_ratio)
         description = f"{description}, noise={noise!r}"
     else:
         core = _core.PairCurveCore(lp, lq, lr)
     if log_rest_p > -math.inf or log_rest_q > -math.inf:
-        core = _core.BoundedCurveCore(core, log_rest_p, log_rest_q, lr_max, lr_min, zero_from)
+        core = _core.BoundedCurveCore(core, log_rest_p, log_rest_q, lr_max, lr_min,
+                                      zero_plus, zero_minus)
     return PrivacyCurve(core, reference_fn, description)
 
 
@@ -162,10 +171,11 @@ def _check_support(size, what):
 
 
 def _ratio_margin(x, up):
-    """x moved outward by a few ulps (a bound must not round inward)."""
+    """x moved outward by ~4.5 ulps: the closed-form ratio bounds below are two
+    log1p's of positive terms, each within ~2 ulps (a bound must not round inward)."""
     if not math.isfinite(x):
         return x
-    return x + (1 if up else -1) * (4e-16 * abs(x) + 1e-300)
+    return x + (1 if up else -1) * (1e-15 * abs(x) + 1e-300)
 
 
 def _subsample_laws(n, pi, m):
