@@ -24,9 +24,13 @@ import numpy as np
 from statpriv import _core
 from statpriv.noise import Gaussian, Geometric, Laplace
 
-# Atoms more than this many nats below the largest are dropped before adding
-# noise (mass < e^-3000): results are exact wherever ln delta > -2900.
-DROP_NATS = 3000.0
+# Atoms more than this many nats below the largest are cut before adding
+# noise (the kernels scale atoms relative to the largest in long double,
+# whose range ends near e^-11355); the mass cut is bounded and added to delta
+# (statpriv.counting._pair_curve): results are exact wherever
+# ln delta > ln(rest) + 28 (rest <= atoms * e^-DROP_NATS relative to the
+# largest atom) and certified upper bounds below.
+DROP_NATS = 11000.0
 
 
 def _trim_slice(lp, lq):
@@ -39,6 +43,51 @@ def trim(lp, lq):
     """Keep the atoms where P or Q is within DROP_NATS of its maximum."""
     sl = _trim_slice(lp, lq)
     return lp[sl], lq[sl]
+
+
+def trim_bounded(lp, lq):
+    """(slice, cut_p, cut_q): the slice trim() keeps and ln of the P and Q mass
+    it cuts off (-inf if none), summed in log space; the caller adds the cut
+    mass to delta as a bound (statpriv.counting._pair_curve)."""
+    sl = _trim_slice(lp, lq)
+    outside = np.concatenate((np.arange(0, sl.start), np.arange(sl.stop, len(lp))))
+    if outside.size == 0:
+        return sl, -np.inf, -np.inf
+    cut_p = float(np.logaddexp.reduce(lp[outside]))
+    cut_q = float(np.logaddexp.reduce(lq[outside]))
+    # the sums are rounded: move them up by far more than their error
+    return sl, cut_p + 1e-9 * (1.0 + abs(cut_p)), cut_q + 1e-9 * (1.0 + abs(cut_q))
+
+
+def zero_points(noise, tail_ratio=None):
+    """(zero_plus, zero_minus): floats at or above sup ln f_P/f_Q (resp.
+    f_Q/f_P) of the FULL count laws plus this noise, whatever was cut: the
+    exact ln G_P(w)/G_Q(w) rounded up where the generating-function ratio is
+    known (see core), else the pure-DP bound (1/b for Laplace, -ln alpha
+    for geometric; seed 000 Lemma 5) rounded up; inf for Gaussian noise."""
+    if isinstance(noise, Laplace):
+        kind, param = "laplace", noise.scale
+    elif isinstance(noise, Geometric):
+        kind, param = "geometric", noise.alpha
+    else:
+        return np.inf, np.inf
+    bound = _core.zero_point_up(kind, param)
+    if tail_ratio is None:
+        return bound, bound
+    import mpmath
+    from statpriv.counting import _float_up
+    with mpmath.workdps(40):
+        p = mpmath.mpf(param)
+        w = mpmath.exp(1 / p) if kind == "laplace" else 1 / p
+        plus = _float_up(mpmath.log(tail_ratio(w)))
+        minus = _float_up(-mpmath.log(tail_ratio(1 / w)))
+    return min(plus, bound), min(minus, bound)
+
+
+def max_log_ratio(noise):
+    """A proven bound on |ln f_P/f_Q| of any count plus this noise (1/b for
+    Laplace, -ln alpha for geometric, inf for Gaussian): delta is 0 from there on."""
+    return zero_points(noise)[0]
 
 
 def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
