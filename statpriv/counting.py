@@ -512,13 +512,13 @@ def _window_width_bound(variance, atoms, drop):
     return np.minimum(atoms, 2.0 * np.ceil(t) + 1.0)
 
 
-def _poisson_binomial_window(probs, noisy_path=True):
+def _poisson_binomial_window(probs):
     """(first, ln pmf on the window, log_rest) of a sum of independent
     Bernoulli(probs), equal values grouped into binomials, by the product tree
     of convolve.c (direct convolution in extended precision, trimmed at
-    ``drop`` nats below the largest atom with the trimmed mass bounded; the
-    drop follows _window: no trim (noiseless, at most FULL_SUPPORT atoms),
-    4 noisy.DROP_NATS (noiseless, larger), noisy.DROP_NATS (noisy)).  Its cost is estimated
+    noisy.DROP_NATS below the largest atom with the trimmed mass bounded: the
+    tree multiplies in linear extended precision, whose range ends near
+    e^-11355, so unlike _window it cuts even small supports, noisy or not).  Its cost is estimated
     first and a tree above MAX_SUPPORT atoms or MAX_CONVOLUTION_WORK
     multiply-adds is refused before any work."""
     probs = probs[(probs > 0.0) & (probs < 1.0)]   # known records only shift the count
@@ -526,8 +526,6 @@ def _poisson_binomial_window(probs, noisy_path=True):
         return 0, np.zeros(1, dtype=np.longdouble), -math.inf
     values, counts = np.unique(probs, return_counts=True)
     drop = noisy.DROP_NATS
-    if not noisy_path:
-        drop = 4.0 * drop if probs.size + 1 > FULL_SUPPORT else 1e300
     width, work = _product_tree_work(values, counts.astype(np.float64), drop)
     _check_support(int(width) + 1, "number of records with 0 < pi < 1")
     if work > MAX_CONVOLUTION_WORK:
@@ -655,7 +653,7 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
             raise ValueError("sample_size (sampling without replacement) needs iid records: "
                              "pass pi as a single probability, or use sampling='poisson'")
         rate = 1.0 if sample_rate is None else sample_rate
-        first, log_z, log_rest = _poisson_binomial_window(rate * probs, noise is not None)
+        first, log_z, log_rest = _poisson_binomial_window(rate * probs)
         lp, lq, lr = _mixture(log_z, log_z, rate)
         lr_lo = None
         rest = NO_REST

@@ -53,10 +53,12 @@ def trim_bounded(lp, lq):
     outside = np.concatenate((np.arange(0, sl.start), np.arange(sl.stop, len(lp))))
     if outside.size == 0:
         return sl, -np.inf, -np.inf
-    cut_p = float(np.logaddexp.reduce(lp[outside]))
-    cut_q = float(np.logaddexp.reduce(lq[outside]))
-    # the sums are rounded: move them up by far more than their error
-    return sl, cut_p + 1e-9 * (1.0 + abs(cut_p)), cut_q + 1e-9 * (1.0 + abs(cut_q))
+    cuts = []
+    for la in (lp, lq):
+        c = float(np.logaddexp.reduce(la[outside]))
+        # the sum is rounded: move it up by far more than its error
+        cuts.append(c + 1e-9 * (1.0 + abs(c)) if c > -np.inf else c)
+    return sl, cuts[0], cuts[1]
 
 
 def zero_points(noise, tail_ratio=None):

@@ -29,8 +29,20 @@ def _full(monkeypatch):
     monkeypatch.setattr(noisy, "DROP_NATS", 1e9)
 
 
-def _curves(build, monkeypatch):
-    windowed = build()
+def _force_windows(monkeypatch, drop=3000.0, budget=0):
+    """Cut windows even where the default policy keeps the full support
+    (counting.FULL_SUPPORT atoms): at ``drop`` nats for noiseless laws
+    (budget 0: the narrowest candidate), noisy laws at drop (budget large)
+    or drop / 4 (budget 0)."""
+    monkeypatch.setattr(counting_mod, "FULL_SUPPORT", 0)
+    monkeypatch.setattr(counting_mod, "WINDOW_BUDGET", budget)
+    monkeypatch.setattr(noisy, "DROP_NATS", drop)
+
+
+def _curves(build, monkeypatch, budget=0):
+    with monkeypatch.context() as m:
+        _force_windows(m, budget=budget)
+        windowed = build()
     with monkeypatch.context() as m:
         _full(m)
         full = build()
@@ -98,7 +110,7 @@ def test_windowed_noise_matches_full_support(noise, monkeypatch):
     if not isinstance(noise, statpriv.Gaussian):    # Gaussian + sampling: slow queries
         builds.append(lambda: statpriv.counting(2500, 0.05, sample_size=1500, noise=noise))
     for build in builds:
-        windowed, full = _curves(build, monkeypatch)
+        windowed, full = _curves(build, monkeypatch, budget=10**12)
         _compare(windowed, full, eps=np.array([-0.1, 0.0, 0.01, 0.05, 0.1, 0.3]))
     # Laplace / geometric noise: delta is exactly 0 from the pure-DP point on
     curve = statpriv.counting(20000, 0.3, noise=noise)
@@ -110,7 +122,7 @@ def test_windowed_noise_matches_full_support(noise, monkeypatch):
 
 def test_zero_point_survives_the_window():
     # sampling without replacement: the ratio is bounded, delta = 0 beyond it
-    curve = statpriv.counting(10**6, 0.3, sample_size=2 * 10**5)
+    curve = statpriv.counting(10**8, 0.3, sample_size=2 * 10**7)
     assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
     rate = 0.2
     eps0 = math.log1p(rate * 0.7 / 0.3) - math.log1p(-rate)
@@ -130,7 +142,7 @@ SMALL = [
 
 @pytest.mark.parametrize("name,kw", SMALL, ids=[c[0] for c in SMALL])
 def test_tiny_window_stays_above_the_oracle(name, kw, monkeypatch):
-    monkeypatch.setattr(noisy, "DROP_NATS", 12.0)    # cut most of the support
+    _force_windows(monkeypatch, drop=12.0)     # cut most of the support
     kw = dict(kw)
     n, pi = kw.pop("n"), kw.pop("pi")
     curve = statpriv.counting(n, np.array(pi) if isinstance(pi, list) else pi, **kw)
@@ -144,8 +156,9 @@ def test_tiny_window_stays_above_the_oracle(name, kw, monkeypatch):
 
 
 def test_tiny_window_secret_sample_stays_above_the_oracle(monkeypatch):
-    monkeypatch.setattr(noisy, "DROP_NATS", 12.0)
+    _force_windows(monkeypatch, drop=12.0)
     curve = statpriv.secret_sample(400, 150, 170)
+    assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
     eps = [0.0, 0.05, 0.2, 0.5]
     for direction in ("plus", "minus"):
         ours = getattr(curve, f"log_delta_{direction}")(eps)
@@ -229,7 +242,8 @@ def test_too_large_window_is_refused_up_front():
 
 def test_too_costly_convolution_is_refused_up_front(monkeypatch):
     probs = np.random.default_rng(8).uniform(0.0, 1.0, 20000)
-    _, work = counting_mod._product_tree_work(*np.unique(probs, return_counts=True))
+    _, work = counting_mod._product_tree_work(*np.unique(probs, return_counts=True),
+                                              noisy.DROP_NATS)
     monkeypatch.setattr(counting_mod, "MAX_CONVOLUTION_WORK", work / 2)
     with pytest.raises(ValueError, match=r"multiply-adds.*fewer distinct values"):
         statpriv.counting(None, probs)
@@ -241,7 +255,8 @@ def test_window_width_bound_holds():
     # the Bernstein bound used for refusals is an upper bound on the real window
     for probs in (np.full(5000, 0.5), np.random.default_rng(9).uniform(0, 1, 8000),
                   np.full(3000, 1e-3)):
-        width, _ = counting_mod._product_tree_work(*np.unique(probs, return_counts=True))
+        width, _ = counting_mod._product_tree_work(*np.unique(probs, return_counts=True),
+                                                   noisy.DROP_NATS)
         _, log_pmf, _ = counting_mod._poisson_binomial_window(probs)
         assert len(log_pmf) <= width
 
@@ -260,7 +275,7 @@ def test_progress_reports_and_interrupt():
     bar = Bar()
     reported = statpriv._core.binomial_sum_window(*args, progress=bar, step=1.0)
     assert reported[0] == plain[0] and np.array_equal(reported[1], plain[1])
-    _, estimate = counting_mod._product_tree_work(values, counts.astype(np.float64))
+    _, estimate = counting_mod._product_tree_work(values, counts.astype(np.float64), 3000.0)
     assert 0.5 * estimate <= bar.done <= estimate      # the estimate is an over-estimate
 
     class Stop:
