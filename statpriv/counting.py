@@ -16,15 +16,14 @@ from statpriv import _core, _validate, noisy, reference
 from statpriv.curve import PrivacyCurve
 from statpriv.noise import Gaussian, Noise
 
-# Windows of the laws (issue "Cost and memory").  Noiseless pair curves work
-# on logs and never underflow, so they take the FULL support (exact
-# everywhere, nothing bounded) up to FULL_SUPPORT atoms; larger supports are
-# cut to the atoms within a drop of the largest -- the deepest drop
-# noisy.DROP_NATS * 2^k (k <= 6) whose window fits in WINDOW_BUDGET atoms --
-# and the mass left out is bounded and added to delta (_pair_curve).  Noisy
-# curves convert atoms to linear scale relative to the largest (long double:
-# down to ~e^-11355), so they keep at most noisy.DROP_NATS nats, less (down
-# to DROP_NATS / 4) where the window would exceed WINDOW_BUDGET.
+# Windows of the laws (issue "Cost and memory"; policy in _window).  Pair
+# curves take the FULL support (nothing bounded) up to FULL_SUPPORT atoms;
+# larger supports are cut to the atoms within a drop D of the largest -- the
+# deepest D = noisy.DROP_NATS * 2^k whose window fits in WINDOW_BUDGET atoms,
+# at most 64 DROP_NATS without noise (the kernels work on logs) and
+# DROP_NATS with noise (atoms go to linear long double scale, whose range
+# ends near e^-11355), at least DROP_NATS / 4 -- and the mass left out is
+# bounded and added to delta (_pair_curve).
 FULL_SUPPORT = 1_000_000
 WINDOW_BUDGET = 1_500_000
 # Largest window (atoms where the laws' mass matters) the array paths
@@ -273,21 +272,20 @@ def _unimodal_window(log_pmf, lo, hi, mode, drop):
 def _window(log_pmf, lo, hi, mode, noisy_path):
     """The one window policy of every array path: (first, last, log_rest).
 
-    Noiseless (the pair kernels work on logs, no underflow): the full support
-    lo..hi if it has at most FULL_SUPPORT atoms (log_rest = -inf: exact
-    everywhere); else the atoms within noisy.DROP_NATS * 2^k nats of the
-    largest, k = 6..0 the largest whose window fits in WINDOW_BUDGET.
-    Noisy (atoms go to linear scale relative to the largest): the full
-    support likewise (noisy.trim_bounded then cuts at noisy.DROP_NATS), else
-    the window at DROP_NATS, or DROP_NATS / 2, / 4 if that is too wide.
+    The full support lo..hi if it has at most FULL_SUPPORT atoms (log_rest
+    = -inf: exact everywhere; with noise, noisy.trim_bounded then cuts at
+    noisy.DROP_NATS).  Else the atoms within D = noisy.DROP_NATS * 2^k nats
+    of the largest, for the largest k whose window fits in WINDOW_BUDGET
+    atoms: k = 6..-2 without noise (the pair kernels work on logs, no
+    underflow: D up to 704000), k = 0..-2 with noise (atoms go to linear
+    scale relative to the largest: D <= DROP_NATS); D = DROP_NATS / 4 if
+    none fits.
     A window wider than MAX_SUPPORT is refused by the caller (_check_support).
     """
     if hi - lo + 1 <= FULL_SUPPORT:
         return lo, hi, -math.inf
-    drop = noisy.DROP_NATS
-    drops = [drop / 2 ** k for k in range(3)] if noisy_path else \
-        [drop * 2 ** k for k in range(6, -1, -1)]
-    for d in drops:
+    top = 0 if noisy_path else 6
+    for d in (noisy.DROP_NATS * 2.0 ** k for k in range(top, -3, -1)):
         found = _unimodal_window(log_pmf, lo, hi, mode, d)
         if found[1] - found[0] + 1 <= WINDOW_BUDGET:
             return found
