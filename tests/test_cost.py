@@ -120,9 +120,10 @@ def test_windowed_noise_matches_full_support(noise, monkeypatch):
         assert curve.epsilon(0.0) == pytest.approx(zero, rel=1e-15)
 
 
-def test_zero_point_survives_the_window():
+def test_zero_point_survives_the_window(monkeypatch):
     # sampling without replacement: the ratio is bounded, delta = 0 beyond it
-    curve = statpriv.counting(10**8, 0.3, sample_size=2 * 10**7)
+    _force_windows(monkeypatch)
+    curve = statpriv.counting(10**6, 0.3, sample_size=2 * 10**5)
     assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
     rate = 0.2
     eps0 = math.log1p(rate * 0.7 / 0.3) - math.log1p(-rate)
@@ -293,3 +294,59 @@ def test_progress_bar_path_builds_the_same_curve(monkeypatch):
     barred = statpriv.counting(None, probs)
     eps = [0.0, 0.05, 0.5]
     assert np.array_equal(plain.log_delta(eps), barred.log_delta(eps))
+
+
+# ---- policy: noiseless pair curves are exact in the deep tail ---------------
+
+def _mp_secret_log_delta_plus(n, m, K, eps):
+    """ln delta_plus of the secret sample from the definitions: the sum of
+    (P(j) - e^eps Q(j))_+ over the atoms from the top down, P, Q the
+    mixtures of hypergeometric laws (loggamma at 30 digits)."""
+    N = n - 1
+    lg = mpmath.loggamma
+    with mpmath.workdps(30):
+        lam = mpmath.mpf(m) / n
+
+        def H(k, j):
+            if j < 0 or j > K or k - j < 0 or k - j > N - K:
+                return mpmath.mpf(0)
+            return mpmath.exp(lg(K + 1) - lg(j + 1) - lg(K - j + 1) + lg(N - K + 1)
+                              - lg(k - j + 1) - lg(N - K - k + j + 1) - lg(N + 1) + lg(k + 1)
+                              + lg(N - k + 1))
+        e, total = mpmath.exp(eps), mpmath.mpf(0)
+        for j in range(m, -1, -1):
+            d = lam * H(m - 1, j - 1) + (1 - lam) * H(m, j) - e * (
+                lam * H(m - 1, j) + (1 - lam) * H(m, j))
+            if d <= 0:
+                break          # P/Q increases with j: nothing positive below
+            total += d
+        return mpmath.log(total)
+
+
+@pytest.mark.parametrize("args", [(20000, 6000, 8000), (10**5, 3 * 10**4, 4 * 10**4)])
+def test_deep_tail_of_noiseless_curves_is_exact(args):
+    # ln delta ~ -4254 and ~ -21215: far below any window's drop; the full
+    # support (at most counting.FULL_SUPPORT atoms) keeps it exact
+    curve = statpriv.secret_sample(*args)
+    assert not isinstance(curve._core, statpriv._core.BoundedCurveCore)
+    truth = float(_mp_secret_log_delta_plus(*args, 1.0))
+    ours = curve.log_delta_plus(1.0)
+    assert abs(ours - truth) <= max(1e-10, 8 * 2.2e-16 * abs(truth)), (ours, truth)
+
+
+def test_windowed_zero_points_are_exact(monkeypatch):
+    # a window far from the extreme atoms: epsilon(0) is still the smallest
+    # double with delta = 0 on the true curve (closed form at j = m and j = 0)
+    _force_windows(monkeypatch)
+    n, m, pi = 10**6, 2 * 10**5, 0.3
+    curve = statpriv.counting(n, pi, sample_size=m)
+    assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
+    with mpmath.workdps(40):
+        r, p = mpmath.mpf(m) / n, mpmath.mpf(pi)
+        zeros = {"plus": mpmath.log1p(r * (1 - p) / p) - mpmath.log1p(-r),
+                 "minus": mpmath.log1p(r * p / (1 - p)) - mpmath.log1p(-r)}
+        for direction, z in zeros.items():
+            e0 = curve.epsilon(0.0, direction=direction)
+            assert mpmath.mpf(e0) >= z > mpmath.mpf(math.nextafter(e0, 0.0)), direction
+            assert getattr(curve, f"delta_{direction}")(e0) == 0.0
+            assert getattr(curve, f"log_delta_{direction}")(math.nextafter(e0, 0.0)) > -math.inf
