@@ -29,19 +29,21 @@ def _full(monkeypatch):
     monkeypatch.setattr(noisy, "DROP_NATS", 1e9)
 
 
-def _force_windows(monkeypatch, drop=3000.0, budget=0):
-    """Cut windows even where the default policy keeps the full support
-    (counting.FULL_SUPPORT atoms): at ``drop`` nats for noiseless laws
-    (budget 0: the narrowest candidate), noisy laws at drop (budget large)
-    or drop / 4 (budget 0)."""
+def _force_windows(monkeypatch, drop=3000.0, noisy_path=False):
+    """Cut windows at ``drop`` nats even where the default policy keeps the
+    full support (counting.FULL_SUPPORT atoms): noiseless laws take the
+    narrowest candidate, noisy.DROP_NATS / 4 (budget 0), noisy laws the
+    widest, noisy.DROP_NATS (budget unlimited)."""
     monkeypatch.setattr(counting_mod, "FULL_SUPPORT", 0)
-    monkeypatch.setattr(counting_mod, "WINDOW_BUDGET", budget)
-    monkeypatch.setattr(noisy, "DROP_NATS", drop)
+    monkeypatch.setattr(counting_mod, "WINDOW_BUDGET", 10**12 if noisy_path else 0)
+    monkeypatch.setattr(noisy, "DROP_NATS", drop if noisy_path else 4.0 * drop)
 
 
-def _curves(build, monkeypatch, budget=0):
+def _curves(build, monkeypatch, noisy_path=False, per_record=False):
     with monkeypatch.context() as m:
-        _force_windows(m, budget=budget)
+        _force_windows(m, noisy_path=noisy_path)
+        if per_record:      # the product tree always trims at noisy.DROP_NATS
+            m.setattr(noisy, "DROP_NATS", 3000.0)
         windowed = build()
     with monkeypatch.context() as m:
         _full(m)
@@ -80,7 +82,7 @@ CASES = [
 
 @pytest.mark.parametrize("name,build", CASES, ids=[c[0] for c in CASES])
 def test_windowed_matches_full_support(name, build, monkeypatch):
-    windowed, full = _curves(build, monkeypatch)
+    windowed, full = _curves(build, monkeypatch, per_record=name.startswith("per-record"))
     assert isinstance(windowed._core, statpriv._core.BoundedCurveCore), name   # a window was cut
     deep = _compare(windowed, full)
     # and far in the tails: eps where ln delta is about -1000 and about -2000
@@ -110,7 +112,7 @@ def test_windowed_noise_matches_full_support(noise, monkeypatch):
     if not isinstance(noise, statpriv.Gaussian):    # Gaussian + sampling: slow queries
         builds.append(lambda: statpriv.counting(2500, 0.05, sample_size=1500, noise=noise))
     for build in builds:
-        windowed, full = _curves(build, monkeypatch, budget=10**12)
+        windowed, full = _curves(build, monkeypatch, noisy_path=True)
         _compare(windowed, full, eps=np.array([-0.1, 0.0, 0.01, 0.05, 0.1, 0.3]))
     # Laplace / geometric noise: delta is exactly 0 from the pure-DP point on
     curve = statpriv.counting(20000, 0.3, noise=noise)
