@@ -147,8 +147,16 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         errs = [np.full(len(lr), 4e-16) for _ in range(3)]
         if log_ratio is not None:
             pos, neg = _difference_parts(lp, lq, log_ratio)
-            d_pos = _core.laplace_cells(pos, pos, noise.scale) if np.isfinite(pos).any() else None
-            d_neg = _core.laplace_cells(neg, neg, noise.scale) if np.isfinite(neg).any() else None
+            has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
+            d_pos = d_neg = None
+            if has_pos and has_neg:
+                # one pass: the two laws' cells are computed independently
+                both = _core.laplace_cells(pos, neg, noise.scale)
+                d_pos, d_neg = (both[0], None, both[2], both[3]), (both[1], None, both[4], both[5])
+            elif has_pos:
+                d_pos = _core.laplace_cells(pos, pos, noise.scale)
+            elif has_neg:
+                d_neg = _core.laplace_cells(neg, neg, noise.scale)
             for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
                 # cells (k = 0: the log ratio itself), then L and R of P from Q's
                 up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
@@ -271,12 +279,15 @@ def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
     mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
     pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
     neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
-    parts = []
-    for part in (pos, neg):
-        if np.isfinite(part).any():
-            parts.append(_core.geometric_cells(part, part, alpha)[0])
-        else:
-            parts.append(np.full(len(cell_lq), -np.inf, dtype=ld))
+    if np.isfinite(pos).any() and np.isfinite(neg).any():
+        parts = list(_core.geometric_cells(pos, neg, alpha))    # independent: one pass
+    else:
+        parts = []
+        for part in (pos, neg):
+            if np.isfinite(part).any():
+                parts.append(_core.geometric_cells(part, part, alpha)[0])
+            else:
+                parts.append(np.full(len(cell_lq), -np.inf, dtype=ld))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         up, down = np.exp(parts[0] - cell_lq), np.exp(parts[1] - cell_lq)
         r = up - down
