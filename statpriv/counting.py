@@ -25,7 +25,7 @@ from statpriv.noise import Gaussian, Noise
 # ends near e^-11355), at least DROP_NATS / 4 -- and the mass left out is
 # bounded and added to delta (_pair_curve).
 FULL_SUPPORT = 1_000_000
-WINDOW_BUDGET = 1_500_000
+WINDOW_BUDGET = 1_000_000
 # Largest window (atoms where the laws' mass matters) the array paths
 # allocate.  Windows are found before anything is allocated (O(log n)) and a
 # larger one is refused with a ValueError that says what it would cost.
