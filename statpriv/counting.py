@@ -58,11 +58,12 @@ class _Laws(tuple):
         first atom: w = e^(-1/b)), with geometric(alpha) noise at w = 1/alpha
         (alpha); for these monotone-ratio laws that is the largest (smallest)
         ratio, i.e. the zero point of delta_plus (delta_minus).
-    rest : (log_rest_p, log_rest_q, lr_max, lr_min) when the arrays are the
-        laws on a window only (sub-measures P_w <= P, Q_w <= Q): ln of bounds
-        on the P and Q mass left out, and lr_max >= ln P/Q >= lr_min over the
-        FULL support (floats rounded outward from the closed-form ratio at
-        the true extreme atoms: the exact zero points), or NO_REST.
+    rest : (log_rest_p, log_rest_q, lr_max, lr_min): ln of bounds on the P
+        and Q mass the arrays leave out (-inf when they hold the full laws;
+        else they are sub-measures P_w <= P, Q_w <= Q on a window), and
+        lr_max >= ln P/Q >= lr_min over the FULL support (floats rounded
+        outward from the closed-form ratio at the true extreme atoms: the
+        exact zero points; +-inf if unbounded or unknown).  NO_REST: nothing.
     """
 
     def __new__(cls, lp, lq, lr, monotone_ratio, lr_lo=None, tail_ratio=None, rest=NO_REST):
@@ -110,8 +111,11 @@ def _pair_curve(laws, reference_fn, description, noise=None):
         core = noisy.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr)
         description = f"{description}, noise={noise!r}"
         if windowed:
+            # each noisy density is a mixture of the atoms' pairs: its ratio
+            # is within the laws' (lr_min, lr_max), and within the noise's
+            noise_plus, noise_minus = noisy.zero_points(noise, tail_ratio)
+            zero_plus, zero_minus = min(zero_plus, noise_plus), min(zero_minus, noise_minus)
             lr_max, lr_min = math.inf, -math.inf
-            zero_plus, zero_minus = noisy.zero_points(noise, tail_ratio)
     else:
         windowed = log_rest_p > -math.inf or log_rest_q > -math.inf
         core = _core.PairCurveCore(lp, lq, lr, lr_lo=lr_lo)
@@ -358,11 +362,8 @@ def _subsample_laws(n, pi, m, noisy_path=False):
                    np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
     lp, lq, lr = _mixture(_binomial_log_pmf(m - 1, pi, first, min(last, m - 1)),
                           _binomial_log_pmf(m, pi, first, min(last, m)), rate, log_weights)
-    windowed = rest_a > -math.inf or rest_b > -math.inf
-    rest = NO_REST
-    if windowed:
-        log_rest = _mixture_rest(rest_a, rest_b, log_weights)
-        rest = (log_rest, log_rest, math.inf, -math.inf)
+    log_rest = _mixture_rest(rest_a, rest_b, log_weights)
+    rest = (log_rest, log_rest, math.inf, -math.inf)
     if not 0.0 < pi < 1.0:
         return _Laws(lp, lq, lr, m == n, rest=rest)
     # P(j)/Q(j) in closed form (Breutigam & Reischuk, "Statistical Privacy"):
@@ -392,7 +393,7 @@ def _subsample_laws(n, pi, m, noisy_path=False):
         M = 1 + p * (w - 1)            # generating function of Bernoulli(pi)
         return (lam * w + (1 - lam) * M) / (lam + (1 - lam) * M)
 
-    if windowed and m < n:         # true extreme atoms j = 0 and j = m
+    if m < n:                      # true extreme atoms j = 0 and j = m
         rest = rest[:2] + _rest_ratio_bounds(exact, 0, m)
     if m == n:
         return _Laws(lp, lq, lr, True, None, lambda w: w, rest)
@@ -431,10 +432,9 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
             log_z = log_z + (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
     lp, lq, lr = _mixture(log_z, log_z, rate)
     tail_ratio = _poisson_tail_ratio(rate)
-    rest = NO_REST
     if log_rest > -math.inf:
         log_rest += 1e-12 * (1.0 + abs(log_rest))
-        rest = (log_rest, log_rest, math.inf, -math.inf)
+    rest = (log_rest, log_rest, math.inf, -math.inf)
     if not 0.0 < rho < 1.0:
         return _Laws(lp, lq, lr, rate == 1.0, None, tail_ratio, rest)
     # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
@@ -455,7 +455,7 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
         lam, p = mpmath.mpf(rate), mpmath.mpf(pi)
         return mpmath.log1p((jj - n * lam * p) / ((n - jj) * p))
 
-    if log_rest > -math.inf:       # true extreme atoms j = 0 (lr = log1p(-rate)) and n (inf)
+    if rate < 1.0:                 # true extreme atoms j = 0 (lr = log1p(-rate)) and n (inf)
         rest = rest[:2] + (math.inf,
                            -math.inf if rate == 1.0 else _rest_ratio_bounds(exact, 0, 0)[1])
     return _Laws(lp, lq, lr, rate == 1.0,
@@ -654,11 +654,9 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         first, log_z, log_rest = _poisson_binomial_window(rate * probs)
         lp, lq, lr = _mixture(log_z, log_z, rate)
         lr_lo = None
-        rest = NO_REST
-        if log_rest > -math.inf:
-            # Q/P <= 1/(1 - rate) at every atom (P/Q unbounded: P(j) > 0 = Q(j) at the top)
-            lr_min = -math.inf if rate == 1.0 else -_float_up(-_log1p_mp(-rate))
-            rest = (log_rest, log_rest, math.inf, lr_min)
+        # Q/P <= 1/(1 - rate) at every atom (P/Q unbounded: P(j) > 0 = Q(j) at the top)
+        lr_min = -math.inf if rate == 1.0 else -_float_up(-_log1p_mp(-rate))
+        rest = (log_rest, log_rest, math.inf, lr_min)
         if rate < 1.0:
             # P(j)/Q(j) = 1 + rate (Z(j-1)/Z(j) - 1): log1p of a product with
             # the rate keeps its relative accuracy at tiny rates (a difference
@@ -748,10 +746,8 @@ def secret_sample(n, sample_size, positives, *, noise=None):
     log_weights = (np.log(np.longdouble(m)) - ln,
                    np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
     lp, lq, lr = _mixture(log_in, log_out, rate, log_weights)
-    rest = NO_REST
-    if rest_in > -math.inf or rest_out > -math.inf:
-        log_rest = _mixture_rest(rest_in, rest_out, log_weights)
-        rest = (log_rest, log_rest, math.inf, -math.inf)
+    log_rest = _mixture_rest(rest_in, rest_out, log_weights)
+    rest = (log_rest, log_rest, math.inf, -math.inf)
     lr_lo = tail_ratio = None
     if m < n:
         # P(j)/Q(j) in closed form: with A = H_{m-1}, B = H_m and lambda = m/n,
@@ -774,9 +770,8 @@ def secret_sample(n, sample_size, positives, *, noise=None):
             return mpmath.log1p(mpmath.mpf(j - m) / (N - K + 1)) - mpmath.log1p(-mpmath.mpf(j) / (K + 1))
 
         lr_lo = _refine_log_ratio(lp, lq, lr, err, lambda i: exact(first + i))
-        if rest is not NO_REST:    # true extreme atoms of P and Q
-            rest = rest[:2] + _rest_ratio_bounds(exact, max(0, m - 1 - (n - 1 - K)),
-                                                 min(K + 1, m))
+        # true extreme atoms of P and Q
+        rest = rest[:2] + _rest_ratio_bounds(exact, max(0, m - 1 - (n - 1 - K)), min(K + 1, m))
         if m <= _MAX_TAIL_SUM:
             tail_ratio = _secret_tail_ratio(int(N), K, m)
 

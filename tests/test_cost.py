@@ -352,3 +352,18 @@ def test_windowed_zero_points_are_exact(monkeypatch):
             assert mpmath.mpf(e0) >= z > mpmath.mpf(math.nextafter(e0, 0.0)), direction
             assert getattr(curve, f"delta_{direction}")(e0) == 0.0
             assert getattr(curve, f"log_delta_{direction}")(math.nextafter(e0, 0.0)) > -math.inf
+
+
+def test_windowed_noisy_zero_point_is_the_laws_ratio_bound(monkeypatch):
+    # Gaussian noise on sampled laws: sup f_P/f_Q = P(m)/Q(m) (each noisy
+    # density is a mixture of the atoms' pairs, attained as x -> inf), so
+    # delta_plus is 0 exactly from the closed form at j = m on, window or not
+    monkeypatch.setattr(counting_mod, "FULL_SUPPORT", 0)
+    monkeypatch.setattr(noisy, "DROP_NATS", 50.0)
+    curve = statpriv.secret_sample(2000, 500, 600, noise=statpriv.Gaussian(1.0))
+    assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
+    with mpmath.workdps(40):
+        z = mpmath.log(mpmath.mpf(601) / 101)       # (K+1)/(K-m+1) at j = m
+        e0 = curve.epsilon(0.0)
+        assert mpmath.mpf(e0) >= z > mpmath.mpf(math.nextafter(e0, 0.0))
+    assert curve.log_delta_plus(math.nextafter(e0, 0.0)) > -math.inf
