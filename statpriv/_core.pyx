@@ -10,7 +10,9 @@ import math
 import numpy as np
 cimport numpy as cnp
 from libc.float cimport DBL_MAX
-from libc.math cimport fmax, fma, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
+from libc.stdlib cimport free
+from cpython.exc cimport PyErr_CheckSignals
+from libc.math cimport logl, fmax, fma, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
 from scipy.special.cython_special cimport erfcx, log_ndtr, ndtr
 
 from statpriv._csrc cimport *
@@ -384,14 +386,72 @@ def log_hypergeom_pmf(double[::1] j, double N, double K, double m):
     return out
 
 
-def binomial_sum_log_pmf(double[::1] probs, double[::1] counts):
-    """ln pmf of sum_g Bin(counts[g], probs[g]) on 0..sum(counts), longdouble."""
-    cdef long total = <long> np.sum(counts)
-    out = np.empty(total + 1, dtype=np.longdouble)
-    cdef long double[::1] res = out
+cdef int _progress(void *ctx, double work) noexcept with gil:
+    # reports to a tqdm-like object's update(); non-zero (abandon) on Ctrl-C
+    try:
+        (<object> ctx).update(work)
+        PyErr_CheckSignals()
+    except BaseException:
+        return 1
+    return 0
+
+
+def binomial_sum_window(double[::1] probs, double[::1] counts, double drop_nats, long max_len,
+                        progress=None, double step=1e8):
+    """ln pmf of S = sum_g Bin(counts[g], probs[g]) on the window where it matters:
+    (first, log_pmf longdouble, log_rest) with e^log_rest >= the mass of S the
+    window does not carry (see convolve.h).  Raises ValueError if a window would exceed
+    max_len atoms.  ``progress``: an object with update(multiply_adds), called
+    every ``step`` multiply-adds (e.g. a tqdm bar); KeyboardInterrupt stops the work."""
+    cdef long double *buf = NULL
+    cdef long first = 0, n = 0
+    cdef long double rest = 0.0
     cdef int status
+    cdef long groups = probs.shape[0]
+    cdef const double *pp = &probs[0] if groups > 0 else NULL
+    cdef const double *pc = &counts[0] if groups > 0 else NULL
+    cdef sp_progress_fn fn = NULL
+    if progress is not None:
+        fn = _progress
+    cdef void *ctx = <void *> progress
     with nogil:
-        status = sp_binomial_sum_log_pmf(&probs[0], &counts[0], probs.shape[0], &res[0], total)
-    if status != 0:
+        status = sp_binomial_sum_window_progress(pp, pc, groups, drop_nats, max_len, &buf,
+                                                 &first, &n, &rest, fn, ctx, step)
+    if status == -1:
         raise MemoryError("could not allocate the convolution buffers")
-    return out
+    if status == -2:
+        raise ValueError(f"the Poisson-binomial window would exceed {max_len} atoms")
+    if status == -3:
+        raise KeyboardInterrupt("per-record convolution interrupted")
+    out = np.empty(n, dtype=np.longdouble)
+    cdef long double[::1] res = out
+    cdef long i
+    for i in range(n):
+        res[i] = buf[i]
+    free(buf)
+    return first, out, float(logl(rest)) if rest > 0 else -np.inf
+
+
+cdef class BoundedCurveCore(CurveCore):
+    """A curve of laws given on a window plus the mass left out, bounded:
+    ln of delta_window(eps) + rest * (1 - e^(eps - lr_max))_+, and exactly 0
+    from eps = zero_plus (zero_minus for delta_minus) on (see bounded.h)."""
+    cdef sp_bounded b
+    cdef object inner      # keeps the window's core alive
+
+    def __cinit__(self, CurveCore inner, double log_rest_p, double log_rest_q,
+                  double lr_max=INFINITY, double lr_min=-INFINITY,
+                  double zero_plus=INFINITY, double zero_minus=INFINITY):
+        self.inner = inner
+        self.b.fn = inner.fn
+        self.b.ctx = inner.ctx
+        self.b.log_rest_p = log_rest_p
+        self.b.log_rest_q = log_rest_q
+        self.b.lr_max = lr_max
+        self.b.lr_min = lr_min
+        self.b.zero_plus = zero_plus
+        self.b.zero_minus = zero_minus
+        self.log_tol = inner.log_tol       # the window's own error bound
+        self.positive = inner.positive     # (search.h) delta > 0 at every finite eps
+        self.fn = sp_bounded_log_delta
+        self.ctx = &self.b

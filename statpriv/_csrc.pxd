@@ -51,8 +51,11 @@ cdef extern from "search.h" nogil:
                                  double log_tol)
 
 cdef extern from "convolve.h" nogil:
-    int sp_binomial_sum_log_pmf(const double *probs, const double *counts, long groups,
-                                long double *out, long total)
+    ctypedef int (*sp_progress_fn)(void *ctx, double work) noexcept
+    int sp_binomial_sum_window_progress(const double *probs, const double *counts, long groups,
+                                        double drop_nats, long max_len, long double **out,
+                                        long *first, long *len, long double *rest,
+                                        sp_progress_fn progress, void *ctx, double step)
 
 cdef extern from "noise.h" nogil:
     void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
@@ -98,3 +101,15 @@ cdef extern from "dp.h" nogil:
                               double neg_log_alpha_lo)
     void sp_dp_init_gaussian(sp_dp_curve *c, double sigma, const sp_normal_fns *fns)
     double sp_dp_curve_log_delta(double eps, int direction, const void *ctx)
+
+cdef extern from "bounded.h" nogil:
+    ctypedef struct sp_bounded:
+        sp_curve_fn fn
+        const void *ctx
+        double log_rest_p
+        double log_rest_q
+        double lr_max
+        double lr_min
+        double zero_plus
+        double zero_minus
+    double sp_bounded_log_delta(double eps, int direction, const void *ctx)

@@ -16,12 +16,38 @@ from statpriv import _core, _validate, noisy, reference
 from statpriv.curve import PrivacyCurve
 from statpriv.noise import Gaussian, Noise
 
-# Largest support the array path (sampling, per-record pi) precomputes.
-MAX_SUPPORT = 50_000_000
+# Windows of the laws (issue "Cost and memory"; policy in _window).  Pair
+# curves take the FULL support (nothing bounded) up to FULL_SUPPORT atoms;
+# larger supports are cut to the atoms within a drop D of the largest -- the
+# deepest D = noisy.DROP_NATS * 2^k whose window fits in WINDOW_BUDGET atoms,
+# at most 64 DROP_NATS without noise (the kernels work on logs) and
+# DROP_NATS with noise (atoms go to linear long double scale, whose range
+# ends near e^-11355), at least DROP_NATS / 4 -- and the mass left out is
+# bounded and added to delta (_pair_curve).
+FULL_SUPPORT = 1_000_000
+WINDOW_BUDGET = 1_000_000
+# Largest window (atoms where the laws' mass matters) the array paths
+# allocate.  Windows are found before anything is allocated (O(log n)) and a
+# larger one is refused with a ValueError that says what it would cost.
+MAX_SUPPORT = 4_000_000
+# Peak bytes per window atom (working arrays in extended precision, noise
+# cells included), measured by bench/bench_cost.py; for the error message.
+BYTES_PER_ATOM = 300
+# Per-record pi: refuse product trees estimated above this many multiply-adds
+# (about a minute here, ~3e6 distinct pi); see _poisson_binomial_window.
+MAX_CONVOLUTION_WORK = 3e10
+# Estimated multiply-adds (_product_tree_work, ~1.3x the real count) per cpu
+# second of the product tree, measured at n = 1e5 to 1e6 distinct pi (3.6e8
+# to 4.4e8); for the message and the progress bar.
+CONVOLUTION_RATE = 4e8
+# Show a progress bar (tqdm, only on a terminal) above this estimated time.
+PROGRESS_SECONDS = 3.0
+
+NO_REST = (-math.inf, -math.inf, math.inf, -math.inf)
 
 
 class _Laws(tuple):
-    """(lp, lq, lr, monotone_ratio) of a count pair, with two optional extras:
+    """(lp, lq, lr, monotone_ratio) of a count pair, with three optional extras:
 
     lr_lo : low parts of the log ratio (ln P/Q = lr + lr_lo to ~1e-30 on the
         cells where a closed form was evaluated in higher precision), or None;
@@ -32,32 +58,71 @@ class _Laws(tuple):
         first atom: w = e^(-1/b)), with geometric(alpha) noise at w = 1/alpha
         (alpha); for these monotone-ratio laws that is the largest (smallest)
         ratio, i.e. the zero point of delta_plus (delta_minus).
+    rest : (log_rest_p, log_rest_q, lr_max, lr_min): ln of bounds on the P
+        and Q mass the arrays leave out (-inf when they hold the full laws;
+        else they are sub-measures P_w <= P, Q_w <= Q on a window), and
+        lr_max >= ln P/Q >= lr_min over the FULL support (floats rounded
+        outward from the closed-form ratio at the true extreme atoms: the
+        exact zero points; +-inf if unbounded or unknown).  NO_REST: nothing.
     """
 
-    def __new__(cls, lp, lq, lr, monotone_ratio, lr_lo=None, tail_ratio=None):
+    def __new__(cls, lp, lq, lr, monotone_ratio, lr_lo=None, tail_ratio=None, rest=NO_REST):
         self = super().__new__(cls, (lp, lq, lr, monotone_ratio))
         self.lr_lo = lr_lo
         self.tail_ratio = tail_ratio
+        self.rest = rest
         return self
 
 
 def _pair_curve(laws, reference_fn, description, noise=None):
-    """Wrap count laws (_Laws or (lp, lq, lr, monotone_ratio)) as a curve, with noise if given."""
+    """Wrap count laws (_Laws or (lp, lq, lr, monotone_ratio)) as a curve, with noise if given.
+
+    With a window (laws.rest, see _Laws) the curve is
+    delta_window(eps) + rest_p (1 - e^(eps - lr_max))_+ (rest_q (1 -
+    e^(eps + lr_min))_+ for delta_minus; rest_p + rest_q for eps < 0), which
+    is never below the true curve and equals it to 1e-12 relative wherever
+    delta >= 1e12 rest (bounded.h); delta_plus is exactly 0 from the float
+    lr_max on (the true sup ln P/Q rounded up), delta_minus from -lr_min.
+    With noise, the atoms more than noisy.DROP_NATS below the largest are
+    trimmed too (noisy.trim_bounded), their mass added to the rest; the rest
+    then has no ratio bound of its own (the noisy densities of the rest are
+    compared by mass), and the zero points are the noise's (1/b, -ln alpha)
+    or, where the exact generating-function ratio is known, the exact ones.
+    """
     lp, lq, lr, monotone_ratio = laws[:4]
     lr_lo = getattr(laws, "lr_lo", None)
+    log_rest_p, log_rest_q, lr_max, lr_min = getattr(laws, "rest", NO_REST)
     live = np.flatnonzero(np.isfinite(lp) | np.isfinite(lq))
     sl = slice(live[0], live[-1] + 1)
     lp, lq, lr = lp[sl], lq[sl], lr[sl]
-    if np.isnan(lr).any():
-        raise AssertionError("internal: support of P and Q is not contiguous")
-    if noise is not None:
-        return PrivacyCurve(noisy.core(lp, lq, noise, monotone_ratio,
-                                       tail_ratio=getattr(laws, "tail_ratio", None),
-                                       log_ratio=lr),
-                            reference_fn, f"{description}, noise={noise!r}")
     if lr_lo is not None:
         lr_lo = lr_lo[sl]
-    return PrivacyCurve(_core.PairCurveCore(lp, lq, lr, lr_lo=lr_lo), reference_fn, description)
+    if np.isnan(lr).any():
+        raise AssertionError("internal: support of P and Q is not contiguous")
+    zero_plus, zero_minus = lr_max, -lr_min
+    tail_ratio = getattr(laws, "tail_ratio", None)
+    if noise is not None:
+        lp, lq = np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble)
+        tsl, cut_p, cut_q = noisy.trim_bounded(lp, lq)
+        lp, lq, lr = lp[tsl], lq[tsl], lr[tsl]
+        log_rest_p = float(np.logaddexp(log_rest_p, cut_p))
+        log_rest_q = float(np.logaddexp(log_rest_q, cut_q))
+        windowed = log_rest_p > -math.inf or log_rest_q > -math.inf
+        core = noisy.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr)
+        description = f"{description}, noise={noise!r}"
+        if windowed:
+            # each noisy density is a mixture of the atoms' pairs: its ratio
+            # is within the laws' (lr_min, lr_max), and within the noise's
+            noise_plus, noise_minus = noisy.zero_points(noise, tail_ratio)
+            zero_plus, zero_minus = min(zero_plus, noise_plus), min(zero_minus, noise_minus)
+            lr_max, lr_min = math.inf, -math.inf
+    else:
+        windowed = log_rest_p > -math.inf or log_rest_q > -math.inf
+        core = _core.PairCurveCore(lp, lq, lr, lr_lo=lr_lo)
+    if windowed:
+        core = _core.BoundedCurveCore(core, log_rest_p, log_rest_q, lr_max, lr_min,
+                                      zero_plus, zero_minus)
+    return PrivacyCurve(core, reference_fn, description)
 
 
 def _mixture(log_a, log_b, rate, log_weights=None):
@@ -99,6 +164,33 @@ def _mpf_exact(x):
     import mpmath
     num, den = x.as_integer_ratio()
     return mpmath.mpf(num) / den
+
+
+def _float_up(value):
+    """The smallest double >= an mpmath number (+-inf kept)."""
+    import mpmath
+    if mpmath.isinf(value):
+        return math.inf if value > 0 else -math.inf
+    f = float(value)
+    if _mpf_exact(np.longdouble(f)) < value:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+def _log1p_mp(x):
+    """log1p of a double, as an mpmath number at the current precision."""
+    import mpmath
+    return mpmath.log1p(mpmath.mpf(x))
+
+
+def _rest_ratio_bounds(exact, j_lo, j_hi):
+    """(lr_max, lr_min) for _Laws.rest: the closed-form ln P(j)/Q(j) (mpmath,
+    ``exact(j)`` at absolute atoms j), increasing in j, at the extreme atoms
+    j_lo, j_hi of the FULL support, rounded outward to doubles -- so that
+    lr_max is the smallest double with delta_plus = 0 on the true curve."""
+    import mpmath
+    with mpmath.workdps(40):
+        return _float_up(exact(j_hi)), -_float_up(-exact(j_lo))
 
 
 def _refine_log_ratio(lp, lq, lr, err, exact):
@@ -150,37 +242,137 @@ def _refine_log_ratio(lp, lq, lr, err, exact):
             if mpmath.isfinite(value):
                 lo[j] = float(value - _mpf_exact(lr[j]))
     return lo
-def _binomial_support(N, pi):
-    """ln Bin(N, pi) on 0..N; in extended precision with neighbours consistent
-    to ~1e-19 for 0 < pi < 1 (see _core.binom_window_logl)."""
+def _unimodal_window(log_pmf, lo, hi, mode, drop):
+    """Window [first, last] of a unimodal law on lo..hi with maximum at ``mode``:
+    the atoms with ln pmf >= ln pmf(mode) - drop, found by bisection on each
+    side (O(log(hi - lo)) calls of ``log_pmf(k) -> float``).
+
+    Returns (first, last, log_rest), e^log_rest >= the mass outside the window:
+    unimodality bounds every atom left of first by pmf(first - 1) and every
+    atom right of last by pmf(last + 1), so the rest is at most
+    (first - lo) pmf(first - 1) + (hi - last) pmf(last + 1) (doubled against
+    the pmf's own rounding).
+    """
+    floor = log_pmf(mode) - drop
+    a, b = lo, mode                       # first k in [lo, mode] above the floor
+    while a < b:
+        mid = (a + b) // 2
+        a, b = (a, mid) if log_pmf(mid) >= floor else (mid + 1, b)
+    first = a
+    a, b = mode, hi                       # last k in [mode, hi] above the floor
+    while a < b:
+        mid = (a + b + 1) // 2
+        a, b = (mid, b) if log_pmf(mid) >= floor else (a, mid - 1)
+    last = a
+    parts = [-math.inf]
+    if first > lo:
+        parts.append(math.log(first - lo) + log_pmf(first - 1))
+    if last < hi:
+        parts.append(math.log(hi - last) + log_pmf(last + 1))
+    log_rest = float(np.logaddexp.reduce(parts))
+    return first, last, (log_rest + math.log(2.0) if log_rest > -math.inf else log_rest)
+
+
+def _window(log_pmf, lo, hi, mode, noisy_path):
+    """The one window policy of every array path: (first, last, log_rest).
+
+    The full support lo..hi if it has at most FULL_SUPPORT atoms (log_rest
+    = -inf: exact everywhere; with noise, noisy.trim_bounded then cuts at
+    noisy.DROP_NATS).  Else the atoms within D = noisy.DROP_NATS * 2^k nats
+    of the largest, for the largest k whose window fits in WINDOW_BUDGET
+    atoms: k = 6..-2 without noise (the pair kernels work on logs, no
+    underflow: D up to 704000), k = 0..-2 with noise (atoms go to linear
+    scale relative to the largest: D <= DROP_NATS); D = DROP_NATS / 4 if
+    none fits.
+    A window wider than MAX_SUPPORT is refused by the caller (_check_support).
+    """
+    if hi - lo + 1 <= FULL_SUPPORT:
+        return lo, hi, -math.inf
+    top = 0 if noisy_path else 6
+    for d in (noisy.DROP_NATS * 2.0 ** k for k in range(top, -3, -1)):
+        found = _unimodal_window(log_pmf, lo, hi, mode, d)
+        if found[1] - found[0] + 1 <= WINDOW_BUDGET:
+            return found
+    return found
+
+
+def _binomial_window(N, pi, noisy_path):
+    """(first, last, log_rest): the window of Bin(N, pi) (see _window)."""
+    def log_pmf(k):
+        return float(_core.log_binom_pmf(float(N), pi, np.array([float(k)]))[0])
+
+    mode = min(max(math.floor((N + 1) * pi), 0), N)
+    return _window(log_pmf, 0, N, mode, noisy_path)
+
+
+def _hypergeom_window(N, K, m, noisy_path):
+    """(first, last, log_rest): the window of the hypergeometric law of the
+    positives in m draws from N records of which K are positive."""
+    def log_pmf(j):
+        return float(_core.log_hypergeom_pmf(np.array([float(j)]), float(N), float(K),
+                                             float(m))[0])
+
+    lo, hi = max(0, m - (N - K)), min(K, m)
+    mode = min(max((m + 1) * (K + 1) // (N + 2), lo), hi)
+    return _window(log_pmf, lo, hi, mode, noisy_path)
+
+
+def _binomial_log_pmf(N, pi, first, last):
+    """ln Bin(N, pi) on first..last; in extended precision with neighbours
+    consistent to ~1e-19 for 0 < pi < 1 (see _core.binom_window_logl)."""
     if 0.0 < pi < 1.0:
-        return _core.binom_window_logl(float(N), pi, 0, N + 1)
-    return _core.log_binom_pmf(float(N), pi, np.arange(N + 1, dtype=np.float64))
+        return _core.binom_window_logl(float(N), pi, first, last - first + 1)
+    return _core.log_binom_pmf(float(N), pi, np.arange(first, last + 1, dtype=np.float64))
 
 
 def _check_support(size, what):
+    """Refuse a window of more than MAX_SUPPORT atoms, before allocating it."""
     if size > MAX_SUPPORT:
-        raise ValueError(f"{what} must be at most {MAX_SUPPORT} for the array path, got {size}")
+        raise ValueError(
+            f"the laws' window where the mass matters (within {noisy.DROP_NATS / 4:g} nats "
+            f"of the largest atom at least) holds {size:,} atoms, about "
+            f"{size * BYTES_PER_ATOM / 2**30:.1f} GiB of working arrays; the limit is "
+            f"{MAX_SUPPORT:,} atoms (statpriv.counting.MAX_SUPPORT).  The window grows like "
+            f"sqrt(variance of the count): use a smaller {what}")
 
 
-def _subsample_laws(n, pi, m):
-    """Sample of m of the n records without replacement, iid Bernoulli(pi)."""
-    _check_support(m, "sample_size")
+def _mixture_rest(rest_a, rest_b, log_weights):
+    """ln of the bound on the mixture's mass left out: rate rest_a + (1-rate) rest_b."""
+    parts = [float(log_weights[0]) + rest_a]
+    if rest_b > -math.inf and float(log_weights[1]) > -math.inf:
+        parts.append(float(log_weights[1]) + rest_b)
+    r = float(np.logaddexp.reduce(parts))
+    return r + 1e-12 * (1.0 + abs(r)) if r > -math.inf else r
+
+
+def _subsample_laws(n, pi, m, noisy_path=False):
+    """Sample of m of the n records without replacement, iid Bernoulli(pi).
+
+    The laws live on the union of the windows of Bin(m-1, pi) and Bin(m, pi)
+    (from j = first on; the full supports when small, see _window); the mass
+    they leave out is bounded in _Laws.rest.
+    """
     rate = m / n
+    a0, a1, rest_a = _binomial_window(m - 1, pi, noisy_path)
+    b0, b1, rest_b = _binomial_window(m, pi, noisy_path)
+    first, last = min(a0, b0), max(a1 + 1, b1)
+    _check_support(last - first + 1, "sample_size (or n)")
     ln = np.log(np.longdouble(n))
     log_weights = (np.log(np.longdouble(m)) - ln,
                    np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
-    lp, lq, lr = _mixture(_binomial_support(m - 1, pi), _binomial_support(m, pi), rate,
-                          log_weights)
+    lp, lq, lr = _mixture(_binomial_log_pmf(m - 1, pi, first, min(last, m - 1)),
+                          _binomial_log_pmf(m, pi, first, min(last, m)), rate, log_weights)
+    log_rest = _mixture_rest(rest_a, rest_b, log_weights)
+    rest = (log_rest, log_rest, math.inf, -math.inf)
     if not 0.0 < pi < 1.0:
-        return _Laws(lp, lq, lr, m == n)
+        return _Laws(lp, lq, lr, m == n, rest=rest)
     # P(j)/Q(j) in closed form (Breutigam & Reischuk, "Statistical Privacy"):
     # with lambda = m/n, A(j-1)/B(j) = j/(m pi), A(j)/B(j) = (m-j)/(m(1-pi)), so
     # with d = j - m pi, P/Q = (1 + d/(n pi)) / (1 - d/(n (1-pi))): two log1p
     # of small arguments when m/n is small, no rounded rate.  The threshold
     # terms need lr to full relative accuracy, which a difference of logs lacks.
     ld = np.longdouble
-    j = np.arange(len(lr), dtype=ld)
+    j = ld(first) + np.arange(len(lr), dtype=ld)
     d = j - ld(m) * ld(pi)
     x, y = d / (ld(n) * ld(pi)), -d / (ld(n) * (1 - ld(pi)))
     with np.errstate(divide="ignore"):
@@ -189,7 +381,7 @@ def _subsample_laws(n, pi, m):
     err = (4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
            + 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
 
-    def exact(jj):
+    def exact(jj):                 # at the absolute atom jj
         import mpmath
         p = mpmath.mpf(pi)
         dd = jj - m * p
@@ -201,9 +393,12 @@ def _subsample_laws(n, pi, m):
         M = 1 + p * (w - 1)            # generating function of Bernoulli(pi)
         return (lam * w + (1 - lam) * M) / (lam + (1 - lam) * M)
 
+    if m < n:                      # true extreme atoms j = 0 and j = m
+        rest = rest[:2] + _rest_ratio_bounds(exact, 0, m)
     if m == n:
-        return _Laws(lp, lq, lr, True, None, lambda w: w)
-    return _Laws(lp, lq, lr, False, _refine_log_ratio(lp, lq, lr, err, exact), tail_ratio)
+        return _Laws(lp, lq, lr, True, None, lambda w: w, rest)
+    lr_lo = _refine_log_ratio(lp, lq, lr, err, lambda i: exact(first + i))
+    return _Laws(lp, lq, lr, False, lr_lo, tail_ratio, rest)
 
 
 def _poisson_tail_ratio(rate):
@@ -214,11 +409,16 @@ def _poisson_tail_ratio(rate):
     return tail_ratio
 
 
-def _poisson_sample_laws(n, pi, rate):
-    """Each other record kept w.p. rate: Z ~ Bin(n-1, rate*pi), P = rate Z(.-1) + (1-rate) Z."""
-    _check_support(n, "n")
+def _poisson_sample_laws(n, pi, rate, noisy_path=False):
+    """Each other record kept w.p. rate: Z ~ Bin(n-1, rate*pi), P = rate Z(.-1) + (1-rate) Z.
+
+    Z is taken on its window (_window); Q/P <= 1/(1-rate) bounds the rest for
+    delta_minus, P/Q is unbounded (inf at j = n).
+    """
     rho = rate * pi
-    log_z = _binomial_support(n - 1, rho)
+    first, last, log_rest = _binomial_window(n - 1, rho, noisy_path)
+    _check_support(last - first + 2, "n (or sample_rate)")
+    log_z = _binomial_log_pmf(n - 1, rho, first, last)
     ld = np.longdouble
     if 0.0 < rho < 1.0:
         # rho is the rounded product; ln Z(k) moves by (k - (n-1) rho)/(rho (1-rho))
@@ -228,64 +428,121 @@ def _poisson_sample_laws(n, pi, rate):
         with mpmath.workdps(40):
             shift = float(mpmath.mpf(rate) * mpmath.mpf(pi) - mpmath.mpf(rho))
         if shift != 0.0:
-            k = np.arange(len(log_z), dtype=ld)
+            k = ld(first) + np.arange(len(log_z), dtype=ld)
             log_z = log_z + (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
     lp, lq, lr = _mixture(log_z, log_z, rate)
     tail_ratio = _poisson_tail_ratio(rate)
+    if log_rest > -math.inf:
+        log_rest += 1e-12 * (1.0 + abs(log_rest))
+    rest = (log_rest, log_rest, math.inf, -math.inf)
     if not 0.0 < rho < 1.0:
-        return _Laws(lp, lq, lr, rate == 1.0, None, tail_ratio)
+        return _Laws(lp, lq, lr, rate == 1.0, None, tail_ratio, rest)
     # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
     # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
     # ln(1 - rate) at j = 0, the zero point of delta_minus.
-    j = np.arange(len(lr), dtype=ld)
+    j = ld(first) + np.arange(len(lr), dtype=ld)
     with np.errstate(divide="ignore", invalid="ignore"):
         lr = np.log1p((j - ld(n) * ld(rate) * ld(pi)) / ((ld(n) - j) * ld(pi)))
-    lr[n] = np.inf
-    if rate == 1.0:
+    if 0 <= n - first < len(lr):
+        lr[n - first] = np.inf
+    if rate == 1.0 and first == 0:
         lr[0] = -np.inf
-    jf = np.arange(len(lr), dtype=np.float64)
+    jf = first + np.arange(len(lr), dtype=np.float64)
     err = 4e-19 * np.abs(lr.astype(np.float64)) + 2e-19 * n * rate / np.maximum(n - jf, 1)
 
-    def exact(jj):
+    def exact(jj):                 # at the absolute atom jj
         import mpmath
         lam, p = mpmath.mpf(rate), mpmath.mpf(pi)
         return mpmath.log1p((jj - n * lam * p) / ((n - jj) * p))
 
+    if rate < 1.0:                 # true extreme atoms j = 0 (lr = log1p(-rate)) and n (inf)
+        rest = rest[:2] + (math.inf,
+                           -math.inf if rate == 1.0 else _rest_ratio_bounds(exact, 0, 0)[1])
     return _Laws(lp, lq, lr, rate == 1.0,
-                 None if rate == 1.0 else _refine_log_ratio(lp, lq, lr, err, exact),
-                 tail_ratio)
+                 None if rate == 1.0 else _refine_log_ratio(lp, lq, lr, err,
+                                                            lambda i: exact(first + i)),
+                 tail_ratio, rest)
 
 
 def _binomial_window_laws(N, pi):
-    """Shift laws of Bin(N, pi) restricted to the atoms within noisy.DROP_NATS
-    of the mode, found by bisection on the concave log pmf (O(log N) calls)."""
-    def log_pmf(k):
-        return _core.log_binom_pmf(float(N), pi, np.array([float(k)]))[0]
-
-    mode = min(max(math.floor((N + 1) * pi), 0), N)
-    floor = log_pmf(mode) - noisy.DROP_NATS
-    lo, hi = 0, mode                      # first k in [0, mode] above the floor
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if log_pmf(mid) >= floor else (mid + 1, hi)
-    first = lo
-    lo, hi = mode, N                      # last k in [mode, N] above the floor
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if log_pmf(mid) >= floor else (lo, mid - 1)
-    log_z = _core.binom_window_logl(float(N), pi, first, lo - first + 1)
+    """Shift laws of Bin(N, pi) for the noisy paths, on the window of _window
+    (the rest bounded in _Laws.rest)."""
+    first, last, log_rest = _binomial_window(N, pi, True)
+    _check_support(last - first + 2, "n")
+    log_z = _binomial_log_pmf(N, pi, first, last)
     lp, lq, lr = _mixture(log_z, log_z, 1.0)
-    return _Laws(lp, lq, lr, True, None, lambda w: w)
+    rest = NO_REST if log_rest == -math.inf else (log_rest, log_rest, math.inf, -math.inf)
+    return _Laws(lp, lq, lr, True, None, lambda w: w, rest)
 
 
-def _poisson_binomial_log_pmf(probs):
-    """ln pmf of a sum of independent Bernoulli(probs), grouping equal values."""
+def _product_tree_work(values, counts, drop):
+    """(final window bound, estimated multiply-adds) of the product tree in
+    convolve.c, simulated on (variance, atoms) per node: a merge computes each
+    output atom from the terms within 45 nats of its largest, about
+    2 sqrt(90 v_a v_b / (v_a + v_b)) + 1 of them (at most min(len a, len b))."""
+    var = counts * values * (1.0 - values)
+    atoms = counts + 1.0
+    width = _window_width_bound(var, atoms, drop)
+    work = 0.0
+    while var.size > 1:
+        even = var.size - var.size % 2
+        va, vb = var[0:even:2], var[1:even:2]
+        wa, wb = width[0:even:2], width[1:even:2]
+        v, a = va + vb, atoms[0:even:2] + atoms[1:even:2] - 1.0
+        w = _window_width_bound(v, a, drop)
+        terms = np.minimum(np.minimum(wa, wb),
+                           2.0 * np.sqrt(90.0 * va * vb / np.maximum(v, 1e-300)) + 1.0)
+        work += float(np.sum((wa + wb - 1.0) * terms))
+        var = np.concatenate([v, var[even:]])
+        atoms = np.concatenate([a, atoms[even:]])
+        width = np.concatenate([w, width[even:]])
+    return float(width[0]), work
+
+
+def _window_width_bound(variance, atoms, drop):
+    """Upper bound on the window of a sum of independent Bernoullis with this
+    variance over ``atoms`` atoms: Bernstein's inequality
+    P[|S - mu| >= t] <= 2 exp(-t^2 / (2 (variance + t/3))) puts every atom
+    farther than t = D/3 + sqrt(D^2/9 + 2 D variance) from the mean below
+    e^-drop / atoms <= e^-drop * max pmf, D = drop + ln(2 atoms)."""
+    d = drop + np.log(2.0 * atoms)
+    t = d / 3.0 + np.sqrt(d * d / 9.0 + 2.0 * d * variance)
+    return np.minimum(atoms, 2.0 * np.ceil(t) + 1.0)
+
+
+def _poisson_binomial_window(probs):
+    """(first, ln pmf on the window, log_rest) of a sum of independent
+    Bernoulli(probs), equal values grouped into binomials, by the product tree
+    of convolve.c (direct convolution in extended precision, trimmed at
+    noisy.DROP_NATS below the largest atom with the trimmed mass bounded: the
+    tree multiplies in linear extended precision, whose range ends near
+    e^-11355, so unlike _window it cuts even small supports, noisy or not).  Its cost is estimated
+    first and a tree above MAX_SUPPORT atoms or MAX_CONVOLUTION_WORK
+    multiply-adds is refused before any work."""
     probs = probs[(probs > 0.0) & (probs < 1.0)]   # known records only shift the count
     if probs.size == 0:
-        return np.zeros(1, dtype=np.longdouble)
+        return 0, np.zeros(1, dtype=np.longdouble), -math.inf
     values, counts = np.unique(probs, return_counts=True)
-    return _core.binomial_sum_log_pmf(np.ascontiguousarray(values),
-                                      np.ascontiguousarray(counts, dtype=np.float64))
+    drop = noisy.DROP_NATS
+    width, work = _product_tree_work(values, counts.astype(np.float64), drop)
+    _check_support(int(width) + 1, "number of records with 0 < pi < 1")
+    if work > MAX_CONVOLUTION_WORK:
+        raise ValueError(
+            f"the exact convolution of {probs.size:,} per-record probabilities "
+            f"({values.size:,} distinct) would take about {work:.1e} extended-precision "
+            f"multiply-adds (~{work / CONVOLUTION_RATE:.0f} s here); the limit is "
+            f"{MAX_CONVOLUTION_WORK:.0e} (statpriv.counting.MAX_CONVOLUTION_WORK).  Use "
+            f"fewer records, or fewer distinct values of pi (equal values are grouped "
+            f"into one binomial: e.g. round pi)")
+    args = (np.ascontiguousarray(values), np.ascontiguousarray(counts, dtype=np.float64),
+            drop, MAX_SUPPORT)
+    if work < PROGRESS_SECONDS * CONVOLUTION_RATE:
+        return _core.binomial_sum_window(*args)
+    from tqdm.auto import tqdm     # only for long runs; disable=None: off when not a terminal
+
+    with tqdm(total=work, disable=None, unit="MAC", unit_scale=True, leave=False,
+              desc=f"convolving {probs.size:,} per-record pi") as bar:
+        return _core.binomial_sum_window(*args, progress=bar, step=work / 200.0)
 
 
 def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_replacement",
@@ -349,7 +606,6 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         if probs.size != n - 1:
             raise ValueError(f"pi must hold the n-1 = {n - 1} other records' probabilities, "
                              f"got {probs.size}")
-        _check_support(n, "n")
     else:
         if n is None:
             raise ValueError("n is required when pi is a single probability")
@@ -395,9 +651,12 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
             raise ValueError("sample_size (sampling without replacement) needs iid records: "
                              "pass pi as a single probability, or use sampling='poisson'")
         rate = 1.0 if sample_rate is None else sample_rate
-        log_z = _poisson_binomial_log_pmf(rate * probs)
+        first, log_z, log_rest = _poisson_binomial_window(rate * probs)
         lp, lq, lr = _mixture(log_z, log_z, rate)
         lr_lo = None
+        # Q/P <= 1/(1 - rate) at every atom (P/Q unbounded: P(j) > 0 = Q(j) at the top)
+        lr_min = -math.inf if rate == 1.0 else -_float_up(-_log1p_mp(-rate))
+        rest = (log_rest, log_rest, math.inf, lr_min)
         if rate < 1.0:
             # P(j)/Q(j) = 1 + rate (Z(j-1)/Z(j) - 1): log1p of a product with
             # the rate keeps its relative accuracy at tiny rates (a difference
@@ -407,20 +666,22 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
                 same = np.concatenate((log_z, [-np.inf]))[:len(lr)]
                 closed = np.log1p(np.longdouble(rate) * np.expm1(shifted - same))
             lr = np.where(np.isfinite(same), closed, lr)
-            # P(0)/Q(0) = 1 - rate exactly: the zero point of delta_minus
-            lr[0] = np.log1p(-np.longdouble(rate))
             lr_lo = np.zeros(len(lr), dtype=np.longdouble)
-            import mpmath
-            with mpmath.workdps(40):
-                lr_lo[0] = float(mpmath.log1p(-mpmath.mpf(rate)) - _mpf_exact(lr[0]))
+            if first == 0:
+                # P(0)/Q(0) = 1 - rate exactly: the zero point of delta_minus
+                lr[0] = np.log1p(-np.longdouble(rate))
+                import mpmath
+                with mpmath.workdps(40):
+                    lr_lo[0] = float(_log1p_mp(-rate) - _mpf_exact(lr[0]))
         kind = "" if rate == 1.0 else f", poisson rate={rate}"
-        return _pair_curve(_Laws(lp, lq, lr, rate == 1.0, lr_lo, _poisson_tail_ratio(rate)), ref,
+        laws = _Laws(lp, lq, lr, rate == 1.0, lr_lo, _poisson_tail_ratio(rate), rest)
+        return _pair_curve(laws, ref,
                            f"counting n={n}, per-record pi{kind}", noise)
     if sample_rate is not None:
-        return _pair_curve(_poisson_sample_laws(n, pi, sample_rate), ref,
+        return _pair_curve(_poisson_sample_laws(n, pi, sample_rate, noise is not None), ref,
                            f"counting n={n}, pi={pi}, poisson rate={sample_rate}", noise)
     if sample_size is not None and sample_size < n:
-        return _pair_curve(_subsample_laws(n, pi, sample_size), ref,
+        return _pair_curve(_subsample_laws(n, pi, sample_size, noise is not None), ref,
                            f"counting n={n}, pi={pi}, sample_size={sample_size}", noise)
     if noise is not None:
         return _pair_curve(_binomial_window_laws(n - 1, pi), ref,
@@ -464,16 +725,29 @@ def secret_sample(n, sample_size, positives, *, noise=None):
     n = _validate.count("n", n, low=1)
     m = _validate.count("sample_size", sample_size, low=1, high=n)
     K = _validate.count("positives", positives, low=0, high=n - 1)
-    _check_support(m, "sample_size")
+    if noise is not None and not isinstance(noise, Noise):
+        raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
     N = float(n - 1)
-    j = np.arange(m + 1, dtype=np.float64)
-    log_in = _core.log_hypergeom_pmf(j[:m], N, float(K), float(m - 1))
+    # windows of H_{m-1} and H_m (log-concave; the full supports when small,
+    # see _window), the rest bounded in _Laws.rest
+    noisy_path = noise is not None
+    first, last, rest_in = _hypergeom_window(n - 1, K, m - 1, noisy_path)
+    last += 1                       # P(j) = ... H_{m-1}(j - 1)
+    rest_out = -math.inf
+    if m < n:
+        b0, b1, rest_out = _hypergeom_window(n - 1, K, m, noisy_path)
+        first, last = min(first, b0), max(last, b1)
+    _check_support(last - first + 1, "sample_size (or n)")
+    j = first + np.arange(last - first + 1, dtype=np.float64)
+    log_in = _core.log_hypergeom_pmf(j[j <= m - 1], N, float(K), float(m - 1))
     log_out = _core.log_hypergeom_pmf(j, N, float(K), float(m)) if m < n else np.full(1, -np.inf)
     rate = m / n
     ln = np.log(np.longdouble(n))
     log_weights = (np.log(np.longdouble(m)) - ln,
                    np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
     lp, lq, lr = _mixture(log_in, log_out, rate, log_weights)
+    log_rest = _mixture_rest(rest_in, rest_out, log_weights)
+    rest = (log_rest, log_rest, math.inf, -math.inf)
     lr_lo = tail_ratio = None
     if m < n:
         # P(j)/Q(j) in closed form: with A = H_{m-1}, B = H_m and lambda = m/n,
@@ -482,7 +756,7 @@ def secret_sample(n, sample_size, positives, *, noise=None):
         # P/Q = (K+1)(N-K-m+j+1) / ((K-j+1)(N-K+1)): two log1p of exact
         # integer quotients (inf where Q = 0 < P, -inf where P = 0 < Q).
         ld = np.longdouble
-        jj = np.arange(len(lr), dtype=ld)
+        jj = ld(first) + np.arange(len(lr), dtype=ld)
         with np.errstate(divide="ignore", invalid="ignore"):
             t1 = np.log1p((jj - m) / ld(N - K + 1))
             t2 = np.log1p(-jj / ld(K + 1))
@@ -491,11 +765,13 @@ def secret_sample(n, sample_size, positives, *, noise=None):
         lr = np.where(live, exact_lr, lr)
         err = 4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
 
-        def exact(j):
+        def exact(j):              # at the absolute atom j
             import mpmath
             return mpmath.log1p(mpmath.mpf(j - m) / (N - K + 1)) - mpmath.log1p(-mpmath.mpf(j) / (K + 1))
 
-        lr_lo = _refine_log_ratio(lp, lq, lr, err, exact)
+        lr_lo = _refine_log_ratio(lp, lq, lr, err, lambda i: exact(first + i))
+        # true extreme atoms of P and Q
+        rest = rest[:2] + _rest_ratio_bounds(exact, max(0, m - 1 - (n - 1 - K)), min(K + 1, m))
         if m <= _MAX_TAIL_SUM:
             tail_ratio = _secret_tail_ratio(int(N), K, m)
 
@@ -507,7 +783,7 @@ def secret_sample(n, sample_size, positives, *, noise=None):
             raise ValueError("the mpmath reference covers secret_sample without noise")
         return reference.secret_sample_delta(n, m, K, eps, direction=direction)
 
-    laws = _Laws(lp, lq, lr, m == n, lr_lo, (lambda w: w) if m == n else tail_ratio)
+    laws = _Laws(lp, lq, lr, m == n, lr_lo, (lambda w: w) if m == n else tail_ratio, rest)
     return _pair_curve(laws, ref, f"secret sample n={n}, sample_size={m}, positives={K}", noise)
 
 

@@ -30,11 +30,15 @@ import numpy as np
 from statpriv import _core
 from statpriv.noise import Gaussian, Geometric, Laplace
 
-# Laplace and geometric noise: atoms more than this many nats below the
-# largest are dropped before adding noise (mass < e^-3000): results are exact
-# wherever ln delta > -2900.  Gaussian noise keeps every atom it is given: at
-# large eps its positive part comes from the extreme atoms of the support.
-DROP_NATS = 3000.0
+# Atoms more than this many nats below the largest are cut before adding
+# noise (the kernels scale atoms relative to the largest in long double,
+# whose range ends near e^-11355); the mass cut is bounded and added to delta
+# (statpriv.counting._pair_curve): results are exact wherever
+# ln delta > ln(rest) + 28 (rest <= atoms * e^-DROP_NATS relative to the
+# largest atom) and certified upper bounds below.
+DROP_NATS = 11000.0
+# Gaussian noise keeps every atom it is given: at large eps its positive part
+# comes from the extreme atoms of the support.
 
 
 def _trim_slice(lp, lq):
@@ -47,6 +51,53 @@ def trim(lp, lq):
     """Keep the atoms where P or Q is within DROP_NATS of its maximum."""
     sl = _trim_slice(lp, lq)
     return lp[sl], lq[sl]
+
+
+def trim_bounded(lp, lq):
+    """(slice, cut_p, cut_q): the slice trim() keeps and ln of the P and Q mass
+    it cuts off (-inf if none), summed in log space; the caller adds the cut
+    mass to delta as a bound (statpriv.counting._pair_curve)."""
+    sl = _trim_slice(lp, lq)
+    outside = np.concatenate((np.arange(0, sl.start), np.arange(sl.stop, len(lp))))
+    if outside.size == 0:
+        return sl, -np.inf, -np.inf
+    cuts = []
+    for la in (lp, lq):
+        c = float(np.logaddexp.reduce(la[outside]))
+        # the sum is rounded: move it up by far more than its error
+        cuts.append(c + 1e-9 * (1.0 + abs(c)) if c > -np.inf else c)
+    return sl, cuts[0], cuts[1]
+
+
+def zero_points(noise, tail_ratio=None):
+    """(zero_plus, zero_minus): floats at or above sup ln f_P/f_Q (resp.
+    f_Q/f_P) of the FULL count laws plus this noise, whatever was cut: the
+    exact ln G_P(w)/G_Q(w) rounded up where the generating-function ratio is
+    known (see core), else the pure-DP bound (1/b for Laplace, -ln alpha
+    for geometric; seed 000 Lemma 5) rounded up; inf for Gaussian noise."""
+    if isinstance(noise, Laplace):
+        kind, param = "laplace", noise.scale
+    elif isinstance(noise, Geometric):
+        kind, param = "geometric", noise.alpha
+    else:
+        return np.inf, np.inf
+    bound = _core.zero_point_up(kind, param)
+    if tail_ratio is None:
+        return bound, bound
+    import mpmath
+    from statpriv.counting import _float_up
+    with mpmath.workdps(40):
+        p = mpmath.mpf(param)
+        w = mpmath.exp(1 / p) if kind == "laplace" else 1 / p
+        plus = _float_up(mpmath.log(tail_ratio(w)))
+        minus = _float_up(-mpmath.log(tail_ratio(1 / w)))
+    return min(plus, bound), min(minus, bound)
+
+
+def max_log_ratio(noise):
+    """A proven bound on |ln f_P/f_Q| of any count plus this noise (1/b for
+    Laplace, -ln alpha for geometric, inf for Gaussian): delta is 0 from there on."""
+    return zero_points(noise)[0]
 
 
 def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
@@ -105,8 +156,16 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         errs = [np.full(len(lr), 4e-16) for _ in range(3)]
         if log_ratio is not None:
             pos, neg = _difference_parts(lp, lq, log_ratio)
-            d_pos = _core.laplace_cells(pos, pos, noise.scale) if np.isfinite(pos).any() else None
-            d_neg = _core.laplace_cells(neg, neg, noise.scale) if np.isfinite(neg).any() else None
+            has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
+            d_pos = d_neg = None
+            if has_pos and has_neg:
+                # one pass: the two laws' cells are computed independently
+                both = _core.laplace_cells(pos, neg, noise.scale)
+                d_pos, d_neg = (both[0], None, both[2], both[3]), (both[1], None, both[4], both[5])
+            elif has_pos:
+                d_pos = _core.laplace_cells(pos, pos, noise.scale)
+            elif has_neg:
+                d_neg = _core.laplace_cells(neg, neg, noise.scale)
             for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
                 # cells (k = 0: the log ratio itself), then L and R of P from Q's
                 up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
@@ -229,12 +288,15 @@ def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
     mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
     pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
     neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
-    parts = []
-    for part in (pos, neg):
-        if np.isfinite(part).any():
-            parts.append(_core.geometric_cells(part, part, alpha)[0])
-        else:
-            parts.append(np.full(len(cell_lq), -np.inf, dtype=ld))
+    if np.isfinite(pos).any() and np.isfinite(neg).any():
+        parts = list(_core.geometric_cells(pos, neg, alpha))    # independent: one pass
+    else:
+        parts = []
+        for part in (pos, neg):
+            if np.isfinite(part).any():
+                parts.append(_core.geometric_cells(part, part, alpha)[0])
+            else:
+                parts.append(np.full(len(cell_lq), -np.inf, dtype=ld))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         up, down = np.exp(parts[0] - cell_lq), np.exp(parts[1] - cell_lq)
         r = up - down

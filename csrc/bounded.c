@@ -1,0 +1,35 @@
+#include <math.h>
+#include "bounded.h"
+#include "logpmf.h"
+
+static double bounded_direction(const sp_bounded *b, double eps, int direction)
+{
+    double zero = direction == SP_PLUS ? b->zero_plus : b->zero_minus;
+    double zero_rev = direction == SP_PLUS ? b->zero_minus : b->zero_plus;
+    if (eps >= zero) {
+        return -INFINITY;
+    }
+    if (eps < 0.0 && -eps >= zero_rev) {
+        return sp_log1mexp(eps);                /* 1 - e^eps + e^eps * 0 */
+    }
+    double inner = b->fn(eps, direction, b->ctx);
+    double add;
+    if (eps < 0.0) {
+        add = sp_logaddexp(b->log_rest_p, b->log_rest_q);
+    } else if (direction == SP_PLUS) {
+        add = eps < b->lr_max ? b->log_rest_p + sp_log1mexp(eps - b->lr_max) : -INFINITY;
+    } else {
+        add = eps < -b->lr_min ? b->log_rest_q + sp_log1mexp(eps + b->lr_min) : -INFINITY;
+    }
+    double r = sp_logaddexp(inner, add);
+    return r > 0.0 ? 0.0 : r;
+}
+
+double sp_bounded_log_delta(double eps, int direction, const void *ctx)
+{
+    const sp_bounded *b = ctx;
+    if (direction != SP_MAX) {
+        return bounded_direction(b, eps, direction);
+    }
+    return fmax(bounded_direction(b, eps, SP_PLUS), bounded_direction(b, eps, SP_MINUS));
+}

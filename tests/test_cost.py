@@ -1,0 +1,369 @@
+"""Cost and memory: windows of the laws with the rest bounded, the product-tree
+Poisson-binomial convolution, and up-front refusals (issue "Robustness",
+cost section).
+
+Windowed curves are checked against the same curves on the full support
+(noisy.DROP_NATS raised so that nothing is cut) and, with a deliberately tiny
+window, against the mpmath oracle: the bounded rest must keep them above the
+truth.  The product tree is checked against an mpmath convolution written
+from the definition.
+"""
+import math
+import sys
+import time
+
+import mpmath
+import numpy as np
+import pytest
+
+import statpriv
+from statpriv import noisy, reference
+
+counting_mod = sys.modules["statpriv.counting"]
+
+EPS = np.array([-0.2, 0.0, 0.002, 0.02, 0.1, 0.3, 0.6, 1.0, 2.0, 5.0])
+
+
+def _full(monkeypatch):
+    """Cut nothing: windows become the full supports."""
+    monkeypatch.setattr(noisy, "DROP_NATS", 1e9)
+
+
+def _force_windows(monkeypatch, drop=3000.0, noisy_path=False):
+    """Cut windows at ``drop`` nats even where the default policy keeps the
+    full support (counting.FULL_SUPPORT atoms): noiseless laws take the
+    narrowest candidate, noisy.DROP_NATS / 4 (budget 0), noisy laws the
+    widest, noisy.DROP_NATS (budget unlimited)."""
+    monkeypatch.setattr(counting_mod, "FULL_SUPPORT", 0)
+    monkeypatch.setattr(counting_mod, "WINDOW_BUDGET", 10**12 if noisy_path else 0)
+    monkeypatch.setattr(noisy, "DROP_NATS", drop if noisy_path else 4.0 * drop)
+
+
+def _curves(build, monkeypatch, noisy_path=False, per_record=False):
+    with monkeypatch.context() as m:
+        _force_windows(m, noisy_path=noisy_path)
+        if per_record:      # the product tree always trims at noisy.DROP_NATS
+            m.setattr(noisy, "DROP_NATS", 3000.0)
+        windowed = build()
+    with monkeypatch.context() as m:
+        _full(m)
+        full = build()
+    return windowed, full
+
+
+def _compare(windowed, full, eps=EPS, min_log=-2900.0):
+    """Agree to 1e-12 relative where ln delta > min_log; never below anywhere."""
+    seen_deep = False
+    for name in ("log_delta_plus", "log_delta_minus"):
+        a = getattr(windowed, name)(eps)
+        b = getattr(full, name)(eps)
+        for e, x, y in zip(eps, a, b):
+            if y == -math.inf:
+                continue
+            assert x >= y - 1e-12 * max(1.0, abs(y)), (name, e, x, y)
+            if y > min_log:
+                assert abs(x - y) <= 1e-12 * max(1.0, abs(y)), (name, e, x, y)
+                seen_deep |= y < -300.0
+    return seen_deep
+
+
+CASES = [
+    ("sample_size", lambda: statpriv.counting(30000, 0.3, sample_size=9000)),
+    ("sample_size pi small", lambda: statpriv.counting(20000, 0.02, sample_size=15000)),
+    ("poisson", lambda: statpriv.counting(12000, 0.4, sample_rate=0.7, sampling="poisson")),
+    ("secret", lambda: statpriv.secret_sample(20000, 8000, 7000)),
+    ("per-record", lambda: statpriv.counting(
+        None, np.random.default_rng(5).uniform(0.05, 0.95, 6000))),
+    ("per-record poisson", lambda: statpriv.counting(
+        None, np.random.default_rng(6).uniform(0.0, 1.0, 5000), sample_rate=0.5,
+        sampling="poisson")),
+]
+
+
+@pytest.mark.parametrize("name,build", CASES, ids=[c[0] for c in CASES])
+def test_windowed_matches_full_support(name, build, monkeypatch):
+    windowed, full = _curves(build, monkeypatch, per_record=name.startswith("per-record"))
+    assert isinstance(windowed._core, statpriv._core.BoundedCurveCore), name   # a window was cut
+    deep = _compare(windowed, full)
+    # and far in the tails: eps where ln delta is about -1000 and about -2000
+    for target in (-1000.0, -2000.0):
+        e = full.epsilon(math.exp(target)) if target > -700 else _eps_at(full, target)
+        deep |= _compare(windowed, full, eps=np.array([e]))
+    assert deep, f"{name}: no comparison with ln delta < -300"
+
+
+def _eps_at(curve, log_target):
+    """eps with ln delta_plus(eps) ~ log_target, by bisection on the curve."""
+    lo, hi = 0.0, 1.0
+    while curve.log_delta(hi) > log_target and hi < 1e3:
+        hi *= 2.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if curve.log_delta(mid) > log_target else (lo, mid)
+    return lo
+
+
+NOISES = [statpriv.Laplace(2.0), statpriv.Geometric(0.6), statpriv.Gaussian(1.5)]
+
+
+@pytest.mark.parametrize("noise", NOISES, ids=repr)
+def test_windowed_noise_matches_full_support(noise, monkeypatch):
+    builds = [lambda: statpriv.counting(5000, 0.3, noise=noise)]
+    if not isinstance(noise, statpriv.Gaussian):    # Gaussian + sampling: slow queries
+        builds.append(lambda: statpriv.counting(2500, 0.05, sample_size=1500, noise=noise))
+    for build in builds:
+        windowed, full = _curves(build, monkeypatch, noisy_path=True)
+        _compare(windowed, full, eps=np.array([-0.1, 0.0, 0.01, 0.05, 0.1, 0.3]))
+    # Laplace / geometric noise: delta is exactly 0 from the pure-DP point on
+    curve = statpriv.counting(20000, 0.3, noise=noise)
+    if not isinstance(noise, statpriv.Gaussian):
+        zero = noisy.max_log_ratio(noise)
+        assert curve.delta(zero) == 0.0
+        assert curve.epsilon(0.0) == pytest.approx(zero, rel=1e-15)
+
+
+def test_zero_point_survives_the_window(monkeypatch):
+    # sampling without replacement: the ratio is bounded, delta = 0 beyond it
+    _force_windows(monkeypatch)
+    curve = statpriv.counting(10**6, 0.3, sample_size=2 * 10**5)
+    assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
+    rate = 0.2
+    eps0 = math.log1p(rate * 0.7 / 0.3) - math.log1p(-rate)
+    assert curve.delta_plus(eps0 * (1 + 1e-12)) == 0.0
+    assert curve.log_delta_plus(eps0 * 0.999) > -math.inf
+    assert curve.epsilon(0.0) == pytest.approx(eps0, rel=1e-12)
+
+
+# ---- tiny windows: the rest bound keeps every curve above the oracle -------
+
+SMALL = [
+    ("sample_size", dict(n=300, pi=0.3, sample_size=120)),
+    ("poisson", dict(n=200, pi=0.45, sample_rate=0.6, sampling="poisson")),
+    ("per-record", dict(n=None, pi=list(np.random.default_rng(7).uniform(0.1, 0.9, 150)))),
+]
+
+
+@pytest.mark.parametrize("name,kw", SMALL, ids=[c[0] for c in SMALL])
+def test_tiny_window_stays_above_the_oracle(name, kw, monkeypatch):
+    _force_windows(monkeypatch, drop=12.0)     # cut most of the support
+    kw = dict(kw)
+    n, pi = kw.pop("n"), kw.pop("pi")
+    curve = statpriv.counting(n, np.array(pi) if isinstance(pi, list) else pi, **kw)
+    assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
+    eps = [-0.1, 0.0, 0.05, 0.2, 0.5, 1.0]
+    for direction in ("plus", "minus"):
+        ours = getattr(curve, f"log_delta_{direction}")(eps)
+        truth = getattr(curve, f"delta_{direction}")(eps, precision="mp")
+        for e, x, t in zip(eps, ours, truth):
+            assert t == 0 or x >= float(mpmath.log(t)) - 1e-13, (name, direction, e, x, t)
+
+
+def test_tiny_window_secret_sample_stays_above_the_oracle(monkeypatch):
+    _force_windows(monkeypatch, drop=12.0)
+    curve = statpriv.secret_sample(400, 150, 170)
+    assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
+    eps = [0.0, 0.05, 0.2, 0.5]
+    for direction in ("plus", "minus"):
+        ours = getattr(curve, f"log_delta_{direction}")(eps)
+        truth = reference.secret_sample_delta(400, 150, 170, eps, direction=direction)
+        for e, x, t in zip(eps, ours, truth):
+            assert t == 0 or x >= float(mpmath.log(t)) - 1e-13, (direction, e, x, t)
+
+
+# ---- the product tree against mpmath -----------------------------------------
+
+def _mp_poisson_binomial(probs):
+    mpmath.mp.dps = 50
+    pmf = [mpmath.mpf(1)]
+    for p in probs:
+        p = mpmath.mpf(float(p))
+        new = [mpmath.mpf(0)] * (len(pmf) + 1)
+        for i, x in enumerate(pmf):
+            new[i] += x * (1 - p)
+            new[i + 1] += x * p
+        pmf = new
+    return pmf
+
+
+TREES = [
+    np.array([0.1, 0.2, 0.2, 0.7, 1e-300, 5e-324, 1 - 2**-53, 1 - 2**-53, 0.5]),
+    np.random.default_rng(3).uniform(0.0, 1.0, 200),
+    np.concatenate([np.full(120, 0.3), np.full(90, 0.6), [1e-17, 0.5, 5e-324]]),
+    np.concatenate([np.full(60, 1e-5), np.full(40, 1 - 1e-9), np.full(3, 0.999)]),
+]
+
+
+@pytest.mark.parametrize("drop", [3000.0, 25.0])
+@pytest.mark.parametrize("case", range(len(TREES)))
+def test_product_tree_matches_mpmath(case, drop, monkeypatch):
+    monkeypatch.setattr(noisy, "DROP_NATS", drop)
+    probs = TREES[case]
+    first, log_pmf, log_rest = counting_mod._poisson_binomial_window(probs.copy())
+    truth = _mp_poisson_binomial(probs[(probs > 0) & (probs < 1)])
+    missing = mpmath.fsum(truth[:first]) + mpmath.fsum(truth[first + len(log_pmf):])
+    for i, x in enumerate(log_pmf):
+        hi = float(x)
+        ours = mpmath.mpf(hi) + mpmath.mpf(float(x - np.longdouble(hi)))    # the longdouble, exactly
+        t = mpmath.log(truth[first + i])
+        rel = float(mpmath.expm1(ours - t))
+        if drop >= 3000.0:
+            assert abs(rel) <= 1e-15, (case, first + i, rel)   # Loader leaves: ~1e-16
+        assert rel <= 1e-15, (case, first + i, rel)        # never above the truth
+        missing += truth[first + i] - mpmath.exp(ours)
+    # the cut mass (outside the window and inside it) is within the bound
+    # the cut mass (beyond the ~1e-16 relative rounding of the kept atoms) is bounded
+    assert missing <= mpmath.exp(log_rest) * (1 + 1e-12) + 1e-15, (case, drop)
+    if drop >= 3000.0:
+        assert missing < 1e-15
+
+
+def test_per_record_curve_with_extreme_probabilities_matches_oracle(matches):
+    pi = [5e-324, 1e-300, 1 - 2**-53, 0.3, 0.3, 0.7, 1e-17, 0.5]
+    curve = statpriv.counting(None, pi)
+    eps = [0.0, 0.1, 1.0, 3.0]
+    for direction in ("plus", "minus"):
+        ours = getattr(curve, f"log_delta_{direction}")(eps)
+        truth = reference.counting_delta(len(pi) + 1, pi, eps, direction=direction)
+        for e, x, t in zip(eps, ours, truth):
+            matches(x, t, what=f"{direction} eps={e}")
+
+
+# ---- up-front refusals -----------------------------------------------------------
+
+def test_too_large_window_is_refused_up_front():
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"window .* atoms.*GiB.*smaller n"):
+        statpriv.counting(10**12, 0.3, noise=statpriv.Laplace(3.0))
+    with pytest.raises(ValueError, match=r"smaller sample_size"):
+        statpriv.counting(10**15, 0.5, sample_size=10**13)
+    with pytest.raises(ValueError, match=r"smaller n"):
+        statpriv.counting(10**14, 0.5, sample_rate=0.5, sampling="poisson")
+    with pytest.raises(ValueError, match=r"smaller sample_size"):
+        statpriv.secret_sample(10**15, 10**13, 10**14)
+    assert time.perf_counter() - t0 < 5.0       # refused before any allocation
+
+
+def test_too_costly_convolution_is_refused_up_front(monkeypatch):
+    probs = np.random.default_rng(8).uniform(0.0, 1.0, 20000)
+    _, work = counting_mod._product_tree_work(*np.unique(probs, return_counts=True),
+                                              noisy.DROP_NATS)
+    monkeypatch.setattr(counting_mod, "MAX_CONVOLUTION_WORK", work / 2)
+    with pytest.raises(ValueError, match=r"multiply-adds.*fewer distinct values"):
+        statpriv.counting(None, probs)
+    monkeypatch.setattr(counting_mod, "MAX_CONVOLUTION_WORK", work * 2)
+    statpriv.counting(None, probs)
+
+
+def test_window_width_bound_holds():
+    # the Bernstein bound used for refusals is an upper bound on the real window
+    for probs in (np.full(5000, 0.5), np.random.default_rng(9).uniform(0, 1, 8000),
+                  np.full(3000, 1e-3)):
+        width, _ = counting_mod._product_tree_work(*np.unique(probs, return_counts=True),
+                                                   noisy.DROP_NATS)
+        _, log_pmf, _ = counting_mod._poisson_binomial_window(probs)
+        assert len(log_pmf) <= width
+
+
+def test_progress_reports_and_interrupt():
+    values, counts = np.unique(np.random.default_rng(10).uniform(0, 1, 3000), return_counts=True)
+    args = (values, counts.astype(np.float64), 3000.0, 10**7)
+    plain = statpriv._core.binomial_sum_window(*args)
+
+    class Bar:
+        done = 0.0
+
+        def update(self, work):
+            self.done += work
+
+    bar = Bar()
+    reported = statpriv._core.binomial_sum_window(*args, progress=bar, step=1.0)
+    assert reported[0] == plain[0] and np.array_equal(reported[1], plain[1])
+    _, estimate = counting_mod._product_tree_work(values, counts.astype(np.float64), 3000.0)
+    assert 0.5 * estimate <= bar.done <= estimate      # the estimate is an over-estimate
+
+    class Stop:
+        def update(self, work):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        statpriv._core.binomial_sum_window(*args, progress=Stop(), step=1.0)
+
+
+def test_progress_bar_path_builds_the_same_curve(monkeypatch):
+    probs = np.random.default_rng(11).uniform(0, 1, 2000)
+    plain = statpriv.counting(None, probs)
+    monkeypatch.setattr(counting_mod, "PROGRESS_SECONDS", 0.0)    # tqdm, disabled off a tty
+    barred = statpriv.counting(None, probs)
+    eps = [0.0, 0.05, 0.5]
+    assert np.array_equal(plain.log_delta(eps), barred.log_delta(eps))
+
+
+# ---- policy: noiseless pair curves are exact in the deep tail ---------------
+
+def _mp_secret_log_delta_plus(n, m, K, eps):
+    """ln delta_plus of the secret sample from the definitions: the sum of
+    (P(j) - e^eps Q(j))_+ over the atoms from the top down, P, Q the
+    mixtures of hypergeometric laws (loggamma at 30 digits)."""
+    N = n - 1
+    lg = mpmath.loggamma
+    with mpmath.workdps(30):
+        lam = mpmath.mpf(m) / n
+
+        def H(k, j):
+            if j < 0 or j > K or k - j < 0 or k - j > N - K:
+                return mpmath.mpf(0)
+            return mpmath.exp(lg(K + 1) - lg(j + 1) - lg(K - j + 1) + lg(N - K + 1)
+                              - lg(k - j + 1) - lg(N - K - k + j + 1) - lg(N + 1) + lg(k + 1)
+                              + lg(N - k + 1))
+        e, total = mpmath.exp(eps), mpmath.mpf(0)
+        for j in range(m, -1, -1):
+            d = lam * H(m - 1, j - 1) + (1 - lam) * H(m, j) - e * (
+                lam * H(m - 1, j) + (1 - lam) * H(m, j))
+            if d <= 0:
+                break          # P/Q increases with j: nothing positive below
+            total += d
+        return mpmath.log(total)
+
+
+@pytest.mark.parametrize("args", [(20000, 6000, 8000), (10**5, 3 * 10**4, 4 * 10**4)])
+def test_deep_tail_of_noiseless_curves_is_exact(args):
+    # ln delta ~ -4254 and ~ -21215: far below any window's drop; the full
+    # support (at most counting.FULL_SUPPORT atoms) keeps it exact
+    curve = statpriv.secret_sample(*args)
+    assert not isinstance(curve._core, statpriv._core.BoundedCurveCore)
+    truth = float(_mp_secret_log_delta_plus(*args, 1.0))
+    ours = curve.log_delta_plus(1.0)
+    assert abs(ours - truth) <= max(1e-10, 8 * 2.2e-16 * abs(truth)), (ours, truth)
+
+
+def test_windowed_zero_points_are_exact(monkeypatch):
+    # a window far from the extreme atoms: epsilon(0) is still the smallest
+    # double with delta = 0 on the true curve (closed form at j = m and j = 0)
+    _force_windows(monkeypatch)
+    n, m, pi = 10**6, 2 * 10**5, 0.3
+    curve = statpriv.counting(n, pi, sample_size=m)
+    assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
+    with mpmath.workdps(40):
+        r, p = mpmath.mpf(m) / n, mpmath.mpf(pi)
+        zeros = {"plus": mpmath.log1p(r * (1 - p) / p) - mpmath.log1p(-r),
+                 "minus": mpmath.log1p(r * p / (1 - p)) - mpmath.log1p(-r)}
+        for direction, z in zeros.items():
+            e0 = curve.epsilon(0.0, direction=direction)
+            assert mpmath.mpf(e0) >= z > mpmath.mpf(math.nextafter(e0, 0.0)), direction
+            assert getattr(curve, f"delta_{direction}")(e0) == 0.0
+            assert getattr(curve, f"log_delta_{direction}")(math.nextafter(e0, 0.0)) > -math.inf
+
+
+def test_windowed_noisy_zero_point_is_the_laws_ratio_bound(monkeypatch):
+    # Gaussian noise on sampled laws: sup f_P/f_Q = P(m)/Q(m) (each noisy
+    # density is a mixture of the atoms' pairs, attained as x -> inf), so
+    # delta_plus is 0 exactly from the closed form at j = m on, window or not
+    monkeypatch.setattr(counting_mod, "FULL_SUPPORT", 0)
+    monkeypatch.setattr(noisy, "DROP_NATS", 50.0)
+    curve = statpriv.secret_sample(2000, 500, 600, noise=statpriv.Gaussian(1.0))
+    assert isinstance(curve._core, statpriv._core.BoundedCurveCore)
+    with mpmath.workdps(40):
+        z = mpmath.log(mpmath.mpf(601) / 101)       # (K+1)/(K-m+1) at j = m
+        e0 = curve.epsilon(0.0)
+        assert mpmath.mpf(e0) >= z > mpmath.mpf(math.nextafter(e0, 0.0))
+    assert curve.log_delta_plus(math.nextafter(e0, 0.0)) > -math.inf
