@@ -365,7 +365,19 @@ def _subsample_laws(n, pi, m, noisy_path=False):
     log_rest = _mixture_rest(rest_a, rest_b, log_weights)
     rest = (log_rest, log_rest, math.inf, -math.inf)
     if not 0.0 < pi < 1.0:
-        return _Laws(lp, lq, lr, m == n, rest=rest)
+        if m == n:
+            return _Laws(lp, lq, lr, True, rest=rest)
+        # Known records: P and Q share one atom, j = m (pi = 1) or j = 0
+        # (pi = 0), where P/Q = n/(n-m) or (n-m)/n: the zero point, in
+        # double-double like every other extreme ratio.
+        def degenerate(jj):
+            import mpmath
+            ratio = mpmath.log(n) - mpmath.log(n - m)
+            return ratio if pi == 1.0 else -ratio
+
+        lr_lo = _refine_log_ratio(lp, lq, lr, np.full(len(lr), 4e-19),
+                                  lambda i: degenerate(first + i))
+        return _Laws(lp, lq, lr, False, lr_lo, rest=rest)
     # P(j)/Q(j) in closed form (Breutigam & Reischuk, "Statistical Privacy"):
     # with lambda = m/n, A(j-1)/B(j) = j/(m pi), A(j)/B(j) = (m-j)/(m(1-pi)), so
     # with d = j - m pi, P/Q = (1 + d/(n pi)) / (1 - d/(n (1-pi))): two log1p
@@ -436,6 +448,16 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
         log_rest += 1e-12 * (1.0 + abs(log_rest))
     rest = (log_rest, log_rest, math.inf, -math.inf)
     if not 0.0 < rho < 1.0:
+        if rho == 0.0 and rate < 1.0:
+            # pi = 0: Z = 0 surely, P/Q = 1 - rate at j = 0 (the zero point of
+            # delta_minus), in double-double
+            def degenerate(jj):
+                import mpmath
+                return mpmath.log1p(-mpmath.mpf(rate))
+
+            lr_lo = _refine_log_ratio(lp, lq, lr, np.full(len(lr), 4e-19),
+                                      lambda i: degenerate(first + i))
+            return _Laws(lp, lq, lr, False, lr_lo, tail_ratio, rest)
         return _Laws(lp, lq, lr, rate == 1.0, None, tail_ratio, rest)
     # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
     # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
