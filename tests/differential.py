@@ -401,7 +401,17 @@ def _alarm(signum, frame):
     raise CaseTimeout()
 
 
-def run_case(seed, kind, index, zero_point=False, epsilon=False):
+# Checks whose failures are known and open (see docs/precision.md): the
+# zero-point sweep of Gaussian-noise curves on bounded-ratio laws (sampling
+# without replacement, secret sample, Poisson sampling's delta_minus), where
+# the extreme log ratio is not yet carried in double-double by the Gaussian
+# kernel (and, on the fixed edge cases, their epsilon checks, which stand on
+# the same digits).  run(..., skip_open=True) leaves them out; test_differential runs
+# them on their own as a strict xfail, so a fix shows up as XPASS.
+OPEN_ZERO_POINT_KINDS = ("gaussian",)
+
+
+def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False):
     """Draw one case and run every check on it (at most CASE_SECONDS, where SIGALRM
     exists); returns a Result."""
     import signal
@@ -411,6 +421,8 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False):
         old = signal.signal(signal.SIGALRM, _alarm)
         signal.alarm(CASE_SECONDS)
     try:
+        if skip_open and kind in OPEN_ZERO_POINT_KINDS:
+            zero_point = False
         return _run_case(res, seed, kind, index, zero_point, epsilon)
     except CaseTimeout:
         res.skipped += 1
@@ -527,9 +539,11 @@ def _run_one(args):
     return run_case(*args)
 
 
-def run(kinds, count, seed, zero_point=False, epsilon=False, jobs=1, progress=None):
+def run(kinds, count, seed, zero_point=False, epsilon=False, jobs=1, progress=None,
+        skip_open=False):
     """Run ``count`` cases per kind; returns {kind: Result}."""
-    tasks = [(seed, kind, i, zero_point, epsilon) for kind in kinds for i in range(count)]
+    tasks = [(seed, kind, i, zero_point, epsilon, skip_open)
+             for kind in kinds for i in range(count)]
     results = {kind: Result(kind) for kind in kinds}
     if jobs > 1:
         import multiprocessing
@@ -626,10 +640,12 @@ EDGE_CASES = (
 )
 
 
-def run_edge_cases(zero_point=True, epsilon=True, seed=0):
+def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds=None):
     """The fixed EDGE_CASES, with the same checks as random cases; {kind: Result}."""
     results = {}
     for i, (kind, expr, build, eps) in enumerate(EDGE_CASES):
+        if kinds is not None and kind not in kinds:
+            continue
         res = Result(kind)
         t0 = time.time()
         try:
@@ -652,9 +668,10 @@ def run_edge_cases(zero_point=True, epsilon=True, seed=0):
                     continue
                 for direction, truth in (("plus", dp), ("minus", dm), ("max", max(dp, dm))):
                     check_values(res, case, curve, e, direction, truth)
-            if zero_point:
+            open_class = skip_open and kind in OPEN_ZERO_POINT_KINDS
+            if zero_point and not open_class:
                 _zero_point_checks(res, case, curve)
-            if epsilon:
+            if epsilon and not open_class:
                 _epsilon_checks(res, case, curve, random.Random(f"edge-{seed}-{i}"))
         res.seconds = time.time() - t0
         results.setdefault(kind, Result(kind)).merge(res)
