@@ -282,12 +282,7 @@ def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
     Modifies lr in place; returns a bound on the absolute error of each lr.
     """
     ld = np.longdouble
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        mag = np.where(np.isfinite(lq), lq + np.log(np.abs(np.expm1(law_lr))),
-                       np.where(np.isfinite(lp), lp, -np.inf)).astype(ld)
-    mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
-    pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
-    neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
+    pos, neg = _difference_parts(lp, lq, law_lr)
     if np.isfinite(pos).any() and np.isfinite(neg).any():
         parts = list(_core.geometric_cells(pos, neg, alpha))    # independent: one pass
     else:
