@@ -685,7 +685,9 @@ double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)
         return -INFINITY;      /* H_inf = 0: the ratio is finite at every x */
     }
     if (direction == SP_MAX) {
-        return fmax(gauss_direction(g, eps, 1), gauss_direction(g, eps, 0));
+        return fmin(0.0, fmax(gauss_direction(g, eps, 1), gauss_direction(g, eps, 0)));
     }
-    return gauss_direction(g, eps, direction == SP_PLUS);
+    /* delta <= 1: clamping the rounding of a total variation of 1 - 1e-20 is
+     * still conservative */
+    return fmin(0.0, gauss_direction(g, eps, direction == SP_PLUS));
 }

@@ -452,6 +452,15 @@ cdef class BoundedCurveCore(CurveCore):
         self.b.zero_plus = zero_plus
         self.b.zero_minus = zero_minus
         self.log_tol = inner.log_tol       # the window's own error bound
-        self.positive = inner.positive     # (search.h) delta > 0 at every finite eps
+        # (search.h) delta > 0 at every finite eps -- not in a direction with a
+        # proven finite zero point, whatever the window's arrays suggest
+        positive = inner.positive
+        if zero_plus < INFINITY:
+            positive &= ~(1 << SP_PLUS)
+        if zero_minus < INFINITY:
+            positive &= ~(1 << SP_MINUS)
+        if zero_plus < INFINITY and zero_minus < INFINITY:
+            positive &= ~(1 << SP_MAX)
+        self.positive = positive
         self.fn = sp_bounded_log_delta
         self.ctx = &self.b

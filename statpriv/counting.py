@@ -103,10 +103,14 @@ def _pair_curve(laws, reference_fn, description, noise=None):
     tail_ratio = getattr(laws, "tail_ratio", None)
     if noise is not None:
         lp, lq = np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble)
-        tsl, cut_p, cut_q = noisy.trim_bounded(lp, lq)
-        lp, lq, lr = lp[tsl], lq[tsl], lr[tsl]
-        log_rest_p = float(np.logaddexp(log_rest_p, cut_p))
-        log_rest_q = float(np.logaddexp(log_rest_q, cut_q))
+        if not isinstance(noise, Gaussian):
+            # Laplace/geometric cells scale the atoms linearly (long double
+            # range); the Gaussian kernel works in logs and keeps every atom
+            # (at large eps its positive part comes from the extreme atoms)
+            tsl, cut_p, cut_q = noisy.trim_bounded(lp, lq)
+            lp, lq, lr = lp[tsl], lq[tsl], lr[tsl]
+            log_rest_p = float(np.logaddexp(log_rest_p, cut_p))
+            log_rest_q = float(np.logaddexp(log_rest_q, cut_q))
         windowed = log_rest_p > -math.inf or log_rest_q > -math.inf
         core = noisy.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr)
         description = f"{description}, noise={noise!r}"

@@ -140,13 +140,24 @@ def test_tiny_sigma_converges_to_noiseless(sigma):
     statpriv.counting(100, 0.3, noise=statpriv.Gaussian(1.0)),
     statpriv.counting(50, 0.5, noise=statpriv.Gaussian(0.05)),
     statpriv.counting(None, [0.1, 0.5, 0.9], noise=statpriv.Gaussian(2.0)),
-    statpriv.counting(10**6, 0.3, sample_rate=0.5, sampling="poisson",
+    statpriv.counting(10**5, 0.3, sample_rate=0.5, sampling="poisson",
                       noise=statpriv.Gaussian(3.0)),
-], ids=["n100", "n50-small-sigma", "per-record", "poisson-1e6"])
+], ids=["n100", "n50-small-sigma", "per-record", "poisson-1e5"])
 def test_delta_positive_at_every_finite_eps(curve):
     # shift structure: P's top atom has Q = 0, so delta_plus > 0 for all eps
     logs = curve.log_delta_plus(np.array([1.0, 1e2, 1e5, 1e10, 1e100, 1e300]))
     assert np.all(logs > -np.inf) and np.all(np.diff(logs) < 0)
+    assert curve.epsilon(0.0) == math.inf
+
+
+def test_windowed_delta_stays_positive():
+    # n = 1e6 with Poisson sampling: more atoms than the full-support limit, so
+    # the laws are cut to a window and the cut mass is added as a bound
+    # (docs/precision.md): far out ln delta is that bound -- finite, never -inf.
+    curve = statpriv.counting(10**6, 0.3, sample_rate=0.5, sampling="poisson",
+                              noise=statpriv.Gaussian(3.0))
+    logs = curve.log_delta_plus(np.array([1.0, 1e2, 1e5, 1e10, 1e100, 1e300]))
+    assert np.all(logs > -np.inf) and np.all(np.diff(logs) <= 0) and logs[0] > logs[-1]
     assert curve.epsilon(0.0) == math.inf
 
 
