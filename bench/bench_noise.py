@@ -1,5 +1,5 @@
 """Benchmark of statpriv's noisy-count curves (count + Laplace / Gaussian /
-two-sided geometric noise, MATH.md §5) against what a user would otherwise
+two-sided geometric noise, docs/mathematics.md §6) against what a user would otherwise
 compute with numpy/scipy, and against the mpmath reference.
 
     python bench/bench_noise.py           # full run (about 2-4 minutes)

@@ -4,7 +4,7 @@
  * computation of binomial probabilities", 2000; the method behind R's dbinom):
  *   b(k) = sqrt(N / (2 pi k (N-k)))
  *          * exp(stirlerr(N) - stirlerr(k) - stirlerr(N-k) - bd0(k, Np) - bd0(N-k, Nq)).
- * lgamma differences lose ~log10(N) digits; this form does not (MATH.md §3).
+ * lgamma differences lose ~log10(N) digits; this form does not (docs/mathematics.md §3).
  */
 #ifndef STATPRIV_LOGPMF_H
 #define STATPRIV_LOGPMF_H

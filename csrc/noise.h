@@ -1,4 +1,4 @@
-/* Counts plus independent noise (MATH.md §5): the noisy laws are mixtures
+/* Counts plus independent noise (docs/mathematics.md §6): the noisy laws are mixtures
  * f_A(x) = sum_k A(k) noise(x - k) of the count laws A = P (target positive)
  * and Q (target negative), given as log pmfs on consecutive integer atoms.
  * No quadrature and no grids where the structure allows closed forms:

@@ -1,6 +1,6 @@
 /* Hockey-stick divergences of shifted and mixed counts, summed in log space
  * from the likelihood-ratio threshold outward with a rigorous remainder bound
- * (MATH.md §2–4).  Every function returns ln H_eps; -inf means H = 0.
+ * (docs/mathematics.md §2-5).  Every function returns ln H_eps; -inf means H = 0.
  * All functions are pure: no global state, no allocation, safe without the GIL. */
 #ifndef STATPRIV_SHIFT_TAIL_H
 #define STATPRIV_SHIFT_TAIL_H

@@ -62,7 +62,7 @@ cdef class CurveCore:
 
 
 cdef class BinomialCurveCore(CurveCore):
-    """Noiseless count with Bin(N, pi) other records (MATH.md §3)."""
+    """Noiseless count with Bin(N, pi) other records (docs/mathematics.md §3)."""
     cdef sp_binom_curve curve
 
     def __cinit__(self, double N, double pi):
@@ -102,7 +102,7 @@ def _log_cumsum(a, bint reverse=False):
 
 
 cdef class PairCurveCore(CurveCore):
-    """Shift divergence between two pmfs given by log arrays (MATH.md §2, §4),
+    """Shift divergence between two pmfs given by log arrays (docs/mathematics.md §2, §5),
     or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale[, ll_lo, rr_lo])``,
     the optional low parts of ll_p - ll_q and lr_p - lr_q).
     Arrays are held in extended precision (numpy.longdouble).

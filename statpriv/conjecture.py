@@ -1,4 +1,4 @@
-"""Seed 000 §7's subsampling conjecture, checked numerically on a grid (MATH.md §4).
+"""Breutigam & Reischuk §7's subsampling conjecture, checked numerically on a grid (docs/mathematics.md §5).
 
 Records are iid Bernoulli(pi).  A count over a uniform sample of m = lambda n of the
 n records, without replacement, is compared with the noiseless count over m records:
@@ -163,7 +163,7 @@ def _check_arguments(n_values, pi_values, rates, eps_values, rtol, directions, r
 def conjecture_check(n_values=DEFAULT_N, pi_values=DEFAULT_PI, rates=DEFAULT_RATES,
                      eps_values=DEFAULT_EPS, *, rtol=1e-9, directions=("max",),
                      refined=False):
-    """Test seed 000 §7's conjecture on a grid; return the counterexamples (or []).
+    """Test Breutigam & Reischuk §7's conjecture on a grid; return the counterexamples (or []).
 
     For every n in ``n_values``, pi in ``pi_values`` and sample size
     m = round(rate n) (``sample_sizes``; lambda = m/n exactly), and every eps in

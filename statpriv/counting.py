@@ -4,9 +4,9 @@ The released value is the number of records with a property (plus noise).  Recor
 independent, record j has the property with probability pi_j, the attacker
 targets record 1 and knows everything but the others' values.  With S the
 count of the others, delta_plus(eps) = H_eps(S+1 || S) and delta_minus(eps) =
-H_eps(S || S+1) (MATH.md §2; seed 000 Thm 4.2).  Sampling mixes the two
-laws (MATH.md §4; seed 000 Thm 4.1, seed 001).  Noise is added to either
-law (MATH.md §5, statpriv.noisy).
+H_eps(S || S+1) (docs/mathematics.md §2; Breutigam & Reischuk Thm 4.2).  Sampling mixes the two
+laws (docs/mathematics.md §5; Breutigam & Reischuk Thm 4.1, Smith 2009).  Noise is added to either
+law (docs/mathematics.md §6, statpriv.noisy).
 """
 import math
 
@@ -583,28 +583,28 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         Probability that a record has the property: one value for iid records
         (the others' count is S ~ Bin(n-1, pi)), or one per other record
         (S is Poisson-binomial; records with pi_j in {0, 1} are known to the
-        attacker and dropped, MATH.md §2).
+        attacker and dropped, docs/mathematics.md §2).
     sample_size : int in [1, n], optional
         Count over a uniform sample of m records without replacement
-        (seed 000 Thm 4.1).  Rate lambda = m/n; with the counts B_k ~ Bin(k, pi),
+        (Breutigam & Reischuk Thm 4.1).  Rate lambda = m/n; with the counts B_k ~ Bin(k, pi),
         P(j) = lambda B_{m-1}(j-1) + (1-lambda) B_m(j) and
         Q(j) = lambda B_{m-1}(j) + (1-lambda) B_m(j).
     sample_rate : float in (0, 1], optional
         With ``sampling="without_replacement"``: m = round(rate * n).  With
         ``sampling="poisson"``: every record kept independently with this
-        probability (seed 001 Alg. 2): Q = Z, P = rate (Z+1) + (1-rate) Z,
+        probability (Smith 2009 Alg. 2): Q = Z, P = rate (Z+1) + (1-rate) Z,
         Z the sampled others' count.
     sampling : "without_replacement" or "poisson"
     noise : statpriv.Laplace, statpriv.Gaussian or statpriv.Geometric, optional
-        Noise added to the (sampled) count, in count units (MATH.md §5).  The
+        Noise added to the (sampled) count, in count units (docs/mathematics.md §6).  The
         curve is then H_eps(P*N || Q*N), computed exactly: closed-form cell
         integrals for Laplace, exact convolution for geometric, normal tail
         sums at the exact sign changes for Gaussian.
     approx : None or "normal"
-        "normal" replaces the binomial count by a normal one (seed 000
+        "normal" replaces the binomial count by a normal one (Breutigam & Reischuk
         Lemma 6): the curve is the Gaussian DP curve with
         sigma_eff = sqrt((n-1) pi (1-pi) + sigma^2).  An approximation, kept to
-        reproduce seed 000's figures; the curve says ``exact=False``.  iid pi,
+        reproduce Breutigam & Reischuk's figures; the curve says ``exact=False``.  iid pi,
         no sampling, noise None or Gaussian only.
 
     Returns
@@ -613,7 +613,7 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         delta_plus(eps) = H_eps(P||Q) (target has the property),
         delta_minus(eps) = H_eps(Q||P).  Without sampling and iid pi,
         delta_plus(eps) = P[S >= k-1] - e^eps P[S >= k] with
-        k = floor(e^eps pi n / (1 - pi + e^eps pi)) + 1 (MATH.md §3), summed
+        k = floor(e^eps pi n / (1 - pi + e^eps pi)) + 1 (docs/mathematics.md §3), summed
         from the threshold outward in log space.
 
     Examples
@@ -717,10 +717,10 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
 
 
 def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):
-    """Seed 000 Lemma 6: S ~ N(mu, (n-1) pi (1-pi)), so the noisy count is a
+    """Breutigam & Reischuk Lemma 6: S ~ N(mu, (n-1) pi (1-pi)), so the noisy count is a
     Gaussian mechanism with sigma_eff^2 = (n-1) pi (1-pi) + sigma^2."""
     if per_record or sample_size is not None or sample_rate is not None:
-        raise ValueError("approx='normal' takes iid pi without sampling (seed 000 Lemma 6)")
+        raise ValueError("approx='normal' takes iid pi without sampling (Breutigam & Reischuk Lemma 6)")
     if noise is not None and not isinstance(noise, Gaussian):
         raise ValueError("approx='normal' takes noise=None or statpriv.Gaussian")
     sigma_noise = 0.0 if noise is None else noise.sigma
@@ -734,18 +734,18 @@ def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):
 
     return PrivacyCurve(_core.DPCurveCore("gaussian", sigma), ref,
                         f"counting n={n}, pi={pi}, noise={noise!r}, normal approximation "
-                        f"(seed 000 Lemma 6, sigma_eff={sigma:.6g})", exact=False)
+                        f"(Breutigam & Reischuk Lemma 6, sigma_eff={sigma:.6g})", exact=False)
 
 
 def secret_sample(n, sample_size, positives, *, noise=None):
-    """Curve when the attacker knows the population but not the sample (seed 001 §3).
+    """Curve when the attacker knows the population but not the sample (Smith 2009 §3).
 
     K = ``positives`` of the n-1 other records have the property; a uniform
     sample of m = ``sample_size`` of the n records is counted.  With
     H_k(j) = C(K, j) C(n-1-K, k-j) / C(n-1, k) and lambda = m/n,
     P(j) = lambda H_{m-1}(j-1) + (1-lambda) H_m(j),
     Q(j) = lambda H_{m-1}(j) + (1-lambda) H_m(j).
-    The worst case over K is the DP guarantee delta = lambda (MATH.md §4).
+    The worst case over K is the DP guarantee delta = lambda (docs/mathematics.md §5).
     ``noise`` (statpriv.Laplace, Gaussian, Geometric) is added to the count.
     """
     n = _validate.count("n", n, low=1)

@@ -7,7 +7,7 @@ negative) of what the attacker sees,
     delta_minus(eps) = H_eps(Q || P)
     delta(eps)       = max(delta_plus, delta_minus)
 
-(MATH.md §1, seed 000 Def. 5).  delta is non-increasing in eps, lies in
+(docs/mathematics.md §1, Breutigam & Reischuk Def. 5).  delta is non-increasing in eps, lies in
 [0, 1] and equals the total-variation distance at eps = 0; eps may be any
 real.  The float path evaluates C kernels (exact to ~1e-13 relative and
 rounded up where a tail is bounded rather than summed); ``precision="mp"``

@@ -2,7 +2,7 @@
 
 Worst-case DP of a noiseless count is delta = 1 (the attacker who knows all
 other records reads the target off the count); with a rate-lambda sample it
-is lambda (seed 001).  The statistical-privacy curves below are exact.
+is lambda (Smith 2009).  The statistical-privacy curves below are exact.
 """
 import math
 

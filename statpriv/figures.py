@@ -1,8 +1,8 @@
-"""Regenerate the figures of seed 000 (Breutigam & Reischuk, Figs. 1-8) and seed 004's
+"""Regenerate the figures of Breutigam & Reischuk (Figs. 1-8) and Desfontaines et al.'s
 Fig. 6 (nested noise) from the exact curves.
 
 Every plotted statistical-privacy (SP) value comes from ``statpriv.counting(...)``,
-the exact curve (MATH.md §3-5).  Where seed 000's figures rest on its normal
+the exact curve (docs/mathematics.md §3-6).  Where Breutigam & Reischuk's figures rest on its normal
 approximation (Lemma 6, and Lemma 10 = Lemma 6 at the equal-utility sigma: the only
 formulas the seed gives for Gaussian noise, so presumably every Gaussian-noise curve
 of Figs. 1, 2, 5, 6 and 8), the approximation is drawn as well, dashed and labelled
@@ -11,9 +11,9 @@ printed in the plot; every other line is exact and says so.  (At these parameter
 the approximation is within 0.03%-2.3% of the exact values.)
 Worst-case DP comparisons use ``statpriv.dp``.
 
-Units (MATH.md §2): counts, sensitivity 1.  Seed 000's "noise level nu" (sigma =
+Units (docs/mathematics.md §2): counts, sensitivity 1.  Breutigam & Reischuk's "noise level nu" (sigma =
 nu * s with s = 1/n in fraction units) is the Gaussian sigma = nu, resp. the
-Laplace scale b = nu, in count units.  Equal utility (MATH.md §5, seed 000 §4.4)
+Laplace scale b = nu, in count units.  Equal utility (docs/mathematics.md §6, Breutigam & Reischuk §4.4)
 comes from ``statpriv.utility.equal_utility_noise``: Laplace scale
 b = n sqrt(pi(1-pi)(1/m - 1/n)/2), Gaussian sigma = n sqrt(pi(1-pi)(1/m - 1/n)).
 
@@ -39,14 +39,14 @@ __all__ = ["make_figures", "figure_numbers", "FIGURES",
            "amplification_data", "equal_utility_vs_rate_data", "nested_noise_data",
            "fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "seed004_fig6"]
 
-# Seed 000 §5: n = 1000, eps = 0.01, noise levels nu1 = 1, nu2 = 3, pi in (0, 1/2].
+# Breutigam & Reischuk §5: n = 1000, eps = 0.01, noise levels nu1 = 1, nu2 = 3, pi in (0, 1/2].
 N_SEED = 1000
 EPS_SEED = 0.01
 NUS_SEED = (1.0, 3.0)
 PIS_RATIO = (0.5, 0.1, 0.01)        # Fig. 2/4/6: pi1, pi2, pi3
 NORMAL_LABEL = "normal approx. (Lemma 6)"
 
-# Seed 004 Fig. 6 (nested noise): the extracted text keeps no parameters; these are
+# Desfontaines et al. Fig. 6 (nested noise): the extracted text keeps no parameters; these are
 # assumed (see nested_noise_data).
 SEED004_P = 0.1                     # uncertainty p of every unknown record (the seed's
                                     # running example: "at least 10%")
@@ -83,7 +83,7 @@ def noise_vs_pi_data(kind, *, n=N_SEED, eps=EPS_SEED, nus=NUS_SEED, pis=None):
 
     Returns a dict with ``pi`` (array), ``nu`` (tuple), ``sp[nu]`` (exact SP delta,
     array over pi), ``dp[nu]`` (worst-case DP delta, float) and, for Gaussian
-    noise, ``normal[nu]`` (seed 000 Lemma 6, an approximation).
+    noise, ``normal[nu]`` (Breutigam & Reischuk Lemma 6, an approximation).
     """
     pis = _pi_grid() if pis is None else np.asarray(pis, dtype=float)
     out = {"kind": kind, "n": n, "eps": eps, "pi": pis, "nu": tuple(nus),
@@ -168,7 +168,7 @@ def equal_utility_vs_rate_data(*, n=N_SEED, pi=0.5, eps=EPS_SEED, sample_sizes=N
 
 def amplification_data(*, n=N_SEED, pi=0.5, eps=0.1, sample_sizes=None):
     """Fig. 7: delta_SAMP(n, lambda; eps') with eps' = ln(1 + lambda (e^eps - 1)) against
-    lambda * delta_pure(m = lambda n; eps) (seed 000 §7's conjecture, MATH.md §4).
+    lambda * delta_pure(m = lambda n; eps) (Breutigam & Reischuk §7's conjecture, docs/mathematics.md §5).
 
     Returns ``m``, ``rate``, ``eps_prime`` and exact ``samp``, ``bound`` arrays.
     """
@@ -185,14 +185,14 @@ def amplification_data(*, n=N_SEED, pi=0.5, eps=0.1, sample_sizes=None):
 
 def nested_noise_data(*, p=SEED004_P, n_unknown=SEED004_N_UNKNOWN, eps0=SEED004_EPS0,
                       eps_values=None, eps_fixed=SEED004_EPS_FIXED, n_values=None):
-    """Seed 004 Fig. 6 (§5.2, nested noise): a noiseless count plus two-sided geometric
-    noise, computed as the exact discrete convolution (MATH.md §5, §7).
+    """Desfontaines et al. Fig. 6 (§5.2, nested noise): a noiseless count plus two-sided geometric
+    noise, computed as the exact discrete convolution (docs/mathematics.md §6, §7).
 
-    Seed 004's formulas and figure parameters were lost in extraction; ASSUMED here:
+    Desfontaines et al.'s formulas and figure parameters were lost in extraction; ASSUMED here:
     every record the attacker does not know has the property with probability
     p = 0.1 (the seed's running example, "uncertainty at least 10%"; all pi_j = p is
-    the attained worst case of MATH.md §7), n_unknown = 100 unknown records (the
-    target included; known records only shift the count, MATH.md §2), and the
+    the attained worst case of docs/mathematics.md), n_unknown = 100 unknown records (the
+    target included; known records only shift the count, docs/mathematics.md §2), and the
     geometric noise has alpha = exp(-eps0) with eps0 = 0.5, so that the noise alone
     is eps0-DP.  Left panel: delta(eps) of the noiseless count, of the noise alone
     (worst-case DP) and of both (nested), with the post-processing bound
@@ -223,10 +223,10 @@ def nested_noise_data(*, p=SEED004_P, n_unknown=SEED004_N_UNKNOWN, eps0=SEED004_
 
 
 def figure_numbers():
-    """The numbers seed 000 prints or states in its text, recomputed.
+    """The numbers Breutigam & Reischuk prints or states in its text, recomputed.
 
     ``dp_gaussian_nu1`` / ``dp_gaussian_nu3``: worst-case DP Gaussian delta at
-    eps = 0.01 for nu = 1 and 3 (the seed prints 0.38 and 0.128; MATH.md §5 has
+    eps = 0.01 for nu = 1 and 3 (the seed prints 0.38 and 0.128; docs/mathematics.md §6 has
     0.379841760124599 and 0.128067047707446).  The other entries are the exact SP
     values at n = 1000, pi = 0.5 behind Figs. 1 and 5 and the equal-utility
     Laplace DP level of §4.4 at lambda = 0.1.
@@ -333,7 +333,7 @@ def _plot_noise_vs_pi(data, out_dir, name, dpi, fig_no):
               loc="lower left")
     approx_note = "; dashed: normal approx." if gaussian else "; all curves exact"
     _style(ax, "pi (probability of the property)", f"delta(eps = {data['eps']:g})",
-           f"Seed 000 Fig. {fig_no}: {data['kind'].capitalize()} noise, n = {data['n']}, "
+           f"Breutigam & Reischuk Fig. {fig_no}: {data['kind'].capitalize()} noise, n = {data['n']}, "
            f"{noise_word} = nu (count units)\nsolid: exact SP; dotted: worst-case DP"
            f"{approx_note}", legend_loc="upper right")
     return _save(fig, out_dir, name, dpi)
@@ -363,7 +363,7 @@ def _plot_ratio(data, out_dir, name, dpi, fig_no):
     fig, (ax,) = _figure()
     kind = data["kind"].capitalize()
     note = "dashed: normal approx." if data["kind"] == "gaussian" else "all curves exact"
-    _plot_ratio_axes(ax, data, f"Seed 000 Fig. {fig_no}: DP/SP delta ratio, {kind} noise, "
+    _plot_ratio_axes(ax, data, f"Breutigam & Reischuk Fig. {fig_no}: DP/SP delta ratio, {kind} noise, "
                                f"n = {data['n']}\nsolid: exact; {note}")
     return _save(fig, out_dir, name, dpi)
 
@@ -379,7 +379,7 @@ def _plot_equal_utility(ax, data, x, xlabel, title, legend_loc="lower right",
     ax.plot(x, np.where(zero, np.nan, data["laplace"]), color="tab:orange", lw=1.8,
             label="Laplace noise (exact)")
     if zero.any():
-        # Laplace noise of scale b is (1/b, 0)-DP (seed 000 Lemma 5): delta = 0 for
+        # Laplace noise of scale b is (1/b, 0)-DP (Breutigam & Reischuk Lemma 5): delta = 0 for
         # eps >= 1/b, invisible on a log axis; mark where.
         ax.plot(x[zero], np.full(zero.sum(), np.min(data["subsampling"]) * 0.8), "v",
                 color="tab:orange", ms=6, label="Laplace: delta = 0 here (eps >= 1/b)")
@@ -416,7 +416,7 @@ def fig5(out_dir, dpi=120):
     data = equal_utility_vs_pi_data()
     fig, (ax,) = _figure()
     _plot_equal_utility(ax, data, data["pi"], "pi (probability of the property)",
-                        f"Seed 000 Fig. 5: equal utility loss, n = {data['n']}, "
+                        f"Breutigam & Reischuk Fig. 5: equal utility loss, n = {data['n']}, "
                         f"lambda = {data['rate']:g} (m = {data['m']})\n"
                         "solid: exact; dashed: normal approx.", legend_loc="upper right",
                         note_loc="center right")
@@ -431,7 +431,7 @@ def fig6(out_dir, dpi=120):
     for ax, kind in zip(axes, ("laplace", "gaussian")):
         data = ratio_vs_nu_data(kind, n=100)
         note = "dashed: normal approx." if kind == "gaussian" else "all curves exact"
-        _plot_ratio_axes(ax, data, f"Seed 000 Fig. 6: DP/SP delta ratio, n = 100, "
+        _plot_ratio_axes(ax, data, f"Breutigam & Reischuk Fig. 6: DP/SP delta ratio, n = 100, "
                                    f"{kind.capitalize()} noise\nsolid: exact; {note}")
     return _save(fig, out_dir, "seed000_fig6", dpi)
 
@@ -451,7 +451,7 @@ def fig7(out_dir, dpi=120):
     _note(ax, f"max delta_SAMP / bound over lambda < 1: {ratio.max():.6f}\n"
               "(at lambda = 1 both are delta_pure(n; eps))", loc="lower center")
     _style(ax, "lambda = m / n (sampling rate)", "delta",
-           f"Seed 000 Fig. 7: subsampling vs amplification bound\n"
+           f"Breutigam & Reischuk Fig. 7: subsampling vs amplification bound\n"
            f"n = {data['n']}, pi = {data['pi']:g}, eps = {data['eps']:g}; both curves exact",
            legend_loc="upper right")
     return _save(fig, out_dir, "seed000_fig7", dpi)
@@ -463,14 +463,14 @@ def fig8(out_dir, dpi=120):
     for ax, p in zip(axes, (0.5, 0.1)):
         data = equal_utility_vs_rate_data(pi=p)
         _plot_equal_utility(ax, data, data["rate"], "lambda = m / n (sampling rate)",
-                            f"Seed 000 Fig. 8: equal utility loss, n = {data['n']}, "
+                            f"Breutigam & Reischuk Fig. 8: equal utility loss, n = {data['n']}, "
                             f"pi = {p:g}\nsolid: exact; dashed: normal approx.")
         ax.set_xlim(0.0, 1.0)
     return _save(fig, out_dir, "seed000_fig8", dpi)
 
 
 def seed004_fig6(out_dir, dpi=120):
-    """Seed 004 Fig. 6: noiseless count + two-sided geometric noise (nested noise).
+    """Desfontaines et al. Fig. 6: noiseless count + two-sided geometric noise (nested noise).
     Parameters ASSUMED (the seed's were lost): see nested_noise_data."""
     data = nested_noise_data()
     fig, (left, right) = _figure(ncols=2)
@@ -488,7 +488,7 @@ def seed004_fig6(out_dir, dpi=120):
     _note(left, f"noise alone and nested:\ndelta = 0 for eps >= eps0 = {data['eps0']:g}",
           loc="upper right")
     _style(left, "eps", "delta(eps)",
-           f"Seed 004 Fig. 6 (ASSUMED: p = {data['p']:g}, {data['n_unknown']} unknown records,"
+           f"Desfontaines et al. Fig. 6 (ASSUMED: p = {data['p']:g}, {data['n_unknown']} unknown records,"
            f"\ngeometric alpha = e^-{data['eps0']:g}); all curves exact",
            legend_loc="lower left")
     n_values = data["n_values"]
@@ -500,7 +500,7 @@ def seed004_fig6(out_dir, dpi=120):
                label="count + geometric noise (exact)")
     right.set_xscale("log")
     _style(right, "unknown records (target included)", f"delta(eps = {data['eps_fixed']:g})",
-           f"Seed 004 §5.2: noise takes over when few records are unknown\n"
+           f"Desfontaines et al. §5.2: noise takes over when few records are unknown\n"
            f"(ASSUMED p = {data['p']:g}, alpha = e^-{data['eps0']:g}); all curves exact",
            legend_loc="lower left")
     return _save(fig, out_dir, "seed004_fig6", dpi)
@@ -513,7 +513,7 @@ FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5,
 def make_figures(out_dir, *, which=None, dpi=120):
     """Write the figures as PNG files into ``out_dir`` (created if missing).
 
-    which : iterable of names from FIGURES (default: all): "fig1" .. "fig8" (seed 000)
+    which : iterable of names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk)
         and "seed004_fig6".
     Returns a dict name -> path of the written PNG.  Needs matplotlib
     (``pip install "statpriv[plot]"``).

@@ -1,15 +1,15 @@
-"""Choosing eps by interval estimation (MATH.md §6; seed 002, Naldi & D'Acquisto).
+"""Choosing eps by interval estimation (docs/mathematics.md §7; Naldi & D'Acquisto, Naldi & D'Acquisto).
 
 A count c > 0 is released as c_hat = c + N with zero-mean noise N (count
 units, sensitivity 1).  The analyst's interval [c_hat - w c, c_hat + w c]
-contains c with probability (seed 002 eqs. (7)-(8))
+contains c with probability (Naldi & D'Acquisto eqs. (7)-(8))
 
     p = P[c_hat - w c < c < c_hat + w c] = P[|N| < w c],
 
 so the pair (w, p) -- relative half-width and confidence level -- fixes the
 noise, and the noise fixes eps.  Three noise kinds:
 
-- "laplace": scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (seed 002 eq. (9)),
+- "laplace": scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi & D'Acquisto eq. (9)),
   hence eps = -ln(1 - p)/(w c) (eq. (10)).
 - "geometric": two-sided geometric P(k) = (1-alpha)/(1+alpha) alpha^|k| with
   alpha = e^(-eps) (eps-DP for sensitivity 1).  With K = ceil(w c),
@@ -205,10 +205,10 @@ def _width_scalar(kind, eps, confidence, count, delta):
 # -- public API -----------------------------------------------------------------
 def interval_epsilon(width, confidence, count, noise_kind="laplace", delta=None):
     """The eps whose noise puts the count c in [c_hat - w c, c_hat + w c] with
-    probability exactly p = confidence (seed 002 eqs. (7)-(10)).
+    probability exactly p = confidence (Naldi & D'Acquisto eqs. (7)-(10)).
 
     - "laplace":   eps = -ln(1 - p)/(w c)  (eq. (10); computed as -log1p(-p)/(w c)).
-      Example (seed 002 §3): c = 100, w = 0.2, p = 0.8 gives
+      Example (Naldi & D'Acquisto §3): c = 100, w = 0.2, p = 0.8 gives
       eps = ln 5 / 20 = 0.0804718956..., which the seed rounds to 0.08.
     - "geometric": the eps with 1 - 2 alpha^K/(1+alpha) = p, alpha = e^-eps,
       K = ceil(w c) (closed form eps = ln((1+p)/(1-p)) for K = 1, else a
@@ -240,7 +240,7 @@ def interval_confidence(eps, width, count, noise_kind="laplace", delta=None):
     """Confidence p = P[|N| < w c] of the interval [c_hat - w c, c_hat + w c]
     under eps-calibrated noise (the inverse of interval_epsilon in p).
 
-    - "laplace":   p = 1 - e^(-eps w c)   (seed 002 eq. (9)).
+    - "laplace":   p = 1 - e^(-eps w c)   (Naldi & D'Acquisto eq. (9)).
     - "geometric": p = 1 - 2 alpha^K/(1 + alpha), alpha = e^-eps, K = ceil(w c)
       (a step function of w: every w in ((K-1)/c, K/c] gives the same p).
     - "gaussian":  p = 2 Phi(w c / sigma) - 1 with sigma the smallest noise

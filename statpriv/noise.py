@@ -1,9 +1,9 @@
-"""Additive noise for counts, in count units with sensitivity 1 (MATH.md §5).
+"""Additive noise for counts, in count units with sensitivity 1 (docs/mathematics.md §6).
 
 A noise object only describes the distribution; ``statpriv.counting(...,
 noise=...)`` turns it into the exact statistical-privacy curve of the noisy
 count, and ``noise.dp_curve()`` gives the worst-case DP curve (the special
-case without data randomness).  Seed 000 measures noise in fraction units:
+case without data randomness).  Breutigam & Reischuk measures noise in fraction units:
 a fraction-unit scale psi is psi * n here.
 """
 from statpriv import _validate, dp

@@ -1,4 +1,4 @@
-"""Exact curves of a count plus independent noise (MATH.md §5).
+"""Exact curves of a count plus independent noise (docs/mathematics.md §6).
 
 The count has laws P (target positive) and Q (target negative), given as log
 pmfs on consecutive integer atoms.  The released value adds noise N, so
@@ -22,7 +22,7 @@ approximation:
   masses become 0 or 1 and the curve tends to the noiseless one.
 
 Laplace(b) and geometric(alpha) noise make every count here pure DP
-(|ln f_P/f_Q| <= 1/b, resp. -ln alpha; seed 000 Lemma 5 — each law is a
+(|ln f_P/f_Q| <= 1/b, resp. -ln alpha; Breutigam & Reischuk Lemma 5 — each law is a
 mixture of pairs shifted by one), so delta is exactly 0 from that eps on.
 """
 import numpy as np
@@ -74,7 +74,7 @@ def zero_points(noise, tail_ratio=None):
     f_Q/f_P) of the FULL count laws plus this noise, whatever was cut: the
     exact ln G_P(w)/G_Q(w) rounded up where the generating-function ratio is
     known (see core), else the pure-DP bound (1/b for Laplace, -ln alpha
-    for geometric; seed 000 Lemma 5) rounded up; inf for Gaussian noise."""
+    for geometric; Breutigam & Reischuk Lemma 5) rounded up; inf for Gaussian noise."""
     if isinstance(noise, Laplace):
         kind, param = "laplace", noise.scale
     elif isinstance(noise, Geometric):

@@ -9,7 +9,7 @@ Everything here is computed the dumbest possible way:
   is summed term by term, with no thresholds and no monotonicity assumptions;
 * the worst-case DP curves of the continuous mechanisms are obtained by
   numerical quadrature of ``max(f(x-1) - e^eps f(x), 0)`` (never from the
-  closed forms of MATH.md section 5, which are what the fast code uses).
+  closed forms of docs/mathematics.md §6, which are what the fast code uses).
 
 Conventions
 -----------
@@ -464,7 +464,7 @@ def _secret_sample_terms(n, m):
 
 
 def secret_sample_pmfs(n, sample_size, positives, dps=50, max_terms=None):
-    """(P, Q) for "secrecy of the sample" (MATH.md section 4, seed 001 section 3).
+    """(P, Q) for "secrecy of the sample" (docs/mathematics.md §5, Smith 2009 section 3).
 
     N = n-1 others with K = ``positives`` ones among them, m = sample_size,
     lam = m/n, H(N,K,m) hypergeometric;
@@ -682,7 +682,7 @@ def dp_geometric_delta(alpha, eps, dps=50, *, direction="max"):
 
 
 # --------------------------------------------------------------------------
-# 6. counting query + additive noise (MATH.md section 5), brute force
+# 6. counting query + additive noise (docs/mathematics.md §6), brute force
 # --------------------------------------------------------------------------
 #
 # The released value is Y = C + N with C ~ P (target positive) or C ~ Q
@@ -1422,7 +1422,7 @@ def noisy_counting_delta(n, pi, eps, noise, *, sample_size=None,
 
 
 def normal_approx_delta(n, pi, eps, sigma, direction="max", dps=30):
-    """Seed 000 Lemma 6: the NORMAL APPROXIMATION of the Gaussian-noise curve
+    """Breutigam & Reischuk Lemma 6: the NORMAL APPROXIMATION of the Gaussian-noise curve
     (count units) -- a labelled approximation, not the exact curve.
 
     S + N ~ N(mu, v) with v = sum_j pi_j (1 - pi_j) + sigma^2 over the n-1

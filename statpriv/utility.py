@@ -1,9 +1,9 @@
-"""Utility loss of subsampling and additive noise (MATH.md §4-5; seed 000 §4.4).
+"""Utility loss of subsampling and additive noise (docs/mathematics.md §5-6; Breutigam & Reischuk §4.4).
 
 Records X_1..X_n are iid Bernoulli(pi); the true answer is the fraction
 Y = K/n, K = sum_j X_j.  A mechanism releases an estimate Y_M of Y, and its
 utility loss is the mean squared error over data *and* mechanism
-(seed 000 Def. 7)
+(Breutigam & Reischuk Def. 7)
 
     UL = E[(Y_M - Y)^2]                                   (fraction units).
 
@@ -42,7 +42,7 @@ def _sampling_loss(n, m, pi):
 
 def utility_loss(n, pi, *, noise=None, sample_size=None):
     """Mean squared error E[(Y_M - Y)^2] of the released fraction Y_M against the
-    true fraction Y = K/n (fraction units; seed 000 Def. 7, Lemmas 7-9).
+    true fraction Y = K/n (fraction units; Breutigam & Reischuk Def. 7, Lemmas 7-9).
 
     Parameters
     ----------
@@ -117,7 +117,7 @@ def _equal_utility_args(n, pi, sample_size):
 
 def equal_utility_noise(n, pi, sample_size, kind="laplace"):
     """The Laplace or Gaussian noise on the full count whose utility loss equals
-    that of subsampling m = sample_size of the n records (MATH.md §5; seed 000
+    that of subsampling m = sample_size of the n records (docs/mathematics.md §6; Breutigam & Reischuk
     §4.4, §6).
 
     Equating Var(N)/n^2 with pi (1-pi)(1/m - 1/n) (Lemmas 7 and 9) gives, in
@@ -127,7 +127,7 @@ def equal_utility_noise(n, pi, sample_size, kind="laplace"):
         Gaussian:    psi^2 = pi (1-pi)(1/m - 1/n),  psi = sqrt(pi (1-pi)(1/m - 1/n))
 
     and the count-unit parameter (Laplace scale, Gaussian sigma) is psi * n.
-    (Seed 000 Lemma 10 prints psi = pi(1-pi)(1/lambda - 1/n): that is the
+    (Breutigam & Reischuk Lemma 10 prints psi = pi(1-pi)(1/lambda - 1/n): that is the
     variance, and 1/lambda should read 1/m.)
 
     Parameters
@@ -156,14 +156,14 @@ def equal_utility_noise(n, pi, sample_size, kind="laplace"):
 
 
 def equal_utility_epsilon(n, pi, sample_size):
-    """The DP level eps = 1/scale of the equal-utility Laplace noise (seed 000 §4.4):
+    """The DP level eps = 1/scale of the equal-utility Laplace noise (Breutigam & Reischuk §4.4):
 
         eps = sqrt(2 / (pi (1-pi))) * sqrt(lambda / (n - m)),   lambda = m / n.
 
     It is 1/(psi n) with psi the fraction-unit Laplace scale of
     equal_utility_noise: (psi n)^2 = pi (1-pi)(n - m) n / (2 m)
     = pi (1-pi)(n - m) / (2 lambda).  The Laplace mechanism is (eps, 0)-DP
-    (seed 000 Lemma 5); subsampling at rate lambda reaches the same eps only
+    (Breutigam & Reischuk Lemma 5); subsampling at rate lambda reaches the same eps only
     with some delta > 0.
 
     n int >= 2, pi in (0, 1) (float or array), sample_size int in [1, n - 1].

@@ -1,4 +1,4 @@
-"""statpriv.conjecture: seed 000 §7's subsampling conjecture checker (MATH.md §4).
+"""statpriv.conjecture: Breutigam & Reischuk §7's subsampling conjecture checker (docs/mathematics.md §5).
 
 The checker must (a) find nothing where the inequality holds (it is a theorem
 for eps >= 0, see the module docstring), (b) report a violation when one is

@@ -60,13 +60,13 @@ def test_secret_sample_grid(n, m, K):
 
 
 def test_secret_sample_worst_case_is_dp():
-    # MATH.md §4: the worst case over K of a noiseless sampled count is delta = lambda.
+    # docs/mathematics.md §5: the worst case over K of a noiseless sampled count is delta = lambda.
     n, m = 200, 20
     worst = max(statpriv.secret_sample(n, m, K).delta(0.3) for K in range(n))
     assert worst == pytest.approx(m / n, rel=1e-13)
 
 
-# MATH.md §10 and §3: public reference values at full precision.
+# docs/mathematics.md §3 and §3: public reference values at full precision.
 SECTION_10 = [
     (1000, 0.5, 0.01, "0.02065555306422242041"),
     (1000, 0.1, 0.01, "0.037526706067839093489"),

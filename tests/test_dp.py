@@ -1,4 +1,4 @@
-"""Worst-case DP curves vs the mpmath quadrature oracle, seed 000's numbers,
+"""Worst-case DP curves vs the mpmath quadrature oracle, Breutigam & Reischuk's numbers,
 and subsampling amplification."""
 import math
 
@@ -44,7 +44,7 @@ def test_geometric_vs_sum(alpha):
 
 @pytest.mark.parametrize("nu,value", [(1.0, 0.379841760124599), (3.0, 0.128067047707446)])
 def test_seed_000_gaussian_values(nu, value):
-    # MATH.md §5 / seed 000 §5: n = 1000, eps = 0.01, noise level nu in count units.
+    # docs/mathematics.md §6 / Breutigam & Reischuk §5: n = 1000, eps = 0.01, noise level nu in count units.
     assert statpriv.dp.gaussian(nu).delta(0.01) == pytest.approx(value, rel=1e-13)
 
 

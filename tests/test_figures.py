@@ -17,7 +17,7 @@ _trapezoid = getattr(np, "trapezoid", None) or np.trapz     # numpy < 2 has only
 
 # -- independent evaluations ---------------------------------------------------
 def _dp_gaussian(sigma, eps):
-    """Phi(1/(2 sigma) - eps sigma) - e^eps Phi(-1/(2 sigma) - eps sigma) (MATH.md §5)."""
+    """Phi(1/(2 sigma) - eps sigma) - e^eps Phi(-1/(2 sigma) - eps sigma) (docs/mathematics.md §6)."""
     phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2.0))
     return phi(0.5 / sigma - eps * sigma) - math.exp(eps) * phi(-0.5 / sigma - eps * sigma)
 
@@ -56,12 +56,12 @@ def test_figure_numbers_reproduce_seed_dp_values():
     assert nums["dp_gaussian_nu3"] == pytest.approx(0.128067047707446, rel=1e-13)
     assert round(nums["dp_gaussian_nu1"], 2) == 0.38          # as the seed prints them
     assert round(nums["dp_gaussian_nu3"], 3) == 0.128
-    # Laplace DP (seed 000 Lemma 5 / MATH.md §5): 1 - exp((eps - 1/b)/2)
+    # Laplace DP (Breutigam & Reischuk Lemma 5 / docs/mathematics.md §6): 1 - exp((eps - 1/b)/2)
     assert nums["dp_laplace_nu1"] == pytest.approx(-math.expm1((0.01 - 1.0) / 2), rel=1e-13)
-    # seed 000 §4.4: eps = sqrt(2/(pi(1-pi))) sqrt(lambda/(n-m)) at pi = 1/2, lambda = 0.1
+    # Breutigam & Reischuk §4.4: eps = sqrt(2/(pi(1-pi))) sqrt(lambda/(n-m)) at pi = 1/2, lambda = 0.1
     assert nums["equal_utility_laplace_eps_rate01_pi05"] == pytest.approx(
         math.sqrt(8.0) * math.sqrt(0.1 / 900), rel=1e-13)
-    # MATH.md §10 reference value for the noiseless count
+    # docs/mathematics.md §3 reference value for the noiseless count
     assert nums["sp_noiseless_pi05"] == pytest.approx(0.02065555306422242041, rel=1e-12)
 
 

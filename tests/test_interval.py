@@ -1,4 +1,4 @@
-"""statpriv.interval: choosing eps by interval estimation (seed 002, MATH.md §6).
+"""statpriv.interval: choosing eps by interval estimation (Naldi & D'Acquisto, docs/mathematics.md §7).
 
 Expected confidences come from direct mpmath summation / integration of the
 noise distribution in this file, and the Gaussian eps from an mpmath
@@ -61,13 +61,13 @@ def mp_gaussian_hockey_stick(sigma, eps):
                        [x0, x0 + s, x0 + 10 * s, mpmath.inf])
 
 
-# -- seed 002 example -------------------------------------------------------------------
+# -- Naldi & D'Acquisto example -------------------------------------------------------------------
 def test_seed_002_example():
     eps = interval_epsilon(0.2, 0.8, 100)
     expected = -mpmath.log(1 - mpmath.mpf("0.8")) / (mpmath.mpf("0.2") * 100)   # ln 5 / 20
     assert eps == pytest.approx(float(expected), rel=1e-15)
     assert eps == pytest.approx(0.0804718956217, abs=1e-12)
-    assert round(eps, 2) == 0.08                        # as printed in seed 002 §3
+    assert round(eps, 2) == 0.08                        # as printed in Naldi & D'Acquisto §3
     assert interval_confidence(eps, 0.2, 100) == pytest.approx(0.8, rel=1e-15)
     assert interval_width(eps, 0.8, 100) == pytest.approx(0.2, rel=1e-15)
     assert interval_noise(0.2, 0.8, 100) == Laplace(1.0 / eps)

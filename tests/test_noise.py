@@ -1,4 +1,4 @@
-"""Counts plus noise (MATH.md §5): the exact C paths against the mpmath
+"""Counts plus noise (docs/mathematics.md §6): the exact C paths against the mpmath
 quadrature/summation oracle, independent code paths against each other, and
 the properties every noisy curve must have."""
 import math

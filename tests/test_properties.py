@@ -1,4 +1,4 @@
-"""hypothesis properties of the curves (MATH.md §1-2) and agreement between
+"""hypothesis properties of the curves (docs/mathematics.md §1-2) and agreement between
 independent code paths: the on-the-fly binomial tail sum, the Poisson-binomial
 convolution + array tail, the Poisson-sampling array path at rate 1, and the
 incomplete-beta closed form P[S >= k-1] - e^eps P[S >= k]."""

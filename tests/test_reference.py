@@ -1,7 +1,7 @@
 """Tests of the brute-force mpmath oracle statpriv.reference.
 
 Every expected value here comes from somewhere other than the oracle itself:
-published reference numbers (MATH.md sections 5 and 10), closed forms
+published reference numbers (docs/mathematics.md sections 5 and 10), closed forms
 evaluated in mpmath inside the test, small cases derived by hand (derivations
 in the comments), or structural identities (symmetry, mixtures, limits).
 """
@@ -37,7 +37,7 @@ def ratio(a, b):
 
 
 # ---------------------------------------------------------------------------
-# MATH.md section 10: public reference values (pi taken as the binary float)
+# docs/mathematics.md §10: public reference values (pi taken as the binary float)
 # ---------------------------------------------------------------------------
 
 SECTION10 = [
@@ -69,11 +69,11 @@ def test_section10_list_eps_matches_scalar():
 
 
 # ---------------------------------------------------------------------------
-# MATH.md section 5: worst-case DP curves
+# docs/mathematics.md §6: worst-case DP curves
 # ---------------------------------------------------------------------------
 
 def test_gaussian_dp_published_values():
-    # seed 000 section 5: eps = 0.01, sigma = nu in count units
+    # Breutigam & Reischuk section 5: eps = 0.01, sigma = nu in count units
     assert close(ref.dp_gaussian_delta(1.0, 0.01), hp("0.379841760124599"), 1e-14)
     assert close(ref.dp_gaussian_delta(3.0, 0.01), hp("0.128067047707446"), 1e-14)
 
@@ -112,7 +112,7 @@ def test_laplace_dp_closed_form(b):
     # For eps >= -1/b: max(0, 1 - e^((eps - 1/b)/2)).
     # For eps < -1/b the log-ratio (|x| - |x-1|)/b >= -1/b > eps everywhere,
     # so the integrand is positive everywhere and delta = 1 - e^eps
-    # (the MATH.md closed form does not hold there).
+    # (the docs/mathematics.md closed form does not hold there).
     epss = [-3 / b, -1 / b, -0.2, 0.0, 0.05, 1 / (2 * b), 1 / b, 2 / b]
     got = ref.dp_laplace_delta(b, epss)
     for e, g in zip(epss, got):

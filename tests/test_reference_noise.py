@@ -3,7 +3,7 @@ reference.normal_approx_delta.
 
 Nothing here is checked against the oracle's own output alone.  Expected values
 come from
-  * the closed forms of MATH.md section 5 evaluated in mpmath here, and the
+  * the closed forms of docs/mathematics.md §6 evaluated in mpmath here, and the
     existing worst-case DP oracles dp_*_delta (n = 1: no other records);
   * an independent computation written differently (below): the crossing of
     f_P and e^eps f_Q is found by plain bisection over the full, unpruned
@@ -156,7 +156,7 @@ def geometric_direct(P, Q, eps, alpha, direction="plus", window=200, dps=60):
         return s
 
 
-# closed forms of MATH.md section 5 (n = 1), evaluated here in mpmath
+# closed forms of docs/mathematics.md §6 (n = 1), evaluated here in mpmath
 def cf_laplace(b, eps):
     with mp.workdps(60):
         b, e = mpf(b), mpf(eps)
@@ -229,7 +229,7 @@ def test_n1_gaussian_far_tail_and_seed_values():
     for sigma, eps in [(1.0, 50.0), (10.0, 8.0), (0.05, 100.0)]:
         v = ref.noisy_counting_delta(1, 0.5, eps, ("gaussian", sigma))
         assert rel_err(v, cf_gaussian(sigma, eps)) < 1e-27
-    # MATH.md section 5 (seed 000 section 5): DP, n = 1000, eps = 0.01
+    # docs/mathematics.md §6 (Breutigam & Reischuk section 5): DP, n = 1000, eps = 0.01
     assert rel_err(ref.noisy_counting_delta(1, 0.5, 0.01, ("gaussian", 1.0)),
                    mpf("0.379841760124599")) < 1e-14
     assert rel_err(ref.noisy_counting_delta(1, 0.5, 0.01, ("gaussian", 3.0)),
@@ -418,7 +418,7 @@ def test_tiny_noise_approaches_noiseless(noise):
 
 
 # ---------------------------------------------------------------------------
-# normal approximation (seed 000 Lemma 6)
+# normal approximation (Breutigam & Reischuk Lemma 6)
 # ---------------------------------------------------------------------------
 
 def test_normal_approx_formula():

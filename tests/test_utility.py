@@ -1,4 +1,4 @@
-"""statpriv.utility: utility loss (seed 000 Def. 7, Lemmas 7-9) and equal-utility noise.
+"""statpriv.utility: utility loss (Breutigam & Reischuk Def. 7, Lemmas 7-9) and equal-utility noise.
 
 Expected values come from hand-derived formulas, from an exact rational
 enumeration over the data and the sample, and from Monte-Carlo simulation
@@ -130,7 +130,7 @@ def test_equal_utility_noise(n, pi, m, kind, cls, var_factor):
     assert type(noise) is cls
     target = utility_loss(n, pi, sample_size=m)
     assert utility_loss(n, pi, noise=noise) == pytest.approx(target, rel=1e-14)
-    # MATH.md §5, fraction units: psi = sqrt(pi(1-pi)(1/m - 1/n) / var_factor); count units psi n
+    # docs/mathematics.md §6, fraction units: psi = sqrt(pi(1-pi)(1/m - 1/n) / var_factor); count units psi n
     psi = mpmath.sqrt(mpmath.mpf(pi) * (1 - mpmath.mpf(pi))
                       * (mpmath.mpf(1) / m - mpmath.mpf(1) / n) / var_factor)
     assert noise.param == pytest.approx(float(psi * n), rel=1e-14)
@@ -145,7 +145,7 @@ def test_equal_utility_epsilon_is_one_over_scale(n, pi, m):
     eps = equal_utility_epsilon(n, pi, m)
     scale = equal_utility_noise(n, pi, m, kind="laplace").scale
     assert eps == pytest.approx(1.0 / scale, rel=1e-14)
-    # seed 000 §4.4, in mpmath: sqrt(2/(pi(1-pi))) sqrt(lambda/(n-m))
+    # Breutigam & Reischuk §4.4, in mpmath: sqrt(2/(pi(1-pi))) sqrt(lambda/(n-m))
     p, lam = mpmath.mpf(pi), mpmath.mpf(m) / n
     assert eps == pytest.approx(float(mpmath.sqrt(2 / (p * (1 - p))) * mpmath.sqrt(lam / (n - m))),
                                 rel=1e-14)
