@@ -15,6 +15,13 @@ import pathlib
 
 import mpmath
 import pytest
+from hypothesis import settings
+
+# CI (CI=true) runs the property tests on hypothesis' derandomized examples so
+# that a gate is reproducible; local runs draw fresh examples every time.
+settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 REL = 1e-12
 LOG_ABS = 1e-10
