@@ -224,8 +224,9 @@ def test_per_record_curve_with_extreme_probabilities_matches_oracle(matches):
     for direction in ("plus", "minus"):
         ours = getattr(curve, f"log_delta_{direction}")(eps)
         truth = reference.counting_delta(len(pi) + 1, pi, eps, direction=direction)
+        assert len(ours) == len(truth) == len(eps)
         for e, x, t in zip(eps, ours, truth):
-            matches(x, t, what=f"{direction} eps={e}")
+            matches(x, t, what=f"{direction} eps={e}")   # asserts accuracy, no under-report
 
 
 # ---- up-front refusals -----------------------------------------------------------

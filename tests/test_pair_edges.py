@@ -317,9 +317,11 @@ def test_no_warnings_leak():
             secret_sample(10, 5, positives=9, noise=Geometric(0.5)),
         ]
         for c in curves:
-            c.delta(np.array([-1.0, 0.0, 0.3, 5.0, 800.0, np.inf]))
-            c.log_delta_plus(np.array([0.0, 2.0, np.inf]))
-            c.epsilon(np.array([0.0, 1e-9, 0.5]))
+            # warnings are errors here; the values must also be probabilities
+            d = c.delta(np.array([-1.0, 0.0, 0.3, 5.0, 800.0, np.inf]))
+            assert np.all((d >= 0.0) & (d <= 1.0)), c
+            assert np.all(c.log_delta_plus(np.array([0.0, 2.0, np.inf])) <= 0.0), c
+            assert not np.any(np.isnan(c.epsilon(np.array([0.0, 1e-9, 0.5])))), c
 
 
 def test_tiny_rate_generic_laws():
