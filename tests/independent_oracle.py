@@ -503,31 +503,41 @@ def per_record(pis, rate=1.0):
     return _PerRecord(pis, rate)
 
 
-class _Subsample(_DiscreteCurve):
-    """A uniform sample of m of the n records without replacement, records iid
-    Bernoulli(pi) (Breutigam & Reischuk, Thm 4.1): the count J in the sample has
-    P(j) = lam B_{m-1}(j-1) + (1-lam) B_m(j), Q(j) = lam B_{m-1}(j) + (1-lam) B_m(j),
-    lam = m/n (the target is in the sample with probability m/n; then the other m-1
-    sampled records are iid, else all m are), B_k the pmf of Bin(k, pi).  m <= MAX_ATOMS."""
+class _Sampled(_DiscreteCurve):
+    """A uniform sample of m of the n records (the target among them with
+    probability lam = m/n): with C_k the law of the count among k sampled others,
+    P(j) = lam C_{m-1}(j-1) + (1-lam) C_m(j), Q(j) = lam C_{m-1}(j) + (1-lam) C_m(j).
+    Subclasses give C_k as ``_component(k)``.  m <= MAX_ATOMS."""
 
-    kind = "subsample"
-
-    def __init__(self, n, pi, m):
+    def __init__(self, n, m, **params):
         super().__init__()
-        self.n, self.pi, self.m = int(n), float(pi), int(m)
-        self.params = dict(n=self.n, pi=self.pi, m=self.m)
+        self.n, self.m = int(n), int(m)
+        self.params = dict(n=self.n, m=self.m, **params)
         if self.m > MAX_ATOMS:
             raise TooExpensive(f"sample size {self.m} > {MAX_ATOMS}")
         self.extra_dps = int(math.log10(self.n)) + 2
 
     def _laws(self):
-        p, q = mpf(self.pi), _one_minus(self.pi)
-        A = _binomial_pmf(self.m - 1, p, q)
+        A = self._component(self.m - 1)
         if self.m == self.n:
             return _shift(A)
-        B = _binomial_pmf(self.m, p, q)
-        lam = mpf(self.m) / self.n
-        return _mixture(A, B, lam)
+        return _mixture(A, self._component(self.m), mpf(self.m) / self.n)
+
+
+class _Subsample(_Sampled):
+    """A uniform sample of m of the n records without replacement, records iid
+    Bernoulli(pi) (Breutigam & Reischuk, Thm 4.1): C_k = Bin(k, pi) in _Sampled
+    (the target is in the sample with probability m/n; then the other m-1
+    sampled records are iid, else all m are)."""
+
+    kind = "subsample"
+
+    def __init__(self, n, pi, m):
+        self.pi = float(pi)
+        super().__init__(n, m, pi=self.pi)
+
+    def _component(self, k):
+        return _binomial_pmf(k, mpf(self.pi), _one_minus(self.pi))
 
 
 def subsample(n, pi, m):
@@ -619,30 +629,20 @@ def _hypergeom_pmf(N, K, k):
     return [+x for x in out]
 
 
-class _SecretSample(_DiscreteCurve):
+class _SecretSample(_Sampled):
     """Secrecy of the sample (A. Smith 2009, "Differential privacy and the secrecy of
     the sample"): the n-1 others are a fixed population with K positives, a uniform
-    sample of m of the n records is counted.  With H_k the hypergeometric pmf of the
-    positives among k draws from the n-1 others and lam = m/n,
-    P(j) = lam H_{m-1}(j-1) + (1-lam) H_m(j), Q(j) = lam H_{m-1}(j) + (1-lam) H_m(j)."""
+    sample of m of the n records is counted: C_k in _Sampled is the hypergeometric
+    pmf H_k of the positives among k draws from the n-1 others."""
 
     kind = "secret"
 
     def __init__(self, n, m, K):
-        super().__init__()
-        self.n, self.m, self.K = int(n), int(m), int(K)
-        self.params = dict(n=self.n, m=self.m, K=self.K)
-        if self.m > MAX_ATOMS:
-            raise TooExpensive(f"sample size {self.m} > {MAX_ATOMS}")
-        self.extra_dps = int(math.log10(self.n)) + 2
+        self.K = int(K)
+        super().__init__(n, m, K=self.K)
 
-    def _laws(self):
-        N = self.n - 1
-        A = _hypergeom_pmf(N, self.K, self.m - 1)
-        if self.m == self.n:
-            return _shift(A)
-        B = _hypergeom_pmf(N, self.K, self.m)
-        return _mixture(A, B, mpf(self.m) / self.n)
+    def _component(self, k):
+        return _hypergeom_pmf(self.n - 1, self.K, k)
 
 
 def secret_sample(n, m, K):
