@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from statpriv import _core, _validate, noisy, reference
+from statpriv import _core, _validate, noisy, oracle
 from statpriv.curve import PrivacyCurve
 from statpriv.noise import Gaussian, Noise
 
@@ -664,13 +664,13 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
 
     def ref(eps, direction):
         if noise_ref is not None:
-            return reference.noisy_counting_delta(n, ref_pi, eps, noise_ref,
-                                                  sample_size=sample_size,
-                                                  sample_rate=sample_rate, sampling=sampling,
-                                                  direction=direction)
-        return reference.counting_delta(n, ref_pi, eps, sample_size=sample_size,
-                                        sample_rate=sample_rate, sampling=sampling,
-                                        direction=direction)
+            return oracle.noisy_counting_delta(n, ref_pi, eps, noise_ref,
+                                               sample_size=sample_size,
+                                               sample_rate=sample_rate, sampling=sampling,
+                                               direction=direction)
+        return oracle.counting_delta(n, ref_pi, eps, sample_size=sample_size,
+                                     sample_rate=sample_rate, sampling=sampling,
+                                     direction=direction)
 
     if per_record:
         if sample_size is not None and sample_size < n:
@@ -730,7 +730,7 @@ def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):
     sigma = math.sqrt(variance)
 
     def ref(eps, direction):
-        return reference.normal_approx_delta(n, pi, eps, sigma_noise, direction=direction)
+        return oracle.normal_approx_delta(n, pi, eps, sigma_noise, direction=direction)
 
     return PrivacyCurve(_core.DPCurveCore("gaussian", sigma), ref,
                         f"counting n={n}, pi={pi}, noise={noise!r}, normal approximation "
@@ -807,7 +807,7 @@ def secret_sample(n, sample_size, positives, *, noise=None):
     def ref(eps, direction):
         if noise is not None:
             raise ValueError("the mpmath reference covers secret_sample without noise")
-        return reference.secret_sample_delta(n, m, K, eps, direction=direction)
+        return oracle.secret_sample_delta(n, m, K, eps, direction=direction)
 
     laws = _Laws(lp, lq, lr, m == n, lr_lo, (lambda w: w) if m == n else tail_ratio, rest)
     return _pair_curve(laws, ref, f"secret sample n={n}, sample_size={m}, positives={K}", noise)

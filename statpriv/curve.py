@@ -11,7 +11,7 @@ negative) of what the attacker sees,
 [0, 1] and equals the total-variation distance at eps = 0; eps may be any
 real.  The float path evaluates C kernels (exact to ~1e-13 relative and
 rounded up where a tail is bounded rather than summed); ``precision="mp"``
-evaluates the independent mpmath brute force in statpriv.reference instead.
+evaluates the independent mpmath brute force in statpriv.oracle instead.
 """
 import math
 
@@ -79,8 +79,8 @@ class PrivacyCurve:
         if precision == "mp":
             if self._reference is None:
                 raise ValueError("this curve has no mpmath reference")
-            from statpriv import reference          # the oracle's size guard (max_terms)
-            with reference.term_budget(max_terms):
+            from statpriv import oracle             # the size guard (max_terms)
+            with oracle.term_budget(max_terms):
                 values = self._reference([float(e) for e in arr.ravel()], direction)
             logs = [mpmath.log(v) if v > 0 else mpmath.mpf("-inf") for v in values]
             out = np.array(logs, dtype=object).reshape(arr.shape)
@@ -119,7 +119,7 @@ class PrivacyCurve:
         reference (50 digits) instead of the C core.  The brute force refuses
         (ValueError, up front) sizes it estimates to take more than about a
         minute per eps value; ``max_terms`` raises that budget (see
-        statpriv.reference.estimate_terms).
+        statpriv.oracle.estimate_terms).
         """
         return self._delta(eps, "max", precision, max_terms)
 

@@ -14,7 +14,7 @@ finite eps, ``epsilon(0.0)`` is inf).
 """
 import numpy as np
 
-from statpriv import _core, _validate, reference
+from statpriv import _core, _validate, oracle
 from statpriv.curve import PrivacyCurve
 
 
@@ -37,7 +37,7 @@ def laplace(scale):
     """
     scale = _validate.real("scale", scale, low=0.0, low_open=True)
     return PrivacyCurve(_core.DPCurveCore("laplace", scale),
-                        lambda eps, d: reference.dp_laplace_delta(scale, eps),
+                        lambda eps, d: oracle.dp_laplace_delta(scale, eps),
                         f"DP laplace scale={scale}")
 
 
@@ -63,7 +63,7 @@ def gaussian(sigma):
     """
     sigma = _validate.real("sigma", sigma, low=0.0, low_open=True)
     return PrivacyCurve(_core.DPCurveCore("gaussian", sigma),
-                        lambda eps, d: reference.dp_gaussian_delta(sigma, eps),
+                        lambda eps, d: oracle.dp_gaussian_delta(sigma, eps),
                         f"DP gaussian sigma={sigma}")
 
 
@@ -89,7 +89,7 @@ def geometric(alpha):
     alpha = _validate.real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     zero_point = _core.neg_log_double_double(alpha)
     return PrivacyCurve(_core.DPCurveCore("geometric", alpha, zero_point),
-                        lambda eps, d: reference.dp_geometric_delta(alpha, eps),
+                        lambda eps, d: oracle.dp_geometric_delta(alpha, eps),
                         f"DP geometric alpha={alpha}")
 
 

@@ -1,0 +1,232 @@
+"""Shared pieces of the mpmath oracle: argument checks, the hockey-stick sum
+H_eps(P||Q) = sum_x max(P(x) - e^eps Q(x), 0) taken term by term, and the
+size guard (term budget) that refuses what would run for more than about a
+minute.
+
+Conventions for every oracle function
+-------------------------------------
+* Inputs (floats, ints) are taken as EXACT binary values: ``mpf(float)`` is
+  exact, and every derived quantity (``1 - pi``, ``e^eps``, ``m / n``...) is
+  computed in mpmath, never in float.
+* Every public function takes ``dps`` and works inside ``mp.workdps(dps)``;
+  the global ``mp.dps`` is never modified.
+* ``eps`` may be a real scalar (-> one ``mpf``) or a list/tuple of scalars
+  (-> a list of ``mpf``; the laws are built once).  It may be zero or negative.
+* ``direction``: ``"plus"`` -> H(P||Q) (delta_plus), ``"minus"`` -> H(Q||P)
+  (delta_minus), ``"max"`` (default) -> the larger of the two.
+"""
+
+import contextlib
+import contextvars
+import math
+from fractions import Fraction
+
+import mpmath
+from mpmath import mp, mpf
+
+__all__ = ["hockey_stick", "term_budget", "DEFAULT_MAX_TERMS"]
+
+
+_DIRECTIONS = ("plus", "minus", "max")
+
+# --------------------------------------------------------------------------
+# small helpers
+# --------------------------------------------------------------------------
+
+def _is_sequence(x):
+    if isinstance(x, (str, bytes)):
+        return False
+    if isinstance(x, (list, tuple)):
+        return True
+    # anything iterable with a length that is not a scalar mp/number type
+    return hasattr(x, "__len__") and hasattr(x, "__iter__")
+
+
+def _to_mpf(x, what):
+    """Exact conversion of a real scalar to mpf (done inside a workdps ctx)."""
+    if isinstance(x, bool):
+        raise ValueError(f"{what} must be a real number, got bool {x!r}")
+    if isinstance(x, Fraction):
+        v = mpf(x.numerator) / mpf(x.denominator)
+    else:
+        try:
+            v = mpf(x)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{what} must be a real number, got {x!r}") from exc
+    if not mpmath.isfinite(v):
+        raise ValueError(f"{what} must be finite, got {x!r}")
+    return v
+
+
+def _eps_list(eps):
+    """Return (list_of_mpf_eps, is_scalar)."""
+    if _is_sequence(eps):
+        vals = [_to_mpf(e, "eps") for e in eps]
+        return vals, False
+    return [_to_mpf(eps, "eps")], True
+
+
+def _check_prob(p, what):
+    v = _to_mpf(p, what)
+    if v < 0 or v > 1:
+        raise ValueError(f"{what} must lie in [0, 1], got {p!r}")
+    return v
+
+
+def _check_int(x, what, lo=None, hi=None):
+    if isinstance(x, bool):
+        raise ValueError(f"{what} must be an integer, got {x!r}")
+    try:
+        iv = int(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} must be an integer, got {x!r}") from exc
+    if iv != x:
+        raise ValueError(f"{what} must be an integer, got {x!r}")
+    if lo is not None and iv < lo:
+        raise ValueError(f"{what} must be >= {lo}, got {x!r}")
+    if hi is not None and iv > hi:
+        raise ValueError(f"{what} must be <= {hi}, got {x!r}")
+    return iv
+
+
+def _check_direction(direction):
+    if direction not in _DIRECTIONS:
+        raise ValueError(
+            f"direction must be one of {_DIRECTIONS}, got {direction!r}")
+
+
+def _pick(direction, plus, minus):
+    """The value a direction asks for: plus, minus or the larger."""
+    if direction == "plus":
+        return plus
+    if direction == "minus":
+        return minus
+    return max(plus, minus)
+
+
+def _hs_sum(P, Q, eeps):
+    """sum_x max(P(x) - eeps*Q(x), 0), term by term (current precision)."""
+    s = mpf(0)
+    for p, q in zip(P, Q):
+        t = p - eeps * q
+        if t > 0:
+            s += t
+    return s
+
+
+def _directional(P, Q, eps_vals, direction):
+    out = []
+    for e in eps_vals:
+        ee = mpmath.exp(e)
+        if direction == "plus":
+            out.append(_hs_sum(P, Q, ee))
+        elif direction == "minus":
+            out.append(_hs_sum(Q, P, ee))
+        else:
+            out.append(max(_hs_sum(P, Q, ee), _hs_sum(Q, P, ee)))
+    return out
+
+
+# --------------------------------------------------------------------------
+# size guard: refuse up front what would run for more than about a minute
+# --------------------------------------------------------------------------
+#
+# The brute force builds the full pmfs (every outcome 0..L, with exact
+# big-integer binomial coefficients) and sums or integrates over all of them,
+# so its cost grows like a power of n: it cannot answer n = 10^9.  Each public
+# function below estimates its cost in "terms" (about one mpmath operation,
+# ~3 microseconds on the development machine, 2 cores shared by several
+# jobs) before doing anything and raises ValueError if the estimate exceeds
+# the budget: the ``max_terms`` argument, else the one set by ``term_budget``
+# (PrivacyCurve.delta(..., precision="mp", max_terms=...) sets it), else
+# DEFAULT_MAX_TERMS = 3e7 (about a minute on an idle core, 1.5 minutes
+# measured on the loaded development machine; the largest landed oracle
+# test, the n = 20000 binomial row, needs 2.7e7).  The estimate covers building the laws and evaluating ONE eps
+# value in the requested direction(s); a list of k eps values costs up to k
+# times the evaluation part.  Models (fitted to timings at n = 10^2..10^4):
+#
+# * a binomial or hypergeometric row over N others: N + N^3 / 3e5 (each
+#   C(N, k) is an N-bit integer); a Poisson-binomial convolution: n^2;
+# * noiseless hockey-stick sum: 2 L per direction (L + 1 outcomes);
+# * geometric noise: 2 L min(L + 1, 1 + 250 / |ln alpha|) per direction;
+# * Laplace / Gaussian noise (quadrature of O(sqrt L) significant pieces at
+#   dps + 15 digits): 4e5 sqrt(L + 1) per direction.
+
+DEFAULT_MAX_TERMS = 3 * 10 ** 7
+_SECONDS_PER_TERM = 3e-6
+_BUDGET = contextvars.ContextVar("statpriv_reference_max_terms", default=None)
+
+
+@contextlib.contextmanager
+def term_budget(max_terms):
+    """Within the block, reference functions called without ``max_terms`` use
+    this budget (None: DEFAULT_MAX_TERMS).  Thread- and context-local."""
+    token = _BUDGET.set(max_terms)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def _row_terms(N):
+    """A binomial (or hypergeometric) row over N others with exact C(N, k)."""
+    N = max(float(N), 0.0)
+    return N + N ** 3 / 3e5
+
+
+def _eval_terms(L, noise, direction):
+    """One eps value, noiseless or with noise = (kind, param)."""
+    dirs = 2 if direction == "max" else 1
+    L = float(L)
+    if noise is None:
+        return 2.0 * L * dirs
+    kind, par = noise
+    if kind == "geometric":
+        try:
+            lna = abs(math.log(float(par)))
+        except (ValueError, TypeError, OverflowError):
+            lna = math.inf
+        window = min(L + 1.0, 1.0 + 250.0 / lna) if lna > 0 else L + 1.0
+        return 2.0 * L * window * dirs
+    return 4e5 * math.sqrt(L + 1.0) * dirs
+
+
+def _round_up(x):
+    """x rounded up to two significant digits."""
+    if not x > 0 or not math.isfinite(x):
+        return x
+    e = 10.0 ** (math.floor(math.log10(x)) - 1)
+    return math.ceil(x / e) * e
+
+
+def _guard(terms, max_terms, what):
+    budget = max_terms if max_terms is not None else _BUDGET.get()
+    if budget is None:
+        budget = DEFAULT_MAX_TERMS
+    if terms > budget:
+        raise ValueError(
+            f"precision='mp' (the mpmath brute force) would need about {terms:.2g} terms, "
+            f"~{terms * _SECONDS_PER_TERM:.2g} s per eps value, for {what}: more than "
+            f"max_terms={budget:.3g}.  Pass max_terms={_round_up(terms):g} (or larger) to run "
+            "it anyway, or choose a smaller n / sample_size.")
+
+
+# --------------------------------------------------------------------------
+# 1. hockey stick
+# --------------------------------------------------------------------------
+
+def hockey_stick(P, Q, eps, dps=50):
+    """H_eps(P||Q) = sum_x max(P(x) - e^eps Q(x), 0).
+
+    P, Q: sequences of equal length indexed by the same outcomes.
+    eps: scalar -> mpf; list/tuple -> list of mpf.
+    """
+    with mp.workdps(dps):
+        P = [_to_mpf(p, "P entry") for p in P]
+        Q = [_to_mpf(q, "Q entry") for q in Q]
+        if len(P) != len(Q):
+            raise ValueError(
+                f"P and Q must have the same length ({len(P)} != {len(Q)})")
+        eps_vals, scalar = _eps_list(eps)
+        res = _directional(P, Q, eps_vals, "plus")
+        return res[0] if scalar else res

@@ -1,0 +1,223 @@
+"""Oracle for counting queries: the full pmfs of the released count by brute
+force (binomial, Poisson-binomial, sampling with and without replacement
+mixtures; the hypergeometric pmf for the secret sample), and their hockey
+stick summed term by term.
+
+The count of the n - 1 other records is Bin(n-1, pi) (iid pi, Breutigam &
+Reischuk "Statistical Privacy") or Poisson-binomial (per-record pi); the
+target adds 1 under P and 0 under Q.  Exact big-integer binomial
+coefficients, every term at ``dps`` digits, no window, no pruning.
+"""
+
+import math
+
+import mpmath
+from mpmath import mp, mpf
+
+from statpriv.oracle._common import (
+    _check_direction, _check_int, _check_prob, _directional, _eps_list, _eval_terms,
+    _guard, _is_sequence, _row_terms)
+
+__all__ = ["counting_pmfs", "counting_delta", "estimate_terms"]
+
+_SAMPLINGS = ("without_replacement", "poisson")
+
+
+_SAMPLINGS = ("without_replacement", "poisson")
+
+def _binomial_pmf(N, p):
+    """pmf of Bin(N, p) on 0..N; p an mpf in [0, 1] (current precision).
+
+    b(k) = C(N,k) p^k (1-p)^(N-k) with the integer C(N,k) exact (math.comb)
+    and 0^0 = 1.
+    """
+    q = 1 - p
+    out = []
+    for k in range(N + 1):
+        pk = mpf(1) if k == 0 else p ** k
+        qk = mpf(1) if N - k == 0 else q ** (N - k)
+        out.append(mpf(math.comb(N, k)) * pk * qk)
+    return out
+
+
+def _poisson_binomial_pmf(ps):
+    """pmf of a sum of independent Bernoulli(p_j) by exact convolution."""
+    pmf = [mpf(1)]
+    for p in ps:
+        q = 1 - p
+        new = [mpf(0)] * (len(pmf) + 1)
+        for k, v in enumerate(pmf):
+            new[k] += v * q
+            new[k + 1] += v * p
+        pmf = new
+    return pmf
+
+
+def _hypergeom_pmf(N, K, m):
+    """H(N,K,m)(j) = C(K,j) C(N-K,m-j) / C(N,m), j = 0..m, as exact rationals
+    rounded once to mpf.  Requires 0 <= m <= N."""
+    den = math.comb(N, m)
+    out = []
+    for j in range(m + 1):
+        if j > K or m - j > N - K:
+            out.append(mpf(0))
+        else:
+            num = math.comb(K, j) * math.comb(N - K, m - j)
+            out.append(mpf(num) / mpf(den))
+    return out
+
+
+def _mixture_shift(lam, A, B, length):
+    """P(j) = lam*A(j-1) + (1-lam)*B(j), Q(j) = lam*A(j) + (1-lam)*B(j),
+    j = 0..length-1.  A or B may be None when its weight is exactly 0."""
+    P = [mpf(0)] * length
+    Q = [mpf(0)] * length
+    if lam != 0:
+        for i, a in enumerate(A):
+            if i + 1 < length:
+                P[i + 1] += lam * a
+            elif a != 0:
+                raise AssertionError("support overflow (internal error)")
+            Q[i] += lam * a
+    if lam != 1:
+        w = 1 - lam
+        for i, b in enumerate(B):
+            P[i] += w * b
+            Q[i] += w * b
+    return P, Q
+
+
+def _counting_size(n, pi, sample_size, sample_rate, sampling):
+    """(L, pmf terms) of counting_pmfs, from the raw arguments; None when they
+    are invalid (counting_pmfs then raises the precise error)."""
+    try:
+        if _is_sequence(pi):
+            k = len(pi)
+            n = k + 1 if n is None else _check_int(n, "n", lo=1)
+            return n, float(n) ** 2
+        n = _check_int(n, "n", lo=1)
+        if sampling == "poisson" or (sample_size is None and sample_rate is None):
+            return n, _row_terms(n - 1)
+        if sample_size is not None:
+            m = _check_int(sample_size, "sample_size", lo=0, hi=n)
+        else:
+            m = round(float(sample_rate) * n)
+        return m, 2.0 * _row_terms(m)
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def estimate_terms(n, pi, *, sample_size=None, sample_rate=None,
+                   sampling="without_replacement", noise=None, direction="max"):
+    """Estimated cost (in terms, ~1 mpmath operation each) of
+    ``noisy_counting_delta`` (``noise`` a (kind, param) pair) or
+    ``counting_delta`` (noise None) at one eps value; see the size-guard
+    notes above for the models."""
+    size = _counting_size(n, pi, sample_size, sample_rate, sampling)
+    if size is None:
+        raise ValueError("invalid arguments: see counting_pmfs")
+    L, build = size
+    return build + _eval_terms(L, noise, direction)
+
+
+
+# --------------------------------------------------------------------------
+# 2./3. counting queries
+# --------------------------------------------------------------------------
+
+def _others_probs(n, pi):
+    """Return (n, scalar_pi_or_None, list_of_pi_or_None) with validation."""
+    if _is_sequence(pi):
+        ps = [_check_prob(p, "pi entry") for p in pi]
+        if n is None:
+            n = len(ps) + 1
+        n = _check_int(n, "n", lo=1)
+        if len(ps) != n - 1:
+            raise ValueError(
+                f"pi sequence must hold the n-1 = {n - 1} probabilities of "
+                f"the other records, got {len(ps)}")
+        return n, None, ps
+    if n is None:
+        raise ValueError("n is required when pi is a scalar")
+    n = _check_int(n, "n", lo=1)
+    return n, _check_prob(pi, "pi"), None
+
+
+def counting_pmfs(n, pi, *, sample_size=None, sample_rate=None,
+                  sampling="without_replacement", dps=50, max_terms=None):
+    """(P, Q): pmfs of the released count with target = 1 / target = 0.
+
+    * no sampling: S = count of the n-1 others (Bin(n-1, pi) or
+      Poisson-binomial if ``pi`` is a sequence of the others' probabilities);
+      P(k) = s(k-1), Q(k) = s(k), k = 0..n.
+    * ``sample_size=m`` (or ``sample_rate=lam`` -> m = round(lam*n)), without
+      replacement, iid pi only; lam = m/n:
+      P(j) = lam B_{m-1}(j-1) + (1-lam) B_m(j),
+      Q(j) = lam B_{m-1}(j)   + (1-lam) B_m(j),  j = 0..m.
+    * ``sampling="poisson"``, ``sample_rate=lam``: Z = sum of the n-1 others'
+      Bernoulli(lam*pi_j); Q = Z, P = lam (Z+1) + (1-lam) Z, on 0..n.
+
+    Refuses (ValueError) sizes whose estimated cost exceeds ``max_terms``
+    (default: term_budget, else DEFAULT_MAX_TERMS).
+    """
+    if sampling not in _SAMPLINGS:
+        raise ValueError(f"sampling must be one of {_SAMPLINGS}, got {sampling!r}")
+    size = _counting_size(n, pi, sample_size, sample_rate, sampling)
+    if size is not None:
+        _guard(size[1], max_terms, f"the counting pmfs over {size[0] + 1} outcomes")
+    with mp.workdps(dps):
+        n, p, ps = _others_probs(n, pi)
+
+        if sampling == "poisson":
+            if sample_size is not None:
+                raise ValueError("poisson sampling takes sample_rate, not sample_size")
+            if sample_rate is None:
+                raise ValueError("poisson sampling requires sample_rate")
+            lam = _check_prob(sample_rate, "sample_rate")
+            if ps is None:
+                Z = _binomial_pmf(n - 1, lam * p)
+            else:
+                Z = _poisson_binomial_pmf([lam * x for x in ps])
+            return _mixture_shift(lam, Z, Z, n + 1)
+
+        # without replacement (or no sampling at all)
+        if sample_size is not None and sample_rate is not None:
+            raise ValueError("give sample_size or sample_rate, not both")
+        if sample_size is None and sample_rate is None:
+            S = _binomial_pmf(n - 1, p) if ps is None else _poisson_binomial_pmf(ps)
+            P = [mpf(0)] + S          # P(k) = s(k-1), k = 0..n
+            Q = S + [mpf(0)]          # Q(k) = s(k)
+            return P, Q
+
+        if ps is not None:
+            raise ValueError(
+                "sampling without replacement needs a scalar (iid) pi")
+        if sample_size is not None:
+            m = _check_int(sample_size, "sample_size", lo=0, hi=n)
+        else:
+            rate = _check_prob(sample_rate, "sample_rate")
+            m = int(mpmath.nint(rate * n))
+        lam = mpf(m) / mpf(n)
+        A = _binomial_pmf(m - 1, p) if m >= 1 else None   # weight lam = 0 if m = 0
+        B = _binomial_pmf(m, p) if m < n else None        # weight 1-lam = 0 if m = n
+        return _mixture_shift(lam, A, B, m + 1)
+
+
+def counting_delta(n, pi, eps, *, sample_size=None, sample_rate=None,
+                   sampling="without_replacement", direction="max", dps=50, max_terms=None):
+    """Privacy curve of a counting query: hockey stick of counting_pmfs.
+
+    Refuses (ValueError) sizes whose estimated cost per eps value
+    (estimate_terms) exceeds ``max_terms``."""
+    _check_direction(direction)
+    size = _counting_size(n, pi, sample_size, sample_rate, sampling)
+    if size is not None:
+        _guard(size[1] + _eval_terms(size[0], None, direction), max_terms,
+               f"a count over {size[0]} records")
+    with mp.workdps(dps):
+        P, Q = counting_pmfs(n, pi, sample_size=sample_size,
+                             sample_rate=sample_rate, sampling=sampling, dps=dps,
+                             max_terms=math.inf)
+        eps_vals, scalar = _eps_list(eps)
+        res = _directional(P, Q, eps_vals, direction)
+        return res[0] if scalar else res

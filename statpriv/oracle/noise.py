@@ -1,0 +1,757 @@
+"""Oracle for a counting query released with additive noise (Laplace,
+Gaussian, two-sided geometric): the densities of count + noise as direct sums
+over the atoms, the hockey stick by mpmath quadrature split at every sign
+change (a sum over the integers for geometric noise).  See
+noisy_counting_delta for the method.
+"""
+
+import math
+
+import mpmath
+from mpmath import mp, mpf
+
+from statpriv.oracle._common import (
+    _check_direction, _eps_list, _eval_terms, _guard, _is_sequence, _to_mpf)
+from statpriv.oracle.binomial import _counting_size, counting_pmfs
+
+__all__ = ["noisy_counting_delta"]
+
+
+# --------------------------------------------------------------------------
+# 6. counting query + additive noise (docs/mathematics.md §6), brute force
+# --------------------------------------------------------------------------
+#
+# The released value is Y = C + N with C ~ P (target positive) or C ~ Q
+# (target negative), P and Q the pmfs of counting_pmfs on the atoms 0..L, and
+# N independent noise in count units.  The laws of Y are the mixtures
+#     f_P(x) = sum_k P(k) nu(x - k),   f_Q(x) = sum_k Q(k) nu(x - k),
+# and delta_plus = int (f_P - e^eps f_Q)_+ (a sum over the integers for
+# geometric noise), delta_minus with P and Q swapped.
+#
+# Every density value is a direct sum over the atoms at the point x itself
+# (no recursions over atoms, no closed-form per-interval coefficients, no
+# closed-form integrals); the integrals are mpmath quadratures of the
+# pointwise positive part, split at every sign change found by a grid scan.
+# These two functions default to dps=30 (the others here: 50); quadrature of
+# O(n) pieces at 50 digits would be markedly slower.
+
+_NOISE_KINDS = ("laplace", "gaussian", "geometric")
+_LN2 = math.log(2.0)
+
+
+def _check_noise(noise):
+    """("laplace", b) | ("gaussian", sigma) | ("geometric", alpha) -> (kind, raw)."""
+    if (isinstance(noise, (str, bytes)) or not _is_sequence(noise)
+            or len(noise) != 2):
+        raise ValueError(
+            "noise must be a pair (kind, parameter) with kind in "
+            f"{_NOISE_KINDS}, got {noise!r}")
+    kind, par = noise[0], noise[1]
+    if kind not in _NOISE_KINDS:
+        raise ValueError(f"noise kind must be one of {_NOISE_KINDS}, got {kind!r}")
+    return kind, par
+
+
+def _float_log(v):
+    """float ln(v) of a non-negative mpf (-inf for 0); no float underflow."""
+    if v == 0:
+        return -math.inf
+    return float(mpmath.log(v))
+
+
+class _NoisyMixture:
+    """Pointwise evaluation of f_P(x), f_Q(x) = sum_k {P,Q}(k) nu(x - k).
+
+    Atoms are the integers kmin..kmax (indices into P, Q).  Rigorous pruning
+    of negligible terms, per point x: with w_k = max(P(k), Q(k)) and
+    t_k = w_k nu(x - k), only terms with ln t_k >= M - T are summed, where
+    M = max_k ln t_k (computed in float from ln w_k and ln nu, which are known
+    to ~1e-9 absolute, far inside the 2-nat margin in T).  Every dropped term is
+    < e^(M - T) and there are at most L + 1 of them, so the dropped part of
+    f_P and of f_Q is < (L+1) e^(-T) e^M <= (L+1) e^(-T) (f_P(x) + f_Q(x)).
+    T = prec ln 2 + ln(L+1) + |eps|max + 2 makes this smaller than one unit
+    of rounding of f_P + e^eps f_Q at the working precision: the pruned sums
+    are as accurate (relatively, pointwise) as the full sums.  The scan over
+    k walks outward from the atom nearest to x and stops in each direction as
+    soon as lnw_max + ln nu(distance) < M_so_far - T (nu is decreasing in the
+    distance, so no later term can be kept).
+    """
+
+    def __init__(self, P, Q, kind, par, T):
+        self.P, self.Q = P, Q
+        self.kind = kind
+        nz = [k for k in range(len(P)) if P[k] != 0 or Q[k] != 0]
+        self.kmin, self.kmax = nz[0], nz[-1]
+        self.lw = [_float_log(max(p, q)) for p, q in zip(P, Q)]
+        self.lP = [_float_log(p) for p in P]
+        self.lQ = [_float_log(q) for q in Q]
+        self.lwmax = max(self.lw)
+        self.T = T
+        self.cache = {}
+        self.fcache = {}
+        self._tab = []
+        if kind == "gaussian":
+            s = par
+            self.scale = s
+            self.inv2s2 = 1 / (2 * s * s)
+            self.fl_inv2s2 = float(self.inv2s2)
+            self.C = 1 / (s * mpmath.sqrt(2 * mpmath.pi))
+        elif kind == "laplace":
+            b = par
+            self.scale = b
+            self.invb = 1 / b
+            self.fl_invb = float(self.invb)
+            self.C = 1 / (2 * b)
+        else:  # geometric, integer x only
+            a = par
+            self.alpha = a
+            self.fl_lna = math.log(float(a)) if a > 0 else -math.inf
+            self.C = (1 - a) / (1 + a)
+        self.lnC = float(mpmath.log(self.C))
+
+    # float log of the (unnormalised) kernel at distance d >= 0
+    def _logker(self, d):
+        if self.kind == "gaussian":
+            return -d * d * self.fl_inv2s2
+        if self.kind == "laplace":
+            return -d * self.fl_invb
+        if d == 0:
+            return 0.0
+        return d * self.fl_lna  # -inf for alpha = 0
+
+    def _kept(self, xf, lw, T):
+        """Atoms k whose term lw[k] + logker(|xf - k|) is >= max - T, and the
+        atom kc nearest to xf (clamped to [kmin, kmax])."""
+        kmin, kmax = self.kmin, self.kmax
+        lwmax = self.lwmax
+        logker = self._logker
+        kc = int(round(xf)) if math.isfinite(xf) else (kmax if xf > 0 else kmin)
+        kc = min(max(kc, kmin), kmax)
+        M = -math.inf
+        terms = []
+        k = kc
+        while k >= kmin:                    # distances increase from here on
+            lk = logker(abs(xf - k))
+            if lwmax + lk < M - T:
+                break
+            t = lw[k] + lk
+            if t > M:
+                M = t
+            terms.append((t, k))
+            k -= 1
+        k = kc + 1
+        while k <= kmax:
+            lk = logker(k - xf)
+            if lwmax + lk < M - T:
+                break
+            t = lw[k] + lk
+            if t > M:
+                M = t
+            terms.append((t, k))
+            k += 1
+        if M == -math.inf:
+            return [], kc
+        return [k for t, k in terms if t >= M - T], kc
+
+    def _table(self, m):
+        """unnormalised kernel factor table: Gaussian e^(-m^2/(2 s^2)),
+        Laplace e^(-m/b), geometric alpha^m, m = 0, 1, ... (grown on demand,
+        each entry computed directly)."""
+        tab = self._tab
+        while len(tab) <= m:
+            j = len(tab)
+            if self.kind == "gaussian":
+                tab.append(mpmath.exp(-mpf(j * j) * self.inv2s2))
+            elif self.kind == "laplace":
+                tab.append(mpmath.exp(-mpf(j) * self.invb))
+            else:
+                tab.append(mpf(1) if j == 0 else self.alpha ** j)
+        return tab
+
+    def _kernels(self, x, klo, khi, kc):
+        """unnormalised nu(x - k) for k = klo..khi (klo <= kc <= khi), from
+        exact identities (d = x - kc, m = k - kc):
+          Gaussian  e^(-(d-m)^2/(2s^2)) = e^(-d^2/(2s^2)) (e^(d/s^2))^m e^(-m^2/(2s^2))
+          Laplace   e^(-|x-k|/b) = e^(-(x-j)/b) e^(-(j-k)/b)      (k <= j = floor x)
+                                 = e^(-(j+1-x)/b) e^(-(k-j-1)/b) (k >= j+1)
+          geometric alpha^|x-k| (x an integer).
+        The powers are built by repeated multiplication (relative rounding
+        error <= (L+1) 2^-prec, far inside the guard digits)."""
+        out = {}
+        if self.kind == "gaussian":
+            tab = self._table(max(kc - klo, khi - kc))
+            d = x - kc
+            base = mpmath.exp(-(d * d) * self.inv2s2)
+            r = mpmath.exp(2 * d * self.inv2s2)
+            out[kc] = base
+            pw = base
+            for m in range(1, khi - kc + 1):
+                pw *= r
+                out[kc + m] = pw * tab[m]
+            rinv = 1 / r
+            pw = base
+            for m in range(1, kc - klo + 1):
+                pw *= rinv
+                out[kc - m] = pw * tab[m]
+        elif self.kind == "laplace":
+            # j = floor(x) clamped to [klo - 1, khi]: still x - j >= 0 for
+            # k <= j and j + 1 - x >= 0 for k >= j + 1 (empty if clamped)
+            j = min(max(int(mpmath.floor(x)), klo - 1), khi)
+            tab = self._table(khi - klo + 1)
+            left = mpmath.exp(-(x - j) * self.invb)
+            right = mpmath.exp(-(j + 1 - x) * self.invb)
+            for k in range(klo, khi + 1):
+                out[k] = left * tab[j - k] if k <= j else right * tab[k - j - 1]
+        else:
+            xi = int(x)
+            tab = self._table(max(abs(xi - klo), abs(khi - xi)))
+            for k in range(klo, khi + 1):
+                out[k] = tab[abs(xi - k)]
+        return out
+
+    def __call__(self, x):
+        """(f_P(x), f_Q(x)), cached."""
+        r = self.cache.get(x)
+        if r is not None:
+            return r
+        keep, kc = self._kept(float(x), self.lw, self.T)
+        if not keep:
+            r = (mpf(0), mpf(0))
+        else:
+            klo, khi = min(keep), max(keep)
+            kc = min(max(kc, klo), khi)
+            kern = self._kernels(x, klo, khi, kc)
+            ks = range(klo, khi + 1)
+            ker = [kern[k] for k in ks]
+            fP = mpmath.fdot(self.P[klo:khi + 1], ker) * self.C
+            fQ = mpmath.fdot(self.Q[klo:khi + 1], ker) * self.C
+            r = (fP, fQ)
+        self.cache[x] = r
+        return r
+
+    def log_pair(self, xf):
+        """float (ln f_P(x), ln f_Q(x)) up to the common constant ln C, each
+        by a float log-sum-exp over the atoms within 60 + ln(L+1) nats of its
+        own largest term (-inf for an exact zero); used only to read signs
+        away from roots."""
+        r = self.fcache.get(xf)
+        if r is not None:
+            return r
+        out = []
+        for lv in (self.lP, self.lQ):
+            # each log on its own (pruned relative to its own largest term)
+            keep, _ = self._kept(xf, lv, 60.0 + math.log(len(lv)))
+            ts = [lv[k] + self._logker(abs(xf - k)) for k in keep]
+            ts = [t for t in ts if t > -math.inf]
+            if not ts:
+                out.append(-math.inf)
+                continue
+            M = max(ts)
+            out.append(M + math.log(math.fsum(math.exp(t - M) for t in ts)))
+        r = (out[0], out[1])
+        self.fcache[xf] = r
+        return r
+
+    def log_mass_bound(self, a, b, which):
+        """Float upper bound of ln int_a^b f_which (which = "P" or "Q").
+
+        Finite [a, b]: int <= (b - a) sup_[a,b] f <= (b - a) sum_k w_k
+        nu(dist(k, [a, b])), dist = 0 for atoms inside.  Infinite pieces are
+        Laplace tails outside the atoms only: there f = f(a) e^(-|x-a|/b) and
+        the integral is exactly b f(a).  Terms more than 45 nats below the
+        largest are replaced by (L+1) e^(M-45); ln 2 of slack covers float
+        rounding.
+        """
+        lw = self.lP if which == "P" else self.lQ
+        L = len(lw) - 1
+        if a == mpmath.ninf or b == mpmath.inf:
+            edge = b if a == mpmath.ninf else a
+            fP, fQ = self(edge)
+            v = fP if which == "P" else fQ
+            if v == 0:
+                return -math.inf
+            return _float_log(v) + math.log(float(self.scale)) + _LN2
+        af, bf = float(a), float(b)
+        terms = []
+        for k in range(self.kmin, self.kmax + 1):
+            if lw[k] == -math.inf:
+                continue
+            d = af - k if k < af else (k - bf if k > bf else 0.0)
+            terms.append(lw[k] + self._logker(max(d, 0.0)))
+        if not terms:
+            return -math.inf
+        M = max(terms)
+        if M == -math.inf:
+            return -math.inf
+        s = sum(math.exp(t - M) for t in terms if t >= M - 45)
+        s += (L + 1) * math.exp(-45)
+        # (b - a may be far below float resolution: a root next to a split)
+        return _float_log(b - a) + M + math.log(s) + self.lnC + _LN2
+
+
+def _gl_piece(F, a, b, depth=0):
+    """int_a^b F (F smooth on the closed piece) by Gauss-Legendre quad,
+    accepting mpmath's error estimate err <= 2^(20-prec) (|val| + 1) (F is
+    normalised to size ~1, so the +1 is the rounding-noise floor); bisects
+    on failure.  Returns (value, error estimate)."""
+    val, err = mpmath.quad(F, [a, b], method="gauss-legendre", error=True)
+    if err <= mpmath.ldexp(abs(val) + 1, -mp.prec + 20):
+        return val, err
+    if depth >= 10:
+        raise ArithmeticError(
+            f"quadrature did not converge on [{mpmath.nstr(a, 10)}, "
+            f"{mpmath.nstr(b, 10)}] (error {mpmath.nstr(err, 3)})")
+    mid = (a + b) / 2
+    v1, e1 = _gl_piece(F, a, mid, depth + 1)
+    v2, e2 = _gl_piece(F, mid, b, depth + 1)
+    return v1 + v2, e1 + e2
+
+
+def _ts_piece(F, a, b):
+    """int over a half-infinite piece by tanh-sinh (mpmath's default)."""
+    val, err = mpmath.quad(F, [a, b], error=True)
+    if err > mpmath.ldexp(abs(val) + 1, -mp.prec + 20):
+        raise ArithmeticError(
+            f"quadrature did not converge on [{mpmath.nstr(a, 10)}, "
+            f"{mpmath.nstr(b, 10)}] (error {mpmath.nstr(err, 3)})")
+    return val, err
+
+
+def _bracket_root(G, a, b, Ga, Gb):
+    """Root of G in (a, b) with G(a) G(b) < 0: mpmath.findroot with the
+    Anderson-Bjoerk bracketing solver; if that fails or leaves the bracket,
+    plain bisection to full precision."""
+    try:
+        r = mpmath.findroot(G, (a, b), solver="anderson")
+        if a <= r <= b and abs(G(r)) <= mpmath.ldexp(1, -mp.prec + 30):
+            return r
+    except (ValueError, ZeroDivisionError):
+        pass
+    lo, hi, glo = a, b, Ga
+    for _ in range(mp.prec + 20):
+        mid = (lo + hi) / 2
+        if mid == lo or mid == hi:
+            break
+        gm = G(mid)
+        if gm == 0:
+            return mid
+        if (gm > 0) == (glo > 0):
+            lo, glo = mid, gm
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _sign(v):
+    return 1 if v > 0 else (-1 if v < 0 else 0)
+
+
+def _geometric_hs(mix, A, B, ee):
+    """sum over the integers x of (A-density(x) - ee B-density(x))_+,
+    (A, B) = ("P","Q") for delta_plus, ("Q","P") for delta_minus.
+
+    Explicit sum for x in [kmin - 3, kmax + 3].  Tails: for x >= x_hi >= kmax
+    every atom k <= kmax has |x - k| = (x - x_hi) + (x_hi - k), so
+    f_P(x) = f_P(x_hi) alpha^(x - x_hi) and likewise f_Q: the term
+    t(x) = t(x_hi) alpha^(x - x_hi) keeps the sign of t(x_hi) and
+    sum_{x > x_hi} t(x)_+ = t(x_hi)_+ alpha / (1 - alpha); the left tail
+    x < x_lo <= kmin is the mirror image with t(x_lo).
+    """
+    a = mix.alpha
+    x_lo, x_hi = mix.kmin - 3, mix.kmax + 3
+    pick = (lambda r: (r[0], r[1])) if A == "P" else (lambda r: (r[1], r[0]))
+
+    def t(x):
+        u, v = pick(mix(mpf(x)))
+        return u - ee * v
+
+    s = mpf(0)
+    for x in range(x_lo, x_hi + 1):
+        tx = t(x)
+        if tx > 0:
+            s += tx
+    if a > 0:
+        s += (max(t(x_hi), 0) + max(t(x_lo), 0)) * a / (1 - a)
+    return s
+
+
+def _continuous_hs(mix, A, eps, ee, dps):
+    """int (f_A - ee f_B)_+ dx for Laplace / Gaussian noise (A = "P": plus).
+
+    See noisy_counting_delta for the method.  Runs at the current (working)
+    precision; dps is the requested output precision (for the error budget).
+    """
+    kind = mix.kind
+    s = mix.scale
+    kmin, kmax = mix.kmin, mix.kmax
+    plus = (A == "P")
+
+    def fg(x):
+        fP, fQ = mix(x)
+        if plus:
+            return fP - ee * fQ, fP + ee * fQ
+        return fQ - ee * fP, fQ + ee * fP
+
+    def g(x):
+        return fg(x)[0]
+
+    def G(x):                       # g / h in [-1, 1]: scale-free sign test
+        gv, hv = fg(x)
+        return gv / hv if hv != 0 else mpf(0)
+
+    # coefficient sign changes V of d_k = A(k) - ee B(k) (Gaussian: Descartes'
+    # rule for the exponential sum g(x) = e^(-x^2/2s^2) sum_k c_k e^(kx/s^2)
+    # bounds the number of real zeros of g by V)
+    Wt, Bt = (mix.P, mix.Q) if plus else (mix.Q, mix.P)
+    dsgn = []
+    noise_floor = mpmath.ldexp(1, -mp.prec + 10)
+    for k in range(kmin, kmax + 1):
+        dk = Wt[k] - ee * Bt[k]
+        if abs(dk) > noise_floor * (Wt[k] + ee * Bt[k]):
+            dsgn.append(_sign(dk))
+    V = sum(1 for u, v in zip(dsgn, dsgn[1:]) if u != v)
+
+    tol_rel = mpmath.mpf(10) ** (-(dps + 10))   # budget for neglected mass
+    small = s < mpf(1) / 2
+
+    def local_splits(lo_int, hi_int):
+        """extra split points k +- s 2^i (s < 1/2) around the atoms."""
+        pts = []
+        if small:
+            offs = []
+            o = s
+            while o < mpf(1) / 2:
+                offs.append(o)
+                o *= 2
+            for k in range(lo_int, hi_int + 1):
+                for o in offs:
+                    pts += [k - o, k + o]
+        return pts
+
+    piece_cache = {}
+    root_cache = {}
+
+    def integrate(pieces):
+        """pieces: list of (a, b) with g > 0 inside (checked at the midpoint
+        by the caller).  Integrate in decreasing order of a rigorous mass
+        bound, stop when the sum of the remaining bounds is below tol_rel D.
+        Returns (D, error estimate + neglected bound)."""
+        bounds = []
+        for a, b in pieces:
+            lb = mix.log_mass_bound(a, b, A)
+            bounds.append((lb, a, b))
+        bounds.sort(key=lambda t: -t[0])
+        # suffix sums of the bounds (mpf, no underflow)
+        rem = [mpf(0)] * (len(bounds) + 1)
+        for i in range(len(bounds) - 1, -1, -1):
+            lb = bounds[i][0]
+            rem[i] = rem[i + 1] + (mpmath.exp(lb) if lb > -math.inf else 0)
+        D = mpf(0)
+        err = mpf(0)
+        for i, (lb, a, b) in enumerate(bounds):
+            if rem[i] <= tol_rel * D:
+                err += rem[i]
+                break
+            key = (a, b)
+            if key not in piece_cache:
+                piece_cache[key] = integrate_piece(a, b)
+            v, e = piece_cache[key]
+            D += v
+            err += e
+        return D, err
+
+    def integrate_piece(a, b):
+        if a == mpmath.ninf:
+            sc = fg(b)[1]
+        elif b == mpmath.inf:
+            sc = fg(a)[1]
+        else:
+            sc = max(fg(a)[1], fg(b)[1], fg((a + b) / 2)[1])
+        if sc == 0:
+            sc = mpf(1)
+
+        def F(x):
+            gv = g(x)
+            return gv / sc if gv > 0 else mpf(0)
+
+        if a == mpmath.ninf or b == mpmath.inf:
+            v, e = _ts_piece(F, a, b)
+        else:
+            v, e = _gl_piece(F, a, b)
+        return v * sc, e * sc
+
+    ef = float(eps)
+
+    def sign_at(x):
+        """sign of g(x): read from the float logs when
+        |ln f_A - ln f_B - eps| > 1e-7 (1 + |ln f_A| + |ln f_B| + |eps|)
+        (float error of those logs is < 1e-10 of that scale), else from the
+        mpmath values."""
+        lP, lQ = mix.log_pair(float(x))
+        la, lb = (lP, lQ) if plus else (lQ, lP)
+        if la == -math.inf and lb == -math.inf:
+            return _sign(g(x))
+        if lb == -math.inf:
+            return 1
+        if la == -math.inf:
+            return -1
+        diff = la - lb - ef
+        if abs(diff) > 1e-7 * (1 + abs(la) + abs(lb) + abs(ef)):
+            return 1 if diff > 0 else -1
+        return _sign(g(x))
+
+    def scan(points):
+        """sorted grid points -> list of roots (each sign change refined by
+        _bracket_root on the mpmath G, exact zeros kept) and the number of
+        sign changes."""
+        roots = []
+        nchange = 0
+        prev_x, prev_s = None, None
+        for x in points:
+            sx = sign_at(x)
+            if sx == 0:
+                # exact zero on the grid: a root (or a touching point); the
+                # next bracket starts after it
+                roots.append(x)
+                nchange += 1
+                prev_x = prev_s = None
+                continue
+            if prev_x is not None and prev_s != sx:
+                nchange += 1
+                key = (prev_x, x)
+                if key not in root_cache:
+                    Ga, Gb = G(prev_x), G(x)
+                    if _sign(Ga) != prev_s or _sign(Gb) != sx:
+                        raise ArithmeticError(
+                            "noisy oracle: float and mpmath signs disagree")
+                    root_cache[key] = _bracket_root(G, prev_x, x, Ga, Gb)
+                roots.append(root_cache[key])
+            prev_x, prev_s = x, sx
+        return roots, nchange
+
+    def positive_pieces(breaks):
+        out = []
+        for a, b in zip(breaks[:-1], breaks[1:]):
+            if not a < b:
+                continue
+            if sign_at((a + b) / 2) > 0:
+                out.append((a, b))
+        return out
+
+    if kind == "laplace":
+        # Rigorous root location: on every [j, j+1] between consecutive
+        # integers each term is c e^(+-x/b), so g = A e^(x/b) + B e^(-x/b)
+        # has at most one zero there unless it vanishes identically; beyond
+        # the outermost atoms g is a single exponential (constant sign).
+        # Hence the signs at the integers (plus midpoints, which only make
+        # the brackets tighter) find every sign change.
+        grid = []
+        for j in range(kmin, kmax + 1):
+            grid.append(mpf(j))
+            if j < kmax:
+                grid.append(mpf(j) + mpf(1) / 2)
+        roots, _ = scan(grid)
+        breaks = sorted(set([mpf(j) for j in range(kmin, kmax + 1)] + roots
+                            + local_splits(kmin, kmax)))
+        breaks = [x for x in breaks if kmin <= x <= kmax]
+        pieces = positive_pieces(breaks)
+        # tails: g(x) = g(kmax) e^(-(x-kmax)/b) beyond kmax, mirror below kmin;
+        # integrated by quadrature too, split at kmax + b {1, 4, 16, 64}.
+        for edge, sgn in ((mpf(kmax), 1), (mpf(kmin), -1)):
+            if g(edge) > 0:
+                pts = [edge] + [edge + sgn * m * s for m in (1, 4, 16, 64)]
+                pts.append(mpmath.inf if sgn > 0 else mpmath.ninf)
+                if sgn < 0:
+                    pts = pts[::-1]
+                pieces += list(zip(pts[:-1], pts[1:]))
+        D, err = integrate(pieces)
+        if err > mpmath.mpf(10) ** (-(dps + 3)) * D:
+            raise ArithmeticError(
+                f"noisy oracle: error budget {mpmath.nstr(err, 3)} too large "
+                f"for delta = {mpmath.nstr(D, 5)}")
+        return D
+
+    # ---------------- Gaussian ----------------
+    # Grid of step h <= s/8 anchored at 0 (so refinements / extensions reuse
+    # cached values) over [kmin - W s, kmax + W s]; the mass of f_A outside
+    # is <= 2 Phibar(W) and is neglected only once that is < tol_rel D
+    # (otherwise W grows).  If fewer sign changes than V are found the grid
+    # is halved (at most twice).
+    h = s / 8
+    u = max(1, int(mpmath.floor(s)))            # split spacing
+    W = mpf(14)
+    refine = 0
+    for _ in range(40):
+        lo = kmin - W * s
+        hi = kmax + W * s
+        j0 = int(mpmath.floor(lo / h))
+        j1 = int(mpmath.ceil(hi / h))
+        grid = [j * h for j in range(j0, j1 + 1)]
+        roots, F_found = scan(grid)
+        if F_found < V and refine < 2:
+            refine += 1
+            h /= 2
+            continue
+        i0 = int(mpmath.floor(grid[0] / u))
+        i1 = int(mpmath.ceil(grid[-1] / u))
+        splits = [mpf(i * u) for i in range(i0, i1 + 1)]
+        breaks = sorted(set(splits + roots + local_splits(kmin, kmax)
+                            + [grid[0], grid[-1]]))
+        breaks = [x for x in breaks if grid[0] <= x <= grid[-1]]
+        pieces = positive_pieces(breaks)
+        D, err = integrate(pieces)
+        # mass of f_A outside [lo, hi]: each atom is >= W s inside, total
+        # weight <= 1 (+ rounding): <= 2 * 1.01 * Phibar(W)
+        Wg = min(grid[-1] - kmax, kmin - grid[0]) / s
+        tail = 2 * mpf("1.01") * mpmath.erfc(Wg / mpmath.sqrt(2)) / 2
+        if D > 0 and tail <= tol_rel * D:
+            err += tail
+            if err > mpmath.mpf(10) ** (-(dps + 3)) * D:
+                raise ArithmeticError(
+                    f"noisy oracle: error budget {mpmath.nstr(err, 3)} too "
+                    f"large for delta = {mpmath.nstr(D, 5)}")
+            return D
+        if D > 0:
+            # smallest W with 2.02 Phibar(W) <= tol_rel D (Phibar(W) <=
+            # phi(W)/W), then a little more
+            target = mpmath.log(tol_rel * D / mpf("2.02"))
+            Wn = mpmath.sqrt(-2 * target)
+            while -Wn * Wn / 2 - mpmath.log(Wn * mpmath.sqrt(2 * mpmath.pi)) > target:
+                Wn *= mpf("0.98")
+            W = max(W * mpf("1.25"), Wn * mpf("1.05"))
+        else:
+            W *= 2
+        if W > 10 ** 6:
+            break
+    raise ArithmeticError(
+        "noisy oracle: could not bound the Gaussian tails (delta seems to be 0)")
+
+
+def noisy_counting_delta(n, pi, eps, noise, *, sample_size=None,
+                         sample_rate=None, sampling="without_replacement",
+                         direction="max", dps=30, max_terms=None):
+    """Privacy curve of a noisy counting query Y = C + N, by brute force.
+
+    C is the noiseless count with laws P (target positive) and Q (target
+    negative) from ``counting_pmfs`` (same ``n``, ``pi`` -- scalar or the
+    sequence of the others' probabilities -- ``sample_size``,
+    ``sample_rate``, ``sampling``), pmfs on the atoms 0..L.  ``noise`` (count
+    units, sensitivity 1):
+
+    * ``("laplace", b)``: density e^(-|x|/b) / (2b), b > 0;
+    * ``("gaussian", sigma)``: N(0, sigma^2), sigma > 0;
+    * ``("geometric", alpha)``: P(k) = (1-alpha)/(1+alpha) alpha^|k| on the
+      integers, 0 <= alpha < 1 (alpha = 0: no noise).
+
+    The laws of Y are f_P(x) = sum_k P(k) nu(x-k) and f_Q likewise;
+    delta_plus = int (f_P - e^eps f_Q)_+ dx (a sum over the integers for
+    geometric noise), delta_minus with P and Q swapped, "max" the larger.
+    ``eps`` scalar -> mpf, list -> list of mpf (any real eps).
+
+    Method (all at dps + 15 digits, rounded to dps at the end):
+
+    * Density values: f_P(x), f_Q(x) are summed directly over the atoms at
+      each point x (mpmath.fdot of the weights with the kernel values
+      nu(x - k), built from exact identities such as
+      e^(-(x-k)^2/2s^2) = e^(-d^2/2s^2) (e^(d/s^2))^m e^(-m^2/2s^2),
+      d = x - k_c, m = k - k_c; geometric: powers alpha^m), dropping only
+      terms that are rigorously below one rounding unit of f_P(x) + f_Q(x)
+      in total (see _NoisyMixture).  Nothing is carried from one x to the
+      next except a cache of values at identical points.
+    * Geometric: exact sum over the integers of the window
+      [kmin - 3, kmax + 3] (kmin, kmax the outermost atoms); beyond it f_P
+      and f_Q are both c alpha^|x| times constants, so the summand keeps its
+      sign and each tail is a geometric series, t(edge)_+ alpha/(1-alpha).
+    * Laplace / Gaussian: g = f_P - e^eps f_Q is scanned on a grid and every
+      sign change (of the scale-free G = g/(f_P + e^eps f_Q)) is refined with
+      mpmath.findroot (Anderson-Bjoerk bracketing solver; bisection
+      fallback).  Signs at grid points are read from float logs of f_P, f_Q
+      when ln f_P - ln f_Q - eps is clearly away from 0, else from the mpmath
+      values; every bracket is re-checked in mpmath before findroot.  The
+      line is cut at the roots and at split points (every integer for
+      Laplace -- the kinks --; every max(1, floor(sigma)) for Gaussian; plus
+      atom +- s 2^i when the scale s < 1/2), the sign of g on each piece is
+      read at its midpoint and each positive piece is integrated by
+      mpmath.quad (Gauss-Legendre; tanh-sinh on the infinite Laplace
+      tails).  As in dp_laplace_delta / dp_gaussian_delta, quad's absolute
+      error control is made relative by dividing the integrand by its size
+      f_P + e^eps f_Q on the piece, so tiny deltas (1e-100 and far below)
+      keep full relative accuracy.  Pieces are integrated in decreasing order
+      of a rigorous bound (length x sup of f_P on the piece, from
+      nu(distance of each atom to the piece)); the rest are dropped once
+      their bounds sum to < 1e-(dps+10) times the running total.
+      - Laplace grid: the integers kmin..kmax and midpoints.  This finds
+        every root: on [j, j+1] g = A e^(x/b) + B e^(-x/b) has at most one
+        zero (unless it vanishes identically), and outside [kmin, kmax] g is
+        a single exponential of constant sign.  The two outer tails are
+        integrated by quad to +-infinity (split at kmax + b {1,4,16,64}).
+      - Gaussian grid: step sigma/8, anchored at 0, over
+        [kmin - W sigma, kmax + W sigma]; the mass of f_P outside is
+        <= 2 Phibar(W) and it is neglected only once that is below
+        1e-(dps+10) delta; W starts at 14 and grows as needed (so deltas
+        living far out in the tail -- large eps -- are found).  By Descartes'
+        rule of signs for exponential sums,
+        g(x) = e^(-x^2/(2 sigma^2)) sum_k c_k e^(k x/sigma^2),
+        c_k = (P(k) - e^eps Q(k)) e^(-k^2/(2 sigma^2)), has at most V real
+        zeros, V = number of sign changes of P(k) - e^eps Q(k); if the scan
+        finds fewer than V the grid step is halved (twice at most).  (For
+        the pmfs of counting_pmfs P/Q is monotone, so V <= 1 and, the
+        Gaussian and Laplace kernels being PF2, g changes sign at most once;
+        the oracle does not rely on this.)
+    * Shortcuts (exact): if P(k) - e^eps Q(k) <= 0 for all k, g <= 0 and
+      delta = 0; if >= 0 for all k, delta = sum_k (P(k) - e^eps Q(k)).
+    * The quadrature error estimates plus all neglected bounds must be
+      below 1e-(dps+3) delta, else ArithmeticError.
+
+    Slow but simple: cost ~ (#positive pieces) x (~45 quad nodes) x (#atoms
+    within ~15 noise scales).  Sizes whose estimated cost per eps value
+    (estimate_terms) exceeds ``max_terms`` are refused up front (ValueError).
+    """
+    _check_direction(direction)
+    kind, par = _check_noise(noise)
+    size = _counting_size(n, pi, sample_size, sample_rate, sampling)
+    if size is not None:
+        _guard(size[1] + _eval_terms(size[0], (kind, par), direction), max_terms,
+               f"a count over {size[0]} records with {kind} noise")
+    wp = dps + 15
+    with mp.workdps(dps):
+        eps_vals, scalar = _eps_list(eps)
+    with mp.workdps(wp):
+        p = _to_mpf(par, "noise parameter")
+        if kind == "geometric":
+            if not (0 <= p < 1):
+                raise ValueError(f"geometric alpha must lie in [0, 1), got {par!r}")
+        elif p <= 0:
+            raise ValueError(f"{kind} noise scale must be > 0, got {par!r}")
+        P, Q = counting_pmfs(n, pi, sample_size=sample_size,
+                             sample_rate=sample_rate, sampling=sampling, dps=wp,
+                             max_terms=math.inf)
+        L = len(P) - 1
+        emax = max(abs(float(e)) for e in eps_vals)
+        T = mp.prec * _LN2 + math.log(L + 1) + emax + 2.0
+        mix = _NoisyMixture(P, Q, kind, p, T)
+        out = []
+        for e in eps_vals:
+            ee = mpmath.exp(e)
+            vals = {}
+            for A, B in (("P", "Q"), ("Q", "P")):
+                if direction == "plus" and A == "Q":
+                    continue
+                if direction == "minus" and A == "P":
+                    continue
+                Wt, Bt = (P, Q) if A == "P" else (Q, P)
+                d = [w - ee * v for w, v in zip(Wt, Bt)]
+                if all(x <= 0 for x in d):
+                    # g = sum_k d_k nu(x - k) <= 0 everywhere
+                    vals[A] = mpf(0)
+                elif all(x >= 0 for x in d):
+                    # g >= 0 everywhere: delta = int g = sum_k d_k
+                    vals[A] = mpmath.fsum(d)
+                elif kind == "geometric":
+                    vals[A] = _geometric_hs(mix, A, B, ee)
+                else:
+                    vals[A] = _continuous_hs(mix, A, e, ee, dps)
+            out.append(max(vals.values()))
+    with mp.workdps(dps):
+        out = [+v for v in out]
+    return out[0] if scalar else out
