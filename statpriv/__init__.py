@@ -4,7 +4,7 @@ Worst-case differential privacy assumes the attacker knows every record but
 one.  statpriv computes the exact privacy curves of statistical privacy
 (Breutigam & Reischuk), noiseless privacy and DP with partial knowledge,
 where the randomness of the other records protects the target.  See
-docs/mathematics.md for every formula; statpriv.reference holds the mpmath oracle.
+docs/mathematics.md for every formula; statpriv.oracle holds the mpmath oracle.
 
     >>> import statpriv
     >>> curve = statpriv.counting(10**6, 0.5)

@@ -445,3 +445,28 @@ def test_validation_other():
         ref.dp_gaussian_delta(-1.0, 0.1)
     with pytest.raises(ValueError):
         ref.dp_geometric_delta(1.0, 0.1)
+
+
+def test_reference_is_the_oracle_subpackage():
+    # statpriv.reference re-exports exactly the public names of statpriv.oracle
+    from statpriv import oracle
+    assert sorted(ref.__all__) == sorted(
+        ["hockey_stick", "counting_pmfs", "counting_delta", "secret_sample_pmfs",
+         "secret_sample_delta", "dp_laplace_delta", "dp_gaussian_delta", "dp_geometric_delta",
+         "estimate_terms", "term_budget", "DEFAULT_MAX_TERMS", "noisy_counting_delta",
+         "normal_approx_delta"])
+    for name in ref.__all__:
+        assert getattr(ref, name) is getattr(oracle, name), name
+    with pytest.raises(AttributeError):
+        oracle.no_such_function
+
+
+def test_import_statpriv_loads_no_oracle_module():
+    # the oracle modules (and their mpmath work) load on first use only
+    import subprocess
+    import sys
+    code = ("import sys, statpriv; "
+            "print(sorted(m for m in sys.modules if m.startswith('statpriv.oracle.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

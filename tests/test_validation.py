@@ -251,7 +251,12 @@ def test_mp_max_terms():
             reference.noisy_counting_delta(5, 0.3, 0.1, ("laplace", 1.0))
     assert reference.estimate_terms(10 ** 9, 0.3) > 1e20
     # the sizes the landed oracle tests use stay under the default budget
-    for args, kw in [((1000, 0.5), {}), ((None, [0.3] * 800), {}), ((20000, 0.5), {}),
+    # (about a minute); the exhaustive n = 20000 row passes max_terms itself
+    big = reference.estimate_terms(20000, 0.5)
+    assert reference.DEFAULT_MAX_TERMS < big < 3e7
+    with pytest.raises(ValueError, match=r"Pass max_terms=2\.7e\+07"):
+        reference.counting_delta(20000, 0.5, 0.1)
+    for args, kw in [((1000, 0.5), {}), ((None, [0.3] * 800), {}),
                      ((400, 0.5), dict(noise=("laplace", 0.1))),
                      ((300, 0.99), dict(noise=("gaussian", 0.05), direction="plus")),
                      ((400, 0.5), dict(noise=("geometric", 0.9)))]:

@@ -134,16 +134,21 @@ def _directional(P, Q, eps_vals, direction):
 # The brute force builds the full pmfs (every outcome 0..L, with exact
 # big-integer binomial coefficients) and sums or integrates over all of them,
 # so its cost grows like a power of n: it cannot answer n = 10^9.  Each public
-# function below estimates its cost in "terms" (about one mpmath operation,
-# ~3 microseconds on the development machine, 2 cores shared by several
-# jobs) before doing anything and raises ValueError if the estimate exceeds
-# the budget: the ``max_terms`` argument, else the one set by ``term_budget``
+# function estimates its cost in "terms" (about one mpmath operation) before
+# doing anything and raises ValueError if the estimate exceeds the budget: the
+# ``max_terms`` argument, else the one set by ``term_budget``
 # (PrivacyCurve.delta(..., precision="mp", max_terms=...) sets it), else
-# DEFAULT_MAX_TERMS = 3e7 (about a minute on an idle core, 1.5 minutes
-# measured on the loaded development machine; the largest landed oracle
-# test, the n = 20000 binomial row, needs 2.7e7).  The estimate covers building the laws and evaluating ONE eps
-# value in the requested direction(s); a list of k eps values costs up to k
-# times the evaluation part.  Models (fitted to timings at n = 10^2..10^4):
+# DEFAULT_MAX_TERMS.  Measured on the development machine (2 cores shared by
+# several jobs, minimum of 3 runs): counting_delta at n = 3000, 8000, 12000
+# took 4.2, 3.5, 2.6 microseconds per estimated term, so
+# _SECONDS_PER_TERM = 3.5e-6 and DEFAULT_MAX_TERMS = 1.7e7 is about a minute.
+# (The noise models below are conservative: 0.1 to 0.8 microseconds per
+# estimated term measured for Laplace / Gaussian / geometric noise at
+# n = 100..400.)  Larger sizes run only with an explicit max_terms, e.g. the
+# exhaustive n = 20000 binomial test (2.7e7 terms).  The estimate covers
+# building the laws and evaluating ONE eps value in the requested
+# direction(s); a list of k eps values costs up to k times the evaluation
+# part.  Models (fitted to timings at n = 10^2..10^4):
 #
 # * a binomial or hypergeometric row over N others: N + N^3 / 3e5 (each
 #   C(N, k) is an N-bit integer); a Poisson-binomial convolution: n^2;
@@ -152,8 +157,8 @@ def _directional(P, Q, eps_vals, direction):
 # * Laplace / Gaussian noise (quadrature of O(sqrt L) significant pieces at
 #   dps + 15 digits): 4e5 sqrt(L + 1) per direction.
 
-DEFAULT_MAX_TERMS = 3 * 10 ** 7
-_SECONDS_PER_TERM = 3e-6
+DEFAULT_MAX_TERMS = 17 * 10 ** 6
+_SECONDS_PER_TERM = 3.5e-6
 _BUDGET = contextvars.ContextVar("statpriv_reference_max_terms", default=None)
 
 
