@@ -12,7 +12,9 @@ tests use it.
                    Poisson-binomial and hypergeometric pmfs, sampling mixtures
     secret_sample  secret_sample_pmfs / secret_sample_delta
     dp             dp_laplace_delta / dp_gaussian_delta / dp_geometric_delta
-    noise          noisy_counting_delta (Laplace, Gaussian, geometric noise)
+    noise          noisy_counting_delta (Laplace, Gaussian, geometric noise),
+                   with _mixture (pointwise densities of count + noise) and
+                   _quad (quadrature pieces, bracketed roots)
     normal_approx  normal_approx_delta (a labelled approximation)
 
 A new mechanism's oracle is one module here with an ``__all__``, listed once
