@@ -142,10 +142,12 @@ def _directional(P, Q, eps_vals, direction):
 # several jobs, minimum of 3 runs): counting_delta at n = 3000, 8000, 12000
 # took 4.2, 3.5, 2.6 microseconds per estimated term, so
 # _SECONDS_PER_TERM = 3.5e-6 and DEFAULT_MAX_TERMS = 1.7e7 is about a minute.
-# (The noise models below are conservative: 0.1 to 0.8 microseconds per
-# estimated term measured for Laplace / Gaussian / geometric noise at
-# n = 100..400.)  Larger sizes run only with an explicit max_terms, e.g. the
-# exhaustive n = 20000 binomial test (2.7e7 terms).  The estimate covers
+# With noise the models below are rougher: measured 0.1 to 0.3 microseconds
+# per estimated term for Gaussian and geometric noise (n = 100..1000), 0.3 to
+# 4.5 for Laplace noise (4.5 at n = 1000, b = 3: 113 s for 2.5e7 terms,
+# refused by default).  Larger sizes run only with an explicit max_terms,
+# e.g. the exhaustive n = 20000 binomial test (2.7e7 terms) and the n = 1000
+# rows of bench/bench_noise.py.  The estimate covers
 # building the laws and evaluating ONE eps value in the requested
 # direction(s); a list of k eps values costs up to k times the evaluation
 # part.  Models (fitted to timings at n = 10^2..10^4):
