@@ -219,7 +219,7 @@ def _guard(terms, max_terms, what):
 
 
 # --------------------------------------------------------------------------
-# 1. hockey stick
+# the hockey stick of two given pmfs
 # --------------------------------------------------------------------------
 
 def hockey_stick(P, Q, eps, dps=50):

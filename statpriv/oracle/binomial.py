@@ -122,7 +122,7 @@ def estimate_terms(n, pi, *, sample_size=None, sample_rate=None,
 
 
 # --------------------------------------------------------------------------
-# 2./3. counting queries
+# counting queries
 # --------------------------------------------------------------------------
 
 def _others_probs(n, pi):

@@ -14,7 +14,7 @@ __all__ = ["dp_laplace_delta", "dp_gaussian_delta", "dp_geometric_delta"]
 
 
 # --------------------------------------------------------------------------
-# 5. worst-case DP curves (sensitivity 1), by quadrature / direct summation
+# worst-case DP curves (sensitivity 1), by quadrature / direct summation
 # --------------------------------------------------------------------------
 
 def _quad_piece(g, a, b, scale, depth=0):

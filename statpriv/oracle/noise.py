@@ -20,7 +20,7 @@ __all__ = ["noisy_counting_delta"]
 
 
 # --------------------------------------------------------------------------
-# 6. counting query + additive noise (docs/mathematics.md §6), brute force
+# counting query + additive noise (docs/mathematics.md §6), brute force
 # --------------------------------------------------------------------------
 #
 # The released value is Y = C + N with C ~ P (target positive) or C ~ Q
@@ -34,8 +34,9 @@ __all__ = ["noisy_counting_delta"]
 # (no recursions over atoms, no closed-form per-interval coefficients, no
 # closed-form integrals); the integrals are mpmath quadratures of the
 # pointwise positive part, split at every sign change found by a grid scan.
-# These two functions default to dps=30 (the others here: 50); quadrature of
-# O(n) pieces at 50 digits would be markedly slower.
+# noisy_counting_delta defaults to dps=30 (as normal_approx_delta; the other
+# oracle functions: 50); quadrature of O(n) pieces at 50 digits would be
+# markedly slower.
 
 _NOISE_KINDS = ("laplace", "gaussian", "geometric")
 

@@ -16,7 +16,7 @@ __all__ = ["secret_sample_pmfs", "secret_sample_delta"]
 
 
 # --------------------------------------------------------------------------
-# 4. secrecy of the sample
+# secrecy of the sample
 # --------------------------------------------------------------------------
 
 def _secret_sample_terms(n, m):
