@@ -63,10 +63,32 @@ def trim_bounded(lp, lq):
         return sl, -np.inf, -np.inf
     cuts = []
     for la in (lp, lq):
-        c = float(np.logaddexp.reduce(la[outside]))
+        c = _log_sum(la[outside])
         # the sum is rounded: move it up by far more than its error
         cuts.append(c + 1e-9 * (1.0 + abs(c)) if c > -np.inf else c)
     return sl, cuts[0], cuts[1]
+
+
+def _log_sum(la):
+    """ln sum e^la (float, -inf if empty or all -inf): max plus the log of a
+    double sum of exps below it (the caller rounds it up by 1e-9)."""
+    if la.size == 0:
+        return -np.inf
+    m = np.max(la)
+    if not np.isfinite(m):
+        return float(m) if m == np.inf else -np.inf
+    return float(m) + float(np.log(np.sum(np.exp((la - m).astype(np.float64)))))
+
+
+def trim_shift(lz):
+    """(lp, lq, cut, cut) for the pure shift P = Z(. - 1), Q = Z (lz: Z's log
+    pmf, one atom shorter than the shift arrays): Z trimmed like trim() and
+    the shift rebuilt on the window, ln of Z's cut mass (rounded up) twice."""
+    lz = lz[:-1]
+    sl, cut, _ = trim_bounded(lz, lz)
+    z = lz[sl]
+    pad = np.full(1, -np.inf, dtype=z.dtype)
+    return np.concatenate((pad, z)), np.concatenate((z, pad)), cut, cut
 
 
 def zero_points(noise, tail_ratio=None):
@@ -150,6 +172,8 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
             _geometric_end_ratios(lp, lq, cell_lp, cell_lq, noise.alpha, lr, lr_lo, sides, err)
         bound = _core.zero_point_up("geometric", noise.alpha)   # -ln alpha rounded up
         return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
+    if isinstance(noise, Laplace) and _is_shift(lp, lq):
+        return _laplace_shift_core(lp, lq, noise.scale, tail_ratio)
     if isinstance(noise, Laplace):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
         lr = _log_ratio(cell_lp, cell_lq)
@@ -178,9 +202,81 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         if lr_lo is not None:
             laplace += _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale,
                                            lr, lr_lo, sides, errs[1], errs[2])
+        _clip_interior(lr, lr_lo, sides)
         return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
                                    max_log_ratio=bound, lr_lo=lr_lo)
     raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
+
+
+def _is_shift(lp, lq):
+    """P is Q shifted by one atom (no sampling): lp[k] = lq[k-1] exactly."""
+    return (len(lp) >= 2 and lp[0] == -np.inf and lq[-1] == -np.inf
+            and np.array_equal(lp[1:], lq[:-1]))
+
+
+def _laplace_shift_core(lp, lq, b, tail_ratio):
+    """Laplace(b) noise on a pure shift P = Q(. - 1) (a count without sampling).
+
+    With u = e^(-1/b), w = 1/u and, for the unit cell [j, j+1],
+    L_A(j) = sum_{k<=j} A(k) u^(j-k), R_A(j) = sum_{k>j} A(k) u^(k-j-1), the
+    shift gives L_P(j) = L_Q(j-1) = w (L_Q(j) - Q(j)) and R_P(j) = R_Q(j-1) =
+    Q(j) + u R_Q(j), so the log ratios are closed forms without cancellation:
+        ln L_P(j)/L_Q(j) =  1/b - log1p(w Q(j) / L_Q(j-1)),
+        ln R_P(j)/R_Q(j) = -1/b + log1p(w Q(j) / R_Q(j)),
+    set as double-double (1/b to ~1e-30) where the log1p term is small, i.e.
+    where the ratio is near +-1/b (the zero points).  No difference law is
+    needed: one pass over Q's cells, O(atoms).
+    """
+    import mpmath
+    ld = np.longdouble
+    cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, b)
+    lr = _log_ratio(cell_lp, cell_lq)
+    n = len(lp)
+    with mpmath.workdps(40):
+        ib_mp = 1 / mpmath.mpf(b)
+        ib = ld(mpmath.nstr(ib_mp, 25, strip_zeros=False))
+        from statpriv.counting import _mpf_exact
+        ib_lo = ld(float(ib_mp - _mpf_exact(ib)))
+    ll_lo = np.zeros(n + 1, dtype=ld)
+    rr_lo = np.zeros(n + 1, dtype=ld)
+    i = np.arange(1, n)                       # interior cells; atom j = i - 1
+    q = lq[i - 1]
+    for base, target, lo_out, prev, sign in ((ll_q, ll_p, ll_lo, ll_q[i - 1], -1),
+                                             (lr_q, lr_p, rr_lo, lr_q[i], 1)):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t = np.exp((ib + q - prev).astype(np.float64))
+            s = np.log1p(t)
+            # double s: error ~2.2e-16 s; the difference of the kernel's logs
+            # (mantissa logs in double): ~2e-16 absolute.  The closed form
+            # where s < 1 (and everywhere near the zero points, s -> 0).
+            ok = np.isfinite(prev) & np.isfinite(base[i]) & (s < 1.0)
+        idx = i[ok]
+        a, c = -sign * ib, ld(1) * sign * s[ok].astype(ld)
+        dl = a + c                                   # TwoSum
+        bb = dl - a
+        e1 = (a - (dl - bb)) + (c - bb)
+        new = base[idx] + dl
+        e2 = dl - (new - base[idx])
+        target[idx] = new
+        lo_out[idx] = -sign * ib_lo + e1 + e2
+    lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", b, ((0,), (n,)))
+    _clip_interior(lr, lr_lo, sides)
+    bound = _core.zero_point_up("laplace", b)
+    return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=(ll_p, lr_p, ll_q, lr_q, b, ll_lo, rr_lo),
+                               max_log_ratio=bound, lr_lo=lr_lo)
+
+
+def _clip_interior(lr, lr_lo, sides):
+    """Interior cells' mass ratios lie strictly between the exact tail ratios
+    (monotone laws): clip their rounding so that no interior cell sets a zero
+    point beyond the exact one (the kernel takes the largest cell ratio)."""
+    if lr_lo is None or len(lr) < 3:
+        return
+    inner = lr[1:-1]
+    if 1 in sides:
+        np.minimum(inner, np.nextafter(lr[-1], -np.inf), out=inner)
+    if 0 in sides:
+        np.maximum(inner, np.nextafter(lr[0], np.inf), out=inner)
 
 
 def _difference_parts(lp, lq, law_lr):
