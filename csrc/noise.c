@@ -28,7 +28,7 @@ static double one_sided(double a, double c, double b)
 }
 
 /* (e^x - e^(y + eps)) / e^m for m >= x, y + eps, with x - y - eps formed as
- * ((x - y) + lo) - eps: x - y is exact in long double where x and y are
+ * ((x - y) - eps) + lo: x - y and then (x - y) - eps are exact in long double where x and y are
  * close, so near a sign change the difference keeps the accuracy of the
  * log ratio x - y + lo (a double-double where the caller has one), not the
  * 1e-16 / |result| of two rounded exps. */
@@ -41,7 +41,7 @@ static double signed_difference(long double x, long double y, long double lo, lo
     if (x == -INFINITY) {
         return -exp((double)(y + eps - m));
     }
-    long double d = ((x - y) + lo) - eps;
+    long double d = ((x - y) - eps) + lo;   /* x - y - eps exact (Sterbenz) near a root */
     if (fabsl(d) > 1.0L) {
         return exp((double)(x - m)) - exp((double)(y + eps - m));
     }
@@ -123,6 +123,12 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
 {
     laplace_side(lp, n, b, cell_lp, ll_p, lr_p);
     laplace_side(lq, n, b, cell_lq, ll_q, lr_q);
+}
+
+void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
+                          long double *ll, long double *lr)
+{
+    laplace_side(la, n, b, cell_la, ll, lr);
 }
 
 /* -------------------------------------------------------------- geometric */

@@ -26,6 +26,11 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
                       long double *cell_lp, long double *cell_lq,
                       long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q);
 
+/* One law's Laplace(b) cells (cell_la, ll, lr as sp_laplace_cells writes for
+ * P): for a pure shift P = Q(. - 1) the caller derives P's from Q's. */
+void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
+                          long double *ll, long double *lr);
+
 /* Two-sided geometric(alpha) noise: exact pmf on the n atoms' positions plus
  * the two geometric tails aggregated into one cell each (n + 2 cells; the
  * sign of P - e^eps Q is constant on each tail).  Returns 0, or -1 if the

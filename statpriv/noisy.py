@@ -228,42 +228,85 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
     needed: one pass over Q's cells, O(atoms).
     """
     import mpmath
+    from statpriv.counting import _mpf_exact
     ld = np.longdouble
-    cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, b)
-    lr = _log_ratio(cell_lp, cell_lq)
     n = len(lp)
+    cell_lq, ll_q, lr_q = _core.laplace_cells_one(lq, b)
     with mpmath.workdps(40):
         ib_mp = 1 / mpmath.mpf(b)
         ib = ld(mpmath.nstr(ib_mp, 25, strip_zeros=False))
-        from statpriv.counting import _mpf_exact
         ib_lo = ld(float(ib_mp - _mpf_exact(ib)))
+    ln2 = np.log(ld(2))
+    # P's cells from Q's: L_P(j) = L_Q(j-1), R_P(j) = R_Q(j-1) (cells i = j + 1)
+    ll_p = np.full(n + 1, -np.inf, dtype=ld)
+    lr_p = np.full(n + 1, -np.inf, dtype=ld)
+    cell_lp = np.empty(n + 1, dtype=ld)
+    ll_p[2:n] = ll_q[1:n - 1]
+    lr_p[2:n] = lr_q[1:n - 1]
+    lr_p[1] = np.logaddexp(lq[0], lr_q[1] - ib)              # R_P(0) = Q(0) + u R_Q(0)
+    cell_lp[2:n] = cell_lq[1:n - 1]
+    cell_lp[1] = lr_p[1] + np.log(-np.expm1(-ib)) - ln2      # (1 - u) R_P(0) / 2
+    cell_lp[0] = lr_p[1] - ib - ln2                          # u R_P(0) / 2
+    cell_lp[n] = cell_lq[n] + ib                             # L_P(n-1) / 2 = w L_Q(n-1) / 2
+    lr = _log_ratio(cell_lp, cell_lq)
+    _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib)
     ll_lo = np.zeros(n + 1, dtype=ld)
     rr_lo = np.zeros(n + 1, dtype=ld)
-    i = np.arange(1, n)                       # interior cells; atom j = i - 1
-    q = lq[i - 1]
-    for base, target, lo_out, prev, sign in ((ll_q, ll_p, ll_lo, ll_q[i - 1], -1),
-                                             (lr_q, lr_p, rr_lo, lr_q[i], 1)):
+    q = lq[0:n - 1]                                          # Q(j), j = i - 1
+    for base, target, lo_out, prev, sign in ((ll_q, ll_p, ll_lo, ll_q[0:n - 1], -1),
+                                             (lr_q, lr_p, rr_lo, lr_q[1:n], 1)):
+        cur = base[1:n]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             t = np.exp((ib + q - prev).astype(np.float64))
             s = np.log1p(t)
             # double s: error ~2.2e-16 s; the difference of the kernel's logs
             # (mantissa logs in double): ~2e-16 absolute.  The closed form
             # where s < 1 (and everywhere near the zero points, s -> 0).
-            ok = np.isfinite(prev) & np.isfinite(base[i]) & (s < 1.0)
-        idx = i[ok]
-        a, c = -sign * ib, ld(1) * sign * s[ok].astype(ld)
-        dl = a + c                                   # TwoSum
-        bb = dl - a
-        e1 = (a - (dl - bb)) + (c - bb)
-        new = base[idx] + dl
-        e2 = dl - (new - base[idx])
-        target[idx] = new
-        lo_out[idx] = -sign * ib_lo + e1 + e2
+            ok = np.isfinite(prev) & np.isfinite(cur) & (s < 1.0)
+            a = -sign * ib
+            c = ld(sign) * np.where(ok, s, 0.0).astype(ld)
+            dl = a + c                                       # TwoSum
+            bb = dl - a
+            e1 = (a - (dl - bb)) + (c - bb)
+            new = cur + dl
+            e2 = dl - (new - cur)
+        target[1:n] = np.where(ok, new, target[1:n])
+        lo_out[1:n] = np.where(ok, -sign * ib_lo + e1 + e2, 0.0)
     lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", b, ((0,), (n,)))
     _clip_interior(lr, lr_lo, sides)
     bound = _core.zero_point_up("laplace", b)
     return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=(ll_p, lr_p, ll_q, lr_q, b, ll_lo, rr_lo),
                                max_log_ratio=bound, lr_lo=lr_lo)
+
+
+def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
+    """Interior cells' mass ratios of a pure shift near +-1/b, without the
+    difference of two cell logs (the kernel's thresholds need them to the
+    accuracy of their distance from eps).  With C_A = L_A(j) + R_A(j) on the
+    cell [j, j+1]: C_P = w C_Q - (w - 1) Q(j) - (w - u) R_Q(j)
+                       = u C_Q + (1 - u^2) L_Q(j-1) + (1 - u) Q(j), so
+    ln C_P/C_Q = 1/b + log1p(-y) = -1/b + log1p(z) with
+    y = ((w - 1) Q(j) + (w - u) R_Q(j)) / (w C_Q) and
+    z = w ((1 - u^2) L_Q(j-1) + (1 - u) Q(j)) / C_Q; the form with the
+    smaller of y, z where it is below 1/2 (modifies lr in place)."""
+    n = len(lq)
+    if n < 2:
+        return
+    ld = np.longdouble
+    ln_hw = np.log(-np.expm1(-ib)) - np.log(ld(2))          # ln((1 - u) / 2)
+    c = cell_lq[1:n] - ln_hw                                 # ln C_Q(j)
+    q = lq[0:n - 1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ly = np.logaddexp(np.log(np.expm1(ib)) + q,
+                          np.log(2 * np.sinh(ib)) + lr_q[1:n]) - ib - c
+        lz = ib + np.logaddexp(np.log(-np.expm1(-2 * ib)) + ll_q[0:n - 1],
+                               np.log(-np.expm1(-ib)) + q) - c
+        y, z = np.exp(ly.astype(np.float64)), np.exp(lz.astype(np.float64))
+        form_a = np.isfinite(c) & (y < 0.5) & ~(z < y)
+        form_b = np.isfinite(c) & (z < 0.5) & ~form_a
+        inner = lr[1:n]
+        inner[form_a] = ib + np.log1p(-y[form_a]).astype(ld)
+        inner[form_b] = -ib + np.log1p(z[form_b]).astype(ld)
 
 
 def _clip_interior(lr, lr_lo, sides):
