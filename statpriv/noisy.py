@@ -261,17 +261,19 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
             s = np.log1p(t)
             # double s: error ~2.2e-16 s; the difference of the kernel's logs
             # (mantissa logs in double): ~2e-16 absolute.  The closed form
-            # where s < 1 (and everywhere near the zero points, s -> 0).
-            ok = np.isfinite(prev) & np.isfinite(cur) & (s < 1.0)
+            # where s < 1/64: near the zero points (s -> 0) it is exact to
+            # ~1e-30; elsewhere both are ~1e-16.
+            ok = np.flatnonzero(np.isfinite(prev) & np.isfinite(cur) & (s < 1.0 / 64))
             a = -sign * ib
-            c = ld(sign) * np.where(ok, s, 0.0).astype(ld)
+            c = ld(sign) * s[ok].astype(ld)
             dl = a + c                                       # TwoSum
             bb = dl - a
             e1 = (a - (dl - bb)) + (c - bb)
+            cur = cur[ok]
             new = cur + dl
             e2 = dl - (new - cur)
-        target[1:n] = np.where(ok, new, target[1:n])
-        lo_out[1:n] = np.where(ok, -sign * ib_lo + e1 + e2, 0.0)
+        target[ok + 1] = new
+        lo_out[ok + 1] = -sign * ib_lo + e1 + e2
     lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", b, ((0,), (n,)))
     _clip_interior(lr, lr_lo, sides)
     bound = _core.zero_point_up("laplace", b)
@@ -296,12 +298,16 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
     ln_hw = np.log(-np.expm1(-ib)) - np.log(ld(2))          # ln((1 - u) / 2)
     c = cell_lq[1:n] - ln_hw                                 # ln C_Q(j)
     q = lq[0:n - 1]
+    f = np.float64
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ly = np.logaddexp(np.log(np.expm1(ib)) + q,
-                          np.log(2 * np.sinh(ib)) + lr_q[1:n]) - ib - c
-        lz = ib + np.logaddexp(np.log(-np.expm1(-2 * ib)) + ll_q[0:n - 1],
-                               np.log(-np.expm1(-ib)) + q) - c
-        y, z = np.exp(ly.astype(np.float64)), np.exp(lz.astype(np.float64))
+        # y and z need only double relative accuracy: differences of the
+        # long double logs first, then double arithmetic (cheap at 1e6 atoms)
+        qc = (q - c).astype(f)
+        ly = np.logaddexp(f(np.log(np.expm1(ib))) + qc,
+                          f(np.log(2 * np.sinh(ib))) + (lr_q[1:n] - c).astype(f)) - f(ib)
+        lz = f(ib) + np.logaddexp(f(np.log(-np.expm1(-2 * ib))) + (ll_q[0:n - 1] - c).astype(f),
+                                  f(np.log(-np.expm1(-ib))) + qc)
+        y, z = np.exp(ly), np.exp(lz)
         form_a = np.isfinite(c) & (y < 0.5) & ~(z < y)
         form_b = np.isfinite(c) & (z < 0.5) & ~form_a
         inner = lr[1:n]
