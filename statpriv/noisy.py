@@ -255,21 +255,20 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
     q = lq[0:n - 1]                                          # Q(j), j = i - 1
     for base, target, lo_out, prev, sign in ((ll_q, ll_p, ll_lo, ll_q[0:n - 1], -1),
                                              (lr_q, lr_p, rr_lo, lr_q[1:n], 1)):
-        cur = base[1:n]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            t = np.exp((ib + q - prev).astype(np.float64))
-            s = np.log1p(t)
-            # double s: error ~2.2e-16 s; the difference of the kernel's logs
-            # (mantissa logs in double): ~2e-16 absolute.  The closed form
-            # where s < 1/64: near the zero points (s -> 0) it is exact to
-            # ~1e-30; elsewhere both are ~1e-16.
-            ok = np.flatnonzero(np.isfinite(prev) & np.isfinite(cur) & (s < 1.0 / 64))
+            # the closed form where s = log1p(t) < 1/64 (t < 0.01587, i.e.
+            # ln t < -4.14): near the zero points (s -> 0) it is exact to
+            # ~1e-30, elsewhere the difference of the kernel's logs (mantissa
+            # logs in double, ~2e-16 absolute) is as good as double s
+            lt = (q - prev).astype(np.float64) + np.float64(ib)
+            ok = np.flatnonzero((lt < -4.14) & np.isfinite(prev) & np.isfinite(base[1:n]))
+            s = np.log1p(np.exp(lt[ok]))
+            cur = base[ok + 1]
             a = -sign * ib
-            c = ld(sign) * s[ok].astype(ld)
+            c = ld(sign) * s.astype(ld)
             dl = a + c                                       # TwoSum
             bb = dl - a
             e1 = (a - (dl - bb)) + (c - bb)
-            cur = cur[ok]
             new = cur + dl
             e2 = dl - (new - cur)
         target[ok + 1] = new
@@ -295,24 +294,28 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
     if n < 2:
         return
     ld = np.longdouble
+    # only cells whose (rounded) ratio is within 1/32 of +-1/b need the forms
+    # (there y or z < 1/64 becomes possible); the rest keep the difference
+    near = np.flatnonzero((np.abs(lr[1:n] - ib) < 1 / 32) | (np.abs(lr[1:n] + ib) < 1 / 32))
+    if near.size == 0:
+        return
     ln_hw = np.log(-np.expm1(-ib)) - np.log(ld(2))          # ln((1 - u) / 2)
-    c = cell_lq[1:n] - ln_hw                                 # ln C_Q(j)
-    q = lq[0:n - 1]
+    c = cell_lq[near + 1] - ln_hw                            # ln C_Q(j)
+    q = lq[near]
     f = np.float64
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # y and z need only double relative accuracy: differences of the
         # long double logs first, then double arithmetic (cheap at 1e6 atoms)
         qc = (q - c).astype(f)
         ly = np.logaddexp(f(np.log(np.expm1(ib))) + qc,
-                          f(np.log(2 * np.sinh(ib))) + (lr_q[1:n] - c).astype(f)) - f(ib)
-        lz = f(ib) + np.logaddexp(f(np.log(-np.expm1(-2 * ib))) + (ll_q[0:n - 1] - c).astype(f),
+                          f(np.log(2 * np.sinh(ib))) + (lr_q[near + 1] - c).astype(f)) - f(ib)
+        lz = f(ib) + np.logaddexp(f(np.log(-np.expm1(-2 * ib))) + (ll_q[near] - c).astype(f),
                                   f(np.log(-np.expm1(-ib))) + qc)
         y, z = np.exp(ly), np.exp(lz)
         form_a = np.isfinite(c) & (y < 0.5) & ~(z < y)
         form_b = np.isfinite(c) & (z < 0.5) & ~form_a
-        inner = lr[1:n]
-        inner[form_a] = ib + np.log1p(-y[form_a]).astype(ld)
-        inner[form_b] = -ib + np.log1p(z[form_b]).astype(ld)
+        lr[near[form_a] + 1] = ib + np.log1p(-y[form_a]).astype(ld)
+        lr[near[form_b] + 1] = -ib + np.log1p(z[form_b]).astype(ld)
 
 
 def _clip_interior(lr, lr_lo, sides):
