@@ -260,9 +260,15 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
             # ln t < -4.14): near the zero points (s -> 0) it is exact to
             # ~1e-30, elsewhere the difference of the kernel's logs (mantissa
             # logs in double, ~2e-16 absolute) is as good as double s
-            lt = (q - prev).astype(np.float64) + np.float64(ib)
-            ok = np.flatnonzero((lt < -4.14) & np.isfinite(prev) & np.isfinite(base[1:n]))
-            s = np.log1p(np.exp(lt[ok]))
+            # screened in double (no long double temporaries over every
+            # atom), then ln t again in long double on the chosen cells
+            lt = np.subtract(q, prev, dtype=np.float64)
+            lt += np.float64(ib)
+            ok = np.flatnonzero((lt < -4.0) & np.isfinite(prev) & np.isfinite(base[1:n]))
+            lt = ((q[ok] - prev[ok]) + ib).astype(np.float64)
+            keep = lt < -4.14
+            ok, lt = ok[keep], lt[keep]
+            s = np.log1p(np.exp(lt))
             cur = base[ok + 1]
             a = -sign * ib
             c = ld(sign) * s.astype(ld)
@@ -296,7 +302,9 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
     ld = np.longdouble
     # only cells whose (rounded) ratio is within 1/32 of +-1/b need the forms
     # (there y or z < 1/64 becomes possible); the rest keep the difference
-    near = np.flatnonzero((np.abs(lr[1:n] - ib) < 1 / 32) | (np.abs(lr[1:n] + ib) < 1 / 32))
+    r = np.abs(lr[1:n].astype(np.float64))
+    r -= np.float64(ib)
+    near = np.flatnonzero(np.abs(r) < 1 / 32)
     if near.size == 0:
         return
     ln_hw = np.log(-np.expm1(-ib)) - np.log(ld(2))          # ln((1 - u) / 2)
