@@ -177,7 +177,13 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     if isinstance(noise, Laplace):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
         lr = _log_ratio(cell_lp, cell_lq)
-        errs = [np.full(len(lr), 4e-16) for _ in range(3)]
+        # the cells' logs are long double accurate (laplace_cells): a
+        # difference of two of them is good to ~1e-19 (1 + |a| + |b|)
+        with np.errstate(invalid="ignore"):
+            errs = [np.nan_to_num(2e-19 * (1.0 + np.abs(a.astype(np.float64))
+                                           + np.abs(b.astype(np.float64))), nan=4e-16,
+                                  posinf=4e-16)
+                    for a, b in ((cell_lp, cell_lq), (ll_p, ll_q), (lr_p, lr_q))]
         if log_ratio is not None:
             pos, neg = _difference_parts(lp, lq, log_ratio)
             has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
@@ -403,7 +409,7 @@ def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err
     n = len(lp)                       # atoms; interior cell i = j + 1 for atom j < n - 1
     ll_lo = np.zeros(n + 1, dtype=ld)
     rr_lo = np.zeros(n + 1, dtype=ld)
-    w = min(n // 2, END_CELLS)
+    w = min(n - 1, END_CELLS)       # either end's form may be the better one anywhere
     step = 1 / ld(b)
     for side in sides:
         if w < 1:
