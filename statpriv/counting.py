@@ -112,14 +112,17 @@ def _pair_curve(laws, reference_fn, description, noise=None):
                 # shift, so the window stays an exact shift (noisy.core's
                 # closed-form Laplace ratios); both laws lose Z's cut mass
                 lp, lq, cut_p, cut_q = noisy.trim_shift(lq)
-                lr = None        # the shift's ratios come in closed form
+                lr = lr_lo = None    # the shift's ratios come in closed form
             else:
                 tsl, cut_p, cut_q = noisy.trim_bounded(lp, lq)
                 lp, lq, lr = lp[tsl], lq[tsl], lr[tsl]
+                if lr_lo is not None:
+                    lr_lo = lr_lo[tsl]
             log_rest_p = float(np.logaddexp(log_rest_p, cut_p))
             log_rest_q = float(np.logaddexp(log_rest_q, cut_q))
         windowed = log_rest_p > -math.inf or log_rest_q > -math.inf
-        core = noisy.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr)
+        core = noisy.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr,
+                          log_ratio_lo=lr_lo)
         description = f"{description}, noise={noise!r}"
         if windowed:
             # each noisy density is a mixture of the atoms' pairs: its ratio

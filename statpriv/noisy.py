@@ -122,7 +122,7 @@ def max_log_ratio(noise):
     return zero_points(noise)[0]
 
 
-def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
+def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None, log_ratio_lo=None):
     """C evaluator for count laws (lp, lq) plus ``noise``.
 
     monotone_ratio: P is Q shifted by one (no sampling); kept for callers.
@@ -153,8 +153,12 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         return _core.GaussCurveCore(lp, lq, noise.sigma, monotone_likelihood_ratio(lp, lq))
     sl = _trim_slice(lp, lq)
     lp, lq = lp[sl], lq[sl]
+    law_lr = law_lo = None
     if log_ratio is not None:
         log_ratio = np.asarray(log_ratio, dtype=np.longdouble)[sl]
+        law_lr = log_ratio
+        if log_ratio_lo is not None:
+            law_lo = np.asarray(log_ratio_lo, dtype=np.longdouble)[sl]
         with np.errstate(invalid="ignore"):
             tv = np.sum(np.abs(np.exp(lp) - np.exp(lq)).astype(np.float64))
         if not tv < 0.25:
@@ -204,10 +208,16 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         n = len(cell_lp)
         lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
         bound = _core.zero_point_up("laplace", noise.scale)     # 1/b rounded up
-        laplace = (ll_p, lr_p, ll_q, lr_q, noise.scale)
         if lr_lo is not None:
-            laplace += _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale,
-                                           lr, lr_lo, sides, errs[1], errs[2])
+            ll_lo, rr_lo = _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale,
+                                               lr, lr_lo, sides, errs[1], errs[2])
+        else:
+            ll_lo = np.zeros(n, dtype=np.longdouble)
+            rr_lo = np.zeros(n, dtype=np.longdouble)
+        if law_lr is not None:
+            _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale, law_lr, law_lo,
+                                 errs[1], errs[2], ll_lo, rr_lo)
+        laplace = (ll_p, lr_p, ll_q, lr_q, noise.scale, ll_lo, rr_lo)
         _clip_interior(lr, lr_lo, sides)
         return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
                                    max_log_ratio=bound, lr_lo=lr_lo)
@@ -434,7 +444,61 @@ def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err
         new_p = base_q[idx] + dl[ok]
         base_p[idx] = new_p
         lo_out[idx] = (dl[ok] - (new_p - base_q[idx])) + lo_r
+        err[idx] = bound[ok]
     return ll_lo, rr_lo
+
+
+def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_l, err_r,
+                         ll_lo, rr_lo):
+    """L and R log ratios from the laws' own ratio where the noise barely mixes.
+
+    L_A(j) = A(j) + u L_A(j-1) and R_A(j) = A(j+1) + u R_A(j+1) (u = e^(-1/b)),
+    so ln L_P(j)/L_Q(j) = ln P(j)/Q(j) + log1p(u L_P(j-1)/P(j)) - log1p(u L_Q(j-1)/Q(j))
+    and likewise R with the atom j + 1: the law's closed-form ratio (double-
+    double with law_lo) plus two corrections known to their own relative
+    precision.  Small b or steep laws make the corrections small, and this
+    form then beats the difference of two cell logs (~1e-19 |ln L|): it is
+    set (ll_p / lr_p high parts, ll_lo / rr_lo low parts) where its bound
+    is below err_l / err_r.  Modifies the arrays in place.
+    """
+    ld = np.longdouble
+    n = len(lp)
+    if n < 2:
+        return
+    ib = 1 / ld(b)
+    lo_law = np.zeros(n, dtype=ld) if law_lo is None else law_lo
+    i = np.arange(1, n)                       # interior cells, atom j = i - 1
+    for side in (0, 1):
+        atom = i - 1 if side == 0 else i      # the atom j (L) or j + 1 (R)
+        if side == 0:
+            prev_p, prev_q = ll_p[i - 1], ll_q[i - 1]      # ln L_A(j - 1) (-inf at i = 1)
+            base_p, base_q, lo_out, err = ll_p, ll_q, ll_lo, err_l
+        else:
+            nxt = np.minimum(i + 1, n)
+            prev_p = np.where(i + 1 < n, lr_p[nxt], -np.inf)   # ln R_A(j + 1)
+            prev_q = np.where(i + 1 < n, lr_q[nxt], -np.inf)
+            base_p, base_q, lo_out, err = lr_p, lr_q, rr_lo, err_r
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            cp = np.exp((prev_p - ib - lp[atom]).astype(np.float64))
+            cq = np.exp((prev_q - ib - lq[atom]).astype(np.float64))
+            corr = np.log1p(cp.astype(ld)) - np.log1p(cq.astype(ld))
+            lawr = law_lr[atom]
+            # a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|; a
+            # difference of the laws' logs only to ~2e-19 (|ln P| + |ln Q|)
+            if law_lo is not None:
+                own = 4e-19 * (1.0 + np.abs(lawr.astype(np.float64)))
+            else:
+                own = 2e-19 * (1.0 + np.abs(lp[atom].astype(np.float64))
+                               + np.abs(lq[atom].astype(np.float64)))
+            bound = own + 4e-16 * (cp + cq)
+        ok = (np.isfinite(lp[atom]) & np.isfinite(lq[atom]) & np.isfinite(lawr)
+              & np.isfinite(corr) & np.isfinite(base_q[i]) & (bound < err[i]))
+        idx = i[ok]
+        dl = lawr[ok] + corr[ok]
+        new_p = base_q[idx] + dl
+        base_p[idx] = new_p
+        lo_out[idx] = (dl - (new_p - base_q[idx])) + lo_law[atom[ok]]
+        err[idx] = bound[ok]
 
 
 def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
