@@ -28,7 +28,7 @@ static double one_sided(double a, double c, double b)
 }
 
 /* (e^x - e^(y + eps)) / e^m for m >= x, y + eps, with x - y - eps formed as
- * ((x - y) + lo) - eps: x - y is exact in long double where x and y are
+ * ((x - y) - eps) + lo: x - y and then (x - y) - eps are exact in long double where x and y are
  * close, so near a sign change the difference keeps the accuracy of the
  * log ratio x - y + lo (a double-double where the caller has one), not the
  * 1e-16 / |result| of two rounded exps. */
@@ -41,7 +41,7 @@ static double signed_difference(long double x, long double y, long double lo, lo
     if (x == -INFINITY) {
         return -exp((double)(y + eps - m));
     }
-    long double d = ((x - y) + lo) - eps;
+    long double d = ((x - y) - eps) + lo;   /* x - y - eps exact (Sterbenz) near a root */
     if (fabsl(d) > 1.0L) {
         return exp((double)(x - m)) - exp((double)(y + eps - m));
     }
@@ -86,14 +86,32 @@ static long double scale_atoms(const long double *la, long n, long double *w)
     return m;
 }
 
+/* ln x to ~1e-19 (precise: logl) or ~1e-16 absolute (sp_fast_logl). */
+static inline long double laplace_log(long double x, int precise)
+{
+    if (!precise) {
+        return sp_fast_logl(x);
+    }
+    return x > 0.0L ? logl(x) : (x == 0.0L ? -INFINITY : NAN);
+}
+
+/* precise != 0: atoms and logs to long double accuracy (expl, logl), which
+ * the difference-law cells of nearly equal laws need (their L and R cancel
+ * to 1e-12 and less); 0: double-accurate exps and logs of the mantissa,
+ * enough where the log ratios come from closed forms (the pure shift). */
 static void laplace_side(const long double *la, long n, long double b, long double *cell,
-                         long double *ll, long double *lr)
+                         long double *ll, long double *lr, int precise)
 {
     /* L_j = sum_{k<=j} A(k) e^(-(j-k)/b), R_j = sum_{k>j} A(k) e^(-(k-j-1)/b),
      * computed in place as linear values relative to max A: L_j in ll[j+1],
      * R_j in lr[j+1] (cell j+1 is the interval [j, j+1]); w in cell[]. */
     long double *w = cell, *L = ll + 1, *R = lr + 1;
     const long double m = scale_atoms(la, n, w);
+    if (precise) {
+        for (long k = 0; k < n; k++) {
+            w[k] = la[k] == -INFINITY ? 0.0L : expl(la[k] - m);
+        }
+    }
     const long double u = expl(-1.0L / b), half_width = -expm1l(-1.0L / b) / 2.0L;
     L[0] = w[0];
     for (long j = 1; j < n; j++) {
@@ -106,13 +124,13 @@ static void laplace_side(const long double *la, long n, long double b, long doub
     /* left tail: int_{-inf}^0 sum_k A(k) e^(-(k-x)/b) / (2b) = (A(0) + u R_0) / 2;
      * right tail: L_{n-1} / 2; interval [j, j+1]: (1 - u)(L_j + R_j) / 2 */
     const long double left = (w[0] + u * R[0]) / 2.0L, right = L[n - 1] / 2.0L;
-    cell[0] = m + sp_fast_logl(left);
+    cell[0] = m + laplace_log(left, precise);
     for (long j = 0; j + 1 < n; j++) {
-        cell[j + 1] = m + sp_fast_logl(half_width * (L[j] + R[j]));
-        L[j] = m + sp_fast_logl(L[j]);
-        R[j] = m + sp_fast_logl(R[j]);
+        cell[j + 1] = m + laplace_log(half_width * (L[j] + R[j]), precise);
+        L[j] = m + laplace_log(L[j], precise);
+        R[j] = m + laplace_log(R[j], precise);
     }
-    cell[n] = m + sp_fast_logl(right);
+    cell[n] = m + laplace_log(right, precise);
     ll[0] = lr[0] = -INFINITY;
     ll[n] = lr[n] = -INFINITY;     /* atom n-1's L, R are not a cell's */
 }
@@ -121,8 +139,14 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
                       long double *cell_lp, long double *cell_lq,
                       long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
 {
-    laplace_side(lp, n, b, cell_lp, ll_p, lr_p);
-    laplace_side(lq, n, b, cell_lq, ll_q, lr_q);
+    laplace_side(lp, n, b, cell_lp, ll_p, lr_p, 1);
+    laplace_side(lq, n, b, cell_lq, ll_q, lr_q, 1);
+}
+
+void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
+                          long double *ll, long double *lr)
+{
+    laplace_side(la, n, b, cell_la, ll, lr, 0);
 }
 
 /* -------------------------------------------------------------- geometric */

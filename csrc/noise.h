@@ -21,10 +21,17 @@ long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, lon
  * (-inf, 0], the unit intervals [j, j+1], the right tail [n-1, inf).
  * Writes the log masses of every cell under P and Q (cell_lp, cell_lq) and,
  * for the interior cells 1..n-1, the logs of L and R of P and Q
- * (sp_pair's ll_p ...); entries 0 and n of those are set to -inf. */
+ * (sp_pair's ll_p ...); entries 0 and n of those are set to -inf.
+ * Exps and logs to long double accuracy (expl, logl). */
 void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
                       long double *cell_lp, long double *cell_lq,
                       long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q);
+
+/* One law's Laplace(b) cells (cell_la, ll, lr as sp_laplace_cells writes for
+ * P): for a pure shift P = Q(. - 1) the caller derives P's from Q's.  Exps
+ * and logs to ~1e-16 (fast): the shift's ratios near +-1/b are closed forms. */
+void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
+                          long double *ll, long double *lr);
 
 /* Two-sided geometric(alpha) noise: exact pmf on the n atoms' positions plus
  * the two geometric tails aggregated into one cell each (n + 2 cells; the

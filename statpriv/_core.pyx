@@ -268,6 +268,18 @@ def laplace_cells(lp, lq, double scale):
     return tuple(out)
 
 
+def laplace_cells_one(la, double scale):
+    """One law's Laplace(scale) cells: (cell_la, ll, lr), each of length n + 1,
+    longdouble (as laplace_cells returns for P)."""
+    cdef long double[::1] va = _extended(la)
+    cdef long n = va.shape[0]
+    out = [np.empty(n + 1, dtype=np.longdouble) for _ in range(3)]
+    cdef long double[::1] a = out[0], c = out[1], d = out[2]
+    with nogil:
+        sp_laplace_cells_one(&va[0], n, scale, &a[0], &c[0], &d[0])
+    return tuple(out)
+
+
 def geometric_cells(lp, lq, double alpha):
     """Cells of count laws plus two-sided geometric(alpha) noise: the pmf on the
     n atoms' positions and the two aggregated tails, length n + 2, longdouble."""

@@ -61,6 +61,8 @@ cdef extern from "noise.h" nogil:
     void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
                           long double *cell_lp, long double *cell_lq,
                           long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
+    void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
+                              long double *ll, long double *lr)
     int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                             long double *cell_lp, long double *cell_lq)
     ctypedef struct sp_gauss:

@@ -14,7 +14,7 @@ import numpy as np
 
 from statpriv import _core, _validate, noisy, oracle
 from statpriv.curve import PrivacyCurve
-from statpriv.noise import Gaussian, Noise
+from statpriv.noise import Gaussian, Laplace, Noise
 
 # Windows of the laws (issue "Cost and memory"; policy in _window).  Pair
 # curves take the FULL support (nothing bounded) up to FULL_SUPPORT atoms;
@@ -107,12 +107,22 @@ def _pair_curve(laws, reference_fn, description, noise=None):
             # Laplace/geometric cells scale the atoms linearly (long double
             # range); the Gaussian kernel works in logs and keeps every atom
             # (at large eps its positive part comes from the extreme atoms)
-            tsl, cut_p, cut_q = noisy.trim_bounded(lp, lq)
-            lp, lq, lr = lp[tsl], lq[tsl], lr[tsl]
+            if isinstance(noise, Laplace) and noisy._is_shift(lp, lq):
+                # a pure shift P = Z(. - 1), Q = Z: trim Z and rebuild the
+                # shift, so the window stays an exact shift (noisy.core's
+                # closed-form Laplace ratios); both laws lose Z's cut mass
+                lp, lq, cut_p, cut_q = noisy.trim_shift(lq)
+                lr = lr_lo = None    # the shift's ratios come in closed form
+            else:
+                tsl, cut_p, cut_q = noisy.trim_bounded(lp, lq)
+                lp, lq, lr = lp[tsl], lq[tsl], lr[tsl]
+                if lr_lo is not None:
+                    lr_lo = lr_lo[tsl]
             log_rest_p = float(np.logaddexp(log_rest_p, cut_p))
             log_rest_q = float(np.logaddexp(log_rest_q, cut_q))
         windowed = log_rest_p > -math.inf or log_rest_q > -math.inf
-        core = noisy.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr)
+        core = noisy.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr,
+                          log_ratio_lo=lr_lo)
         description = f"{description}, noise={noise!r}"
         if windowed:
             # each noisy density is a mixture of the atoms' pairs: its ratio

@@ -63,10 +63,32 @@ def trim_bounded(lp, lq):
         return sl, -np.inf, -np.inf
     cuts = []
     for la in (lp, lq):
-        c = float(np.logaddexp.reduce(la[outside]))
+        c = _log_sum(la[outside])
         # the sum is rounded: move it up by far more than its error
         cuts.append(c + 1e-9 * (1.0 + abs(c)) if c > -np.inf else c)
     return sl, cuts[0], cuts[1]
+
+
+def _log_sum(la):
+    """ln sum e^la (float, -inf if empty or all -inf): max plus the log of a
+    double sum of exps below it (the caller rounds it up by 1e-9)."""
+    if la.size == 0:
+        return -np.inf
+    m = np.max(la)
+    if not np.isfinite(m):
+        return float(m) if m == np.inf else -np.inf
+    return float(m) + float(np.log(np.sum(np.exp((la - m).astype(np.float64)))))
+
+
+def trim_shift(lz):
+    """(lp, lq, cut, cut) for the pure shift P = Z(. - 1), Q = Z (lz: Z's log
+    pmf, one atom shorter than the shift arrays): Z trimmed like trim() and
+    the shift rebuilt on the window, ln of Z's cut mass (rounded up) twice."""
+    lz = lz[:-1]
+    sl, cut, _ = trim_bounded(lz, lz)
+    z = lz[sl]
+    pad = np.full(1, -np.inf, dtype=z.dtype)
+    return np.concatenate((pad, z)), np.concatenate((z, pad)), cut, cut
 
 
 def zero_points(noise, tail_ratio=None):
@@ -100,7 +122,7 @@ def max_log_ratio(noise):
     return zero_points(noise)[0]
 
 
-def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
+def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None, log_ratio_lo=None):
     """C evaluator for count laws (lp, lq) plus ``noise``.
 
     monotone_ratio: P is Q shifted by one (no sampling); kept for callers.
@@ -131,8 +153,12 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         return _core.GaussCurveCore(lp, lq, noise.sigma, monotone_likelihood_ratio(lp, lq))
     sl = _trim_slice(lp, lq)
     lp, lq = lp[sl], lq[sl]
+    law_lr = law_lo = None
     if log_ratio is not None:
         log_ratio = np.asarray(log_ratio, dtype=np.longdouble)[sl]
+        law_lr = log_ratio
+        if log_ratio_lo is not None:
+            law_lo = np.asarray(log_ratio_lo, dtype=np.longdouble)[sl]
         with np.errstate(invalid="ignore"):
             tv = np.sum(np.abs(np.exp(lp) - np.exp(lq)).astype(np.float64))
         if not tv < 0.25:
@@ -150,10 +176,18 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
             _geometric_end_ratios(lp, lq, cell_lp, cell_lq, noise.alpha, lr, lr_lo, sides, err)
         bound = _core.zero_point_up("geometric", noise.alpha)   # -ln alpha rounded up
         return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
+    if isinstance(noise, Laplace) and _is_shift(lp, lq):
+        return _laplace_shift_core(lp, lq, noise.scale, tail_ratio)
     if isinstance(noise, Laplace):
         cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
         lr = _log_ratio(cell_lp, cell_lq)
-        errs = [np.full(len(lr), 4e-16) for _ in range(3)]
+        # the cells' logs are long double accurate (laplace_cells): a
+        # difference of two of them is good to ~1e-19 (1 + |a| + |b|)
+        with np.errstate(invalid="ignore"):
+            errs = [np.nan_to_num(2e-19 * (1.0 + np.abs(a.astype(np.float64))
+                                           + np.abs(b.astype(np.float64))), nan=4e-16,
+                                  posinf=4e-16)
+                    for a, b in ((cell_lp, cell_lq), (ll_p, ll_q), (lr_p, lr_q))]
         if log_ratio is not None:
             pos, neg = _difference_parts(lp, lq, log_ratio)
             has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
@@ -174,13 +208,151 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         n = len(cell_lp)
         lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
         bound = _core.zero_point_up("laplace", noise.scale)     # 1/b rounded up
-        laplace = (ll_p, lr_p, ll_q, lr_q, noise.scale)
         if lr_lo is not None:
-            laplace += _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale,
-                                           lr, lr_lo, sides, errs[1], errs[2])
+            ll_lo, rr_lo = _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale,
+                                               lr, lr_lo, sides, errs[1], errs[2])
+        else:
+            ll_lo = np.zeros(n, dtype=np.longdouble)
+            rr_lo = np.zeros(n, dtype=np.longdouble)
+        if law_lr is not None:
+            _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale, law_lr, law_lo,
+                                 errs[1], errs[2], ll_lo, rr_lo)
+        laplace = (ll_p, lr_p, ll_q, lr_q, noise.scale, ll_lo, rr_lo)
+        _clip_interior(lr, lr_lo, sides)
         return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
                                    max_log_ratio=bound, lr_lo=lr_lo)
     raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
+
+
+def _is_shift(lp, lq):
+    """P is Q shifted by one atom (no sampling): lp[k] = lq[k-1] exactly."""
+    return (len(lp) >= 2 and lp[0] == -np.inf and lq[-1] == -np.inf
+            and np.array_equal(lp[1:], lq[:-1]))
+
+
+def _laplace_shift_core(lp, lq, b, tail_ratio):
+    """Laplace(b) noise on a pure shift P = Q(. - 1) (a count without sampling).
+
+    With u = e^(-1/b), w = 1/u and, for the unit cell [j, j+1],
+    L_A(j) = sum_{k<=j} A(k) u^(j-k), R_A(j) = sum_{k>j} A(k) u^(k-j-1), the
+    shift gives L_P(j) = L_Q(j-1) = w (L_Q(j) - Q(j)) and R_P(j) = R_Q(j-1) =
+    Q(j) + u R_Q(j), so the log ratios are closed forms without cancellation:
+        ln L_P(j)/L_Q(j) =  1/b - log1p(w Q(j) / L_Q(j-1)),
+        ln R_P(j)/R_Q(j) = -1/b + log1p(w Q(j) / R_Q(j)),
+    set as double-double (1/b to ~1e-30) where the log1p term is small, i.e.
+    where the ratio is near +-1/b (the zero points).  No difference law is
+    needed: one pass over Q's cells, O(atoms).
+    """
+    import mpmath
+    from statpriv.counting import _mpf_exact
+    ld = np.longdouble
+    n = len(lp)
+    cell_lq, ll_q, lr_q = _core.laplace_cells_one(lq, b)
+    with mpmath.workdps(40):
+        ib_mp = 1 / mpmath.mpf(b)
+        ib = ld(mpmath.nstr(ib_mp, 25, strip_zeros=False))
+        ib_lo = ld(float(ib_mp - _mpf_exact(ib)))
+    ln2 = np.log(ld(2))
+    # P's cells from Q's: L_P(j) = L_Q(j-1), R_P(j) = R_Q(j-1) (cells i = j + 1)
+    ll_p = np.full(n + 1, -np.inf, dtype=ld)
+    lr_p = np.full(n + 1, -np.inf, dtype=ld)
+    cell_lp = np.empty(n + 1, dtype=ld)
+    ll_p[2:n] = ll_q[1:n - 1]
+    lr_p[2:n] = lr_q[1:n - 1]
+    lr_p[1] = np.logaddexp(lq[0], lr_q[1] - ib)              # R_P(0) = Q(0) + u R_Q(0)
+    cell_lp[2:n] = cell_lq[1:n - 1]
+    cell_lp[1] = lr_p[1] + np.log(-np.expm1(-ib)) - ln2      # (1 - u) R_P(0) / 2
+    cell_lp[0] = lr_p[1] - ib - ln2                          # u R_P(0) / 2
+    cell_lp[n] = cell_lq[n] + ib                             # L_P(n-1) / 2 = w L_Q(n-1) / 2
+    lr = _log_ratio(cell_lp, cell_lq)
+    _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib)
+    ll_lo = np.zeros(n + 1, dtype=ld)
+    rr_lo = np.zeros(n + 1, dtype=ld)
+    q = lq[0:n - 1]                                          # Q(j), j = i - 1
+    for base, target, lo_out, prev, sign in ((ll_q, ll_p, ll_lo, ll_q[0:n - 1], -1),
+                                             (lr_q, lr_p, rr_lo, lr_q[1:n], 1)):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # the closed form where s = log1p(t) < 1/64 (t < 0.01587, i.e.
+            # ln t < -4.14): near the zero points (s -> 0) it is exact to
+            # ~1e-30, elsewhere the difference of the kernel's logs (mantissa
+            # logs in double, ~2e-16 absolute) is as good as double s
+            # screened in double (no long double temporaries over every
+            # atom), then ln t again in long double on the chosen cells
+            lt = np.subtract(q, prev, dtype=np.float64)
+            lt += np.float64(ib)
+            ok = np.flatnonzero((lt < -4.0) & np.isfinite(prev) & np.isfinite(base[1:n]))
+            lt = ((q[ok] - prev[ok]) + ib).astype(np.float64)
+            keep = lt < -4.14
+            ok, lt = ok[keep], lt[keep]
+            s = np.log1p(np.exp(lt))
+            cur = base[ok + 1]
+            a = -sign * ib
+            c = ld(sign) * s.astype(ld)
+            dl = a + c                                       # TwoSum
+            bb = dl - a
+            e1 = (a - (dl - bb)) + (c - bb)
+            new = cur + dl
+            e2 = dl - (new - cur)
+        target[ok + 1] = new
+        lo_out[ok + 1] = -sign * ib_lo + e1 + e2
+    lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", b, ((0,), (n,)))
+    _clip_interior(lr, lr_lo, sides)
+    bound = _core.zero_point_up("laplace", b)
+    return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=(ll_p, lr_p, ll_q, lr_q, b, ll_lo, rr_lo),
+                               max_log_ratio=bound, lr_lo=lr_lo)
+
+
+def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
+    """Interior cells' mass ratios of a pure shift near +-1/b, without the
+    difference of two cell logs (the kernel's thresholds need them to the
+    accuracy of their distance from eps).  With C_A = L_A(j) + R_A(j) on the
+    cell [j, j+1]: C_P = w C_Q - (w - 1) Q(j) - (w - u) R_Q(j)
+                       = u C_Q + (1 - u^2) L_Q(j-1) + (1 - u) Q(j), so
+    ln C_P/C_Q = 1/b + log1p(-y) = -1/b + log1p(z) with
+    y = ((w - 1) Q(j) + (w - u) R_Q(j)) / (w C_Q) and
+    z = w ((1 - u^2) L_Q(j-1) + (1 - u) Q(j)) / C_Q; the form with the
+    smaller of y, z where it is below 1/2 (modifies lr in place)."""
+    n = len(lq)
+    if n < 2:
+        return
+    ld = np.longdouble
+    # only cells whose (rounded) ratio is within 1/32 of +-1/b need the forms
+    # (there y or z < 1/64 becomes possible); the rest keep the difference
+    r = np.abs(lr[1:n].astype(np.float64))
+    r -= np.float64(ib)
+    near = np.flatnonzero(np.abs(r) < 1 / 32)
+    if near.size == 0:
+        return
+    ln_hw = np.log(-np.expm1(-ib)) - np.log(ld(2))          # ln((1 - u) / 2)
+    c = cell_lq[near + 1] - ln_hw                            # ln C_Q(j)
+    q = lq[near]
+    f = np.float64
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # y and z need only double relative accuracy: differences of the
+        # long double logs first, then double arithmetic (cheap at 1e6 atoms)
+        qc = (q - c).astype(f)
+        ly = np.logaddexp(f(np.log(np.expm1(ib))) + qc,
+                          f(np.log(2 * np.sinh(ib))) + (lr_q[near + 1] - c).astype(f)) - f(ib)
+        lz = f(ib) + np.logaddexp(f(np.log(-np.expm1(-2 * ib))) + (ll_q[near] - c).astype(f),
+                                  f(np.log(-np.expm1(-ib))) + qc)
+        y, z = np.exp(ly), np.exp(lz)
+        form_a = np.isfinite(c) & (y < 0.5) & ~(z < y)
+        form_b = np.isfinite(c) & (z < 0.5) & ~form_a
+        lr[near[form_a] + 1] = ib + np.log1p(-y[form_a]).astype(ld)
+        lr[near[form_b] + 1] = -ib + np.log1p(z[form_b]).astype(ld)
+
+
+def _clip_interior(lr, lr_lo, sides):
+    """Interior cells' mass ratios lie strictly between the exact tail ratios
+    (monotone laws): clip their rounding so that no interior cell sets a zero
+    point beyond the exact one (the kernel takes the largest cell ratio)."""
+    if lr_lo is None or len(lr) < 3:
+        return
+    inner = lr[1:-1]
+    if 1 in sides:
+        np.minimum(inner, np.nextafter(lr[-1], -np.inf), out=inner)
+    if 0 in sides:
+        np.maximum(inner, np.nextafter(lr[0], np.inf), out=inner)
 
 
 def _difference_parts(lp, lq, law_lr):
@@ -247,7 +419,7 @@ def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err
     n = len(lp)                       # atoms; interior cell i = j + 1 for atom j < n - 1
     ll_lo = np.zeros(n + 1, dtype=ld)
     rr_lo = np.zeros(n + 1, dtype=ld)
-    w = min(n // 2, END_CELLS)
+    w = min(n - 1, END_CELLS)       # either end's form may be the better one anywhere
     step = 1 / ld(b)
     for side in sides:
         if w < 1:
@@ -272,7 +444,61 @@ def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err
         new_p = base_q[idx] + dl[ok]
         base_p[idx] = new_p
         lo_out[idx] = (dl[ok] - (new_p - base_q[idx])) + lo_r
+        err[idx] = bound[ok]
     return ll_lo, rr_lo
+
+
+def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_l, err_r,
+                         ll_lo, rr_lo):
+    """L and R log ratios from the laws' own ratio where the noise barely mixes.
+
+    L_A(j) = A(j) + u L_A(j-1) and R_A(j) = A(j+1) + u R_A(j+1) (u = e^(-1/b)),
+    so ln L_P(j)/L_Q(j) = ln P(j)/Q(j) + log1p(u L_P(j-1)/P(j)) - log1p(u L_Q(j-1)/Q(j))
+    and likewise R with the atom j + 1: the law's closed-form ratio (double-
+    double with law_lo) plus two corrections known to their own relative
+    precision.  Small b or steep laws make the corrections small, and this
+    form then beats the difference of two cell logs (~1e-19 |ln L|): it is
+    set (ll_p / lr_p high parts, ll_lo / rr_lo low parts) where its bound
+    is below err_l / err_r.  Modifies the arrays in place.
+    """
+    ld = np.longdouble
+    n = len(lp)
+    if n < 2:
+        return
+    ib = 1 / ld(b)
+    lo_law = np.zeros(n, dtype=ld) if law_lo is None else law_lo
+    i = np.arange(1, n)                       # interior cells, atom j = i - 1
+    for side in (0, 1):
+        atom = i - 1 if side == 0 else i      # the atom j (L) or j + 1 (R)
+        if side == 0:
+            prev_p, prev_q = ll_p[i - 1], ll_q[i - 1]      # ln L_A(j - 1) (-inf at i = 1)
+            base_p, base_q, lo_out, err = ll_p, ll_q, ll_lo, err_l
+        else:
+            nxt = np.minimum(i + 1, n)
+            prev_p = np.where(i + 1 < n, lr_p[nxt], -np.inf)   # ln R_A(j + 1)
+            prev_q = np.where(i + 1 < n, lr_q[nxt], -np.inf)
+            base_p, base_q, lo_out, err = lr_p, lr_q, rr_lo, err_r
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            cp = np.exp((prev_p - ib - lp[atom]).astype(np.float64))
+            cq = np.exp((prev_q - ib - lq[atom]).astype(np.float64))
+            corr = np.log1p(cp.astype(ld)) - np.log1p(cq.astype(ld))
+            lawr = law_lr[atom]
+            # a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|; a
+            # difference of the laws' logs only to ~2e-19 (|ln P| + |ln Q|)
+            if law_lo is not None:
+                own = 4e-19 * (1.0 + np.abs(lawr.astype(np.float64)))
+            else:
+                own = 2e-19 * (1.0 + np.abs(lp[atom].astype(np.float64))
+                               + np.abs(lq[atom].astype(np.float64)))
+            bound = own + 4e-16 * (cp + cq)
+        ok = (np.isfinite(lp[atom]) & np.isfinite(lq[atom]) & np.isfinite(lawr)
+              & np.isfinite(corr) & np.isfinite(base_q[i]) & (bound < err[i]))
+        idx = i[ok]
+        dl = lawr[ok] + corr[ok]
+        new_p = base_q[idx] + dl
+        base_p[idx] = new_p
+        lo_out[idx] = (dl - (new_p - base_q[idx])) + lo_law[atom[ok]]
+        err[idx] = bound[ok]
 
 
 def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
