@@ -150,6 +150,35 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
     }
 }
 
+void sp_binom_init_dd(sp_binom *b, double N, double p_hi, double p_lo, double q_hi, double q_lo,
+                      double log_p, double log_q, int mirrored)
+{
+    if (mirrored) {
+        double t = p_hi;
+        p_hi = q_hi;
+        q_hi = t;
+        t = p_lo;
+        p_lo = q_lo;
+        q_lo = t;
+        t = log_p;
+        log_p = log_q;
+        log_q = t;
+    }
+    double mean_hi, mean_lo, s;
+    two_prod(N, p_hi, &mean_hi, &mean_lo);
+    mean_lo = fma(N, p_lo, mean_lo);
+    s = mean_hi + mean_lo;                  /* renormalise */
+    b->mean_lo = mean_lo - (s - mean_hi);
+    b->mean_hi = s;
+    b->N = N;
+    b->p = p_hi;
+    b->q = q_hi;
+    b->log_p = log_p;
+    b->log_q = log_q;
+    b->p_ext = (long double)p_hi + (long double)p_lo;
+    b->q_ext = (long double)q_hi + (long double)q_lo;
+}
+
 /* bd0(x, M) = x ln(x/M) + M - x with M = N p and d = x - M given in extended
  * precision (sp_bd0 rounds them once).  Where M is subnormal or tiny
  * (p ~ 1e-300 and below) its double-double is not exact and x/M may

@@ -83,6 +83,21 @@ cdef class BinomialCurveCore(CurveCore):
         return out
 
 
+cdef class PoissonCurveCore(CurveCore):
+    """Noiseless count under Poisson sampling at rate g, Z ~ Bin(N, rho),
+    rho = g pi given as double-doubles (rho and 1 - rho) with accurate logs,
+    reduced to Z's shift curve (sp_poisson_curve in csrc/shift_tail.h)."""
+    cdef sp_poisson_curve curve
+
+    def __cinit__(self, double N, double p_hi, double p_lo, double q_hi, double q_lo,
+                  double log_p, double log_q, double g, double l1g_hi, double l1g_lo):
+        sp_poisson_curve_init(&self.curve, N, p_hi, p_lo, q_hi, q_lo, log_p, log_q, g,
+                              l1g_hi, l1g_lo)
+        self.fn = sp_poisson_curve_log_delta
+        self.ctx = &self.curve
+        self.positive = 1 << SP_PLUS     # P(N+1) = g rho^N > 0 = Q(N+1)
+
+
 cdef const long double *_data(long double[::1] a):
     return &a[0]
 

@@ -490,6 +490,40 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
                  tail_ratio, rest)
 
 
+def _dd(x):
+    """(hi, lo) doubles with hi + lo = the mpf x to ~2^-106 relative."""
+    hi = float(x)
+    return hi, float(x - hi)
+
+
+def _poisson_curve_core(n, pi, rate):
+    """The noiseless Poisson-sampled curve by reduction to the shift curve of
+    Z ~ Bin(n-1, rho), rho = rate * pi (Smith 2009 Alg. 2):
+    P = rate Z(.-1) + (1-rate) Z and Q = Z give
+    P - e^eps Q = rate (Z(k-1) - e^eps' Z(k)) with e^eps' = 1 + (e^eps - 1)/rate, and
+    Q - e^eps P = c (Z(k) - e^eps'' Z(k-1)) with c = 1 - e^eps (1 - rate),
+    e^eps'' = e^eps rate / c (delta_minus = 0 where c <= 0).  rho, 1 - rho and
+    ln(1 - rate) are passed as double-doubles (the rounding of the product
+    would move ln Z(k) by (k - N rho) 2^-53 / (1 - rho) in the far tails).
+    None where rho is 0, 1 or so small that a double-double of it is not
+    exact (< 1e-290): the law arrays handle those."""
+    import mpmath
+    with mpmath.workdps(60):
+        g, p = mpmath.mpf(rate), mpmath.mpf(pi)
+        rho = g * p
+        if not (mpmath.mpf("1e-290") < rho < 1) or n < 2:
+            return None
+        p_hi, p_lo = _dd(rho)
+        q_hi, q_lo = _dd(1 - rho)
+        log_p, log_q = float(mpmath.log(rho)), float(mpmath.log1p(-rho))
+        if rate == 1.0:
+            l1g_hi, l1g_lo = -math.inf, 0.0
+        else:
+            l1g_hi, l1g_lo = _dd(mpmath.log1p(-g))
+    return _core.PoissonCurveCore(float(n - 1), p_hi, p_lo, q_hi, q_lo, log_p, log_q,
+                                  float(rate), l1g_hi, l1g_lo)
+
+
 def _binomial_window_laws(N, pi):
     """Shift laws of Bin(N, pi) for the noisy paths, on the window of _window
     (the rest bounded in _Laws.rest)."""
@@ -704,6 +738,10 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         return _pair_curve(laws, ref,
                            f"counting n={n}, per-record pi{kind}", noise)
     if sample_rate is not None:
+        core = None if noise is not None else _poisson_curve_core(n, pi, sample_rate)
+        if core is not None:
+            return PrivacyCurve(core, ref,
+                                f"counting n={n}, pi={pi}, poisson rate={sample_rate}")
         return _pair_curve(_poisson_sample_laws(n, pi, sample_rate, noise is not None), ref,
                            f"counting n={n}, pi={pi}, poisson rate={sample_rate}", noise)
     if sample_size is not None and sample_size < n:
