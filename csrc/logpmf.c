@@ -150,33 +150,38 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
     }
 }
 
-void sp_binom_init_dd(sp_binom *b, double N, double p_hi, double p_lo, double q_hi, double q_lo,
-                      double log_p, double log_q, int mirrored)
+void sp_binom_init_ext(sp_binom *b, double N, long double p, long double q, double mean_hi,
+                       double mean_lo, double log_p, double log_q, int mirrored)
 {
-    if (mirrored) {
-        double t = p_hi;
-        p_hi = q_hi;
-        q_hi = t;
-        t = p_lo;
-        p_lo = q_lo;
-        q_lo = t;
-        t = log_p;
-        log_p = log_q;
-        log_q = t;
-    }
-    double mean_hi, mean_lo, s;
-    two_prod(N, p_hi, &mean_hi, &mean_lo);
-    mean_lo = fma(N, p_lo, mean_lo);
-    s = mean_hi + mean_lo;                  /* renormalise */
-    b->mean_lo = mean_lo - (s - mean_hi);
-    b->mean_hi = s;
     b->N = N;
-    b->p = p_hi;
-    b->q = q_hi;
+    if (mirrored) {
+        long double t = p;
+        p = q;
+        q = t;
+        double u = log_p;
+        log_p = log_q;
+        log_q = u;
+        /* N q = N - mean_hi - mean_lo, renormalised */
+        double s, e;
+        two_sum(N, -mean_hi, &s, &e);
+        e -= mean_lo;
+        mean_hi = s + e;
+        mean_lo = e - (mean_hi - s);
+    }
+    b->p = (double)p;
+    b->q = (double)q;
+    if (b->p == 0.0 && p > 0.0L) {
+        b->p = 0x1p-1074;
+    }
+    if (b->q == 0.0 && q > 0.0L) {
+        b->q = 0x1p-1074;
+    }
     b->log_p = log_p;
     b->log_q = log_q;
-    b->p_ext = (long double)p_hi + (long double)p_lo;
-    b->q_ext = (long double)q_hi + (long double)q_lo;
+    b->mean_hi = mean_hi;
+    b->mean_lo = mean_lo;
+    b->p_ext = p;
+    b->q_ext = q;
 }
 
 /* bd0(x, M) = x ln(x/M) + M - x with M = N p and d = x - M given in extended

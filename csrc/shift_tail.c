@@ -295,12 +295,12 @@ double sp_binom_curve_log_delta(double eps, int direction, const void *ctx)
     return fmax(binom_direction(c, eps, SP_PLUS), binom_direction(c, eps, SP_MINUS));
 }
 
-void sp_poisson_curve_init(sp_poisson_curve *c, double N, double p_hi, double p_lo, double q_hi,
-                           double q_lo, double log_p, double log_q, double g, double l1g_hi,
-                           double l1g_lo)
+void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
+                           double mean_hi, double mean_lo, double log_p, double log_q, double g,
+                           double l1g_hi, double l1g_lo)
 {
-    sp_binom_init_dd(&c->z.plus, N, p_hi, p_lo, q_hi, q_lo, log_p, log_q, 0);
-    sp_binom_init_dd(&c->z.minus, N, p_hi, p_lo, q_hi, q_lo, log_p, log_q, 1);
+    sp_binom_init_ext(&c->z.plus, N, p, q, mean_hi, mean_lo, log_p, log_q, 0);
+    sp_binom_init_ext(&c->z.minus, N, p, q, mean_hi, mean_lo, log_p, log_q, 1);
     c->g = g;
     c->l1g_hi = l1g_hi;
     c->l1g_lo = l1g_lo;

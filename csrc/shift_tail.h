@@ -135,9 +135,9 @@ typedef struct {
     double l1g_hi, l1g_lo;   /* ln(1 - g) as a double-double (-inf, 0 for g = 1) */
 } sp_poisson_curve;
 
-void sp_poisson_curve_init(sp_poisson_curve *c, double N, double p_hi, double p_lo, double q_hi,
-                           double q_lo, double log_p, double log_q, double g, double l1g_hi,
-                           double l1g_lo);
+void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
+                           double mean_hi, double mean_lo, double log_p, double log_q, double g,
+                           double l1g_hi, double l1g_lo);
 double sp_poisson_curve_log_delta(double eps, int direction, const void *ctx);
 
 #endif

@@ -86,12 +86,14 @@ cdef class BinomialCurveCore(CurveCore):
 cdef class PoissonCurveCore(CurveCore):
     """Noiseless count under Poisson sampling at rate g, Z ~ Bin(N, rho),
     rho = g pi given as double-doubles (rho and 1 - rho) with accurate logs,
-    reduced to Z's shift curve (sp_poisson_curve in csrc/shift_tail.h)."""
+    reduced to Z's shift curve (sp_poisson_curve in csrc/shift_tail.h).
+    pq: (rho, 1 - rho) as a long double array."""
     cdef sp_poisson_curve curve
 
-    def __cinit__(self, double N, double p_hi, double p_lo, double q_hi, double q_lo,
-                  double log_p, double log_q, double g, double l1g_hi, double l1g_lo):
-        sp_poisson_curve_init(&self.curve, N, p_hi, p_lo, q_hi, q_lo, log_p, log_q, g,
+    def __cinit__(self, double N, pq, double mean_hi, double mean_lo, double log_p,
+                  double log_q, double g, double l1g_hi, double l1g_lo):
+        cdef long double[::1] v = _extended(pq)       # (rho, 1 - rho)
+        sp_poisson_curve_init(&self.curve, N, v[0], v[1], mean_hi, mean_lo, log_p, log_q, g,
                               l1g_hi, l1g_lo)
         self.fn = sp_poisson_curve_log_delta
         self.ctx = &self.curve

@@ -40,9 +40,9 @@ cdef extern from "shift_tail.h" nogil:
     double sp_binom_curve_log_delta(double eps, int direction, const void *ctx)
     ctypedef struct sp_poisson_curve:
         pass
-    void sp_poisson_curve_init(sp_poisson_curve *c, double N, double p_hi, double p_lo,
-                               double q_hi, double q_lo, double log_p, double log_q, double g,
-                               double l1g_hi, double l1g_lo)
+    void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
+                               double mean_hi, double mean_lo, double log_p, double log_q,
+                               double g, double l1g_hi, double l1g_lo)
     double sp_poisson_curve_log_delta(double eps, int direction, const void *ctx)
     double sp_pair_curve_log_delta(double eps, int direction, const void *ctx)
     double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)

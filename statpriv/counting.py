@@ -502,25 +502,26 @@ def _poisson_curve_core(n, pi, rate):
     P = rate Z(.-1) + (1-rate) Z and Q = Z give
     P - e^eps Q = rate (Z(k-1) - e^eps' Z(k)) with e^eps' = 1 + (e^eps - 1)/rate, and
     Q - e^eps P = c (Z(k) - e^eps'' Z(k-1)) with c = 1 - e^eps (1 - rate),
-    e^eps'' = e^eps rate / c (delta_minus = 0 where c <= 0).  rho, 1 - rho and
-    ln(1 - rate) are passed as double-doubles (the rounding of the product
-    would move ln Z(k) by (k - N rho) 2^-53 / (1 - rho) in the far tails).
-    None where rho is 0, 1 or so small that a double-double of it is not
-    exact (< 1e-290): the law arrays handle those."""
+    e^eps'' = e^eps rate / c (delta_minus = 0 where c <= 0).  rho and 1 - rho
+    are passed in extended precision, the mean and ln(1 - rate) as
+    double-doubles (the rounding of the product
+    would move ln Z(k) by (k - N rho) 2^-53 / (1 - rho) in the far tails;
+    rho may lie below the double range).  None where rho is 0 or 1 (a point
+    mass: the law arrays handle those) or n = 1."""
     import mpmath
     with mpmath.workdps(60):
         g, p = mpmath.mpf(rate), mpmath.mpf(pi)
         rho = g * p
-        if not (mpmath.mpf("1e-290") < rho < 1) or n < 2:
+        if not 0 < rho < 1 or n < 2:
             return None
-        p_hi, p_lo = _dd(rho)
-        q_hi, q_lo = _dd(1 - rho)
+        pq = np.array([mpmath.nstr(rho, 30), mpmath.nstr(1 - rho, 30)], dtype=np.longdouble)
+        mean_hi, mean_lo = _dd((n - 1) * rho)
         log_p, log_q = float(mpmath.log(rho)), float(mpmath.log1p(-rho))
         if rate == 1.0:
             l1g_hi, l1g_lo = -math.inf, 0.0
         else:
             l1g_hi, l1g_lo = _dd(mpmath.log1p(-g))
-    return _core.PoissonCurveCore(float(n - 1), p_hi, p_lo, q_hi, q_lo, log_p, log_q,
+    return _core.PoissonCurveCore(float(n - 1), pq, mean_hi, mean_lo, log_p, log_q,
                                   float(rate), l1g_hi, l1g_lo)
 
 
