@@ -368,6 +368,52 @@ double sp_poisson_curve_log_delta(double eps, int direction, const void *ctx)
     return fmax(poisson_direction(c, eps, SP_PLUS), poisson_direction(c, eps, SP_MINUS));
 }
 
+static double sampled_plus(const sp_sampled_shift_curve *c, double eps)
+{
+    const long double g = c->g;
+    long double x;
+    if (eps <= 40.0) {
+        x = log1pl(expm1l((long double)eps) / g);
+    } else {
+        x = (long double)eps - logl(g) + log1pl(-(1.0L - g) * expl(-(long double)eps));
+    }
+    const double h = c->inner(round_down(x), SP_PLUS, c->inner_ctx);
+    return h == -INFINITY || isnan(h) ? h : fmin(0.0, (double)(logl(g) + (long double)h));
+}
+
+static double sampled_minus(const sp_sampled_shift_curve *c, double eps)
+{
+    const long double u = ((long double)eps + (long double)c->l1g_hi) + (long double)c->l1g_lo;
+    if (u >= 0.0L) {
+        return -INFINITY;
+    }
+    const long double log_c = sp_log1mexpl(u);
+    const double x = round_down(log1pl(expm1l((long double)eps) / -expm1l(u)));
+    const double h = c->inner(x, SP_MINUS, c->inner_ctx);
+    return h == -INFINITY || isnan(h) ? h : fmin(0.0, (double)(log_c + (long double)h));
+}
+
+static double sampled_direction(const sp_sampled_shift_curve *c, double eps, int direction)
+{
+    if (isnan(eps)) {
+        return NAN;
+    }
+    if (eps >= 0.0) {
+        return direction == SP_PLUS ? sampled_plus(c, eps) : sampled_minus(c, eps);
+    }
+    return sp_log_hockey_negative_eps(
+        eps, direction == SP_PLUS ? sampled_minus(c, -eps) : sampled_plus(c, -eps));
+}
+
+double sp_sampled_shift_curve_log_delta(double eps, int direction, const void *ctx)
+{
+    const sp_sampled_shift_curve *c = ctx;
+    if (direction != SP_MAX) {
+        return sampled_direction(c, eps, direction);
+    }
+    return fmax(sampled_direction(c, eps, SP_PLUS), sampled_direction(c, eps, SP_MINUS));
+}
+
 void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)
 {
     sp_logsum acc = {0.0L, 0.0L};

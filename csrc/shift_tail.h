@@ -140,4 +140,17 @@ void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long do
                            double l1g_hi, double l1g_lo);
 double sp_poisson_curve_log_delta(double eps, int direction, const void *ctx);
 
+/* The same reduction on any count law Z given by its shift curve: inner(eps,
+ * SP_PLUS) = ln H_eps(Z+1 || Z), inner(eps, SP_MINUS) = ln H_eps(Z || Z+1)
+ * (e.g. a pair curve of a Poisson-binomial Z, per-record pi).  eps' and eps''
+ * are rounded down to doubles (conservative). */
+typedef struct {
+    sp_curve_fn inner;
+    const void *inner_ctx;
+    double g;
+    double l1g_hi, l1g_lo;
+} sp_sampled_shift_curve;
+
+double sp_sampled_shift_curve_log_delta(double eps, int direction, const void *ctx);
+
 #endif

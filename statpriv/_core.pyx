@@ -100,6 +100,26 @@ cdef class PoissonCurveCore(CurveCore):
         self.positive = 1 << SP_PLUS     # P(N+1) = g rho^N > 0 = Q(N+1)
 
 
+cdef class SampledShiftCurveCore(CurveCore):
+    """Poisson sampling at rate g of a count Z given by its shift curve
+    (inner: plus = H(Z+1 || Z), minus = H(Z || Z+1)), by the reduction of
+    sp_sampled_shift_curve (csrc/shift_tail.h)."""
+    cdef sp_sampled_shift_curve curve
+    cdef readonly object inner
+
+    def __cinit__(self, CurveCore inner, double g, double l1g_hi, double l1g_lo):
+        self.inner = inner
+        self.curve.inner = inner.fn
+        self.curve.inner_ctx = inner.ctx
+        self.curve.g = g
+        self.curve.l1g_hi = l1g_hi
+        self.curve.l1g_lo = l1g_lo
+        self.fn = sp_sampled_shift_curve_log_delta
+        self.ctx = &self.curve
+        self.log_tol = inner.log_tol
+        self.positive = 1 << SP_PLUS     # P(top + 1) = g Z(top) > 0 = Q(top + 1)
+
+
 cdef const long double *_data(long double[::1] a):
     return &a[0]
 

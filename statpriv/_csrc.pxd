@@ -44,6 +44,11 @@ cdef extern from "shift_tail.h" nogil:
                                double mean_hi, double mean_lo, double log_p, double log_q,
                                double g, double l1g_hi, double l1g_lo)
     double sp_poisson_curve_log_delta(double eps, int direction, const void *ctx)
+    ctypedef struct sp_sampled_shift_curve:
+        sp_curve_fn inner
+        const void *inner_ctx
+        double g, l1g_hi, l1g_lo
+    double sp_sampled_shift_curve_log_delta(double eps, int direction, const void *ctx)
     double sp_pair_curve_log_delta(double eps, int direction, const void *ctx)
     double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
     void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)

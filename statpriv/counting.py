@@ -712,6 +712,16 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
             raise ValueError("sample_size (sampling without replacement) needs iid records: "
                              "pass pi as a single probability, or use sampling='poisson'")
         rate = 1.0 if sample_rate is None else sample_rate
+        if noise is None and rate < 1.0:
+            # P - e^eps Q = rate (Z(k-1) - e^eps' Z(k)) and Q - e^eps P =
+            # c (Z(k) - e^eps'' Z(k-1)) (see _poisson_curve_core): the curve of
+            # the unsampled Poisson-binomial Z of rate * pi_j, reduced
+            import mpmath
+            with mpmath.workdps(40):
+                l1g_hi, l1g_lo = _dd(mpmath.log1p(-mpmath.mpf(rate)))
+            inner = counting(None, rate * probs)._core
+            return PrivacyCurve(_core.SampledShiftCurveCore(inner, rate, l1g_hi, l1g_lo), ref,
+                                f"counting n={n}, per-record pi, poisson rate={rate}")
         first, log_z, log_rest = _poisson_binomial_window(rate * probs)
         lp, lq, lr = _mixture(log_z, log_z, rate)
         lr_lo = None
