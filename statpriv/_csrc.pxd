@@ -39,7 +39,7 @@ cdef extern from "shift_tail.h" nogil:
     void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)
     double sp_binom_curve_log_delta(double eps, int direction, const void *ctx)
     ctypedef struct sp_poisson_curve:
-        pass
+        double g, l1g_hi, l1g_lo
     void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
                                double mean_hi, double mean_lo, double log_p, double log_q,
                                double g, double l1g_hi, double l1g_lo)
