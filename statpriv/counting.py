@@ -42,6 +42,10 @@ MAX_CONVOLUTION_WORK = 3e10
 CONVOLUTION_RATE = 4e8
 # Show a progress bar (tqdm, only on a terminal) above this estimated time.
 PROGRESS_SECONDS = 3.0
+# Per-record pi: up to this many records with 0 < pi < 1 the Poisson-binomial
+# is convolved in log space on its whole support whenever the (linear-range)
+# product tree would cut atoms: exact deep tails, ~0.1 s at the limit.
+EXACT_LOG_RECORDS = 1000
 
 NO_REST = (-math.inf, -math.inf, math.inf, -math.inf)
 
@@ -571,6 +575,28 @@ def _window_width_bound(variance, atoms, drop):
     return np.minimum(atoms, 2.0 * np.ceil(t) + 1.0)
 
 
+def _log_space_poisson_binomial(values, counts):
+    """ln pmf (extended precision, full support 0..sum(counts)) of a sum of
+    independent Binomial(counts[i], values[i]), 0 < values < 1: the binomials
+    in Loader's form (_binomial_log_pmf), convolved by logsumexp with no
+    range limit.  O(records^2) work: for at most EXACT_LOG_RECORDS records."""
+    ld = np.longdouble
+    log_z = np.zeros(1, dtype=ld)
+    for v, k in zip(values.tolist(), counts.astype(np.int64).tolist()):
+        lb = np.asarray(_binomial_log_pmf(k, v, 0, k), dtype=ld)
+        if k == 1:
+            ninf = np.full(1, -np.inf, dtype=ld)
+            log_z = np.logaddexp(np.concatenate((log_z, ninf)) + lb[0],
+                                 np.concatenate((ninf, log_z)) + lb[1])
+            continue
+        grid = np.full((k + 1, log_z.size + k), -np.inf, dtype=ld)
+        for j in range(k + 1):
+            grid[j, j:j + log_z.size] = log_z + lb[j]
+        top = grid.max(axis=0)
+        log_z = top + np.log(np.exp(grid - top).sum(axis=0))
+    return log_z
+
+
 def _poisson_binomial_window(probs):
     """(first, ln pmf on the window, log_rest) of a sum of independent
     Bernoulli(probs), equal values grouped into binomials, by the product tree
@@ -598,7 +624,13 @@ def _poisson_binomial_window(probs):
     args = (np.ascontiguousarray(values), np.ascontiguousarray(counts, dtype=np.float64),
             drop, MAX_SUPPORT)
     if work < PROGRESS_SECONDS * CONVOLUTION_RATE:
-        return _core.binomial_sum_window(*args)
+        first, log_z, log_rest = _core.binomial_sum_window(*args)
+        if log_rest > -math.inf and probs.size <= EXACT_LOG_RECORDS:
+            # the tree's linear range cut atoms that deep tails need (delta_plus
+            # at large eps is the top atoms, e.g. a product of pi_j ~ 1e-300):
+            # few records, so convolve the whole support in log space instead
+            return 0, _log_space_poisson_binomial(values, counts), -math.inf
+        return first, log_z, log_rest
     from tqdm.auto import tqdm     # only for long runs; disable=None: off when not a terminal
 
     with tqdm(total=work, disable=None, unit="MAC", unit_scale=True, leave=False,
