@@ -580,10 +580,46 @@ def _log_space_poisson_binomial(values, counts):
     independent Binomial(counts[i], values[i]), 0 < values < 1: the binomials
     in Loader's form (_binomial_log_pmf), convolved by logsumexp with no
     range limit.  O(records^2) work: for at most EXACT_LOG_RECORDS records."""
+    return _log_space_convolve([np.asarray(_binomial_log_pmf(k, v, 0, k), dtype=np.longdouble)
+                                for v, k in zip(values.tolist(),
+                                                counts.astype(np.int64).tolist())])
+
+
+def _tiny_rate_products_core(probs, rate):
+    """Shift curve of Z = sum of Bernoulli(rate pi_j) where some products
+    rate * pi_j fall below the double range's full precision (< 1e-290, e.g.
+    pi_j = 5e-324): the binomials of those groups from exact mpmath logs,
+    convolved in log space (_log_space_poisson_binomial's loop) on the whole
+    support.  None if no product is that small or there are more than
+    EXACT_LOG_RECORDS records (the caller then uses the rounded products)."""
+    live = probs[probs > 0.0]
+    if live.size == 0 or live.size > EXACT_LOG_RECORDS or not (rate * live < 1e-290).any():
+        return None
+    import mpmath
+    values, counts = np.unique(live, return_counts=True)
+    groups = []
+    with mpmath.workdps(40):
+        for v, k in zip(values.tolist(), counts.tolist()):
+            rho = mpmath.mpf(rate) * mpmath.mpf(v)
+            if v * rate >= 1e-290:
+                groups.append(np.asarray(_binomial_log_pmf(k, v * rate, 0, k), dtype=np.longdouble))
+                continue
+            lr, lq = mpmath.log(rho), mpmath.log1p(-rho)
+            groups.append(np.array([mpmath.nstr(mpmath.log(mpmath.binomial(k, j)) + j * lr
+                                                + (k - j) * lq, 30) for j in range(k + 1)],
+                                   dtype=np.longdouble))
+    log_z = _log_space_convolve(groups)
+    lp, lq, lr = _mixture(log_z, log_z, 1.0)
+    laws = _Laws(lp, lq, lr, True, None, _poisson_tail_ratio(1.0), NO_REST)
+    return _pair_curve(laws, None, "Poisson-binomial shift")._core
+
+
+def _log_space_convolve(groups):
+    """ln of the convolution of pmfs given as extended-precision log arrays."""
     ld = np.longdouble
     log_z = np.zeros(1, dtype=ld)
-    for v, k in zip(values.tolist(), counts.astype(np.int64).tolist()):
-        lb = np.asarray(_binomial_log_pmf(k, v, 0, k), dtype=ld)
+    for lb in groups:
+        k = lb.size - 1
         if k == 1:
             ninf = np.full(1, -np.inf, dtype=ld)
             log_z = np.logaddexp(np.concatenate((log_z, ninf)) + lb[0],
@@ -751,7 +787,9 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
             import mpmath
             with mpmath.workdps(40):
                 l1g_hi, l1g_lo = _dd(mpmath.log1p(-mpmath.mpf(rate)))
-            inner = counting(None, rate * probs)._core
+            inner = _tiny_rate_products_core(probs, rate)
+            if inner is None:
+                inner = counting(None, rate * probs)._core
             return PrivacyCurve(_core.SampledShiftCurveCore(inner, rate, l1g_hi, l1g_lo), ref,
                                 f"counting n={n}, per-record pi, poisson rate={rate}")
         first, log_z, log_rest = _poisson_binomial_window(rate * probs)
