@@ -193,3 +193,27 @@ def test_per_record_poisson_zero_point_of_delta_minus():
                 truth = _delta(z, g, eps, direction, range(0, len(probs) + 2))
                 assert_matches(getattr(curve, f"log_delta_{direction}")(eps), truth,
                                what=f"{direction} eps={eps}")
+
+
+# Per-record pi: deep tails beyond the product tree's linear range, and
+# products rate * pi_j below the double range (both were bounded, not summed).
+PER_RECORD_DEEP = [
+    ([1e-300] * 35 + [0.38206078288993706] * 17 + [1e-300] * 33 + [1.394287964782062e-21] * 56
+     + [6.624920830915663e-24] * 42, 1.0, [2992.6348101472836, 50.0, 0.3]),
+    ([5e-324] * 28, 0.5, [10000.0, 0.1, 0.0]),
+    ([5e-324] * 6 + [0.3] * 5 + [1e-200] * 4, 0.25, [3000.0, 2.0, 0.05]),
+]
+
+
+@pytest.mark.parametrize("probs,g,eps_list", PER_RECORD_DEEP)
+def test_per_record_deep_tails_match_the_definition(probs, g, eps_list):
+    kw = {} if g == 1.0 else dict(sample_rate=g, sampling="poisson")
+    curve = statpriv.counting(None, probs, **kw)
+    with mp.workdps(50):
+        z = _poisson_binomial([mpmath.mpf(g) * mpmath.mpf(p) for p in probs])
+        for eps in eps_list:
+            for direction in ("plus", "minus"):
+                truth = _delta(z, g, eps, direction, range(0, len(probs) + 2))
+                ours = getattr(curve, f"log_delta_{direction}")(eps)
+                tol = max(1e-10, 8 * math.ulp(abs(float(mpmath.log(truth))))) if truth else 0
+                assert_matches(ours, truth, log_abs=tol, what=f"{direction} eps={eps}")
