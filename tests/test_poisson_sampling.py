@@ -217,3 +217,14 @@ def test_per_record_deep_tails_match_the_definition(probs, g, eps_list):
                 ours = getattr(curve, f"log_delta_{direction}")(eps)
                 tol = max(1e-10, 8 * math.ulp(abs(float(mpmath.log(truth))))) if truth else 0
                 assert_matches(ours, truth, log_abs=tol, what=f"{direction} eps={eps}")
+
+
+@pytest.mark.parametrize("n,pi", [(300188, 5e-324), (59305728, 2.15623980875282e-27)])
+def test_rate_one_delta_minus_is_z0_at_large_eps(n, pi):
+    # g = 1: P = Z(.-1), Q = Z; at eps = 700 only k = 0 has Q > e^eps P
+    # (Z(k)/Z(k-1) <= (n-1) pi / (1 - pi) < e^700), so delta_minus = Z(0) = (1-pi)^(n-1)
+    curve = statpriv.counting(n, pi, sample_rate=1.0, sampling="poisson")
+    with mp.workdps(50):
+        truth = mpmath.exp((n - 1) * mpmath.log1p(-mpmath.mpf(pi)))
+    for eps in (700.0, 10000.0):
+        assert_matches(curve.log_delta_minus(eps), truth, what=f"eps={eps}")
