@@ -335,6 +335,9 @@ static double poisson_plus(const sp_poisson_curve *c, double eps)
  * e^eps'' - 1 = (e^eps - 1)/c >= 0; 0 from eps >= -ln(1-g) on. */
 static double poisson_minus(const sp_poisson_curve *c, double eps)
 {
+    if (c->l1g_hi == -INFINITY) {   /* g = 1: c = 1, eps'' = eps */
+        return binom_direction(&c->z, eps, SP_MINUS);
+    }
     /* u = eps + ln(1-g): eps + l1g_hi is exact (Sterbenz) where they cancel */
     const long double u = ((long double)eps + (long double)c->l1g_hi) + (long double)c->l1g_lo;
     if (u >= 0.0L) {
@@ -383,6 +386,9 @@ static double sampled_plus(const sp_sampled_shift_curve *c, double eps)
 
 static double sampled_minus(const sp_sampled_shift_curve *c, double eps)
 {
+    if (c->l1g_hi == -INFINITY) {   /* g = 1: c = 1, eps'' = eps */
+        return c->inner(eps, SP_MINUS, c->inner_ctx);
+    }
     const long double u = ((long double)eps + (long double)c->l1g_hi) + (long double)c->l1g_lo;
     if (u >= 0.0L) {
         return -INFINITY;

@@ -40,7 +40,11 @@ def _delta(z, g, eps, direction, ks):
     total = mpmath.mpf(0)
     for k in ks:
         p, q = g * z(k - 1) + (1 - g) * z(k), z(k)
-        t = p - w * q if direction == "plus" else q - w * p
+        a, b = (p, q) if direction == "plus" else (q, p)
+        if w == mpmath.inf:             # eps = inf: the mass of a where b = 0
+            total += a if b == 0 else 0
+            continue
+        t = a - w * b
         if t > 0:
             total += t
     return total
@@ -94,7 +98,7 @@ def test_small_poisson_sampled_counts_match_the_definition(n, pi, g):
         rho = mpmath.mpf(g) * mpmath.mpf(pi)
         z = _iid_pmf(n - 1, rho)
         eps0 = -float(mpmath.log1p(-mpmath.mpf(g))) if g < 1 else math.inf
-        eps_list = [-0.3, 0.0, 1e-12, 0.01, 0.2, 1.0, 3.0, 30.0, 700.0]
+        eps_list = [-0.3, 0.0, 1e-12, 0.01, 0.2, 1.0, 3.0, 30.0, 700.0, math.inf]
         if math.isfinite(eps0):
             eps_list += [eps0 * (1 - 1e-12), math.nextafter(eps0, 0.0), eps0]
         for eps in eps_list:
