@@ -150,6 +150,40 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
     }
 }
 
+void sp_binom_init_ext(sp_binom *b, double N, long double p, long double q, double mean_hi,
+                       double mean_lo, double log_p, double log_q, int mirrored)
+{
+    b->N = N;
+    if (mirrored) {
+        long double t = p;
+        p = q;
+        q = t;
+        double u = log_p;
+        log_p = log_q;
+        log_q = u;
+        /* N q = N - mean_hi - mean_lo, renormalised */
+        double s, e;
+        two_sum(N, -mean_hi, &s, &e);
+        e -= mean_lo;
+        mean_hi = s + e;
+        mean_lo = e - (mean_hi - s);
+    }
+    b->p = (double)p;
+    b->q = (double)q;
+    if (b->p == 0.0 && p > 0.0L) {
+        b->p = 0x1p-1074;
+    }
+    if (b->q == 0.0 && q > 0.0L) {
+        b->q = 0x1p-1074;
+    }
+    b->log_p = log_p;
+    b->log_q = log_q;
+    b->mean_hi = mean_hi;
+    b->mean_lo = mean_lo;
+    b->p_ext = p;
+    b->q_ext = q;
+}
+
 /* bd0(x, M) = x ln(x/M) + M - x with M = N p and d = x - M given in extended
  * precision (sp_bd0 rounds them once).  Where M is subnormal or tiny
  * (p ~ 1e-300 and below) its double-double is not exact and x/M may

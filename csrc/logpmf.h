@@ -27,6 +27,15 @@ typedef struct {
  * built from the exact double pi so that no rounded 1 - pi leaks into logs. */
 void sp_binom_init(sp_binom *b, double N, double pi, int mirrored);
 
+/* Bin(N, p) from p and q = 1 - p in extended precision (e.g. p the exact
+ * product of a sampling rate and pi, below the double range at 1e-330), the
+ * mean N p as a double-double and the accurate logs of p and q; with
+ * mirrored != 0 the law of N - S.  A p or q that rounds to 0 in double is
+ * stored as the smallest subnormal there (it only marks the law as not
+ * degenerate; every formula uses p_ext, q_ext and the logs). */
+void sp_binom_init_ext(sp_binom *b, double N, long double p, long double q, double mean_hi,
+                       double mean_lo, double log_p, double log_q, int mirrored);
+
 double sp_stirlerr(double m);                 /* ln m! - ln(sqrt(2 pi m) (m/e)^m), integer m >= 0 */
 double sp_bd0(double x, double M, double d);  /* x ln(x/M) + M - x, with d = x - M given exactly */
 double sp_log_binom_pmf(const sp_binom *b, double k);

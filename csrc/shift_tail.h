@@ -15,6 +15,10 @@ enum { SP_PLUS = 0, SP_MINUS = 1, SP_MAX = 2 };
 /* ln H_eps(S+1 || S) for S ~ b, eps >= 0 (use eps = +inf for the floor).
  * With b mirrored this is ln H_eps(S || S+1) of the unmirrored law. */
 double sp_binom_shift_log_hockey(const sp_binom *b, double eps);
+/* The same with e^eps - 1 given in extended precision (em1; eps only its
+ * rounding, used for the closed-form cases): for callers whose eps is
+ * itself computed (the Poisson-sampling reduction). */
+double sp_binom_shift_log_hockey_em1(const sp_binom *b, double eps, long double em1);
 
 /* The sums behind sp_binom_shift_log_hockey at one eps, relative to b(k0-1)
  * (k0 the first atom above the likelihood-ratio threshold): the search uses
@@ -115,5 +119,38 @@ typedef struct {
 void sp_binom_curve_init(sp_binom_curve *c, double N, double pi);
 double sp_binom_curve_log_delta(double eps, int direction, const void *ctx);
 double sp_pair_curve_log_delta(double eps, int direction, const void *ctx);
+
+/* Noiseless count under Poisson sampling (Smith 2009, "Differential privacy
+ * and the secrecy of the sample", Alg. 2): every record kept w.p. g, the
+ * others' sampled count Z ~ Bin(N, g pi) (z.plus; z.minus its mirror),
+ * P = g Z(.-1) + (1-g) Z, Q = Z.  Reduced to the shift curve of Z:
+ *   P - e^eps Q = g (Z(k-1) - e^eps' Z(k)),   e^eps' = 1 + (e^eps - 1)/g;
+ *   Q - e^eps P = c (Z(k) - e^eps'' Z(k-1)),  c = 1 - e^eps (1-g), e^eps'' = e^eps g / c,
+ * so delta_plus(eps) = g H_eps'(Z+1 || Z) and delta_minus(eps) = c H_eps''(Z || Z+1)
+ * for c > 0, 0 from eps >= -ln(1-g) on.  ln(1-g) = l1g_hi + l1g_lo decides
+ * that zero point exactly. */
+typedef struct {
+    sp_binom_curve z;
+    double g;
+    double l1g_hi, l1g_lo;   /* ln(1 - g) as a double-double (-inf, 0 for g = 1) */
+} sp_poisson_curve;
+
+void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
+                           double mean_hi, double mean_lo, double log_p, double log_q, double g,
+                           double l1g_hi, double l1g_lo);
+double sp_poisson_curve_log_delta(double eps, int direction, const void *ctx);
+
+/* The same reduction on any count law Z given by its shift curve: inner(eps,
+ * SP_PLUS) = ln H_eps(Z+1 || Z), inner(eps, SP_MINUS) = ln H_eps(Z || Z+1)
+ * (e.g. a pair curve of a Poisson-binomial Z, per-record pi).  eps' and eps''
+ * are rounded down to doubles (conservative). */
+typedef struct {
+    sp_curve_fn inner;
+    const void *inner_ctx;
+    double g;
+    double l1g_hi, l1g_lo;
+} sp_sampled_shift_curve;
+
+double sp_sampled_shift_curve_log_delta(double eps, int direction, const void *ctx);
 
 #endif

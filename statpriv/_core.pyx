@@ -12,7 +12,7 @@ cimport numpy as cnp
 from libc.float cimport DBL_MAX
 from libc.stdlib cimport free
 from cpython.exc cimport PyErr_CheckSignals
-from libc.math cimport logl, fmax, fma, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
+from libc.math cimport nextafter, logl, fmax, fma, exp, log, log1p, expm1, INFINITY, M_SQRT1_2, M_2_SQRTPI
 from scipy.special.cython_special cimport erfcx, log_ndtr, ndtr
 
 from statpriv._csrc cimport *
@@ -81,6 +81,75 @@ cdef class BinomialCurveCore(CurveCore):
             for i in range(n):
                 res[i] = sp_binom_smallest_eps(&self.curve, direction, log_target[i], self.log_tol)
         return out
+
+
+cdef double _sampled_zero_point(sp_curve_fn fn, const void *ctx, int direction, double l1g_hi):
+    if direction != SP_MINUS or l1g_hi == -INFINITY:
+        return INFINITY
+    cdef double d = -l1g_hi
+    cdef int guard
+    for guard in range(8):           # the double-double low part moves it by < 1 ulp
+        if fn(d, SP_MINUS, ctx) == -INFINITY:
+            break
+        d = nextafter(d, INFINITY)
+    for guard in range(8):
+        if fn(nextafter(d, 0.0), SP_MINUS, ctx) != -INFINITY:
+            break
+        d = nextafter(d, 0.0)
+    return d
+
+
+cdef double l1g_hi_of(sp_poisson_curve *c):
+    return c.l1g_hi
+
+
+cdef class PoissonCurveCore(CurveCore):
+    """Noiseless count under Poisson sampling at rate g, Z ~ Bin(N, rho),
+    rho = g pi given as double-doubles (rho and 1 - rho) with accurate logs,
+    reduced to Z's shift curve (sp_poisson_curve in csrc/shift_tail.h).
+    pq: (rho, 1 - rho) as a long double array."""
+    cdef sp_poisson_curve curve
+
+    def __cinit__(self, double N, pq, double mean_hi, double mean_lo, double log_p,
+                  double log_q, double g, double l1g_hi, double l1g_lo):
+        cdef long double[::1] v = _extended(pq)       # (rho, 1 - rho)
+        sp_poisson_curve_init(&self.curve, N, v[0], v[1], mean_hi, mean_lo, log_p, log_q, g,
+                              l1g_hi, l1g_lo)
+        self.fn = sp_poisson_curve_log_delta
+        self.ctx = &self.curve
+        self.positive = 1 << SP_PLUS     # P(N+1) = g rho^N > 0 = Q(N+1)
+
+    def zero_point(self, int direction):
+        """The smallest double with delta = 0 in a direction: -ln(1 - g)
+        rounded up for SP_MINUS (where the curve's own test u >= 0 turns),
+        +inf for SP_PLUS."""
+        return _sampled_zero_point(self.fn, self.ctx, direction, l1g_hi_of(&self.curve))
+
+
+cdef class SampledShiftCurveCore(CurveCore):
+    """Poisson sampling at rate g of a count Z given by its shift curve
+    (inner: plus = H(Z+1 || Z), minus = H(Z || Z+1)), by the reduction of
+    sp_sampled_shift_curve (csrc/shift_tail.h)."""
+    cdef sp_sampled_shift_curve curve
+    cdef readonly object inner
+
+    def __cinit__(self, CurveCore inner, double g, double l1g_hi, double l1g_lo):
+        self.inner = inner
+        self.curve.inner = inner.fn
+        self.curve.inner_ctx = inner.ctx
+        self.curve.g = g
+        self.curve.l1g_hi = l1g_hi
+        self.curve.l1g_lo = l1g_lo
+        self.fn = sp_sampled_shift_curve_log_delta
+        self.ctx = &self.curve
+        self.log_tol = inner.log_tol
+        self.positive = 1 << SP_PLUS     # P(top + 1) = g Z(top) > 0 = Q(top + 1)
+
+    def zero_point(self, int direction):
+        """The smallest double with delta = 0 in a direction: -ln(1 - g)
+        rounded up for SP_MINUS (where the curve's own test u >= 0 turns),
+        +inf for SP_PLUS."""
+        return _sampled_zero_point(self.fn, self.ctx, direction, self.curve.l1g_hi)
 
 
 cdef const long double *_data(long double[::1] a):

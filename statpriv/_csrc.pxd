@@ -38,6 +38,17 @@ cdef extern from "shift_tail.h" nogil:
         pass
     void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)
     double sp_binom_curve_log_delta(double eps, int direction, const void *ctx)
+    ctypedef struct sp_poisson_curve:
+        double g, l1g_hi, l1g_lo
+    void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
+                               double mean_hi, double mean_lo, double log_p, double log_q,
+                               double g, double l1g_hi, double l1g_lo)
+    double sp_poisson_curve_log_delta(double eps, int direction, const void *ctx)
+    ctypedef struct sp_sampled_shift_curve:
+        sp_curve_fn inner
+        const void *inner_ctx
+        double g, l1g_hi, l1g_lo
+    double sp_sampled_shift_curve_log_delta(double eps, int direction, const void *ctx)
     double sp_pair_curve_log_delta(double eps, int direction, const void *ctx)
     double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
     void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)

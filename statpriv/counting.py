@@ -42,6 +42,10 @@ MAX_CONVOLUTION_WORK = 3e10
 CONVOLUTION_RATE = 4e8
 # Show a progress bar (tqdm, only on a terminal) above this estimated time.
 PROGRESS_SECONDS = 3.0
+# Per-record pi: up to this many records with 0 < pi < 1 the Poisson-binomial
+# is convolved in log space on its whole support whenever the (linear-range)
+# product tree would cut atoms: exact deep tails, ~0.1 s at the limit.
+EXACT_LOG_RECORDS = 1000
 
 NO_REST = (-math.inf, -math.inf, math.inf, -math.inf)
 
@@ -500,6 +504,41 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
                  tail_ratio, rest)
 
 
+def _dd(x):
+    """(hi, lo) doubles with hi + lo = the mpf x to ~2^-106 relative."""
+    hi = float(x)
+    return hi, float(x - hi)
+
+
+def _poisson_curve_core(n, pi, rate):
+    """The noiseless Poisson-sampled curve by reduction to the shift curve of
+    Z ~ Bin(n-1, rho), rho = rate * pi (Smith 2009 Alg. 2):
+    P = rate Z(.-1) + (1-rate) Z and Q = Z give
+    P - e^eps Q = rate (Z(k-1) - e^eps' Z(k)) with e^eps' = 1 + (e^eps - 1)/rate, and
+    Q - e^eps P = c (Z(k) - e^eps'' Z(k-1)) with c = 1 - e^eps (1 - rate),
+    e^eps'' = e^eps rate / c (delta_minus = 0 where c <= 0).  rho and 1 - rho
+    are passed in extended precision, the mean and ln(1 - rate) as
+    double-doubles (the rounding of the product
+    would move ln Z(k) by (k - N rho) 2^-53 / (1 - rho) in the far tails;
+    rho may lie below the double range).  None where rho is 0 or 1 (a point
+    mass: the law arrays handle those) or n = 1."""
+    import mpmath
+    with mpmath.workdps(60):
+        g, p = mpmath.mpf(rate), mpmath.mpf(pi)
+        rho = g * p
+        if not 0 < rho < 1 or n < 2:
+            return None
+        pq = np.array([mpmath.nstr(rho, 30), mpmath.nstr(1 - rho, 30)], dtype=np.longdouble)
+        mean_hi, mean_lo = _dd((n - 1) * rho)
+        log_p, log_q = float(mpmath.log(rho)), float(mpmath.log1p(-rho))
+        if rate == 1.0:
+            l1g_hi, l1g_lo = -math.inf, 0.0
+        else:
+            l1g_hi, l1g_lo = _dd(mpmath.log1p(-g))
+    return _core.PoissonCurveCore(float(n - 1), pq, mean_hi, mean_lo, log_p, log_q,
+                                  float(rate), l1g_hi, l1g_lo)
+
+
 def _binomial_window_laws(N, pi):
     """Shift laws of Bin(N, pi) for the noisy paths, on the window of _window
     (the rest bounded in _Laws.rest)."""
@@ -546,6 +585,64 @@ def _window_width_bound(variance, atoms, drop):
     return np.minimum(atoms, 2.0 * np.ceil(t) + 1.0)
 
 
+def _log_space_poisson_binomial(values, counts):
+    """ln pmf (extended precision, full support 0..sum(counts)) of a sum of
+    independent Binomial(counts[i], values[i]), 0 < values < 1: the binomials
+    in Loader's form (_binomial_log_pmf), convolved by logsumexp with no
+    range limit.  O(records^2) work: for at most EXACT_LOG_RECORDS records."""
+    return _log_space_convolve([np.asarray(_binomial_log_pmf(k, v, 0, k), dtype=np.longdouble)
+                                for v, k in zip(values.tolist(),
+                                                counts.astype(np.int64).tolist())])
+
+
+def _tiny_rate_products_core(probs, rate):
+    """Shift curve of Z = sum of Bernoulli(rate pi_j) where some products
+    rate * pi_j fall below the double range's full precision (< 1e-290, e.g.
+    pi_j = 5e-324): the binomials of those groups from exact mpmath logs,
+    convolved in log space (_log_space_poisson_binomial's loop) on the whole
+    support.  None if no product is that small or there are more than
+    EXACT_LOG_RECORDS records (the caller then uses the rounded products)."""
+    live = probs[probs > 0.0]
+    if live.size == 0 or live.size > EXACT_LOG_RECORDS or not (rate * live < 1e-290).any():
+        return None
+    import mpmath
+    values, counts = np.unique(live, return_counts=True)
+    groups = []
+    with mpmath.workdps(40):
+        for v, k in zip(values.tolist(), counts.tolist()):
+            rho = mpmath.mpf(rate) * mpmath.mpf(v)
+            if v * rate >= 1e-290:
+                groups.append(np.asarray(_binomial_log_pmf(k, v * rate, 0, k), dtype=np.longdouble))
+                continue
+            lr, lq = mpmath.log(rho), mpmath.log1p(-rho)
+            groups.append(np.array([mpmath.nstr(mpmath.log(mpmath.binomial(k, j)) + j * lr
+                                                + (k - j) * lq, 30) for j in range(k + 1)],
+                                   dtype=np.longdouble))
+    log_z = _log_space_convolve(groups)
+    lp, lq, lr = _mixture(log_z, log_z, 1.0)
+    laws = _Laws(lp, lq, lr, True, None, _poisson_tail_ratio(1.0), NO_REST)
+    return _pair_curve(laws, None, "Poisson-binomial shift")._core
+
+
+def _log_space_convolve(groups):
+    """ln of the convolution of pmfs given as extended-precision log arrays."""
+    ld = np.longdouble
+    log_z = np.zeros(1, dtype=ld)
+    for lb in groups:
+        k = lb.size - 1
+        if k == 1:
+            ninf = np.full(1, -np.inf, dtype=ld)
+            log_z = np.logaddexp(np.concatenate((log_z, ninf)) + lb[0],
+                                 np.concatenate((ninf, log_z)) + lb[1])
+            continue
+        grid = np.full((k + 1, log_z.size + k), -np.inf, dtype=ld)
+        for j in range(k + 1):
+            grid[j, j:j + log_z.size] = log_z + lb[j]
+        top = grid.max(axis=0)
+        log_z = top + np.log(np.exp(grid - top).sum(axis=0))
+    return log_z
+
+
 def _poisson_binomial_window(probs):
     """(first, ln pmf on the window, log_rest) of a sum of independent
     Bernoulli(probs), equal values grouped into binomials, by the product tree
@@ -573,7 +670,13 @@ def _poisson_binomial_window(probs):
     args = (np.ascontiguousarray(values), np.ascontiguousarray(counts, dtype=np.float64),
             drop, MAX_SUPPORT)
     if work < PROGRESS_SECONDS * CONVOLUTION_RATE:
-        return _core.binomial_sum_window(*args)
+        first, log_z, log_rest = _core.binomial_sum_window(*args)
+        if log_rest > -math.inf and probs.size <= EXACT_LOG_RECORDS:
+            # the tree's linear range cut atoms that deep tails need (delta_plus
+            # at large eps is the top atoms, e.g. a product of pi_j ~ 1e-300):
+            # few records, so convolve the whole support in log space instead
+            return 0, _log_space_poisson_binomial(values, counts), -math.inf
+        return first, log_z, log_rest
     from tqdm.auto import tqdm     # only for long runs; disable=None: off when not a terminal
 
     with tqdm(total=work, disable=None, unit="MAC", unit_scale=True, leave=False,
@@ -687,6 +790,18 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
             raise ValueError("sample_size (sampling without replacement) needs iid records: "
                              "pass pi as a single probability, or use sampling='poisson'")
         rate = 1.0 if sample_rate is None else sample_rate
+        if noise is None and rate < 1.0:
+            # P - e^eps Q = rate (Z(k-1) - e^eps' Z(k)) and Q - e^eps P =
+            # c (Z(k) - e^eps'' Z(k-1)) (see _poisson_curve_core): the curve of
+            # the unsampled Poisson-binomial Z of rate * pi_j, reduced
+            import mpmath
+            with mpmath.workdps(40):
+                l1g_hi, l1g_lo = _dd(mpmath.log1p(-mpmath.mpf(rate)))
+            inner = _tiny_rate_products_core(probs, rate)
+            if inner is None:
+                inner = counting(None, rate * probs)._core
+            return PrivacyCurve(_core.SampledShiftCurveCore(inner, rate, l1g_hi, l1g_lo), ref,
+                                f"counting n={n}, per-record pi, poisson rate={rate}")
         first, log_z, log_rest = _poisson_binomial_window(rate * probs)
         lp, lq, lr = _mixture(log_z, log_z, rate)
         lr_lo = None
@@ -714,6 +829,10 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         return _pair_curve(laws, ref,
                            f"counting n={n}, per-record pi{kind}", noise)
     if sample_rate is not None:
+        core = None if noise is not None else _poisson_curve_core(n, pi, sample_rate)
+        if core is not None:
+            return PrivacyCurve(core, ref,
+                                f"counting n={n}, pi={pi}, poisson rate={sample_rate}")
         return _pair_curve(_poisson_sample_laws(n, pi, sample_rate, noise is not None), ref,
                            f"counting n={n}, pi={pi}, poisson rate={sample_rate}", noise)
     if sample_size is not None and sample_size < n:
