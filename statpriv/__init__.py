@@ -15,6 +15,7 @@ from statpriv.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
 from statpriv._validate import ParameterTypeError
+from statpriv.discrete import from_log_pmfs
 from statpriv.dp import amplify
 from statpriv.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
@@ -23,6 +24,6 @@ from statpriv.utility import equal_utility_epsilon, equal_utility_noise, utility
 __version__ = "0.1.0"
 __all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "conjecture_check",
            "counting", "dp",
-           "equal_utility_epsilon", "equal_utility_noise", "interval_confidence",
+           "equal_utility_epsilon", "equal_utility_noise", "from_log_pmfs", "interval_confidence",
            "interval_epsilon", "interval_noise", "interval_width", "secret_sample",
            "utility_loss"]

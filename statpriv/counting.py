@@ -712,8 +712,11 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     if noise is not None:
         return _pair_curve(_binomial_window_laws(n - 1, pi), ref,
                            f"counting n={n}, pi={pi}", noise)
-    return PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), ref,
-                        f"counting n={n}, pi={pi}")
+    curve = PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), ref,
+                         f"counting n={n}, pi={pi}")
+    from statpriv import discrete
+    curve._log_pmfs = lambda: discrete._binomial_shift_log_pmfs(n, pi)
+    return curve
 
 
 def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):

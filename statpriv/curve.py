@@ -15,7 +15,6 @@ evaluates the independent mpmath brute force in statpriv.reference instead.
 """
 import math
 
-import mpmath
 import numpy as np
 
 from statpriv import _core
@@ -41,6 +40,8 @@ class PrivacyCurve:
     Curves are immutable: ``description`` and ``exact`` are read-only and no
     public attribute can be added.
     """
+
+    _log_pmfs = None        # LogPmfs, or a callable returning them, on discrete curves
 
     def __init__(self, core, reference=None, description="privacy curve", exact=True):
         self._core = core
@@ -82,6 +83,7 @@ class PrivacyCurve:
             from statpriv import reference          # the oracle's size guard (max_terms)
             with reference.term_budget(max_terms):
                 values = self._reference([float(e) for e in arr.ravel()], direction)
+            import mpmath
             logs = [mpmath.log(v) if v > 0 else mpmath.mpf("-inf") for v in values]
             out = np.array(logs, dtype=object).reshape(arr.shape)
             return out[()] if scalar else out
@@ -104,6 +106,7 @@ class PrivacyCurve:
     def _delta(self, eps, direction, precision, max_terms=None):
         logs = self._log_delta(eps, direction, precision, max_terms)
         if precision == "mp":
+            import mpmath
             exp = np.frompyfunc(mpmath.exp, 1, 1)
             return mpmath.exp(logs) if np.ndim(logs) == 0 else exp(logs)
         return math.exp(logs) if np.ndim(logs) == 0 else np.exp(logs)
@@ -149,6 +152,31 @@ class PrivacyCurve:
             log_target = np.ascontiguousarray(np.log(arr).ravel())
         out = self._core.epsilon(log_target, _DIRECTIONS[direction]).reshape(arr.shape)
         return float(out[()]) if scalar else out
+
+    def log_pmfs(self):
+        """The discrete laws behind the curve, as statpriv.discrete.LogPmfs.
+
+        A named tuple (support_start, log_p, log_q, log_rest_p, log_rest_q):
+        ln P(x), ln Q(x) on the atoms x = support_start, support_start + 1,
+        ... (P: target positive/present, Q: negative/absent).  For large
+        counts the arrays are a window of the laws -- the atoms within a fixed
+        number of nats of the largest (statpriv.counting._window) -- and
+        log_rest_p, log_rest_q are ln of bounds on the mass outside it, which
+        the curve adds to delta; -inf when the arrays are the whole laws.
+
+        Available on curves of discrete laws without noise (from_log_pmfs,
+        counting with iid pi and no sampling); other curves raise ValueError.
+
+        >>> import statpriv
+        >>> laws = statpriv.counting(3, 0.5).log_pmfs()
+        >>> laws.support_start, [round(float(v), 4) for v in laws.log_p.tolist()]
+        (0, [-inf, -1.3863, -0.6931, -1.3863])
+        """
+        laws = self._log_pmfs
+        if laws is None:
+            raise ValueError(f"{self.description}: no discrete laws are available for this "
+                             "curve (noisy, sampled or continuous mechanisms)")
+        return laws() if callable(laws) else laws
 
     def total_variation(self):
         """delta(0): the total-variation distance between P and Q."""
