@@ -11,15 +11,16 @@ docs/mathematics.md for every formula; statpriv.reference holds the mpmath oracl
     >>> curve.delta(0.01), curve.epsilon(1e-9)
 """
 from statpriv import dp
-from statpriv.conjecture import conjecture_check
+from statpriv.analysis import conjecture, interval, utility   # the landed module names
+from statpriv.analysis.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
 from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
 from statpriv.dp import amplify
-from statpriv.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
+from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
-from statpriv.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
+from statpriv.analysis.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
 
 __version__ = "0.1.0"
 __all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "conjecture_check",

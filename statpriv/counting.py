@@ -12,9 +12,11 @@ import math
 
 import numpy as np
 
-from statpriv import _core, _validate, noisy, reference
+from statpriv import _core, _lazy, _validate, noisy
 from statpriv.curve import PrivacyCurve
 from statpriv.noise import Gaussian, Noise
+
+reference = _lazy.module("statpriv.reference")    # mpmath: loaded on first use
 
 # Windows of the laws (issue "Cost and memory"; policy in _window).  Pair
 # curves take the FULL support (nothing bounded) up to FULL_SUPPORT atoms;

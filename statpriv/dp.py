@@ -14,8 +14,10 @@ finite eps, ``epsilon(0.0)`` is inf).
 """
 import numpy as np
 
-from statpriv import _core, _validate, reference
+from statpriv import _core, _lazy, _validate
 from statpriv.curve import PrivacyCurve
+
+reference = _lazy.module("statpriv.reference")    # mpmath: loaded on first use
 
 
 def laplace(scale):
