@@ -8,7 +8,8 @@ docs/mathematics.md for every formula; statpriv.reference holds the mpmath oracl
 
     >>> import statpriv
     >>> curve = statpriv.counting(10**6, 0.5)
-    >>> curve.delta(0.01), curve.epsilon(1e-9)
+    >>> print(f"delta(0.01) = {curve.delta(0.01):.6e}, epsilon(1e-9) = {curve.epsilon(1e-9):.6f}")
+    delta(0.01) = 1.074778e-10, epsilon(1e-9) = 0.009135
 """
 from statpriv import dp
 from statpriv.analysis import conjecture, interval, utility   # the landed module names

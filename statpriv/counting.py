@@ -623,6 +623,10 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     >>> curve = counting(1000, 0.5)
     >>> round(curve.delta(0.01), 12)
     0.020655553064
+    >>> print(f"{curve.epsilon(1e-3):.10f}")     # smallest eps with delta(eps) <= 1e-3
+    0.1128158312
+    >>> print(f"{counting(1000, 0.5, sample_size=100).delta(0.01):.10e}")
+    3.9920818948e-03
     """
     _validate.choice("sampling", sampling, ("without_replacement", "poisson"))
     per_record = _validate.ndim("pi", pi) > 0          # ragged: an error naming pi
@@ -752,6 +756,14 @@ def secret_sample(n, sample_size, positives, *, noise=None):
     Q(j) = lambda H_{m-1}(j) + (1-lambda) H_m(j).
     The worst case over K is the DP guarantee delta = lambda (docs/mathematics.md §5).
     ``noise`` (statpriv.Laplace, Gaussian, Geometric) is added to the count.
+
+    Examples
+    --------
+    >>> curve = secret_sample(100, 10, positives=30)
+    >>> print(f"{curve.delta(0.05):.10e}")
+    1.0696330864e-02
+    >>> print(f"{curve.epsilon(0.0):.10f}")      # delta = 0 from ln(31/21) on
+    0.3894647668
     """
     n = _validate.count("n", n, low=1)
     m = _validate.count("sample_size", sample_size, low=1, high=n)

@@ -123,6 +123,13 @@ class PrivacyCurve:
         (ValueError, up front) sizes it estimates to take more than about a
         minute per eps value; ``max_terms`` raises that budget (see
         statpriv.reference.estimate_terms).
+
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)
+        >>> print(f"{curve.delta(0.1):.10e}")
+        1.6192050965e-03
+        >>> [f"{d:.10e}" for d in curve.delta([0.0, 0.5, 1.0])]   # arrays too
+        ['2.5225018178e-02', '3.6855698469e-17', '1.2888752844e-52']
         """
         return self._delta(eps, "max", precision, max_terms)
 
@@ -144,6 +151,14 @@ class PrivacyCurve:
         for the float curve and the TRUE delta there is <= d (1 + 1e-12).
         epsilon(1) = 0 for every curve (delta <= 1); epsilon(0) is the smallest
         float with delta = 0 exactly, inf where delta > 0 at every finite eps.
+
+        >>> import statpriv
+        >>> print(f"{statpriv.counting(1000, 0.5).epsilon(1e-3):.10f}")
+        0.1128158312
+        >>> statpriv.dp.laplace(2.0).epsilon(0.0)     # delta = 0 from eps = 1/b on
+        0.5
+        >>> statpriv.counting(1000, 0.5).epsilon(0.0)   # a noiseless count never reaches 0
+        inf
         """
         _validate.choice("direction", direction, tuple(_DIRECTIONS))
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
