@@ -100,7 +100,8 @@ def _pair_curve(laws, reference_fn, description, noise=None):
     if lr_lo is not None:
         lr_lo = lr_lo[sl]
     if np.isnan(lr).any():
-        raise AssertionError("internal: support of P and Q is not contiguous")
+        raise RuntimeError("statpriv internal error: the support of P and Q is not contiguous "
+                           "(an atom where both laws vanish inside it); please report")
     zero_plus, zero_minus = lr_max, -lr_min
     tail_ratio = getattr(laws, "tail_ratio", None)
     if noise is not None:
@@ -817,9 +818,6 @@ def secret_sample(n, sample_size, positives, *, noise=None):
         rest = rest[:2] + _rest_ratio_bounds(exact, max(0, m - 1 - (n - 1 - K)), min(K + 1, m))
         if m <= _MAX_TAIL_SUM:
             tail_ratio = _secret_tail_ratio(int(N), K, m)
-
-    if noise is not None and not isinstance(noise, Noise):
-        raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
 
     def ref(eps, direction):
         if noise is not None:
