@@ -129,7 +129,13 @@ def _pair_curve(laws, reference_fn, description, noise=None):
     if windowed:
         core = _core.BoundedCurveCore(core, log_rest_p, log_rest_q, lr_max, lr_min,
                                       zero_plus, zero_minus)
-    return PrivacyCurve(core, reference_fn, description)
+    curve = PrivacyCurve(core, reference_fn, description)
+    if noise is None and getattr(laws, "start", None) is not None:
+        # PrivacyCurve.log_pmfs(): the laws on atoms start + sl.start, ...
+        from statpriv import discrete
+        curve._log_pmfs = discrete._laws_log_pmfs(laws.start + sl.start, lp, lq,
+                                                  log_rest_p, log_rest_q)
+    return curve
 
 
 def _mixture(log_a, log_b, rate, log_weights=None):
@@ -708,6 +714,7 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
                     lr_lo[0] = float(_log1p_mp(-rate) - _mpf_exact(lr[0]))
         kind = "" if rate == 1.0 else f", poisson rate={rate}"
         laws = _Laws(lp, lq, lr, rate == 1.0, lr_lo, _poisson_tail_ratio(rate), rest)
+        laws.start = first              # the atom of index 0 (PrivacyCurve.log_pmfs)
         return _pair_curve(laws, ref,
                            f"counting n={n}, per-record pi{kind}", noise)
     if sample_rate is not None:
@@ -825,6 +832,7 @@ def secret_sample(n, sample_size, positives, *, noise=None):
         return reference.secret_sample_delta(n, m, K, eps, direction=direction)
 
     laws = _Laws(lp, lq, lr, m == n, lr_lo, (lambda w: w) if m == n else tail_ratio, rest)
+    laws.start = first                  # the atom of index 0 (PrivacyCurve.log_pmfs)
     return _pair_curve(laws, ref, f"secret sample n={n}, sample_size={m}, positives={K}", noise)
 
 

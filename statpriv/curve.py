@@ -179,8 +179,10 @@ class PrivacyCurve:
         log_rest_p, log_rest_q are ln of bounds on the mass outside it, which
         the curve adds to delta; -inf when the arrays are the whole laws.
 
-        Available on curves of discrete laws without noise (from_log_pmfs,
-        counting with iid pi and no sampling); other curves raise ValueError.
+        Available on curves of discrete laws without noise: from_log_pmfs,
+        counting with iid pi and no sampling, counting with per-record pi
+        (with or without Poisson sampling), secret_sample.  Other curves
+        (noise added, sampling of iid records, worst-case DP) raise ValueError.
 
         >>> import statpriv
         >>> laws = statpriv.counting(3, 0.5).log_pmfs()

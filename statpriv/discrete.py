@@ -251,3 +251,14 @@ def _binomial_shift_log_pmfs(n, pi):
     lp.flags.writeable = False
     lq.flags.writeable = False
     return LogPmfs(first, lp, lq, float(log_rest), float(log_rest))
+
+
+def _laws_log_pmfs(start, lp, lq, log_rest_p, log_rest_q):
+    """A callable returning the LogPmfs of a pair curve's laws (float64 copies
+    made on demand; the curve keeps its extended-precision arrays)."""
+    def log_pmfs():
+        a, b = np.array(lp, dtype=np.float64), np.array(lq, dtype=np.float64)
+        a.flags.writeable = False
+        b.flags.writeable = False
+        return LogPmfs(int(start), a, b, float(log_rest_p), float(log_rest_q))
+    return log_pmfs

@@ -189,3 +189,29 @@ def test_log_pmfs_of_other_curves():
         statpriv.dp.laplace(1.0).log_pmfs()
     with pytest.raises(ValueError, match="no discrete laws"):
         statpriv.counting(10, 0.3, noise=statpriv.Laplace(1.0)).log_pmfs()
+
+
+def test_log_pmfs_per_record_and_secret_sample():
+    # per-record pi: S is Poisson-binomial; P(j) = S(j - 1), Q(j) = S(j)
+    probs = [0.2, 0.5, 0.9]
+    laws = statpriv.counting(None, probs).log_pmfs()
+    with mpmath.workdps(30):
+        s = [mpmath.mpf(1)]
+        for p in probs:
+            p = mpmath.mpf(p)
+            s = [(s[k] if k < len(s) else 0) * (1 - p) + (s[k - 1] * p if k else 0)
+                 for k in range(len(s) + 1)]
+        want_q = dict(enumerate(s))
+        for i, (a, b) in enumerate(zip(laws.log_p, laws.log_q)):
+            j = laws.support_start + i
+            for got, want in ((b, want_q.get(j, 0)), (a, want_q.get(j - 1, 0))):
+                assert (got == -math.inf) if want == 0 else abs(math.exp(got) / float(want) - 1) < 1e-14
+    # the secret sample's laws agree with from_log_pmfs on them
+    curve = statpriv.secret_sample(30, 6, positives=10)
+    laws = curve.log_pmfs()
+    assert laws.log_rest_p == -math.inf
+    again = from_log_pmfs(laws.log_p, laws.log_q, support_start=laws.support_start)
+    for eps in (0.0, 0.2, 0.5):
+        assert again.delta(eps) == pytest.approx(curve.delta(eps), rel=1e-12)
+    with pytest.raises(ValueError, match="no discrete laws"):
+        statpriv.counting(100, 0.3, sample_size=10).log_pmfs()
