@@ -215,3 +215,22 @@ def test_log_pmfs_per_record_and_secret_sample():
         assert again.delta(eps) == pytest.approx(curve.delta(eps), rel=1e-12)
     with pytest.raises(ValueError, match="no discrete laws"):
         statpriv.counting(100, 0.3, sample_size=10).log_pmfs()
+
+
+@pytest.mark.parametrize("scale", [1.0, 1 + 5e-10, 1 - 7e-10])
+def test_near_the_zero_points(scale):
+    # a non-monotone ratio, laws normalised only to the tolerance: relative
+    # accuracy up to the float just below each zero point
+    lp = np.log(np.array([0.3, 0.1, 0.25, 0.35]) * scale)
+    lq = np.log(np.array([0.2, 0.3, 0.4, 0.1]))
+    curve = from_log_pmfs(lp, lq)
+    P, Q = _exact(lp), _exact(lq)
+    for direction, (A, B) in (("plus", (P, Q)), ("minus", (Q, P))):
+        log_delta = getattr(curve, f"log_delta_{direction}")
+        with mpmath.workdps(50):
+            top = max(mpmath.log(a / b) for a, b in zip(A, B))
+        z = curve.epsilon(0.0, direction=direction)
+        assert z >= top and math.nextafter(z, 0.0) < top
+        for eps in (float(top) * (1 - 1e-6), float(top) * (1 - 1e-12), math.nextafter(z, 0.0)):
+            assert_matches(log_delta(eps), _hockey(A, B, eps), what=f"{direction} at {eps!r}")
+        assert log_delta(z) == -math.inf
