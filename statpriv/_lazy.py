@@ -1,30 +1,30 @@
 """Modules imported on first use, to keep ``import statpriv`` cheap.
 
-``module("statpriv.reference")`` returns the module object at once and runs
-its code (and its imports: mpmath) the first time an attribute is read
-(importlib.util.LazyLoader).  Heavy third-party modules (mpmath, scipy.optimize,
-matplotlib, tqdm) are imported inside the functions that need them instead.
+``module("statpriv.reference")`` returns a stand-in at once; reading any
+attribute of it imports the real module (thread-safe: the import system's
+module locks) and returns the real attribute, so monkeypatching the real
+module is seen too.  statpriv uses it for the compiled core (``_core``,
+which loads scipy.special) and the mpmath oracle; mpmath, scipy.optimize,
+matplotlib and tqdm are imported inside the functions that need them.
 """
 import importlib
-import importlib.util
 import sys
+import types
 
 __all__ = ["module"]
 
 
+class _OnFirstUse(types.ModuleType):
+    def __getattr__(self, attr):          # only for names the stand-in lacks: all of them
+        return getattr(importlib.import_module(self.__name__), attr)
+
+    def __dir__(self):
+        return dir(importlib.import_module(self.__name__))
+
+
 def module(name):
-    """The module ``name``, loaded on first attribute access."""
+    """The module ``name`` if imported already, else a stand-in that imports
+    it on first attribute access."""
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.find_spec(name)
-    if spec is None:
-        raise ImportError(f"no module named {name!r}")
-    loader = importlib.util.LazyLoader(spec.loader)
-    spec.loader = loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    loader.exec_module(mod)
-    parent, _, child = name.rpartition(".")
-    if parent:
-        setattr(importlib.import_module(parent), child, mod)
-    return mod
+    return _OnFirstUse(name, f"stand-in for {name}, imported on first use")

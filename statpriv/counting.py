@@ -12,10 +12,11 @@ import math
 
 import numpy as np
 
-from statpriv import _core, _lazy, _validate, noisy
+from statpriv import _lazy, _validate, noisy
 from statpriv.curve import PrivacyCurve
 from statpriv.noise import Gaussian, Noise
 
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 reference = _lazy.module("statpriv.reference")    # mpmath: loaded on first use
 
 # Windows of the laws (issue "Cost and memory"; policy in _window).  Pair

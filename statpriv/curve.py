@@ -17,10 +17,11 @@ import math
 
 import numpy as np
 
-from statpriv import _core
 from statpriv import _validate
 
-_DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
+# _core.PLUS, MINUS, MAX (csrc: SP_PLUS, SP_MINUS, SP_MAX), spelled out so that
+# importing statpriv does not load the compiled core (tests/test_import.py checks)
+_DIRECTIONS = {"plus": 0, "minus": 1, "max": 2}
 
 
 class PrivacyCurve:

@@ -14,9 +14,10 @@ finite eps, ``epsilon(0.0)`` is inf).
 """
 import numpy as np
 
-from statpriv import _core, _lazy, _validate
+from statpriv import _lazy, _validate
 from statpriv.curve import PrivacyCurve
 
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 reference = _lazy.module("statpriv.reference")    # mpmath: loaded on first use
 
 
