@@ -12,7 +12,6 @@ docs/mathematics.md for every formula; statpriv.reference holds the mpmath oracl
     delta(0.01) = 1.074778e-10, epsilon(1e-9) = 0.009135
 """
 from statpriv import dp
-from statpriv.analysis import conjecture, interval, utility   # the landed module names
 from statpriv.analysis.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
@@ -22,6 +21,18 @@ from statpriv.dp import amplify
 from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
 from statpriv.analysis.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
+
+# The landed module names of the moved modules: statpriv.utility is
+# statpriv.analysis.utility (the same object: `import statpriv.utility`,
+# monkeypatching and pickling all see one module), likewise interval,
+# conjecture, and statpriv.figures / statpriv.demo for statpriv.papers.*.
+import sys as _sys
+from statpriv.analysis import conjecture, interval, utility
+from statpriv.papers import demo, figures
+
+for _module in (conjecture, interval, utility, demo, figures):
+    _sys.modules.setdefault(f"statpriv.{_module.__name__.rpartition('.')[2]}", _module)
+del _module
 
 __version__ = "0.1.0"
 __all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "conjecture_check",

@@ -9,5 +9,5 @@
   subsampling conjecture.
 
 The landed names ``statpriv.utility``, ``statpriv.interval`` and
-``statpriv.conjecture`` are these same modules.
+``statpriv.conjecture`` are these same modules (registered by statpriv/__init__.py).
 """

@@ -6,5 +6,5 @@
 - ``statpriv.papers.demo``: the table printed by ``statpriv demo``.
 
 The landed names ``statpriv.figures`` and ``statpriv.demo`` are these same
-modules.
+modules (registered by statpriv/__init__.py).
 """
