@@ -2,8 +2,9 @@
 
 ``module("statpriv.reference")`` returns a stand-in at once; reading any
 attribute of it imports the real module (thread-safe: the import system's
-module locks) and returns the real attribute, so monkeypatching the real
-module is seen too.  statpriv uses it for the compiled core (``_core``,
+module locks) and returns the real attribute; functions, classes and
+constants are then kept on the stand-in (a monkeypatch of the real module
+made after the first read is not seen through it).  statpriv uses it for the compiled core (``_core``,
 which loads scipy.special) and the mpmath oracle; mpmath, scipy.optimize,
 matplotlib and tqdm are imported inside the functions that need them.
 """
@@ -15,8 +16,13 @@ __all__ = ["module"]
 
 
 class _OnFirstUse(types.ModuleType):
-    def __getattr__(self, attr):          # only for names the stand-in lacks: all of them
-        return getattr(importlib.import_module(self.__name__), attr)
+    def __getattr__(self, attr):          # only for names the stand-in lacks
+        value = getattr(importlib.import_module(self.__name__), attr)
+        if callable(value) or isinstance(value, (int, float, str)):
+            # functions, classes and constants are kept: the next read is a
+            # plain attribute lookup (the real module's are not reassigned)
+            self.__dict__[attr] = value
+        return value
 
     def __dir__(self):
         return dir(importlib.import_module(self.__name__))

@@ -18,6 +18,7 @@ from statpriv.noise import Gaussian, Noise
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 reference = _lazy.module("statpriv.reference")    # mpmath: loaded on first use
+discrete = _lazy.module("statpriv.discrete")      # PrivacyCurve.log_pmfs of the laws
 
 # Windows of the laws (issue "Cost and memory"; policy in _window).  Pair
 # curves take the FULL support (nothing bounded) up to FULL_SUPPORT atoms;
@@ -133,7 +134,6 @@ def _pair_curve(laws, reference_fn, description, noise=None):
     curve = PrivacyCurve(core, reference_fn, description)
     if noise is None and getattr(laws, "start", None) is not None:
         # PrivacyCurve.log_pmfs(): the laws on atoms start + sl.start, ...
-        from statpriv import discrete
         curve._log_pmfs = discrete._laws_log_pmfs(laws.start + sl.start, lp, lq,
                                                   log_rest_p, log_rest_q)
     return curve
@@ -729,7 +729,6 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
                            f"counting n={n}, pi={pi}", noise)
     curve = PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), ref,
                          f"counting n={n}, pi={pi}")
-    from statpriv import discrete
     curve._log_pmfs = lambda: discrete._binomial_shift_log_pmfs(n, pi)
     return curve
 
