@@ -160,7 +160,12 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
     otherwise (cost O(len) per query then).  The log ratios of the atoms
     where the curve reaches 0 (and of those whose rounding would matter
     near the threshold) are refined to double-double from the exact inputs,
-    so delta keeps its relative accuracy up to the zero point.
+    so delta keeps its relative accuracy up to the zero point.  That needs
+    the normalising sums in mpmath: for laws with more than 200,000 atoms
+    within 120 nats of their largest the log ratios are extended precision
+    only (~1e-18 absolute), and relative accuracy within ~1e-6 of a zero
+    point is then not promised.  Construction costs O(len) plus up to a few
+    thousand mpmath operations; queries as for counting curves.
 
     Examples
     --------
@@ -224,10 +229,16 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
 
             lr_lo = counting._refine_log_ratio(cp, cq, lr, err, exact)
             # the zero points are the extreme ratios wherever they sit (the
-            # ratio need not be monotone): refined too
+            # ratio need not be monotone): those cells, and every cell tied
+            # with them up to the rounding of lr, are refined too
             finite = np.flatnonzero(np.isfinite(lr))
             if finite.size:
-                for i in {int(finite[np.argmax(lr[finite])]), int(finite[np.argmin(lr[finite])])}:
+                vals = lr[finite].astype(np.float64)
+                cells = set()
+                for top in (vals.max(), vals.min()):
+                    tied = finite[np.abs(vals - top) <= 1e-15 * (1.0 + abs(top))]
+                    cells.update(int(i) for i in tied[:counting._MAX_REFINED])
+                for i in sorted(cells):
                     lr_lo[i] = float(exact(i) - counting._mpf_exact(lr[i]))
     laws = counting._Laws(cp, cq, lr, False, lr_lo)
     curve = counting._pair_curve(laws, _reference(lp, lq),
