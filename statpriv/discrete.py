@@ -9,9 +9,9 @@ sees as natural-log pmf arrays on the atoms support_start, support_start + 1,
     delta_minus(eps) = H_eps(Q || P),   delta = max of the two
 
 (the hockey-stick divergence; Breutigam & Reischuk, "Statistical Privacy",
-Def. 5), evaluated by the same C pair kernel as the counting curves (sums
-from the likelihood-ratio threshold outward in extended-precision log space
-when P/Q is monotone on the atoms, every term otherwise).
+Def. 5), evaluated by the same C pair kernel as the counting curves on the
+atoms sorted by likelihood ratio (sums from the threshold outward in
+extended-precision log space).
 """
 import collections
 import importlib
@@ -28,12 +28,11 @@ __all__ = ["LogPmfs", "SUM_TOLERANCE", "from_log_pmfs"]
 # |sum of a law's pmf - 1| accepted by from_log_pmfs (then normalised exactly).
 SUM_TOLERANCE = 1e-9
 
-# Largest number of atoms within _NORMALISER_NATS of the largest for which the
-# normalising constants are summed in mpmath (40 digits) to give the zero
-# points' log ratios in double-double; above it the log ratios are extended
-# precision (~1e-18 absolute) only.
+# Largest number of atoms within the significant range of the largest (see
+# _mp_log_total) for which the normalising constants are summed in mpmath to
+# give the zero points' log ratios in double-double; above it the log ratios
+# are extended precision (~1e-18 absolute) only.
 _MAX_MP_NORMALISER = 200_000
-_NORMALISER_NATS = 120.0
 
 
 class LogPmfs(collections.namedtuple(
@@ -69,11 +68,14 @@ def _log_pmf_array(name, values):
 def _log_total(name, arr):
     """ln sum_x e^arr[x] in extended precision; ValueError unless within SUM_TOLERANCE of 0."""
     ld = np.longdouble
-    top = ld(np.max(arr))
+    k = int(np.argmax(arr))
+    top = ld(arr[k])
     if top == -np.inf:
         raise ValueError(f"{name} has no mass: every entry is -inf")
-    total = np.sum(np.exp(arr.astype(ld) - top))    # pairwise summation, >= 1
-    log_total = top + np.log(total)
+    # top + log1p(the others relative to the largest): a law within 1e-24 of
+    # normalised keeps that 1e-24 (a log of a sum near 1 would round it away)
+    others = np.exp(np.delete(arr, k).astype(ld) - top)
+    log_total = top + np.log1p(np.sum(others))       # pairwise summation
     if not abs(float(np.expm1(log_total))) <= SUM_TOLERANCE:
         raise ValueError(f"{name} must be a log-pmf: sum exp({name}) = "
                          f"{float(np.exp(log_total))!r}, not 1 within {SUM_TOLERANCE:g} "
@@ -82,12 +84,14 @@ def _log_total(name, arr):
 
 
 def _mp_log_total(arr):
-    """ln sum_x e^arr[x] in mpmath at the current precision: the atoms within
-    _NORMALISER_NATS of the largest (the others weigh < len e^-120, below
-    the precision asked for), or None when there are too many of them."""
+    """ln sum_x e^arr[x] in mpmath at the current precision (mp.dps digits):
+    the atoms within dps ln 10 + ln len + 5 nats of the largest (the others
+    weigh less than the precision asked for), or None when there are more
+    than _MAX_MP_NORMALISER of them."""
     import mpmath
     top = float(np.max(arr))
-    near = arr[arr >= top - _NORMALISER_NATS]
+    nats = mpmath.mp.dps * math.log(10.0) + math.log(arr.size + 1.0) + 5.0
+    near = arr[arr >= top - nats]
     if near.size > _MAX_MP_NORMALISER:
         return None
     return mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(x))) for x in near))
@@ -155,14 +159,16 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
 
     Notes
     -----
-    The C pair kernel sums from the likelihood-ratio threshold outward with
-    a remainder bound when ln P/Q is non-decreasing in x, and every term
-    otherwise (cost O(len) per query then).  The log ratios of the atoms
+    The hockey-stick sums do not depend on the order of the atoms, so the
+    atoms are sorted by ln P(x)/Q(x) (atoms where both laws vanish are
+    dropped) and the C pair kernel sums from the likelihood-ratio threshold
+    outward with a remainder bound, whatever the shape of the ratio in x.
+    The log ratios of the atoms
     where the curve reaches 0 (and of those whose rounding would matter
     near the threshold) are refined to double-double from the exact inputs,
     so delta keeps its relative accuracy up to the zero point.  That needs
     the normalising sums in mpmath: for laws with more than 200,000 atoms
-    within 120 nats of their largest the log ratios are extended precision
+    within ~110 nats of their largest the log ratios are extended precision
     only (~1e-18 absolute), and relative accuracy within ~1e-6 of a zero
     point is then not promised.  Construction costs O(len) plus up to a few
     thousand mpmath operations; queries as for counting curves.
@@ -210,10 +216,23 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
         lr = (lp[live].astype(ld) - lq[live].astype(ld)) - (total_p - total_q)
     lr[np.isneginf(cp)] = -np.inf
     lr[np.isneginf(cq) & np.isfinite(cp)] = np.inf
+    # The hockey-stick sums do not depend on the order of the atoms: sorted
+    # by ln P/Q the ratio is monotone, and the kernel sums from the
+    # threshold outward with its remainder bound (O(len) otherwise)
+    order = np.argsort(lr, kind="stable")
+    live, cp, cq, lr = live[order], cp[order], cq[order], lr[order]
 
     lr_lo = None
     import mpmath
-    with mpmath.workdps(40):
+    # digits: 45 beyond the smallest |extreme log ratio| (a zero point near
+    # eps = 0 needs ln P/Q to 1e-45 of itself, not of the O(1) logs it comes from)
+    finite_lr = lr[np.isfinite(lr)].astype(np.float64)
+    need = 0.0
+    if finite_lr.size:
+        for v in (finite_lr.max(), finite_lr.min()):
+            if v != 0.0:
+                need = max(need, -math.log10(abs(v)))
+    with mpmath.workdps(45 + min(int(math.ceil(need)), 120)):
         mp_p, mp_q = _mp_log_total(lp), _mp_log_total(lq)
         if mp_p is not None and mp_q is not None:
             shift = mp_p - mp_q

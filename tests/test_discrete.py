@@ -234,3 +234,38 @@ def test_near_the_zero_points(scale):
         for eps in (float(top) * (1 - 1e-6), float(top) * (1 - 1e-12), math.nextafter(z, 0.0)):
             assert_matches(log_delta(eps), _hockey(A, B, eps), what=f"{direction} at {eps!r}")
         assert log_delta(z) == -math.inf
+
+
+def _random_pair(rng):
+    size = int(rng.integers(1, 25))
+    out = []
+    for _ in range(2):
+        logs = rng.normal(0.0, rng.choice([0.5, 5.0, 200.0]), size)   # masses down to e^-700
+        logs[rng.random(size) < 0.15] = -math.inf
+        if not np.isfinite(logs).any():
+            logs[int(rng.integers(size))] = 0.0
+        out.append(logs - np.logaddexp.reduce(logs))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("DISCRETE_SEEDS", 12))))
+def test_random_laws_against_mpmath(seed):
+    rng = np.random.default_rng(1000 + seed)
+    lp, lq = _random_pair(rng)
+    curve = from_log_pmfs(lp, lq, support_start=int(rng.integers(-5, 5)))
+    P, Q = _exact(lp), _exact(lq)
+    for direction, (A, B) in (("plus", (P, Q)), ("minus", (Q, P))):
+        log_delta = getattr(curve, f"log_delta_{direction}")
+        with mpmath.workdps(50):
+            ratios = [mpmath.log(a / b) for a, b in zip(A, B) if a > 0 and b > 0]
+            top = max(ratios) if ratios else None
+        eps_values = [float(e) for e in rng.uniform(-1.0, 5.0, 4)]
+        if top is not None and top > 0:
+            eps_values += [float(top) * (1 - 1e-3), float(top) * (1 - 1e-11)]
+        for eps in eps_values:
+            assert_matches(log_delta(eps), _hockey(A, B, eps),
+                           what=f"seed {seed} {direction} eps={eps!r}")
+        for d in (0.3, 1e-4):
+            e = curve.epsilon(d, direction=direction)
+            if math.isfinite(e):
+                assert float(_hockey(A, B, e)) <= d * (1 + 1e-12)
