@@ -277,6 +277,6 @@ def test_random_laws_against_mpmath(seed):
 
 @pytest.mark.exhaustive
 def test_random_laws_sweep():
-    # ~1,500 pairs, ~20,000 comparisons (about 20 s)
+    # ~1,500 random pairs, over 10,000 comparisons (about 10-20 s)
     for seed in range(12, 1500):
         _check_random_laws(seed)
