@@ -144,7 +144,7 @@ def _cmd_epsilon(args):
 
 
 def _cmd_figures(args):
-    from statpriv.figures import make_figures
+    from statpriv.papers.figures import make_figures
     return make_figures(args.out, which=args.which, dpi=args.dpi)
 
 
@@ -196,7 +196,7 @@ def main(argv=None):
     where = f"statpriv {args.command}"
     try:
         if args.command == "demo":
-            from statpriv.demo import run
+            from statpriv.papers.demo import run
             run()
             return 0
         handler = {"delta": _cmd_delta, "epsilon": _cmd_epsilon,

@@ -12,9 +12,12 @@ import math
 
 import numpy as np
 
-from statpriv import _core, _validate, noisy, oracle
+from statpriv import _lazy, _validate, noisy, oracle
 from statpriv.curve import PrivacyCurve
 from statpriv.noise import Gaussian, Laplace, Noise
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+discrete = _lazy.module("statpriv.discrete")      # PrivacyCurve.log_pmfs of the laws
 
 # Windows of the laws (issue "Cost and memory"; policy in _window).  Pair
 # curves take the FULL support (nothing bounded) up to FULL_SUPPORT atoms;
@@ -102,7 +105,8 @@ def _pair_curve(laws, reference_fn, description, noise=None):
     if lr_lo is not None:
         lr_lo = lr_lo[sl]
     if np.isnan(lr).any():
-        raise AssertionError("internal: support of P and Q is not contiguous")
+        raise RuntimeError("statpriv internal error: the support of P and Q is not contiguous "
+                           "(an atom where both laws vanish inside it); please report")
     zero_plus, zero_minus = lr_max, -lr_min
     tail_ratio = getattr(laws, "tail_ratio", None)
     if noise is not None:
@@ -140,7 +144,12 @@ def _pair_curve(laws, reference_fn, description, noise=None):
     if windowed:
         core = _core.BoundedCurveCore(core, log_rest_p, log_rest_q, lr_max, lr_min,
                                       zero_plus, zero_minus)
-    return PrivacyCurve(core, reference_fn, description)
+    curve = PrivacyCurve(core, reference_fn, description)
+    if noise is None and getattr(laws, "start", None) is not None:
+        # PrivacyCurve.log_pmfs(): the laws on atoms start + sl.start, ...
+        curve._log_pmfs = discrete._laws_log_pmfs(laws.start + sl.start, lp, lq,
+                                                  log_rest_p, log_rest_q)
+    return curve
 
 
 def _mixture(log_a, log_b, rate, log_weights=None):
@@ -734,6 +743,10 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     >>> curve = counting(1000, 0.5)
     >>> round(curve.delta(0.01), 12)
     0.020655553064
+    >>> print(f"{curve.epsilon(1e-3):.10f}")     # smallest eps with delta(eps) <= 1e-3
+    0.1128158312
+    >>> print(f"{counting(1000, 0.5, sample_size=100).delta(0.01):.10e}")
+    3.9920818948e-03
     """
     _validate.choice("sampling", sampling, ("without_replacement", "poisson"))
     per_record = _validate.ndim("pi", pi) > 0          # ragged: an error naming pi
@@ -826,6 +839,7 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
                     lr_lo[0] = float(_log1p_mp(-rate) - _mpf_exact(lr[0]))
         kind = "" if rate == 1.0 else f", poisson rate={rate}"
         laws = _Laws(lp, lq, lr, rate == 1.0, lr_lo, _poisson_tail_ratio(rate), rest)
+        laws.start = first              # the atom of index 0 (PrivacyCurve.log_pmfs)
         return _pair_curve(laws, ref,
                            f"counting n={n}, per-record pi{kind}", noise)
     if sample_rate is not None:
@@ -841,8 +855,10 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     if noise is not None:
         return _pair_curve(_binomial_window_laws(n - 1, pi), ref,
                            f"counting n={n}, pi={pi}", noise)
-    return PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), ref,
-                        f"counting n={n}, pi={pi}")
+    curve = PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), ref,
+                         f"counting n={n}, pi={pi}")
+    curve._log_pmfs = lambda: discrete._binomial_shift_log_pmfs(n, pi)
+    return curve
 
 
 def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):
@@ -876,6 +892,14 @@ def secret_sample(n, sample_size, positives, *, noise=None):
     Q(j) = lambda H_{m-1}(j) + (1-lambda) H_m(j).
     The worst case over K is the DP guarantee delta = lambda (docs/mathematics.md §5).
     ``noise`` (statpriv.Laplace, Gaussian, Geometric) is added to the count.
+
+    Examples
+    --------
+    >>> curve = secret_sample(100, 10, positives=30)
+    >>> print(f"{curve.delta(0.05):.10e}")
+    1.0696330864e-02
+    >>> print(f"{curve.epsilon(0.0):.10f}")      # delta = 0 from ln(31/21) on
+    0.3894647668
     """
     n = _validate.count("n", n, low=1)
     m = _validate.count("sample_size", sample_size, low=1, high=n)
@@ -930,15 +954,13 @@ def secret_sample(n, sample_size, positives, *, noise=None):
         if m <= _MAX_TAIL_SUM:
             tail_ratio = _secret_tail_ratio(int(N), K, m)
 
-    if noise is not None and not isinstance(noise, Noise):
-        raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
-
     def ref(eps, direction):
         if noise is not None:
             raise ValueError("the mpmath reference covers secret_sample without noise")
         return oracle.secret_sample_delta(n, m, K, eps, direction=direction)
 
     laws = _Laws(lp, lq, lr, m == n, lr_lo, (lambda w: w) if m == n else tail_ratio, rest)
+    laws.start = first                  # the atom of index 0 (PrivacyCurve.log_pmfs)
     return _pair_curve(laws, ref, f"secret sample n={n}, sample_size={m}, positives={K}", noise)
 
 

@@ -15,13 +15,13 @@ evaluates the independent mpmath brute force in statpriv.oracle instead.
 """
 import math
 
-import mpmath
 import numpy as np
 
-from statpriv import _core
 from statpriv import _validate
 
-_DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
+# _core.PLUS, MINUS, MAX (csrc: SP_PLUS, SP_MINUS, SP_MAX), spelled out so that
+# importing statpriv does not load the compiled core (tests/test_import.py checks)
+_DIRECTIONS = {"plus": 0, "minus": 1, "max": 2}
 
 
 class PrivacyCurve:
@@ -41,6 +41,8 @@ class PrivacyCurve:
     Curves are immutable: ``description`` and ``exact`` are read-only and no
     public attribute can be added.
     """
+
+    _log_pmfs = None        # LogPmfs, or a callable returning them, on discrete curves
 
     def __init__(self, core, reference=None, description="privacy curve", exact=True):
         self._core = core
@@ -82,6 +84,7 @@ class PrivacyCurve:
             from statpriv import oracle             # the size guard (max_terms)
             with oracle.term_budget(max_terms):
                 values = self._reference([float(e) for e in arr.ravel()], direction)
+            import mpmath
             logs = [mpmath.log(v) if v > 0 else mpmath.mpf("-inf") for v in values]
             out = np.array(logs, dtype=object).reshape(arr.shape)
             return out[()] if scalar else out
@@ -104,6 +107,7 @@ class PrivacyCurve:
     def _delta(self, eps, direction, precision, max_terms=None):
         logs = self._log_delta(eps, direction, precision, max_terms)
         if precision == "mp":
+            import mpmath
             exp = np.frompyfunc(mpmath.exp, 1, 1)
             return mpmath.exp(logs) if np.ndim(logs) == 0 else exp(logs)
         return math.exp(logs) if np.ndim(logs) == 0 else np.exp(logs)
@@ -120,6 +124,13 @@ class PrivacyCurve:
         (ValueError, up front) sizes it estimates to take more than about a
         minute per eps value; ``max_terms`` raises that budget (see
         statpriv.oracle.estimate_terms).
+
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)
+        >>> print(f"{curve.delta(0.1):.10e}")
+        1.6192050965e-03
+        >>> [f"{d:.10e}" for d in curve.delta([0.0, 0.5, 1.0])]   # arrays too
+        ['2.5225018178e-02', '3.6855698469e-17', '1.2888752844e-52']
         """
         return self._delta(eps, "max", precision, max_terms)
 
@@ -141,6 +152,14 @@ class PrivacyCurve:
         for the float curve and the TRUE delta there is <= d (1 + 1e-12).
         epsilon(1) = 0 for every curve (delta <= 1); epsilon(0) is the smallest
         float with delta = 0 exactly, inf where delta > 0 at every finite eps.
+
+        >>> import statpriv
+        >>> print(f"{statpriv.counting(1000, 0.5).epsilon(1e-3):.10f}")
+        0.1128158312
+        >>> statpriv.dp.laplace(2.0).epsilon(0.0)     # delta = 0 from eps = 1/b on
+        0.5
+        >>> statpriv.counting(1000, 0.5).epsilon(0.0)   # a noiseless count never reaches 0
+        inf
         """
         _validate.choice("direction", direction, tuple(_DIRECTIONS))
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
@@ -149,6 +168,33 @@ class PrivacyCurve:
             log_target = np.ascontiguousarray(np.log(arr).ravel())
         out = self._core.epsilon(log_target, _DIRECTIONS[direction]).reshape(arr.shape)
         return float(out[()]) if scalar else out
+
+    def log_pmfs(self):
+        """The discrete laws behind the curve, as statpriv.discrete.LogPmfs.
+
+        A named tuple (support_start, log_p, log_q, log_rest_p, log_rest_q):
+        ln P(x), ln Q(x) on the atoms x = support_start, support_start + 1,
+        ... (P: target positive/present, Q: negative/absent).  For large
+        counts the arrays are a window of the laws -- the atoms within a fixed
+        number of nats of the largest (statpriv.counting._window) -- and
+        log_rest_p, log_rest_q are ln of bounds on the mass outside it, which
+        the curve adds to delta; -inf when the arrays are the whole laws.
+
+        Available on curves of discrete laws without noise: from_log_pmfs,
+        counting with iid pi and no sampling, counting with per-record pi
+        (with or without Poisson sampling), secret_sample.  Other curves
+        (noise added, sampling of iid records, worst-case DP) raise ValueError.
+
+        >>> import statpriv
+        >>> laws = statpriv.counting(3, 0.5).log_pmfs()
+        >>> laws.support_start, [round(float(v), 4) for v in laws.log_p.tolist()]
+        (0, [-inf, -1.3863, -0.6931, -1.3863])
+        """
+        laws = self._log_pmfs
+        if laws is None:
+            raise ValueError(f"{self.description}: no discrete laws are available for this "
+                             "curve (noisy, sampled or continuous mechanisms)")
+        return laws() if callable(laws) else laws
 
     def total_variation(self):
         """delta(0): the total-variation distance between P and Q."""

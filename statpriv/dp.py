@@ -14,8 +14,10 @@ finite eps, ``epsilon(0.0)`` is inf).
 """
 import numpy as np
 
-from statpriv import _core, _validate, oracle
+from statpriv import _lazy, _validate, oracle
 from statpriv.curve import PrivacyCurve
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
 
 def laplace(scale):
@@ -29,11 +31,22 @@ def laplace(scale):
     Parameters
     ----------
     scale : float > 0
-        The Laplace scale b.
+        The Laplace scale b (count units); inf is rejected.
 
     Returns
     -------
     PrivacyCurve
+        The symmetric curve delta_plus = delta_minus = delta above, exactly 0
+        from eps0 = 1/b on (``epsilon(0.0)`` is eps0 rounded up to a float);
+        ``precision="mp"`` integrates the Laplace densities in mpmath.
+
+    Examples
+    --------
+    >>> curve = laplace(2.0)
+    >>> print(f"{curve.delta(0.25):.10f}")        # 1 - exp((0.25 - 0.5) / 2)
+    0.1175030974
+    >>> curve.delta(0.5), curve.epsilon(0.0)
+    (0.0, 0.5)
     """
     scale = _validate.real("scale", scale, low=0.0, low_open=True)
     return PrivacyCurve(_core.DPCurveCore("laplace", scale),
@@ -55,11 +68,22 @@ def gaussian(sigma):
     Parameters
     ----------
     sigma : float > 0
-        Standard deviation of the noise (count units).
+        Standard deviation of the noise (count units); inf is rejected.
 
     Returns
     -------
     PrivacyCurve
+        The symmetric curve above; delta > 0 at every finite eps, so
+        ``epsilon(0.0)`` is inf; ``precision="mp"`` integrates the normal
+        densities in mpmath.
+
+    Examples
+    --------
+    >>> curve = gaussian(1.0)
+    >>> print(f"{curve.delta(1.0):.10f}")         # Phi(-1/2) - e Phi(-3/2)
+    0.1269367375
+    >>> print(f"{curve.epsilon(1e-5):.10f}")
+    4.3771780957
     """
     sigma = _validate.real("sigma", sigma, low=0.0, low_open=True)
     return PrivacyCurve(_core.DPCurveCore("gaussian", sigma),
@@ -85,6 +109,16 @@ def geometric(alpha):
     Returns
     -------
     PrivacyCurve
+        The symmetric curve above, exactly 0 from eps0 = -ln alpha on;
+        ``precision="mp"`` sums the pmfs in mpmath.
+
+    Examples
+    --------
+    >>> curve = geometric(0.5)
+    >>> print(f"{curve.delta(0.3):.10f}")         # (1 - 0.5 e^0.3) / 1.5
+    0.2167137308
+    >>> curve.epsilon(0.0)                        # -ln 0.5 rounded up to a float
+    0.6931471805599454
     """
     alpha = _validate.real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     zero_point = _core.neg_log_double_double(alpha)
@@ -104,8 +138,29 @@ def amplify(eps, delta, rate):
     shapes when they do not.  All-scalar input gives a pair of floats, else a
     pair of arrays of the broadcast shape.
 
-    eps in [0, inf], delta in [0, 1], rate in [0, 1]; bools and strings are
-    rejected (ParameterTypeError, a TypeError).
+    Parameters
+    ----------
+    eps : float or array in [0, inf]
+        The mechanism's eps.
+    delta : float or array in [0, 1]
+        The mechanism's delta.
+    rate : float or array in [0, 1]
+        The sampling rate lambda (each record kept with this probability, or
+        a uniform sample of a lambda fraction).
+
+    Bools and strings are rejected (ParameterTypeError, a TypeError).
+
+    Returns
+    -------
+    (eps', delta') : pair of floats (all-scalar input) or of arrays
+        eps' = ln(1 + lambda (e^eps - 1)) (log1p/expm1, accurate at tiny
+        rates) and delta' = lambda delta.
+
+    Examples
+    --------
+    >>> eps, delta = amplify(1.0, 1e-6, 0.01)
+    >>> print(f"{eps:.12f} {delta:.3g}")           # ln(1 + 0.01 (e - 1))
+    0.017036863236 1e-08
     """
     eps = _validate.real_array("eps", eps, low=0.0, allow_inf=True)
     delta = _validate.real_array("delta", delta, low=0.0, high=1.0)

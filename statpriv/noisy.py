@@ -27,8 +27,10 @@ mixture of pairs shifted by one), so delta is exactly 0 from that eps on.
 """
 import numpy as np
 
-from statpriv import _core
+from statpriv import _lazy
 from statpriv.noise import Gaussian, Geometric, Laplace
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
 # Atoms more than this many nats below the largest are cut before adding
 # noise (the kernels scale atoms relative to the largest in long double,

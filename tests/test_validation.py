@@ -439,3 +439,12 @@ def test_zero_d_arrays_act_as_scalars():
     assert statpriv.interval_epsilon(a(0.2), a(0.8), a(100)) == \
         statpriv.interval_epsilon(0.2, 0.8, 100)
     assert statpriv.utility_loss(a(10), a(0.5)) == statpriv.utility_loss(10, 0.5)
+
+
+def test_secret_sample_checks_noise_before_building_laws():
+    # a size whose laws would take long to build: the bad noise is refused first
+    import time
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="noise must be"):
+        statpriv.secret_sample(10**9, 10**8, positives=4 * 10**8, noise="laplace")
+    assert time.perf_counter() - t0 < 1.0

@@ -16,6 +16,7 @@ tests use it.
                    with _mixture (pointwise densities of count + noise) and
                    _quad (quadrature pieces, bracketed roots)
     normal_approx  normal_approx_delta (a labelled approximation)
+    discrete       discrete_delta: two laws given as log-pmf arrays (from_log_pmfs)
 
 A new mechanism's oracle is one module here with an ``__all__``, listed once
 in ``_MODULES``.  The public names are resolved lazily (PEP 562), so
@@ -25,7 +26,7 @@ imports the module that defines it on first use.
 
 import importlib
 
-_MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx")
+_MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete")
 
 
 def _modules():

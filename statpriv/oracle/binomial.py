@@ -77,7 +77,8 @@ def _mixture_shift(lam, A, B, length):
             if i + 1 < length:
                 P[i + 1] += lam * a
             elif a != 0:
-                raise AssertionError("support overflow (internal error)")
+                raise RuntimeError("statpriv.oracle internal error: an atom of the shifted "
+                                   "law falls outside the support; please report")
             Q[i] += lam * a
     if lam != 1:
         w = 1 - lam

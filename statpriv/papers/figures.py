@@ -32,7 +32,7 @@ from statpriv import dp
 from statpriv.counting import counting
 from statpriv.dp import amplify
 from statpriv.noise import Gaussian, Geometric, Laplace
-from statpriv.utility import equal_utility_noise
+from statpriv.analysis.utility import equal_utility_noise
 
 __all__ = ["make_figures", "figure_numbers", "FIGURES",
            "noise_vs_pi_data", "ratio_vs_nu_data", "equal_utility_vs_pi_data",

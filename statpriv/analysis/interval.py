@@ -27,7 +27,6 @@ a given population.  Every function accepts arrays for its numeric arguments
 import math
 
 import numpy as np
-from scipy import optimize, special
 
 from statpriv import _validate, dp
 from statpriv.noise import Gaussian, Geometric, Laplace
@@ -126,6 +125,7 @@ def _geometric_epsilon(K, p):
         return _geometric_tail_log(eps, K) - log_q
 
     lo, hi = -log_q / K, (_LN2 - log_q) / K
+    from scipy import optimize
     return optimize.brentq(h, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 
@@ -144,6 +144,7 @@ def _geometric_width_bound(eps, p):
 # -- gaussian -----------------------------------------------------------------
 def _gaussian_z(p):
     """Phi^{-1}((1 + p)/2) = sqrt(2) erfinv(p), without forming (1 + p)/2."""
+    from scipy import special
     return math.sqrt(2.0) * float(special.erfinv(p))
 
 
@@ -171,6 +172,7 @@ def _gaussian_sigma_for(eps, delta):
         lo -= 1.0
     if not f(lo) > 0 >= f(hi):
         raise ArithmeticError(f"no Gaussian sigma found for eps={eps!r}, delta={delta!r}")
+    from scipy import optimize
     return math.exp(optimize.brentq(f, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,
                                     maxiter=500))
 
@@ -191,6 +193,7 @@ def _confidence_scalar(kind, eps, width, count, delta):
     if kind == "geometric":
         return _geometric_confidence(eps, _integer_bound(width * count))
     sigma = _gaussian_sigma_for(eps, delta)
+    from scipy import special
     return float(special.erf(width * count / (sigma * math.sqrt(2.0))))
 
 
