@@ -193,6 +193,38 @@ static long double logaddexpl_(long double a, long double b)
     return m == -INFINITY ? -INFINITY : m + log1pl(expl(-fabsl(a - b)));
 }
 
+/* ln |D_k| for D_k = A(k) - e^eps B(k), (A, B) = (P, Q) (plus) or (Q, P);
+ * returns the sign of D_k (0: D_k = 0, nothing to add).  With u = ln A(k)/B(k)
+ * - eps, D_k = A(k)(1 - e^-u) for u > 0 and -e^eps B(k)(1 - e^u) for u < 0:
+ * one log1mexp of u, which comes from the accurate ln P/Q (g->lr, g->lr_lo:
+ * closed forms, double-double where refined) when the caller gave it, so
+ * D_k keeps its relative accuracy when P(k) and Q(k) agree to 1e-9 (tiny
+ * sampling rates) and when eps is near ln A(k)/B(k) (the zero point). */
+static int gauss_log_d(const sp_gauss *g, int plus, long k, double eps, long double *ld)
+{
+    const long double la = plus ? g->lp[k] : g->lq[k];
+    const long double lb = (plus ? g->lq[k] : g->lp[k]) + (long double)eps;
+    long double u;
+    if (la == -INFINITY && lb == -INFINITY) {
+        return 0;
+    }
+    if (g->lr != NULL && isfinite(g->lr[k]) && isfinite(la) && isfinite(lb)) {
+        const long double lo = g->lr_lo != NULL ? g->lr_lo[k] : 0.0L;
+        u = plus ? (g->lr[k] - (long double)eps) + lo : (-g->lr[k] - (long double)eps) - lo;
+    } else {
+        u = la - lb;
+    }
+    if (u > 0.0L) {
+        *ld = la + (u == INFINITY ? 0.0L : sp_log1mexpl(-u));
+        return 1;
+    }
+    if (u < 0.0L) {
+        *ld = lb + (u == -INFINITY ? 0.0L : sp_log1mexpl(u));
+        return -1;
+    }
+    return 0;
+}
+
 static long double log_density_rel(const long double *la, long double amax, long len,
                                    long double inv2s2, long k0, double t)
 {
@@ -331,7 +363,6 @@ static double standardize(double x, double k, double s)
 static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, double b,
                              long double *lpos, long double *lneg)
 {
-    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
     const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
     const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
     const double s = g->sigma;
@@ -352,17 +383,14 @@ static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, 
                     break;
                 }
             }
-            long double ma = la[k], mb = lb[k] + eps;
-            if (ma == mb || (ma == -INFINITY && mb == -INFINITY)) {
+            long double ld;
+            const int sign = gauss_log_d(g, plus, k, eps, &ld);
+            if (sign == 0) {
                 continue;
             }
             long double m = (long double)log_normal_mass(g, standardize(a, kk, s),
                                                          standardize(b, kk, s));
-            if (ma > mb) {
-                sp_logsum_add(&pos, ma + sp_log1mexpl(mb - ma) + m);
-            } else {
-                sp_logsum_add(&neg, mb + sp_log1mexpl(ma - mb) + m);
-            }
+            sp_logsum_add(sign > 0 ? &pos : &neg, ld + m);
         }
     }
     *lpos = pos.sum > 0.0L ? pos.ref + sp_fast_logl(pos.sum) : -INFINITY;
@@ -391,7 +419,6 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
                          long double inv2s2, long double *lpos, long double *lneg,
                          long double *lref)
 {
-    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
     const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
     const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
     const double s = g->sigma;
@@ -406,6 +433,7 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
      * sum the cutoff compares with is there when the away side is walked */
     for (int pass = 0; pass < 2; pass++) {
         const int side = upper ? 1 - pass : pass;
+        int walk_inner = 0;
         const long step = side == 0 ? -1 : 1;
         for (long k = side == 0 ? k0 : k0 + 1; k >= 0 && k < len; k += step) {
             const long double j = (long double)(k0 - k);
@@ -416,20 +444,30 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
             }
             const long double jterm = j == 0.0L ? 0.0L : j * (2.0L * t + j) * inv2s2;
             const int away = (side == 0) == (upper != 0);
-            if (!away && v < -SP_GAUSS_INNER_SD) {
+            int inner = !away && v < -SP_GAUSS_INNER_SD;
+            if (inner && !walk_inner) {
                 /* this atom and all beyond it lie > 12 sd inside the tail:
                  * T = 1 to 1e-32, and their sum of D is S_A - e^eps S_B in
-                 * closed form from the cumulative sums (long double) */
+                 * closed form from the cumulative sums (long double) -- if
+                 * that difference does not cancel: the sums carry ~1e-18
+                 * relative rounding, so where S_A and e^eps S_B agree to
+                 * 1e-5 (P ~ Q at tiny sampling rates, or eps near the zero
+                 * point) the atoms are summed one by one from here on, each
+                 * D_k from the accurate log ratio (gauss_log_d) */
                 long double ra = side == 0 ? lca[k] : lsa[k];
                 long double rb = (side == 0 ? lcb[k] : lsb[k]) + eps;
-                if (ra > rb) {
-                    sp_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
-                } else if (rb > ra) {
-                    sp_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                if (fabsl(ra - rb) > 1e-5L || ra == -INFINITY || rb == -INFINITY) {
+                    if (ra > rb) {
+                        sp_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
+                    } else if (rb > ra) {
+                        sp_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                    }
+                    break;
                 }
-                break;
+                walk_inner = 1;
             }
-            const long double lt = log_upper(g, v, jterm, c, cref);
+            /* > 12 sd inside: T = 1 to 1e-32 (as in the closed form above) */
+            const long double lt = inner ? cref : log_upper(g, v, jterm, c, cref);
             if (pos.sum > 0.0L) {
                 /* atoms beyond k add at most (tail mass of A + e^eps tail
                  * mass of B) times T at k on the side away from the tail
@@ -441,16 +479,10 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
                     break;
                 }
             }
-            const long double ma = la[k], mb = lb[k] + eps;
-            if (ma == mb) {
-                continue;        /* D_k = 0, including both -inf */
-            }
-            /* D_k = A(k)(1 - e^(mb - ma)): the difference is exact in long
-             * double, its log1mexp needs only double */
-            if (ma > mb) {
-                sp_logsum_add(&pos, ma + sp_log1mexp((double)(mb - ma)) + lt);
-            } else {
-                sp_logsum_add(&neg, mb + sp_log1mexp((double)(ma - mb)) + lt);
+            long double ld;
+            const int sign = gauss_log_d(g, plus, k, eps, &ld);
+            if (sign != 0) {
+                sp_logsum_add(sign > 0 ? &pos : &neg, ld + lt);
             }
         }
     }
@@ -506,12 +538,12 @@ static long double log_tail_bound(const sp_gauss *g, int plus, double x, int upp
  * the extreme atom with D != 0 (0 if there is none). */
 static int far_sign(const sp_gauss *g, int plus, double eps, int dir)
 {
-    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
     for (long i = 0; i < g->len; i++) {
         long k = dir > 0 ? g->len - 1 - i : i;
-        long double ma = la[k], mb = lb[k] + eps;
-        if (ma != mb) {
-            return ma > mb ? 1 : -1;
+        long double ld;
+        int sign = gauss_log_d(g, plus, k, eps, &ld);
+        if (sign != 0) {
+            return sign;
         }
     }
     return 0;
@@ -617,7 +649,8 @@ static double gauss_direction(const sp_gauss *g, double eps, int plus)
     const long double inv2s2 = 0.5L / ((long double)s * (long double)s);
     ratio_fn r = {g, plus, eps, inv2s2};
     /* every D_k <= 0 (eps >= ln max A/B): f_A <= e^eps f_B everywhere */
-    if ((long double)eps >= (plus ? g->lr_max : -g->lr_min)) {
+    if ((plus ? ((long double)eps - g->lr_max) - g->lr_max_lo
+              : ((long double)eps + g->lr_min) + g->lr_min_lo) >= 0.0L) {
         return -INFINITY;
     }
     double result;

@@ -112,7 +112,8 @@ def _pair_curve(laws, reference_fn, description, noise=None):
             log_rest_p = float(np.logaddexp(log_rest_p, cut_p))
             log_rest_q = float(np.logaddexp(log_rest_q, cut_q))
         windowed = log_rest_p > -math.inf or log_rest_q > -math.inf
-        core = noisy.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr)
+        core = noisy.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr,
+                          log_ratio_lo=lr_lo if isinstance(noise, Gaussian) else None)
         description = f"{description}, noise={noise!r}"
         if windowed:
             # each noisy density is a mixture of the atoms' pairs: its ratio

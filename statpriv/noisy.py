@@ -100,7 +100,7 @@ def max_log_ratio(noise):
     return zero_points(noise)[0]
 
 
-def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
+def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None, log_ratio_lo=None):
     """C evaluator for count laws (lp, lq) plus ``noise``.
 
     monotone_ratio: P is Q shifted by one (no sampling); kept for callers.
@@ -120,7 +120,8 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     They are set on the tail cells in double-double, so delta keeps its
     relative accuracy up to the float just below the zero point.
 
-    log_ratio: optional accurate ln P/Q of the count laws (closed forms).
+    log_ratio: optional accurate ln P/Q of the count laws (closed forms);
+    log_ratio_lo: its low parts (Gaussian noise uses both for D = P - e^eps Q).
     With geometric noise it gives the difference law D = P - Q = Q expm1(lr)
     accurately, and the cells' log ratios as log1p((D*N)/(Q*N)): where P and
     Q nearly agree (tiny sampling rates) that keeps the relative accuracy
@@ -128,7 +129,10 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
     """
     lp, lq = np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble)
     if isinstance(noise, Gaussian):
-        return _core.GaussCurveCore(lp, lq, noise.sigma, monotone_likelihood_ratio(lp, lq))
+        # the accurate ln P/Q (and its low parts) gives every D_k = P(k) -
+        # e^eps Q(k) its relative accuracy (csrc/noise.c, gauss_log_d)
+        return _core.GaussCurveCore(lp, lq, noise.sigma, monotone_likelihood_ratio(lp, lq),
+                                    lr=log_ratio, lr_lo=log_ratio_lo)
     sl = _trim_slice(lp, lq)
     lp, lq = lp[sl], lq[sl]
     if log_ratio is not None:
