@@ -255,6 +255,44 @@ static long double log_density_rel(const long double *la, long double amax, long
     return acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
 }
 
+/* ln (f_A(x) / (A(k0) phi(x - k0))) = ln(1 + sum_{k != k0} A(k)/A(k0)
+ * e^(-j (2t + j) / (2 sigma^2))) for A(k0) > 0: the atom k0 nearest x taken
+ * out exactly, so that ln f_P - ln f_Q = ln P(k0)/Q(k0) + (these two), with
+ * the first term from the accurate log ratio and the others as accurate as
+ * their size (log1p of the other atoms' share).  Same stopping rule as
+ * log_density_rel. */
+static long double log_density_excess(const long double *la, long double amax, long len,
+                                      long double inv2s2, long k0, double t)
+{
+    const long double base = la[k0];
+    sp_logsum acc = {0.0L, 0.0L};
+    long double best = base;
+    for (long k = k0 - 1; k >= 0; k--) {
+        long double j = (long double)(k0 - k);
+        long double e = -j * (2.0L * t + j) * inv2s2;
+        if (amax + e < best - 45.0L) {
+            break;
+        }
+        best = fmaxl(best, la[k] + e);
+        sp_logsum_add(&acc, (la[k] - base) + e);
+    }
+    for (long k = k0 + 1; k < len; k++) {
+        long double j = (long double)(k0 - k);
+        long double e = -j * (2.0L * t + j) * inv2s2;
+        if (amax + e < best - 45.0L) {
+            break;
+        }
+        best = fmaxl(best, la[k] + e);
+        sp_logsum_add(&acc, (la[k] - base) + e);
+    }
+    if (!(acc.sum > 0.0L)) {
+        return 0.0L;
+    }
+    /* ln(1 + e^L) with L = ln of the others' share, without losing a small L */
+    long double L = acc.ref + logl(acc.sum);
+    return L > 0.0L ? L + log1pl(expl(-L)) : log1pl(expl(L));
+}
+
 /* h(x) = ln f_A(x) - ln f_B(x) - eps with (A, B) = (P, Q) or (Q, P). */
 typedef struct {
     const sp_gauss *g;
@@ -268,6 +306,18 @@ static double ratio_h(const ratio_fn *r, double x)
     const sp_gauss *g = r->g;
     long k0 = sp_nearest_atom(x, g->len);
     double t = x - (double)k0;               /* exact: |x| < 2^52 where it matters */
+    if (g->lr != NULL && isfinite(g->lp[k0]) && isfinite(g->lq[k0]) && isfinite(g->lr[k0])) {
+        /* ln f_P - ln f_Q = ln P(k0)/Q(k0) + excess_P - excess_Q: h keeps
+         * its accuracy relative to its own size near the zero point, where
+         * ln P(k0)/Q(k0) - eps is 1e-14 (the crossing, and through it delta,
+         * would otherwise move with the rounding of ln f) */
+        long double xp = log_density_excess(g->lp, g->lpmax, g->len, r->inv2s2, k0, t);
+        long double xq = log_density_excess(g->lq, g->lqmax, g->len, r->inv2s2, k0, t);
+        long double lo = g->lr_lo != NULL ? g->lr_lo[k0] : 0.0L;
+        long double h = r->plus ? ((g->lr[k0] - (long double)r->eps) + lo) + (xp - xq)
+                                : ((-g->lr[k0] - (long double)r->eps) - lo) + (xq - xp);
+        return (double)h;
+    }
     long double fp = log_density_rel(g->lp, g->lpmax, g->len, r->inv2s2, k0, t);
     long double fq = log_density_rel(g->lq, g->lqmax, g->len, r->inv2s2, k0, t);
     long double h = r->plus ? fp - fq : fq - fp;
