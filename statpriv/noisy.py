@@ -131,8 +131,10 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None, log_rat
     if isinstance(noise, Gaussian):
         # the accurate ln P/Q (and its low parts) gives every D_k = P(k) -
         # e^eps Q(k) its relative accuracy (csrc/noise.c, gauss_log_d)
-        return _core.GaussCurveCore(lp, lq, noise.sigma, monotone_likelihood_ratio(lp, lq),
-                                    lr=log_ratio, lr_lo=log_ratio_lo)
+        # monotone_ratio (P is Q shifted by one, Q log-concave: binomial,
+        # Poisson-binomial) implies the monotone likelihood ratio; no check
+        mlr = bool(monotone_ratio) or monotone_likelihood_ratio(lp, lq)
+        return _core.GaussCurveCore(lp, lq, noise.sigma, mlr, lr=log_ratio, lr_lo=log_ratio_lo)
     sl = _trim_slice(lp, lq)
     lp, lq = lp[sl], lq[sl]
     if log_ratio is not None:
