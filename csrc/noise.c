@@ -255,42 +255,84 @@ static long double log_density_rel(const long double *la, long double amax, long
     return acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
 }
 
-/* ln (f_A(x) / (A(k0) phi(x - k0))) = ln(1 + sum_{k != k0} A(k)/A(k0)
- * e^(-j (2t + j) / (2 sigma^2))) for A(k0) > 0: the atom k0 nearest x taken
- * out exactly, so that ln f_P - ln f_Q = ln P(k0)/Q(k0) + (these two), with
- * the first term from the accurate log ratio and the others as accurate as
- * their size (log1p of the other atoms' share).  Same stopping rule as
- * log_density_rel. */
-static long double log_density_excess(const long double *la, long double amax, long len,
-                                      long double inv2s2, long k0, double t)
+/* ln f_P(x) - ln f_Q(x) - ln P(k0)/Q(k0) = log1p((S_P - S_Q) / (1 + S_Q)) with
+ * S_A = sum_{k != k0} A(k)/A(k0) w_k, w_k = e^(-j (2t + j) / (2 sigma^2)),
+ * and S_P - S_Q summed term by term as Q(k)/Q(k0) w_k expm1(L_k - L_k0)
+ * (L = lr + lr_lo, the accurate log ratio), positive and negative terms
+ * apart: the difference keeps its relative accuracy where P and Q nearly
+ * agree, instead of being the difference of two rounded log1p's (requires
+ * g->lr and finite lp[k0], lq[k0], lr[k0]).  The walk on each side stops
+ * where no further atom can add e^-45 of the largest term of either sum so
+ * far (the exponents fall at least linearly past the nearest atom). */
+static long double log_ratio_excess(const sp_gauss *g, long double inv2s2, long k0, double t)
 {
-    const long double base = la[k0];
-    sp_logsum acc = {0.0L, 0.0L};
-    long double best = base;
-    for (long k = k0 - 1; k >= 0; k--) {
-        long double j = (long double)(k0 - k);
-        long double e = -j * (2.0L * t + j) * inv2s2;
-        if (amax + e < best - 45.0L) {
-            break;
+    const long double *lp = g->lp, *lq = g->lq;
+    const long double bp = lp[k0], bq = lq[k0];
+    const long double l0 = g->lr[k0] + (g->lr_lo != NULL ? g->lr_lo[k0] : 0.0L);
+    /* a bound on ln(A(k)/A(k0)) over k for either law, for the stopping rule */
+    const long double top = fmaxl(g->lpmax - bp, g->lqmax - bq) + LN2;
+    sp_logsum sq = {0.0L, 0.0L}, sp = {0.0L, 0.0L}, dpos = {0.0L, 0.0L}, dneg = {0.0L, 0.0L};
+    long double best = 0.0L;        /* the k0 term of 1 + S_Q */
+    for (int side = 0; side < 2; side++) {
+        const long step = side == 0 ? -1 : 1;
+        for (long k = k0 + step; k >= 0 && k < g->len; k += step) {
+            const long double j = (long double)(k0 - k);
+            const long double e = -j * (2.0L * t + j) * inv2s2;
+            if (top + e < best - 45.0L) {
+                break;
+            }
+            const long double aq = (lq[k] - bq) + e, ap = (lp[k] - bp) + e;
+            sp_logsum_add(&sq, aq);
+            sp_logsum_add(&sp, ap);
+            long double term;
+            int sign;
+            if (lq[k] == -INFINITY) {
+                if (lp[k] == -INFINITY) {
+                    continue;
+                }
+                term = ap, sign = 1;               /* an atom of P only */
+            } else if (lp[k] == -INFINITY) {
+                term = aq, sign = -1;              /* of Q only: expm1(-inf) = -1 */
+            } else {
+                long double lk = isfinite(g->lr[k])
+                                     ? g->lr[k] + (g->lr_lo != NULL ? g->lr_lo[k] : 0.0L)
+                                     : lp[k] - lq[k];
+                long double d = lk - l0;
+                if (d == 0.0L) {
+                    best = fmaxl(best, aq);
+                    continue;
+                }
+                long double em = expm1l(d);
+                term = aq + logl(fabsl(em)), sign = em > 0.0L ? 1 : -1;
+            }
+            best = fmaxl(best, fmaxl(aq, term));
+            sp_logsum_add(sign > 0 ? &dpos : &dneg, term);
         }
-        best = fmaxl(best, la[k] + e);
-        sp_logsum_add(&acc, (la[k] - base) + e);
     }
-    for (long k = k0 + 1; k < len; k++) {
-        long double j = (long double)(k0 - k);
-        long double e = -j * (2.0L * t + j) * inv2s2;
-        if (amax + e < best - 45.0L) {
-            break;
-        }
-        best = fmaxl(best, la[k] + e);
-        sp_logsum_add(&acc, (la[k] - base) + e);
+    const long double lpos = dpos.sum > 0.0L ? dpos.ref + logl(dpos.sum) : -INFINITY;
+    const long double lneg = dneg.sum > 0.0L ? dneg.ref + logl(dneg.sum) : -INFINITY;
+    if (lpos == lneg) {
+        return 0.0L;                       /* includes both empty */
     }
-    if (!(acc.sum > 0.0L)) {
-        return 0.0L;
+    /* ln(1 + S) from the log of S, without losing a small S */
+    long double lsq = 0.0L, lsp = 0.0L;
+    if (sq.sum > 0.0L) {
+        long double L = sq.ref + logl(sq.sum);
+        lsq = L > 0.0L ? L + log1pl(expl(-L)) : log1pl(expl(L));
     }
-    /* ln(1 + e^L) with L = ln of the others' share, without losing a small L */
-    long double L = acc.ref + logl(acc.sum);
-    return L > 0.0L ? L + log1pl(expl(-L)) : log1pl(expl(L));
+    if (sp.sum > 0.0L) {
+        long double L = sp.ref + logl(sp.sum);
+        lsp = L > 0.0L ? L + log1pl(expl(-L)) : log1pl(expl(L));
+    }
+    long double v;                        /* (S_P - S_Q) / (1 + S_Q) */
+    if (lpos > lneg) {
+        v = expl(lpos + sp_log1mexpl(lneg - lpos) - lsq);
+    } else {
+        v = -expl(lneg + sp_log1mexpl(lpos - lneg) - lsq);
+    }
+    /* |v| small: log1p of the accurate difference; else the ratio of the
+     * two sums is far from 1 and their logs differ without cancellation */
+    return fabsl(v) <= 0.5L ? log1pl(v) : lsp - lsq;
 }
 
 /* h(x) = ln f_A(x) - ln f_B(x) - eps with (A, B) = (P, Q) or (Q, P). */
@@ -311,11 +353,10 @@ static double ratio_h(const ratio_fn *r, double x)
          * its accuracy relative to its own size near the zero point, where
          * ln P(k0)/Q(k0) - eps is 1e-14 (the crossing, and through it delta,
          * would otherwise move with the rounding of ln f) */
-        long double xp = log_density_excess(g->lp, g->lpmax, g->len, r->inv2s2, k0, t);
-        long double xq = log_density_excess(g->lq, g->lqmax, g->len, r->inv2s2, k0, t);
+        long double x = log_ratio_excess(g, r->inv2s2, k0, t);
         long double lo = g->lr_lo != NULL ? g->lr_lo[k0] : 0.0L;
-        long double h = r->plus ? ((g->lr[k0] - (long double)r->eps) + lo) + (xp - xq)
-                                : ((-g->lr[k0] - (long double)r->eps) - lo) + (xq - xp);
+        long double h = r->plus ? ((g->lr[k0] - (long double)r->eps) + lo) + x
+                                : ((-g->lr[k0] - (long double)r->eps) - lo) - x;
         return (double)h;
     }
     long double fp = log_density_rel(g->lp, g->lpmax, g->len, r->inv2s2, k0, t);
