@@ -231,3 +231,23 @@ def test_epsilon_zero_is_the_float_at_or_above_the_zero_point():
         log_delta = curve.log_delta_minus if direction == "minus" else curve.log_delta_plus
         assert log_delta(got) == -math.inf
         assert log_delta(math.nextafter(got, 0.0)) > -math.inf
+
+
+@pytest.mark.parametrize("eps", [1e-6, 1.5913884505569332e-06, 1.6074630813706397e-06])
+def test_secret_sample_near_zero_point_deep_tail(eps):
+    # lambda = 1.6e-7, ln P/Q of neighbouring atoms differ by 1.1e-8: the
+    # crossing sits where the noisy densities' log ratio is eps to 1e-22,
+    # so it must come from the atoms' log-ratio differences, not from two
+    # rounded log densities.  Reference: the independent oracle (mpmath from
+    # the definition, hypergeometric laws, normal tail sums at the crossing).
+    import independent_oracle as O
+    n, m, K, sigma = 1000000000, 160, 900464197, 0.9904086155487369
+    curve = statpriv.secret_sample(n, m, positives=K, noise=statpriv.Gaussian(sigma))
+    oracle = O.noisy(O.secret_sample(n, m, K), ("gaussian", sigma))
+    truth = mp.log(oracle.delta(eps, "minus"))
+    ours = curve.log_delta_minus(eps)
+    if truth > -700:
+        _assert_rel_close(ours, truth, eps)
+    else:
+        _assert_log_close(ours, truth, eps)
+        assert ours >= float(truth) - max(1e-10, 8 * abs(float(truth)) * 2.0 ** -52)
