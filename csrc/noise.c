@@ -214,12 +214,13 @@ static int gauss_log_d(const sp_gauss *g, int plus, long k, double eps, long dou
     } else {
         u = la - lb;
     }
+    /* u is exact to ~1e-30 absolute; ln(1 - e^-|u|) needs only double */
     if (u > 0.0L) {
-        *ld = la + (u == INFINITY ? 0.0L : sp_log1mexpl(-u));
+        *ld = la + (u == INFINITY ? 0.0L : (long double)sp_log1mexp((double)-u));
         return 1;
     }
     if (u < 0.0L) {
-        *ld = lb + (u == -INFINITY ? 0.0L : sp_log1mexpl(u));
+        *ld = lb + (u == -INFINITY ? 0.0L : (long double)sp_log1mexp((double)u));
         return -1;
     }
     return 0;
@@ -272,18 +273,30 @@ static long double log_ratio_excess(const sp_gauss *g, long double inv2s2, long 
     /* a bound on ln(A(k)/A(k0)) over k for either law, for the stopping rule */
     const long double top = fmaxl(g->lpmax - bp, g->lqmax - bq) + LN2;
     sp_logsum sq = {0.0L, 0.0L}, sp = {0.0L, 0.0L}, dpos = {0.0L, 0.0L}, dneg = {0.0L, 0.0L};
-    long double best = 0.0L;        /* the k0 term of 1 + S_Q */
+    /* largest term so far of the shares (the k0 term, 1) and of S_P - S_Q:
+     * every |term| of S_P - S_Q is below max(A(k)/A(k0) w_k over A = P, Q)
+     * (|expm1(d)| < max(1, e^d)), so an atom both of whose shares are e^-50
+     * below the largest term of a sum adds nothing to that sum */
+    long double best_s = 0.0L, best_d = -INFINITY;
     for (int side = 0; side < 2; side++) {
         const long step = side == 0 ? -1 : 1;
         for (long k = k0 + step; k >= 0 && k < g->len; k += step) {
             const long double j = (long double)(k0 - k);
             const long double e = -j * (2.0L * t + j) * inv2s2;
-            if (top + e < best - 45.0L) {
+            const long double floor = best_d > -INFINITY ? fminl(best_s, best_d) : best_s;
+            if (top + e < floor - 45.0L) {
                 break;
             }
             const long double aq = (lq[k] - bq) + e, ap = (lp[k] - bp) + e;
-            sp_logsum_add(&sq, aq);
-            sp_logsum_add(&sp, ap);
+            const long double amax = fmaxl(aq, ap);
+            if (amax >= best_s - 50.0L) {
+                sp_logsum_add(&sq, aq);
+                sp_logsum_add(&sp, ap);
+                best_s = fmaxl(best_s, amax);
+            }
+            if (best_d > -INFINITY && amax < best_d - 50.0L) {
+                continue;
+            }
             long double term;
             int sign;
             if (lq[k] == -INFINITY) {
@@ -299,13 +312,12 @@ static long double log_ratio_excess(const sp_gauss *g, long double inv2s2, long 
                                      : lp[k] - lq[k];
                 long double d = lk - l0;
                 if (d == 0.0L) {
-                    best = fmaxl(best, aq);
                     continue;
                 }
                 long double em = expm1l(d);
                 term = aq + logl(fabsl(em)), sign = em > 0.0L ? 1 : -1;
             }
-            best = fmaxl(best, fmaxl(aq, term));
+            best_d = fmaxl(best_d, term);
             sp_logsum_add(sign > 0 ? &dpos : &dneg, term);
         }
     }
