@@ -217,6 +217,39 @@ static long double logaddexpl_(long double a, long double b)
     return m == -INFINITY ? -INFINITY : m + log1pl(expl(-fabsl(a - b)));
 }
 
+/* ln |D_k| for D_k = A(k) - e^eps B(k), (A, B) = (P, Q) (plus) or (Q, P);
+ * returns the sign of D_k (0: D_k = 0, nothing to add).  With u = ln A(k)/B(k)
+ * - eps, D_k = A(k)(1 - e^-u) for u > 0 and -e^eps B(k)(1 - e^u) for u < 0:
+ * one log1mexp of u, which comes from the accurate ln P/Q (g->lr, g->lr_lo:
+ * closed forms, double-double where refined) when the caller gave it, so
+ * D_k keeps its relative accuracy when P(k) and Q(k) agree to 1e-9 (tiny
+ * sampling rates) and when eps is near ln A(k)/B(k) (the zero point). */
+static int gauss_log_d(const sp_gauss *g, int plus, long k, double eps, long double *ld)
+{
+    const long double la = plus ? g->lp[k] : g->lq[k];
+    const long double lb = (plus ? g->lq[k] : g->lp[k]) + (long double)eps;
+    long double u;
+    if (la == -INFINITY && lb == -INFINITY) {
+        return 0;
+    }
+    if (g->lr != NULL && isfinite(g->lr[k]) && isfinite(la) && isfinite(lb)) {
+        const long double lo = g->lr_lo != NULL ? g->lr_lo[k] : 0.0L;
+        u = plus ? (g->lr[k] - (long double)eps) + lo : (-g->lr[k] - (long double)eps) - lo;
+    } else {
+        u = la - lb;
+    }
+    /* u is exact to ~1e-30 absolute; ln(1 - e^-|u|) needs only double */
+    if (u > 0.0L) {
+        *ld = la + (u == INFINITY ? 0.0L : (long double)sp_log1mexp((double)-u));
+        return 1;
+    }
+    if (u < 0.0L) {
+        *ld = lb + (u == -INFINITY ? 0.0L : (long double)sp_log1mexp((double)u));
+        return -1;
+    }
+    return 0;
+}
+
 static long double log_density_rel(const long double *la, long double amax, long len,
                                    long double inv2s2, long k0, double t)
 {
@@ -247,6 +280,97 @@ static long double log_density_rel(const long double *la, long double amax, long
     return acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
 }
 
+/* ln f_P(x) - ln f_Q(x) - ln P(k0)/Q(k0) = log1p((S_P - S_Q) / (1 + S_Q)) with
+ * S_A = sum_{k != k0} A(k)/A(k0) w_k, w_k = e^(-j (2t + j) / (2 sigma^2)),
+ * and S_P - S_Q summed term by term as Q(k)/Q(k0) w_k expm1(L_k - L_k0)
+ * (L = lr + lr_lo, the accurate log ratio), positive and negative terms
+ * apart: the difference keeps its relative accuracy where P and Q nearly
+ * agree, instead of being the difference of two rounded log1p's (requires
+ * g->lr and finite lp[k0], lq[k0], lr[k0]).  The walk on each side stops
+ * where no further atom can add e^-45 of the largest term of either sum so
+ * far (the exponents fall at least linearly past the nearest atom). */
+static long double log_ratio_excess(const sp_gauss *g, long double inv2s2, long k0, double t)
+{
+    const long double *lp = g->lp, *lq = g->lq;
+    const long double bp = lp[k0], bq = lq[k0];
+    const long double l0 = g->lr[k0] + (g->lr_lo != NULL ? g->lr_lo[k0] : 0.0L);
+    /* a bound on ln(A(k)/A(k0)) over k for either law, for the stopping rule */
+    const long double top = fmaxl(g->lpmax - bp, g->lqmax - bq) + LN2;
+    sp_logsum sq = {0.0L, 0.0L}, sp = {0.0L, 0.0L}, dpos = {0.0L, 0.0L}, dneg = {0.0L, 0.0L};
+    /* largest term so far of the shares (the k0 term, 1) and of S_P - S_Q:
+     * every |term| of S_P - S_Q is below max(A(k)/A(k0) w_k over A = P, Q)
+     * (|expm1(d)| < max(1, e^d)), so an atom both of whose shares are e^-50
+     * below the largest term of a sum adds nothing to that sum */
+    long double best_s = 0.0L, best_d = -INFINITY;
+    for (int side = 0; side < 2; side++) {
+        const long step = side == 0 ? -1 : 1;
+        for (long k = k0 + step; k >= 0 && k < g->len; k += step) {
+            const long double j = (long double)(k0 - k);
+            const long double e = -j * (2.0L * t + j) * inv2s2;
+            const long double floor = best_d > -INFINITY ? fminl(best_s, best_d) : best_s;
+            if (top + e < floor - 45.0L) {
+                break;
+            }
+            const long double aq = (lq[k] - bq) + e, ap = (lp[k] - bp) + e;
+            const long double amax = fmaxl(aq, ap);
+            if (amax >= best_s - 50.0L) {
+                sp_logsum_add(&sq, aq);
+                sp_logsum_add(&sp, ap);
+                best_s = fmaxl(best_s, amax);
+            }
+            if (best_d > -INFINITY && amax < best_d - 50.0L) {
+                continue;
+            }
+            long double term;
+            int sign;
+            if (lq[k] == -INFINITY) {
+                if (lp[k] == -INFINITY) {
+                    continue;
+                }
+                term = ap, sign = 1;               /* an atom of P only */
+            } else if (lp[k] == -INFINITY) {
+                term = aq, sign = -1;              /* of Q only: expm1(-inf) = -1 */
+            } else {
+                long double lk = isfinite(g->lr[k])
+                                     ? g->lr[k] + (g->lr_lo != NULL ? g->lr_lo[k] : 0.0L)
+                                     : lp[k] - lq[k];
+                long double d = lk - l0;
+                if (d == 0.0L) {
+                    continue;
+                }
+                long double em = expm1l(d);
+                term = aq + logl(fabsl(em)), sign = em > 0.0L ? 1 : -1;
+            }
+            best_d = fmaxl(best_d, term);
+            sp_logsum_add(sign > 0 ? &dpos : &dneg, term);
+        }
+    }
+    const long double lpos = dpos.sum > 0.0L ? dpos.ref + logl(dpos.sum) : -INFINITY;
+    const long double lneg = dneg.sum > 0.0L ? dneg.ref + logl(dneg.sum) : -INFINITY;
+    if (lpos == lneg) {
+        return 0.0L;                       /* includes both empty */
+    }
+    /* ln(1 + S) from the log of S, without losing a small S */
+    long double lsq = 0.0L, lsp = 0.0L;
+    if (sq.sum > 0.0L) {
+        long double L = sq.ref + logl(sq.sum);
+        lsq = L > 0.0L ? L + log1pl(expl(-L)) : log1pl(expl(L));
+    }
+    if (sp.sum > 0.0L) {
+        long double L = sp.ref + logl(sp.sum);
+        lsp = L > 0.0L ? L + log1pl(expl(-L)) : log1pl(expl(L));
+    }
+    long double v;                        /* (S_P - S_Q) / (1 + S_Q) */
+    if (lpos > lneg) {
+        v = expl(lpos + sp_log1mexpl(lneg - lpos) - lsq);
+    } else {
+        v = -expl(lneg + sp_log1mexpl(lpos - lneg) - lsq);
+    }
+    /* |v| small: log1p of the accurate difference; else the ratio of the
+     * two sums is far from 1 and their logs differ without cancellation */
+    return fabsl(v) <= 0.5L ? log1pl(v) : lsp - lsq;
+}
+
 /* h(x) = ln f_A(x) - ln f_B(x) - eps with (A, B) = (P, Q) or (Q, P). */
 typedef struct {
     const sp_gauss *g;
@@ -260,6 +384,17 @@ static double ratio_h(const ratio_fn *r, double x)
     const sp_gauss *g = r->g;
     long k0 = sp_nearest_atom(x, g->len);
     double t = x - (double)k0;               /* exact: |x| < 2^52 where it matters */
+    if (g->lr != NULL && isfinite(g->lp[k0]) && isfinite(g->lq[k0]) && isfinite(g->lr[k0])) {
+        /* ln f_P - ln f_Q = ln P(k0)/Q(k0) + excess_P - excess_Q: h keeps
+         * its accuracy relative to its own size near the zero point, where
+         * ln P(k0)/Q(k0) - eps is 1e-14 (the crossing, and through it delta,
+         * would otherwise move with the rounding of ln f) */
+        long double x = log_ratio_excess(g, r->inv2s2, k0, t);
+        long double lo = g->lr_lo != NULL ? g->lr_lo[k0] : 0.0L;
+        long double h = r->plus ? ((g->lr[k0] - (long double)r->eps) + lo) + x
+                                : ((-g->lr[k0] - (long double)r->eps) - lo) - x;
+        return (double)h;
+    }
     long double fp = log_density_rel(g->lp, g->lpmax, g->len, r->inv2s2, k0, t);
     long double fq = log_density_rel(g->lq, g->lqmax, g->len, r->inv2s2, k0, t);
     long double h = r->plus ? fp - fq : fq - fp;
@@ -355,7 +490,6 @@ static double standardize(double x, double k, double s)
 static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, double b,
                              long double *lpos, long double *lneg)
 {
-    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
     const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
     const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
     const double s = g->sigma;
@@ -376,17 +510,14 @@ static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, 
                     break;
                 }
             }
-            long double ma = la[k], mb = lb[k] + eps;
-            if (ma == mb || (ma == -INFINITY && mb == -INFINITY)) {
+            long double ld;
+            const int sign = gauss_log_d(g, plus, k, eps, &ld);
+            if (sign == 0) {
                 continue;
             }
             long double m = (long double)log_normal_mass(g, standardize(a, kk, s),
                                                          standardize(b, kk, s));
-            if (ma > mb) {
-                sp_logsum_add(&pos, ma + sp_log1mexpl(mb - ma) + m);
-            } else {
-                sp_logsum_add(&neg, mb + sp_log1mexpl(ma - mb) + m);
-            }
+            sp_logsum_add(sign > 0 ? &pos : &neg, ld + m);
         }
     }
     *lpos = pos.sum > 0.0L ? pos.ref + sp_fast_logl(pos.sum) : -INFINITY;
@@ -415,7 +546,6 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
                          long double inv2s2, long double *lpos, long double *lneg,
                          long double *lref)
 {
-    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
     const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
     const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
     const double s = g->sigma;
@@ -430,6 +560,7 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
      * sum the cutoff compares with is there when the away side is walked */
     for (int pass = 0; pass < 2; pass++) {
         const int side = upper ? 1 - pass : pass;
+        int walk_inner = 0;
         const long step = side == 0 ? -1 : 1;
         for (long k = side == 0 ? k0 : k0 + 1; k >= 0 && k < len; k += step) {
             const long double j = (long double)(k0 - k);
@@ -440,20 +571,30 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
             }
             const long double jterm = j == 0.0L ? 0.0L : j * (2.0L * t + j) * inv2s2;
             const int away = (side == 0) == (upper != 0);
-            if (!away && v < -SP_GAUSS_INNER_SD) {
+            int inner = !away && v < -SP_GAUSS_INNER_SD;
+            if (inner && !walk_inner) {
                 /* this atom and all beyond it lie > 12 sd inside the tail:
                  * T = 1 to 1e-32, and their sum of D is S_A - e^eps S_B in
-                 * closed form from the cumulative sums (long double) */
+                 * closed form from the cumulative sums (long double) -- if
+                 * that difference does not cancel: the sums carry ~1e-18
+                 * relative rounding, so where S_A and e^eps S_B agree to
+                 * 1e-5 (P ~ Q at tiny sampling rates, or eps near the zero
+                 * point) the atoms are summed one by one from here on, each
+                 * D_k from the accurate log ratio (gauss_log_d) */
                 long double ra = side == 0 ? lca[k] : lsa[k];
                 long double rb = (side == 0 ? lcb[k] : lsb[k]) + eps;
-                if (ra > rb) {
-                    sp_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
-                } else if (rb > ra) {
-                    sp_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                if (fabsl(ra - rb) > 1e-5L || ra == -INFINITY || rb == -INFINITY) {
+                    if (ra > rb) {
+                        sp_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
+                    } else if (rb > ra) {
+                        sp_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                    }
+                    break;
                 }
-                break;
+                walk_inner = 1;
             }
-            const long double lt = log_upper(g, v, jterm, c, cref);
+            /* > 12 sd inside: T = 1 to 1e-32 (as in the closed form above) */
+            const long double lt = inner ? cref : log_upper(g, v, jterm, c, cref);
             if (pos.sum > 0.0L) {
                 /* atoms beyond k add at most (tail mass of A + e^eps tail
                  * mass of B) times T at k on the side away from the tail
@@ -465,16 +606,10 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
                     break;
                 }
             }
-            const long double ma = la[k], mb = lb[k] + eps;
-            if (ma == mb) {
-                continue;        /* D_k = 0, including both -inf */
-            }
-            /* D_k = A(k)(1 - e^(mb - ma)): the difference is exact in long
-             * double, its log1mexp needs only double */
-            if (ma > mb) {
-                sp_logsum_add(&pos, ma + sp_log1mexp((double)(mb - ma)) + lt);
-            } else {
-                sp_logsum_add(&neg, mb + sp_log1mexp((double)(ma - mb)) + lt);
+            long double ld;
+            const int sign = gauss_log_d(g, plus, k, eps, &ld);
+            if (sign != 0) {
+                sp_logsum_add(sign > 0 ? &pos : &neg, ld + lt);
             }
         }
     }
@@ -530,12 +665,12 @@ static long double log_tail_bound(const sp_gauss *g, int plus, double x, int upp
  * the extreme atom with D != 0 (0 if there is none). */
 static int far_sign(const sp_gauss *g, int plus, double eps, int dir)
 {
-    const long double *la = plus ? g->lp : g->lq, *lb = plus ? g->lq : g->lp;
     for (long i = 0; i < g->len; i++) {
         long k = dir > 0 ? g->len - 1 - i : i;
-        long double ma = la[k], mb = lb[k] + eps;
-        if (ma != mb) {
-            return ma > mb ? 1 : -1;
+        long double ld;
+        int sign = gauss_log_d(g, plus, k, eps, &ld);
+        if (sign != 0) {
+            return sign;
         }
     }
     return 0;
@@ -641,7 +776,8 @@ static double gauss_direction(const sp_gauss *g, double eps, int plus)
     const long double inv2s2 = 0.5L / ((long double)s * (long double)s);
     ratio_fn r = {g, plus, eps, inv2s2};
     /* every D_k <= 0 (eps >= ln max A/B): f_A <= e^eps f_B everywhere */
-    if ((long double)eps >= (plus ? g->lr_max : -g->lr_min)) {
+    if ((plus ? ((long double)eps - g->lr_max) - g->lr_max_lo
+              : ((long double)eps + g->lr_min) + g->lr_min_lo) >= 0.0L) {
         return -INFINITY;
     }
     double result;

@@ -64,7 +64,14 @@ typedef struct {
     long len;
     double sigma;
     long double lpmax, lqmax;       /* max of lp, lq */
-    long double lr_max, lr_min;     /* max and min of lp - lq over atoms with P + Q > 0 */
+    long double lr_max, lr_min;     /* max and min of ln P/Q over atoms with P + Q > 0 */
+    long double lr_max_lo, lr_min_lo; /* their low parts (0 if none): ln P/Q = hi + lo */
+    /* optional (NULL if none): ln P(k)/Q(k) = lr[k] + lr_lo[k] accurately (closed
+     * forms of the laws, double-double where refined).  With them every
+     * D_k = A(k) - e^eps B(k) is A(k)(1 - e^-(ln A/B - eps)) with the exponent
+     * free of the rounding of lp - lq: relative accuracy where P and Q nearly
+     * agree (tiny sampling rates) and near the zero point. */
+    const long double *lr, *lr_lo;
     int monotone;               /* lp - lq non-decreasing on those atoms (MLR) */
     double (*log_ndtr)(double); /* ln Phi, supplied by the caller (scipy) */
     double (*erfcx)(double);    /* e^(x^2) erfc(x), likewise */

@@ -287,7 +287,8 @@ cdef class GaussCurveCore(CurveCore):
     cdef sp_gauss g
     cdef object arrays
 
-    def __cinit__(self, lp, lq, double sigma, bint monotone):
+    def __cinit__(self, lp, lq, double sigma, bint monotone, lr=None, lr_lo=None):
+        cdef long double[::1] ext
         lp, lq = _extended(lp), _extended(lq)
         if lp.shape != lq.shape or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq must be equal-length non-empty 1-d arrays")
@@ -296,11 +297,28 @@ cdef class GaussCurveCore(CurveCore):
         live = np.isfinite(lp) | np.isfinite(lq)
         if not live.any():
             raise ValueError("P and Q have no atom")
+        # ln P/Q: the caller's accurate one (closed forms, low parts) where
+        # given, else lp - lq; the extreme ratios (the zero points) in
+        # double-double
         with np.errstate(invalid="ignore"):
-            lr = (lp - lq)[live]
+            generic = lp - lq
+        if lr is None:
+            lr = generic
+            lo = np.zeros(lp.shape[0], dtype=np.longdouble)
+        else:
+            lr = _extended(lr)
+            lo = np.zeros(lp.shape[0], dtype=np.longdouble) if lr_lo is None else _extended(lr_lo)
+            if lr.shape != lp.shape or lo.shape != lp.shape:
+                raise ValueError("lr, lr_lo must have the shape of lp")
+            # +-inf and NaN (an atom of one law only, or of neither) from lp - lq
+            lr = np.where(np.isfinite(lr) & np.isfinite(generic), lr, generic)
+            lo = np.where(np.isfinite(lr), lo, 0.0)
+        full = (lr + lo)[live]
+        i_max, i_min = int(np.argmax(full)), int(np.argmin(full))
+        lr_live, lo_live = lr[live], lo[live]
         cums = [_log_cumsum(lp, reverse=True), _log_cumsum(lp),
                 _log_cumsum(lq, reverse=True), _log_cumsum(lq)]
-        self.arrays = [lp, lq] + cums
+        self.arrays = [lp, lq] + cums + [lr, lo]
         self.g.lp = _data(lp)
         self.g.lq = _data(lq)
         self.g.lsp = _data(cums[0])
@@ -309,10 +327,19 @@ cdef class GaussCurveCore(CurveCore):
         self.g.lcq = _data(cums[3])
         self.g.len = lp.shape[0]
         self.g.sigma = sigma
-        self.g.lpmax = np.max(lp)
-        self.g.lqmax = np.max(lq)
-        self.g.lr_max = np.max(lr)
-        self.g.lr_min = np.min(lr)
+        # through a long double buffer: a numpy longdouble scalar assigned to
+        # a C long double would pass through a Python float (double)
+        ext = np.array(
+            [lr_live[i_max], lr_live[i_min], lo_live[i_max], lo_live[i_min],
+             np.max(lp), np.max(lq)], dtype=np.longdouble)
+        self.g.lpmax = ext[4]
+        self.g.lqmax = ext[5]
+        self.g.lr_max = ext[0]
+        self.g.lr_min = ext[1]
+        self.g.lr_max_lo = ext[2]
+        self.g.lr_min_lo = ext[3]
+        self.g.lr = _data(lr)
+        self.g.lr_lo = _data(lo)
         self.g.monotone = monotone
         self.g.log_ndtr = _log_ndtr
         self.log_tol = 1e-10    # noisy curves: delta promised to 1e-10 relative

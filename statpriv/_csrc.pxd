@@ -89,6 +89,10 @@ cdef extern from "noise.h" nogil:
         long double lqmax
         long double lr_max
         long double lr_min
+        long double lr_max_lo
+        long double lr_min_lo
+        const long double *lr
+        const long double *lr_lo
         int monotone
         double (*log_ndtr)(double) noexcept nogil
         double (*erfcx)(double) noexcept nogil

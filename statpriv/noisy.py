@@ -144,7 +144,8 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None, log_rat
     They are set on the tail cells in double-double, so delta keeps its
     relative accuracy up to the float just below the zero point.
 
-    log_ratio: optional accurate ln P/Q of the count laws (closed forms).
+    log_ratio: optional accurate ln P/Q of the count laws (closed forms);
+    log_ratio_lo: its low parts (Gaussian noise uses both for D = P - e^eps Q).
     With geometric noise it gives the difference law D = P - Q = Q expm1(lr)
     accurately, and the cells' log ratios as log1p((D*N)/(Q*N)): where P and
     Q nearly agree (tiny sampling rates) that keeps the relative accuracy
@@ -152,7 +153,12 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None, log_rat
     """
     lp, lq = np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble)
     if isinstance(noise, Gaussian):
-        return _core.GaussCurveCore(lp, lq, noise.sigma, monotone_likelihood_ratio(lp, lq))
+        # the accurate ln P/Q (and its low parts) gives every D_k = P(k) -
+        # e^eps Q(k) its relative accuracy (csrc/noise.c, gauss_log_d)
+        # monotone_ratio (P is Q shifted by one, Q log-concave: binomial,
+        # Poisson-binomial) implies the monotone likelihood ratio; no check
+        mlr = bool(monotone_ratio) or monotone_likelihood_ratio(lp, lq)
+        return _core.GaussCurveCore(lp, lq, noise.sigma, mlr, lr=log_ratio, lr_lo=log_ratio_lo)
     sl = _trim_slice(lp, lq)
     lp, lq = lp[sl], lq[sl]
     law_lr = law_lo = None

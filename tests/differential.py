@@ -401,14 +401,12 @@ def _alarm(signum, frame):
     raise CaseTimeout()
 
 
-# Checks whose failures are known and open (see docs/precision.md): the
-# zero-point sweep of Gaussian-noise curves on bounded-ratio laws (sampling
-# without replacement, secret sample, Poisson sampling's delta_minus), where
-# the extreme log ratio is not yet carried in double-double by the Gaussian
-# kernel (and, on the fixed edge cases, their epsilon checks, which stand on
-# the same digits).  run(..., skip_open=True) leaves them out; test_differential runs
-# them on their own as a strict xfail, so a fix shows up as XPASS.
-OPEN_ZERO_POINT_KINDS = ("gaussian",)
+# Kinds whose zero-point and epsilon checks are known to fail and left out by
+# run(..., skip_open=True): none at present (the last open class, Gaussian
+# noise near the zero points of bounded-ratio laws, is fixed: the Gaussian
+# kernel carries the laws' log ratio in double-double).  A kind listed here
+# needs its own strict xfail in test_differential.
+OPEN_ZERO_POINT_KINDS = ()
 
 
 def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False):

@@ -33,19 +33,6 @@ def test_random_slice():
     assert failures == 0
 
 
-@pytest.mark.xfail(strict=True, reason="open: Gaussian noise near the zero point of "
-                   "bounded-ratio laws (docs/precision.md)")
-def test_open_gaussian_zero_points():
-    # The one class of the precision contract that is known to fail: the
-    # zero-point sweep of Gaussian-noise curves on sampled laws.  Strict: a
-    # fix turns this into an XPASS, which fails the run until it moves into
-    # the asserted tests.
-    results = differential.run_edge_cases(kinds=differential.OPEN_ZERO_POINT_KINDS)
-    failures, comparisons = _summary(results, "open: Gaussian zero points")
-    assert comparisons > 0
-    assert failures == 0
-
-
 @pytest.mark.exhaustive
 def test_exhaustive():
     results = differential.run(differential.KINDS, 25, seed=1, zero_point=True, epsilon=True,

@@ -171,3 +171,83 @@ def test_grid_path_agrees_with_single_crossing():
         for direction in (_core.PLUS, _core.MINUS):
             a, b = solved.log_delta(eps, direction), scanned.log_delta(eps, direction)
             assert np.allclose(a, b, rtol=1e-11, atol=1e-11), (sigma, direction, a - b)
+
+
+def _assert_rel_close(ours_log, truth_log, what, rel=1e-10):
+    """delta within rel relative of the definition, and not below it."""
+    truth_log = float(truth_log)
+    assert math.isfinite(ours_log), (what, ours_log, truth_log)
+    diff = ours_log - truth_log
+    assert abs(math.expm1(diff)) <= rel, (what, ours_log, truth_log, diff)
+    assert diff >= -max(1e-13, 8 * abs(truth_log) * 2.0 ** -52), (what, "under-report", diff)
+
+
+@pytest.mark.parametrize("eps,plus", [(0.0, False), (0.0, True), (2e-9, False), (5e-9, True)])
+def test_tiny_sampling_rate_keeps_relative_accuracy(eps, plus):
+    # m/n = 4.5e-9: P(k) and Q(k) agree to 1e-9, every D_k = P(k) - e^eps Q(k)
+    # must come from the closed-form log ratio, not from lp - lq
+    n, pi, m, sigma = 661493835, 0.4044, 3, 8.83
+    curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Gaussian(sigma))
+    with mp.workdps(60):        # P and Q agree to 1e-9: the laws need the digits too
+        P, Q = _mixture(_binom(m - 1, pi), _binom(m, pi), mp.mpf(m) / n)
+    ours = curve.log_delta_plus(eps) if plus else curve.log_delta_minus(eps)
+    _assert_rel_close(ours, _mp_log_delta(P, Q, sigma, eps, plus), (eps, plus))
+
+
+# pi = 1.8e-30, n = 4, m = 3: ln max Q/P = ln 4 - 1.4e-30 (delta_minus) and
+# ln max P/Q = ln((3 + pi)/pi) (delta_plus): both zero points are resolved
+# only in double-double; the float just below each has delta ~1e-17 (minus)
+# and ~1e-74 (plus), the crossing pinned by a 1e-14 difference of log ratios
+ZP = (4, 1.845495468481528e-30, 3, 0.06650848890157923)
+
+
+def _zp_laws():
+    n, pi, m, _ = ZP
+    with mp.workdps(60):
+        return _mixture(_binom(m - 1, pi), _binom(m, pi), mp.mpf(m) / n)
+
+
+@pytest.mark.parametrize("eps,plus", [(1.3862943611198906, False), (1.3862943609812612, False),
+                                      (69.56341729044671, True), (69.56341729043976, True),
+                                      (30.0, True)])
+def test_zero_point_of_bounded_ratio_law(eps, plus):
+    n, pi, m, sigma = ZP
+    curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Gaussian(sigma))
+    P, Q = _zp_laws()
+    ours = curve.log_delta_plus(eps) if plus else curve.log_delta_minus(eps)
+    _assert_rel_close(ours, _mp_log_delta(P, Q, sigma, eps, plus), (eps, plus))
+
+
+def test_epsilon_zero_is_the_float_at_or_above_the_zero_point():
+    n, pi, m, sigma = ZP
+    curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Gaussian(sigma))
+    with mp.workdps(60):
+        P, Q = _zp_laws()     # the zero points: ln max Q/P and ln max P/Q from the laws
+        zero_minus = mp.log(max(q / pp for pp, q in zip(P, Q) if pp > 0))
+        zero_plus = mp.log(max(pp / q for pp, q in zip(P, Q) if q > 0))
+    for direction, z in (("minus", zero_minus), ("plus", zero_plus)):
+        got = curve.epsilon(0.0, direction=direction)
+        assert mp.mpf(got) >= z and mp.mpf(math.nextafter(got, 0.0)) < z, (direction, got, z)
+        log_delta = curve.log_delta_minus if direction == "minus" else curve.log_delta_plus
+        assert log_delta(got) == -math.inf
+        assert log_delta(math.nextafter(got, 0.0)) > -math.inf
+
+
+@pytest.mark.parametrize("eps", [1e-6, 1.5913884505569332e-06, 1.6074630813706397e-06])
+def test_secret_sample_near_zero_point_deep_tail(eps):
+    # lambda = 1.6e-7, ln P/Q of neighbouring atoms differ by 1.1e-8: the
+    # crossing sits where the noisy densities' log ratio is eps to 1e-22,
+    # so it must come from the atoms' log-ratio differences, not from two
+    # rounded log densities.  Reference: the independent oracle (mpmath from
+    # the definition, hypergeometric laws, normal tail sums at the crossing).
+    import independent_oracle as O
+    n, m, K, sigma = 1000000000, 160, 900464197, 0.9904086155487369
+    curve = statpriv.secret_sample(n, m, positives=K, noise=statpriv.Gaussian(sigma))
+    oracle = O.noisy(O.secret_sample(n, m, K), ("gaussian", sigma))
+    truth = mp.log(oracle.delta(eps, "minus"))
+    ours = curve.log_delta_minus(eps)
+    if truth > -700:
+        _assert_rel_close(ours, truth, eps)
+    else:
+        _assert_log_close(ours, truth, eps)
+        assert ours >= float(truth) - max(1e-10, 8 * abs(float(truth)) * 2.0 ** -52)
