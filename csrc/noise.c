@@ -162,6 +162,94 @@ int sp_geometric_cells(const long double *lp, const long double *lq, long n, dou
     return 0;
 }
 
+/* Deficits of the geometric-noise cell log ratios below the right-tail ratio.
+ *
+ * With c = (1-alpha)/(1+alpha), f_A(x) = c sum_k A(k) alpha^|x-k| and
+ * R = G_A(1/alpha) / G_B(1/alpha) (G the generating function), the signed
+ * law F = A - R B has sum_k F(k) alpha^-k = 0, so
+ *   R f_B(x) - f_A(x) = -c sum_k F(k) alpha^|x-k|
+ *                     = c sum_{k>x} F(k) (alpha^(x-k) - alpha^(k-x)) =: c V(x)
+ * and the deficit D(x) = ln R - ln f_A(x)/f_B(x) = log1p(c V(x) / f_A(x)).
+ * F(k) = B(k) R expm1(ln A(k)/B(k) - ln R) is formed from the accurate atom
+ * log ratio, so D keeps its relative accuracy where A and B nearly agree and
+ * where D is tiny (the cells next to the zero point of delta), unlike a
+ * difference of two rounded cell logs.  Where every F(k), k > x, is >= 0
+ * (the monotone-ratio laws above their crossing) V is a sum of positive
+ * terms: S - T with S = sum F(k) alpha^(x-k), T = sum F(k) alpha^(k-x) <=
+ * alpha^2 S, both by one-step recursions in scaled long double. */
+long sp_geometric_deficits(const long double *la, const long double *lb,
+                           const long double *lr_ab, const long double *cell_la, long n,
+                           double alpha, long double r_hi, long double r_lo,
+                           long double *deficit, double *rel_err)
+{
+    const long double a = alpha, inv_a = 1.0L / a;
+    const long double lc = log1pl(-a) - log1pl(a);
+    /* per-step rounding of the recursions and cell sums, amplified by the
+     * cancellation S - T <= S (1 - alpha^2) and the geometric memory 1/(1-alpha) */
+    const double amp = 16.0 + 8.0 / (double)(-expm1l(2.0L * logl(a)));
+    long double s = 0.0L, t = 0.0L, sc = -INFINITY;
+    long x = n - 1, done = n;
+    for (long j = 0; j < n; j++) {
+        rel_err[j] = INFINITY;
+    }
+    if (n < 1) {
+        return 0;
+    }
+    deficit[n - 1] = 0.0L;             /* no atom above: f_A/f_B = R exactly */
+    rel_err[n - 1] = 0.0;
+    for (x = n - 2; x >= 0; x--) {
+        const long k = x + 1;
+        long double lnf = -INFINITY;
+        if (lb[k] == -INFINITY) {
+            lnf = la[k];               /* F = A(k) >= 0 */
+        } else if (la[k] == -INFINITY) {
+            break;                     /* F = -R B(k) < 0: mixed signs below */
+        } else {
+            const long double d = (lr_ab[k] - r_hi) - r_lo;
+            if (d < 0.0L || isnan(d)) {
+                break;
+            }
+            if (d > 0.5L) {
+                lnf = la[k] + log1pl(-expl(-d));
+            } else if (d > 0.0L) {
+                lnf = lb[k] + r_hi + r_lo + logl(expm1l(d));
+            }
+        }
+        if (lnf > -INFINITY) {
+            if (sc == -INFINITY) {
+                sc = lnf;
+            } else if (lnf > sc + 64.0L) {
+                const long double f = expl(sc - lnf);
+                s *= f;
+                t *= f;
+                sc = lnf;
+            }
+            const long double f = expl(lnf - sc);
+            s += f;
+            t += f;
+        }
+        s *= inv_a;
+        t *= a;
+        if (s > 1e1000L) {
+            sc += logl(s);
+            t /= s;
+            s = 1.0L;
+        }
+        long double dx = 0.0L;
+        if (s > 0.0L) {
+            const long double lnv = sc + logl(s - t);
+            dx = log1pl(expl(lc + lnv - cell_la[x]));
+        }
+        deficit[x] = dx;
+        rel_err[x] = 0x1p-63 * (amp + 4.0 * (double)(n - x));
+        done = x;
+        if (dx > 1.0L) {
+            break;                     /* deeper cells: a plain difference is as good */
+        }
+    }
+    return done;
+}
+
 /* --------------------------------------------------------------- Gaussian */
 
 /* With phi the N(0, sigma^2) density,

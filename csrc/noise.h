@@ -33,6 +33,18 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
 int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                         long double *cell_lp, long double *cell_lq);
 
+/* Deficits D(x) = ln R - ln f_A(x)/f_B(x) >= 0 of the geometric-noise density
+ * ratio at the atom positions x = 0..n-1, below the exact right-tail ratio
+ * ln R = r_hi + r_lo (ln G_A(1/alpha)/G_B(1/alpha)), each to relative error
+ * rel_err[x] (INFINITY where not computed: F = A - R B changes sign above x,
+ * or below the first x with D > 1).  lr_ab: accurate ln A(k)/B(k); cell_la:
+ * ln f_A(x).  Returns the lowest x computed (n if none).  Mirror the arrays
+ * for the left tail.  Allocates nothing. */
+long sp_geometric_deficits(const long double *la, const long double *lb,
+                           const long double *lr_ab, const long double *cell_la, long n,
+                           double alpha, long double r_hi, long double r_lo,
+                           long double *deficit, double *rel_err);
+
 /* Count plus N(0, sigma^2) noise, sigma > 0 any double (down to the
  * smallest subnormal: exponents are long double).
  *

@@ -285,6 +285,28 @@ def geometric_cells(lp, lq, double alpha):
     return cell_lp, cell_lq
 
 
+def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo):
+    """(deficit, rel_err): D(x) = ln R - ln f_A(x)/f_B(x) at the atoms under
+    geometric(alpha) noise, R = exp(r_hi + r_lo) the exact right-tail ratio,
+    with relative error bounds (inf where not computed); see noise.h."""
+    cdef long double[::1] va = _extended(la)
+    cdef long double[::1] vb = _extended(lb)
+    cdef long double[::1] vr = _extended(lr_ab)
+    cdef long double[::1] vc = _extended(cell_la)
+    cdef long n = va.shape[0]
+    if vb.shape[0] != n or vr.shape[0] != n or vc.shape[0] != n:
+        raise ValueError("geometric_deficits: arrays of different lengths")
+    deficit = np.zeros(n, dtype=np.longdouble)
+    rel = np.empty(n, dtype=np.float64)
+    cdef long double[::1] d = deficit
+    cdef double[::1] e = rel
+    cdef long double hi = r_hi, lo = r_lo
+    if n > 0:
+        with nogil:
+            sp_geometric_deficits(&va[0], &vb[0], &vr[0], &vc[0], n, alpha, hi, lo, &d[0], &e[0])
+    return deficit, rel
+
+
 def binom_window_logl(double N, double pi, long first, long count):
     """ln Bin(N, pi) pmf at first..first+count-1 in extended precision, with
     neighbours consistent to ~1e-19 (exact ratios from Loader's value at the mode)."""
