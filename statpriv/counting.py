@@ -381,7 +381,7 @@ def _subsample_laws(n, pi, m, noisy_path=False):
 
         lr_lo = _refine_log_ratio(lp, lq, lr, np.full(len(lr), 4e-19),
                                   lambda i: degenerate(first + i))
-        return _Laws(lp, lq, lr, False, lr_lo, rest=rest)
+        return _Laws(lp, lq, lr, False, lr_lo, _subsample_tail_ratio(n, m, pi), rest=rest)
     # P(j)/Q(j) in closed form (Breutigam & Reischuk, "Statistical Privacy"):
     # with lambda = m/n, A(j-1)/B(j) = j/(m pi), A(j)/B(j) = (m-j)/(m(1-pi)), so
     # with d = j - m pi, P/Q = (1 + d/(n pi)) / (1 - d/(n (1-pi))): two log1p
@@ -403,18 +403,27 @@ def _subsample_laws(n, pi, m, noisy_path=False):
         dd = jj - m * p
         return mpmath.log1p(dd / (n * p)) - mpmath.log1p(-dd / (n * (1 - p)))
 
-    def tail_ratio(w):
-        import mpmath
-        lam, p = mpmath.mpf(m) / n, mpmath.mpf(pi)
-        M = 1 + p * (w - 1)            # generating function of Bernoulli(pi)
-        return (lam * w + (1 - lam) * M) / (lam + (1 - lam) * M)
-
+    tail_ratio = _subsample_tail_ratio(n, m, pi)
     if m < n:                      # true extreme atoms j = 0 and j = m
         rest = rest[:2] + _rest_ratio_bounds(exact, 0, m)
     if m == n:
         return _Laws(lp, lq, lr, True, None, lambda w: w, rest)
     lr_lo = _refine_log_ratio(lp, lq, lr, err, lambda i: exact(first + i))
     return _Laws(lp, lq, lr, False, lr_lo, tail_ratio, rest)
+
+
+def _subsample_tail_ratio(n, m, pi):
+    """G_P(w)/G_Q(w) of the sample of m of n records without replacement, iid
+    Bernoulli(pi) (pi = 0 and 1 included): with lambda = m/n and M(w) = 1 +
+    pi (w - 1) the Bernoulli generating function, P = lambda A(.-1) +
+    (1-lambda) B, Q = lambda A + (1-lambda) B, G_B = M G_A, so the common
+    G_A cancels: (lambda w + (1-lambda) M) / (lambda + (1-lambda) M)."""
+    def tail_ratio(w):
+        import mpmath
+        lam, p = mpmath.mpf(m) / n, mpmath.mpf(pi)
+        M = 1 + p * (w - 1)            # generating function of Bernoulli(pi)
+        return (lam * w + (1 - lam) * M) / (lam + (1 - lam) * M)
+    return tail_ratio
 
 
 def _poisson_tail_ratio(rate):
