@@ -162,6 +162,73 @@ int sp_geometric_cells(const long double *lp, const long double *lq, long n, dou
     return 0;
 }
 
+/* Cell log ratios through the difference law D = P - Q (see noise.h). */
+int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
+                                   const long double *law_lr, long n, double alpha,
+                                   const long double *cell_lq, long double *lr, double *err)
+{
+    /* pos/neg: ln D+ and ln D- (one array of n + 2 each, reused for cells) */
+    long double *pos = malloc((size_t)(n + 2) * sizeof *pos);
+    long double *neg = malloc((size_t)(n + 2) * sizeof *neg);
+    long double *cp = malloc((size_t)(n + 2) * sizeof *cp);
+    long double *cn = malloc((size_t)(n + 2) * sizeof *cn);
+    long double *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    if (pos == NULL || neg == NULL || cp == NULL || cn == NULL || w == NULL) {
+        free(pos);
+        free(neg);
+        free(cp);
+        free(cn);
+        free(w);
+        return -1;
+    }
+    int any_pos = 0, any_neg = 0;
+    for (long k = 0; k < n; k++) {
+        /* |D| = Q |expm1(lr)| (= P where Q = 0): no cancellation of P - Q */
+        long double mag = -INFINITY;
+        int sign = 0;
+        if (lq[k] == -INFINITY) {
+            mag = lp[k];
+            sign = 1;
+        } else if (!isnan(law_lr[k]) && law_lr[k] != 0.0L) {
+            const long double r = law_lr[k];
+            /* double transcendentals: the bound below is for doubles anyway */
+            mag = r == -INFINITY ? lq[k] : lq[k] + log(fabs(expm1((double)r)));
+            sign = r > 0.0L ? 1 : -1;
+        }
+        pos[k] = sign > 0 ? mag : -INFINITY;
+        neg[k] = sign < 0 ? mag : -INFINITY;
+        any_pos |= pos[k] > -INFINITY;
+        any_neg |= neg[k] > -INFINITY;
+    }
+    for (long j = 0; j < n + 2; j++) {
+        cp[j] = cn[j] = -INFINITY;
+    }
+    if (any_pos) {
+        geometric_side(pos, n, alpha, cp, w);
+    }
+    if (any_neg) {
+        geometric_side(neg, n, alpha, cn, w);
+    }
+    for (long j = 0; j < n + 2; j++) {
+        err[j] = 4e-16;                 /* a difference of two cell logs */
+        if (cell_lq[j] == -INFINITY) {
+            continue;
+        }
+        const double up = cp[j] == -INFINITY ? 0.0 : exp((double)(cp[j] - cell_lq[j]));
+        const double down = cn[j] == -INFINITY ? 0.0 : exp((double)(cn[j] - cell_lq[j]));
+        if (up + down < 0.25) {
+            lr[j] = log1p(up - down);
+            err[j] = 4e-16 * (up + down) + 1e-18;
+        }
+    }
+    free(pos);
+    free(neg);
+    free(cp);
+    free(cn);
+    free(w);
+    return 0;
+}
+
 /* Deficits of the geometric-noise cell log ratios below the right-tail ratio.
  *
  * With c = (1-alpha)/(1+alpha), f_A(x) = c sum_k A(k) alpha^|x-k| and
@@ -177,11 +244,20 @@ int sp_geometric_cells(const long double *lp, const long double *lq, long n, dou
  * (the monotone-ratio laws above their crossing) V is a sum of positive
  * terms: S - T with S = sum F(k) alpha^(x-k), T = sum F(k) alpha^(k-x) <=
  * alpha^2 S, both by one-step recursions in scaled long double. */
-long sp_geometric_deficits(const long double *la, const long double *lb,
-                           const long double *lr_ab, const long double *cell_la, long n,
-                           double alpha, long double r_hi, long double r_lo,
-                           long double *deficit, double *rel_err)
+long sp_geometric_deficits(const long double *la_in, const long double *lb_in,
+                           const long double *lr_in, const long double *cell_in, long n,
+                           int mirror, double alpha, long double r_hi, long double r_lo,
+                           long double *deficit_out, double *rel_out)
 {
+    /* mirror: the arrays are read (and written) from the far end, and the
+     * atom log ratio negated -- the left tail of Q/P without copies */
+#define AT(arr, i) ((arr)[mirror ? n - 1 - (i) : (i)])
+#define la(i) AT(la_in, i)
+#define lb(i) AT(lb_in, i)
+#define cell_la(i) AT(cell_in, i)
+#define lr_ab(i) (mirror ? -AT(lr_in, i) : AT(lr_in, i))
+#define deficit(i) AT(deficit_out, i)
+#define rel_err(i) AT(rel_out, i)
     const long double a = alpha, inv_a = 1.0L / a;
     const long double lc = log1pl(-a) - log1pl(a);
     /* per-step rounding of the recursions and cell sums, amplified by the
@@ -190,63 +266,79 @@ long sp_geometric_deficits(const long double *la, const long double *lb,
     long double s = 0.0L, t = 0.0L, sc = -INFINITY;
     long x = n - 1, done = n;
     for (long j = 0; j < n; j++) {
-        rel_err[j] = INFINITY;
+        rel_err(j) = INFINITY;
     }
     if (n < 1) {
         return 0;
     }
-    deficit[n - 1] = 0.0L;             /* no atom above: f_A/f_B = R exactly */
-    rel_err[n - 1] = 0.0;
+    deficit(n - 1) = 0.0L;             /* no atom above: f_A/f_B = R exactly */
+    rel_err(n - 1) = 0.0;
     for (x = n - 2; x >= 0; x--) {
         const long k = x + 1;
-        long double lnf = -INFINITY;
-        if (lb[k] == -INFINITY) {
-            lnf = la[k];               /* F = A(k) >= 0 */
-        } else if (la[k] == -INFINITY) {
+        /* F(k) = A(k) - R B(k) <= A(k), as f = F e^-sc in linear long double */
+        long double f = 0.0L;
+        int have = 0;
+        if (lb(k) == -INFINITY) {
+            have = la(k) > -INFINITY;  /* F = A(k) >= 0 */
+        } else if (la(k) == -INFINITY) {
             break;                     /* F = -R B(k) < 0: mixed signs below */
         } else {
-            const long double d = (lr_ab[k] - r_hi) - r_lo;
+            const long double d = (lr_ab(k) - r_hi) - r_lo;
             if (d < 0.0L || isnan(d)) {
                 break;
             }
-            if (d > 0.5L) {
-                lnf = la[k] + log1pl(-expl(-d));
-            } else if (d > 0.0L) {
-                lnf = lb[k] + r_hi + r_lo + logl(expm1l(d));
-            }
+            have = d > 0.0L;
         }
-        if (lnf > -INFINITY) {
+        if (have) {
             if (sc == -INFINITY) {
-                sc = lnf;
-            } else if (lnf > sc + 64.0L) {
-                const long double f = expl(sc - lnf);
-                s *= f;
-                t *= f;
-                sc = lnf;
+                sc = la(k);
+            } else if (la(k) > sc + 64.0L) {
+                const long double g = sp_fast_expl(sc - la(k));
+                s *= g;
+                t *= g;
+                sc = la(k);
             }
-            const long double f = expl(lnf - sc);
+            if (lb(k) == -INFINITY) {
+                f = sp_fast_expl(la(k) - sc);
+            } else {
+                /* transcendentals in double: F to ~1e-16 relative, as the cells */
+                const long double d = (lr_ab(k) - r_hi) - r_lo;
+                f = d > 0.5L ? sp_fast_expl(la(k) - sc) * -expm1((double)-d)
+                             : sp_fast_expl(lb(k) + r_hi + r_lo - sc) * expm1((double)d);
+            }
             s += f;
             t += f;
         }
         s *= inv_a;
         t *= a;
         if (s > 1e1000L) {
-            sc += logl(s);
+            sc += sp_fast_logl(s);
             t /= s;
             s = 1.0L;
         }
         long double dx = 0.0L;
         if (s > 0.0L) {
-            const long double lnv = sc + logl(s - t);
-            dx = log1pl(expl(lc + lnv - cell_la[x]));
+            /* D = log1p(c V / f_A), c V = e^(lc + sc) (s - t) */
+            const long double arg = lc + sc - cell_la(x);
+            const long double u = (s - t) * (fabsl(arg) < 700.0L ? (long double)exp((double)arg)
+                                                                 : sp_fast_expl(arg));
+            dx = log1p((double)u);
         }
-        deficit[x] = dx;
-        rel_err[x] = 0x1p-63 * (amp + 4.0 * (double)(n - x));
+        deficit(x) = dx;
+        /* F, the cells (sp_fast_logl) and the last log1p/exp: ~2^-52 each */
+        rel_err(x) = 0x1p-49 + 0x1p-63 * (amp + 4.0 * (double)(n - x));
         done = x;
-        if (dx > 1.0L) {
+        if (dx > 0.25L) {
             break;                     /* deeper cells: a plain difference is as good */
         }
     }
+#undef AT
+#undef la
+#undef lb
+#undef cell_la
+#undef lr_ab
+#undef deficit
+#undef rel_err
     return done;
 }
 

@@ -63,9 +63,12 @@ cdef extern from "noise.h" nogil:
                           long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
     int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                             long double *cell_lp, long double *cell_lq)
+    int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
+                                       const long double *law_lr, long n, double alpha,
+                                       const long double *cell_lq, long double *lr, double *err)
     long sp_geometric_deficits(const long double *la, const long double *lb,
                                const long double *lr_ab, const long double *cell_la, long n,
-                               double alpha, long double r_hi, long double r_lo,
+                               int mirror, double alpha, long double r_hi, long double r_lo,
                                long double *deficit, double *rel_err)
     ctypedef struct sp_gauss:
         const long double *lp

@@ -147,7 +147,8 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         log_ratio = np.asarray(log_ratio, dtype=np.longdouble)[sl]
         atom_log_ratio = log_ratio
         with np.errstate(invalid="ignore"):
-            tv = np.sum(np.abs(np.exp(lp) - np.exp(lq)).astype(np.float64))
+            # doubles suffice for a threshold (and exp of long doubles is slow)
+            tv = np.sum(np.abs(np.exp(lp.astype(np.float64)) - np.exp(lq.astype(np.float64))))
         if not tv < 0.25:
             log_ratio = None        # P and Q far apart: no cancellation to avoid
     if isinstance(noise, Geometric):
@@ -155,7 +156,7 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None):
         lr = _log_ratio(cell_lp, cell_lq)
         err = np.full(len(lr), 4e-16)
         if log_ratio is not None:
-            err = _geometric_difference_ratios(lp, lq, log_ratio, cell_lq, noise.alpha, lr)
+            err = _core.geometric_difference_ratios(lp, lq, log_ratio, noise.alpha, cell_lq, lr)
         n = len(cell_lp)
         lr_lo, sides = _exact_tails(lr, tail_ratio, "geometric", noise.alpha,
                                     ((0, 1), (n - 2, n - 1)))
@@ -290,33 +291,6 @@ def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err
     return ll_lo, rr_lo
 
 
-def _geometric_difference_ratios(lp, lq, law_lr, cell_lq, alpha, lr):
-    """Cell log ratios log1p(((D+ - D-)*N) / (Q*N)) where that is the more
-    accurate form: D+ - D- = P - Q with log|D| = ln Q + ln|expm1(lr)| (or
-    ln P where Q = 0), each part convolved with the noise on its own.
-    Modifies lr in place; returns a bound on the absolute error of each lr.
-    """
-    ld = np.longdouble
-    pos, neg = _difference_parts(lp, lq, law_lr)
-    if np.isfinite(pos).any() and np.isfinite(neg).any():
-        parts = list(_core.geometric_cells(pos, neg, alpha))    # independent: one pass
-    else:
-        parts = []
-        for part in (pos, neg):
-            if np.isfinite(part).any():
-                parts.append(_core.geometric_cells(part, part, alpha)[0])
-            else:
-                parts.append(np.full(len(cell_lq), -np.inf, dtype=ld))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        up, down = np.exp(parts[0] - cell_lq), np.exp(parts[1] - cell_lq)
-        r = up - down
-        better = np.isfinite(cell_lq) & (up + down < 0.25)
-        lr[better] = np.log1p(r[better])
-    err = np.full(len(lr), 4e-16)          # a difference of two cell logs
-    err[better] = 4e-16 * (up[better] + down[better]).astype(np.float64) + 1e-18
-    return err
-
-
 # Cells at each end of the Laplace-noise support whose log ratio is
 # rebuilt from the exact tail ratio.
 END_CELLS = 128
@@ -355,24 +329,25 @@ def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_l
                 hi, lo = lr[n + 1], lr_lo[n + 1]
                 d, rel = _core.geometric_deficits(lp, lq, atom_lr, cell_lp[1:n + 1], alpha,
                                                   hi, lo)
-                new_hi, e = _two_sum(np.full(n, hi, dtype=np.longdouble), -d)
             else:
                 hi, lo = lr[0], lr_lo[0]
-                d, rel = _core.geometric_deficits(lq[::-1], lp[::-1], -atom_lr[::-1],
-                                                  cell_lq[1:n + 1][::-1], alpha, -hi, -lo)
-                d, rel = d[::-1], rel[::-1]
-                new_hi, e = _two_sum(np.full(n, hi, dtype=np.longdouble), d)
-            bound = rel * d.astype(np.float64)
-            cells = np.arange(1, n + 1)
-            ok = np.isfinite(bound) & (bound < err[cells])
-            lr[cells[ok]] = new_hi[ok]
-            lr_lo[cells[ok]] = e[ok] + lo
-            err[cells[ok]] = bound[ok]
+                d, rel = _core.geometric_deficits(lq, lp, atom_lr, cell_lq[1:n + 1], alpha,
+                                                  -hi, -lo, mirror=True)
+            ok = np.flatnonzero(np.isfinite(rel))          # atoms x; cell x + 1
+            bound = rel[ok] * d[ok].astype(np.float64)
+            better = bound < err[ok + 1]
+            ok, bound, d = ok[better], bound[better], d[ok[better]]
+            new_hi, e = _two_sum(np.full(len(ok), hi, dtype=np.longdouble),
+                                 -d if side == 1 else d)
+            lr[ok + 1] = new_hi
+            lr_lo[ok + 1] = e + lo
+            err[ok + 1] = bound
         for side in sides:
             tail = n + 1 if side == 1 else 0
             hi, lo = lr[tail], lr_lo[tail]
-            past = (lr - hi) + (lr_lo - lo)
-            past = past > 0 if side == 1 else past < 0
+            near = np.flatnonzero(lr >= hi - 1e-9 if side == 1 else lr <= hi + 1e-9)
+            past = (lr[near] - hi) + (lr_lo[near] - lo)
+            past = near[past > 0 if side == 1 else past < 0]
             lr[past] = hi
             lr_lo[past] = lo
 
