@@ -127,26 +127,36 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
 
 /* -------------------------------------------------------------- geometric */
 
-static void geometric_side(const long double *la, long n, long double alpha, long double *cell,
-                           long double *w)
+/* The linear sums S_j with f(cell j) = c e^m S_j for atoms w[k] = A(k) e^-m:
+ * S = L_x + R_x on the atoms, L_x = sum_{k<=x} w_k alpha^(x-k),
+ * R_x = sum_{k>x} w_k alpha^(k-x); the tails (x < 0 and x > n-1) aggregated. */
+static void geometric_sums(const long double *w, long n, long double alpha, long double *cell)
 {
-    /* f(x) = c (L_x + R_x), L_x = sum_{k<=x} A(k) alpha^(x-k), R_x = sum_{k>x} A(k) alpha^(k-x),
-     * linear relative to max A (w: workspace of n); L is kept in cell[1..n]. */
-    const long double m = scale_atoms(la, n, w);
-    const long double lc = log1pl(-alpha) - log1pl(alpha);
     const long double tail = alpha / (1.0L - alpha);           /* sum_{d>=1} alpha^d */
     long double L = 0.0L;
     for (long x = 0; x < n; x++) {
         L = alpha * L + w[x];
         cell[x + 1] = L;
     }
-    cell[n + 1] = m + lc + sp_fast_logl(L * tail);           /* x > n-1: L_{n-1} */
+    cell[n + 1] = L * tail;                                  /* x > n-1: L_{n-1} */
     long double R = 0.0L;                                    /* R_x */
     for (long x = n - 1; x >= 0; x--) {
-        cell[x + 1] = m + lc + sp_fast_logl(cell[x + 1] + R);
+        cell[x + 1] += R;
         R = alpha * (R + w[x]);                              /* R_{x-1} */
     }
-    cell[0] = m + lc + sp_fast_logl(R / alpha * tail);       /* x < 0: (A(0) + R_0) */
+    cell[0] = R / alpha * tail;                              /* x < 0: (A(0) + R_0) */
+}
+
+static void geometric_side(const long double *la, long n, long double alpha, long double *cell,
+                           long double *w)
+{
+    /* f(x) = c (L_x + R_x), linear relative to max A (w: workspace of n) */
+    const long double m = scale_atoms(la, n, w);
+    const long double lc = log1pl(-alpha) - log1pl(alpha);
+    geometric_sums(w, n, alpha, cell);
+    for (long j = 0; j < n + 2; j++) {
+        cell[j] = m + lc + sp_fast_logl(cell[j]);
+    }
 }
 
 int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
@@ -167,65 +177,65 @@ int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
                                    const long double *law_lr, long n, double alpha,
                                    const long double *cell_lq, long double *lr, double *err)
 {
-    /* pos/neg: ln D+ and ln D- (one array of n + 2 each, reused for cells) */
-    long double *pos = malloc((size_t)(n + 2) * sizeof *pos);
-    long double *neg = malloc((size_t)(n + 2) * sizeof *neg);
-    long double *cp = malloc((size_t)(n + 2) * sizeof *cp);
-    long double *cn = malloc((size_t)(n + 2) * sizeof *cn);
-    long double *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
-    if (pos == NULL || neg == NULL || cp == NULL || cn == NULL || w == NULL) {
-        free(pos);
-        free(neg);
-        free(cp);
-        free(cn);
+    /* Everything linear relative to M = max(ln P, ln Q) >= ln|P - Q|: the
+     * noisy Q and the two parts of D share one scale, so the ratios need no
+     * logs (the laws were trimmed to ~11000 nats below M: no underflow). */
+    long double *wq = calloc((size_t)(n > 0 ? n : 1), sizeof *wq);
+    long double *w = calloc((size_t)(n > 0 ? n : 1), sizeof *w);
+    long double *sq = malloc((size_t)(n + 2) * sizeof *sq);
+    long double *sp = malloc((size_t)(n + 2) * sizeof *sp);
+    long double *sn = malloc((size_t)(n + 2) * sizeof *sn);
+    if (wq == NULL || w == NULL || sq == NULL || sp == NULL || sn == NULL) {
+        free(wq);
         free(w);
+        free(sq);
+        free(sp);
+        free(sn);
         return -1;
     }
-    int any_pos = 0, any_neg = 0;
+    long double M = -INFINITY;
     for (long k = 0; k < n; k++) {
-        /* |D| = Q |expm1(lr)| (= P where Q = 0): no cancellation of P - Q */
-        long double mag = -INFINITY;
-        int sign = 0;
+        M = fmaxl(M, fmaxl(lp[k], lq[k]));
+    }
+    for (long k = 0; k < n; k++) {
+        wq[k] = M == -INFINITY ? 0.0L : sp_fast_expl(lq[k] - M);
+    }
+    geometric_sums(wq, n, alpha, sq);
+    /* wq -> signed D = P - Q = Q expm1(lr) (= P where Q = 0): no cancellation */
+    for (long k = 0; k < n; k++) {
         if (lq[k] == -INFINITY) {
-            mag = lp[k];
-            sign = 1;
-        } else if (!isnan(law_lr[k]) && law_lr[k] != 0.0L) {
-            const long double r = law_lr[k];
-            /* double transcendentals: the bound below is for doubles anyway */
-            mag = r == -INFINITY ? lq[k] : lq[k] + log(fabs(expm1((double)r)));
-            sign = r > 0.0L ? 1 : -1;
+            wq[k] = M == -INFINITY ? 0.0L : sp_fast_expl(lp[k] - M);
+        } else if (isnan(law_lr[k])) {
+            wq[k] = 0.0L;
+        } else {
+            /* double expm1: the bound below is for doubles anyway */
+            wq[k] *= (long double)expm1((double)law_lr[k]);
         }
-        pos[k] = sign > 0 ? mag : -INFINITY;
-        neg[k] = sign < 0 ? mag : -INFINITY;
-        any_pos |= pos[k] > -INFINITY;
-        any_neg |= neg[k] > -INFINITY;
     }
-    for (long j = 0; j < n + 2; j++) {
-        cp[j] = cn[j] = -INFINITY;
+    for (long k = 0; k < n; k++) {
+        w[k] = wq[k] > 0.0L ? wq[k] : 0.0L;
     }
-    if (any_pos) {
-        geometric_side(pos, n, alpha, cp, w);
+    geometric_sums(w, n, alpha, sp);
+    for (long k = 0; k < n; k++) {
+        w[k] = wq[k] < 0.0L ? -wq[k] : 0.0L;
     }
-    if (any_neg) {
-        geometric_side(neg, n, alpha, cn, w);
-    }
+    geometric_sums(w, n, alpha, sn);
     for (long j = 0; j < n + 2; j++) {
         err[j] = 4e-16;                 /* a difference of two cell logs */
-        if (cell_lq[j] == -INFINITY) {
+        if (cell_lq[j] == -INFINITY || !(sq[j] > 0.0L)) {
             continue;
         }
-        const double up = cp[j] == -INFINITY ? 0.0 : exp((double)(cp[j] - cell_lq[j]));
-        const double down = cn[j] == -INFINITY ? 0.0 : exp((double)(cn[j] - cell_lq[j]));
+        const double up = (double)(sp[j] / sq[j]), down = (double)(sn[j] / sq[j]);
         if (up + down < 0.25) {
             lr[j] = log1p(up - down);
             err[j] = 4e-16 * (up + down) + 1e-18;
         }
     }
-    free(pos);
-    free(neg);
-    free(cp);
-    free(cn);
+    free(wq);
     free(w);
+    free(sq);
+    free(sp);
+    free(sn);
     return 0;
 }
 
