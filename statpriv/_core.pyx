@@ -393,6 +393,53 @@ def geometric_cells(lp, lq, double alpha):
     return cell_lp, cell_lq
 
 
+def geometric_difference_ratios(lp, lq, law_lr, double alpha, cell_lq, lr):
+    """Overwrite the cell log ratios ``lr`` (longdouble, n + 2, modified in
+    place) by the difference-law form where it is the more accurate; returns
+    the absolute error bounds (see noise.h)."""
+    cdef long double[::1] vp = _extended(lp)
+    cdef long double[::1] vq = _extended(lq)
+    cdef long double[::1] vr = _extended(law_lr)
+    cdef long double[::1] vc = _extended(cell_lq)
+    cdef long double[::1] out = lr
+    cdef long n = vp.shape[0]
+    if vq.shape[0] != n or vr.shape[0] != n or vc.shape[0] != n + 2 or out.shape[0] != n + 2:
+        raise ValueError("geometric_difference_ratios: arrays of inconsistent lengths")
+    err = np.empty(n + 2, dtype=np.float64)
+    cdef double[::1] e = err
+    cdef int status
+    with nogil:
+        status = sp_geometric_difference_ratios(&vp[0], &vq[0], &vr[0], n, alpha, &vc[0],
+                                                &out[0], &e[0])
+    if status != 0:
+        raise MemoryError("could not allocate the geometric-noise workspace")
+    return err
+
+
+def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mirror=False):
+    """(deficit, rel_err): D(x) = ln R - ln f_A(x)/f_B(x) at the atoms under
+    geometric(alpha) noise, R = exp(r_hi + r_lo) the exact right-tail ratio,
+    with relative error bounds (inf where not computed); mirror: the left
+    tail, arrays read from the far end and lr_ab negated; see noise.h."""
+    cdef long double[::1] va = _extended(la)
+    cdef long double[::1] vb = _extended(lb)
+    cdef long double[::1] vr = _extended(lr_ab)
+    cdef long double[::1] vc = _extended(cell_la)
+    cdef long n = va.shape[0]
+    if vb.shape[0] != n or vr.shape[0] != n or vc.shape[0] != n:
+        raise ValueError("geometric_deficits: arrays of different lengths")
+    deficit = np.zeros(n, dtype=np.longdouble)
+    rel = np.empty(n, dtype=np.float64)
+    cdef long double[::1] d = deficit
+    cdef double[::1] e = rel
+    cdef long double hi = r_hi, lo = r_lo
+    if n > 0:
+        with nogil:
+            sp_geometric_deficits(&va[0], &vb[0], &vr[0], &vc[0], n, mirror, alpha, hi, lo,
+                                  &d[0], &e[0])
+    return deficit, rel
+
+
 def binom_window_logl(double N, double pi, long first, long count):
     """ln Bin(N, pi) pmf at first..first+count-1 in extended precision, with
     neighbours consistent to ~1e-19 (exact ratios from Loader's value at the mode)."""

@@ -76,6 +76,13 @@ cdef extern from "noise.h" nogil:
                               long double *ll, long double *lr)
     int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                             long double *cell_lp, long double *cell_lq)
+    int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
+                                       const long double *law_lr, long n, double alpha,
+                                       const long double *cell_lq, long double *lr, double *err)
+    long sp_geometric_deficits(const long double *la, const long double *lb,
+                               const long double *lr_ab, const long double *cell_la, long n,
+                               int mirror, double alpha, long double r_hi, long double r_lo,
+                               long double *deficit, double *rel_err)
     ctypedef struct sp_gauss:
         const long double *lp
         const long double *lq
