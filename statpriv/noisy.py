@@ -82,6 +82,17 @@ def _log_sum(la):
     return float(top) + float(np.log(np.sum(np.exp((la - top).astype(np.float64)))))
 
 
+def trim_shift(lz):
+    """(lp, lq, cut, cut) for the pure shift P = Z(. - 1), Q = Z (lz: Z's log
+    pmf, one atom shorter than the shift arrays): Z trimmed like trim() and
+    the shift rebuilt on the window, ln of Z's cut mass (rounded up) twice."""
+    lz = lz[:-1]
+    sl, cut, _ = trim_bounded(lz, lz)
+    z = lz[sl]
+    pad = np.full(1, -np.inf, dtype=z.dtype)
+    return np.concatenate((pad, z)), np.concatenate((z, pad)), cut, cut
+
+
 def zero_points(noise, tail_ratio=None):
     """(zero_plus, zero_minus): floats at or above sup ln f_P/f_Q (resp.
     f_Q/f_P) of the FULL count laws plus this noise, whatever was cut: the
