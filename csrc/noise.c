@@ -149,6 +149,159 @@ void sp_laplace_cells_one(const long double *la, long n, double b, long double *
     laplace_side(la, n, b, cell_la, ll, lr, 0);
 }
 
+/* A positive sum kept as v e^sc: v rescaled to 1 past 1e+-1000 (logl, ~1e-19
+ * of ln v: ~2^-62 relative per rescale), so sums whose terms span more than
+ * the long double range stay finite. */
+typedef struct {
+    long double v, sc;
+    int rescales;
+} laplace_scaled;
+
+static void laplace_scaled_add(laplace_scaled *s, long double lf, long double lf_err,
+                               laplace_scaled *err)
+{
+    /* s += e^lf; err += e^lf * lf_err (on s's scale: err->sc tracks s->sc) */
+    if (lf == -INFINITY) {
+        return;
+    }
+    if (s->v == 0.0L) {
+        s->sc = err->sc = lf;
+        s->v = 1.0L;
+        err->v = lf_err;
+        return;
+    }
+    long double d = lf - s->sc;
+    if (d > 64.0L) {
+        const long double g = sp_fast_expl(-d);
+        s->v = s->v * g + 1.0L;
+        err->v = err->v * g + lf_err;
+        s->sc = err->sc = lf;
+        return;
+    }
+    const long double f = sp_fast_expl(d);
+    s->v += f;
+    err->v += f * lf_err;
+}
+
+static void laplace_scaled_mul(laplace_scaled *s, long double factor, laplace_scaled *err)
+{
+    s->v *= factor;
+    err->v *= factor;
+    if (s->v > 1e1000L || (s->v > 0.0L && s->v < 1e-1000L)) {
+        const long double l = logl(s->v);
+        err->v /= s->v;
+        s->sc += l;
+        err->sc = s->sc;
+        s->v = 1.0L;
+        s->rescales++;
+    }
+}
+
+/* ln(s) relative to e^-base as a double ratio: s e^(sc - base). */
+static double laplace_scaled_ratio(const laplace_scaled *s, long double base)
+{
+    if (!(s->v > 0.0L)) {
+        return 0.0;
+    }
+    const long double arg = s->sc + logl(s->v) - base;
+    return arg > 700.0L ? INFINITY : exp((double)arg);
+}
+
+/* Deficits of the Laplace-noise L and R log ratios against the right-tail
+ * ratio (see noise.h).  With u = e^(-1/b), w = 1/u, F = A - R B and
+ * sum_k F(k) w^k = 0 (R = G_A(w) / G_B(w)), for the cell [x, x+1]:
+ *   R L_B(x) - L_A(x) = sum_{k>x} F(k) w^(k-x)   =: S(x),
+ *   R_A(x) - R R_B(x) = sum_{k>x} F(k) u^(k-x-1) =: T(x),
+ * so ln L_A/L_B = ln R - log1p(S / L_A) and ln R_A/R_B = ln R + log1p(T / (R R_B)).
+ * Above the crossing of the atom ratio every F(k) >= 0: S and T are sums of
+ * positive terms, by one-step recursions S(x) = w (S(x+1) + F(x+1)),
+ * T(x) = F(x+1) + u T(x+1), each with its error sum. */
+long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
+                         const long double *lr_in, const long double *lo_in,
+                         const double *lr_err_in, const long double *ll_a_in,
+                         const long double *rb_in, long n, int mirror, double b,
+                         long double r_hi, long double r_lo, long double *dl_out,
+                         long double *er_out, double *rel_l_out, double *rel_r_out)
+{
+#define AT(arr, i) ((arr)[mirror ? n - 1 - (i) : (i)])
+#define CELL(arr, c) ((arr)[mirror ? n - (c) : (c)])
+    const long double inv_b = 1.0L / (long double)b;
+    const long double u = expl(-inv_b), w = expl(inv_b);
+    const double sign = mirror ? -1.0 : 1.0;
+    laplace_scaled s = {0.0L, 0.0L, 0}, t = {0.0L, 0.0L, 0};
+    laplace_scaled es = {0.0L, 0.0L, 0}, et = {0.0L, 0.0L, 0};
+    long done = n;
+    for (long c = 0; c <= n; c++) {
+        rel_l_out[c] = INFINITY;
+        rel_r_out[c] = INFINITY;
+        dl_out[c] = 0.0L;
+        er_out[c] = 0.0L;
+    }
+    for (long x = n - 2; x >= 0; x--) {
+        const long k = x + 1;
+        const long double la = AT(la_in, k), lb = AT(lb_in, k);
+        long double lf = -INFINITY, rel_f = 0.0L;
+        if (lb == -INFINITY) {
+            lf = la;                       /* F = A(k) >= 0 */
+        } else if (la == -INFINITY) {
+            break;                         /* F = -R B(k) < 0: the crossing */
+        } else {
+            const long double lr = sign * AT(lr_in, k);
+            const long double lo = lo_in == NULL ? 0.0L : sign * AT(lo_in, k);
+            if (isnan(lr)) {
+                break;
+            }
+            /* d = ln A(k)/B(k) - ln R, the sum of two double-doubles */
+            const long double d = lr == INFINITY ? INFINITY : ((lr - r_hi) + (lo - r_lo));
+            if (d < 0.0L) {
+                break;
+            }
+            if (d > 0.0L) {
+                /* transcendentals in double (~2^-52 each); the atom ratio's own
+                 * error e moves F by e / (1 - e^-d) relative */
+                if (d > 0.5L) {
+                    lf = la + log(-expm1(-(double)d));
+                } else {
+                    lf = lb + r_hi + r_lo + log(expm1((double)d));
+                }
+                const long double e = AT(lr_err_in, k);
+                rel_f = 0x1p-50L + 0x1p-63L * fabsl(d > 0.5L ? la : lb)
+                        + (d > 0.5L ? 2.0L * e : e / (long double)-expm1(-(double)d));
+            }
+        }
+        laplace_scaled_add(&s, lf, rel_f, &es);
+        laplace_scaled_mul(&s, w, &es);
+        laplace_scaled_mul(&t, u, &et);
+        laplace_scaled_add(&t, lf, rel_f, &et);
+        done = x;
+        const long c = x + 1;
+        const long double ll_a = CELL(ll_a_in, c), rb = CELL(rb_in, c);
+        /* the sums' own roundings: ~2^-63 per step and per rescale */
+        const double acc = 0x1p-50 + 0x1p-62 * (double)(4 * (n - x) + 4 * (s.rescales + t.rescales));
+        double dl = INFINITY, er = INFINITY;
+        if (ll_a > -INFINITY) {
+            const double ratio = laplace_scaled_ratio(&s, ll_a);
+            dl = log1p(ratio);
+            CELL(dl_out, c) = dl;
+            CELL(rel_l_out, c) = acc + 0x1p-63 * fabs((double)ll_a)
+                                 + (s.v > 0.0L ? (double)(es.v / s.v) : 0.0);
+        }
+        if (rb > -INFINITY) {
+            const double ratio = laplace_scaled_ratio(&t, rb + r_hi + r_lo);
+            er = log1p(ratio);
+            CELL(er_out, c) = er;
+            CELL(rel_r_out, c) = acc + 0x1p-63 * fabs((double)rb)
+                                 + (t.v > 0.0L ? (double)(et.v / t.v) : 0.0);
+        }
+        if (dl > 0.25 && er > 0.25) {
+            break;                         /* deeper cells: a plain difference is as good */
+        }
+    }
+#undef AT
+#undef CELL
+    return done;
+}
+
 /* -------------------------------------------------------------- geometric */
 
 /* The linear sums S_j with f(cell j) = c e^m S_j for atoms w[k] = A(k) e^-m:

@@ -33,6 +33,26 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
 void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
                           long double *ll, long double *lr);
 
+/* Laplace(b) cells near the right-tail zero point: the L and R log ratios
+ * of cell [x, x+1] (cell c = x + 1) as ln R - dl[c] and ln R + er[c], with
+ * ln R = r_hi + r_lo = ln G_A(w)/G_B(w) (w = e^(1/b)) the exact tail ratio and
+ * dl = log1p(S(x) / L_A(x)), er = log1p(T(x) / (R R_B(x))) from the signed law
+ * F = A - R B (sum_k F(k) w^k = 0): S(x) = sum_{k>x} F(k) w^(k-x) and
+ * T(x) = sum_{k>x} F(k) u^(k-x-1), u = 1/w, sums of positive terms above
+ * the crossing of the atom ratio, so dl and er keep their relative accuracy
+ * (rel_l, rel_r; INFINITY where not computed) however small they are.
+ * lr_ab + lo_ab (lo_ab may be NULL): ln A(k)/B(k) to absolute error
+ * lr_err[k]; ll_a, rb (n + 1 cells): ln L_A and ln R_B.  mirror != 0: the
+ * left tail of B/A, read from the far end -- pass A = Q, B = P, ll_a = ln
+ * R_Q, rb = ln L_P and ln R = -(left ln P/Q); then dl, er are the deficit of
+ * ln R_Q/R_P and the excess of ln L_Q/L_P, at the original cells.  Returns
+ * the lowest atom x computed (n if none).  Allocates nothing. */
+long sp_laplace_deficits(const long double *la, const long double *lb, const long double *lr_ab,
+                         const long double *lo_ab, const double *lr_err, const long double *ll_a,
+                         const long double *rb, long n, int mirror, double b, long double r_hi,
+                         long double r_lo, long double *dl, long double *er, double *rel_l,
+                         double *rel_r);
+
 /* Two-sided geometric(alpha) noise: exact pmf on the n atoms' positions plus
  * the two geometric tails aggregated into one cell each (n + 2 cells; the
  * sign of P - e^eps Q is constant on each tail).  Returns 0, or -1 if the

@@ -228,6 +228,9 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None, log_rat
         if law_lr is not None:
             _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale, law_lr, law_lo,
                                  errs[1], errs[2], ll_lo, rr_lo)
+        if lr_lo is not None:
+            _laplace_deficit_ratios(lp, lq, law_lr, law_lo, ll_p, lr_p, ll_q, lr_q, noise.scale,
+                                    lr, lr_lo, sides, errs[1], errs[2], ll_lo, rr_lo)
         laplace = (ll_p, lr_p, ll_q, lr_q, noise.scale, ll_lo, rr_lo)
         _clip_interior(lr, lr_lo, sides)
         return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
@@ -510,6 +513,75 @@ def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_
         base_p[idx] = new_p
         lo_out[idx] = (dl - (new_p - base_q[idx])) + lo_law[atom[ok]]
         err[idx] = bound[ok]
+
+
+def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo,
+                            sides, err_l, err_r, ll_lo, rr_lo):
+    """Laplace L and R log ratios from the exact tail ratios, as ln R -+ a deficit.
+
+    With u = e^(-1/b), w = 1/u, the exact right-tail ratio R = G_P(w)/G_Q(w)
+    (lr + lr_lo on the last cell, from the generating functions) and the
+    signed law F = P - R Q, sum_k F(k) w^k = 0, so on the cell [x, x+1]
+        R L_Q(x) - L_P(x) = sum_{k>x} F(k) w^(k-x),
+        R_P(x) - R R_Q(x) = sum_{k>x} F(k) u^(k-x-1),
+    L_A(x) = sum_{k<=x} A(k) u^(x-k), R_A(x) = sum_{k>x} A(k) u^(k-x-1).
+    Above the crossing of the atoms' (monotone) ratio every F(k) >= 0, so
+    ln L_P/L_Q = ln R - log1p(S/L_P) and ln R_P/R_Q = ln R + log1p(T/(R R_Q))
+    with S, T sums of positive terms (core's sp_laplace_deficits): both
+    corrections keep their own relative accuracy however small they are, and
+    f_P - e^eps f_Q on every cell keeps its relative accuracy up to the float
+    just below the zero point, where a difference of two rounded logs (an
+    absolute error ~1e-19 |ln L|) does not.  Mirrored on the left (Q/P, the
+    left-tail ratio G_P(u)/G_Q(u)).  F(k) = R Q(k) expm1(ln P(k)/Q(k) - ln R)
+    from the accurate atom ratio law_lr (+ law_lo), else ln P - ln Q.
+    Sets ll_p / lr_p (high parts, relative to ll_q / lr_q) and ll_lo / rr_lo
+    on the cells where the bound rel * correction beats err_l / err_r
+    (modified in place).
+    """
+    n = len(lp)
+    if n < 2:
+        return
+    ld = np.longdouble
+    f = np.float64
+    with np.errstate(invalid="ignore", over="ignore"):
+        if law_lr is None:
+            atom_lr = _log_ratio(lp, lq)
+            atom_err = 2e-19 * (1.0 + np.abs(lp.astype(f)) + np.abs(lq.astype(f)))
+        else:
+            atom_lr = law_lr
+            atom_err = 4e-19 * (1.0 + np.abs(atom_lr.astype(f)))
+            if law_lo is not None:
+                # refined cells (a non-zero low part): ~1e-30
+                atom_err = np.where(law_lo != 0, 1e-30 * (1.0 + np.abs(atom_lr.astype(f))),
+                                    atom_err)
+        atom_err = np.nan_to_num(atom_err, nan=np.inf, posinf=np.inf)
+        for side in sides:
+            tail = n if side == 1 else 0
+            hi, lo = lr[tail], lr_lo[tail]
+            if side == 1:
+                dl, er, rel_l, rel_r = _core.laplace_deficits(lp, lq, atom_lr, law_lo, atom_err,
+                                                              ll_p, lr_q, b, hi, lo)
+                # L: ln R - dl;  R: ln R + er
+                parts = ((dl, rel_l, -1, ll_p, ll_q, ll_lo, err_l),
+                         (er, rel_r, 1, lr_p, lr_q, rr_lo, err_r))
+            else:
+                dl, er, rel_l, rel_r = _core.laplace_deficits(lq, lp, atom_lr, law_lo, atom_err,
+                                                              lr_q, ll_p, b, -hi, -lo,
+                                                              mirror=True)
+                # dl: deficit of ln R_Q/R_P below -ln R_left, so ln R_P/R_Q =
+                # ln R_left + dl; er: ln L_P/L_Q = ln R_left - er
+                parts = ((dl, rel_l, 1, lr_p, lr_q, rr_lo, err_r),
+                         (er, rel_r, -1, ll_p, ll_q, ll_lo, err_l))
+            for corr, rel, sign, target, base, lo_out, err in parts:
+                bound = rel * np.abs(corr.astype(f))
+                ok = np.flatnonzero(np.isfinite(bound) & (bound < err) & np.isfinite(base))
+                if ok.size == 0:
+                    continue
+                value, e = _two_sum(np.full(ok.size, hi, dtype=ld), sign * corr[ok])
+                new = base[ok] + value
+                target[ok] = new
+                lo_out[ok] = (value - (new - base[ok])) + e + lo
+                err[ok] = bound[ok]
 
 
 # Cells at each end of the Laplace-noise support whose log ratio is
