@@ -219,23 +219,27 @@ static double laplace_scaled_ratio(const laplace_scaled *s, long double base)
 long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
                          const long double *lr_in, const long double *lo_in,
                          const double *lr_err_in, const long double *ll_a_in,
-                         const long double *rb_in, long n, int mirror, double b,
-                         long double r_hi, long double r_lo, long double *dl_out,
-                         long double *er_out, double *rel_l_out, double *rel_r_out)
+                         const long double *rb_in, const long double *cell_a_in, long n,
+                         int mirror, double b, long double r_hi, long double r_lo,
+                         long double *dl_out, long double *er_out, long double *dc_out,
+                         double *rel_l_out, double *rel_r_out, double *rel_c_out)
 {
 #define AT(arr, i) ((arr)[mirror ? n - 1 - (i) : (i)])
 #define CELL(arr, c) ((arr)[mirror ? n - (c) : (c)])
     const long double inv_b = 1.0L / (long double)b;
     const long double u = expl(-inv_b), w = expl(inv_b);
     const double sign = mirror ? -1.0 : 1.0;
+    const long double ln_half_width = logl(-expm1l(-inv_b) / 2.0L);   /* cell = hw (L + R) */
     laplace_scaled s = {0.0L, 0.0L, 0}, t = {0.0L, 0.0L, 0};
     laplace_scaled es = {0.0L, 0.0L, 0}, et = {0.0L, 0.0L, 0};
     long done = n;
     for (long c = 0; c <= n; c++) {
         rel_l_out[c] = INFINITY;
         rel_r_out[c] = INFINITY;
+        rel_c_out[c] = INFINITY;
         dl_out[c] = 0.0L;
         er_out[c] = 0.0L;
+        dc_out[c] = 0.0L;
     }
     for (long x = n - 2; x >= 0; x--) {
         const long k = x + 1;
@@ -293,7 +297,26 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
             CELL(rel_r_out, c) = acc + 0x1p-63 * fabs((double)rb)
                                  + (t.v > 0.0L ? (double)(et.v / t.v) : 0.0);
         }
-        if (dl > 0.25 && er > 0.25) {
+        /* the cell masses: R C_B - C_A = hw (S - T), S - T = sum F(k) (w^d - w^(1-d))
+         * >= 0 (d = k - x >= 1), formed from the two sums: its rounding is
+         * amplified by (S + T) / (S - T) <= (w + 1) / (w - 1) */
+        double dc = INFINITY;
+        const long double cell_a = CELL(cell_a_in, c);
+        if (cell_a > -INFINITY) {
+            const long double base = cell_a - ln_half_width;          /* ln(L_A + R_A) */
+            const double rs = laplace_scaled_ratio(&s, base), rt = laplace_scaled_ratio(&t, base);
+            if (isfinite(rs) && rs >= rt) {
+                dc = log1p(rs - rt);
+                CELL(dc_out, c) = dc;
+                const double es_rel = s.v > 0.0L ? (double)(es.v / s.v) : 0.0;
+                const double et_rel = t.v > 0.0L ? (double)(et.v / t.v) : 0.0;
+                CELL(rel_c_out, c) = rs > rt ? acc + 0x1p-63 * fabs((double)cell_a)
+                                                   + ((es_rel + 0x1p-52) * rs + (et_rel + 0x1p-52) * rt)
+                                                         / (rs - rt)
+                                             : INFINITY;
+            }
+        }
+        if (dl > 0.25 && er > 0.25 && dc > 0.25) {
             break;                         /* deeper cells: a plain difference is as good */
         }
     }

@@ -42,16 +42,20 @@ void sp_laplace_cells_one(const long double *la, long n, double b, long double *
  * the crossing of the atom ratio, so dl and er keep their relative accuracy
  * (rel_l, rel_r; INFINITY where not computed) however small they are.
  * lr_ab + lo_ab (lo_ab may be NULL): ln A(k)/B(k) to absolute error
- * lr_err[k]; ll_a, rb (n + 1 cells): ln L_A and ln R_B.  mirror != 0: the
+ * lr_err[k]; ll_a, rb, cell_a (n + 1 cells): ln L_A, ln R_B and ln of A's
+ * cell masses; dc: the deficit of the cell-mass log ratio (R C_B - C_A is
+ * hw (S - T), a difference: rel_c carries its amplification).  mirror != 0: the
  * left tail of B/A, read from the far end -- pass A = Q, B = P, ll_a = ln
  * R_Q, rb = ln L_P and ln R = -(left ln P/Q); then dl, er are the deficit of
- * ln R_Q/R_P and the excess of ln L_Q/L_P, at the original cells.  Returns
+ * ln R_Q/R_P and the excess of ln L_Q/L_P (dc of ln C_Q/C_P), at the
+ * original cells.  Returns
  * the lowest atom x computed (n if none).  Allocates nothing. */
 long sp_laplace_deficits(const long double *la, const long double *lb, const long double *lr_ab,
                          const long double *lo_ab, const double *lr_err, const long double *ll_a,
-                         const long double *rb, long n, int mirror, double b, long double r_hi,
-                         long double r_lo, long double *dl, long double *er, double *rel_l,
-                         double *rel_r);
+                         const long double *rb, const long double *cell_a, long n, int mirror,
+                         double b, long double r_hi, long double r_lo, long double *dl,
+                         long double *er, long double *dc, double *rel_l, double *rel_r,
+                         double *rel_c);
 
 /* Two-sided geometric(alpha) noise: exact pmf on the n atoms' positions plus
  * the two geometric tails aggregated into one cell each (n + 2 cells; the

@@ -440,12 +440,13 @@ def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mi
     return deficit, rel
 
 
-def laplace_deficits(la, lb, lr_ab, lo_ab, lr_err, ll_a, rb, double scale, r_hi, r_lo,
+def laplace_deficits(la, lb, lr_ab, lo_ab, lr_err, ll_a, rb, cell_a, double scale, r_hi, r_lo,
                      bint mirror=False):
-    """(dl, er, rel_l, rel_r) on the n + 1 cells: the deficit of the Laplace
-    L log ratio below and the excess of the R log ratio above the exact
-    right-tail ratio ln R = r_hi + r_lo, with relative error bounds (inf where
-    not computed); lo_ab may be None; mirror: the left tail (see noise.h)."""
+    """(dl, er, dc, rel_l, rel_r, rel_c) on the n + 1 cells: the deficit of
+    the Laplace L log ratio below, the excess of the R log ratio above and the
+    deficit of the cell-mass log ratio below the exact right-tail ratio ln R =
+    r_hi + r_lo, with relative error bounds (inf where not computed); lo_ab
+    may be None; mirror: the left tail (see noise.h)."""
     cdef long double[::1] va = _extended(la)
     cdef long double[::1] vb = _extended(lb)
     cdef long double[::1] vr = _extended(lr_ab)
@@ -453,10 +454,11 @@ def laplace_deficits(la, lb, lr_ab, lo_ab, lr_err, ll_a, rb, double scale, r_hi,
     cdef double[::1] ve = np.ascontiguousarray(lr_err, dtype=np.float64)
     cdef long double[::1] vl = _extended(ll_a)
     cdef long double[::1] vrb = _extended(rb)
+    cdef long double[::1] vca = _extended(cell_a)
     cdef long n = va.shape[0]
     cdef const long double *po = NULL
     if (vb.shape[0] != n or vr.shape[0] != n or ve.shape[0] != n or vl.shape[0] != n + 1
-            or vrb.shape[0] != n + 1):
+            or vrb.shape[0] != n + 1 or vca.shape[0] != n + 1):
         raise ValueError("laplace_deficits: arrays of inconsistent lengths")
     if lo_ab is not None:
         vo = _extended(lo_ab)
@@ -466,20 +468,25 @@ def laplace_deficits(la, lb, lr_ab, lo_ab, lr_err, ll_a, rb, double scale, r_hi,
             po = &vo[0]
     dl = np.zeros(n + 1, dtype=np.longdouble)
     er = np.zeros(n + 1, dtype=np.longdouble)
+    dc = np.zeros(n + 1, dtype=np.longdouble)
     rel_l = np.full(n + 1, np.inf)
     rel_r = np.full(n + 1, np.inf)
+    rel_c = np.full(n + 1, np.inf)
     cdef long double[::1] d = dl
     cdef long double[::1] x = er
+    cdef long double[::1] y = dc
     cdef double[::1] el = rel_l
     cdef double[::1] ex = rel_r
+    cdef double[::1] ey = rel_c
     # through a long double array: a Python-level conversion would round to double
     cdef long double[::1] vhl = _extended([r_hi, r_lo])
     cdef long double hi = vhl[0], lo = vhl[1]
     if n > 1:
         with nogil:
-            sp_laplace_deficits(&va[0], &vb[0], &vr[0], po, &ve[0], &vl[0], &vrb[0], n, mirror,
-                                scale, hi, lo, &d[0], &x[0], &el[0], &ex[0])
-    return dl, er, rel_l, rel_r
+            sp_laplace_deficits(&va[0], &vb[0], &vr[0], po, &ve[0], &vl[0], &vrb[0], &vca[0], n,
+                                mirror, scale, hi, lo, &d[0], &x[0], &y[0], &el[0], &ex[0],
+                                &ey[0])
+    return dl, er, dc, rel_l, rel_r, rel_c
 
 
 def binom_window_logl(double N, double pi, long first, long count):

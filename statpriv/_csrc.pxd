@@ -77,8 +77,9 @@ cdef extern from "noise.h" nogil:
     long sp_laplace_deficits(const long double *la, const long double *lb,
                              const long double *lr_ab, const long double *lo_ab,
                              const double *lr_err, const long double *ll_a, const long double *rb,
-                             long n, int mirror, double b, long double r_hi, long double r_lo,
-                             long double *dl, long double *er, double *rel_l, double *rel_r)
+                             const long double *cell_a, long n, int mirror, double b,
+                             long double r_hi, long double r_lo, long double *dl, long double *er,
+                             long double *dc, double *rel_l, double *rel_r, double *rel_c)
     int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                             long double *cell_lp, long double *cell_lq)
     int sp_geometric_difference_ratios(const long double *lp, const long double *lq,

@@ -229,8 +229,8 @@ def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None, log_rat
             _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale, law_lr, law_lo,
                                  errs[1], errs[2], ll_lo, rr_lo)
         if lr_lo is not None:
-            _laplace_deficit_ratios(lp, lq, law_lr, law_lo, ll_p, lr_p, ll_q, lr_q, noise.scale,
-                                    lr, lr_lo, sides, errs[1], errs[2], ll_lo, rr_lo)
+            _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p, ll_q,
+                                    lr_q, noise.scale, lr, lr_lo, sides, errs, ll_lo, rr_lo)
         laplace = (ll_p, lr_p, ll_q, lr_q, noise.scale, ll_lo, rr_lo)
         _clip_interior(lr, lr_lo, sides)
         return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
@@ -515,8 +515,8 @@ def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_
         err[idx] = bound[ok]
 
 
-def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo,
-                            sides, err_l, err_r, ll_lo, rr_lo):
+def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q,
+                            b, lr, lr_lo, sides, errs, ll_lo, rr_lo):
     """Laplace L and R log ratios from the exact tail ratios, as ln R -+ a deficit.
 
     With u = e^(-1/b), w = 1/u, the exact right-tail ratio R = G_P(w)/G_Q(w)
@@ -531,12 +531,15 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, ll_p, lr_p, ll_q, lr_q, b, l
     corrections keep their own relative accuracy however small they are, and
     f_P - e^eps f_Q on every cell keeps its relative accuracy up to the float
     just below the zero point, where a difference of two rounded logs (an
-    absolute error ~1e-19 |ln L|) does not.  Mirrored on the left (Q/P, the
-    left-tail ratio G_P(u)/G_Q(u)).  F(k) = R Q(k) expm1(ln P(k)/Q(k) - ln R)
-    from the accurate atom ratio law_lr (+ law_lo), else ln P - ln Q.
-    Sets ll_p / lr_p (high parts, relative to ll_q / lr_q) and ll_lo / rr_lo
-    on the cells where the bound rel * correction beats err_l / err_r
-    (modified in place).
+    absolute error ~1e-19 |ln L|) does not.  The cell masses likewise: R C_Q -
+    C_P = (1 - u)/2 (S - T), which the kernel's search for the first
+    contributing cell needs to the accuracy of the distance from eps.
+    Mirrored on the left (Q/P, the left-tail ratio G_P(u)/G_Q(u)).
+    F(k) = R Q(k) expm1(ln P(k)/Q(k) - ln R) from the accurate atom ratio
+    law_lr (+ law_lo), else ln P - ln Q.  Sets ll_p / lr_p (high parts,
+    relative to ll_q / lr_q) with ll_lo / rr_lo, and lr / lr_lo of the
+    interior cells, where the bound rel * correction beats errs = [cells, L,
+    R] (all modified in place).
     """
     n = len(lp)
     if n < 2:
@@ -558,22 +561,26 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, ll_p, lr_p, ll_q, lr_q, b, l
         for side in sides:
             tail = n if side == 1 else 0
             hi, lo = lr[tail], lr_lo[tail]
+            zero = np.zeros(n + 1, dtype=ld)
             if side == 1:
-                dl, er, rel_l, rel_r = _core.laplace_deficits(lp, lq, atom_lr, law_lo, atom_err,
-                                                              ll_p, lr_q, b, hi, lo)
-                # L: ln R - dl;  R: ln R + er
-                parts = ((dl, rel_l, -1, ll_p, ll_q, ll_lo, err_l),
-                         (er, rel_r, 1, lr_p, lr_q, rr_lo, err_r))
+                dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
+                    lp, lq, atom_lr, law_lo, atom_err, ll_p, lr_q, cell_lp, b, hi, lo)
+                # L: ln R - dl;  R: ln R + er;  cells: ln R - dc
+                parts = ((dl, rel_l, -1, ll_p, ll_q, ll_lo, errs[1]),
+                         (er, rel_r, 1, lr_p, lr_q, rr_lo, errs[2]),
+                         (dc, rel_c, -1, lr, zero, lr_lo, errs[0]))
             else:
-                dl, er, rel_l, rel_r = _core.laplace_deficits(lq, lp, atom_lr, law_lo, atom_err,
-                                                              lr_q, ll_p, b, -hi, -lo,
-                                                              mirror=True)
+                dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
+                    lq, lp, atom_lr, law_lo, atom_err, lr_q, ll_p, cell_lq, b, -hi, -lo,
+                    mirror=True)
                 # dl: deficit of ln R_Q/R_P below -ln R_left, so ln R_P/R_Q =
-                # ln R_left + dl; er: ln L_P/L_Q = ln R_left - er
-                parts = ((dl, rel_l, 1, lr_p, lr_q, rr_lo, err_r),
-                         (er, rel_r, -1, ll_p, ll_q, ll_lo, err_l))
+                # ln R_left + dl; er: ln L_P/L_Q = ln R_left - er; cells + dc
+                parts = ((dl, rel_l, 1, lr_p, lr_q, rr_lo, errs[2]),
+                         (er, rel_r, -1, ll_p, ll_q, ll_lo, errs[1]),
+                         (dc, rel_c, 1, lr, zero, lr_lo, errs[0]))
             for corr, rel, sign, target, base, lo_out, err in parts:
                 bound = rel * np.abs(corr.astype(f))
+                bound[[0, n]] = np.inf                  # the tail cells are exact
                 ok = np.flatnonzero(np.isfinite(bound) & (bound < err) & np.isfinite(base))
                 if ok.size == 0:
                     continue
