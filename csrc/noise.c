@@ -310,10 +310,12 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
                 CELL(dc_out, c) = dc;
                 const double es_rel = s.v > 0.0L ? (double)(es.v / s.v) : 0.0;
                 const double et_rel = t.v > 0.0L ? (double)(et.v / t.v) : 0.0;
-                CELL(rel_c_out, c) = rs > rt ? acc + 0x1p-63 * fabs((double)cell_a)
-                                                   + ((es_rel + 0x1p-52) * rs + (et_rel + 0x1p-52) * rt)
-                                                         / (rs - rt)
-                                             : INFINITY;
+                /* both below 1e-280: a deficit far below any eps resolution */
+                CELL(rel_c_out, c) = rs + rt < 1e-280 ? acc
+                                     : (rs > rt ? acc + 0x1p-63 * fabs((double)cell_a)
+                                                     + ((es_rel + 0x1p-52) * rs
+                                                        + (et_rel + 0x1p-52) * rt) / (rs - rt)
+                                                : INFINITY);
             }
         }
         if (dl > 0.25 && er > 0.25 && dc > 0.25) {
