@@ -357,16 +357,21 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
 
 
 def _clip_interior(lr, lr_lo, sides):
-    """Interior cells' mass ratios lie strictly between the exact tail ratios
-    (monotone laws): clip their rounding so that no interior cell sets a zero
-    point beyond the exact one (the kernel takes the largest cell ratio)."""
+    """Interior cells' mass ratios lie between the exact tail ratios (monotone
+    laws): clamp their rounding, as the unevaluated sums lr + lr_lo, to the
+    tail's, so that no interior cell sets a zero point beyond the exact one
+    (the kernel takes the largest cell ratio) and cells within rounding of
+    it keep the tail's exact value."""
     if lr_lo is None or len(lr) < 3:
         return
-    inner = lr[1:-1]
-    if 1 in sides:
-        np.minimum(inner, np.nextafter(lr[-1], -np.inf), out=inner)
-    if 0 in sides:
-        np.maximum(inner, np.nextafter(lr[0], np.inf), out=inner)
+    inner, inner_lo = lr[1:-1], lr_lo[1:-1]
+    for side in sides:
+        hi, lo = (lr[-1], lr_lo[-1]) if side == 1 else (lr[0], lr_lo[0])
+        with np.errstate(invalid="ignore"):
+            past = (inner - hi) + (inner_lo - lo)
+        past = past > 0 if side == 1 else past < 0
+        inner[past] = hi
+        inner_lo[past] = lo
 
 
 def _difference_parts(lp, lq, law_lr):
@@ -451,7 +456,11 @@ def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err
             corr = np.log1p(-np.exp(fp)) - np.log1p(-np.exp(fq))
             # log1p(-v) amplifies the rounding of v by v / (1 - v)
             vp, vq = np.exp(fp).astype(np.float64), np.exp(fq).astype(np.float64)
-            bound = 4e-16 * (vp / (1.0 - vp) + vq / (1.0 - vq))
+            # ... and the error of the L (R) logs themselves: P's is Q's plus
+            # the ratio's current error err (the logs' own ~2e-19 |ln|)
+            own = 2e-19 * np.abs(base_q[cells].astype(np.float64))
+            bound = ((4e-16 + own + err[cells]) * (vp / (1.0 - vp))
+                     + (4e-16 + own) * (vq / (1.0 - vq)))
         dl = hi_r + corr
         ok = np.isfinite(dl) & np.isfinite(base_q[cells]) & (bound < err[cells])
         idx = cells[ok]
@@ -581,7 +590,11 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
             for corr, rel, sign, target, base, lo_out, err in parts:
                 bound = rel * np.abs(corr.astype(f))
                 bound[[0, n]] = np.inf                  # the tail cells are exact
-                ok = np.flatnonzero(np.isfinite(bound) & (bound < err) & np.isfinite(base))
+                # relative accuracy 1e-12 of the correction is all the kernel
+                # needs near the zero point: taken over the other forms'
+                # estimates (the end-ratio form's omits the atoms' errors)
+                ok = np.flatnonzero(np.isfinite(bound) & ((bound < err) | (rel < 1e-12))
+                                    & np.isfinite(base))
                 if ok.size == 0:
                     continue
                 value, e = _two_sum(np.full(ok.size, hi, dtype=ld), sign * corr[ok])
