@@ -590,10 +590,10 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
             for corr, rel, sign, target, base, lo_out, err in parts:
                 bound = rel * np.abs(corr.astype(f))
                 bound[[0, n]] = np.inf                  # the tail cells are exact
-                # relative accuracy 1e-12 of the correction is all the kernel
-                # needs near the zero point: taken over the other forms'
-                # estimates (the end-ratio form's omits the atoms' errors)
-                ok = np.flatnonzero(np.isfinite(bound) & ((bound < err) | (rel < 1e-12))
+                # an absolute error below 1e-20 (a fraction 1e-15 of any
+                # distance from eps that matters) is taken over the other
+                # forms' estimates (the end-ratio form's omits the atoms' errors)
+                ok = np.flatnonzero(np.isfinite(bound) & (bound < np.maximum(err, 1e-20))
                                     & np.isfinite(base))
                 if ok.size == 0:
                     continue
