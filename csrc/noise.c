@@ -149,61 +149,80 @@ void sp_laplace_cells_one(const long double *la, long n, double b, long double *
     laplace_side(la, n, b, cell_la, ll, lr, 0);
 }
 
-/* A positive sum kept as v e^sc: v rescaled to 1 past 1e+-1000 (logl, ~1e-19
- * of ln v: ~2^-62 relative per rescale), so sums whose terms span more than
- * the long double range stay finite. */
+/* A sum of positive terms kept as v e^(sc + m / b): v rescaled to 1 past
+ * 1e+-1000 (logl, ~2^-62 relative per rescale), and the growth by e^(+-1/b)
+ * per step counted in m where 1/b > 64 (the long double range would not
+ * hold it; m / b rounds once, ~2^-64 of it), so sums whose terms span more
+ * than the long double range stay finite. */
 typedef struct {
     long double v, sc;
+    long m;
     int rescales;
 } laplace_scaled;
 
-static void laplace_scaled_add(laplace_scaled *s, long double lf, long double lf_err,
-                               laplace_scaled *err)
+static long double laplace_scaled_log(const laplace_scaled *s, long double inv_b)
 {
-    /* s += e^lf; err += e^lf * lf_err (on s's scale: err->sc tracks s->sc) */
-    if (lf == -INFINITY) {
+    return s->v > 0.0L ? s->sc + (long double)s->m * inv_b + logl(s->v) : -INFINITY;
+}
+
+static void laplace_scaled_add(laplace_scaled *s, long double lf, long double inv_b)
+{
+    /* s += e^lf */
+    if (lf == -INFINITY || isnan(lf)) {
         return;
     }
     if (s->v == 0.0L) {
-        s->sc = err->sc = lf;
         s->v = 1.0L;
-        err->v = lf_err;
+        s->sc = lf;
+        s->m = 0;
         return;
     }
-    long double d = lf - s->sc;
+    const long double d = lf - (s->sc + (long double)s->m * inv_b);
     if (d > 64.0L) {
-        const long double g = sp_fast_expl(-d);
-        s->v = s->v * g + 1.0L;
-        err->v = err->v * g + lf_err;
-        s->sc = err->sc = lf;
+        s->v = s->v * sp_fast_expl(-d) + 1.0L;
+        s->sc = lf;
+        s->m = 0;
         return;
     }
-    const long double f = sp_fast_expl(d);
-    s->v += f;
-    err->v += f * lf_err;
+    s->v += sp_fast_expl(d);
 }
 
-static void laplace_scaled_mul(laplace_scaled *s, long double factor, laplace_scaled *err)
+/* s *= e^(step / b) (step = +-1; factor = e^(step / b) where counted == 0) */
+static void laplace_scaled_step(laplace_scaled *s, int step, long double factor, int counted)
 {
+    if (s->v == 0.0L) {
+        return;
+    }
+    if (counted) {
+        s->m += step;
+        return;
+    }
     s->v *= factor;
-    err->v *= factor;
-    if (s->v > 1e1000L || (s->v > 0.0L && s->v < 1e-1000L)) {
-        const long double l = logl(s->v);
-        err->v /= s->v;
-        s->sc += l;
-        err->sc = s->sc;
+    if (s->v > 1e1000L || s->v < 1e-1000L) {
+        s->sc += logl(s->v);
         s->v = 1.0L;
         s->rescales++;
     }
 }
 
-/* ln(s) relative to e^-base as a double ratio: s e^(sc - base). */
-static double laplace_scaled_ratio(const laplace_scaled *s, long double base)
+/* e^(ln s - base) as a double (inf past e^700, 0 for an empty sum). */
+static double laplace_scaled_ratio(const laplace_scaled *s, long double base, long double inv_b)
 {
-    if (!(s->v > 0.0L)) {
+    const long double arg = laplace_scaled_log(s, inv_b) - base;
+    return arg > 700.0L ? INFINITY : (arg == -INFINITY ? 0.0 : exp((double)arg));
+}
+
+/* err / s as a double: INFINITY where s is empty and err is not. */
+static double laplace_scaled_rel(const laplace_scaled *err, const laplace_scaled *s,
+                                 long double inv_b)
+{
+    if (!(err->v > 0.0L)) {
         return 0.0;
     }
-    const long double arg = s->sc + logl(s->v) - base;
+    if (!(s->v > 0.0L)) {
+        return INFINITY;
+    }
+    const long double arg = laplace_scaled_log(err, inv_b) - laplace_scaled_log(s, inv_b);
     return arg > 700.0L ? INFINITY : exp((double)arg);
 }
 
@@ -227,11 +246,13 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
 #define AT(arr, i) ((arr)[mirror ? n - 1 - (i) : (i)])
 #define CELL(arr, c) ((arr)[mirror ? n - (c) : (c)])
     const long double inv_b = 1.0L / (long double)b;
-    const long double u = expl(-inv_b), w = expl(inv_b);
+    const int counted = inv_b > 64.0L;       /* e^(1/b) past what v may absorb */
+    const long double u = counted ? 0.0L : expl(-inv_b), w = counted ? 0.0L : expl(inv_b);
     const double sign = mirror ? -1.0 : 1.0;
     const long double ln_half_width = logl(-expm1l(-inv_b) / 2.0L);   /* cell = hw (L + R) */
-    laplace_scaled s = {0.0L, 0.0L, 0}, t = {0.0L, 0.0L, 0};
-    laplace_scaled es = {0.0L, 0.0L, 0}, et = {0.0L, 0.0L, 0};
+    /* S, T and their absolute error bounds */
+    laplace_scaled s = {0.0L, 0.0L, 0, 0}, t = {0.0L, 0.0L, 0, 0};
+    laplace_scaled es = {0.0L, 0.0L, 0, 0}, et = {0.0L, 0.0L, 0, 0};
     long done = n;
     for (long c = 0; c <= n; c++) {
         rel_l_out[c] = INFINITY;
@@ -244,9 +265,14 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
     for (long x = n - 2; x >= 0; x--) {
         const long k = x + 1;
         const long double la = AT(la_in, k), lb = AT(lb_in, k);
-        long double lf = -INFINITY, rel_f = 0.0L;
+        /* lf = ln F(k); l_err = ln of a bound on its absolute error: the
+         * double transcendentals (~2^-50 of F) and the atom ratio's own error
+         * e, which moves F by A(k) e -- however small F is (near the crossing,
+         * or where the ratio agrees with R to more digits than it has) */
+        long double lf = -INFINITY, l_err = -INFINITY;
         if (lb == -INFINITY) {
             lf = la;                       /* F = A(k) >= 0 */
+            l_err = la + logl(0x1p-50L + 0x1p-63L * fabsl(la));
         } else if (la == -INFINITY) {
             break;                         /* F = -R B(k) < 0: the crossing */
         } else {
@@ -261,41 +287,42 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
                 break;
             }
             if (d > 0.0L) {
-                /* transcendentals in double (~2^-52 each); the atom ratio's own
-                 * error e moves F by e / (1 - e^-d) relative */
                 if (d > 0.5L) {
                     lf = la + log(-expm1(-(double)d));
                 } else {
                     lf = lb + r_hi + r_lo + log(expm1((double)d));
                 }
-                const long double e = AT(lr_err_in, k);
-                rel_f = 0x1p-50L + 0x1p-63L * fabsl(d > 0.5L ? la : lb)
-                        + (d > 0.5L ? 2.0L * e : e / (long double)-expm1(-(double)d));
             }
+            const long double e = AT(lr_err_in, k);
+            l_err = la + logl(e + (d > 0.0L ? (0x1p-50L + 0x1p-63L * fabsl(la)) * (1.0L - expl(-d))
+                                            : 0.0L));
         }
-        laplace_scaled_add(&s, lf, rel_f, &es);
-        laplace_scaled_mul(&s, w, &es);
-        laplace_scaled_mul(&t, u, &et);
-        laplace_scaled_add(&t, lf, rel_f, &et);
+        laplace_scaled_add(&s, lf, inv_b);
+        laplace_scaled_add(&es, l_err, inv_b);
+        laplace_scaled_step(&s, 1, w, counted);
+        laplace_scaled_step(&es, 1, w, counted);
+        laplace_scaled_step(&t, -1, u, counted);
+        laplace_scaled_step(&et, -1, u, counted);
+        laplace_scaled_add(&t, lf, inv_b);
+        laplace_scaled_add(&et, l_err, inv_b);
         done = x;
         const long c = x + 1;
         const long double ll_a = CELL(ll_a_in, c), rb = CELL(rb_in, c);
-        /* the sums' own roundings: ~2^-63 per step and per rescale */
-        const double acc = 0x1p-50 + 0x1p-62 * (double)(4 * (n - x) + 4 * (s.rescales + t.rescales));
+        /* the sums' own roundings: ~2^-63 per step and per rescale, and m / b */
+        const double acc = 0x1p-50 + 0x1p-62 * (double)(4 * (n - x) + 4 * (s.rescales + t.rescales))
+                           + 0x1p-62 * (double)(labs(s.m) + labs(t.m)) * (double)inv_b;
+        const double es_rel = laplace_scaled_rel(&es, &s, inv_b);
+        const double et_rel = laplace_scaled_rel(&et, &t, inv_b);
         double dl = INFINITY, er = INFINITY;
         if (ll_a > -INFINITY) {
-            const double ratio = laplace_scaled_ratio(&s, ll_a);
-            dl = log1p(ratio);
+            dl = log1p(laplace_scaled_ratio(&s, ll_a, inv_b));
             CELL(dl_out, c) = dl;
-            CELL(rel_l_out, c) = acc + 0x1p-63 * fabs((double)ll_a)
-                                 + (s.v > 0.0L ? (double)(es.v / s.v) : 0.0);
+            CELL(rel_l_out, c) = acc + 0x1p-63 * fabs((double)ll_a) + es_rel;
         }
         if (rb > -INFINITY) {
-            const double ratio = laplace_scaled_ratio(&t, rb + r_hi + r_lo);
-            er = log1p(ratio);
+            er = log1p(laplace_scaled_ratio(&t, rb + r_hi + r_lo, inv_b));
             CELL(er_out, c) = er;
-            CELL(rel_r_out, c) = acc + 0x1p-63 * fabs((double)rb)
-                                 + (t.v > 0.0L ? (double)(et.v / t.v) : 0.0);
+            CELL(rel_r_out, c) = acc + 0x1p-63 * fabs((double)rb) + et_rel;
         }
         /* the cell masses: R C_B - C_A = hw (S - T), S - T = sum F(k) (w^d - w^(1-d))
          * >= 0 (d = k - x >= 1), formed from the two sums: its rounding is
@@ -304,14 +331,13 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
         const long double cell_a = CELL(cell_a_in, c);
         if (cell_a > -INFINITY) {
             const long double base = cell_a - ln_half_width;          /* ln(L_A + R_A) */
-            const double rs = laplace_scaled_ratio(&s, base), rt = laplace_scaled_ratio(&t, base);
+            const double rs = laplace_scaled_ratio(&s, base, inv_b);
+            const double rt = laplace_scaled_ratio(&t, base, inv_b);
             if (isfinite(rs) && rs >= rt) {
                 dc = log1p(rs - rt);
                 CELL(dc_out, c) = dc;
-                const double es_rel = s.v > 0.0L ? (double)(es.v / s.v) : 0.0;
-                const double et_rel = t.v > 0.0L ? (double)(et.v / t.v) : 0.0;
                 /* both below 1e-280: a deficit far below any eps resolution */
-                CELL(rel_c_out, c) = rs + rt < 1e-280 ? acc
+                CELL(rel_c_out, c) = rs + rt < 1e-280 && es_rel <= 1.0 && et_rel <= 1.0 ? acc
                                      : (rs > rt ? acc + 0x1p-63 * fabs((double)cell_a)
                                                      + ((es_rel + 0x1p-52) * rs
                                                         + (et_rel + 0x1p-52) * rt) / (rs - rt)
