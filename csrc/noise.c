@@ -212,18 +212,49 @@ static double laplace_scaled_ratio(const laplace_scaled *s, long double base, lo
     return arg > 700.0L ? INFINITY : (arg == -INFINITY ? 0.0 : exp((double)arg));
 }
 
-/* err / s as a double: INFINITY where s is empty and err is not. */
-static double laplace_scaled_rel(const laplace_scaled *err, const laplace_scaled *s,
-                                 long double inv_b)
+/* A signed sum: positive and negative terms apart, with an absolute error bound. */
+typedef struct {
+    laplace_scaled pos, neg, err;
+} laplace_signed;
+
+static void laplace_signed_add(laplace_signed *s, long double lf, int negative, long double l_err,
+                               long double inv_b)
 {
-    if (!(err->v > 0.0L)) {
-        return 0.0;
+    laplace_scaled_add(negative ? &s->neg : &s->pos, lf, inv_b);
+    laplace_scaled_add(&s->err, l_err, inv_b);
+}
+
+static void laplace_signed_step(laplace_signed *s, int step, long double factor, int counted)
+{
+    laplace_scaled_step(&s->pos, step, factor, counted);
+    laplace_scaled_step(&s->neg, step, factor, counted);
+    laplace_scaled_step(&s->err, step, factor, counted);
+}
+
+/* sum / e^base as (value, absolute error bound); acc: the relative rounding
+ * of each part (the recursions, the rescales, the final exps). */
+static void laplace_signed_ratio(const laplace_signed *s, long double base, long double inv_b,
+                                 double acc, double *value, double *abs_err)
+{
+    const double rp = laplace_scaled_ratio(&s->pos, base, inv_b);
+    const double rn = laplace_scaled_ratio(&s->neg, base, inv_b);
+    *value = rp - rn;
+    *abs_err = (rp + rn) * acc + laplace_scaled_ratio(&s->err, base, inv_b);
+}
+
+/* log1p(r) and a bound on its relative error from r's absolute error a;
+ * rel is INFINITY where r's error could reach -1 or the result is 0 with an
+ * error. */
+static double laplace_log1p_rel(double r, double a, double *rel)
+{
+    const double d = log1p(r);
+    if (!(1.0 + r - a > 0.0) || !isfinite(d)) {
+        *rel = INFINITY;
+        return d;
     }
-    if (!(s->v > 0.0L)) {
-        return INFINITY;
-    }
-    const long double arg = laplace_scaled_log(err, inv_b) - laplace_scaled_log(s, inv_b);
-    return arg > 700.0L ? INFINITY : exp((double)arg);
+    const double abs_d = 1.01 * a / (1.0 + r - a) + 0x1p-52 * fabs(d);
+    *rel = d != 0.0 ? abs_d / fabs(d) : (abs_d > 0.0 ? INFINITY : 0.0);
+    return d;
 }
 
 /* Deficits of the Laplace-noise L and R log ratios against the right-tail
@@ -232,9 +263,10 @@ static double laplace_scaled_rel(const laplace_scaled *err, const laplace_scaled
  *   R L_B(x) - L_A(x) = sum_{k>x} F(k) w^(k-x)   =: S(x),
  *   R_A(x) - R R_B(x) = sum_{k>x} F(k) u^(k-x-1) =: T(x),
  * so ln L_A/L_B = ln R - log1p(S / L_A) and ln R_A/R_B = ln R + log1p(T / (R R_B)).
- * Above the crossing of the atom ratio every F(k) >= 0: S and T are sums of
- * positive terms, by one-step recursions S(x) = w (S(x+1) + F(x+1)),
- * T(x) = F(x+1) + u T(x+1), each with its error sum. */
+ * By one-step recursions S(x) = w (S(x+1) + F(x+1)), T(x) = F(x+1) + u T(x+1),
+ * the positive and negative terms apart: above the crossing of the atom
+ * ratio every F(k) >= 0 and S, T keep their relative accuracy however small;
+ * below it the cancellation is in the error bound. */
 long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
                          const long double *lr_in, const long double *lo_in,
                          const double *lr_err_in, const long double *ll_a_in,
@@ -250,9 +282,8 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
     const long double u = counted ? 0.0L : expl(-inv_b), w = counted ? 0.0L : expl(inv_b);
     const double sign = mirror ? -1.0 : 1.0;
     const long double ln_half_width = logl(-expm1l(-inv_b) / 2.0L);   /* cell = hw (L + R) */
-    /* S, T and their absolute error bounds */
-    laplace_scaled s = {0.0L, 0.0L, 0, 0}, t = {0.0L, 0.0L, 0, 0};
-    laplace_scaled es = {0.0L, 0.0L, 0, 0}, et = {0.0L, 0.0L, 0, 0};
+    const laplace_scaled empty = {0.0L, 0.0L, 0, 0};
+    laplace_signed s = {empty, empty, empty}, t = {empty, empty, empty};
     long done = n;
     for (long c = 0; c <= n; c++) {
         rel_l_out[c] = INFINITY;
@@ -265,16 +296,19 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
     for (long x = n - 2; x >= 0; x--) {
         const long k = x + 1;
         const long double la = AT(la_in, k), lb = AT(lb_in, k);
-        /* lf = ln F(k); l_err = ln of a bound on its absolute error: the
+        /* lf = ln |F(k)|; l_err = ln of a bound on its absolute error: the
          * double transcendentals (~2^-50 of F) and the atom ratio's own error
          * e, which moves F by A(k) e -- however small F is (near the crossing,
          * or where the ratio agrees with R to more digits than it has) */
         long double lf = -INFINITY, l_err = -INFINITY;
+        int negative = 0;
         if (lb == -INFINITY) {
             lf = la;                       /* F = A(k) >= 0 */
             l_err = la + logl(0x1p-50L + 0x1p-63L * fabsl(la));
         } else if (la == -INFINITY) {
-            break;                         /* F = -R B(k) < 0: the crossing */
+            lf = lb + r_hi + r_lo;         /* F = -R B(k) */
+            negative = 1;
+            l_err = lf + logl(0x1p-50L + 0x1p-63L * fabsl(lb));
         } else {
             const long double lr = sign * AT(lr_in, k);
             const long double lo = lo_in == NULL ? 0.0L : sign * AT(lo_in, k);
@@ -283,69 +317,71 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
             }
             /* d = ln A(k)/B(k) - ln R, the sum of two double-doubles */
             const long double d = lr == INFINITY ? INFINITY : ((lr - r_hi) + (lo - r_lo));
-            if (d < 0.0L) {
-                break;
-            }
-            if (d > 0.0L) {
-                if (d > 0.5L) {
-                    lf = la + log(-expm1(-(double)d));
-                } else {
-                    lf = lb + r_hi + r_lo + log(expm1((double)d));
-                }
+            negative = d < 0.0L;
+            if (d > 0.5L) {
+                lf = la + log(-expm1(-(double)d));          /* A (1 - e^-d) */
+            } else if (d > 0.0L) {
+                lf = lb + r_hi + r_lo + log(expm1((double)d));   /* R B (e^d - 1) */
+            } else if (d < -0.5L) {
+                lf = lb + r_hi + r_lo + log(-expm1((double)d));  /* R B (1 - e^d) */
+            } else if (d < 0.0L) {
+                lf = la + log(expm1(-(double)d));            /* A (e^-d - 1) */
             }
             const long double e = AT(lr_err_in, k);
-            l_err = la + logl(e + (d > 0.0L ? (0x1p-50L + 0x1p-63L * fabsl(la)) * (1.0L - expl(-d))
-                                            : 0.0L));
+            l_err = logl(expl(la) * e + (lf > -INFINITY ? expl(lf) : 0.0L)
+                         * (0x1p-50L + 0x1p-63L * (fabsl(la) + fabsl(lb))));
+            if (!(l_err > -INFINITY) || !isfinite(l_err)) {
+                /* beyond the long double range: in logs */
+                l_err = la + logl(e + (0x1p-50L + 0x1p-63L * (fabsl(la) + fabsl(lb)))
+                                      * (d > 0.0L ? 1.0L : fmaxl(1.0L, expl(fminl(-d, 11000.0L)))));
+            }
         }
-        laplace_scaled_add(&s, lf, inv_b);
-        laplace_scaled_add(&es, l_err, inv_b);
-        laplace_scaled_step(&s, 1, w, counted);
-        laplace_scaled_step(&es, 1, w, counted);
-        laplace_scaled_step(&t, -1, u, counted);
-        laplace_scaled_step(&et, -1, u, counted);
-        laplace_scaled_add(&t, lf, inv_b);
-        laplace_scaled_add(&et, l_err, inv_b);
+        laplace_signed_add(&s, lf, negative, l_err, inv_b);
+        laplace_signed_step(&s, 1, w, counted);
+        laplace_signed_step(&t, -1, u, counted);
+        laplace_signed_add(&t, lf, negative, l_err, inv_b);
         done = x;
         const long c = x + 1;
         const long double ll_a = CELL(ll_a_in, c), rb = CELL(rb_in, c);
         /* the sums' own roundings: ~2^-63 per step and per rescale, and m / b */
-        const double acc = 0x1p-50 + 0x1p-62 * (double)(4 * (n - x) + 4 * (s.rescales + t.rescales))
-                           + 0x1p-62 * (double)(labs(s.m) + labs(t.m)) * (double)inv_b;
-        const double es_rel = laplace_scaled_rel(&es, &s, inv_b);
-        const double et_rel = laplace_scaled_rel(&et, &t, inv_b);
-        double dl = INFINITY, er = INFINITY;
+        const int rescales = s.pos.rescales + s.neg.rescales + t.pos.rescales + t.neg.rescales;
+        const long steps = labs(s.pos.m) + labs(s.neg.m) + labs(t.pos.m) + labs(t.neg.m);
+        const double acc = 0x1p-50 + 0x1p-62 * (double)(4 * (n - x) + 4 * rescales)
+                           + 0x1p-62 * (double)steps * (double)inv_b;
+        double dl = INFINITY, er = INFINITY, dc = INFINITY, rel, r, a;
         if (ll_a > -INFINITY) {
-            dl = log1p(laplace_scaled_ratio(&s, ll_a, inv_b));
+            laplace_signed_ratio(&s, ll_a, inv_b, acc + 0x1p-63 * fabs((double)ll_a), &r, &a);
+            dl = laplace_log1p_rel(r, a, &rel);
             CELL(dl_out, c) = dl;
-            CELL(rel_l_out, c) = acc + 0x1p-63 * fabs((double)ll_a) + es_rel;
+            CELL(rel_l_out, c) = rel;
         }
         if (rb > -INFINITY) {
-            er = log1p(laplace_scaled_ratio(&t, rb + r_hi + r_lo, inv_b));
+            laplace_signed_ratio(&t, rb + r_hi + r_lo, inv_b, acc + 0x1p-63 * fabs((double)rb),
+                                 &r, &a);
+            er = laplace_log1p_rel(r, a, &rel);
             CELL(er_out, c) = er;
-            CELL(rel_r_out, c) = acc + 0x1p-63 * fabs((double)rb) + et_rel;
+            CELL(rel_r_out, c) = rel;
         }
-        /* the cell masses: R C_B - C_A = hw (S - T), S - T = sum F(k) (w^d - w^(1-d))
-         * >= 0 (d = k - x >= 1), formed from the two sums: its rounding is
-         * amplified by (S + T) / (S - T) <= (w + 1) / (w - 1) */
-        double dc = INFINITY;
+        /* the cell masses: R C_B - C_A = hw (S - T) */
         const long double cell_a = CELL(cell_a_in, c);
         if (cell_a > -INFINITY) {
             const long double base = cell_a - ln_half_width;          /* ln(L_A + R_A) */
-            const double rs = laplace_scaled_ratio(&s, base, inv_b);
-            const double rt = laplace_scaled_ratio(&t, base, inv_b);
-            if (isfinite(rs) && rs >= rt) {
-                dc = log1p(rs - rt);
-                CELL(dc_out, c) = dc;
-                /* both below 1e-280: a deficit far below any eps resolution */
-                CELL(rel_c_out, c) = rs + rt < 1e-280 && es_rel <= 1.0 && et_rel <= 1.0 ? acc
-                                     : (rs > rt ? acc + 0x1p-63 * fabs((double)cell_a)
-                                                     + ((es_rel + 0x1p-52) * rs
-                                                        + (et_rel + 0x1p-52) * rt) / (rs - rt)
-                                                : INFINITY);
-            }
+            const double acc_c = acc + 0x1p-63 * fabs((double)cell_a);
+            double rs, as, rt, at;
+            laplace_signed_ratio(&s, base, inv_b, acc_c, &rs, &as);
+            laplace_signed_ratio(&t, base, inv_b, acc_c, &rt, &at);
+            dc = laplace_log1p_rel(rs - rt, as + at + 0x1p-53 * fabs(rs - rt), &rel);
+            CELL(dc_out, c) = dc;
+            CELL(rel_c_out, c) = rel;
         }
-        if (dl > 0.25 && er > 0.25 && dc > 0.25) {
-            break;                         /* deeper cells: a plain difference is as good */
+        /* deeper cells: far from the tail ratio, where a plain difference of
+         * logs is as good, or the cancellation has eaten the accuracy */
+        const int far = !(fabs(dl) < 0.25) && !(fabs(er) < 0.25) && !(fabs(dc) < 0.25);
+        const int lost = !(CELL(rel_l_out, c) * fabs(dl) < 1e-17)
+                         && !(CELL(rel_r_out, c) * fabs(er) < 1e-17)
+                         && !(CELL(rel_c_out, c) * fabs(dc) < 1e-17);
+        if (far || (lost && x < n - 2)) {
+            break;
         }
     }
 #undef AT

@@ -567,6 +567,7 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
                 atom_err = np.where(law_lo != 0, 1e-30 * (1.0 + np.abs(atom_lr.astype(f))),
                                     atom_err)
         atom_err = np.nan_to_num(atom_err, nan=np.inf, posinf=np.inf)
+        mine = [np.zeros(n + 1, dtype=bool) for _ in range(3)]    # set here: cells, L, R
         for side in sides:
             tail = n if side == 1 else 0
             hi, lo = lr[tail], lr_lo[tail]
@@ -575,26 +576,27 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
                 dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
                     lp, lq, atom_lr, law_lo, atom_err, ll_p, lr_q, cell_lp, b, hi, lo)
                 # L: ln R - dl;  R: ln R + er;  cells: ln R - dc
-                parts = ((dl, rel_l, -1, ll_p, ll_q, ll_lo, errs[1]),
-                         (er, rel_r, 1, lr_p, lr_q, rr_lo, errs[2]),
-                         (dc, rel_c, -1, lr, zero, lr_lo, errs[0]))
+                parts = ((dl, rel_l, -1, ll_p, ll_q, ll_lo, errs[1], mine[1]),
+                         (er, rel_r, 1, lr_p, lr_q, rr_lo, errs[2], mine[2]),
+                         (dc, rel_c, -1, lr, zero, lr_lo, errs[0], mine[0]))
             else:
                 dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
                     lq, lp, atom_lr, law_lo, atom_err, lr_q, ll_p, cell_lq, b, -hi, -lo,
                     mirror=True)
                 # dl: deficit of ln R_Q/R_P below -ln R_left, so ln R_P/R_Q =
                 # ln R_left + dl; er: ln L_P/L_Q = ln R_left - er; cells + dc
-                parts = ((dl, rel_l, 1, lr_p, lr_q, rr_lo, errs[2]),
-                         (er, rel_r, -1, ll_p, ll_q, ll_lo, errs[1]),
-                         (dc, rel_c, 1, lr, zero, lr_lo, errs[0]))
-            for corr, rel, sign, target, base, lo_out, err in parts:
+                parts = ((dl, rel_l, 1, lr_p, lr_q, rr_lo, errs[2], mine[2]),
+                         (er, rel_r, -1, ll_p, ll_q, ll_lo, errs[1], mine[1]),
+                         (dc, rel_c, 1, lr, zero, lr_lo, errs[0], mine[0]))
+            for corr, rel, sign, target, base, lo_out, err, own in parts:
                 bound = rel * np.abs(corr.astype(f))
                 bound[[0, n]] = np.inf                  # the tail cells are exact
                 # an absolute error below 1e-20 (a fraction 1e-15 of any
                 # distance from eps that matters) is taken over the other
-                # forms' estimates (the end-ratio form's omits the atoms' errors)
-                ok = np.flatnonzero(np.isfinite(bound) & (bound < np.maximum(err, 1e-20))
-                                    & np.isfinite(base))
+                # forms' estimates (the end-ratio form's omits the atoms'
+                # errors), but not over the other side's value of this form
+                ok = np.flatnonzero(np.isfinite(bound) & np.isfinite(base)
+                                    & ((bound < err) | (~own & (bound < 1e-20))))
                 if ok.size == 0:
                     continue
                 value, e = _two_sum(np.full(ok.size, hi, dtype=ld), sign * corr[ok])
@@ -602,6 +604,7 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
                 target[ok] = new
                 lo_out[ok] = (value - (new - base[ok])) + e + lo
                 err[ok] = bound[ok]
+                own[ok] = True
 
 
 # Cells at each end of the Laplace-noise support whose log ratio is
