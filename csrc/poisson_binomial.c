@@ -1,8 +1,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "convolve.h"
-#include "logpmf.h"
+#include "poisson_binomial.h"
+#include "pmf.h"
 
 typedef struct {
     long off;            /* the first atom */
