@@ -40,9 +40,12 @@ static double signed_difference(long double x, long double y, long double lo, lo
     return exp((double)(y + eps - m)) * expm1((double)d);
 }
 
-long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, long double la_q,
-                                         long double lc_q, long double eps, long double la_lo,
-                                         long double lc_lo, double b)
+/* The body of sp_laplace_cell_log_positive, inlined into the pair kernel's
+ * callback (seven long double arguments would otherwise go through the
+ * stack for every cell). */
+static inline long double cell_log_positive(long double la_p, long double lc_p, long double la_q,
+                                            long double lc_q, long double eps, long double la_lo,
+                                            long double lc_lo, double b)
 {
     long double m = fmaxl(fmaxl(la_p, lc_p), fmaxl(la_q + eps, lc_q + eps));
     if (m == -INFINITY) {
@@ -61,6 +64,13 @@ long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, lon
         v = one_sided(c, a, b);          /* mirror t -> 1 - t */
     }
     return v > 0.0 ? m + log(v) : -INFINITY;
+}
+
+long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, long double la_q,
+                                         long double lc_q, long double eps, long double la_lo,
+                                         long double lc_lo, double b)
+{
+    return cell_log_positive(la_p, lc_p, la_q, lc_q, eps, la_lo, lc_lo, b);
 }
 
 /* ln x to ~1e-19 (precise: logl) or ~1e-16 absolute (sp_fast_logl). */
@@ -127,7 +137,7 @@ void sp_laplace_cells_one(const long double *la, long n, double b, long double *
 }
 
 
-int sp_laplace_cell_term(const void *ctx, long j, long double eps, sp_direction direction,
+int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direction,
                          long double *out)
 {
     const sp_laplace_pair *c = ctx;
@@ -141,9 +151,9 @@ int sp_laplace_cell_term(const void *ctx, long j, long double eps, sp_direction 
     long double l_lo = c->ll_lo == NULL ? 0.0L : c->ll_lo[j];
     long double r_lo = c->rr_lo == NULL ? 0.0L : c->rr_lo[j];
     *out = direction == SP_PLUS
-               ? sp_laplace_cell_log_positive(c->ll_p[j], c->lr_p[j], c->ll_q[j], c->lr_q[j], eps,
+               ? cell_log_positive(c->ll_p[j], c->lr_p[j], c->ll_q[j], c->lr_q[j], eps,
                                               l_lo, r_lo, c->scale)
-               : sp_laplace_cell_log_positive(c->ll_q[j], c->lr_q[j], c->ll_p[j], c->lr_p[j], eps,
+               : cell_log_positive(c->ll_q[j], c->lr_q[j], c->ll_p[j], c->lr_p[j], eps,
                                               -l_lo, -r_lo, c->scale);
     return 1;
 }

@@ -53,7 +53,7 @@ typedef struct {
 /* The sp_cell_fn of an sp_laplace_pair (ctx): the interior cells 1..len-2
  * by sp_laplace_cell_log_positive (0 for eps = +inf); the two tail cells
  * are declined (point masses for the pair kernel). */
-int sp_laplace_cell_term(const void *ctx, long j, long double eps, sp_direction direction,
+int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direction,
                          long double *out);
 
 #endif

@@ -17,31 +17,38 @@ static long first_above(const long double *lr, long lo, long hi, long double x)
     return lo;
 }
 
-/* ln of the part of cell j that counts towards H_eps(A||B), (A, B) = (P, Q)
- * for SP_PLUS and (Q, P) for SP_MINUS: the mechanism's callback where it
- * evaluates the cell; for a point-mass cell A(j) (1 - e^(eps - lr)).
+/* ln of the part of point-mass cell j that counts towards H_eps(A||B),
+ * (A, B) = (P, Q) for SP_PLUS and (Q, P) for SP_MINUS: A(j) (1 - e^(eps - lr)).
  * lr is the unevaluated sum lr[j] + lr_lo[j]: eps - lr[j] is exact in long
  * double where it is small (Sterbenz), so eps - lr keeps its relative
  * accuracy down to the float just below the zero point. */
-static long double cell_term(const sp_pair *s, long j, long double eps, sp_direction direction)
+static long double point_term(const sp_pair *s, long j, long double eps, sp_direction direction)
+{
+    /* A's mass and ln A/B */
+    const long double la = direction == SP_PLUS ? s->lp[j] : s->lq[j];
+    long double lr = direction == SP_PLUS ? s->lr[j] : -s->lr[j];
+    if (lr == INFINITY) {
+        return eps == INFINITY ? -INFINITY : la;
+    }
+    long double lo = s->lr_lo == NULL ? 0.0L : (direction == SP_PLUS ? s->lr_lo[j] : -s->lr_lo[j]);
+    long double d = (eps - lr) - lo;
+    if (!(d < 0.0L)) {
+        return -INFINITY;
+    }
+    /* d is accurate to ~1e-19 relative; its exp needs no more than double */
+    return la + log(-expm1((double)d));
+}
+
+/* Cell j's term: the mechanism's callback where it evaluates the cell, else
+ * the point-mass term.  Inline in the loops: one indirect call per cell. */
+static inline long double cell_term(const sp_pair *s, long j, double eps, sp_direction direction)
 {
     long double out;
     if (s->cell_log_positive != NULL
         && s->cell_log_positive(s->cell_ctx, j, eps, direction, &out)) {
         return out;
     }
-    const int plus = direction == SP_PLUS;
-    long double lr = plus ? s->lr[j] : -s->lr[j];
-    if (lr == INFINITY) {
-        return eps == INFINITY ? -INFINITY : (plus ? s->lp[j] : s->lq[j]);
-    }
-    long double lo = s->lr_lo == NULL ? 0.0L : (plus ? s->lr_lo[j] : -s->lr_lo[j]);
-    long double d = (eps - lr) - lo;
-    if (!(d < 0.0L)) {
-        return -INFINITY;
-    }
-    /* d is accurate to ~1e-19 relative; its exp needs no more than double */
-    return (plus ? s->lp[j] : s->lq[j]) + log(-expm1((double)d));
+    return point_term(s, j, eps, direction);
 }
 
 void sp_pair_init_zero(sp_pair *s)

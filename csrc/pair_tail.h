@@ -21,7 +21,7 @@
  * returns 0 (and leaves *out alone) for a cell that is a point mass with
  * masses e^lp[j], e^lq[j] and log ratio lr[j] (+ lr_lo[j]), which the
  * kernel then evaluates itself.  Never called with direction SP_MAX. */
-typedef int (*sp_cell_fn)(const void *ctx, long j, long double eps, sp_direction direction,
+typedef int (*sp_cell_fn)(const void *ctx, long j, double eps, sp_direction direction,
                           long double *out);
 
 /* A pair (P, Q) of pmfs on 0..len-1 given by logs, with lr = ln P - ln Q

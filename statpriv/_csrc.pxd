@@ -41,7 +41,7 @@ cdef extern from "poisson_sampling.h" nogil:
     double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "pair_tail.h" nogil:
-    ctypedef int (*sp_cell_fn)(const void *ctx, long j, long double eps, sp_direction direction,
+    ctypedef int (*sp_cell_fn)(const void *ctx, long j, double eps, sp_direction direction,
                                long double *out) noexcept nogil
     ctypedef struct sp_pair:
         const long double *lp
@@ -89,7 +89,7 @@ cdef extern from "laplace.h" nogil:
         const long double *rr_lo
         long len
         double scale
-    int sp_laplace_cell_term(const void *ctx, long j, long double eps, sp_direction direction,
+    int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direction,
                              long double *out)
 
 cdef extern from "geometric.h" nogil:
