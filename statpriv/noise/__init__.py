@@ -96,10 +96,10 @@ class Noise:
         raise ValueError(f"noise must be {kinds_text()}, got {self!r}")
 
 
-def kinds_text():
+def kinds_text(prefix="statpriv."):
     """'statpriv.Laplace, Gaussian or Geometric': the kinds, for messages."""
     names = [cls.__name__ for cls in NOISE_KINDS.values()]
-    return "statpriv." + ", ".join(names[:-1]) + " or " + names[-1]
+    return prefix + ", ".join(names[:-1]) + " or " + names[-1]
 
 
 from statpriv.noise.laplace import Laplace  # noqa: E402  (the kinds subclass Noise)
