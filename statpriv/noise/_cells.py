@@ -208,6 +208,13 @@ def exact_tails(lr, tail_ratio, tail_w, param, cells):
     return (lo, tuple(sides)) if sides else (None, ())
 
 
+def _two_sum(a, b):
+    """(s, e): s = fl(a + b) and its exact rounding error (long double arrays)."""
+    total = a + b
+    bb = total - a
+    return total, (a - (total - bb)) + (b - bb)
+
+
 def monotone_likelihood_ratio(lp, lq):
     """ln P(k) - ln Q(k) is non-decreasing over the atoms where P + Q > 0
     (-inf where P = 0, +inf where Q = 0), up to the rounding of the logs."""

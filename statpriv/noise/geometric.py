@@ -85,13 +85,6 @@ class Geometric(Noise):
         return cls(math.exp(-_geometric_epsilon(_integer_bound(width * count), confidence)))
 
 
-def _two_sum(a, b):
-    """(s, e): s = fl(a + b) and its exact rounding error (long double arrays)."""
-    total = a + b
-    bb = total - a
-    return total, (a - (total - bb)) + (b - bb)
-
-
 def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err):
     """Cell log ratios from the exact tail ratios, as ln R - D(x).
 
@@ -126,7 +119,7 @@ def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_l
             bound = rel[ok] * d[ok].astype(np.float64)
             better = bound < err[ok + 1]
             ok, bound, d = ok[better], bound[better], d[ok[better]]
-            new_hi, e = _two_sum(np.full(len(ok), hi, dtype=np.longdouble),
+            new_hi, e = _cells._two_sum(np.full(len(ok), hi, dtype=np.longdouble),
                                  -d if side == 1 else d)
             lr[ok + 1] = new_hi
             lr_lo[ok + 1] = e + lo
