@@ -112,7 +112,7 @@ def _pair_curve(laws, reference_fn, description, noise=None):
             log_rest_q = float(np.logaddexp(log_rest_q, cut_q))
         windowed = log_rest_p > -math.inf or log_rest_q > -math.inf
         core = _cells.core(lp, lq, noise, monotone_ratio, tail_ratio=tail_ratio, log_ratio=lr,
-                          log_ratio_lo=lr_lo)
+                           log_ratio_lo=lr_lo)
         description = f"{description}, noise={noise!r}"
         if windowed:
             # each noisy density is a mixture of the atoms' pairs: its ratio
@@ -251,6 +251,8 @@ def _refine_log_ratio(lp, lq, lr, err, exact):
             if mpmath.isfinite(value):
                 lo[j] = float(value - _mpf_exact(lr[j]))
     return lo
+
+
 def _unimodal_window(log_pmf, lo, hi, mode, drop):
     """Window [first, last] of a unimodal law on lo..hi with maximum at ``mode``:
     the atoms with ln pmf >= ln pmf(mode) - drop, found by bisection on each

@@ -371,7 +371,6 @@ def _poisson_binomial_window(probs):
         return _core.binomial_sum_window(*args, progress=bar, step=work / 200.0)
 
 
-
 def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):
     """Breutigam & Reischuk Lemma 6: S ~ N(mu, (n-1) pi (1-pi)), so the noisy count is a
     Gaussian mechanism with sigma_eff^2 = (n-1) pi (1-pi) + sigma^2."""

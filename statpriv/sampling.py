@@ -225,7 +225,6 @@ def _poisson_curve_core(n, pi, rate):
                                   float(rate), l1g_hi, l1g_lo)
 
 
-
 def secret_sample(n, sample_size, positives, *, noise=None):
     """Curve when the attacker knows the population but not the sample (Smith 2009 §3).
 

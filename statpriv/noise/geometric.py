@@ -120,7 +120,7 @@ def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_l
             better = bound < err[ok + 1]
             ok, bound, d = ok[better], bound[better], d[ok[better]]
             new_hi, e = _cells._two_sum(np.full(len(ok), hi, dtype=np.longdouble),
-                                 -d if side == 1 else d)
+                                        -d if side == 1 else d)
             lr[ok + 1] = new_hi
             lr_lo[ok + 1] = e + lo
             err[ok + 1] = bound
