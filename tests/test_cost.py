@@ -17,9 +17,12 @@ import numpy as np
 import pytest
 
 import statpriv
-from statpriv import noisy, reference
+from statpriv import reference
+from statpriv.noise import _cells as noisy
 
 counting_mod = sys.modules["statpriv.counting"]
+laws_mod = sys.modules["statpriv._laws"]
+sampling_mod = sys.modules["statpriv.sampling"]
 
 EPS = np.array([-0.2, 0.0, 0.002, 0.02, 0.1, 0.3, 0.6, 1.0, 2.0, 5.0])
 
@@ -34,8 +37,8 @@ def _force_windows(monkeypatch, drop=3000.0, noisy_path=False):
     full support (counting.FULL_SUPPORT atoms): noiseless laws take the
     narrowest candidate, noisy.DROP_NATS / 4 (budget 0), noisy laws the
     widest, noisy.DROP_NATS (budget unlimited)."""
-    monkeypatch.setattr(counting_mod, "FULL_SUPPORT", 0)
-    monkeypatch.setattr(counting_mod, "WINDOW_BUDGET", 10**12 if noisy_path else 0)
+    monkeypatch.setattr(laws_mod, "FULL_SUPPORT", 0)
+    monkeypatch.setattr(laws_mod, "WINDOW_BUDGET", 10**12 if noisy_path else 0)
     monkeypatch.setattr(noisy, "DROP_NATS", drop if noisy_path else 4.0 * drop)
 
 
@@ -72,8 +75,8 @@ CASES = [
     ("sample_size pi small", lambda: statpriv.counting(20000, 0.02, sample_size=15000)),
     # the law arrays of Poisson sampling (used with noise; noiseless curves reduce
     # to the binomial shift curve and cut no window)
-    ("poisson", lambda: counting_mod._pair_curve(
-        counting_mod._poisson_sample_laws(12000, 0.4, 0.7), None, "poisson laws")),
+    ("poisson", lambda: laws_mod._pair_curve(
+        sampling_mod._poisson_sample_laws(12000, 0.4, 0.7), None, "poisson laws")),
     ("secret", lambda: statpriv.secret_sample(20000, 8000, 7000)),
     ("per-record", lambda: statpriv.counting(
         None, np.random.default_rng(5).uniform(0.05, 0.95, 6000))),
@@ -366,7 +369,7 @@ def test_windowed_noisy_zero_point_is_the_laws_ratio_bound(monkeypatch):
     # Gaussian noise on sampled laws: sup f_P/f_Q = P(m)/Q(m) (each noisy
     # density is a mixture of the atoms' pairs, attained as x -> inf), so
     # delta_plus is 0 exactly from the closed form at j = m on, window or not
-    monkeypatch.setattr(counting_mod, "FULL_SUPPORT", 0)
+    monkeypatch.setattr(laws_mod, "FULL_SUPPORT", 0)
     monkeypatch.setattr(noisy, "DROP_NATS", 50.0)
     curve = statpriv.secret_sample(2000, 500, 600, noise=statpriv.Gaussian(1.0))
     assert isinstance(curve._core, statpriv._core.BoundedCurveCore)

@@ -12,7 +12,8 @@ from hypothesis import given, settings, strategies as st
 import statpriv
 from statpriv import _core
 from statpriv import reference
-from statpriv.counting import _binomial_window_laws, _subsample_laws
+from statpriv.counting import _binomial_window_laws
+from statpriv.sampling import _subsample_laws
 from conftest import assert_matches, check_against_reference, oracle
 
 NOISES = [statpriv.Laplace(0.5), statpriv.Laplace(3.0), statpriv.Gaussian(0.05),
