@@ -167,9 +167,10 @@ def test_binomial_window_vs_full(n, pi):
     assert all(close(a, b) for fa, wa in zip(full, win) for a, b in zip(fa, wa))
 
 
-@pytest.mark.parametrize("n, pi, rate", [(2001, 0.3, 0.1), (1500, 0.6, 0.9), (2500, 0.01, 1e-3)])
+@pytest.mark.parametrize("n, pi, rate", [(2001, 0.3, 0.1), (1500, 0.6, 0.9), (2500, 0.01, 1e-3),
+                                         (2001, 1e-5, 1.0), (2001, 0.999999, 1e-9)])
 def test_poisson_window_vs_full(n, pi, rate):
-    eps = [-0.7, -0.05, 0.0, 0.01, 0.5, 5.0]
+    eps = [-0.7, -0.05, 0.0, 0.01, 0.5, 5.0, 200.0, 800.0]
     full = O.poisson_sample(n, pi, rate)
     win = _windowed(O.poisson_sample(n, pi, rate))
     for fa, wa in zip(full.deltas(eps), win.deltas(eps)):
@@ -177,6 +178,33 @@ def test_poisson_window_vs_full(n, pi, rate):
     for d in ("plus", "minus"):
         assert close(full.zero_point(d), win.zero_point(d)) or \
             full.zero_point(d) == win.zero_point(d) == mpmath.inf
+
+
+@pytest.mark.parametrize("n, pi", [(300188, 5e-324), (59305728, 2.156e-27)])
+def test_poisson_rate_one_delta_minus_at_large_eps(n, pi):
+    # rate 1, pi so small that Z(k)/Z(k-1) = (n-k) pi / (k (1-pi)) < 1 <= e^eps for
+    # every k >= 1: delta_minus(eps) = Z(0) = (1 - pi)^(n-1) exactly (was 0 once
+    # e^eps exceeded 10^dps: 1 - e^eps (1 - r) was formed as r e^eps - expm1(eps))
+    curve = O.poisson_sample(n, pi, 1.0)
+    with mpmath.workdps(60):
+        z0 = (1 - mpf(pi)) ** (n - 1)
+    for eps in (0.5, 200.0, 700.0, 1e5):
+        assert close(curve.delta(eps, "minus"), z0)
+
+
+@pytest.mark.parametrize("n, pi, rate, eps", [
+    (6657507712, 0.9999999999999999, 1e-09, -0.47693640136094395),
+    (744777737453, 0.9997643360099169, 5.148334390515826e-06, -0.5345194353638821)])
+def test_poisson_negative_eps_huge_n_is_cheap(n, pi, rate, eps):
+    # The window below the threshold holds only astronomically small terms
+    # (b(anchor) ~ 10^-10^9): the bounded rest says delta = 1 - e^eps to 1e-32,
+    # with no fixed-point integers of 10^11 bits (this took ~23 GB once).
+    # Both directions are 1 - e^eps + e^eps delta_plus(-eps), delta_plus(-eps) ~ 0.
+    curve = O.poisson_sample(n, pi, rate)
+    with mpmath.workdps(60):
+        one_minus_e = -mpmath.expm1(mpf(eps))
+    dplus, dminus = curve.deltas([eps])[0]
+    assert close(dplus, one_minus_e) and close(dminus, one_minus_e)
 
 
 def test_binomial_shift_sum_bound_at_huge_n():
