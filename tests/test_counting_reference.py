@@ -7,7 +7,7 @@ import pytest
 
 import statpriv
 from statpriv import reference
-from conftest import EPS, assert_matches, check_curve, windowed_delta_plus
+from helpers import EPS, assert_matches, check_curve, windowed_delta_plus
 
 PIS = [1e-9, 0.01, 0.3, 0.5, 0.99, 1 - 1e-9]
 

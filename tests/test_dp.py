@@ -8,7 +8,7 @@ import pytest
 
 import statpriv
 from statpriv import reference
-from conftest import assert_matches, oracle
+from helpers import assert_matches, oracle
 
 EPS = [-1.0, 0.0, 0.01, 0.1, 1.0, 5.0]
 

@@ -13,7 +13,7 @@ import statpriv
 from statpriv import _core
 from statpriv import reference
 from statpriv.counting import _binomial_window_laws, _subsample_laws
-from conftest import assert_matches, check_against_reference, oracle
+from helpers import assert_matches, check_against_reference, oracle
 
 NOISES = [statpriv.Laplace(0.5), statpriv.Laplace(3.0), statpriv.Gaussian(0.05),
           statpriv.Gaussian(1.0), statpriv.Gaussian(3.0), statpriv.Geometric(0.3),

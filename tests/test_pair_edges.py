@@ -15,7 +15,7 @@ import pytest
 
 import statpriv
 from statpriv import Geometric, Laplace, counting, secret_sample
-from conftest import assert_matches
+from helpers import assert_matches
 
 DPS = 60
 KS = range(1, 15)          # eps0 (1 - 10^-k)

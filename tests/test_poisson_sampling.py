@@ -16,7 +16,7 @@ import mpmath
 import pytest
 
 import statpriv
-from conftest import assert_matches
+from helpers import assert_matches
 
 mp = mpmath.mp
 
