@@ -197,3 +197,23 @@ def windowed_delta_plus(n, pi, eps):
 STORED_FUNCTIONS = {
     "windowed_delta_plus": windowed_delta_plus,
 }
+
+
+# ---------------------------------------------------------------------------
+# Published reference values, each written once (docs/mathematics.md §3, §6).
+# delta(eps) of the noiseless iid count counting(n, pi) (pi the binary float),
+# 20 significant digits, from a 50-digit brute force (Breutigam & Reischuk,
+# "Statistical Privacy", pure statistical privacy): (n, pi, eps, delta).
+STATISTICAL_PRIVACY_VALUES = [
+    (1000, 0.5, 0.01, "0.02065555306422242041"),
+    (1000, 0.1, 0.01, "0.037526706067839093489"),
+    (100, 0.5, 0.01, "0.075364038978937394363"),
+    (1000, 0.5, 0.5, "3.6855698469109621793e-17"),
+    (2000, 0.5, 1.0, "3.0741764275012817247e-101"),
+]
+# ln delta(0.05) of counting(n, 0.3) in the far tail: (n, ln delta), 20 digits.
+FAR_TAIL_LOG_DELTA = [(10 ** 6, "-272.22876404680295545"),
+                      (10 ** 7, "-2606.3055921879885945")]
+# The Gaussian mechanism at eps = 0.01 with noise level nu = sigma in count
+# units (Breutigam & Reischuk §5): (sigma, delta).
+DP_GAUSSIAN_AT_0_01 = [(1.0, "0.379841760124599"), (3.0, "0.128067047707446")]
