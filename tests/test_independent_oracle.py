@@ -9,6 +9,7 @@ import pytest
 from mpmath import mp, mpf
 
 import independent_oracle as O
+from helpers import DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES
 
 
 def close(a, b, tol=mpf(10) ** -30):
@@ -20,21 +21,14 @@ def close(a, b, tol=mpf(10) ** -30):
 
 # -- published values ---------------------------------------------------------
 
-@pytest.mark.parametrize("n, pi, eps, value", [
-    (1000, 0.5, 0.01, "0.02065555306422242041"),
-    (1000, 0.1, 0.01, "0.037526706067839093489"),
-    (100, 0.5, 0.01, "0.075364038978937394363"),
-    (1000, 0.5, 0.5, "3.6855698469109621793e-17"),
-    (2000, 0.5, 1.0, "3.0741764275012817247e-101"),
-])
+@pytest.mark.parametrize("n, pi, eps, value", STATISTICAL_PRIVACY_VALUES)
 def test_statistical_privacy_published(n, pi, eps, value):
     # Breutigam & Reischuk's pure statistical privacy, values at 20 digits (float eps)
     with mp.workdps(30):
         assert close(O.binomial(n, pi).delta(eps), mpf(value), mpf(10) ** -19)
 
 
-@pytest.mark.parametrize("n, ln_delta", [(10 ** 6, "-272.22876404680295545"),
-                                         (10 ** 7, "-2606.3055921879885945")])
+@pytest.mark.parametrize("n, ln_delta", FAR_TAIL_LOG_DELTA)
 def test_far_tail_published(n, ln_delta):
     # the windowed sum at n = 10^6, 10^7 (pi = 0.3, eps = 0.05); the published 20 digits
     # carry ~1e-17 relative error of their own (checked: the window agrees with the full
@@ -44,7 +38,7 @@ def test_far_tail_published(n, ln_delta):
         assert abs(got - mpf(ln_delta)) < mpf(10) ** -13
 
 
-@pytest.mark.parametrize("sigma, value", [(1.0, "0.379841760124599"), (3.0, "0.128067047707446")])
+@pytest.mark.parametrize("sigma, value", DP_GAUSSIAN_AT_0_01)
 def test_dp_gaussian_published(sigma, value):
     # Gaussian mechanism at eps = 0.01, noise level nu = sigma (count units)
     assert abs(O.dp_gaussian(sigma).delta("0.01") / mpf(value) - 1) < 1e-14

@@ -23,6 +23,7 @@ import pytest
 from mpmath import mp, mpf
 
 from statpriv import reference as ref
+from helpers import DP_GAUSSIAN_AT_0_01
 
 
 def rel_err(a, b):
@@ -230,10 +231,9 @@ def test_n1_gaussian_far_tail_and_seed_values():
         v = ref.noisy_counting_delta(1, 0.5, eps, ("gaussian", sigma))
         assert rel_err(v, cf_gaussian(sigma, eps)) < 1e-27
     # docs/mathematics.md §6 (Breutigam & Reischuk section 5): DP, n = 1000, eps = 0.01
-    assert rel_err(ref.noisy_counting_delta(1, 0.5, 0.01, ("gaussian", 1.0)),
-                   mpf("0.379841760124599")) < 1e-14
-    assert rel_err(ref.noisy_counting_delta(1, 0.5, 0.01, ("gaussian", 3.0)),
-                   mpf("0.128067047707446")) < 1e-14
+    for sigma, value in DP_GAUSSIAN_AT_0_01:
+        assert rel_err(ref.noisy_counting_delta(1, 0.5, 0.01, ("gaussian", sigma)),
+                       mpf(value)) < 1e-14
 
 
 # ---------------------------------------------------------------------------
