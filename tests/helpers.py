@@ -194,8 +194,26 @@ def windowed_delta_plus(n, pi, eps):
 # Slow mpmath computations written in this module whose values are stored like
 # statpriv.reference's (oracle(name, ...)); test_stored_oracle_values_are_current
 # (exhaustive) recomputes them.
+def _independent_curve(spec):
+    """The tests/independent_oracle.py curve of spec = (name, args, kwargs);
+    for "noisy", args = (count spec, noise)."""
+    import independent_oracle
+    name, args, kwargs = spec
+    if name == "noisy":
+        return independent_oracle.noisy(_independent_curve(args[0]), args[1], **kwargs)
+    return getattr(independent_oracle, name)(*args, **kwargs)
+
+
+def independent_deltas(spec, eps):
+    """[delta_plus(e0), delta_minus(e0), delta_plus(e1), ...] of the independent
+    oracle's curve ``spec`` (see _independent_curve): its slow alternative paths
+    (quadrature, full sums) are stored like statpriv.reference's values."""
+    return [x for pair in _independent_curve(spec).deltas(list(eps)) for x in pair]
+
+
 STORED_FUNCTIONS = {
     "windowed_delta_plus": windowed_delta_plus,
+    "independent_deltas": independent_deltas,
 }
 
 

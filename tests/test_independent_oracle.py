@@ -9,7 +9,7 @@ import pytest
 from mpmath import mp, mpf
 
 import independent_oracle as O
-from helpers import DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES
+from helpers import DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, oracle
 
 
 def close(a, b, tol=mpf(10) ** -30):
@@ -103,30 +103,39 @@ def test_secret_sample_vs_reference(n, m, K):
 
 @pytest.mark.parametrize("noise", [("laplace", 0.7), ("geometric", 0.6), ("gaussian", 1.3)])
 def test_noisy_vs_reference(noise):
+    # statpriv.reference's values stored (tests/data), recomputed by the exhaustive run
     eps = [0.0, 0.3, 1.0]
     ours = _both(O.noisy(O.binomial(8, 0.3), noise), eps)
-    theirs = _ref_both(lambda e, d: ref.noisy_counting_delta(8, 0.3, e, noise, direction=d,
-                                                             dps=40), eps)
+    theirs = _ref_both(lambda e, d: oracle("noisy_counting_delta", 8, 0.3, e, noise,
+                                           direction=d, dps=40), eps)
     assert all(close(a, b, mpf(10) ** -25) for a, b in zip(ours, theirs))
 
 
 @pytest.mark.parametrize("make, fn", [
-    (O.dp_laplace, ref.dp_laplace_delta),
-    pytest.param(O.dp_gaussian, ref.dp_gaussian_delta, marks=pytest.mark.exhaustive)])
+    (O.dp_laplace, "dp_laplace_delta"),
+    pytest.param(O.dp_gaussian, "dp_gaussian_delta", marks=pytest.mark.exhaustive)])
 def test_dp_vs_reference(make, fn):
     for param in (0.3, 2.0):
         ours = [p for p, _ in make(param).deltas(EPS)]
-        theirs = fn(param, EPS)
+        theirs = oracle(fn, param, EPS)       # stored statpriv.reference values
         assert all(close(a, b, mpf(10) ** -25) for a, b in zip(ours, theirs))
 
 
 # -- internal paths ------------------------------------------------------------
+# The slow alternative path (quadrature, full sums) of each pair is stored in
+# tests/data (helpers.independent_deltas) and recomputed by the exhaustive run.
+
+def _stored(spec, eps):
+    """[(delta_plus, delta_minus), ...] of the stored independent-oracle curve spec."""
+    flat = oracle("independent_deltas", spec, list(eps))
+    return list(zip(flat[::2], flat[1::2]))
+
 
 @pytest.mark.parametrize("b", [0.3, 1.0, 17.07938327700137])
 def test_dp_laplace_closed_vs_quad(b):
     eps = [-5.0, -0.2, 0.0, 0.02, 0.5 / b, (1 / b) * (1 - 1e-12), 1 / b, 3.0]
     closed = O.dp_laplace(b).deltas(eps)
-    quad = O.dp_laplace(b, method="quad").deltas(eps)
+    quad = _stored(("dp_laplace", (b,), {"method": "quad"}), eps)
     assert all(close(a[0], q[0], mpf(10) ** -25) for a, q in zip(closed, quad))
 
 
@@ -134,7 +143,7 @@ def test_dp_laplace_closed_vs_quad(b):
 def test_dp_gaussian_closed_vs_quad(sigma):
     eps = [-0.5, 0.0, 0.1, 2.0]
     closed = O.dp_gaussian(sigma).deltas(eps)
-    quad = O.dp_gaussian(sigma, method="quad").deltas(eps)
+    quad = _stored(("dp_gaussian", (sigma,), {"method": "quad"}), eps)
     assert all(close(a[0], q[0], mpf(10) ** -20) for a, q in zip(closed, quad))
 
 
@@ -156,7 +165,7 @@ def _windowed(curve):
 @pytest.mark.parametrize("n, pi", [(2001, 0.3), (2500, 1e-3), (1500, 0.999)])
 def test_binomial_window_vs_full(n, pi):
     eps = [-0.7, -1e-3, 0.0, 1e-3, 0.05, 0.5, 3.0, 50.0]
-    full = O.binomial(n, pi).deltas(eps)
+    full = _stored(("binomial", (n, pi), {}), eps)
     win = _windowed(O.binomial(n, pi)).deltas(eps)
     assert all(close(a, b) for fa, wa in zip(full, win) for a, b in zip(fa, wa))
 
@@ -165,13 +174,18 @@ def test_binomial_window_vs_full(n, pi):
                                          (2001, 1e-5, 1.0), (2001, 0.999999, 1e-9)])
 def test_poisson_window_vs_full(n, pi, rate):
     eps = [-0.7, -0.05, 0.0, 0.01, 0.5, 5.0, 200.0, 800.0]
-    full = O.poisson_sample(n, pi, rate)
+    full = _stored(("poisson_sample", (n, pi, rate), {}), eps)
     win = _windowed(O.poisson_sample(n, pi, rate))
-    for fa, wa in zip(full.deltas(eps), win.deltas(eps)):
+    for fa, wa in zip(full, win.deltas(eps)):
         assert all(close(a, b) for a, b in zip(fa, wa))
-    for d in ("plus", "minus"):
-        assert close(full.zero_point(d), win.zero_point(d)) or \
-            full.zero_point(d) == win.zero_point(d) == mpmath.inf
+    # zero points: plus never (the top outcome has Q = 0 < P); minus at the
+    # largest Q/P = 1/(1 - r) (outcome 0), never for r = 1
+    assert win.zero_point("plus") == mpmath.inf
+    if rate == 1.0:
+        assert win.zero_point("minus") == mpmath.inf
+    else:
+        with mp.workdps(60):
+            assert close(win.zero_point("minus"), -mpmath.log1p(-mpf(rate)))
 
 
 @pytest.mark.parametrize("n, pi", [(300188, 5e-324), (59305728, 2.156e-27)])
@@ -214,7 +228,8 @@ def test_noisy_laplace_closed_vs_quad(b):
     count = O.subsample(30, 0.4, 5)
     eps = [0.0, 0.1, 0.9 / b]
     closed = O.noisy(count, ("laplace", b)).deltas(eps)
-    quad = O.noisy(O.subsample(30, 0.4, 5), ("laplace", b), method="quad").deltas(eps)
+    quad = _stored(("noisy", (("subsample", (30, 0.4, 5), {}), ("laplace", b)), {"method": "quad"}),
+                   eps)
     assert all(close(x, y, mpf(10) ** -20) for c, q in zip(closed, quad) for x, y in zip(c, q))
 
 
@@ -263,7 +278,7 @@ def test_noisy_window_vs_full():
     # binomial n = 2000 under Laplace noise: windowed laws (bounded left-out mass)
     # against the full laws
     eps = [0.0, 0.05, 0.5]
-    full = O.noisy(O.binomial(2000, 0.01), ("laplace", 2.0)).deltas(eps)
+    full = _stored(("noisy", (("binomial", (2000, 0.01), {}), ("laplace", 2.0)), {}), eps)
     win = O.noisy(_windowed(O.binomial(2000, 0.01)), ("laplace", 2.0)).deltas(eps)
     assert all(close(a, b) for fa, wa in zip(full, win) for a, b in zip(fa, wa))
 
