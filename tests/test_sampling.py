@@ -20,7 +20,7 @@ import mpmath
 import pytest
 
 import statpriv
-from helpers import assert_matches, check_curve
+from helpers import assert_matches, check_curve, oracle
 
 mp = mpmath.mp
 
@@ -271,3 +271,17 @@ def test_secret_sample_worst_case_is_dp():
     n, m = 200, 20
     worst = max(statpriv.secret_sample(n, m, K).delta(0.3) for K in range(n))
     assert worst == pytest.approx(m / n, rel=1e-13)
+
+
+def test_mp_precision_of_noisy_poisson_sampling_is_the_oracle():
+    # precision="mp" routes a noisy Poisson-sampled count to the brute force
+    # statpriv.reference.noisy_counting_delta (stored value)
+    curve = statpriv.counting(20, 0.45, sample_rate=0.6, sampling="poisson",
+                              noise=statpriv.Laplace(1.0))
+    eps = [0.05, 0.5]
+    got = curve.delta_plus(eps, precision="mp")
+    want = oracle("noisy_counting_delta", 20, 0.45, eps, ("laplace", 1.0), sample_rate=0.6,
+                  sampling="poisson", direction="plus")
+    for g, w in zip(got, want):     # delta = exp(ln delta) at mpmath's global precision
+        assert abs(g - w) <= 1e-14 * w
+
