@@ -194,6 +194,31 @@ def windowed_delta_plus(n, pi, eps):
 # Slow mpmath computations written in this module whose values are stored like
 # statpriv.reference's (oracle(name, ...)); test_stored_oracle_values_are_current
 # (exhaustive) recomputes them.
+def secret_sample_log_delta_plus(n, m, K, eps):
+    """ln delta_plus of the secret sample from the definitions: the sum of
+    (P(j) - e^eps Q(j))_+ over the atoms from the top down, P, Q the
+    mixtures of hypergeometric laws (loggamma at 30 digits)."""
+    N = n - 1
+    lg = mpmath.loggamma
+    with mpmath.workdps(30):
+        lam = mpmath.mpf(m) / n
+
+        def H(k, j):
+            if j < 0 or j > K or k - j < 0 or k - j > N - K:
+                return mpmath.mpf(0)
+            return mpmath.exp(lg(K + 1) - lg(j + 1) - lg(K - j + 1) + lg(N - K + 1)
+                              - lg(k - j + 1) - lg(N - K - k + j + 1) - lg(N + 1) + lg(k + 1)
+                              + lg(N - k + 1))
+        e, total = mpmath.exp(eps), mpmath.mpf(0)
+        for j in range(m, -1, -1):
+            d = lam * H(m - 1, j - 1) + (1 - lam) * H(m, j) - e * (
+                lam * H(m - 1, j) + (1 - lam) * H(m, j))
+            if d <= 0:
+                break          # P/Q increases with j: nothing positive below
+            total += d
+        return mpmath.log(total)
+
+
 def _independent_curve(spec):
     """The tests/independent_oracle.py curve of spec = (name, args, kwargs);
     for "noisy", args = (count spec, noise)."""
@@ -214,6 +239,7 @@ def independent_deltas(spec, eps):
 STORED_FUNCTIONS = {
     "windowed_delta_plus": windowed_delta_plus,
     "independent_deltas": independent_deltas,
+    "secret_sample_log_delta_plus": secret_sample_log_delta_plus,
 }
 
 
