@@ -32,7 +32,7 @@ from mpmath import mpf
 
 import statpriv
 from statpriv import _core
-from helpers import (EPS, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, assert_matches,
+from helpers import (FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, assert_matches,
                      check_curve, oracle)
 
 DPS = 50
