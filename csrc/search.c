@@ -8,7 +8,7 @@
 typedef struct {
     sp_curve_fn log_delta;
     const void *ctx;
-    int direction;
+    sp_direction direction;
     double log_target;
 } excess;
 
@@ -36,7 +36,7 @@ static double double_of(uint64_t u)
 /* The smallest float eps > lo with ln delta(eps) = -inf, given that it is
  * -inf at hi and not at lo (0 <= lo < hi <= +inf): bisection on the bit
  * patterns, at most 64 evaluations, exact. */
-static double first_zero(sp_curve_fn log_delta, const void *ctx, int direction, double lo,
+static double first_zero(sp_curve_fn log_delta, const void *ctx, sp_direction direction, double lo,
                          double hi)
 {
     uint64_t a = bits_of(lo), b = bits_of(hi);
@@ -67,7 +67,7 @@ static double search_aim(double log_target, double log_tol)
     return aim;
 }
 
-double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
+double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction, double log_target,
                        double log_tol, int positive)
 {
     if (isnan(log_target) || isnan(log_tol)) {
@@ -92,7 +92,7 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, do
         return INFINITY;
     }
     if (aim == -INFINITY) {
-        if (direction >= 0 && direction < 16 && (positive >> direction) & 1) {
+        if ((unsigned)direction < 16u && (positive >> direction) & 1) {
             return INFINITY;
         }
         return first_zero(log_delta, ctx, direction, 0.0, INFINITY);
@@ -192,7 +192,7 @@ int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double
 
 /* ---- Noiseless binomial curves at large N -------------------------------- */
 
-static double binom_approx_one(double eps, int direction, const void *ctx)
+static double binom_approx_one(double eps, sp_direction direction, const void *ctx)
 {
     (void)direction;
     return sp_binom_shift_log_hockey_approx(ctx, eps);
@@ -293,7 +293,7 @@ static double binom_direction_eps(const sp_binom *b, double aim, int *fallback)
     return NAN;
 }
 
-double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
+double sp_binom_smallest_eps(const sp_binom_curve *c, sp_direction direction, double log_target,
                              double log_tol)
 {
     if (direction == SP_MAX) {

@@ -14,7 +14,8 @@
 #ifndef STATPRIV_SEARCH_H
 #define STATPRIV_SEARCH_H
 
-#include "shift_tail.h"
+#include "sp_curve.h"
+#include "binomial_tail.h"
 
 /* The smallest eps in [0, +inf] (to a few ulps, rounded up) with
  * ln delta(eps) <= log_target - log_tol - (a margin of 2^-48 max(1,
@@ -33,7 +34,7 @@
  * Gaussian noise on laws whose supports end at different atoms); then
  * target 0 gives +inf without trusting the curve's -inf values.
  * At most SP_SEARCH_MAX_EVALS curve evaluations. */
-double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
+double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction, double log_target,
                        double log_tol, int positive);
 
 #define SP_SEARCH_MAX_EVALS 400
@@ -57,7 +58,7 @@ int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double
  * with the exact sum's delta <= the aim of sp_smallest_eps (same result to
  * a few ulps); falls back to sp_smallest_eps where this does not apply. */
 #define SP_BINOM_SEARCH_MIN_SD 4096.0
-double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
+double sp_binom_smallest_eps(const sp_binom_curve *c, sp_direction direction, double log_target,
                              double log_tol);
 
 #endif

@@ -1,247 +1,140 @@
-"""Exact curves of a count plus independent noise (docs/mathematics.md §6).
+"""Laplace noise: the class and the exact curve of a count plus Laplace(b) noise.
 
-The count has laws P (target positive) and Q (target negative), given as log
-pmfs on consecutive integer atoms.  The released value adds noise N, so
-delta_plus(eps) = H_eps(P*N || Q*N).  No quadrature and no normal
-approximation:
-
-- two-sided geometric noise: the exact pmf of the sum on the atoms, plus the
-  two geometric tails summed in closed form (their sign is constant);
-- Laplace(b) noise: on every unit interval between atoms both densities are
-  (L e^(-t/b) + R e^(-(1-t)/b)) / (2b), so f_P - e^eps f_Q changes sign at
-  most once there and its positive part integrates in closed form; O(atoms);
-- Gaussian noise: delta_plus = sum over the intervals where f_P > e^eps f_Q of
-  sum_k (P(k) - e^eps Q(k)) P[N(k, sigma^2) in interval], summed per atom in
-  log space.  The Gaussian kernel is totally positive, so f_P - e^eps f_Q
-  changes sign at most as often as k -> P(k) - e^eps Q(k) (Karlin's variation
-  diminishing property): when P/Q is monotone on the atoms -- true of every
-  law built here: shifts of log-concave counts, the sampling mixtures
-  (Breutigam & Reischuk, "Statistical Privacy"), the secret sample -- there is
-  one sign change, solved for; otherwise every root is found on a grid of
-  sigma/8 and refined.  Exact for every sigma > 0: as sigma -> 0 the normal
-  masses become 0 or 1 and the curve tends to the noiseless one.
-
-Laplace(b) and geometric(alpha) noise make every count here pure DP
-(|ln f_P/f_Q| <= 1/b, resp. -ln alpha; Breutigam & Reischuk Lemma 5 — each law is a
-mixture of pairs shifted by one), so delta is exactly 0 from that eps on.
+On every unit interval between atoms both noisy densities are
+(L e^(-t/b) + R e^(-(1-t)/b)) / (2b), so f_P - e^eps f_Q changes sign at most
+once there and its positive part integrates in closed form; O(atoms)
+(csrc/noise.c, the cells of _core.laplace_cells).  Laplace(b) noise makes
+every count here pure DP (|ln f_P/f_Q| <= 1/b; Breutigam & Reischuk Lemma 5),
+so delta is exactly 0 from eps = 1/b on -- from the exact zero point
+ln G_P(e^(1/b))/G_Q(e^(1/b)) where the laws' generating functions are known.
 """
+import math
+
 import numpy as np
 
-from statpriv import _lazy
-from statpriv.noise import Gaussian, Geometric, Laplace
+from statpriv import _lazy, _validate, dp
+from statpriv.noise import Noise, _cells
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
-# Atoms more than this many nats below the largest are cut before adding
-# noise (the kernels scale atoms relative to the largest in long double,
-# whose range ends near e^-11355); the mass cut is bounded and added to delta
-# (statpriv.counting._pair_curve): results are exact wherever
-# ln delta > ln(rest) + 28 (rest <= atoms * e^-DROP_NATS relative to the
-# largest atom) and certified upper bounds below.
-DROP_NATS = 11000.0
-# Gaussian noise keeps every atom it is given: at large eps its positive part
-# comes from the extreme atoms of the support.
 
-
-def _trim_slice(lp, lq):
-    keep = (lp >= np.max(lp) - DROP_NATS) | (lq >= np.max(lq) - DROP_NATS)
-    idx = np.flatnonzero(keep)
-    return slice(idx[0], idx[-1] + 1)
-
-
-def trim(lp, lq):
-    """Keep the atoms where P or Q is within DROP_NATS of its maximum."""
-    sl = _trim_slice(lp, lq)
-    return lp[sl], lq[sl]
-
-
-def trim_bounded(lp, lq):
-    """(slice, cut_p, cut_q): the slice trim() keeps and ln of the P and Q mass
-    it cuts off (-inf if none), summed in log space; the caller adds the cut
-    mass to delta as a bound (statpriv.counting._pair_curve)."""
-    sl = _trim_slice(lp, lq)
-    outside = np.concatenate((np.arange(0, sl.start), np.arange(sl.stop, len(lp))))
-    if outside.size == 0:
-        return sl, -np.inf, -np.inf
-    cuts = []
-    for la in (lp, lq):
-        c = _log_sum(la[outside])
-        # the sum is rounded: move it up by far more than its error
-        cuts.append(c + 1e-9 * (1.0 + abs(c)) if c > -np.inf else c)
-    return sl, cuts[0], cuts[1]
-
-
-def _log_sum(la):
-    """ln sum exp(la) as a float: max + ln sum exp(la - max) (one pass of
-    exp in double, unlike the sequential long double np.logaddexp.reduce:
-    ~50x faster on 1e6 atoms); the caller rounds it up."""
-    top = np.max(la) if la.size else -np.inf
-    if not np.isfinite(top):
-        return float(top)
-    # float64 exps: relative error ~1e-16 |la - top|, far inside the caller's margin
-    return float(top) + float(np.log(np.sum(np.exp((la - top).astype(np.float64)))))
-
-
-def trim_shift(lz):
-    """(lp, lq, cut, cut) for the pure shift P = Z(. - 1), Q = Z (lz: Z's log
-    pmf, one atom shorter than the shift arrays): Z trimmed like trim() and
-    the shift rebuilt on the window, ln of Z's cut mass (rounded up) twice."""
-    lz = lz[:-1]
-    sl, cut, _ = trim_bounded(lz, lz)
-    z = lz[sl]
-    pad = np.full(1, -np.inf, dtype=z.dtype)
-    return np.concatenate((pad, z)), np.concatenate((z, pad)), cut, cut
-
-
-def zero_points(noise, tail_ratio=None):
-    """(zero_plus, zero_minus): floats at or above sup ln f_P/f_Q (resp.
-    f_Q/f_P) of the FULL count laws plus this noise, whatever was cut: the
-    exact ln G_P(w)/G_Q(w) rounded up where the generating-function ratio is
-    known (see core), else the pure-DP bound (1/b for Laplace, -ln alpha
-    for geometric; Breutigam & Reischuk Lemma 5) rounded up; inf for Gaussian noise."""
-    if isinstance(noise, Laplace):
-        kind, param = "laplace", noise.scale
-    elif isinstance(noise, Geometric):
-        kind, param = "geometric", noise.alpha
-    else:
-        return np.inf, np.inf
-    bound = _core.zero_point_up(kind, param)
-    if tail_ratio is None:
-        return bound, bound
+def _tail_w(p):
+    """w = e^(1/b) (mpmath): the noisy ratio beyond the last atom is G_P(w)/G_Q(w)."""
     import mpmath
-    from statpriv.counting import _float_up
-    with mpmath.workdps(40):
-        p = mpmath.mpf(param)
-        w = mpmath.exp(1 / p) if kind == "laplace" else 1 / p
-        plus = _float_up(mpmath.log(tail_ratio(w)))
-        minus = _float_up(-mpmath.log(tail_ratio(1 / w)))
-    return min(plus, bound), min(minus, bound)
+    return mpmath.exp(1 / p)
 
 
-def max_log_ratio(noise):
-    """A proven bound on |ln f_P/f_Q| of any count plus this noise (1/b for
-    Laplace, -ln alpha for geometric, inf for Gaussian): delta is 0 from there on."""
-    return zero_points(noise)[0]
+class Laplace(Noise):
+    """Laplace noise, density exp(-|x|/scale) / (2 scale); variance 2 scale^2."""
+
+    __slots__ = ()
+    kind = "laplace"
+    param_name = "scale"
+    pure_dp = True
+    _tail_w = staticmethod(_tail_w)
+    _variance_factor = 2.0
+
+    def __init__(self, scale):
+        super().__init__(_validate.real("scale", scale, low=0.0, low_open=True))
+
+    @property
+    def scale(self):
+        return self.param
+
+    @property
+    def variance(self):
+        return 2.0 * self.param * self.param
+
+    def dp_curve(self):
+        return dp.laplace(self.param)
+
+    def _trim(self, lp, lq, lr, lr_lo):
+        if _cells._is_shift(lp, lq):
+            # a pure shift P = Z(. - 1), Q = Z: trim Z and rebuild the
+            # shift, so the window stays an exact shift (_laplace_shift_core's
+            # closed-form ratios); both laws lose Z's cut mass
+            lp, lq, cut_p, cut_q = _cells.trim_shift(lq)
+            return lp, lq, None, None, cut_p, cut_q    # the shift's ratios: closed form
+        return super()._trim(lp, lq, lr, lr_lo)
+
+    def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
+        lp, lq, log_ratio, law_lr, law_lo, _ = _cells.trimmed_ratios(lp, lq, log_ratio,
+                                                                     log_ratio_lo)
+        if _cells._is_shift(lp, lq):
+            return _laplace_shift_core(lp, lq, self.scale, tail_ratio)
+        return _laplace_core(lp, lq, self.scale, tail_ratio, log_ratio, law_lr, law_lo)
+
+    # statpriv.interval: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi &
+    # D'Acquisto eq. (9)), hence eps = -ln(1 - p)/(w c) (eq. (10))
+    @staticmethod
+    def _interval_epsilon(width, confidence, count, delta):
+        return -math.log1p(-confidence) / (width * count)
+
+    @staticmethod
+    def _interval_confidence(eps, width, count, delta):
+        return -math.expm1(-eps * width * count)
+
+    @staticmethod
+    def _interval_width(eps, confidence, count, delta):
+        return -math.log1p(-confidence) / (eps * count)
+
+    @classmethod
+    def _interval_noise(cls, width, confidence, count):
+        return cls(width * count / -math.log1p(-confidence))
 
 
-def core(lp, lq, noise, monotone_ratio, tail_ratio=None, log_ratio=None, log_ratio_lo=None):
-    """C evaluator for count laws (lp, lq) plus ``noise``.
-
-    monotone_ratio: P is Q shifted by one (no sampling); kept for callers.
-    The Gaussian path decides on its own: it solves for one crossing when
-    P/Q is non-decreasing on the atoms (checked here, up to rounding), since
-    the Gaussian location kernel is TP2 and preserves the monotone likelihood
-    ratio for every sigma (Karlin), and scans a grid otherwise.  It keeps
-    every atom it is given (at large eps the extreme atoms dominate).
-
-    tail_ratio: optional callable w -> G_P(w)/G_Q(w), the exact ratio of the
-    laws' generating functions (statpriv.counting._Laws).  Beyond the last
-    atom the noisy densities' ratio is constant, G_P(w)/G_Q(w) with
-    w = e^(1/b) (Laplace) or 1/alpha (geometric), and before the first atom
-    the same at 1/w; every count law here has a monotone ratio, which the
-    log-concave Laplace and geometric kernels preserve, so these are the
-    extreme ratios: the exact zero points of delta_plus and delta_minus.
-    They are set on the tail cells in double-double, so delta keeps its
-    relative accuracy up to the float just below the zero point.
-
-    log_ratio: optional accurate ln P/Q of the count laws (closed forms);
-    log_ratio_lo: its low parts (Gaussian noise uses both for D = P - e^eps Q).
-    With geometric noise it gives the difference law D = P - Q = Q expm1(lr)
-    accurately, and the cells' log ratios as log1p((D*N)/(Q*N)): where P and
-    Q nearly agree (tiny sampling rates) that keeps the relative accuracy
-    that a difference of two cell logs loses.
-    """
-    lp, lq = np.asarray(lp, dtype=np.longdouble), np.asarray(lq, dtype=np.longdouble)
-    if isinstance(noise, Gaussian):
-        # the accurate ln P/Q (and its low parts) gives every D_k = P(k) -
-        # e^eps Q(k) its relative accuracy (csrc/noise.c, gauss_log_d)
-        # monotone_ratio (P is Q shifted by one, Q log-concave: binomial,
-        # Poisson-binomial) implies the monotone likelihood ratio; no check
-        mlr = bool(monotone_ratio) or monotone_likelihood_ratio(lp, lq)
-        return _core.GaussCurveCore(lp, lq, noise.sigma, mlr, lr=log_ratio, lr_lo=log_ratio_lo)
-    sl = _trim_slice(lp, lq)
-    lp, lq = lp[sl], lq[sl]
-    law_lr = law_lo = atom_log_ratio = None
+def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
+    """Laplace(scale) noise on general (trimmed) laws: the cells of both laws,
+    their log ratios from the difference law where P and Q are close
+    (log_ratio given, _difference_parts), exact at the tails (tail_ratio),
+    in double-double near the zero points (_laplace_end_ratios, and as ln R
+    -+ a deficit from the exact tail ratio, _laplace_deficit_ratios) and from
+    the law's own ratio where the noise barely mixes (_laplace_atom_ratios)."""
+    cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, scale)
+    lr = _cells._log_ratio(cell_lp, cell_lq)
+    # the cells' logs are long double accurate (laplace_cells): a
+    # difference of two of them is good to ~1e-19 (1 + |a| + |b|)
+    with np.errstate(invalid="ignore"):
+        errs = [np.nan_to_num(2e-19 * (1.0 + np.abs(a.astype(np.float64))
+                                       + np.abs(b.astype(np.float64))), nan=4e-16,
+                              posinf=4e-16)
+                for a, b in ((cell_lp, cell_lq), (ll_p, ll_q), (lr_p, lr_q))]
     if log_ratio is not None:
-        log_ratio = np.asarray(log_ratio, dtype=np.longdouble)[sl]
-        law_lr = atom_log_ratio = log_ratio
-        if log_ratio_lo is not None:
-            law_lo = np.asarray(log_ratio_lo, dtype=np.longdouble)[sl]
-        with np.errstate(invalid="ignore"):
-            # doubles suffice for a threshold (and exp of long doubles is slow)
-            tv = np.sum(np.abs(np.exp(lp.astype(np.float64)) - np.exp(lq.astype(np.float64))))
-        if not tv < 0.25:
-            log_ratio = None        # P and Q far apart: no cancellation to avoid
-    if isinstance(noise, Geometric):
-        cell_lp, cell_lq = _core.geometric_cells(lp, lq, noise.alpha)
-        lr = _log_ratio(cell_lp, cell_lq)
-        err = np.full(len(lr), 4e-16)
-        if log_ratio is not None:
-            err = _core.geometric_difference_ratios(lp, lq, log_ratio, noise.alpha, cell_lq, lr)
-        n = len(cell_lp)
-        lr_lo, sides = _exact_tails(lr, tail_ratio, "geometric", noise.alpha,
-                                    ((0, 1), (n - 2, n - 1)))
-        if lr_lo is not None:
-            atom_lr = atom_log_ratio if atom_log_ratio is not None else _log_ratio(lp, lq)
-            _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, noise.alpha,
-                                      lr, lr_lo, sides, err)
-        bound = _core.zero_point_up("geometric", noise.alpha)   # -ln alpha rounded up
-        return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
-    if isinstance(noise, Laplace) and _is_shift(lp, lq):
-        return _laplace_shift_core(lp, lq, noise.scale, tail_ratio)
-    if isinstance(noise, Laplace):
-        cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, noise.scale)
-        lr = _log_ratio(cell_lp, cell_lq)
-        # the cells' logs are long double accurate (laplace_cells): a
-        # difference of two of them is good to ~1e-19 (1 + |a| + |b|)
-        with np.errstate(invalid="ignore"):
-            errs = [np.nan_to_num(2e-19 * (1.0 + np.abs(a.astype(np.float64))
-                                           + np.abs(b.astype(np.float64))), nan=4e-16,
-                                  posinf=4e-16)
-                    for a, b in ((cell_lp, cell_lq), (ll_p, ll_q), (lr_p, lr_q))]
-        if log_ratio is not None:
-            pos, neg = _difference_parts(lp, lq, log_ratio)
-            has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
-            d_pos = d_neg = None
-            if has_pos and has_neg:
-                # one pass: the two laws' cells are computed independently
-                both = _core.laplace_cells(pos, neg, noise.scale)
-                d_pos, d_neg = (both[0], None, both[2], both[3]), (both[1], None, both[4], both[5])
-            elif has_pos:
-                d_pos = _core.laplace_cells(pos, pos, noise.scale)
-            elif has_neg:
-                d_neg = _core.laplace_cells(neg, neg, noise.scale)
-            for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
-                # cells (k = 0: the log ratio itself), then L and R of P from Q's
-                up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
-                down = d_neg[(0, 2, 3)[k]] if d_neg is not None else None
-                errs[k] = _relative_log(base, up, down, target, add_base=k > 0)
-        n = len(cell_lp)
-        lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", noise.scale, ((0,), (n - 1,)))
-        bound = _core.zero_point_up("laplace", noise.scale)     # 1/b rounded up
-        if lr_lo is not None:
-            ll_lo, rr_lo = _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale,
-                                               lr, lr_lo, sides, errs[1], errs[2])
-        else:
-            ll_lo = np.zeros(n, dtype=np.longdouble)
-            rr_lo = np.zeros(n, dtype=np.longdouble)
-        if law_lr is not None:
-            _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, noise.scale, law_lr, law_lo,
-                                 errs[1], errs[2], ll_lo, rr_lo)
-        if lr_lo is not None:
-            _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p, ll_q,
-                                    lr_q, noise.scale, lr, lr_lo, sides, errs, ll_lo, rr_lo)
-        laplace = (ll_p, lr_p, ll_q, lr_q, noise.scale, ll_lo, rr_lo)
-        _clip_interior(lr, lr_lo, sides)
-        return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
-                                   max_log_ratio=bound, lr_lo=lr_lo)
-    raise ValueError(f"noise must be statpriv.Laplace, Gaussian or Geometric, got {noise!r}")
-
-
-def _is_shift(lp, lq):
-    """P is Q shifted by one atom (no sampling): lp[k] = lq[k-1] exactly."""
-    return (len(lp) >= 2 and lp[0] == -np.inf and lq[-1] == -np.inf
-            and np.array_equal(lp[1:], lq[:-1]))
+        pos, neg = _difference_parts(lp, lq, log_ratio)
+        has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
+        d_pos = d_neg = None
+        if has_pos and has_neg:
+            # one pass: the two laws' cells are computed independently
+            both = _core.laplace_cells(pos, neg, scale)
+            d_pos, d_neg = (both[0], None, both[2], both[3]), (both[1], None, both[4], both[5])
+        elif has_pos:
+            d_pos = _core.laplace_cells(pos, pos, scale)
+        elif has_neg:
+            d_neg = _core.laplace_cells(neg, neg, scale)
+        for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
+            # cells (k = 0: the log ratio itself), then L and R of P from Q's
+            up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
+            down = d_neg[(0, 2, 3)[k]] if d_neg is not None else None
+            errs[k] = _relative_log(base, up, down, target, add_base=k > 0)
+    n = len(cell_lp)
+    lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, scale, ((0,), (n - 1,)))
+    bound = _core.zero_point_up("laplace", scale)     # 1/b rounded up
+    if lr_lo is not None:
+        ll_lo, rr_lo = _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, scale,
+                                           lr, lr_lo, sides, errs[1], errs[2])
+    else:
+        ll_lo = np.zeros(n, dtype=np.longdouble)
+        rr_lo = np.zeros(n, dtype=np.longdouble)
+    if law_lr is not None:
+        _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, scale, law_lr, law_lo,
+                             errs[1], errs[2], ll_lo, rr_lo)
+    if lr_lo is not None:
+        _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q,
+                                scale, lr, lr_lo, sides, errs, ll_lo, rr_lo)
+    laplace = (ll_p, lr_p, ll_q, lr_q, scale, ll_lo, rr_lo)
+    _clip_interior(lr, lr_lo, sides)
+    return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
+                               max_log_ratio=bound, lr_lo=lr_lo)
 
 
 def _laplace_shift_core(lp, lq, b, tail_ratio):
@@ -258,7 +151,7 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
     needed: one pass over Q's cells, O(atoms).
     """
     import mpmath
-    from statpriv.counting import _mpf_exact
+    from statpriv._laws import _mpf_exact
     ld = np.longdouble
     n = len(lp)
     cell_lq, ll_q, lr_q = _core.laplace_cells_one(lq, b)
@@ -278,7 +171,7 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
     cell_lp[1] = lr_p[1] + np.log(-np.expm1(-ib)) - ln2      # (1 - u) R_P(0) / 2
     cell_lp[0] = lr_p[1] - ib - ln2                          # u R_P(0) / 2
     cell_lp[n] = cell_lq[n] + ib                             # L_P(n-1) / 2 = w L_Q(n-1) / 2
-    lr = _log_ratio(cell_lp, cell_lq)
+    lr = _cells._log_ratio(cell_lp, cell_lq)
     _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib)
     ll_lo = np.zeros(n + 1, dtype=ld)
     rr_lo = np.zeros(n + 1, dtype=ld)
@@ -309,7 +202,7 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
             e2 = dl - (new - cur)
         target[ok + 1] = new
         lo_out[ok + 1] = -sign * ib_lo + e1 + e2
-    lr_lo, sides = _exact_tails(lr, tail_ratio, "laplace", b, ((0,), (n,)))
+    lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, b, ((0,), (n,)))
     _clip_interior(lr, lr_lo, sides)
     bound = _core.zero_point_up("laplace", b)
     return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=(ll_p, lr_p, ll_q, lr_q, b, ll_lo, rr_lo),
@@ -557,7 +450,7 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
     f = np.float64
     with np.errstate(invalid="ignore", over="ignore"):
         if law_lr is None:
-            atom_lr = _log_ratio(lp, lq)
+            atom_lr = _cells._log_ratio(lp, lq)
             atom_err = 2e-19 * (1.0 + np.abs(lp.astype(f)) + np.abs(lq.astype(f)))
         else:
             atom_lr = law_lr
@@ -599,7 +492,7 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
                                     & ((bound < err) | (~own & (bound < 1e-20))))
                 if ok.size == 0:
                     continue
-                value, e = _two_sum(np.full(ok.size, hi, dtype=ld), sign * corr[ok])
+                value, e = _cells._two_sum(np.full(ok.size, hi, dtype=ld), sign * corr[ok])
                 new = base[ok] + value
                 target[ok] = new
                 lo_out[ok] = (value - (new - base[ok])) + e + lo
@@ -610,113 +503,3 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
 # Cells at each end of the Laplace-noise support whose log ratio is
 # rebuilt from the exact tail ratio.
 END_CELLS = 128
-
-
-def _two_sum(a, b):
-    """(s, e): s = fl(a + b) and its exact rounding error (long double arrays)."""
-    total = a + b
-    bb = total - a
-    return total, (a - (total - bb)) + (b - bb)
-
-
-def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err):
-    """Cell log ratios from the exact tail ratios, as ln R - D(x).
-
-    ln R = lr + lr_lo on a tail cell (set by _exact_tails from the generating
-    functions); D(x) = ln R - ln f_P(x)/f_Q(x) = log1p(c V(x) / f_P(x)) with
-    V(x) = sum_{k>x} (P(k) - R Q(k)) (alpha^(x-k) - alpha^(k-x)), a sum of
-    positive terms above the crossing of the atoms' ratio (core's
-    sp_geometric_deficits), mirrored on the left (Q/P, reversed support).
-    D is accurate to its own relative precision, so f_P - e^eps f_Q keeps its
-    relative accuracy up to the float just below the zero point, where a
-    difference of two cell logs (error ~1e-19 |ln f|) does not.  The high
-    part and its exact rounding error go to lr / lr_lo, on the cells where the
-    bound rel * D beats ``err`` (modified in place).  With an exact tail
-    ratio on a side, no cell ratio passes it (the laws' ratio is monotone and
-    the geometric kernel is log-concave, so the tails hold the extremes):
-    cells are clamped to it, which also makes epsilon(0) the exact zero point.
-    """
-    n = len(lp)
-    if n == 0:
-        return
-    with np.errstate(invalid="ignore", over="ignore"):
-        for side in sides:
-            if side == 1:
-                hi, lo = lr[n + 1], lr_lo[n + 1]
-                d, rel = _core.geometric_deficits(lp, lq, atom_lr, cell_lp[1:n + 1], alpha,
-                                                  hi, lo)
-            else:
-                hi, lo = lr[0], lr_lo[0]
-                d, rel = _core.geometric_deficits(lq, lp, atom_lr, cell_lq[1:n + 1], alpha,
-                                                  -hi, -lo, mirror=True)
-            ok = np.flatnonzero(np.isfinite(rel))          # atoms x; cell x + 1
-            bound = rel[ok] * d[ok].astype(np.float64)
-            better = bound < err[ok + 1]
-            ok, bound, d = ok[better], bound[better], d[ok[better]]
-            new_hi, e = _two_sum(np.full(len(ok), hi, dtype=np.longdouble),
-                                 -d if side == 1 else d)
-            lr[ok + 1] = new_hi
-            lr_lo[ok + 1] = e + lo
-            err[ok + 1] = bound
-        for side in sides:
-            tail = n + 1 if side == 1 else 0
-            hi, lo = lr[tail], lr_lo[tail]
-            near = np.flatnonzero(lr >= hi - 1e-9 if side == 1 else lr <= hi + 1e-9)
-            past = (lr[near] - hi) + (lr_lo[near] - lo)
-            past = near[past > 0 if side == 1 else past < 0]
-            lr[past] = hi
-            lr_lo[past] = lo
-
-
-def _exact_tails(lr, tail_ratio, kind, param, cells):
-    """Overwrite lr on the tail cells with the exact ln G_P(w)/G_Q(w) as
-    hi + lo (returns the lo array, or None).  cells = (left cells, right
-    cells).  Skipped where the computed cell ratio disagrees by more than
-    1e-12 (the laws were trimmed to a window that changes the tail)."""
-    if tail_ratio is None:
-        return None, ()
-    import mpmath
-    from statpriv.counting import _mpf_exact
-    lo = np.zeros(len(lr), dtype=np.longdouble)
-    sides = []
-    with mpmath.workdps(40):
-        p = mpmath.mpf(param)
-        w_right = mpmath.exp(1 / p) if kind == "laplace" else 1 / p
-        for side, w, group in ((0, 1 / w_right, cells[0]), (1, w_right, cells[1])):
-            value = mpmath.log(tail_ratio(w))
-            hi = np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
-            if all(abs(lr[j] - hi) <= 1e-12 * max(1.0, abs(float(value))) for j in group):
-                for j in group:
-                    lr[j] = hi
-                    lo[j] = float(value - _mpf_exact(hi))
-                sides.append(side)
-    return (lo, tuple(sides)) if sides else (None, ())
-
-
-def monotone_likelihood_ratio(lp, lq):
-    """ln P(k) - ln Q(k) is non-decreasing over the atoms where P + Q > 0
-    (-inf where P = 0, +inf where Q = 0), up to the rounding of the logs."""
-    live = np.isfinite(lp) | np.isfinite(lq)
-    lp, lq = lp[live], lq[live]
-    if lp.size < 2:
-        return True
-    with np.errstate(invalid="ignore"):
-        lr = lp - lq
-    finite = np.isfinite(lr)
-    # -inf (P = 0) only before, +inf (Q = 0) only after the finite ratios
-    neg, pos = np.flatnonzero(lr == -np.inf), np.flatnonzero(lr == np.inf)
-    fin = np.flatnonzero(finite)
-    if fin.size and ((neg.size and neg[-1] > fin[0]) or (pos.size and pos[0] < fin[-1])):
-        return False
-    if neg.size and pos.size and neg[-1] > pos[0]:
-        return False
-    r = lr[finite]
-    tol = 1e-12 * (1.0 + np.abs(lp[finite]) + np.abs(lq[finite]))
-    return bool(np.all(np.diff(r) >= -np.maximum(tol[1:], tol[:-1])))
-
-
-def _log_ratio(lp, lq):
-    with np.errstate(invalid="ignore"):
-        lr = lp - lq
-    lr[np.isnan(lr)] = 0.0     # both zero: the cell contributes nothing either way
-    return lr

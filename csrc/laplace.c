@@ -1,0 +1,400 @@
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include "laplace.h"
+#include "logspace.h"
+
+/* (a/2)(1 - e^(-t0/b))^2 is the exact integral up to the interior root t0
+ * (use a e^(-t0/b) = |c| e^(-(1-t0)/b) to eliminate |c|): no cancellation. */
+static double one_sided(double a, double c, double b)
+{
+    /* a > 0 > c: positive on [0, t0) */
+    double t0 = 0.5 * (1.0 + b * log(a / -c));
+    if (t0 <= 0.0) {
+        return 0.0;
+    }
+    if (t0 >= 1.0) {
+        return 0.5 * (a + c) * -expm1(-1.0 / b);
+    }
+    double s = -expm1(-t0 / b);
+    return 0.5 * a * s * s;
+}
+
+/* (e^x - e^(y + eps)) / e^m for m >= x, y + eps, with x - y - eps formed as
+ * ((x - y) - eps) + lo: x - y and then (x - y) - eps are exact in long double where x and y are
+ * close, so near a sign change the difference keeps the accuracy of the
+ * log ratio x - y + lo (a double-double where the caller has one), not the
+ * 1e-16 / |result| of two rounded exps. */
+static double signed_difference(long double x, long double y, long double lo, long double eps,
+                                long double m)
+{
+    if (y == -INFINITY) {
+        return exp((double)(x - m));
+    }
+    if (x == -INFINITY) {
+        return -exp((double)(y + eps - m));
+    }
+    long double d = ((x - y) - eps) + lo;   /* x - y - eps exact (Sterbenz) near a root */
+    if (fabsl(d) > 1.0L) {
+        return exp((double)(x - m)) - exp((double)(y + eps - m));
+    }
+    return exp((double)(y + eps - m)) * expm1((double)d);
+}
+
+/* The body of sp_laplace_cell_log_positive, inlined into the pair kernel's
+ * callback (seven long double arguments would otherwise go through the
+ * stack for every cell). */
+static inline long double cell_log_positive(long double la_p, long double lc_p, long double la_q,
+                                            long double lc_q, long double eps, long double la_lo,
+                                            long double lc_lo, double b)
+{
+    long double m = fmaxl(fmaxl(la_p, lc_p), fmaxl(la_q + eps, lc_q + eps));
+    if (m == -INFINITY) {
+        return -INFINITY;
+    }
+    double a = signed_difference(la_p, la_q, la_lo, eps, m);
+    double c = signed_difference(lc_p, lc_q, lc_lo, eps, m);
+    double v;
+    if (a >= 0.0 && c >= 0.0) {
+        v = 0.5 * (a + c) * -expm1(-1.0 / b);
+    } else if (a <= 0.0 && c <= 0.0) {
+        v = 0.0;
+    } else if (a > 0.0) {
+        v = one_sided(a, c, b);
+    } else {
+        v = one_sided(c, a, b);          /* mirror t -> 1 - t */
+    }
+    return v > 0.0 ? m + log(v) : -INFINITY;
+}
+
+long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, long double la_q,
+                                         long double lc_q, long double eps, long double la_lo,
+                                         long double lc_lo, double b)
+{
+    return cell_log_positive(la_p, lc_p, la_q, lc_q, eps, la_lo, lc_lo, b);
+}
+
+/* ln x to ~1e-19 (precise: logl) or ~1e-16 absolute (sp_fast_logl). */
+static inline long double laplace_log(long double x, int precise)
+{
+    if (!precise) {
+        return sp_fast_logl(x);
+    }
+    return x > 0.0L ? logl(x) : (x == 0.0L ? -INFINITY : NAN);
+}
+
+/* precise != 0: atoms and logs to long double accuracy (expl, logl), which
+ * the difference-law cells of nearly equal laws need (their L and R cancel
+ * to 1e-12 and less); 0: double-accurate exps and logs of the mantissa,
+ * enough where the log ratios come from closed forms (the pure shift). */
+static void laplace_side(const long double *la, long n, long double b, long double *cell,
+                         long double *ll, long double *lr, int precise)
+{
+    /* L_j = sum_{k<=j} A(k) e^(-(j-k)/b), R_j = sum_{k>j} A(k) e^(-(k-j-1)/b),
+     * computed in place as linear values relative to max A: L_j in ll[j+1],
+     * R_j in lr[j+1] (cell j+1 is the interval [j, j+1]); w in cell[]. */
+    long double *w = cell, *L = ll + 1, *R = lr + 1;
+    const long double m = sp_exp_scaled(la, n, w);
+    if (precise) {
+        for (long k = 0; k < n; k++) {
+            w[k] = la[k] == -INFINITY ? 0.0L : expl(la[k] - m);
+        }
+    }
+    const long double u = expl(-1.0L / b), half_width = -expm1l(-1.0L / b) / 2.0L;
+    L[0] = w[0];
+    for (long j = 1; j < n; j++) {
+        L[j] = u * L[j - 1] + w[j];
+    }
+    R[n - 1] = 0.0L;
+    for (long j = n - 2; j >= 0; j--) {
+        R[j] = w[j + 1] + u * R[j + 1];
+    }
+    /* left tail: int_{-inf}^0 sum_k A(k) e^(-(k-x)/b) / (2b) = (A(0) + u R_0) / 2;
+     * right tail: L_{n-1} / 2; interval [j, j+1]: (1 - u)(L_j + R_j) / 2 */
+    const long double left = (w[0] + u * R[0]) / 2.0L, right = L[n - 1] / 2.0L;
+    cell[0] = m + laplace_log(left, precise);
+    for (long j = 0; j + 1 < n; j++) {
+        cell[j + 1] = m + laplace_log(half_width * (L[j] + R[j]), precise);
+        L[j] = m + laplace_log(L[j], precise);
+        R[j] = m + laplace_log(R[j], precise);
+    }
+    cell[n] = m + laplace_log(right, precise);
+    ll[0] = lr[0] = -INFINITY;
+    ll[n] = lr[n] = -INFINITY;     /* atom n-1's L, R are not a cell's */
+}
+
+void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
+                      long double *cell_lp, long double *cell_lq,
+                      long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
+{
+    laplace_side(lp, n, b, cell_lp, ll_p, lr_p, 1);
+    laplace_side(lq, n, b, cell_lq, ll_q, lr_q, 1);
+}
+
+void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
+                          long double *ll, long double *lr)
+{
+    laplace_side(la, n, b, cell_la, ll, lr, 0);
+}
+
+
+int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direction,
+                         long double *out)
+{
+    const sp_laplace_pair *c = ctx;
+    if (j <= 0 || j >= c->len - 1) {
+        return 0;                   /* the exponential tails: constant sign, point masses */
+    }
+    if (eps == INFINITY) {
+        *out = -INFINITY;           /* both densities are positive everywhere */
+        return 1;
+    }
+    long double l_lo = c->ll_lo == NULL ? 0.0L : c->ll_lo[j];
+    long double r_lo = c->rr_lo == NULL ? 0.0L : c->rr_lo[j];
+    *out = direction == SP_PLUS
+               ? cell_log_positive(c->ll_p[j], c->lr_p[j], c->ll_q[j], c->lr_q[j], eps,
+                                              l_lo, r_lo, c->scale)
+               : cell_log_positive(c->ll_q[j], c->lr_q[j], c->ll_p[j], c->lr_p[j], eps,
+                                              -l_lo, -r_lo, c->scale);
+    return 1;
+}
+
+/* A sum of positive terms kept as v e^(sc + m / b): v rescaled to 1 past
+ * 1e+-1000 (logl, ~2^-62 relative per rescale), and the growth by e^(+-1/b)
+ * per step counted in m where 1/b > 64 (the long double range would not
+ * hold it; m / b rounds once, ~2^-64 of it), so sums whose terms span more
+ * than the long double range stay finite. */
+typedef struct {
+    long double v, sc;
+    long m;
+    int rescales;
+} laplace_scaled;
+
+static long double laplace_scaled_log(const laplace_scaled *s, long double inv_b)
+{
+    return s->v > 0.0L ? s->sc + (long double)s->m * inv_b + logl(s->v) : -INFINITY;
+}
+
+static void laplace_scaled_add(laplace_scaled *s, long double lf, long double inv_b)
+{
+    /* s += e^lf */
+    if (lf == -INFINITY || isnan(lf)) {
+        return;
+    }
+    if (s->v == 0.0L) {
+        s->v = 1.0L;
+        s->sc = lf;
+        s->m = 0;
+        return;
+    }
+    const long double d = lf - (s->sc + (long double)s->m * inv_b);
+    if (d > 64.0L) {
+        s->v = s->v * sp_fast_expl(-d) + 1.0L;
+        s->sc = lf;
+        s->m = 0;
+        return;
+    }
+    s->v += sp_fast_expl(d);
+}
+
+/* s *= e^(step / b) (step = +-1; factor = e^(step / b) where counted == 0) */
+static void laplace_scaled_step(laplace_scaled *s, int step, long double factor, int counted)
+{
+    if (s->v == 0.0L) {
+        return;
+    }
+    if (counted) {
+        s->m += step;
+        return;
+    }
+    s->v *= factor;
+    if (s->v > 1e1000L || s->v < 1e-1000L) {
+        s->sc += logl(s->v);
+        s->v = 1.0L;
+        s->rescales++;
+    }
+}
+
+/* e^(ln s - base) as a double (inf past e^700, 0 for an empty sum). */
+static double laplace_scaled_ratio(const laplace_scaled *s, long double base, long double inv_b)
+{
+    const long double arg = laplace_scaled_log(s, inv_b) - base;
+    return arg > 700.0L ? INFINITY : (arg == -INFINITY ? 0.0 : exp((double)arg));
+}
+
+/* A signed sum: positive and negative terms apart, with an absolute error bound. */
+typedef struct {
+    laplace_scaled pos, neg, err;
+} laplace_signed;
+
+static void laplace_signed_add(laplace_signed *s, long double lf, int negative, long double l_err,
+                               long double inv_b)
+{
+    laplace_scaled_add(negative ? &s->neg : &s->pos, lf, inv_b);
+    laplace_scaled_add(&s->err, l_err, inv_b);
+}
+
+static void laplace_signed_step(laplace_signed *s, int step, long double factor, int counted)
+{
+    laplace_scaled_step(&s->pos, step, factor, counted);
+    laplace_scaled_step(&s->neg, step, factor, counted);
+    laplace_scaled_step(&s->err, step, factor, counted);
+}
+
+/* sum / e^base as (value, absolute error bound); acc: the relative rounding
+ * of each part (the recursions, the rescales, the final exps). */
+static void laplace_signed_ratio(const laplace_signed *s, long double base, long double inv_b,
+                                 double acc, double *value, double *abs_err)
+{
+    const double rp = laplace_scaled_ratio(&s->pos, base, inv_b);
+    const double rn = laplace_scaled_ratio(&s->neg, base, inv_b);
+    *value = rp - rn;
+    *abs_err = (rp + rn) * acc + laplace_scaled_ratio(&s->err, base, inv_b);
+}
+
+/* log1p(r) and a bound on its relative error from r's absolute error a;
+ * rel is INFINITY where r's error could reach -1 or the result is 0 with an
+ * error. */
+static double laplace_log1p_rel(double r, double a, double *rel)
+{
+    const double d = log1p(r);
+    if (!(1.0 + r - a > 0.0) || !isfinite(d)) {
+        *rel = INFINITY;
+        return d;
+    }
+    const double abs_d = 1.01 * a / (1.0 + r - a) + 0x1p-52 * fabs(d);
+    *rel = d != 0.0 ? abs_d / fabs(d) : (abs_d > 0.0 ? INFINITY : 0.0);
+    return d;
+}
+
+/* Deficits of the Laplace-noise L and R log ratios against the right-tail
+ * ratio (see noise.h).  With u = e^(-1/b), w = 1/u, F = A - R B and
+ * sum_k F(k) w^k = 0 (R = G_A(w) / G_B(w)), for the cell [x, x+1]:
+ *   R L_B(x) - L_A(x) = sum_{k>x} F(k) w^(k-x)   =: S(x),
+ *   R_A(x) - R R_B(x) = sum_{k>x} F(k) u^(k-x-1) =: T(x),
+ * so ln L_A/L_B = ln R - log1p(S / L_A) and ln R_A/R_B = ln R + log1p(T / (R R_B)).
+ * By one-step recursions S(x) = w (S(x+1) + F(x+1)), T(x) = F(x+1) + u T(x+1),
+ * the positive and negative terms apart: above the crossing of the atom
+ * ratio every F(k) >= 0 and S, T keep their relative accuracy however small;
+ * below it the cancellation is in the error bound. */
+long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
+                         const long double *lr_in, const long double *lo_in,
+                         const double *lr_err_in, const long double *ll_a_in,
+                         const long double *rb_in, const long double *cell_a_in, long n,
+                         int mirror, double b, long double r_hi, long double r_lo,
+                         long double *dl_out, long double *er_out, long double *dc_out,
+                         double *rel_l_out, double *rel_r_out, double *rel_c_out)
+{
+#define AT(arr, i) ((arr)[mirror ? n - 1 - (i) : (i)])
+#define CELL(arr, c) ((arr)[mirror ? n - (c) : (c)])
+    const long double inv_b = 1.0L / (long double)b;
+    const int counted = inv_b > 64.0L;       /* e^(1/b) past what v may absorb */
+    const long double u = counted ? 0.0L : expl(-inv_b), w = counted ? 0.0L : expl(inv_b);
+    const double sign = mirror ? -1.0 : 1.0;
+    const long double ln_half_width = logl(-expm1l(-inv_b) / 2.0L);   /* cell = hw (L + R) */
+    const laplace_scaled empty = {0.0L, 0.0L, 0, 0};
+    laplace_signed s = {empty, empty, empty}, t = {empty, empty, empty};
+    long done = n;
+    for (long c = 0; c <= n; c++) {
+        rel_l_out[c] = INFINITY;
+        rel_r_out[c] = INFINITY;
+        rel_c_out[c] = INFINITY;
+        dl_out[c] = 0.0L;
+        er_out[c] = 0.0L;
+        dc_out[c] = 0.0L;
+    }
+    for (long x = n - 2; x >= 0; x--) {
+        const long k = x + 1;
+        const long double la = AT(la_in, k), lb = AT(lb_in, k);
+        /* lf = ln |F(k)|; l_err = ln of a bound on its absolute error: the
+         * double transcendentals (~2^-50 of F) and the atom ratio's own error
+         * e, which moves F by A(k) e -- however small F is (near the crossing,
+         * or where the ratio agrees with R to more digits than it has) */
+        long double lf = -INFINITY, l_err = -INFINITY;
+        int negative = 0;
+        if (lb == -INFINITY) {
+            lf = la;                       /* F = A(k) >= 0 */
+            l_err = la + logl(0x1p-50L + 0x1p-63L * fabsl(la));
+        } else if (la == -INFINITY) {
+            lf = lb + r_hi + r_lo;         /* F = -R B(k) */
+            negative = 1;
+            l_err = lf + logl(0x1p-50L + 0x1p-63L * fabsl(lb));
+        } else {
+            const long double lr = sign * AT(lr_in, k);
+            const long double lo = lo_in == NULL ? 0.0L : sign * AT(lo_in, k);
+            if (isnan(lr)) {
+                break;
+            }
+            /* d = ln A(k)/B(k) - ln R, the sum of two double-doubles */
+            const long double d = lr == INFINITY ? INFINITY : ((lr - r_hi) + (lo - r_lo));
+            negative = d < 0.0L;
+            if (d > 0.5L) {
+                lf = la + log(-expm1(-(double)d));          /* A (1 - e^-d) */
+            } else if (d > 0.0L) {
+                lf = lb + r_hi + r_lo + log(expm1((double)d));   /* R B (e^d - 1) */
+            } else if (d < -0.5L) {
+                lf = lb + r_hi + r_lo + log(-expm1((double)d));  /* R B (1 - e^d) */
+            } else if (d < 0.0L) {
+                lf = la + log(expm1(-(double)d));            /* A (e^-d - 1) */
+            }
+            const long double e = AT(lr_err_in, k);
+            l_err = logl(expl(la) * e + (lf > -INFINITY ? expl(lf) : 0.0L)
+                         * (0x1p-50L + 0x1p-63L * (fabsl(la) + fabsl(lb))));
+            if (!(l_err > -INFINITY) || !isfinite(l_err)) {
+                /* beyond the long double range: in logs */
+                l_err = la + logl(e + (0x1p-50L + 0x1p-63L * (fabsl(la) + fabsl(lb)))
+                                      * (d > 0.0L ? 1.0L : fmaxl(1.0L, expl(fminl(-d, 11000.0L)))));
+            }
+        }
+        laplace_signed_add(&s, lf, negative, l_err, inv_b);
+        laplace_signed_step(&s, 1, w, counted);
+        laplace_signed_step(&t, -1, u, counted);
+        laplace_signed_add(&t, lf, negative, l_err, inv_b);
+        done = x;
+        const long c = x + 1;
+        const long double ll_a = CELL(ll_a_in, c), rb = CELL(rb_in, c);
+        /* the sums' own roundings: ~2^-63 per step and per rescale, and m / b */
+        const int rescales = s.pos.rescales + s.neg.rescales + t.pos.rescales + t.neg.rescales;
+        const long steps = labs(s.pos.m) + labs(s.neg.m) + labs(t.pos.m) + labs(t.neg.m);
+        const double acc = 0x1p-50 + 0x1p-62 * (double)(4 * (n - x) + 4 * rescales)
+                           + 0x1p-62 * (double)steps * (double)inv_b;
+        double dl = INFINITY, er = INFINITY, dc = INFINITY, rel, r, a;
+        if (ll_a > -INFINITY) {
+            laplace_signed_ratio(&s, ll_a, inv_b, acc + 0x1p-63 * fabs((double)ll_a), &r, &a);
+            dl = laplace_log1p_rel(r, a, &rel);
+            CELL(dl_out, c) = dl;
+            CELL(rel_l_out, c) = rel;
+        }
+        if (rb > -INFINITY) {
+            laplace_signed_ratio(&t, rb + r_hi + r_lo, inv_b, acc + 0x1p-63 * fabs((double)rb),
+                                 &r, &a);
+            er = laplace_log1p_rel(r, a, &rel);
+            CELL(er_out, c) = er;
+            CELL(rel_r_out, c) = rel;
+        }
+        /* the cell masses: R C_B - C_A = hw (S - T) */
+        const long double cell_a = CELL(cell_a_in, c);
+        if (cell_a > -INFINITY) {
+            const long double base = cell_a - ln_half_width;          /* ln(L_A + R_A) */
+            const double acc_c = acc + 0x1p-63 * fabs((double)cell_a);
+            double rs, as, rt, at;
+            laplace_signed_ratio(&s, base, inv_b, acc_c, &rs, &as);
+            laplace_signed_ratio(&t, base, inv_b, acc_c, &rt, &at);
+            dc = laplace_log1p_rel(rs - rt, as + at + 0x1p-53 * fabs(rs - rt), &rel);
+            CELL(dc_out, c) = dc;
+            CELL(rel_c_out, c) = rel;
+        }
+        /* deeper cells: far from the tail ratio, where a plain difference of
+         * logs is as good, or the cancellation has eaten the accuracy */
+        const int far = !(fabs(dl) < 0.25) && !(fabs(er) < 0.25) && !(fabs(dc) < 0.25);
+        const int lost = !(CELL(rel_l_out, c) * fabs(dl) < 1e-17)
+                         && !(CELL(rel_r_out, c) * fabs(er) < 1e-17)
+                         && !(CELL(rel_c_out, c) * fabs(dc) < 1e-17);
+        if (far || (lost && x < n - 2)) {
+            break;
+        }
+    }
+#undef AT
+#undef CELL
+    return done;
+}

@@ -1,0 +1,142 @@
+"""statpriv.noise.Laplace: counts plus Laplace noise near the zero point 1/b,
+against mpmath written from the definitions.  (The noisy-count grid against the
+oracle and the properties of every noise kind are in test_noise.py; the pair
+kernel's Laplace zero points in test_kernels.py.)"""
+import math
+
+import mpmath
+import pytest
+
+import statpriv
+from statpriv import _core
+from helpers import assert_matches, binomial_mp, near_zero_point, smallest_float_at_or_above
+
+
+# ---------------------------------------------------------------------------
+# Laplace noise on a pure shift (no sampling) near the zero point 1/b.
+# Reference from the definitions: n records with the target among them, so
+# P = Bin(n - 1, pi) shifted by one, Q = Bin(n - 1, pi),
+# f_A = A * Laplace(b); the likelihood ratio f_P/f_Q is monotone (log-concave
+# noise keeps the monotone ratio of the shift), so {f_P > e^eps f_Q} is a
+# half-line [x*, inf) and delta_plus = sum_k (P(k) - e^eps Q(k)) P[k + N > x*],
+# with x* found by bisection at 60 digits.
+
+def _laplace_shift_delta_plus(n, pi, b, eps, dps=60):
+    n = n - 1                                # the others
+    with mpmath.workdps(dps):
+        p, b, e = mpmath.mpf(pi), mpmath.mpf(b), mpmath.exp(mpmath.mpf(eps))
+        Q = [mpmath.binomial(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)]
+        Q.append(mpmath.mpf(0))
+        P = [mpmath.mpf(0)] + Q[:-1]
+
+        def dens(A, x):
+            return sum(a * mpmath.exp(-abs(x - k) / b) for k, a in enumerate(A) if a)
+
+        def surv(x, k):                      # P[k + Laplace(b) > x]
+            return (mpmath.exp(-(x - k) / b) / 2 if x >= k
+                    else 1 - mpmath.exp((x - k) / b) / 2)
+
+        def h(x):
+            return dens(P, x) - e * dens(Q, x)
+
+        lo, hi = mpmath.mpf(-60) * b, mpmath.mpf(n + 1)
+        assert h(lo) < 0 < h(hi)
+        for _ in range(400):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if h(mid) < 0 else (lo, mid)
+        return sum((P[k] - e * Q[k]) * surv(hi, k) for k in range(n + 2))
+
+
+@pytest.mark.parametrize("n, pi, b, k", [
+    (5, 2.1361785554740366e-19, 638.0024380883865, 12),
+    (5, 2.1361785554740366e-19, 638.0024380883865, None),    # the float below 1/b
+    (45, 3.3059886068797693e-13, 256.20713643511573, 14),
+    (9, 0.9864992402812972, 3.5378024256700624, 10),
+])
+def test_laplace_shift_near_zero_point(n, pi, b, k):
+    eps0 = statpriv.counting(n, pi, noise=statpriv.Laplace(b)).epsilon(0.0, direction="plus")
+    assert eps0 == _core.zero_point_up("laplace", b)
+    eps = math.nextafter(eps0, 0.0) if k is None else eps0 * (1 - 10.0 ** -k)
+    ref = _laplace_shift_delta_plus(n, pi, b, eps)
+    got = statpriv.counting(n, pi, noise=statpriv.Laplace(b)).log_delta_plus(eps)
+    assert_matches(got, ref, rel=1e-10, what=f"counting({n}, {pi}, Laplace({b})) at {eps!r}")
+
+
+# Laplace noise near the zero point of sampled / Poisson-sampled laws.  The
+# reference is written from the definitions in mpmath: on [j, j+1]
+# f_A(x) = (alpha_A e^(-x/b) + beta_A e^(x/b)) / (2b) with alpha_A = sum_{k<=j}
+# A(k) e^(k/b), beta_A = sum_{k>j} A(k) e^(-k/b), so f_P - e^eps f_Q changes sign
+# at most once there and its positive part integrates in closed form; the
+# tails x < 0 and x > K are single exponentials.  eps0 = ln G_P(w)/G_Q(w),
+# w = e^(1/b) (the ratio of the right tails, the largest density ratio).
+
+def _laplace_noisy_mp(p, q, b, eps):
+    """delta_plus(eps) of count laws p, q (mpmath lists on 0..K) + Laplace(b)."""
+    b, e, K = mpmath.mpf(b), mpmath.exp(eps), len(p) - 1
+    g = [p[k] - e * q[k] for k in range(K + 1)]          # signed atoms of P - e^eps Q
+    up = [mpmath.exp(k / b) for k in range(K + 1)]
+    alpha, beta = mpmath.mpf(0), mpmath.fsum(g[k] / up[k] for k in range(K + 1))
+
+    def anti(x):                                         # int of (alpha e^-x/b + beta e^x/b)/2b
+        return (-alpha * mpmath.exp(-x / b) + beta * mpmath.exp(x / b)) / 2
+
+    total = max(beta, 0) / 2                             # x < 0: beta e^(x/b) / (2b)
+    for j in range(K):
+        alpha += g[j] * up[j]
+        beta -= g[j] / up[j]
+        lo, hi = mpmath.mpf(j), mpmath.mpf(j + 1)
+        if alpha * beta < 0:                             # one root: e^(2x/b) = -alpha/beta
+            root = min(max(b * mpmath.log(-alpha / beta) / 2, lo), hi)
+            lo, hi = (lo, root) if alpha > 0 else (root, hi)
+        elif alpha <= 0 and beta <= 0:
+            continue
+        total += anti(hi) - anti(lo)
+    alpha += g[K] * up[K]
+    return total + max(alpha, 0) * mpmath.exp(-K / b) / 2   # x > K
+
+
+def _laplace_zero_point_mp(p, q, b):
+    w = mpmath.exp(1 / mpmath.mpf(b))
+    return mpmath.log(mpmath.fsum(p[k] * w ** k for k in range(len(p)))
+                      / mpmath.fsum(q[k] * w ** k for k in range(len(q))))
+
+
+@pytest.mark.parametrize("case", ["poisson", "sample_pi_near_1", "poisson_pi0_small_b"])
+def test_laplace_noise_near_zero_point_vs_definition(case):
+    # "poisson" and "sample_pi_near_1" under-reported by up to 24x (and 1e-10
+    # from eps0 (1 - 1e-3) on) before the L/R log ratios were formed as
+    # ln R -+ a deficit from F = P - R Q; "poisson_pi0_small_b" guards the
+    # small-b case (e^(1/b) ~ e^53) where F is below the atom ratio's precision
+    with mpmath.workdps(80):
+        if case == "poisson":      # each record sampled w.p. r: S ~ Bin(n-1, r pi)
+            n, pi, r, b = 300, 0.47739983908463934, 8.073929577079656e-07, 40.13861567333483
+            curve = statpriv.counting(n, pi, sample_rate=r, sampling="poisson",
+                                      noise=statpriv.Laplace(b))
+            s = binomial_mp(n - 1, mpmath.mpf(r) * mpmath.mpf(pi))[:40]
+            # atoms beyond 40 are below (300 r pi)^40 / 40! < 1e-200 of the mass
+            # (times w^40 < e^1 in G(w)): far below 1e-10 of delta here
+            rr = mpmath.mpf(r)
+            p = [(1 - rr) * s[0]] + [rr * s[j - 1] + (1 - rr) * s[j] for j in range(1, len(s))]
+            p.append(rr * s[-1])
+            q = s + [mpmath.mpf(0)]
+        elif case == "sample_pi_near_1":   # m of n without replacement (Breutigam & Reischuk)
+            n, pi, m, b = 233746990842, 0.9999999980317764, 300, 414.3451031486227
+            curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Laplace(b))
+            lam = mpmath.mpf(m) / n
+            c1, c0 = binomial_mp(m - 1, pi), binomial_mp(m, pi)
+            p = [(1 - lam) * c0[0]] + [lam * c1[j - 1] + (1 - lam) * c0[j] for j in range(1, m + 1)]
+            q = [lam * c1[j] + (1 - lam) * c0[j] for j in range(m)] + [(1 - lam) * c0[m]]
+        else:                      # pi = 0: P = (1 - r) + r at 1, Q = 1 at 0
+            r, b = 5.455122168743246e-07, 0.018872736162475992
+            curve = statpriv.counting(8, 0.0, sample_rate=r, sampling="poisson",
+                                      noise=statpriv.Laplace(b))
+            rr = mpmath.mpf(r)
+            p, q = [1 - rr, rr], [mpmath.mpf(1), mpmath.mpf(0)]
+        for direction, (pp, qq) in (("plus", (p, q)), ("minus", (q[::-1], p[::-1]))):
+            # delta_minus is delta_plus of (Q, P) on the mirrored support
+            eps0 = _laplace_zero_point_mp(pp, qq, b)
+            assert curve.epsilon(0.0, direction=direction) == smallest_float_at_or_above(eps0)
+            log_delta = curve.log_delta_plus if direction == "plus" else curve.log_delta_minus
+            for eps in [0.0, float(eps0) / 2] + near_zero_point(eps0):
+                assert_matches(log_delta(eps), _laplace_noisy_mp(pp, qq, b, eps),
+                               rel=1e-10, what=f"{case} {direction} eps={eps!r}")
