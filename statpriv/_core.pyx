@@ -440,7 +440,9 @@ def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mi
     rel = np.empty(n, dtype=np.float64)
     cdef long double[::1] d = deficit
     cdef double[::1] e = rel
-    cdef long double hi = r_hi, lo = r_lo
+    # through a long double array: a Python-level conversion rounds to double
+    cdef long double[::1] vhl = _extended([r_hi, r_lo])
+    cdef long double hi = vhl[0], lo = vhl[1]
     if n > 0:
         with nogil:
             sp_geometric_deficits(&va[0], &vb[0], &vr[0], &vc[0], n, mirror, alpha, hi, lo,
