@@ -399,10 +399,12 @@ def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_
             cq = np.exp((prev_q - ib - lq[atom]).astype(np.float64))
             corr = np.log1p(cp.astype(ld)) - np.log1p(cq.astype(ld))
             lawr = law_lr[atom]
-            # a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|; a
-            # difference of the laws' logs only to ~2e-19 (|ln P| + |ln Q|)
+            # a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|,
+            # ~1e-30 where refined (a non-zero low part); a difference of the
+            # laws' logs only to ~2e-19 (|ln P| + |ln Q|)
             if law_lo is not None:
-                own = 4e-19 * (1.0 + np.abs(lawr.astype(np.float64)))
+                own = np.where(lo_law[atom] != 0, 1e-30, 4e-19) * (
+                    1.0 + np.abs(lawr.astype(np.float64)))
             else:
                 own = 2e-19 * (1.0 + np.abs(lp[atom].astype(np.float64))
                                + np.abs(lq[atom].astype(np.float64)))
