@@ -41,6 +41,56 @@ static double signed_difference(long double x, long double y, long double lo, lo
     return exp((double)(y + eps - m)) * expm1((double)d);
 }
 
+/* ln |e^x - e^(y + eps)| and its sign (+1, -1, 0), as signed_difference forms
+ * it but without scaling to a double: for parts of one cell whose sizes
+ * differ by more than the double range (b < ~1/700). */
+static long double log_signed_difference(long double x, long double y, long double lo,
+                                         long double eps, int *sign)
+{
+    if (y == -INFINITY || x == -INFINITY) {
+        *sign = y == -INFINITY ? (x == -INFINITY ? 0 : 1) : -1;
+        return y == -INFINITY ? x : y + eps;
+    }
+    const long double d = ((x - y) - eps) + lo;
+    *sign = d > 0.0L ? 1 : (d < 0.0L ? -1 : 0);
+    if (*sign == 0) {
+        return -INFINITY;
+    }
+    /* |e^(y + eps) expm1(d)|: the larger term times |expm1| of the gap */
+    return d > 0.0L ? x + (long double)log(-expm1((double)-d))
+                    : y + eps + (long double)log(-expm1((double)d));
+}
+
+/* cell_log_positive in logs: the positive part of a e^(-t/b) + c e^(-(1-t)/b)
+ * over [0, 1] (halved), with ln|a|, ln|c| (no underflow of the smaller part). */
+static long double cell_log_positive_wide(long double la_p, long double lc_p, long double la_q,
+                                          long double lc_q, long double eps, long double la_lo,
+                                          long double lc_lo, double b)
+{
+    int sa, sc;
+    const long double la = log_signed_difference(la_p, la_q, la_lo, eps, &sa);
+    const long double lc = log_signed_difference(lc_p, lc_q, lc_lo, eps, &sc);
+    const long double lhw = (long double)log(-expm1(-1.0 / b)) - 0.693147180559945309417232121458L;
+    if (sa <= 0 && sc <= 0) {
+        return -INFINITY;
+    }
+    if (sa >= 0 && sc >= 0) {                  /* (|a| + |c|) (1 - u) / 2 */
+        const long double top = fmaxl(la, lc), low = fminl(la, lc);
+        return top + (long double)log1p(exp((double)(low - top))) + lhw;
+    }
+    /* one positive part p (at t = 0 after mirroring), one negative n */
+    const long double lp = sa > 0 ? la : lc, ln = sa > 0 ? lc : la;
+    const long double t0 = 0.5L * (1.0L + (long double)b * (lp - ln));
+    if (t0 <= 0.0L) {
+        return -INFINITY;
+    }
+    if (t0 >= 1.0L) {                          /* (p - |n|) (1 - u) / 2 */
+        return lp + (long double)log(-expm1((double)(ln - lp))) + lhw;
+    }
+    const double s = -expm1(-(double)t0 / b);  /* (p / 2) (1 - e^(-t0/b))^2 */
+    return lp - 0.693147180559945309417232121458L + 2.0L * (long double)log(s);
+}
+
 /* The body of sp_laplace_cell_log_positive, inlined into the pair kernel's
  * callback (seven long double arguments would otherwise go through the
  * stack for every cell). */
@@ -51,6 +101,11 @@ static inline long double cell_log_positive(long double la_p, long double lc_p, 
     long double m = fmaxl(fmaxl(la_p, lc_p), fmaxl(la_q + eps, lc_q + eps));
     if (m == -INFINITY) {
         return -INFINITY;
+    }
+    /* the smaller part would underflow once scaled by e^-m (tiny b) */
+    const long double small = fminl(fmaxl(la_p, la_q + eps), fmaxl(lc_p, lc_q + eps));
+    if (small > -INFINITY && m - small > 600.0L) {
+        return cell_log_positive_wide(la_p, lc_p, la_q, lc_q, eps, la_lo, lc_lo, b);
     }
     double a = signed_difference(la_p, la_q, la_lo, eps, m);
     double c = signed_difference(lc_p, lc_q, lc_lo, eps, m);
