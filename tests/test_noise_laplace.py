@@ -140,3 +140,35 @@ def test_laplace_noise_near_zero_point_vs_definition(case):
             for eps in [0.0, float(eps0) / 2] + near_zero_point(eps0):
                 assert_matches(log_delta(eps), _laplace_noisy_mp(pp, qq, b, eps),
                                rel=1e-10, what=f"{case} {direction} eps={eps!r}")
+
+
+def test_laplace_tiny_scale_cell_parts_beyond_double_range():
+    # b = 0.001: on the cell [299, 300] the two parts of f_P - e^eps f_Q differ
+    # by ~e^1000; the smaller one underflowed when scaled to doubles, and the
+    # cell's positive part [x*, 300] (0.077 of the 0.393) was dropped.  The
+    # reference integrates the densities f_A(x) = sum_k A(k) e^(-|x-k|/b)/(2b)
+    # by quadrature from the root x* (bisection) on, at 50 digits; the laws
+    # keep the atoms 295..300 (the others are below 1e-2000 relative).
+    n, pi, r, b, eps = 300, 0.9999999999999999, 0.999999999, 0.001, 999.0
+    curve = statpriv.counting(n, pi, sample_rate=r, sampling="poisson",
+                              noise=statpriv.Laplace(b))
+    with mpmath.workdps(50):
+        rr, bb, e = mpmath.mpf(r), mpmath.mpf(b), mpmath.exp(mpmath.mpf(eps))
+        rho = rr * mpmath.mpf(pi)
+        z = {k: mpmath.binomial(n - 1, k) * rho ** k * (1 - rho) ** (n - 1 - k)
+             for k in range(295, n)}
+        p = {k: rr * z.get(k - 1, 0) + (1 - rr) * z.get(k, 0) for k in range(295, n + 1)}
+        q = {k: z.get(k, 0) for k in range(295, n + 1)}
+
+        def g(x):
+            return mpmath.fsum((p[k] - e * q[k]) * mpmath.exp(-abs(x - k) / bb)
+                               for k in p) / (2 * bb)
+
+        lo, hi = mpmath.mpf(299), mpmath.mpf(n)          # g(299) < 0 < g(300)
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if g(mid) < 0 else (lo, mid)
+        # beyond 300 the ratio is constant (e^1000 > e^eps): g > 0 on [x*, inf)
+        ref = (mpmath.quad(g, mpmath.linspace(hi, n, 8))
+               + mpmath.quad(g, [n, n + 0.01, n + 0.1, mpmath.inf]))
+    assert_matches(curve.log_delta_plus(eps), ref, rel=1e-10, what="Laplace(0.001) at 999")
