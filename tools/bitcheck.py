@@ -1,6 +1,6 @@
 """Bit-for-bit regression check of every curve kind across a refactor.
 
-    python tools/bitcheck.py write BATTERY.json [--per-kind 6]   # on the old build
+    python tools/bitcheck.py write BATTERY.json [--per-kind 6] [--seeds 1,2]  # old build
     python tools/bitcheck.py check BATTERY.json                  # on the new build
 
 ``write`` builds a fixed battery of curves (every kind: iid, per-record,
@@ -102,14 +102,14 @@ def _r(x):
     return repr(float(x))
 
 
-def _cases(per_kind):
+def _cases(per_kind, seeds=(1, 2)):
     cases = [(expr, EPS_COMMON + extra) for expr, extra in FIXED]
     if per_kind:
         sys.path.insert(0, os.path.join(ROOT, "tests"))
         import differential as D
         for kind, expr, _build, eps in D.EDGE_CASES:
             cases.append((expr, sorted(set(EPS_COMMON + list(eps)))))
-        for seed in (1, 2):
+        for seed in seeds:
             for kind in D.KINDS:
                 for i in range(per_kind):
                     c = D.draw_case(seed, kind, i)
@@ -158,8 +158,10 @@ def main(argv):
     warnings.simplefilter("ignore")
     if mode == "write":
         per_kind = int(argv[argv.index("--per-kind") + 1]) if "--per-kind" in argv else 6
+        seeds = (tuple(int(s) for s in argv[argv.index("--seeds") + 1].split(","))
+                 if "--seeds" in argv else (1, 2))
         battery = []
-        for expr, eps in _cases(per_kind):
+        for expr, eps in _cases(per_kind, seeds):
             battery.append({"expr": expr, "eps": eps, "out": evaluate(expr, eps)})
         with open(path, "w") as fh:
             json.dump(battery, fh, indent=0)
