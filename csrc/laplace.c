@@ -323,7 +323,7 @@ static double laplace_log1p_rel(double r, double a, double *rel)
 }
 
 /* Deficits of the Laplace-noise L and R log ratios against the right-tail
- * ratio (see noise.h).  With u = e^(-1/b), w = 1/u, F = A - R B and
+ * ratio (see laplace.h).  With u = e^(-1/b), w = 1/u, F = A - R B and
  * sum_k F(k) w^k = 0 (R = G_A(w) / G_B(w)), for the cell [x, x+1]:
  *   R L_B(x) - L_A(x) = sum_{k>x} F(k) w^(k-x)   =: S(x),
  *   R_A(x) - R R_B(x) = sum_{k>x} F(k) u^(k-x-1) =: T(x),
