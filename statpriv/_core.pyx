@@ -456,7 +456,7 @@ def laplace_deficits(la, lb, lr_ab, lo_ab, lr_err, ll_a, rb, cell_a, double scal
     the Laplace L log ratio below, the excess of the R log ratio above and the
     deficit of the cell-mass log ratio below the exact right-tail ratio ln R =
     r_hi + r_lo, with relative error bounds (inf where not computed); lo_ab
-    may be None; mirror: the left tail (see noise.h)."""
+    may be None; mirror: the left tail (see csrc/laplace.h)."""
     cdef long double[::1] va = _extended(la)
     cdef long double[::1] vb = _extended(lb)
     cdef long double[::1] vr = _extended(lr_ab)
