@@ -239,7 +239,7 @@ def _binomial_window_laws(N, pi, drop=None):
 
 def _product_tree_work(values, counts, drop):
     """(final window bound, estimated multiply-adds) of the product tree in
-    convolve.c, simulated on (variance, atoms) per node: a merge computes each
+    poisson_binomial.c, simulated on (variance, atoms) per node: a merge computes each
     output atom from the terms within 45 nats of its largest, about
     2 sqrt(90 v_a v_b / (v_a + v_b)) + 1 of them (at most min(len a, len b))."""
     var = counts * values * (1.0 - values)
@@ -333,7 +333,7 @@ def _log_space_convolve(groups):
 def _poisson_binomial_window(probs):
     """(first, ln pmf on the window, log_rest) of a sum of independent
     Bernoulli(probs), equal values grouped into binomials, by the product tree
-    of convolve.c (direct convolution in extended precision, trimmed at
+    of poisson_binomial.c (direct convolution in extended precision, trimmed at
     _cells.DROP_NATS below the largest atom with the trimmed mass bounded: the
     tree multiplies in linear extended precision, whose range ends near
     e^-11355, so unlike _window it cuts even small supports, noisy or not).  Its cost is estimated

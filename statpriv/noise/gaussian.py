@@ -2,7 +2,7 @@
 
 delta_plus = sum over the intervals where f_P > e^eps f_Q of
 sum_k (P(k) - e^eps Q(k)) P[N(k, sigma^2) in interval], summed per atom in
-log space (csrc/noise.c).  The Gaussian kernel is totally positive, so
+log space (csrc/gaussian.c).  The Gaussian kernel is totally positive, so
 f_P - e^eps f_Q changes sign at most as often as k -> P(k) - e^eps Q(k)
 (Karlin's variation diminishing property): when P/Q is monotone on the atoms
 -- true of every law built here: shifts of log-concave counts, the sampling
@@ -47,7 +47,7 @@ class Gaussian(Noise):
 
     def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
         # the accurate ln P/Q (and its low parts) gives every D_k = P(k) -
-        # e^eps Q(k) its relative accuracy (csrc/noise.c, gauss_log_d)
+        # e^eps Q(k) its relative accuracy (csrc/gaussian.c, gauss_log_d)
         # monotone_ratio (P is Q shifted by one, Q log-concave: binomial,
         # Poisson-binomial) implies the monotone likelihood ratio; no check
         mlr = bool(monotone_ratio) or _cells.monotone_likelihood_ratio(lp, lq)

@@ -3,7 +3,7 @@
 On every unit interval between atoms both noisy densities are
 (L e^(-t/b) + R e^(-(1-t)/b)) / (2b), so f_P - e^eps f_Q changes sign at most
 once there and its positive part integrates in closed form; O(atoms)
-(csrc/noise.c, the cells of _core.laplace_cells).  Laplace(b) noise makes
+(csrc/laplace.c, the cells of _core.laplace_cells).  Laplace(b) noise makes
 every count here pure DP (|ln f_P/f_Q| <= 1/b; Breutigam & Reischuk Lemma 5),
 so delta is exactly 0 from eps = 1/b on -- from the exact zero point
 ln G_P(e^(1/b))/G_Q(e^(1/b)) where the laws' generating functions are known.
