@@ -60,4 +60,14 @@ int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double
 double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
                              double log_tol);
 
+/* sp_smallest_eps for the noiseless Poisson-sampled curve
+ * (sp_poisson_curve_log_delta), fast at large N: both directions are
+ * solved on the exact shift sums of Z as in sp_binom_smallest_eps, with the
+ * target moved by the reduction's factor (g for plus; c = g / (g + (1-g)
+ * e^eps'') for minus, which depends on the answer), then mapped back to eps
+ * rounded up.  Falls back to sp_smallest_eps (with `positive`) where this
+ * does not apply. */
+double sp_poisson_smallest_eps(const sp_poisson_curve *c, int direction, double log_target,
+                               double log_tol, int positive);
+
 #endif

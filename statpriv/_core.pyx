@@ -125,6 +125,20 @@ cdef class PoissonCurveCore(CurveCore):
         +inf for SP_PLUS."""
         return _sampled_zero_point(self.fn, self.ctx, direction, l1g_hi_of(&self.curve))
 
+    def epsilon(self, double[::1] log_target, int direction):
+        """Smallest eps >= 0 with ln delta(eps) <= each log_target: at large N
+        solved on the exact shift sums of Z with the reduction's moving
+        target (sp_poisson_smallest_eps in csrc/search.h), else the generic
+        search."""
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_poisson_smallest_eps(&self.curve, direction, log_target[i],
+                                                 self.log_tol, self.positive)
+        return out
+
 
 cdef class SampledShiftCurveCore(CurveCore):
     """Poisson sampling at rate g of a count Z given by its shift curve
