@@ -60,6 +60,14 @@ int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double
 double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
                              double log_tol);
 
+/* The same contract and answer (to the same few ulps) as sp_smallest_eps,
+ * in fewer curve evaluations: the secant steps work on sqrt(-ln delta)
+ * (close to linear in eps at large counts) and SP_MAX evaluates the second
+ * direction only where the first does not already exceed the aim.  Used
+ * for the curves whose evaluation is costly (noisy counts, sampled laws). */
+double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, int direction,
+                            double log_target, double log_tol, int positive);
+
 /* sp_smallest_eps for the noiseless Poisson-sampled curve
  * (sp_poisson_curve_log_delta), fast at large N: both directions are
  * solved on the exact shift sums of Z as in sp_binom_smallest_eps, with the

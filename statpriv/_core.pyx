@@ -56,8 +56,8 @@ cdef class CurveCore:
         cdef double[::1] res = out
         with nogil:
             for i in range(n):
-                res[i] = sp_smallest_eps(self.fn, self.ctx, direction, log_target[i], self.log_tol,
-                                         self.positive)
+                res[i] = sp_smallest_eps_lean(self.fn, self.ctx, direction, log_target[i],
+                                              self.log_tol, self.positive)
         return out
 
 

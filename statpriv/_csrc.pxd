@@ -60,6 +60,8 @@ cdef extern from "search.h" nogil:
                            double log_tol, int positive)
     double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
                                  double log_tol)
+    double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, int direction,
+                                double log_target, double log_tol, int positive)
     double sp_poisson_smallest_eps(const sp_poisson_curve *c, int direction, double log_target,
                                    double log_tol, int positive)
 
