@@ -184,6 +184,24 @@ def _log_cumsum(a, bint reverse=False):
     return out
 
 
+cdef bint _nearly_non_decreasing(long double[::1] lr):
+    """lr[i+1] - lr[i] >= -1e-12 (1 + |lr[i]|) for every i, in long double (the
+    same test as the numpy expression np.all(np.diff(lr) >= -1e-12 * (1.0 +
+    np.abs(lr[:-1]))), NaN failing it, in one pass without temporaries)."""
+    cdef Py_ssize_t i, n = lr.shape[0]
+    cdef long double tol = <long double>(<double>-1e-12)
+    cdef long double a, d
+    with nogil:
+        for i in range(n - 1):
+            a = lr[i]
+            if a < 0:
+                a = -a
+            d = lr[i + 1] - lr[i]
+            if not (d >= tol * (1.0 + a)):
+                return False
+    return True
+
+
 cdef class PairCurveCore(CurveCore):
     """Shift divergence between two pmfs given by log arrays (docs/mathematics.md §2, §5),
     or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale[, ll_lo, rr_lo])``,
@@ -208,7 +226,7 @@ cdef class PairCurveCore(CurveCore):
         with np.errstate(invalid="ignore"):
             lsp = _log_cumsum(lp, reverse=True)
             lcq = _log_cumsum(lq)
-            self.monotone = bool(np.all(np.diff(lr) >= -1e-12 * (1.0 + np.abs(lr[:len(lr) - 1]))))
+            self.monotone = _nearly_non_decreasing(lr)
         self.arrays = [lp, lq, lr, lsp, lcq]
         self.pair.lp = _data(lp)
         self.pair.lq = _data(lq)
