@@ -57,11 +57,17 @@ SCENARIOS = [
      "statpriv.counting(10**9, 0.3, noise=statpriv.Geometric(0.5))", "n9", True),
     ("laplace", "Laplace(3) noise, n=1e9, pi=.5",
      "statpriv.counting(10**9, 0.5, noise=statpriv.Laplace(3.0))", "n9", True),
+    ("laplace_poisson", "Laplace(3) noise, poisson n=1e9, rate=.5",
+     "statpriv.counting(10**9, 0.3, sample_rate=0.5, sampling='poisson', "
+     "noise=statpriv.Laplace(3.0))", "n9", True),
     ("gauss", "Gaussian(3) noise, n=1e9, m=5e7",
      "statpriv.counting(10**9, 0.3, sample_size=5 * 10**7, noise=statpriv.Gaussian(3.0))",
      "n9", True),
     ("gauss_small", "Gaussian(.05) noise, n=1e9, m=1e6",
      "statpriv.counting(10**9, 0.3, sample_size=10**6, noise=statpriv.Gaussian(0.05))",
+     "n9", True),
+    ("gauss_half", "Gaussian(.05) noise, n=1e9, m=5e8",
+     "statpriv.counting(10**9, 0.3, sample_size=5 * 10**8, noise=statpriv.Gaussian(0.05))",
      "n9", True),
     ("gauss_poisson", "Gaussian(3) noise, poisson n=1e6, rate=.5",
      "statpriv.counting(10**6, 0.3, sample_rate=0.5, sampling='poisson', "
