@@ -345,3 +345,24 @@ def test_tiny_rate_generic_laws():
                            rel=1e-10, what=f"pi=0 geometric plus {e}")
             assert_matches(noisy.log_delta_minus(e), _geometric_hs(Q, P, 0.427303138549747, e),
                            rel=1e-10, what=f"pi=0 geometric minus {e}")
+
+
+def test_monotone_flag_is_the_numpy_test():
+    """PairCurveCore.monotone (one Cython pass) is exactly the test
+    np.all(np.diff(lr) >= -1e-12 * (1 + |lr[:-1]|)) in long double, NaN and
+    infinities included."""
+    from statpriv import _core
+    rng = np.random.default_rng(7)
+    cases = [np.array(v, dtype=np.longdouble) for v in
+             ([0.0], [-np.inf, 0.0, np.inf], [0.0, np.nan, 1.0], [np.inf, np.inf], [1.0, -np.inf])]
+    for _ in range(300):
+        step = rng.normal(0.0, 1e-12, 40) * rng.choice([1.0, 1e3, 1e-3])
+        cases.append(np.cumsum(step).astype(np.longdouble) + rng.choice([0.0, 5.0, -300.0]))
+    seen = set()
+    for lr in cases:
+        with np.errstate(invalid="ignore"):
+            want = bool(np.all(np.diff(lr) >= -1e-12 * (1.0 + np.abs(lr[:len(lr) - 1]))))
+        lp = np.full(len(lr), -1.0, dtype=np.longdouble)
+        assert _core.PairCurveCore(lp, lp, lr).monotone == want
+        seen.add(want)
+    assert seen == {True, False}
