@@ -570,8 +570,25 @@ static double pair_minus(const sp_pair *s, double eps)
     return (double)sp_logsum_log(&acc);
 }
 
+/* eps = +inf: the limit of H_eps, the numerator's mass where the other law
+ * is 0 (the atoms with lr = +inf for SP_PLUS, -inf for SP_MINUS). */
+static double pair_log_mass_alone(const sp_pair *s, int direction)
+{
+    sp_logsum acc = {0.0L, 0.0L};
+    long double infinite = direction == SP_PLUS ? INFINITY : -INFINITY;
+    for (long j = 0; j < s->len; j++) {
+        if (s->lr[j] == infinite) {
+            sp_logsum_add(&acc, direction == SP_PLUS ? s->lp[j] : s->lq[j]);
+        }
+    }
+    return acc.sum > 0.0L ? (double)sp_logsum_log(&acc) : -INFINITY;
+}
+
 double sp_pair_log_hockey(const sp_pair *pair, double eps, int direction)
 {
+    if (eps == INFINITY) {
+        return pair_log_mass_alone(pair, direction);
+    }
     if (dd_geq(eps, 0.0L, pair->zero_hi[direction], pair->zero_lo[direction])) {
         return -INFINITY;
     }

@@ -117,7 +117,8 @@ class PrivacyCurve:
 
         ``eps``: a real number or an array of them (any shape, +-inf allowed);
         bools and strings raise ParameterTypeError (a TypeError and a
-        ValueError), NaN raises ValueError.
+        ValueError), NaN raises ValueError.  At eps = +inf delta is the limit
+        of the curve: the mass one law puts where the other has none.
 
         ``precision="mp"`` returns mpmath.mpf values from the brute-force
         reference (50 digits) instead of the C core.  The brute force refuses

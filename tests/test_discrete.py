@@ -132,9 +132,11 @@ def test_normalisation_within_tolerance():
 
 
 def test_eps_inf_convention():
-    # as every landed curve: delta(+inf) = 0 (no finite reference there)
+    # delta(+inf) is the limit: the mass of one law where the other is 0
+    # (Q(1) = 0.5, P(1) = 0), as the iid binomial curve gives P(Q = 0)
     curve = from_log_pmfs([0.0, -math.inf], [math.log(0.5), math.log(0.5)])
-    assert curve.delta(math.inf) == 0.0 and curve.delta(1e300) == 0.5   # Q(1) = 0.5, P(1) = 0
+    assert curve.delta(math.inf) == 0.5 and curve.delta(1e300) == 0.5
+    assert curve.delta_plus(math.inf) == 0.0 and curve.delta_minus(math.inf) == 0.5
     with pytest.raises(ValueError, match="finite"):
         curve.delta(math.inf, precision="mp")
 

@@ -347,6 +347,22 @@ def test_tiny_rate_generic_laws():
                            rel=1e-10, what=f"pi=0 geometric minus {e}")
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"sample_rate": 0.5, "sampling": "poisson"}])
+def test_eps_inf_is_the_limit_on_pair_curves(kwargs):
+    # delta(+inf) = the numerator's mass where the other law is 0: the mpmath
+    # brute force at eps = 1e4 (e^eps Q(x) is 0 or astronomically large) is
+    # that limit.  delta_plus > 0 there (the top count needs the target);
+    # delta_minus too without sampling, 0 with it (Q/P <= 1/(1 - rate)).
+    curve = statpriv.counting(None, [0.3, 0.5, 0.9], **kwargs)
+    for direction in ("plus", "minus"):
+        ref = float(curve._reference([1e4], direction)[0])
+        got = getattr(curve, f"delta_{direction}")(math.inf)
+        assert got == pytest.approx(ref, rel=1e-14, abs=0.0)
+        assert (ref > 0) == (direction == "plus" or not kwargs)
+    assert curve.delta(math.inf) == pytest.approx(float(curve.delta(1e4, precision="mp")),
+                                                   rel=1e-14, abs=0.0)
+
+
 def test_monotone_flag_is_the_numpy_test():
     """PairCurveCore.monotone (one Cython pass) is exactly the test
     np.all(np.diff(lr) >= -1e-12 * (1 + |lr[:-1]|)) in long double, NaN and
