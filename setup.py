@@ -1,11 +1,15 @@
-"""Build the statpriv._core extension from csrc/*.c and the Cython wrapper."""
+"""Build the statpriv._core extension from csrc/*.c and the Cython wrapper.
+
+Every csrc/*.c is compiled: one header + source per mathematical idea, layered as
+csrc/statpriv.h lists them (a new mechanism is one more .c/.h pair, picked up here).
+The kernels compile clean with -Wall -Wextra (no warning suppressed)."""
 import glob
 
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-WARNINGS = ["-Wall", "-Wextra", "-Wno-unused-function", "-Wno-unreachable-code"]
+WARNINGS = ["-Wall", "-Wextra"]
 
 core = Extension(
     "statpriv._core",

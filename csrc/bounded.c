@@ -1,8 +1,8 @@
 #include <math.h>
 #include "bounded.h"
-#include "logpmf.h"
+#include "logspace.h"
 
-static double bounded_direction(const sp_bounded *b, double eps, int direction)
+static double bounded_direction(const sp_bounded *b, double eps, sp_direction direction)
 {
     double zero = direction == SP_PLUS ? b->zero_plus : b->zero_minus;
     double zero_rev = direction == SP_PLUS ? b->zero_minus : b->zero_plus;
@@ -25,7 +25,7 @@ static double bounded_direction(const sp_bounded *b, double eps, int direction)
     return r > 0.0 ? 0.0 : r;
 }
 
-double sp_bounded_log_delta(double eps, int direction, const void *ctx)
+double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx)
 {
     const sp_bounded *b = ctx;
     if (direction != SP_MAX) {

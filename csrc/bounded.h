@@ -20,7 +20,7 @@
 #ifndef STATPRIV_BOUNDED_H
 #define STATPRIV_BOUNDED_H
 
-#include "shift_tail.h"
+#include "sp_curve.h"
 
 typedef struct {
     sp_curve_fn fn;          /* the curve of the window */
@@ -31,6 +31,6 @@ typedef struct {
     double zero_plus, zero_minus;
 } sp_bounded;
 
-double sp_bounded_log_delta(double eps, int direction, const void *ctx);
+double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx);
 
 #endif

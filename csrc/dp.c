@@ -1,28 +1,11 @@
 #include <float.h>
 #include <math.h>
 #include "dp.h"
-#include "logpmf.h"
-#include "shift_tail.h"
+#include "logspace.h"
 
 /* ln(2 pi)/2 and 1/sqrt 2. */
 #define SP_HALF_LN_2PI 0.918938533204672741780329736406
 #define SP_SQRT1_2 0.707106781186547524400844362105
-
-/* Error-free transformations (Dekker/Knuth; fma gives the exact product
- * error): s + e = a + b and p + e = a * b exactly. */
-static void two_sum(double a, double b, double *s, double *e)
-{
-    double x = a + b;
-    double bv = x - a;
-    *e = (a - (x - bv)) + (b - bv);
-    *s = x;
-}
-
-static void two_prod(double a, double b, double *p, double *e)
-{
-    *p = a * b;
-    *e = fma(a, b, -*p);
-}
 
 /* ---- Laplace and geometric: delta = -expm1(x) (scaled), x = eps - eps0 ---- */
 
@@ -141,14 +124,14 @@ double sp_dp_gaussian_log_delta(double eps, double sigma, const sp_normal_fns *f
     }
     /* c = -a = eps sigma - 1/(2 sigma) as a double-double (ch + cl). */
     double p, pe, ch, cl;
-    two_prod(eps, sigma, &p, &pe);
+    sp_two_prod(eps, sigma, &p, &pe);
     if (!isfinite(p)) {
         return -DBL_MAX;    /* c^2/2 > DBL_MAX: delta > 0 but ln delta overflows */
     }
     double q_lo = fma(-half_kappa, sigma, 0.5) / sigma;   /* 1/(2 sigma) = half_kappa + q_lo */
-    two_sum(p, -half_kappa, &ch, &cl);
+    sp_two_sum(p, -half_kappa, &ch, &cl);
     cl += pe - q_lo;
-    two_sum(ch, cl, &ch, &cl);
+    sp_two_sum(ch, cl, &ch, &cl);
     const double c = ch;
     const double a = -ch;
 
@@ -160,7 +143,7 @@ double sp_dp_gaussian_log_delta(double eps, double sigma, const sp_normal_fns *f
         /* ln delta = -c^2/2 - ln sqrt(2 pi) + ln mu_1 + ln(series) - ln sigma,
          * with c^2 as a double-double: c^2/2 ~ 1e8 needs its low bits. */
         double c2, c2e;
-        two_prod(ch, ch, &c2, &c2e);
+        sp_two_prod(ch, ch, &c2, &c2e);
         if (!isfinite(c2)) {
             return -DBL_MAX;
         }
@@ -178,7 +161,7 @@ double sp_dp_gaussian_log_delta(double eps, double sigma, const sp_normal_fns *f
          * (~6 sigma <= 36 for c < 2), or 1e4 where ln delta < -700. */
         double d = fns->erfcx(c * SP_SQRT1_2) - fns->erfcx((c + kappa) * SP_SQRT1_2);
         double c2, c2e;
-        two_prod(ch, ch, &c2, &c2e);
+        sp_two_prod(ch, ch, &c2, &c2e);
         c2e += 2.0 * ch * cl;
         return fmax(-0.5 * c2 + (log(0.5 * d) - 0.5 * c2e), -DBL_MAX);
     }
@@ -236,7 +219,7 @@ static double dp_log_delta_nonneg(const sp_dp_curve *c, double eps)
     }
 }
 
-double sp_dp_curve_log_delta(double eps, int direction, const void *ctx)
+double sp_dp_curve_log_delta(double eps, sp_direction direction, const void *ctx)
 {
     (void)direction;
     const sp_dp_curve *c = ctx;

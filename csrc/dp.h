@@ -20,6 +20,8 @@
 #ifndef STATPRIV_DP_H
 #define STATPRIV_DP_H
 
+#include "sp_curve.h"
+
 /* Normal-distribution special functions, supplied by the caller (scipy's
  * cython_special): C cannot call scipy directly. */
 typedef struct {
@@ -63,6 +65,6 @@ void sp_dp_init_gaussian(sp_dp_curve *c, double sigma, const sp_normal_fns *fns)
 
 /* The sp_curve_fn of an sp_dp_curve (ctx): ln delta(eps) for any eps, any
  * direction (the curves are symmetric). */
-double sp_dp_curve_log_delta(double eps, int direction, const void *ctx);
+double sp_dp_curve_log_delta(double eps, sp_direction direction, const void *ctx);
 
 #endif

@@ -14,7 +14,8 @@
 #ifndef STATPRIV_SEARCH_H
 #define STATPRIV_SEARCH_H
 
-#include "shift_tail.h"
+#include "sp_curve.h"
+#include "binomial_tail.h"
 
 /* The smallest eps in [0, +inf] (to a few ulps, rounded up) with
  * ln delta(eps) <= log_target - log_tol - (a margin of 2^-48 max(1,
@@ -33,7 +34,7 @@
  * Gaussian noise on laws whose supports end at different atoms); then
  * target 0 gives +inf without trusting the curve's -inf values.
  * At most SP_SEARCH_MAX_EVALS curve evaluations. */
-double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
+double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction, double log_target,
                        double log_tol, int positive);
 
 #define SP_SEARCH_MAX_EVALS 400
@@ -57,25 +58,20 @@ int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double
  * with the exact sum's delta <= the aim of sp_smallest_eps (same result to
  * a few ulps); falls back to sp_smallest_eps where this does not apply. */
 #define SP_BINOM_SEARCH_MIN_SD 4096.0
-double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
+double sp_binom_smallest_eps(const sp_binom_curve *c, sp_direction direction, double log_target,
                              double log_tol);
+
+/* The aim of sp_smallest_eps: log_target lowered by log_tol and a margin of
+ * 2^-48 max(1, |log_target|) for the rounding of ln delta and of exp (for
+ * mechanism-specific searches that settle the answer on their own sums). */
+double sp_search_aim(double log_target, double log_tol);
 
 /* The same contract and answer (to the same few ulps) as sp_smallest_eps,
  * in fewer curve evaluations: the secant steps work on sqrt(-ln delta)
  * (close to linear in eps at large counts) and SP_MAX evaluates the second
  * direction only where the first does not already exceed the aim.  Used
  * for the curves whose evaluation is costly (noisy counts, sampled laws). */
-double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, int direction,
+double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
                             double log_target, double log_tol, int positive);
-
-/* sp_smallest_eps for the noiseless Poisson-sampled curve
- * (sp_poisson_curve_log_delta), fast at large N: both directions are
- * solved on the exact shift sums of Z as in sp_binom_smallest_eps, with the
- * target moved by the reduction's factor (g for plus; c = g / (g + (1-g)
- * e^eps'') for minus, which depends on the answer), then mapped back to eps
- * rounded up.  Falls back to sp_smallest_eps (with `positive`) where this
- * does not apply. */
-double sp_poisson_smallest_eps(const sp_poisson_curve *c, int direction, double log_target,
-                               double log_tol, int positive);
 
 #endif

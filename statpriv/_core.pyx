@@ -44,9 +44,10 @@ cdef class CurveCore:
         cdef Py_ssize_t i, n = eps.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
+        cdef sp_direction d = <sp_direction> direction
         with nogil:
             for i in range(n):
-                res[i] = self.fn(eps[i], direction, self.ctx)
+                res[i] = self.fn(eps[i], d, self.ctx)
         return out
 
     def epsilon(self, double[::1] log_target, int direction):
@@ -54,9 +55,10 @@ cdef class CurveCore:
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
+        cdef sp_direction d = <sp_direction> direction
         with nogil:
             for i in range(n):
-                res[i] = sp_smallest_eps_lean(self.fn, self.ctx, direction, log_target[i],
+                res[i] = sp_smallest_eps_lean(self.fn, self.ctx, d, log_target[i],
                                               self.log_tol, self.positive)
         return out
 
@@ -77,9 +79,10 @@ cdef class BinomialCurveCore(CurveCore):
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
+        cdef sp_direction d = <sp_direction> direction
         with nogil:
             for i in range(n):
-                res[i] = sp_binom_smallest_eps(&self.curve, direction, log_target[i], self.log_tol)
+                res[i] = sp_binom_smallest_eps(&self.curve, d, log_target[i], self.log_tol)
         return out
 
 
@@ -106,7 +109,7 @@ cdef double l1g_hi_of(sp_poisson_curve *c):
 cdef class PoissonCurveCore(CurveCore):
     """Noiseless count under Poisson sampling at rate g, Z ~ Bin(N, rho),
     rho = g pi given as double-doubles (rho and 1 - rho) with accurate logs,
-    reduced to Z's shift curve (sp_poisson_curve in csrc/shift_tail.h).
+    reduced to Z's shift curve (sp_poisson_curve in csrc/poisson_sampling.h).
     pq: (rho, 1 - rho) as a long double array."""
     cdef sp_poisson_curve curve
 
@@ -128,14 +131,15 @@ cdef class PoissonCurveCore(CurveCore):
     def epsilon(self, double[::1] log_target, int direction):
         """Smallest eps >= 0 with ln delta(eps) <= each log_target: at large N
         solved on the exact shift sums of Z with the reduction's moving
-        target (sp_poisson_smallest_eps in csrc/search.h), else the generic
+        target (sp_poisson_smallest_eps in csrc/poisson_sampling.h), else the generic
         search."""
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
+        cdef sp_direction d = <sp_direction> direction
         with nogil:
             for i in range(n):
-                res[i] = sp_poisson_smallest_eps(&self.curve, direction, log_target[i],
+                res[i] = sp_poisson_smallest_eps(&self.curve, d, log_target[i],
                                                  self.log_tol, self.positive)
         return out
 
@@ -143,7 +147,7 @@ cdef class PoissonCurveCore(CurveCore):
 cdef class SampledShiftCurveCore(CurveCore):
     """Poisson sampling at rate g of a count Z given by its shift curve
     (inner: plus = H(Z+1 || Z), minus = H(Z || Z+1)), by the reduction of
-    sp_sampled_shift_curve (csrc/shift_tail.h)."""
+    sp_sampled_shift_curve (csrc/poisson_sampling.h)."""
     cdef sp_sampled_shift_curve curve
     cdef readonly object inner
 
@@ -216,6 +220,7 @@ cdef class PairCurveCore(CurveCore):
     cells); ``zero_point(direction)`` returns the smallest double at or
     above it (inf if delta > 0 at every finite eps)."""
     cdef sp_pair pair
+    cdef sp_laplace_pair laplace   # the Laplace cells' data (the pair's cell callback context)
     cdef object arrays     # keeps the buffers alive
     cdef readonly bint monotone
 
@@ -235,8 +240,8 @@ cdef class PairCurveCore(CurveCore):
         self.pair.lcq = _data(lcq)
         self.pair.len = lp.shape[0]
         self.pair.monotone = self.monotone
-        self.pair.ll_p = self.pair.lr_p = self.pair.ll_q = self.pair.lr_q = NULL
-        self.pair.ll_lo = self.pair.rr_lo = NULL
+        self.pair.cell_log_positive = NULL
+        self.pair.cell_ctx = NULL
         self.pair.lr_lo = NULL
         self.pair.max_log_ratio = max_log_ratio
         if max_log_ratio < INFINITY:
@@ -252,19 +257,23 @@ cdef class PairCurveCore(CurveCore):
             if any(a.shape != lp.shape for a in cells):
                 raise ValueError("Laplace cell arrays must match lp in length")
             self.arrays.extend(cells)
-            self.pair.ll_p = _data(cells[0])
-            self.pair.lr_p = _data(cells[1])
-            self.pair.ll_q = _data(cells[2])
-            self.pair.lr_q = _data(cells[3])
-            self.pair.scale = float(laplace[4])
+            self.laplace.ll_p = _data(cells[0])
+            self.laplace.lr_p = _data(cells[1])
+            self.laplace.ll_q = _data(cells[2])
+            self.laplace.lr_q = _data(cells[3])
+            self.laplace.ll_lo = self.laplace.rr_lo = NULL
+            self.laplace.len = lp.shape[0]
+            self.laplace.scale = float(laplace[4])
             if len(laplace) > 5:
                 # low parts of ll_p - ll_q and lr_p - lr_q
                 low = [_extended(a) for a in laplace[5:7]]
                 if any(a.shape != lp.shape for a in low):
                     raise ValueError("Laplace low-part arrays must match lp in length")
                 self.arrays.extend(low)
-                self.pair.ll_lo = _data(low[0])
-                self.pair.rr_lo = _data(low[1])
+                self.laplace.ll_lo = _data(low[0])
+                self.laplace.rr_lo = _data(low[1])
+            self.pair.cell_log_positive = sp_laplace_cell_term
+            self.pair.cell_ctx = &self.laplace
         sp_pair_init_zero(&self.pair)
         self.fn = sp_pair_curve_log_delta
         self.ctx = &self.pair
@@ -285,7 +294,7 @@ cdef class PairCurveCore(CurveCore):
         if direction == SP_MAX:
             return max(sp_pair_zero_point(&self.pair, SP_PLUS),
                        sp_pair_zero_point(&self.pair, SP_MINUS))
-        return sp_pair_zero_point(&self.pair, direction)
+        return sp_pair_zero_point(&self.pair, <sp_direction> direction)
 
 
 cdef double _log_ndtr(double x) noexcept nogil:
@@ -428,7 +437,7 @@ def geometric_cells(lp, lq, double alpha):
 def geometric_difference_ratios(lp, lq, law_lr, double alpha, cell_lq, lr):
     """Overwrite the cell log ratios ``lr`` (longdouble, n + 2, modified in
     place) by the difference-law form where it is the more accurate; returns
-    the absolute error bounds (see noise.h)."""
+    the absolute error bounds (see csrc/geometric.h)."""
     cdef long double[::1] vp = _extended(lp)
     cdef long double[::1] vq = _extended(lq)
     cdef long double[::1] vr = _extended(law_lr)
@@ -452,7 +461,7 @@ def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mi
     """(deficit, rel_err): D(x) = ln R - ln f_A(x)/f_B(x) at the atoms under
     geometric(alpha) noise, R = exp(r_hi + r_lo) the exact right-tail ratio,
     with relative error bounds (inf where not computed); mirror: the left
-    tail, arrays read from the far end and lr_ab negated; see noise.h."""
+    tail, arrays read from the far end and lr_ab negated; see csrc/geometric.h."""
     cdef long double[::1] va = _extended(la)
     cdef long double[::1] vb = _extended(lb)
     cdef long double[::1] vr = _extended(lr_ab)
@@ -587,7 +596,7 @@ def binomial_sum_window(double[::1] probs, double[::1] counts, double drop_nats,
                         progress=None, double step=1e8):
     """ln pmf of S = sum_g Bin(counts[g], probs[g]) on the window where it matters:
     (first, log_pmf longdouble, log_rest) with e^log_rest >= the mass of S the
-    window does not carry (see convolve.h).  Raises ValueError if a window would exceed
+    window does not carry (see csrc/poisson_binomial.h).  Raises ValueError if a window would exceed
     max_len atoms.  ``progress``: an object with update(multiply_adds), called
     every ``step`` multiply-adds (e.g. a tqdm bar); KeyboardInterrupt stops the work."""
     cdef long double *buf = NULL

@@ -1,20 +1,50 @@
-# Declarations of the C kernels in csrc/ (see the headers for the contracts).
+# Declarations of the C kernels in csrc/, one block per header (see the headers for the
+# contracts; csrc/statpriv.h lists the layers).
 
-cdef extern from "logpmf.h" nogil:
+cdef extern from "sp_curve.h" nogil:
+    ctypedef enum sp_direction:
+        SP_PLUS
+        SP_MINUS
+        SP_MAX
+    ctypedef double (*sp_curve_fn)(double eps, sp_direction direction, const void *ctx) noexcept nogil
+
+cdef extern from "logspace.h" nogil:
+    double sp_log1mexp(double a)
+    void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)
+    double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
+
+cdef extern from "pmf.h" nogil:
     ctypedef struct sp_binom:
         pass
     void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
     double sp_log_binom_pmf(const sp_binom *b, double k)
     double sp_log_hypergeom_pmf(double j, double N, double K, double m)
-    double sp_log1mexp(double a)
     void sp_binom_window_logl(double N, double pi, double first, long count, long double *out)
 
-cdef extern from "shift_tail.h" nogil:
-    enum:
-        SP_PLUS
-        SP_MINUS
-        SP_MAX
-    ctypedef double (*sp_curve_fn)(double eps, int direction, const void *ctx) noexcept nogil
+cdef extern from "binomial_tail.h" nogil:
+    ctypedef struct sp_binom_curve:
+        pass
+    void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)
+    double sp_binom_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+
+cdef extern from "poisson_sampling.h" nogil:
+    ctypedef struct sp_poisson_curve:
+        double g, l1g_hi, l1g_lo
+    void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
+                               double mean_hi, double mean_lo, double log_p, double log_q,
+                               double g, double l1g_hi, double l1g_lo)
+    double sp_poisson_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    ctypedef struct sp_sampled_shift_curve:
+        sp_curve_fn inner
+        const void *inner_ctx
+        double g, l1g_hi, l1g_lo
+    double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction,
+                                   double log_target, double log_tol, int positive)
+
+cdef extern from "pair_tail.h" nogil:
+    ctypedef int (*sp_cell_fn)(const void *ctx, long j, double eps, sp_direction direction,
+                               long double *out) noexcept nogil
     ctypedef struct sp_pair:
         const long double *lp
         const long double *lq
@@ -23,61 +53,50 @@ cdef extern from "shift_tail.h" nogil:
         const long double *lcq
         long len
         int monotone
-        const long double *ll_p
-        const long double *lr_p
-        const long double *ll_q
-        const long double *lr_q
-        const long double *ll_lo
-        const long double *rr_lo
-        double scale
+        sp_cell_fn cell_log_positive
+        const void *cell_ctx
         double max_log_ratio
         const long double *lr_lo
         long double zero_hi[2]
         long double zero_lo[2]
-    ctypedef struct sp_binom_curve:
-        pass
-    void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)
-    double sp_binom_curve_log_delta(double eps, int direction, const void *ctx)
-    ctypedef struct sp_poisson_curve:
-        double g, l1g_hi, l1g_lo
-    void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
-                               double mean_hi, double mean_lo, double log_p, double log_q,
-                               double g, double l1g_hi, double l1g_lo)
-    double sp_poisson_curve_log_delta(double eps, int direction, const void *ctx)
-    ctypedef struct sp_sampled_shift_curve:
-        sp_curve_fn inner
-        const void *inner_ctx
-        double g, l1g_hi, l1g_lo
-    double sp_sampled_shift_curve_log_delta(double eps, int direction, const void *ctx)
-    double sp_pair_curve_log_delta(double eps, int direction, const void *ctx)
-    double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
-    void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)
     void sp_pair_init_zero(sp_pair *pair)
-    double sp_pair_zero_point(const sp_pair *pair, int direction)
+    double sp_pair_zero_point(const sp_pair *pair, sp_direction direction)
+    double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "search.h" nogil:
-    double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, int direction, double log_target,
-                           double log_tol, int positive)
-    double sp_binom_smallest_eps(const sp_binom_curve *c, int direction, double log_target,
+    double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
+                           double log_target, double log_tol, int positive)
+    double sp_binom_smallest_eps(const sp_binom_curve *c, sp_direction direction, double log_target,
                                  double log_tol)
-    double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, int direction,
+    double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
                                 double log_target, double log_tol, int positive)
-    double sp_poisson_smallest_eps(const sp_poisson_curve *c, int direction, double log_target,
-                                   double log_tol, int positive)
 
-cdef extern from "convolve.h" nogil:
+cdef extern from "poisson_binomial.h" nogil:
     ctypedef int (*sp_progress_fn)(void *ctx, double work) noexcept
     int sp_binomial_sum_window_progress(const double *probs, const double *counts, long groups,
                                         double drop_nats, long max_len, long double **out,
                                         long *first, long *len, long double *rest,
                                         sp_progress_fn progress, void *ctx, double step)
 
-cdef extern from "noise.h" nogil:
+cdef extern from "laplace.h" nogil:
     void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
                           long double *cell_lp, long double *cell_lq,
                           long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
     void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
                               long double *ll, long double *lr)
+    ctypedef struct sp_laplace_pair:
+        const long double *ll_p
+        const long double *lr_p
+        const long double *ll_q
+        const long double *lr_q
+        const long double *ll_lo
+        const long double *rr_lo
+        long len
+        double scale
+    int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direction,
+                             long double *out)
+
+cdef extern from "geometric.h" nogil:
     int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                             long double *cell_lp, long double *cell_lq)
     int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
@@ -87,6 +106,8 @@ cdef extern from "noise.h" nogil:
                                const long double *lr_ab, const long double *cell_la, long n,
                                int mirror, double alpha, long double r_hi, long double r_lo,
                                long double *deficit, double *rel_err)
+
+cdef extern from "gaussian.h" nogil:
     ctypedef struct sp_gauss:
         const long double *lp
         const long double *lq
@@ -107,7 +128,7 @@ cdef extern from "noise.h" nogil:
         int monotone
         double (*log_ndtr)(double) noexcept nogil
         double (*erfcx)(double) noexcept nogil
-    double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)
+    double sp_gauss_curve_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "dp.h" nogil:
     ctypedef struct sp_normal_fns:
@@ -128,7 +149,7 @@ cdef extern from "dp.h" nogil:
     void sp_dp_init_geometric(sp_dp_curve *c, double alpha, double neg_log_alpha_hi,
                               double neg_log_alpha_lo)
     void sp_dp_init_gaussian(sp_dp_curve *c, double sigma, const sp_normal_fns *fns)
-    double sp_dp_curve_log_delta(double eps, int direction, const void *ctx)
+    double sp_dp_curve_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "bounded.h" nogil:
     ctypedef struct sp_bounded:
@@ -140,4 +161,4 @@ cdef extern from "bounded.h" nogil:
         double lr_min
         double zero_plus
         double zero_minus
-    double sp_bounded_log_delta(double eps, int direction, const void *ctx)
+    double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx)

@@ -12,9 +12,7 @@ import math
 import sys
 
 from statpriv import counting
-from statpriv.noise import Gaussian, Geometric, Laplace
-
-_NOISES = {"laplace": Laplace, "gaussian": Gaussian, "geometric": Geometric}
+from statpriv.noise import NOISE_KINDS
 
 _EPILOG = """\
 output: strict JSON (RFC 8259); non-finite numbers (inf, -inf, nan) are written
@@ -88,14 +86,14 @@ def _noise(text):
     if text is None:
         return None
     kind, _, param = text.partition(":")
-    if kind not in _NOISES or not param:
-        raise ValueError(f"noise must be KIND:PARAM with KIND one of {', '.join(_NOISES)}, "
+    if kind not in NOISE_KINDS or not param:
+        raise ValueError(f"noise must be KIND:PARAM with KIND one of {', '.join(NOISE_KINDS)}, "
                          f"got {text!r}")
     try:
         value = float(param)
     except ValueError:
         raise ValueError(f"noise parameter must be a number, got {param!r}") from None
-    return _NOISES[kind](value)
+    return NOISE_KINDS[kind](value)
 
 
 def _curve(args):
@@ -148,6 +146,12 @@ def _cmd_figures(args):
     return make_figures(args.out, which=args.which, dpi=args.dpi)
 
 
+def _noise_forms():
+    """'laplace:SCALE, gaussian:SIGMA or geometric:ALPHA' (from the table)."""
+    forms = [f"{kind}:{cls.param_name.upper()}" for kind, cls in NOISE_KINDS.items()]
+    return ", ".join(forms[:-1]) + " or " + forms[-1]
+
+
 def _parser():
     parser = _Parser(prog="statpriv", description=__doc__.splitlines()[0], epilog=_EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -172,8 +176,7 @@ def _parser():
         p.add_argument("--sample-size", type=_integer, default=None, dest="sample_size",
                        help="count over a sample of this many records (without replacement)")
         p.add_argument("--noise", default=None, metavar="KIND:PARAM",
-                       help="noise added to the count, in count units: laplace:SCALE, "
-                            "gaussian:SIGMA or geometric:ALPHA")
+                       help=f"noise added to the count, in count units: {_noise_forms()}")
     return parser
 
 

@@ -177,7 +177,7 @@ class PrivacyCurve:
         ln P(x), ln Q(x) on the atoms x = support_start, support_start + 1,
         ... (P: target positive/present, Q: negative/absent).  For large
         counts the arrays are a window of the laws -- the atoms within a fixed
-        number of nats of the largest (statpriv.counting._window) -- and
+        number of nats of the largest (statpriv._laws._window) -- and
         log_rest_p, log_rest_q are ln of bounds on the mass outside it, which
         the curve adds to delta; -inf when the arrays are the whole laws.
 

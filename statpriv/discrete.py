@@ -182,7 +182,7 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
             f"{support_start!r}") from None
     total_p, total_q = _log_total("log_p", lp), _log_total("log_q", lq)
 
-    counting = importlib.import_module("statpriv.counting")    # the landed pair machinery
+    _laws = importlib.import_module("statpriv._laws")    # the shared pair machinery
     ld = np.longdouble
     live = np.flatnonzero(np.isfinite(lp) | np.isfinite(lq))
     # atoms where both laws vanish add nothing to either sum: dropped (the
@@ -223,7 +223,7 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
                     return mpmath.mpf("-inf") if a == -math.inf else mpmath.mpf("inf")
                 return mpmath.mpf(a) - mpmath.mpf(b) - shift
 
-            lr_lo = counting._refine_log_ratio(cp, cq, lr, err, exact)
+            lr_lo = _laws._refine_log_ratio(cp, cq, lr, err, exact)
             # the zero points are the extreme ratios wherever they sit (the
             # ratio need not be monotone): those cells, and every cell tied
             # with them up to the rounding of lr, are refined too
@@ -233,11 +233,11 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
                 cells = set()
                 for top in (vals.max(), vals.min()):
                     tied = finite[np.abs(vals - top) <= 1e-15 * (1.0 + abs(top))]
-                    cells.update(int(i) for i in tied[:counting._MAX_REFINED])
+                    cells.update(int(i) for i in tied[:_laws._MAX_REFINED])
                 for i in sorted(cells):
-                    lr_lo[i] = float(exact(i) - counting._mpf_exact(lr[i]))
-    laws = counting._Laws(cp, cq, lr, False, lr_lo)
-    curve = counting._pair_curve(laws, _reference(lp, lq),
+                    lr_lo[i] = float(exact(i) - _laws._mpf_exact(lr[i]))
+    laws = _laws._Laws(cp, cq, lr, False, lr_lo)
+    curve = _laws._pair_curve(laws, _reference(lp, lq),
                                  f"discrete laws on {start}..{start + lp.size - 1}")
     lp.flags.writeable = False
     lq.flags.writeable = False
@@ -248,11 +248,11 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
 def _binomial_shift_log_pmfs(n, pi):
     """LogPmfs of counting(n, pi) without noise or sampling: S ~ Bin(n-1, pi),
     P(j) = Pr[S = j - 1], Q(j) = Pr[S = j], on the window where the mass
-    matters (statpriv.counting._window; the whole support up to
-    counting.FULL_SUPPORT atoms) with the rest bounded."""
-    counting = importlib.import_module("statpriv.counting")
-    first, last, log_rest = counting._binomial_window(n - 1, pi, False)
-    log_z = np.asarray(counting._binomial_log_pmf(n - 1, pi, first, last), dtype=np.float64)
+    matters (statpriv._laws._window; the whole support up to
+    _laws.FULL_SUPPORT atoms) with the rest bounded."""
+    _laws = importlib.import_module("statpriv._laws")
+    first, last, log_rest = _laws._binomial_window(n - 1, pi, False)
+    log_z = np.asarray(_laws._binomial_log_pmf(n - 1, pi, first, last), dtype=np.float64)
     lp = np.concatenate(([-np.inf], log_z))
     lq = np.concatenate((log_z, [-np.inf]))
     lp.flags.writeable = False

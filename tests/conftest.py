@@ -1,21 +1,11 @@
-"""Shared helpers: comparisons against the mpmath oracle.
-
-An oracle value r (an mpmath.mpf, r = delta) is matched by a float-path
-ln delta value `ours` when
-  - r = 0 and ours = -inf, or
-  - delta is representable (ln r > -700): |delta/r - 1| <= rel, and
-  - always: ours >= ln r + ln(1 - rel) (conservative: never below by more than
-    rel, or than 8 ulps of ln r where a float64 log cannot resolve rel),
-  - ln r <= -700 (delta underflows or nearly): |ours - ln r| <= log_abs.
-"""
-import json
-import math
+"""pytest hooks and fixtures.  The helpers themselves (assert_matches, the
+stored oracle, check_curve, published reference values) live in tests/helpers.py."""
 import os
-import pathlib
 
-import mpmath
 import pytest
 from hypothesis import settings
+
+import helpers
 
 # CI (CI=true) runs the property tests on hypothesis' derandomized examples so
 # that a gate is reproducible; local runs draw fresh examples every time.
@@ -23,166 +13,15 @@ settings.register_profile("ci", derandomize=True, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-REL = 1e-12
-LOG_ABS = 1e-10
-
-
-def assert_matches(ours_log, ref, *, rel=REL, log_abs=LOG_ABS, what=""):
-    ref = mpmath.mpf(ref)
-    if ref == 0:
-        assert ours_log == -math.inf, f"{what}: oracle says delta = 0, got ln delta = {ours_log}"
-        return
-    ref_log = mpmath.log(ref)
-    assert ours_log > -math.inf, f"{what}: got delta = 0, oracle ln delta = {ref_log}"
-    diff = float(mpmath.mpf(ours_log) - ref_log)
-    if ref_log > -700:
-        rel_err = math.expm1(diff)
-        assert abs(rel_err) <= rel, f"{what}: relative error {rel_err:.3e} (oracle {ref})"
-    else:
-        assert abs(diff) <= log_abs, f"{what}: ln delta off by {diff:.3e} (oracle ln {ref_log})"
-    # Below the oracle by at most rel, or by a few ulps of ln delta where a
-    # float64 logarithm cannot resolve rel (|ln delta| > ~4000).
-    slack = max(-math.log1p(-rel), 8 * math.ulp(float(abs(ref_log))))
-    assert diff >= -slack, f"{what}: below the oracle by {-diff:.3e} relative"
-
 
 @pytest.fixture
 def matches():
-    return assert_matches
-
-
-# ---------------------------------------------------------------------------
-# Stored oracle values.  The mpmath oracle (statpriv.reference) takes seconds
-# per curve; the default run reads its values from tests/data/oracle_values.json,
-# written by tools/precompute_oracle.py (which runs the tests with
-# STATPRIV_RECORD_ORACLE=1).  A value missing from the file is computed live
-# (correct, only slower) and reported at the end of the run; the exhaustive
-# test test_stored_oracle_values_are_current recomputes every stored value.
-ORACLE_FILE = pathlib.Path(__file__).parent / "data" / "oracle_values.json"
-ORACLE_DPS = 50
-_RECORDING = os.environ.get("STATPRIV_RECORD_ORACLE") == "1"
-_MISSES = []
-
-
-def _load_store():
-    if ORACLE_FILE.exists():
-        return json.loads(ORACLE_FILE.read_text())["values"]
-    return {}
-
-
-_STORE = _load_store()
-
-
-def oracle_key(name, args, kwargs):
-    """The key of one oracle call: floats by repr (exact round trip)."""
-    return f"{name}{tuple(args)!r}{sorted(kwargs.items())!r}"
-
-
-def oracle(name, *args, **kwargs):
-    """statpriv.reference.<name>(*args, **kwargs) as mpf values (a list when
-    the call returns one), from the stored file or computed live."""
-    from statpriv import reference
-    key = oracle_key(name, args, kwargs)
-    with mpmath.workdps(ORACLE_DPS):
-        if key in _STORE:
-            return stored_value(_STORE[key]["value"])
-        value = getattr(reference, name)(*args, **kwargs)
-        if not _RECORDING:
-            _MISSES.append(key)
-        text = [str(v) for v in value] if isinstance(value, list) else str(value)
-        _STORE[key] = {"call": [name, repr(tuple(args)), repr(dict(kwargs))], "value": text}
-        return value
-
-
-def stored_value(text):
-    """mpf (or list of mpf) from the stored decimal strings."""
-    with mpmath.workdps(ORACLE_DPS):
-        return [mpmath.mpf(v) for v in text] if isinstance(text, list) else mpmath.mpf(text)
-
-
-def stored_calls():
-    """(name, args, kwargs, stored value) of every stored oracle value."""
-    namespace = {"inf": math.inf, "nan": math.nan, "__builtins__": {}}
-    for entry in _STORE.values():
-        name, args, kwargs = entry["call"]
-        yield name, eval(args, namespace), eval(kwargs, namespace), stored_value(entry["value"])
+    return helpers.assert_matches
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if _RECORDING:
-        ORACLE_FILE.parent.mkdir(exist_ok=True)
-        payload = {
-            "how": "statpriv.reference (mpmath brute force) at 50 digits, written by "
-                   "tools/precompute_oracle.py; keys are name(args)[kwargs] with floats by repr",
-            "mpmath": mpmath.__version__,
-            "values": dict(sorted(_STORE.items())),
-        }
-        ORACLE_FILE.write_text(json.dumps(payload, indent=0) + "\n")
+    helpers.write_store_if_recording()
 
 
 def pytest_terminal_summary(terminalreporter):
-    if _MISSES:
-        terminalreporter.write_line(
-            f"{len(_MISSES)} oracle values were computed live (not in {ORACLE_FILE.name}); "
-            "run tools/precompute_oracle.py to store them")
-
-
-# ---------------------------------------------------------------------------
-# Float path against the oracle, direction by direction.
-EPS = [0.0, 1e-4, 0.01, 0.1, 1.0, 5.0, -0.5]
-NOISY_REL = 1e-10      # the bar for the noise paths
-NOISY_EPS = [0.0, 0.01, 0.1, 1.0, 5.0, -0.3]
-
-
-def check_curve(curve, spec, eps=EPS, label=""):
-    """Compare every direction of ``curve`` with the oracle call ``spec`` =
-    (reference function name, its positional args before eps, its kwargs)."""
-    name, args, kwargs = spec
-    plus = oracle(name, *args, list(eps), direction="plus", **kwargs)
-    minus = oracle(name, *args, list(eps), direction="minus", **kwargs)
-    ours_plus = curve.log_delta_plus(eps)
-    ours_minus = curve.log_delta_minus(eps)
-    ours_max = curve.log_delta(eps)
-    for i, e in enumerate(eps):
-        what = f"{label} eps={e}"
-        assert_matches(ours_plus[i], plus[i], what=what + " plus")
-        assert_matches(ours_minus[i], minus[i], what=what + " minus")
-        assert_matches(ours_max[i], max(plus[i], minus[i]), what=what + " max")
-
-
-
-def check_against_reference(curve, n, pi, noise, eps=NOISY_EPS, **kwargs):
-    spec = (noise.kind, noise.param)
-    for direction, ours in (("plus", curve.log_delta_plus(eps)),
-                            ("minus", curve.log_delta_minus(eps))):
-        ref = oracle("noisy_counting_delta", n, pi, list(eps), spec, direction=direction,
-                     **kwargs)
-        for e, o, r in zip(eps, ours, ref):
-            assert_matches(o, r, rel=NOISY_REL, what=f"n={n} pi={pi} {noise} eps={e} {direction}")
-
-
-
-def windowed_delta_plus(n, pi, eps):
-    """50-digit sum of (b(k-1) - e^eps b(k))_+ from just below the threshold
-    upward until the terms fall below 1e-45 of the total; b(k0) from mpmath's
-    log-gamma, then the exact ratio b(k+1)/b(k) in 50 digits.  Independent of
-    Loader's form and of the C code; the neglected tail decays geometrically."""
-    with mpmath.workdps(50):
-        N, p, e = n - 1, mpmath.mpf(pi), mpmath.exp(mpmath.mpf(eps))
-        q = 1 - p
-        k0 = int(mpmath.floor(e * p * n / (q + e * p))) + 1
-        k = max(k0 - 3, 1)
-        b_prev = mpmath.exp(mpmath.loggamma(N + 1) - mpmath.loggamma(k) - mpmath.loggamma(N - k + 2)
-                            + (k - 1) * mpmath.log(p) + (N - k + 1) * mpmath.log(q))  # b(k-1)
-        total = mpmath.mpf(0)
-        while k <= N:
-            b_k = b_prev * (N - k + 1) * p / (k * q)
-            term = b_prev - e * b_k
-            if term > 0:
-                total += term
-            if k > k0 + 10 and b_prev < total * mpmath.mpf("1e-45"):
-                break
-            b_prev, k = b_k, k + 1
-        return total
-
-
+    helpers.report_misses(terminalreporter.write_line)

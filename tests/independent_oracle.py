@@ -317,6 +317,19 @@ def binomial_shift_sum(N, rho, E, *, reverse=False, max_terms=MAX_TERMS):
         anchor = min(kplus - 1, N)         # E b(k) - b(k-1) for k = k+ - 1 downwards
         if anchor < 0:
             return 1 - E
+    if not upward:
+        # Everything the window adds is sum_{k <= anchor} (E b(k) - b(k-1)) <=
+        # E sum_{j <= anchor} b(j) <= E b(anchor) / (1 - b(anchor-1)/b(anchor))
+        # (the ratio b(j-1)/b(j) = j w / ((N-j+1) u) increases in j).  When that
+        # is below WINDOW_REL of 1 - E the sum is 1 - E plus at most that: no
+        # fixed-point window at all (its scale 2^-log2 b(anchor) would be an
+        # integer of up to ~1e11 bits when b(anchor) is astronomically small).
+        num, den = anchor * w, (N - anchor + 1) * u
+        if anchor >= 1 and num < den:
+            with mp.workprec(mp.prec + 64):
+                bound = 2 * E * mpmath.exp(_log_binom_term(N, anchor, rho)) * den / (den - num)
+                if bound <= _mp(WINDOW_REL) * (1 - E):
+                    return +((1 - E) + bound / 4)
     bits = 400
     for _attempt in range(4):
         with mp.workprec(bits + 64 + int(2 * math.log2(N + 2))):
@@ -327,6 +340,9 @@ def binomial_shift_sum(N, rho, E, *, reverse=False, max_terms=MAX_TERMS):
             G = bits
             Efp = int(mpmath.nint(E * mpf(2) ** G))
         scale_exp = F + G
+        if not upward and scale_exp > 10 ** 6:
+            # 1 - E scaled by 2^scale_exp would not fit a reasonable integer
+            raise TooExpensive(f"binomial window: scale 2^{scale_exp} (N={N})")
         with mp.workprec(bits + 64):
             one_minus_E_scaled = 0 if upward else int((1 - E) * mpf(2) ** scale_exp)
         total = 0
@@ -583,19 +599,50 @@ class _PoissonSample(_DiscreteCurve):
     def _eval(self, eps, dps):
         if not self.windowed:
             return super()._eval(eps, dps)
-        E, Em1 = _exp_eps(eps)
+        E, _ = _exp_eps(eps)
         r = mpf(self.rate)
-        a = Em1 + r                         # E - 1 + r
+        a = self._one_minus_scaled(eps, sign=-1)     # E - 1 + r = E - (1 - r)
         if a <= 0:
             dplus = 1 - E
         else:
             dplus = r * binomial_shift_sum(self.N, self.rho, a / r)
-        c = r * E - Em1                     # 1 - E (1 - r)
+        c = self._one_minus_scaled(eps, sign=1)      # 1 - E (1 - r)
         if c <= 0:
             dminus = mpf(0)
         else:
             dminus = c * binomial_shift_sum(self.N, self.rho, E * r / c, reverse=True)
         return dplus, dminus
+
+    def _one_minus_scaled(self, eps, sign):
+        """sign = +1: 1 - e^eps (1 - r); sign = -1: e^eps - (1 - r), each to full
+        relative precision at the current working precision.
+
+        Written as -expm1(eps + ln(1 - r)) and (1 - r) expm1(eps - ln(1 - r)): no
+        difference of two large numbers (E - (E - 1) is 0 at any fixed precision
+        once e^eps exceeds 10^dps).  r = 1: exactly 1 and e^eps.  Near the sign
+        change the exponent eps +- ln(1 - r) cancels; it is recomputed with
+        enough extra digits that it keeps the working precision (eps is a float
+        and ln(1 - r) is irrational for 0 < r < 1, so it is never exactly 0
+        unless eps = 0 and r = 0)."""
+        e = mpf(eps)
+        if self.rate == 1.0:
+            return mpf(1) if sign > 0 else mpmath.exp(e)
+        prec = mp.prec
+        extra = 0
+        while True:
+            with mp.workprec(prec + extra + 20):
+                s = e + sign * mpmath.log1p(-mpf(self.rate))
+                size = max(abs(e), 1)
+                if s == 0 and self.rate == 0.0 and eps == 0.0:
+                    return mpf(0)
+                if s != 0 and abs(s) >= size * mpf(2) ** (-extra):
+                    out = -mpmath.expm1(s) if sign > 0 else \
+                        _one_minus(self.rate) * mpmath.expm1(s)
+                    break
+            extra += 64
+            if extra > 4 * prec + 4000:
+                raise TooExpensive(f"{self!r}: eps={eps!r} too close to the zero point")
+        return +out
 
     def _zero(self, direction):
         if self.rate == 1.0:

@@ -11,7 +11,7 @@ import pytest
 
 import statpriv
 from statpriv.discrete import LogPmfs, from_log_pmfs
-from conftest import assert_matches
+from helpers import assert_matches
 
 EPS = (-0.7, -1e-3, 0.0, 1e-3, 0.3, 1.0, 2.5, 6.0, 30.0)
 

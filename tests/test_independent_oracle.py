@@ -9,6 +9,7 @@ import pytest
 from mpmath import mp, mpf
 
 import independent_oracle as O
+from helpers import DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, oracle
 
 
 def close(a, b, tol=mpf(10) ** -30):
@@ -20,21 +21,14 @@ def close(a, b, tol=mpf(10) ** -30):
 
 # -- published values ---------------------------------------------------------
 
-@pytest.mark.parametrize("n, pi, eps, value", [
-    (1000, 0.5, 0.01, "0.02065555306422242041"),
-    (1000, 0.1, 0.01, "0.037526706067839093489"),
-    (100, 0.5, 0.01, "0.075364038978937394363"),
-    (1000, 0.5, 0.5, "3.6855698469109621793e-17"),
-    (2000, 0.5, 1.0, "3.0741764275012817247e-101"),
-])
+@pytest.mark.parametrize("n, pi, eps, value", STATISTICAL_PRIVACY_VALUES)
 def test_statistical_privacy_published(n, pi, eps, value):
     # Breutigam & Reischuk's pure statistical privacy, values at 20 digits (float eps)
     with mp.workdps(30):
         assert close(O.binomial(n, pi).delta(eps), mpf(value), mpf(10) ** -19)
 
 
-@pytest.mark.parametrize("n, ln_delta", [(10 ** 6, "-272.22876404680295545"),
-                                         (10 ** 7, "-2606.3055921879885945")])
+@pytest.mark.parametrize("n, ln_delta", FAR_TAIL_LOG_DELTA)
 def test_far_tail_published(n, ln_delta):
     # the windowed sum at n = 10^6, 10^7 (pi = 0.3, eps = 0.05); the published 20 digits
     # carry ~1e-17 relative error of their own (checked: the window agrees with the full
@@ -44,7 +38,7 @@ def test_far_tail_published(n, ln_delta):
         assert abs(got - mpf(ln_delta)) < mpf(10) ** -13
 
 
-@pytest.mark.parametrize("sigma, value", [(1.0, "0.379841760124599"), (3.0, "0.128067047707446")])
+@pytest.mark.parametrize("sigma, value", DP_GAUSSIAN_AT_0_01)
 def test_dp_gaussian_published(sigma, value):
     # Gaussian mechanism at eps = 0.01, noise level nu = sigma (count units)
     assert abs(O.dp_gaussian(sigma).delta("0.01") / mpf(value) - 1) < 1e-14
@@ -109,30 +103,39 @@ def test_secret_sample_vs_reference(n, m, K):
 
 @pytest.mark.parametrize("noise", [("laplace", 0.7), ("geometric", 0.6), ("gaussian", 1.3)])
 def test_noisy_vs_reference(noise):
+    # statpriv.reference's values stored (tests/data), recomputed by the exhaustive run
     eps = [0.0, 0.3, 1.0]
     ours = _both(O.noisy(O.binomial(8, 0.3), noise), eps)
-    theirs = _ref_both(lambda e, d: ref.noisy_counting_delta(8, 0.3, e, noise, direction=d,
-                                                             dps=40), eps)
+    theirs = _ref_both(lambda e, d: oracle("noisy_counting_delta", 8, 0.3, e, noise,
+                                           direction=d, dps=40), eps)
     assert all(close(a, b, mpf(10) ** -25) for a, b in zip(ours, theirs))
 
 
 @pytest.mark.parametrize("make, fn", [
-    (O.dp_laplace, ref.dp_laplace_delta),
-    pytest.param(O.dp_gaussian, ref.dp_gaussian_delta, marks=pytest.mark.exhaustive)])
+    (O.dp_laplace, "dp_laplace_delta"),
+    pytest.param(O.dp_gaussian, "dp_gaussian_delta", marks=pytest.mark.exhaustive)])
 def test_dp_vs_reference(make, fn):
     for param in (0.3, 2.0):
         ours = [p for p, _ in make(param).deltas(EPS)]
-        theirs = fn(param, EPS)
+        theirs = oracle(fn, param, EPS)       # stored statpriv.reference values
         assert all(close(a, b, mpf(10) ** -25) for a, b in zip(ours, theirs))
 
 
 # -- internal paths ------------------------------------------------------------
+# The slow alternative path (quadrature, full sums) of each pair is stored in
+# tests/data (helpers.independent_deltas) and recomputed by the exhaustive run.
+
+def _stored(spec, eps):
+    """[(delta_plus, delta_minus), ...] of the stored independent-oracle curve spec."""
+    flat = oracle("independent_deltas", spec, list(eps))
+    return list(zip(flat[::2], flat[1::2]))
+
 
 @pytest.mark.parametrize("b", [0.3, 1.0, 17.07938327700137])
 def test_dp_laplace_closed_vs_quad(b):
     eps = [-5.0, -0.2, 0.0, 0.02, 0.5 / b, (1 / b) * (1 - 1e-12), 1 / b, 3.0]
     closed = O.dp_laplace(b).deltas(eps)
-    quad = O.dp_laplace(b, method="quad").deltas(eps)
+    quad = _stored(("dp_laplace", (b,), {"method": "quad"}), eps)
     assert all(close(a[0], q[0], mpf(10) ** -25) for a, q in zip(closed, quad))
 
 
@@ -140,7 +143,7 @@ def test_dp_laplace_closed_vs_quad(b):
 def test_dp_gaussian_closed_vs_quad(sigma):
     eps = [-0.5, 0.0, 0.1, 2.0]
     closed = O.dp_gaussian(sigma).deltas(eps)
-    quad = O.dp_gaussian(sigma, method="quad").deltas(eps)
+    quad = _stored(("dp_gaussian", (sigma,), {"method": "quad"}), eps)
     assert all(close(a[0], q[0], mpf(10) ** -20) for a, q in zip(closed, quad))
 
 
@@ -162,21 +165,54 @@ def _windowed(curve):
 @pytest.mark.parametrize("n, pi", [(2001, 0.3), (2500, 1e-3), (1500, 0.999)])
 def test_binomial_window_vs_full(n, pi):
     eps = [-0.7, -1e-3, 0.0, 1e-3, 0.05, 0.5, 3.0, 50.0]
-    full = O.binomial(n, pi).deltas(eps)
+    full = _stored(("binomial", (n, pi), {}), eps)
     win = _windowed(O.binomial(n, pi)).deltas(eps)
     assert all(close(a, b) for fa, wa in zip(full, win) for a, b in zip(fa, wa))
 
 
-@pytest.mark.parametrize("n, pi, rate", [(2001, 0.3, 0.1), (1500, 0.6, 0.9), (2500, 0.01, 1e-3)])
+@pytest.mark.parametrize("n, pi, rate", [(2001, 0.3, 0.1), (1500, 0.6, 0.9), (2500, 0.01, 1e-3),
+                                         (2001, 1e-5, 1.0), (2001, 0.999999, 1e-9)])
 def test_poisson_window_vs_full(n, pi, rate):
-    eps = [-0.7, -0.05, 0.0, 0.01, 0.5, 5.0]
-    full = O.poisson_sample(n, pi, rate)
+    eps = [-0.7, -0.05, 0.0, 0.01, 0.5, 5.0, 200.0, 800.0]
+    full = _stored(("poisson_sample", (n, pi, rate), {}), eps)
     win = _windowed(O.poisson_sample(n, pi, rate))
-    for fa, wa in zip(full.deltas(eps), win.deltas(eps)):
+    for fa, wa in zip(full, win.deltas(eps)):
         assert all(close(a, b) for a, b in zip(fa, wa))
-    for d in ("plus", "minus"):
-        assert close(full.zero_point(d), win.zero_point(d)) or \
-            full.zero_point(d) == win.zero_point(d) == mpmath.inf
+    # zero points: plus never (the top outcome has Q = 0 < P); minus at the
+    # largest Q/P = 1/(1 - r) (outcome 0), never for r = 1
+    assert win.zero_point("plus") == mpmath.inf
+    if rate == 1.0:
+        assert win.zero_point("minus") == mpmath.inf
+    else:
+        with mp.workdps(60):
+            assert close(win.zero_point("minus"), -mpmath.log1p(-mpf(rate)))
+
+
+@pytest.mark.parametrize("n, pi", [(300188, 5e-324), (59305728, 2.156e-27)])
+def test_poisson_rate_one_delta_minus_at_large_eps(n, pi):
+    # rate 1, pi so small that Z(k)/Z(k-1) = (n-k) pi / (k (1-pi)) < 1 <= e^eps for
+    # every k >= 1: delta_minus(eps) = Z(0) = (1 - pi)^(n-1) exactly (was 0 once
+    # e^eps exceeded 10^dps: 1 - e^eps (1 - r) was formed as r e^eps - expm1(eps))
+    curve = O.poisson_sample(n, pi, 1.0)
+    with mpmath.workdps(60):
+        z0 = (1 - mpf(pi)) ** (n - 1)
+    for eps in (0.5, 200.0, 700.0, 1e5):
+        assert close(curve.delta(eps, "minus"), z0)
+
+
+@pytest.mark.parametrize("n, pi, rate, eps", [
+    (6657507712, 0.9999999999999999, 1e-09, -0.47693640136094395),
+    (744777737453, 0.9997643360099169, 5.148334390515826e-06, -0.5345194353638821)])
+def test_poisson_negative_eps_huge_n_is_cheap(n, pi, rate, eps):
+    # The window below the threshold holds only astronomically small terms
+    # (b(anchor) ~ 10^-10^9): the bounded rest says delta = 1 - e^eps to 1e-32,
+    # with no fixed-point integers of 10^11 bits (this took ~23 GB once).
+    # Both directions are 1 - e^eps + e^eps delta_plus(-eps), delta_plus(-eps) ~ 0.
+    curve = O.poisson_sample(n, pi, rate)
+    with mpmath.workdps(60):
+        one_minus_e = -mpmath.expm1(mpf(eps))
+    dplus, dminus = curve.deltas([eps])[0]
+    assert close(dplus, one_minus_e) and close(dminus, one_minus_e)
 
 
 def test_binomial_shift_sum_bound_at_huge_n():
@@ -192,7 +228,8 @@ def test_noisy_laplace_closed_vs_quad(b):
     count = O.subsample(30, 0.4, 5)
     eps = [0.0, 0.1, 0.9 / b]
     closed = O.noisy(count, ("laplace", b)).deltas(eps)
-    quad = O.noisy(O.subsample(30, 0.4, 5), ("laplace", b), method="quad").deltas(eps)
+    quad = _stored(("noisy", (("subsample", (30, 0.4, 5), {}), ("laplace", b)), {"method": "quad"}),
+                   eps)
     assert all(close(x, y, mpf(10) ** -20) for c, q in zip(closed, quad) for x, y in zip(c, q))
 
 
@@ -241,7 +278,7 @@ def test_noisy_window_vs_full():
     # binomial n = 2000 under Laplace noise: windowed laws (bounded left-out mass)
     # against the full laws
     eps = [0.0, 0.05, 0.5]
-    full = O.noisy(O.binomial(2000, 0.01), ("laplace", 2.0)).deltas(eps)
+    full = _stored(("noisy", (("binomial", (2000, 0.01), {}), ("laplace", 2.0)), {}), eps)
     win = O.noisy(_windowed(O.binomial(2000, 0.01)), ("laplace", 2.0)).deltas(eps)
     assert all(close(a, b) for fa, wa in zip(full, win) for a, b in zip(fa, wa))
 

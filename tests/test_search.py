@@ -1,4 +1,8 @@
-"""epsilon of the noiseless count at huge n (the located-then-settled search
+"""epsilon(delta) (PrivacyCurve.epsilon, the searches of csrc/search.c): the
+smallest eps >= 0 with delta(eps) <= delta, on every curve kind; its guarantee on
+the true curve; epsilon(1) = 0 and epsilon(0) = the zero point.
+
+epsilon of the noiseless count at huge n (the located-then-settled search
 of sp_binom_smallest_eps) against a plain bisection on the exact kernel, and
 delta(0) (the total variation, summed in O(1)) against mpmath."""
 import math
@@ -6,6 +10,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import statpriv
 
@@ -97,3 +102,179 @@ def test_total_variation_is_the_mode_atom(n, pi):
     got = statpriv.counting(n, pi).delta_plus(0.0)
     assert got >= float(truth) * (1 - 1e-13)           # Loader's pmf: a few ulps
     assert abs(got / float(truth) - 1) <= 1e-12
+
+
+# ---------------------------------------------------------------------------
+# every curve kind
+# ---------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=2, max_value=10**6), st.floats(min_value=1e-4, max_value=1 - 1e-4),
+       st.floats(min_value=1e-3, max_value=3.0))
+def test_round_trip(n, pi, eps):
+    curve = statpriv.counting(n, pi)
+    target = curve.delta(eps)
+    if not (curve.delta(math.inf) * (1 + 1e-9) < target < curve.delta(0.0)) or target < 1e-300:
+        return  # delta is 0, at its floor, or subnormal (5 digits): nothing to invert
+    found = curve.epsilon(target)
+    assert curve.delta(found) <= target                # rounded up: the guarantee holds
+    assert found == pytest.approx(eps, rel=1e-8, abs=1e-12)
+
+
+def test_epsilon_endpoints():
+    curve = statpriv.counting(1000, 0.3)
+    assert curve.epsilon(1.0) == 0.0
+    # delta(0) itself: 0 up to the margin that keeps delta(eps) <= target after rounding
+    assert 0.0 <= curve.epsilon(curve.delta(0.0)) <= 1e-12
+    assert curve.epsilon(curve.delta(0.0) * (1 + 1e-12)) == 0.0
+    # A noiseless count never goes below max(pi, 1-pi)^(n-1): no finite eps.
+    floor = 0.7 ** 999
+    assert curve.epsilon(floor / 2) == math.inf
+    assert curve.epsilon(0.0) == math.inf
+    assert math.isfinite(curve.epsilon(floor * 2))
+
+
+def test_epsilon_vectorized_and_direction():
+    curve = statpriv.counting(10**4, 0.2)
+    targets = np.array([[1e-3, 1e-6], [1e-9, 1e-12]])
+    eps = curve.epsilon(targets)
+    assert eps.shape == targets.shape
+    assert np.all(np.diff(eps.ravel()) > 0)
+    assert np.all(curve.delta(eps) <= targets)
+    plus = curve.epsilon(1e-6, direction="plus")
+    assert curve.delta_plus(plus) <= 1e-6 and plus <= curve.epsilon(1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda: statpriv.dp.gaussian(2.0), lambda: statpriv.dp.laplace(0.5),
+                                  lambda: statpriv.dp.geometric(0.4),
+                                  lambda: statpriv.counting(500, 0.1, sample_size=50),
+                                  lambda: statpriv.secret_sample(300, 30, 40)])
+def test_epsilon_on_other_curves(make):
+    curve = make()
+    for target in (0.05, 1e-5, 1e-10):
+        eps = curve.epsilon(target)
+        if math.isinf(eps):
+            assert curve.delta(1e6) > target
+            continue
+        assert curve.delta(eps) <= target
+        if eps > 0:
+            assert curve.delta(eps * (1 - 1e-9)) > target * (1 - 1e-6)
+
+
+# --- epsilon at the ends and the guarantee on the TRUE curve -------------------
+EVERY_KIND = {
+    "iid count": lambda: statpriv.counting(40, 0.3),
+    "per-record count": lambda: statpriv.counting(None, [0.2, 0.5, 0.7, 0.9]),
+    "sampled": lambda: statpriv.counting(200, 0.4, sample_size=20),
+    "poisson sampled": lambda: statpriv.counting(60, 0.4, sample_rate=0.3, sampling="poisson"),
+    "secret sample": lambda: statpriv.secret_sample(22, 22, positives=10),
+    "secret sample, part": lambda: statpriv.secret_sample(30, 7, positives=12),
+    "laplace noise": lambda: statpriv.counting(20, 0.3, noise=statpriv.Laplace(2.0)),
+    "geometric noise": lambda: statpriv.counting(20, 0.3, noise=statpriv.Geometric(0.6)),
+    "gaussian noise": lambda: statpriv.counting(20, 0.3, noise=statpriv.Gaussian(1.5)),
+    "dp laplace": lambda: statpriv.dp.laplace(0.7),
+    "dp geometric": lambda: statpriv.dp.geometric(0.4),
+    "dp gaussian": lambda: statpriv.dp.gaussian(0.05520881730815853),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(EVERY_KIND))
+def test_epsilon_of_one_is_zero(kind):
+    # delta <= 1 always: epsilon(1) = 0 in every direction, whatever the curve.
+    curve = EVERY_KIND[kind]()
+    for direction in ("max", "plus", "minus"):
+        assert curve.epsilon(1.0, direction=direction) == 0.0
+    assert np.isnan(curve._core.epsilon(np.array([np.nan]), 2)[0])
+
+
+def _exact_zero_point(kind, param):
+    with mpmath.workdps(50):
+        p = mpmath.mpf(param)
+        eps0 = 1 / p if kind == "laplace" else -mpmath.log(p)
+        up = float(eps0)
+        return up if up >= eps0 else math.nextafter(up, math.inf)
+
+
+@pytest.mark.parametrize("kind,param", [("laplace", 17.07938327700137), ("laplace", 3.0),
+                                        ("laplace", 1e-3), ("laplace", 1e300),
+                                        ("geometric", 0.3), ("geometric", 0.999999),
+                                        ("geometric", 1e-200)])
+def test_epsilon_zero_is_the_exact_zero_point(kind, param):
+    # The smallest float with delta = 0 on the true curve: the real zero point
+    # (1/b, -ln alpha) rounded up to a float.
+    curve = getattr(statpriv.dp, kind)(param)
+    up = _exact_zero_point(kind, param)
+    assert curve.epsilon(0.0) == up
+    assert curve.delta(up) == 0.0 and curve.delta(math.nextafter(up, 0.0)) > 0.0
+
+
+def test_epsilon_zero_is_inf_for_the_gaussian():
+    for sigma in (1e-3, 0.05520881730815853, 1.0, 1e4):
+        assert statpriv.dp.gaussian(sigma).epsilon(0.0) == math.inf
+
+
+def _dp_truth(kind, param, eps):
+    """delta from the closed forms at 60 digits (definitions in test_dp.py)."""
+    with mpmath.workdps(60):
+        p, e = mpmath.mpf(param), mpmath.mpf(eps)
+        if kind == "laplace":
+            return max(mpmath.mpf(0), 1 - mpmath.exp((e - 1 / p) / 2))
+        if kind == "geometric":
+            return max(mpmath.mpf(0), 1 - p * mpmath.exp(e)) / (1 + p)
+        return mpmath.ncdf(1 / (2 * p) - e * p) - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * p) - e * p)
+
+
+@pytest.mark.parametrize("kind", ["laplace", "geometric", "gaussian"])
+def test_epsilon_guarantee_on_the_true_curve(kind):
+    # delta_true(epsilon(d)) <= d (1 + 1e-12) for random d, and epsilon(d) is
+    # not much larger than needed: the true delta just below it exceeds d.
+    rng = np.random.default_rng({"laplace": 1, "geometric": 2, "gaussian": 3}[kind])
+    for _ in range(40):
+        if kind == "laplace":
+            param = 10 ** rng.uniform(-3, 3)
+        elif kind == "geometric":
+            param = float(rng.uniform(1e-6, 1 - 1e-6)) if rng.random() < 0.7 else 10 ** rng.uniform(-300, -1)
+        else:
+            param = 10 ** rng.uniform(-2, 3)
+        curve = getattr(statpriv.dp, kind)(param)
+        d = 10 ** rng.uniform(-300, 0) if rng.random() < 0.5 else 10 ** rng.uniform(-16, 0)
+        eps = curve.epsilon(d)
+        assert 0.0 <= eps < math.inf
+        with mpmath.workdps(60):
+            assert _dp_truth(kind, param, eps) <= mpmath.mpf(d) * (1 + mpmath.mpf("1e-12")), (kind, param, d)
+            if eps > 1e-300:
+                assert _dp_truth(kind, param, eps * (1 - 1e-9)) > d, (kind, param, d, eps)
+        assert curve.delta(eps) <= d
+
+
+def test_search_bracket_is_bounded():
+    # Crossings far out (eps ~ 1e200) and within ulps of a zero point: found,
+    # with a bounded number of evaluations, and rounded up.
+    curve = statpriv.dp.laplace(1e-200)
+    eps = curve.epsilon(1e-300)
+    assert eps == _exact_zero_point("laplace", 1e-200)
+    curve = statpriv.dp.gaussian(1e-150)
+    eps = curve.epsilon(0.5)
+    assert 0 < eps < math.inf and curve.delta(eps) <= 0.5 < curve.delta(eps * (1 - 1e-9))
+
+
+def test_epsilon_zero_gaussian_noise():
+    # Count + Gaussian noise: P has an atom (n-1 others + target) above Q's
+    # highest, so f_P/f_Q is unbounded and delta > 0 at every finite eps in
+    # both directions, however far the float curve underflows.
+    curve = statpriv.counting(20, 0.3, noise=statpriv.Gaussian(1.5))
+    for direction in ("max", "plus", "minus"):
+        assert curve.epsilon(0.0, direction=direction) == math.inf
+    curve = statpriv.secret_sample(11, 1, positives=0, noise=statpriv.Gaussian(3.43))
+    assert curve.epsilon(0.0, direction="plus") == math.inf
+
+
+def test_positive_mask():
+    from statpriv._core import _positive_mask, PLUS, MINUS, MAX
+    ninf = -np.inf
+    same = np.log([0.2, 0.5, 0.3]), np.log([0.3, 0.5, 0.2])
+    assert _positive_mask(*same) == 0                       # f_P/f_Q bounded
+    shifted = np.array([ninf, np.log(0.5), np.log(0.5)]), np.array([np.log(0.5), np.log(0.5), ninf])
+    assert _positive_mask(*shifted) == (1 << PLUS) | (1 << MINUS) | (1 << MAX)
+    wider = np.log([0.2, 0.5, 0.3]), np.array([ninf, 0.0, ninf])
+    assert _positive_mask(*wider) == (1 << PLUS) | (1 << MAX)

@@ -28,13 +28,14 @@ import math
 
 import numpy as np
 
-from statpriv import _validate, dp
-from statpriv.noise import Gaussian, Geometric, Laplace
+from statpriv import _validate, noise
 
 __all__ = ["interval_epsilon", "interval_confidence", "interval_width", "interval_noise"]
 
-NOISE_KINDS = ("laplace", "geometric", "gaussian")
-_LN2 = math.log(2.0)
+# The noise kinds, from the one table (statpriv.noise.NOISE_KINDS): the pure
+# eps-DP kinds first, then those that need a delta.  The per-kind formulas
+# live on the noise classes (_interval_epsilon, ...), in their modules.
+NOISE_KINDS = tuple(sorted(noise.NOISE_KINDS, key=lambda kind: not noise.NOISE_KINDS[kind].pure_dp))
 
 
 # -- argument checks ---------------------------------------------------------
@@ -65,16 +66,24 @@ def _eps(eps):
     return _reals("eps", eps, low=0.0, low_open=True)
 
 
-def _kind_delta(noise_kind, delta):
+def _kind(noise_kind):
+    """The noise class of a kind name (ValueError naming the kinds otherwise)."""
     _validate.choice("noise_kind", noise_kind, NOISE_KINDS)
-    if noise_kind == "gaussian":
+    return noise.NOISE_KINDS[noise_kind]
+
+
+def _kind_delta(noise_kind, delta):
+    cls = _kind(noise_kind)
+    if not cls.pure_dp:
         if delta is None:
-            raise ValueError("delta is required for noise_kind='gaussian' (Gaussian noise "
-                             "is not pure eps-DP): delta must be in (0.0, 1.0)")
+            raise ValueError(f"delta is required for noise_kind={noise_kind!r} ({cls.__name__} "
+                             "noise is not pure eps-DP): delta must be in (0.0, 1.0)")
         return _reals("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     if delta is not None:
+        with_delta = " or ".join(f"noise_kind={kind!r}" for kind in NOISE_KINDS
+                                 if not noise.NOISE_KINDS[kind].pure_dp)
         raise ValueError(f"delta must be None for noise_kind={noise_kind!r} (pure eps-DP); "
-                         "it is used only with noise_kind='gaussian'")
+                         f"it is used only with {with_delta}")
     return None
 
 
@@ -88,123 +97,6 @@ def _apply(fn, **named):
     return np.vectorize(fn, otypes=[np.float64])(*_validate.broadcast(**named))
 
 
-# -- geometric: the strict inequality |k| < t on the integers ------------------
-def _integer_bound(t):
-    """K = ceil(t) for t > 0, the number of |k| values excluded by |k| < t being
-    those with |k| >= K.  A t within 4 ulps of an integer is taken as that
-    integer (0.3 * 10 = 3.0000000000000004 means t = 3, so K = 3)."""
-    r = round(t)
-    if r >= 1 and abs(t - r) <= 4.0 * math.ulp(r):
-        return int(r)
-    return max(1, math.ceil(t))
-
-
-def _geometric_tail_log(eps, K):
-    """ln P[|N| >= K] = ln(2 alpha^K / (1 + alpha)), alpha = e^-eps."""
-    return _LN2 - K * eps - math.log1p(math.exp(-eps))
-
-
-def _geometric_confidence(eps, K):
-    return -math.expm1(_geometric_tail_log(eps, K))
-
-
-def _geometric_epsilon(K, p):
-    """eps solving 1 - 2 alpha^K/(1 + alpha) = p, alpha = e^-eps.
-
-    h(eps) = ln 2 - K eps - ln(1 + e^-eps) - ln(1 - p) falls strictly
-    (h' = -K + 1/(1 + e^eps) < 0) from -ln(1-p) > 0 at eps = 0 to -inf, and
-    ln(1 + e^-eps) in (0, ln 2) brackets the root in
-    [-ln(1-p)/K, (ln 2 - ln(1-p))/K].  K = 1 is closed-form:
-    p = (1-alpha)/(1+alpha) = tanh(eps/2), eps = ln(1+p) - ln(1-p).
-    """
-    log_q = math.log1p(-p)
-    if K == 1:
-        return math.log1p(p) - log_q
-
-    def h(eps):
-        return _geometric_tail_log(eps, K) - log_q
-
-    lo, hi = -log_q / K, (_LN2 - log_q) / K
-    from scipy import optimize
-    return optimize.brentq(h, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
-
-
-def _geometric_width_bound(eps, p):
-    """Smallest integer K >= 1 with 1 - 2 alpha^K/(1+alpha) >= p."""
-    log_q = math.log1p(-p)
-    guess = (_LN2 - math.log1p(math.exp(-eps)) - log_q) / eps
-    K = max(1, math.ceil(guess)) if math.isfinite(guess) else 1
-    while K > 1 and _geometric_confidence(eps, K - 1) >= p:
-        K -= 1
-    while _geometric_confidence(eps, K) < p:
-        K += 1
-    return K
-
-
-# -- gaussian -----------------------------------------------------------------
-def _gaussian_z(p):
-    """Phi^{-1}((1 + p)/2) = sqrt(2) erfinv(p), without forming (1 + p)/2."""
-    from scipy import special
-    return math.sqrt(2.0) * float(special.erfinv(p))
-
-
-def _gaussian_sigma_for(eps, delta):
-    """Smallest sigma with delta_sigma(eps) <= delta on dp.gaussian(sigma).
-
-    delta_sigma(eps) falls strictly from 1 (sigma -> 0) to 0 (sigma -> inf), so
-    the root of ln delta_sigma(eps) = ln delta in ln sigma is bracketed by
-    doubling from the classical sqrt(2 ln(1.25/delta))/eps and found by brentq.
-    """
-    log_target = math.log(delta)
-
-    def f(log_sigma):
-        return dp.gaussian(math.exp(log_sigma)).log_delta(eps) - log_target
-
-    guess = math.log(max(math.sqrt(2.0 * math.log(1.25 / delta)) / eps, 1e-300))
-    lo = hi = guess
-    for _ in range(2000):
-        if f(hi) <= 0:
-            break
-        hi += 1.0
-    for _ in range(2000):
-        if f(lo) > 0:
-            break
-        lo -= 1.0
-    if not f(lo) > 0 >= f(hi):
-        raise ArithmeticError(f"no Gaussian sigma found for eps={eps!r}, delta={delta!r}")
-    from scipy import optimize
-    return math.exp(optimize.brentq(f, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,
-                                    maxiter=500))
-
-
-# -- scalar kernels -------------------------------------------------------------
-def _epsilon_scalar(kind, width, confidence, count, delta):
-    if kind == "laplace":
-        return -math.log1p(-confidence) / (width * count)
-    if kind == "geometric":
-        return _geometric_epsilon(_integer_bound(width * count), confidence)
-    sigma = width * count / _gaussian_z(confidence)
-    return dp.gaussian(sigma).epsilon(delta)
-
-
-def _confidence_scalar(kind, eps, width, count, delta):
-    if kind == "laplace":
-        return -math.expm1(-eps * width * count)
-    if kind == "geometric":
-        return _geometric_confidence(eps, _integer_bound(width * count))
-    sigma = _gaussian_sigma_for(eps, delta)
-    from scipy import special
-    return float(special.erf(width * count / (sigma * math.sqrt(2.0))))
-
-
-def _width_scalar(kind, eps, confidence, count, delta):
-    if kind == "laplace":
-        return -math.log1p(-confidence) / (eps * count)
-    if kind == "geometric":
-        return _geometric_width_bound(eps, confidence) / count
-    return _gaussian_sigma_for(eps, delta) * _gaussian_z(confidence) / count
-
-
 # -- public API -----------------------------------------------------------------
 def interval_epsilon(width, confidence, count, noise_kind="laplace", delta=None):
     """The eps whose noise puts the count c in [c_hat - w c, c_hat + w c] with
@@ -215,7 +107,7 @@ def interval_epsilon(width, confidence, count, noise_kind="laplace", delta=None)
       eps = ln 5 / 20 = 0.0804718956..., which the seed rounds to 0.08.
     - "geometric": the eps with 1 - 2 alpha^K/(1+alpha) = p, alpha = e^-eps,
       K = ceil(w c) (closed form eps = ln((1+p)/(1-p)) for K = 1, else a
-      bracketed root; see _geometric_epsilon).
+      bracketed root; see statpriv.noise.geometric._geometric_epsilon).
     - "gaussian":  sigma = w c / Phi^{-1}((1+p)/2), then
       eps = statpriv.dp.gaussian(sigma).epsilon(delta), the smallest eps >= 0
       with delta_sigma(eps) <= delta.  It is 0.0 when sigma is so large that
@@ -233,10 +125,10 @@ def interval_epsilon(width, confidence, count, noise_kind="laplace", delta=None)
     """
     delta = _kind_delta(noise_kind, delta)
     args = dict(width=_width(width), confidence=_confidence(confidence), count=_count(count))
-    if noise_kind == "gaussian":
-        return _apply(lambda w, p, c, d: _epsilon_scalar(noise_kind, w, p, c, d), **args,
-                      delta=delta)
-    return _apply(lambda w, p, c: _epsilon_scalar(noise_kind, w, p, c, None), **args)
+    fn = _kind(noise_kind)._interval_epsilon
+    if delta is not None:
+        return _apply(fn, **args, delta=delta)
+    return _apply(lambda w, p, c: fn(w, p, c, None), **args)
 
 
 def interval_confidence(eps, width, count, noise_kind="laplace", delta=None):
@@ -253,10 +145,10 @@ def interval_confidence(eps, width, count, noise_kind="laplace", delta=None):
     """
     delta = _kind_delta(noise_kind, delta)
     args = dict(eps=_eps(eps), width=_width(width), count=_count(count))
-    if noise_kind == "gaussian":
-        return _apply(lambda e, w, c, d: _confidence_scalar(noise_kind, e, w, c, d), **args,
-                      delta=delta)
-    return _apply(lambda e, w, c: _confidence_scalar(noise_kind, e, w, c, None), **args)
+    fn = _kind(noise_kind)._interval_confidence
+    if delta is not None:
+        return _apply(fn, **args, delta=delta)
+    return _apply(lambda e, w, c: fn(e, w, c, None), **args)
 
 
 def interval_width(eps, confidence, count, noise_kind="laplace", delta=None):
@@ -276,10 +168,10 @@ def interval_width(eps, confidence, count, noise_kind="laplace", delta=None):
     """
     delta = _kind_delta(noise_kind, delta)
     args = dict(eps=_eps(eps), confidence=_confidence(confidence), count=_count(count))
-    if noise_kind == "gaussian":
-        return _apply(lambda e, p, c, d: _width_scalar(noise_kind, e, p, c, d), **args,
-                      delta=delta)
-    return _apply(lambda e, p, c: _width_scalar(noise_kind, e, p, c, None), **args)
+    fn = _kind(noise_kind)._interval_width
+    if delta is not None:
+        return _apply(fn, **args, delta=delta)
+    return _apply(lambda e, p, c: fn(e, p, c, None), **args)
 
 
 def interval_noise(width, confidence, count, noise_kind="laplace"):
@@ -294,15 +186,11 @@ def interval_noise(width, confidence, count, noise_kind="laplace"):
     curve of the same mechanism over a population, or call .dp_curve() for the
     worst-case DP curve.  Scalar arguments only.
     """
-    _validate.choice("noise_kind", noise_kind, NOISE_KINDS)
+    cls = _kind(noise_kind)
     w = _validate.real("width", width, low=0.0, low_open=True)
     p = _validate.real("confidence", confidence, low=0.0, high=1.0,
                        low_open=True, high_open=True)
     c = _count(count)
     if np.ndim(c) != 0:
         raise _validate.ParameterTypeError("count must be a single real number for interval_noise")
-    if noise_kind == "laplace":
-        return Laplace(w * c / -math.log1p(-p))
-    if noise_kind == "geometric":
-        return Geometric(math.exp(-_geometric_epsilon(_integer_bound(w * c), p)))
-    return Gaussian(w * c / _gaussian_z(p))
+    return cls._interval_noise(w, p, c)

@@ -16,11 +16,14 @@ import math
 import numpy as np
 
 from statpriv import _validate
-from statpriv.noise import Gaussian, Laplace, Noise
+from statpriv.noise import NOISE_KINDS, Noise, kinds_text
 
 __all__ = ["utility_loss", "equal_utility_noise", "equal_utility_epsilon"]
 
-_EQUAL_UTILITY_KINDS = ("laplace", "gaussian")
+# The kinds whose variance is a constant times param^2 (Noise._variance_factor),
+# from the one table: their equal-utility parameter is a square root.
+_EQUAL_UTILITY_KINDS = tuple(kind for kind, cls in NOISE_KINDS.items()
+                             if cls._variance_factor is not None)
 
 
 def _pi(pi, *, interior=False):
@@ -96,7 +99,7 @@ def utility_loss(n, pi, *, noise=None, sample_size=None):
     pi = _pi(pi)
     if noise is not None and not isinstance(noise, Noise):
         raise _validate.ParameterTypeError(
-            "noise must be a statpriv.noise.Laplace, Gaussian or Geometric "
+            f"noise must be a {kinds_text('statpriv.noise.')} "
             f"instance (or None), got {noise!r}")
     loss = _sampling_loss(n, m, pi)
     if noise is not None:
@@ -150,9 +153,9 @@ def equal_utility_noise(n, pi, sample_size, kind="laplace"):
                                            "equal_utility_noise")
     pi = _pi(pi, interior=True)
     loss = _sampling_loss(n, m, pi)
-    if kind == "laplace":
-        return Laplace(n * math.sqrt(loss / 2.0))
-    return Gaussian(n * math.sqrt(loss))
+    cls = NOISE_KINDS[kind]
+    factor = cls._variance_factor     # Var = factor param^2: 2 for Laplace, 1 for Gaussian
+    return cls(n * math.sqrt(loss / factor))
 
 
 def equal_utility_epsilon(n, pi, sample_size):

@@ -1,11 +1,68 @@
-/* Small shared helpers for the kernels: a log-space running sum and index
- * clamping.  Header-only (static inline) so every kernel stays a pure,
- * allocation-free function. */
-#ifndef STATPRIV_LOGSUM_H
-#define STATPRIV_LOGSUM_H
+/* Log-space arithmetic shared by every kernel: logaddexp and log(1 - e^a)
+ * without overflow, the sp_logsum running sum, fast exp/log of long doubles
+ * (exponent split off exactly), double-double helpers (error-free sums and
+ * products, comparisons of unevaluated sums), the log cumulative sums behind
+ * the tail bounds, and the negative-eps identity of hockey-stick divergences.
+ * Small helpers are static inline here so every kernel stays a pure,
+ * allocation-free function; the rest is in logspace.c. */
+#ifndef STATPRIV_LOGSPACE_H
+#define STATPRIV_LOGSPACE_H
 
 #include <float.h>
 #include <math.h>
+
+/* log(exp(a) + exp(b)) and log(1 - exp(a)) for a <= 0, without overflow;
+ * sp_log1mexpl in extended precision. */
+double sp_logaddexp(double a, double b);
+double sp_log1mexp(double a);
+long double sp_log1mexpl(long double a);
+
+/* logaddexp in extended precision (m + log1p(e^-|a-b|)). */
+static inline long double sp_logaddexpl(long double a, long double b)
+{
+    long double m = fmaxl(a, b);
+    return m == -INFINITY ? -INFINITY : m + log1pl(expl(-fabsl(a - b)));
+}
+
+/* out[j] = ln sum_{i<=j} e^la[i] (or sum_{i>=j} with reverse != 0): the log
+ * cdf / survival functions behind the remainder bounds. */
+void sp_log_cumsum(const long double *la, long n, int reverse, long double *out);
+
+/* H_eps(P||Q) = 1 - e^eps + e^eps H_{-eps}(Q||P): extends any eps >= 0
+ * routine to eps < 0 without cancellation (all terms are non-negative);
+ * returns ln H_eps(P||Q) from ln H_{-eps}(Q||P). */
+double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps);
+
+/* w[k] = e^(la[k] - m), m = max_k la[k] (returned): atoms relative to the
+ * largest in linear extended precision (long double reaches 1e-4951, far
+ * below the e^-3000 the callers keep), so recursions over them are
+ * multiplications and additions of positive numbers. */
+long double sp_exp_scaled(const long double *la, long n, long double *w);
+
+/* Error-free transformations (Dekker/Knuth; fma gives the exact product
+ * error): hi + lo = a + b and hi + lo = a * b exactly. */
+static inline void sp_two_sum(double a, double b, double *hi, double *lo)
+{
+    double s = a + b;
+    double bb = s - a;
+    *lo = (a - (s - bb)) + (b - bb);
+    *hi = s;
+}
+
+static inline void sp_two_prod(double a, double b, double *hi, double *lo)
+{
+    *hi = a * b;
+    *lo = fma(a, b, -*hi);
+}
+
+/* a >= b for unevaluated sums a_hi + a_lo, b_hi + b_lo (|lo| << |hi|). */
+static inline int sp_dd_geq(long double a_hi, long double a_lo, long double b_hi, long double b_lo)
+{
+    if (isinf(a_hi) || isinf(b_hi)) {
+        return a_hi >= b_hi;
+    }
+    return (a_hi - b_hi) + (a_lo - b_lo) >= 0.0L;
+}
 
 /* Running sum of exp(log terms) with a movable reference point, so terms from
  * e^-3000 to e^0 add without underflow and with one exp per term. */
@@ -14,7 +71,7 @@ typedef struct {
     long double sum;
 } sp_logsum;
 
-/* The terms' logs are long double (see shift_tail.h), and a double
+/* The terms' logs are long double (see pair_tail.h), and a double
  * reference would round them back to ~1e-14 at |ln| ~ 300.  Differences to
  * the reference are small and exact in long double, so their exp can be a
  * (fast) double exp without losing anything. */
@@ -97,13 +154,6 @@ static inline long double sp_fast_expl(long double d)
 #endif
     long double k = roundl(d / ln2);
     return ldexpl((long double)exp((double)(d - k * ln2)), (int)k);
-}
-
-/* The index of the atom nearest x, within [0, len-1]. */
-static inline long sp_nearest_atom(double x, long len)
-{
-    double k = floor(x + 0.5);
-    return k < 0.0 ? 0 : (k > (double)(len - 1) ? len - 1 : (long)k);
 }
 
 #endif

@@ -23,6 +23,7 @@ import pytest
 from mpmath import mp, mpf
 
 from statpriv import reference as ref
+from helpers import DP_GAUSSIAN_AT_0_01, oracle
 
 
 def rel_err(a, b):
@@ -230,10 +231,9 @@ def test_n1_gaussian_far_tail_and_seed_values():
         v = ref.noisy_counting_delta(1, 0.5, eps, ("gaussian", sigma))
         assert rel_err(v, cf_gaussian(sigma, eps)) < 1e-27
     # docs/mathematics.md §6 (Breutigam & Reischuk section 5): DP, n = 1000, eps = 0.01
-    assert rel_err(ref.noisy_counting_delta(1, 0.5, 0.01, ("gaussian", 1.0)),
-                   mpf("0.379841760124599")) < 1e-14
-    assert rel_err(ref.noisy_counting_delta(1, 0.5, 0.01, ("gaussian", 3.0)),
-                   mpf("0.128067047707446")) < 1e-14
+    for sigma, value in DP_GAUSSIAN_AT_0_01:
+        assert rel_err(ref.noisy_counting_delta(1, 0.5, 0.01, ("gaussian", sigma)),
+                       mpf(value)) < 1e-14
 
 
 # ---------------------------------------------------------------------------
@@ -289,7 +289,8 @@ def test_n2_geometric_direct_sum(pi, alpha):
     (None, [0.1, 0.5, 0.9, 0.3, 0.99, 0.02], "gaussian", 0.3, 0.4, "minus", {}),
 ])
 def test_small_n_against_bisection_closed_form(n, pi, kind, par, eps, direction, kw):
-    v = ref.noisy_counting_delta(n, pi, eps, (kind, par), direction=direction, **kw)
+    # oracle(): ref.noisy_counting_delta, stored (recomputed by the exhaustive run)
+    v = oracle("noisy_counting_delta", n, pi, eps, (kind, par), direction=direction, **kw)
     P, Q = ref.counting_pmfs(n, pi, dps=60, **kw)
     w = indep_delta(P, Q, eps, kind, par, direction)
     assert rel_err(v, w) < 1e-27, (v, w)
@@ -305,7 +306,8 @@ EPS_GRID = [-1.0, -0.3, 0.0, 0.1, 0.5, 1.0, 2.0]
 @pytest.mark.parametrize("noise", [("gaussian", 0.8), ("laplace", 0.6), ("geometric", 0.4)])
 def test_monotone_and_range(noise):
     for direction in ("plus", "minus", "max"):
-        vals = ref.noisy_counting_delta(12, 0.3, EPS_GRID, noise, direction=direction)
+        # oracle(): the same call, stored in tests/data (recomputed by the exhaustive run)
+        vals = oracle("noisy_counting_delta", 12, 0.3, EPS_GRID, noise, direction=direction)
         for v in vals:
             assert 0 <= v <= 1
         for a, b in zip(vals, vals[1:]):
@@ -316,10 +318,11 @@ def test_monotone_and_range(noise):
 @pytest.mark.parametrize("noise", [("gaussian", 0.8), ("laplace", 0.6), ("geometric", 0.4)])
 def test_symmetry_pi_one_minus_pi(noise):
     eps = [0.0, 0.2, 1.0]
-    a_plus = ref.noisy_counting_delta(15, 0.25, eps, noise, direction="plus")
-    a_minus = ref.noisy_counting_delta(15, 0.25, eps, noise, direction="minus")
-    b_plus = ref.noisy_counting_delta(15, 0.75, eps, noise, direction="plus")
-    b_minus = ref.noisy_counting_delta(15, 0.75, eps, noise, direction="minus")
+    # oracle(): ref.noisy_counting_delta, stored (recomputed by the exhaustive run)
+    a_plus = oracle("noisy_counting_delta", 15, 0.25, eps, noise, direction="plus")
+    a_minus = oracle("noisy_counting_delta", 15, 0.25, eps, noise, direction="minus")
+    b_plus = oracle("noisy_counting_delta", 15, 0.75, eps, noise, direction="plus")
+    b_minus = oracle("noisy_counting_delta", 15, 0.75, eps, noise, direction="minus")
     for x, y in zip(a_plus, b_minus):
         assert rel_err(x, y) < 1e-27
     for x, y in zip(a_minus, b_plus):

@@ -1,382 +1,18 @@
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
-#include "noise.h"
-#include "logpmf.h"
-#include "shift_tail.h"
-#include "logsum.h"
-#include "search.h"
+#include <stddef.h>
+#include "gaussian.h"
+#include "logspace.h"
 
 #define LN2 0.693147180559945309417232121458L
 
-/* ---------------------------------------------------------------- Laplace */
-
-/* (a/2)(1 - e^(-t0/b))^2 is the exact integral up to the interior root t0
- * (use a e^(-t0/b) = |c| e^(-(1-t0)/b) to eliminate |c|): no cancellation. */
-static double one_sided(double a, double c, double b)
+/* The index of the atom nearest x, within [0, len-1]. */
+static inline long sp_nearest_atom(double x, long len)
 {
-    /* a > 0 > c: positive on [0, t0) */
-    double t0 = 0.5 * (1.0 + b * log(a / -c));
-    if (t0 <= 0.0) {
-        return 0.0;
-    }
-    if (t0 >= 1.0) {
-        return 0.5 * (a + c) * -expm1(-1.0 / b);
-    }
-    double s = -expm1(-t0 / b);
-    return 0.5 * a * s * s;
+    double k = floor(x + 0.5);
+    return k < 0.0 ? 0 : (k > (double)(len - 1) ? len - 1 : (long)k);
 }
 
-/* (e^x - e^(y + eps)) / e^m for m >= x, y + eps, with x - y - eps formed as
- * ((x - y) - eps) + lo: x - y and then (x - y) - eps are exact in long double where x and y are
- * close, so near a sign change the difference keeps the accuracy of the
- * log ratio x - y + lo (a double-double where the caller has one), not the
- * 1e-16 / |result| of two rounded exps. */
-static double signed_difference(long double x, long double y, long double lo, long double eps,
-                                long double m)
-{
-    if (y == -INFINITY) {
-        return exp((double)(x - m));
-    }
-    if (x == -INFINITY) {
-        return -exp((double)(y + eps - m));
-    }
-    long double d = ((x - y) - eps) + lo;   /* x - y - eps exact (Sterbenz) near a root */
-    if (fabsl(d) > 1.0L) {
-        return exp((double)(x - m)) - exp((double)(y + eps - m));
-    }
-    return exp((double)(y + eps - m)) * expm1((double)d);
-}
-
-long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, long double la_q,
-                                         long double lc_q, long double eps, long double la_lo,
-                                         long double lc_lo, double b)
-{
-    long double m = fmaxl(fmaxl(la_p, lc_p), fmaxl(la_q + eps, lc_q + eps));
-    if (m == -INFINITY) {
-        return -INFINITY;
-    }
-    double a = signed_difference(la_p, la_q, la_lo, eps, m);
-    double c = signed_difference(lc_p, lc_q, lc_lo, eps, m);
-    double v;
-    if (a >= 0.0 && c >= 0.0) {
-        v = 0.5 * (a + c) * -expm1(-1.0 / b);
-    } else if (a <= 0.0 && c <= 0.0) {
-        v = 0.0;
-    } else if (a > 0.0) {
-        v = one_sided(a, c, b);
-    } else {
-        v = one_sided(c, a, b);          /* mirror t -> 1 - t */
-    }
-    return v > 0.0 ? m + log(v) : -INFINITY;
-}
-
-/* A(k) / A_max in linear extended precision (long double reaches 1e-4951,
- * far below the e^-3000 the caller keeps), so the recursions below are
- * multiplications and additions of positive numbers. */
-static long double scale_atoms(const long double *la, long n, long double *w)
-{
-    long double m = -INFINITY;
-    for (long k = 0; k < n; k++) {
-        m = fmaxl(m, la[k]);
-    }
-    for (long k = 0; k < n; k++) {
-        w[k] = sp_fast_expl(la[k] - m);
-    }
-    return m;
-}
-
-/* ln x to ~1e-19 (precise: logl) or ~1e-16 absolute (sp_fast_logl). */
-static inline long double laplace_log(long double x, int precise)
-{
-    if (!precise) {
-        return sp_fast_logl(x);
-    }
-    return x > 0.0L ? logl(x) : (x == 0.0L ? -INFINITY : NAN);
-}
-
-/* precise != 0: atoms and logs to long double accuracy (expl, logl), which
- * the difference-law cells of nearly equal laws need (their L and R cancel
- * to 1e-12 and less); 0: double-accurate exps and logs of the mantissa,
- * enough where the log ratios come from closed forms (the pure shift). */
-static void laplace_side(const long double *la, long n, long double b, long double *cell,
-                         long double *ll, long double *lr, int precise)
-{
-    /* L_j = sum_{k<=j} A(k) e^(-(j-k)/b), R_j = sum_{k>j} A(k) e^(-(k-j-1)/b),
-     * computed in place as linear values relative to max A: L_j in ll[j+1],
-     * R_j in lr[j+1] (cell j+1 is the interval [j, j+1]); w in cell[]. */
-    long double *w = cell, *L = ll + 1, *R = lr + 1;
-    const long double m = scale_atoms(la, n, w);
-    if (precise) {
-        for (long k = 0; k < n; k++) {
-            w[k] = la[k] == -INFINITY ? 0.0L : expl(la[k] - m);
-        }
-    }
-    const long double u = expl(-1.0L / b), half_width = -expm1l(-1.0L / b) / 2.0L;
-    L[0] = w[0];
-    for (long j = 1; j < n; j++) {
-        L[j] = u * L[j - 1] + w[j];
-    }
-    R[n - 1] = 0.0L;
-    for (long j = n - 2; j >= 0; j--) {
-        R[j] = w[j + 1] + u * R[j + 1];
-    }
-    /* left tail: int_{-inf}^0 sum_k A(k) e^(-(k-x)/b) / (2b) = (A(0) + u R_0) / 2;
-     * right tail: L_{n-1} / 2; interval [j, j+1]: (1 - u)(L_j + R_j) / 2 */
-    const long double left = (w[0] + u * R[0]) / 2.0L, right = L[n - 1] / 2.0L;
-    cell[0] = m + laplace_log(left, precise);
-    for (long j = 0; j + 1 < n; j++) {
-        cell[j + 1] = m + laplace_log(half_width * (L[j] + R[j]), precise);
-        L[j] = m + laplace_log(L[j], precise);
-        R[j] = m + laplace_log(R[j], precise);
-    }
-    cell[n] = m + laplace_log(right, precise);
-    ll[0] = lr[0] = -INFINITY;
-    ll[n] = lr[n] = -INFINITY;     /* atom n-1's L, R are not a cell's */
-}
-
-void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
-                      long double *cell_lp, long double *cell_lq,
-                      long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
-{
-    laplace_side(lp, n, b, cell_lp, ll_p, lr_p, 1);
-    laplace_side(lq, n, b, cell_lq, ll_q, lr_q, 1);
-}
-
-void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
-                          long double *ll, long double *lr)
-{
-    laplace_side(la, n, b, cell_la, ll, lr, 0);
-}
-
-/* -------------------------------------------------------------- geometric */
-
-/* The linear sums S_j with f(cell j) = c e^m S_j for atoms w[k] = A(k) e^-m:
- * S = L_x + R_x on the atoms, L_x = sum_{k<=x} w_k alpha^(x-k),
- * R_x = sum_{k>x} w_k alpha^(k-x); the tails (x < 0 and x > n-1) aggregated. */
-static void geometric_sums(const long double *w, long n, long double alpha, long double *cell)
-{
-    const long double tail = alpha / (1.0L - alpha);           /* sum_{d>=1} alpha^d */
-    long double L = 0.0L;
-    for (long x = 0; x < n; x++) {
-        L = alpha * L + w[x];
-        cell[x + 1] = L;
-    }
-    cell[n + 1] = L * tail;                                  /* x > n-1: L_{n-1} */
-    long double R = 0.0L;                                    /* R_x */
-    for (long x = n - 1; x >= 0; x--) {
-        cell[x + 1] += R;
-        R = alpha * (R + w[x]);                              /* R_{x-1} */
-    }
-    cell[0] = R / alpha * tail;                              /* x < 0: (A(0) + R_0) */
-}
-
-static void geometric_side(const long double *la, long n, long double alpha, long double *cell,
-                           long double *w)
-{
-    /* f(x) = c (L_x + R_x), linear relative to max A (w: workspace of n) */
-    const long double m = scale_atoms(la, n, w);
-    const long double lc = log1pl(-alpha) - log1pl(alpha);
-    geometric_sums(w, n, alpha, cell);
-    for (long j = 0; j < n + 2; j++) {
-        cell[j] = m + lc + sp_fast_logl(cell[j]);
-    }
-}
-
-int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
-                       long double *cell_lp, long double *cell_lq)
-{
-    long double *w = malloc((size_t)n * sizeof *w);
-    if (w == NULL) {
-        return -1;
-    }
-    geometric_side(lp, n, alpha, cell_lp, w);
-    geometric_side(lq, n, alpha, cell_lq, w);
-    free(w);
-    return 0;
-}
-
-/* Cell log ratios through the difference law D = P - Q (see noise.h). */
-int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
-                                   const long double *law_lr, long n, double alpha,
-                                   const long double *cell_lq, long double *lr, double *err)
-{
-    /* Everything linear relative to M = max(ln P, ln Q) >= ln|P - Q|: the
-     * noisy Q and the two parts of D share one scale, so the ratios need no
-     * logs (the laws were trimmed to ~11000 nats below M: no underflow). */
-    long double *wq = calloc((size_t)(n > 0 ? n : 1), sizeof *wq);
-    long double *w = calloc((size_t)(n > 0 ? n : 1), sizeof *w);
-    long double *sq = malloc((size_t)(n + 2) * sizeof *sq);
-    long double *sp = malloc((size_t)(n + 2) * sizeof *sp);
-    long double *sn = malloc((size_t)(n + 2) * sizeof *sn);
-    if (wq == NULL || w == NULL || sq == NULL || sp == NULL || sn == NULL) {
-        free(wq);
-        free(w);
-        free(sq);
-        free(sp);
-        free(sn);
-        return -1;
-    }
-    long double M = -INFINITY;
-    for (long k = 0; k < n; k++) {
-        M = fmaxl(M, fmaxl(lp[k], lq[k]));
-    }
-    for (long k = 0; k < n; k++) {
-        wq[k] = M == -INFINITY ? 0.0L : sp_fast_expl(lq[k] - M);
-    }
-    geometric_sums(wq, n, alpha, sq);
-    /* wq -> signed D = P - Q = Q expm1(lr) (= P where Q = 0): no cancellation */
-    for (long k = 0; k < n; k++) {
-        if (lq[k] == -INFINITY) {
-            wq[k] = M == -INFINITY ? 0.0L : sp_fast_expl(lp[k] - M);
-        } else if (isnan(law_lr[k])) {
-            wq[k] = 0.0L;
-        } else {
-            /* double expm1: the bound below is for doubles anyway */
-            wq[k] *= (long double)expm1((double)law_lr[k]);
-        }
-    }
-    for (long k = 0; k < n; k++) {
-        w[k] = wq[k] > 0.0L ? wq[k] : 0.0L;
-    }
-    geometric_sums(w, n, alpha, sp);
-    for (long k = 0; k < n; k++) {
-        w[k] = wq[k] < 0.0L ? -wq[k] : 0.0L;
-    }
-    geometric_sums(w, n, alpha, sn);
-    for (long j = 0; j < n + 2; j++) {
-        err[j] = 4e-16;                 /* a difference of two cell logs */
-        if (cell_lq[j] == -INFINITY || !(sq[j] > 0.0L)) {
-            continue;
-        }
-        const double up = (double)(sp[j] / sq[j]), down = (double)(sn[j] / sq[j]);
-        if (up + down < 0.25) {
-            lr[j] = log1p(up - down);
-            err[j] = 4e-16 * (up + down) + 1e-18;
-        }
-    }
-    free(wq);
-    free(w);
-    free(sq);
-    free(sp);
-    free(sn);
-    return 0;
-}
-
-/* Deficits of the geometric-noise cell log ratios below the right-tail ratio.
- *
- * With c = (1-alpha)/(1+alpha), f_A(x) = c sum_k A(k) alpha^|x-k| and
- * R = G_A(1/alpha) / G_B(1/alpha) (G the generating function), the signed
- * law F = A - R B has sum_k F(k) alpha^-k = 0, so
- *   R f_B(x) - f_A(x) = -c sum_k F(k) alpha^|x-k|
- *                     = c sum_{k>x} F(k) (alpha^(x-k) - alpha^(k-x)) =: c V(x)
- * and the deficit D(x) = ln R - ln f_A(x)/f_B(x) = log1p(c V(x) / f_A(x)).
- * F(k) = B(k) R expm1(ln A(k)/B(k) - ln R) is formed from the accurate atom
- * log ratio, so D keeps its relative accuracy where A and B nearly agree and
- * where D is tiny (the cells next to the zero point of delta), unlike a
- * difference of two rounded cell logs.  Where every F(k), k > x, is >= 0
- * (the monotone-ratio laws above their crossing) V is a sum of positive
- * terms: S - T with S = sum F(k) alpha^(x-k), T = sum F(k) alpha^(k-x) <=
- * alpha^2 S, both by one-step recursions in scaled long double. */
-long sp_geometric_deficits(const long double *la_in, const long double *lb_in,
-                           const long double *lr_in, const long double *cell_in, long n,
-                           int mirror, double alpha, long double r_hi, long double r_lo,
-                           long double *deficit_out, double *rel_out)
-{
-    /* mirror: the arrays are read (and written) from the far end, and the
-     * atom log ratio negated -- the left tail of Q/P without copies */
-#define AT(arr, i) ((arr)[mirror ? n - 1 - (i) : (i)])
-#define la(i) AT(la_in, i)
-#define lb(i) AT(lb_in, i)
-#define cell_la(i) AT(cell_in, i)
-#define lr_ab(i) (mirror ? -AT(lr_in, i) : AT(lr_in, i))
-#define deficit(i) AT(deficit_out, i)
-#define rel_err(i) AT(rel_out, i)
-    const long double a = alpha, inv_a = 1.0L / a;
-    const long double lc = log1pl(-a) - log1pl(a);
-    /* per-step rounding of the recursions and cell sums, amplified by the
-     * cancellation S - T <= S (1 - alpha^2) and the geometric memory 1/(1-alpha) */
-    const double amp = 16.0 + 8.0 / (double)(-expm1l(2.0L * logl(a)));
-    long double s = 0.0L, t = 0.0L, sc = -INFINITY;
-    long x = n - 1, done = n;
-    for (long j = 0; j < n; j++) {
-        rel_err(j) = INFINITY;
-    }
-    if (n < 1) {
-        return 0;
-    }
-    deficit(n - 1) = 0.0L;             /* no atom above: f_A/f_B = R exactly */
-    rel_err(n - 1) = 0.0;
-    for (x = n - 2; x >= 0; x--) {
-        const long k = x + 1;
-        /* F(k) = A(k) - R B(k) <= A(k), as f = F e^-sc in linear long double */
-        long double f = 0.0L;
-        int have = 0;
-        if (lb(k) == -INFINITY) {
-            have = la(k) > -INFINITY;  /* F = A(k) >= 0 */
-        } else if (la(k) == -INFINITY) {
-            break;                     /* F = -R B(k) < 0: mixed signs below */
-        } else {
-            const long double d = (lr_ab(k) - r_hi) - r_lo;
-            if (d < 0.0L || isnan(d)) {
-                break;
-            }
-            have = d > 0.0L;
-        }
-        if (have) {
-            if (sc == -INFINITY) {
-                sc = la(k);
-            } else if (la(k) > sc + 64.0L) {
-                const long double g = sp_fast_expl(sc - la(k));
-                s *= g;
-                t *= g;
-                sc = la(k);
-            }
-            if (lb(k) == -INFINITY) {
-                f = sp_fast_expl(la(k) - sc);
-            } else {
-                /* transcendentals in double: F to ~1e-16 relative, as the cells */
-                const long double d = (lr_ab(k) - r_hi) - r_lo;
-                f = d > 0.5L ? sp_fast_expl(la(k) - sc) * -expm1((double)-d)
-                             : sp_fast_expl(lb(k) + r_hi + r_lo - sc) * expm1((double)d);
-            }
-            s += f;
-            t += f;
-        }
-        s *= inv_a;
-        t *= a;
-        if (s > 1e1000L) {
-            sc += sp_fast_logl(s);
-            t /= s;
-            s = 1.0L;
-        }
-        long double dx = 0.0L;
-        if (s > 0.0L) {
-            /* D = log1p(c V / f_A), c V = e^(lc + sc) (s - t) */
-            const long double arg = lc + sc - cell_la(x);
-            const long double u = (s - t) * (fabsl(arg) < 700.0L ? (long double)exp((double)arg)
-                                                                 : sp_fast_expl(arg));
-            dx = log1p((double)u);
-        }
-        deficit(x) = dx;
-        /* F, the cells (sp_fast_logl) and the last log1p/exp: ~2^-52 each */
-        rel_err(x) = 0x1p-49 + 0x1p-63 * (amp + 4.0 * (double)(n - x));
-        done = x;
-        if (dx > 0.25L) {
-            break;                     /* deeper cells: a plain difference is as good */
-        }
-    }
-#undef AT
-#undef la
-#undef lb
-#undef cell_la
-#undef lr_ab
-#undef deficit
-#undef rel_err
-    return done;
-}
-
-/* --------------------------------------------------------------- Gaussian */
 
 /* With phi the N(0, sigma^2) density,
  *   f_P(x) - e^eps f_Q(x) = sum_k D_k phi(x - k),  D_k = P(k) - e^eps Q(k).
@@ -401,12 +37,6 @@ long sp_geometric_deficits(const long double *la_in, const long double *lb_in,
  * smallest double; the exponents are long double, whose range covers
  * 1/sigma^2 for every double sigma). */
 
-static long double logaddexpl_(long double a, long double b)
-{
-    long double m = fmaxl(a, b);
-    return m == -INFINITY ? -INFINITY : m + log1pl(expl(-fabsl(a - b)));
-}
-
 /* ln |D_k| for D_k = A(k) - e^eps B(k), (A, B) = (P, Q) (plus) or (Q, P);
  * returns the sign of D_k (0: D_k = 0, nothing to add).  With u = ln A(k)/B(k)
  * - eps, D_k = A(k)(1 - e^-u) for u > 0 and -e^eps B(k)(1 - e^u) for u < 0:
@@ -414,17 +44,17 @@ static long double logaddexpl_(long double a, long double b)
  * closed forms, double-double where refined) when the caller gave it, so
  * D_k keeps its relative accuracy when P(k) and Q(k) agree to 1e-9 (tiny
  * sampling rates) and when eps is near ln A(k)/B(k) (the zero point). */
-static int gauss_log_d(const sp_gauss *g, int plus, long k, double eps, long double *ld)
+static int gauss_log_d(const sp_gauss *g, sp_direction direction, long k, double eps, long double *ld)
 {
-    const long double la = plus ? g->lp[k] : g->lq[k];
-    const long double lb = (plus ? g->lq[k] : g->lp[k]) + (long double)eps;
+    const long double la = direction == SP_PLUS ? g->lp[k] : g->lq[k];
+    const long double lb = (direction == SP_PLUS ? g->lq[k] : g->lp[k]) + (long double)eps;
     long double u;
     if (la == -INFINITY && lb == -INFINITY) {
         return 0;
     }
     if (g->lr != NULL && isfinite(g->lr[k]) && isfinite(la) && isfinite(lb)) {
         const long double lo = g->lr_lo != NULL ? g->lr_lo[k] : 0.0L;
-        u = plus ? (g->lr[k] - (long double)eps) + lo : (-g->lr[k] - (long double)eps) - lo;
+        u = direction == SP_PLUS ? (g->lr[k] - (long double)eps) + lo : (-g->lr[k] - (long double)eps) - lo;
     } else {
         u = la - lb;
     }
@@ -564,7 +194,7 @@ static long double log_ratio_excess(const sp_gauss *g, long double inv2s2, long 
 /* h(x) = ln f_A(x) - ln f_B(x) - eps with (A, B) = (P, Q) or (Q, P). */
 typedef struct {
     const sp_gauss *g;
-    int plus;
+    sp_direction direction;
     double eps;
     long double inv2s2;
 } ratio_fn;
@@ -581,19 +211,14 @@ static double ratio_h(const ratio_fn *r, double x)
          * would otherwise move with the rounding of ln f) */
         long double x = log_ratio_excess(g, r->inv2s2, k0, t);
         long double lo = g->lr_lo != NULL ? g->lr_lo[k0] : 0.0L;
-        long double h = r->plus ? ((g->lr[k0] - (long double)r->eps) + lo) + x
+        long double h = r->direction == SP_PLUS ? ((g->lr[k0] - (long double)r->eps) + lo) + x
                                 : ((-g->lr[k0] - (long double)r->eps) - lo) - x;
         return (double)h;
     }
     long double fp = log_density_rel(g->lp, g->lpmax, g->len, r->inv2s2, k0, t);
     long double fq = log_density_rel(g->lq, g->lqmax, g->len, r->inv2s2, k0, t);
-    long double h = r->plus ? fp - fq : fq - fp;
+    long double h = r->direction == SP_PLUS ? fp - fq : fq - fp;
     return (double)(h - r->eps);
-}
-
-static double ratio_h_fn(double x, const void *ctx)
-{
-    return ratio_h(ctx, x);
 }
 
 /* Root of h in [lo, hi] given h(lo) and h(hi) of opposite signs: Illinois
@@ -677,11 +302,11 @@ static double standardize(double x, double k, double s)
  * most (tail mass of A + e^eps tail mass of B) times the normal mass of the
  * interval from the current atom, and the walk stops when that is below
  * e^-60 of the positive sum.  *lpos and *lneg receive the two logs. */
-static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, double b,
+static void log_interval_sum(const sp_gauss *g, sp_direction direction, double eps, double a, double b,
                              long double *lpos, long double *lneg)
 {
-    const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
-    const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
+    const long double *lsa = direction == SP_PLUS ? g->lsp : g->lsq, *lca = direction == SP_PLUS ? g->lcp : g->lcq;
+    const long double *lsb = direction == SP_PLUS ? g->lsq : g->lsp, *lcb = direction == SP_PLUS ? g->lcq : g->lcp;
     const double s = g->sigma;
     const long len = g->len;
     double mid = isfinite(a) && isfinite(b) ? 0.5 * (a + b) : (isfinite(a) ? a : b);
@@ -692,8 +317,8 @@ static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, 
         for (; k >= 0 && k < len; k += step) {
             double kk = (double)k;
             if (pos.sum > 0.0L) {
-                long double tail = side == 0 ? logaddexpl_(lca[k], lcb[k] + eps)
-                                             : logaddexpl_(lsa[k], lsb[k] + eps);
+                long double tail = side == 0 ? sp_logaddexpl(lca[k], lcb[k] + eps)
+                                             : sp_logaddexpl(lsa[k], lsb[k] + eps);
                 double beyond = side == 0 ? (kk < a ? g->log_ndtr(standardize(kk, a, s)) : 0.0)
                                           : (kk > b ? g->log_ndtr(standardize(b, kk, s)) : 0.0);
                 if (tail + beyond < pos.ref + sp_fast_logl(pos.sum) - 60.0L) {
@@ -701,7 +326,7 @@ static void log_interval_sum(const sp_gauss *g, int plus, double eps, double a, 
                 }
             }
             long double ld;
-            const int sign = gauss_log_d(g, plus, k, eps, &ld);
+            const int sign = gauss_log_d(g, direction, k, eps, &ld);
             if (sign == 0) {
                 continue;
             }
@@ -732,12 +357,12 @@ static long double log_upper(const sp_gauss *g, double v, long double jterm, lon
 /* The one-sided sums of the monotone path: with T_k = P[N(k, sigma^2) > x]
  * (upper) or < x (lower) and D_k = A(k) - e^eps B(k), the logs of the sums
  * of the positive and of the negative D_k T_k. */
-static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int upper,
+static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, double x, int upper,
                          long double inv2s2, long double *lpos, long double *lneg,
                          long double *lref)
 {
-    const long double *lsa = plus ? g->lsp : g->lsq, *lca = plus ? g->lcp : g->lcq;
-    const long double *lsb = plus ? g->lsq : g->lsp, *lcb = plus ? g->lcq : g->lcp;
+    const long double *lsa = direction == SP_PLUS ? g->lsp : g->lsq, *lca = direction == SP_PLUS ? g->lcp : g->lcq;
+    const long double *lsb = direction == SP_PLUS ? g->lsq : g->lsp, *lcb = direction == SP_PLUS ? g->lcq : g->lcp;
     const double s = g->sigma;
     const long len = g->len;
     const long k0 = sp_nearest_atom(x, len);
@@ -797,7 +422,7 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
                 }
             }
             long double ld;
-            const int sign = gauss_log_d(g, plus, k, eps, &ld);
+            const int sign = gauss_log_d(g, direction, k, eps, &ld);
             if (sign != 0) {
                 sp_logsum_add(sign > 0 ? &pos : &neg, ld + lt);
             }
@@ -810,11 +435,11 @@ static void log_tail_sum(const sp_gauss *g, int plus, double eps, double x, int 
 
 /* ln int_x^inf (upper) or int_-inf^x of (f_A - e^eps f_B), an interval on
  * which it is >= 0. */
-static long double log_tail_piece(const sp_gauss *g, int plus, double eps, double x, int upper,
+static long double log_tail_piece(const sp_gauss *g, sp_direction direction, double eps, double x, int upper,
                                   long double inv2s2)
 {
     long double lpos, lneg, cref;
-    log_tail_sum(g, plus, eps, x, upper, inv2s2, &lpos, &lneg, &cref);
+    log_tail_sum(g, direction, eps, x, upper, inv2s2, &lpos, &lneg, &cref);
     if (lpos == -INFINITY) {
         return -INFINITY;
     }
@@ -825,10 +450,10 @@ static long double log_tail_piece(const sp_gauss *g, int plus, double eps, doubl
 }
 
 /* ln int_a^b (f_A - e^eps f_B) for an interval on which it is >= 0. */
-static long double log_piece(const sp_gauss *g, int plus, double eps, double a, double b)
+static long double log_piece(const sp_gauss *g, sp_direction direction, double eps, double a, double b)
 {
     long double lpos, lneg;
-    log_interval_sum(g, plus, eps, a, b, &lpos, &lneg);
+    log_interval_sum(g, direction, eps, a, b, &lpos, &lneg);
     if (lpos == -INFINITY) {
         return -INFINITY;
     }
@@ -842,23 +467,23 @@ static long double log_piece(const sp_gauss *g, int plus, double eps, double a, 
 
 /* ln sum_k A(k) P[N(k, sigma^2) > x] (upper) or < x: an upper bound of the
  * positive part beyond x, used where the sign change cannot be bracketed. */
-static long double log_tail_bound(const sp_gauss *g, int plus, double x, int upper)
+static long double log_tail_bound(const sp_gauss *g, sp_direction direction, double x, int upper)
 {
     long double lpos, lneg;
     /* eps = -inf turns every D_k into A(k): the plain mass of A */
-    log_interval_sum(g, plus, -INFINITY, upper ? x : -INFINITY, upper ? INFINITY : x, &lpos,
+    log_interval_sum(g, direction, -INFINITY, upper ? x : -INFINITY, upper ? INFINITY : x, &lpos,
                      &lneg);
     return lpos;
 }
 
 /* Sign of f_A - e^eps f_B as x -> +inf (dir > 0) or -inf: the sign of D at
  * the extreme atom with D != 0 (0 if there is none). */
-static int far_sign(const sp_gauss *g, int plus, double eps, int dir)
+static int far_sign(const sp_gauss *g, sp_direction direction, double eps, int dir)
 {
     for (long i = 0; i < g->len; i++) {
         long k = dir > 0 ? g->len - 1 - i : i;
         long double ld;
-        int sign = gauss_log_d(g, plus, k, eps, &ld);
+        int sign = gauss_log_d(g, direction, k, eps, &ld);
         if (sign != 0) {
             return sign;
         }
@@ -892,7 +517,7 @@ static double outer_root(const ratio_fn *r, double x0, double f0, double step, i
  * the grid is not excluded: this path is exact only for laws whose D has
  * no more sign changes than the grid finds, as with every law statpriv
  * builds -- those take the monotone path anyway). */
-static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, int plus)
+static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, sp_direction direction)
 {
     const double s = g->sigma, first = 0.0, last = (double)(g->len - 1);
     sp_logsum acc = {0.0L, 0.0L};
@@ -905,7 +530,7 @@ static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, 
     }
     double x_prev = first - pad, h_prev = ratio_h(r, x_prev);
     double start = NAN;                       /* left end of an open positive piece */
-    int left = far_sign(g, plus, eps, -1);
+    int left = far_sign(g, direction, eps, -1);
     if (left > 0 && h_prev > 0.0) {
         start = -INFINITY;
     } else if ((left > 0) != (h_prev > 0.0)) {
@@ -914,12 +539,12 @@ static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, 
             if (h_prev > 0.0) {
                 start = root;
             } else {
-                sp_logsum_add(&acc, log_piece(g, plus, eps, -INFINITY, root));
+                sp_logsum_add(&acc, log_piece(g, direction, eps, -INFINITY, root));
             }
         } else if (h_prev > 0.0) {
             start = -INFINITY;               /* conservative: take all of the left */
         } else {
-            sp_logsum_add(&acc, log_tail_bound(g, plus, x_prev, 0));
+            sp_logsum_add(&acc, log_tail_bound(g, direction, x_prev, 0));
         }
     }
     for (long i = 1; i < points; i++) {
@@ -930,43 +555,43 @@ static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, 
             if (h > 0.0) {
                 start = root;
             } else {
-                sp_logsum_add(&acc, log_piece(g, plus, eps, start, root));
+                sp_logsum_add(&acc, log_piece(g, direction, eps, start, root));
                 start = NAN;
             }
         }
         x_prev = x, h_prev = h;
     }
-    int right = far_sign(g, plus, eps, 1);
+    int right = far_sign(g, direction, eps, 1);
     if ((right > 0) != (h_prev > 0.0)) {
         double root = outer_root(r, x_prev, h_prev, fmax(s, 1.0), 1);
         if (isnan(root)) {
             if (h_prev > 0.0) {
-                sp_logsum_add(&acc, log_piece(g, plus, eps, start, INFINITY));
+                sp_logsum_add(&acc, log_piece(g, direction, eps, start, INFINITY));
             } else {
-                sp_logsum_add(&acc, log_tail_bound(g, plus, x_prev, 1));
+                sp_logsum_add(&acc, log_tail_bound(g, direction, x_prev, 1));
             }
             start = NAN;
         } else if (h_prev > 0.0) {
-            sp_logsum_add(&acc, log_piece(g, plus, eps, start, root));
+            sp_logsum_add(&acc, log_piece(g, direction, eps, start, root));
             start = NAN;
         } else {
             start = root;
         }
     }
     if (!isnan(start)) {
-        sp_logsum_add(&acc, log_piece(g, plus, eps, start, INFINITY));
+        sp_logsum_add(&acc, log_piece(g, direction, eps, start, INFINITY));
     }
     return acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
 }
 
 /* One direction for eps >= 0.  ln delta, or -inf exactly where delta = 0. */
-static double gauss_direction(const sp_gauss *g, double eps, int plus)
+static double gauss_direction(const sp_gauss *g, double eps, sp_direction direction)
 {
     const double s = g->sigma, first = 0.0, last = (double)(g->len - 1);
     const long double inv2s2 = 0.5L / ((long double)s * (long double)s);
-    ratio_fn r = {g, plus, eps, inv2s2};
+    ratio_fn r = {g, direction, eps, inv2s2};
     /* every D_k <= 0 (eps >= ln max A/B): f_A <= e^eps f_B everywhere */
-    if ((plus ? ((long double)eps - g->lr_max) - g->lr_max_lo
+    if ((direction == SP_PLUS ? ((long double)eps - g->lr_max) - g->lr_max_lo
               : ((long double)eps + g->lr_min) + g->lr_min_lo) >= 0.0L) {
         return -INFINITY;
     }
@@ -976,10 +601,10 @@ static double gauss_direction(const sp_gauss *g, double eps, int plus)
          * the positive part is [x*, inf) or (-inf, x*].  Bracket it by
          * doubling steps outward from the atoms; D's extreme atom of the
          * positive side is > 0, so the far side's sign is positive. */
-        const double sign_in = plus ? 1.0 : -1.0;   /* direction where h > 0 */
+        const double sign_in = direction == SP_PLUS ? 1.0 : -1.0;   /* direction where h > 0 */
         double step = fmax(s, 1.0);
-        double in = plus ? last + step : first - step;   /* want h(in) > 0 */
-        double out = plus ? first - step : last + step;  /* want h(out) <= 0 */
+        double in = direction == SP_PLUS ? last + step : first - step;   /* want h(in) > 0 */
+        double out = direction == SP_PLUS ? first - step : last + step;  /* want h(out) <= 0 */
         double fin = ratio_h(&r, in), fout = ratio_h(&r, out);
         /* beyond the atoms h grows like (x - last) / sigma^2 (or tends to a
          * limit that eps is below), so at large eps the crossing lies about
@@ -1000,44 +625,43 @@ static double gauss_direction(const sp_gauss *g, double eps, int plus)
         if (!(fin > 0.0)) {
             /* not bracketed within 2^400 steps (or NaN): the positive part
              * lies beyond `in`, bounded by the mass of A there */
-            v = log_tail_bound(g, plus, in, plus);
+            v = log_tail_bound(g, direction, in, direction == SP_PLUS);
         } else if (fout > 0.0) {
-            v = log_piece(g, plus, eps, -INFINITY, INFINITY);   /* h > 0 on the line */
+            v = log_piece(g, direction, eps, -INFINITY, INFINITY);   /* h > 0 on the line */
         } else {
-            double x = plus ? bracket_root(&r, out, fout, in, fin)
+            double x = direction == SP_PLUS ? bracket_root(&r, out, fout, in, fin)
                             : bracket_root(&r, in, fin, out, fout);
-            v = log_tail_piece(g, plus, eps, x, plus, inv2s2);
+            v = log_tail_piece(g, direction, eps, x, direction == SP_PLUS, inv2s2);
         }
         result = (double)v;
     } else {
-        result = (double)gauss_scan(g, &r, eps, plus);
+        result = (double)gauss_scan(g, &r, eps, direction);
     }
     /* eps < ln max A/B here, so delta > 0: a result below the double range
-     * is reported as the most negative finite double (see noise.h). */
+     * is reported as the most negative finite double (see gaussian.h). */
     return result == -INFINITY ? -DBL_MAX : result;
 }
 
-double sp_gauss_curve_log_delta(double eps, int direction, const void *ctx)
+double sp_gauss_curve_log_delta(double eps, sp_direction direction, const void *ctx)
 {
     const sp_gauss *g = ctx;
     if (isnan(eps)) {
         return NAN;
     }
     if (eps < 0.0) {
-        int reverse = direction == SP_PLUS ? 0 : 1;   /* plus <-> minus */
         if (direction == SP_MAX) {
             return fmax(sp_gauss_curve_log_delta(eps, SP_PLUS, ctx),
                         sp_gauss_curve_log_delta(eps, SP_MINUS, ctx));
         }
-        return sp_log_hockey_negative_eps(eps, gauss_direction(g, -eps, reverse));
+        return sp_log_hockey_negative_eps(eps, gauss_direction(g, -eps, sp_reverse(direction)));
     }
     if (eps == INFINITY) {
         return -INFINITY;      /* H_inf = 0: the ratio is finite at every x */
     }
     if (direction == SP_MAX) {
-        return fmin(0.0, fmax(gauss_direction(g, eps, 1), gauss_direction(g, eps, 0)));
+        return fmin(0.0, fmax(gauss_direction(g, eps, SP_PLUS), gauss_direction(g, eps, SP_MINUS)));
     }
     /* delta <= 1: clamping the rounding of a total variation of 1 - 1e-20 is
      * still conservative */
-    return fmin(0.0, gauss_direction(g, eps, direction == SP_PLUS));
+    return fmin(0.0, gauss_direction(g, eps, direction));
 }

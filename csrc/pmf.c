@@ -1,5 +1,6 @@
 #include <math.h>
-#include "logpmf.h"
+#include "pmf.h"
+#include "logspace.h"
 
 #define LN_SQRT_2PI 0.918938533204672741780329736406
 
@@ -104,26 +105,10 @@ double sp_bd0(double x, double M, double d)
     return x * log(x / M) - d;
 }
 
-/* Error-free product a*b = hi + lo (needs a correctly rounded fma). */
-static void two_prod(double a, double b, double *hi, double *lo)
-{
-    *hi = a * b;
-    *lo = fma(a, b, -*hi);
-}
-
-/* Error-free sum a + b = hi + lo. */
-static void two_sum(double a, double b, double *hi, double *lo)
-{
-    double s = a + b;
-    double bb = s - a;
-    *lo = (a - (s - bb)) + (b - bb);
-    *hi = s;
-}
-
 void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
 {
     double mean_hi, mean_lo;
-    two_prod(N, pi, &mean_hi, &mean_lo);
+    sp_two_prod(N, pi, &mean_hi, &mean_lo);
     b->N = N;
     if (!mirrored) {
         b->p = pi;
@@ -137,7 +122,7 @@ void sp_binom_init(sp_binom *b, double N, double pi, int mirrored)
     } else {
         /* N(1 - pi) = N - mean_hi - mean_lo, renormalised. */
         double s, e;
-        two_sum(N, -mean_hi, &s, &e);
+        sp_two_sum(N, -mean_hi, &s, &e);
         e -= mean_lo;
         b->p = 1.0 - pi;
         b->q = pi;
@@ -163,7 +148,7 @@ void sp_binom_init_ext(sp_binom *b, double N, long double p, long double q, doub
         log_q = u;
         /* N q = N - mean_hi - mean_lo, renormalised */
         double s, e;
-        two_sum(N, -mean_hi, &s, &e);
+        sp_two_sum(N, -mean_hi, &s, &e);
         e -= mean_lo;
         mean_hi = s + e;
         mean_lo = e - (mean_hi - s);
@@ -250,28 +235,6 @@ double sp_log_hypergeom_pmf(double j, double N, double K, double m)
     sp_binom_init(&bnk, N - K, f, 0);
     sp_binom_init(&bn, N, f, 0);
     return sp_log_binom_pmf(&bk, j) + sp_log_binom_pmf(&bnk, m - j) - sp_log_binom_pmf(&bn, m);
-}
-
-double sp_logaddexp(double a, double b)
-{
-    if (a == -INFINITY) {
-        return b;
-    }
-    if (b == -INFINITY) {
-        return a;
-    }
-    return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
-}
-
-double sp_log1mexp(double a)
-{
-    /* Maechler's switch at -ln 2 keeps full relative accuracy on both sides. */
-    return a > -0.693147180559945309417232121458 ? log(-expm1(a)) : log1p(-exp(a));
-}
-
-long double sp_log1mexpl(long double a)
-{
-    return a > -0.693147180559945309417232121458L ? logl(-expm1l(a)) : log1pl(-expl(a));
 }
 
 void sp_binom_window_logl(double N, double pi, double first, long count, long double *out)

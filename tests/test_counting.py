@@ -1,4 +1,8 @@
-"""Noiseless iid counting curve ``counting(n, pi)`` at its edges: every float pi
+"""statpriv.counting: the noiseless count, iid (``counting(n, pi)``) and per record
+(``counting(None, pis)``), against the mpmath oracle (statpriv.reference, values
+stored in tests/data), the published values, and at its edges.
+
+Edges: every float pi
 (0, subnormal, 1 - 2^-53, 1), far tails where delta underflows, and n up to 2^53.
 
 The oracle here is written from the definitions alone and shares nothing with
@@ -28,6 +32,8 @@ from mpmath import mpf
 
 import statpriv
 from statpriv import _core
+from helpers import (FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, assert_matches,
+                     check_curve, oracle)
 
 DPS = 50
 REL = 1e-12
@@ -249,3 +255,53 @@ def test_huge_n_sweep(n, pi):
     sigma = math.sqrt(n * pi * (1 - pi))
     for c, direction in [(0.0, "plus"), (0.3, "plus"), (1.0, "minus"), (4.0, "minus")]:
         check(n, pi, c / sigma, direction)
+
+
+# ---------------------------------------------------------------------------
+# against the oracle (statpriv.reference; stored values) and published values
+# ---------------------------------------------------------------------------
+
+PIS = [1e-9, 0.01, 0.3, 0.5, 0.99, 1 - 1e-9]
+
+
+@pytest.mark.parametrize("n", [1, 2, 10, 100, 10**4])
+@pytest.mark.parametrize("pi", PIS)
+def test_iid_grid(n, pi):
+    check_curve(statpriv.counting(n, pi), ("counting_delta", (n, pi), {}), label=f"n={n} pi={pi}")
+
+
+@pytest.mark.parametrize("pi", [0.0, 1.0])
+def test_known_records_reveal_target(pi):
+    # All others known: the count reveals the target, delta = 1 at every eps.
+    curve = statpriv.counting(50, pi)
+    assert np.all(curve.delta([0.0, 1.0, 30.0]) == 1.0)
+    check_curve(curve, ("counting_delta", (50, pi), {}), label=f"pi={pi}")
+
+
+@pytest.mark.parametrize("sampling", [None, "poisson"])
+def test_per_record_pi(sampling):
+    rng = np.random.default_rng(7)
+    pi = rng.uniform(0.0, 1.0, 150)
+    pi[:5] = [0.0, 1.0, 1e-9, 1 - 1e-9, 0.5]
+    kwargs = {} if sampling is None else dict(sample_rate=0.2, sampling="poisson")
+    curve = statpriv.counting(None, pi, **kwargs)
+    check_curve(curve, ("counting_delta", (151, [float(p) for p in pi]), kwargs), label=f"per-record {sampling}")
+
+
+@pytest.mark.parametrize("n,pi,eps,value", STATISTICAL_PRIVACY_VALUES)
+def test_published_values(n, pi, eps, value):
+    assert_matches(statpriv.counting(n, pi).log_delta(eps), mp.mpf(value), rel=1e-13)
+
+
+@pytest.mark.parametrize("n,log_value", FAR_TAIL_LOG_DELTA)
+def test_published_far_tail_log_delta(n, log_value):
+    ours = statpriv.counting(n, 0.3).log_delta(0.05)
+    assert abs(ours - float(mp.mpf(log_value))) <= 1e-10
+    assert statpriv.counting(n, 0.3).delta(0.05) == math.exp(ours)
+
+
+@pytest.mark.parametrize("n,eps", [(10**9, 2e-4), (10**9, 5e-4), (10**8, 1e-3)])
+def test_huge_n_against_mpmath(n, eps):
+    # helpers.windowed_delta_plus (a 50-digit windowed sum), stored in tests/data
+    ref = oracle("windowed_delta_plus", n, 0.3, eps)
+    assert_matches(statpriv.counting(n, 0.3).log_delta_plus(eps), ref, what=f"n={n} eps={eps}")

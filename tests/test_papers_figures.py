@@ -11,6 +11,10 @@ import pytest
 from scipy import stats
 
 from statpriv import counting, figures, reference
+from helpers import DP_GAUSSIAN_AT_0_01, STATISTICAL_PRIVACY_VALUES
+
+DP_GAUSSIAN = dict(DP_GAUSSIAN_AT_0_01)
+PUBLISHED = {(n, pi, eps): value for n, pi, eps, value in STATISTICAL_PRIVACY_VALUES}
 
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz     # numpy < 2 has only trapz
 
@@ -52,8 +56,8 @@ def _laplace_kernel(b):
 # -- the printed numbers -------------------------------------------------------
 def test_figure_numbers_reproduce_seed_dp_values():
     nums = figures.figure_numbers()
-    assert nums["dp_gaussian_nu1"] == pytest.approx(0.379841760124599, rel=1e-13)
-    assert nums["dp_gaussian_nu3"] == pytest.approx(0.128067047707446, rel=1e-13)
+    assert nums["dp_gaussian_nu1"] == pytest.approx(float(DP_GAUSSIAN[1.0]), rel=1e-13)
+    assert nums["dp_gaussian_nu3"] == pytest.approx(float(DP_GAUSSIAN[3.0]), rel=1e-13)
     assert round(nums["dp_gaussian_nu1"], 2) == 0.38          # as the seed prints them
     assert round(nums["dp_gaussian_nu3"], 3) == 0.128
     # Laplace DP (Breutigam & Reischuk Lemma 5 / docs/mathematics.md §6): 1 - exp((eps - 1/b)/2)
@@ -62,7 +66,7 @@ def test_figure_numbers_reproduce_seed_dp_values():
     assert nums["equal_utility_laplace_eps_rate01_pi05"] == pytest.approx(
         math.sqrt(8.0) * math.sqrt(0.1 / 900), rel=1e-13)
     # docs/mathematics.md §3 reference value for the noiseless count
-    assert nums["sp_noiseless_pi05"] == pytest.approx(0.02065555306422242041, rel=1e-12)
+    assert nums["sp_noiseless_pi05"] == pytest.approx(float(PUBLISHED[1000, 0.5, 0.01]), rel=1e-12)
 
 
 # -- figure data against independent checks -------------------------------------
@@ -106,7 +110,7 @@ def test_fig1_data_shape_and_limits():
         assert np.all(sp <= data["dp"][nu] * (1 + 1e-12))    # SP never worse than DP
         assert np.all(np.diff(sp) < 0)                       # more data randomness helps
         assert sp[-1] == counting(1000, 0.5, noise=figures.Gaussian(nu)).delta(0.01)
-    assert data["dp"][1.0] == pytest.approx(0.379841760124599, rel=1e-13)
+    assert data["dp"][1.0] == pytest.approx(float(DP_GAUSSIAN[1.0]), rel=1e-13)
 
 
 def test_fig5_equal_utility_data():

@@ -1,4 +1,4 @@
-"""Count plus Gaussian noise at the edges: far tails, tiny sigma, epsilon(0).
+"""statpriv.noise.Gaussian: counts plus Gaussian noise at the edges: far tails, tiny sigma, epsilon(0).
 
 References are direct mpmath computations from the definition
 delta_plus(eps) = int (f_P - e^eps f_Q)_+ with f_A = sum_k A(k) N(k, sigma^2):

@@ -1,6 +1,6 @@
 /* Exact pmfs of sums of independent binomial counts (Poisson-binomial laws). */
-#ifndef STATPRIV_CONVOLVE_H
-#define STATPRIV_CONVOLVE_H
+#ifndef STATPRIV_POISSON_BINOMIAL_H
+#define STATPRIV_POISSON_BINOMIAL_H
 
 /* ln pmf of S = sum_g Bin(counts[g], probs[g]) (0 < probs[g] < 1) on the
  * window where it matters, by a balanced product tree (pairwise merges) of

@@ -1,4 +1,8 @@
-"""Edges of the curves built on the pair kernel: extreme sampling rates, the
+"""The C kernels: the pmfs (Loader's binomial and hypergeometric log-pmfs, with
+stirlerr and bd0) at points against mpmath, and the edges of the curves built on
+the discrete pair kernel.
+
+Pair kernel: extreme sampling rates, the
 zero point eps0 (delta -> 0 at a finite eps, where delta is a difference of
 nearly equal numbers), Poisson sampling far tails, and no leaked warnings.
 
@@ -14,8 +18,8 @@ import numpy as np
 import pytest
 
 import statpriv
-from statpriv import Geometric, Laplace, counting, secret_sample
-from conftest import assert_matches
+from statpriv import Geometric, Laplace, _core, counting, secret_sample
+from helpers import assert_matches
 
 DPS = 60
 KS = range(1, 15)          # eps0 (1 - 10^-k)
@@ -363,11 +367,100 @@ def test_eps_inf_is_the_limit_on_pair_curves(kwargs):
                                                    rel=1e-14, abs=0.0)
 
 
+# ---------------------------------------------------------------------------
+# pmf kernels: Loader's form
+#   ln b(k) = -0.5 ln(2 pi k (N-k)/N) + stirlerr(N) - stirlerr(k) - stirlerr(N-k)
+#             - bd0(k, N p) - bd0(N-k, N q),
+# stirlerr(m) = ln m! - ln(sqrt(2 pi m) (m/e)^m), bd0(x, M) = x ln(x/M) + M - x.
+# stirlerr and bd0 are not exposed; they are tested through the pmfs at points
+# where each dominates.  Truth: ln C(N,k) + k ln p + (N-k) ln(1-p) by mpmath's
+# loggamma at 40 digits (p the exact float).
+# ---------------------------------------------------------------------------
+
+def _ln_binom_pmf(N, p, k):
+    with mpmath.workdps(40):
+        p = mpmath.mpf(p)
+        return (mpmath.loggamma(N + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(N - k + 1)
+                + k * mpmath.log(p) + (N - k) * mpmath.log1p(-p))
+
+
+def _ln_hypergeom_pmf(j, N, K, m):
+    with mpmath.workdps(40):
+        return (mpmath.log(mpmath.binomial(K, j)) + mpmath.log(mpmath.binomial(N - K, m - j))
+                - mpmath.log(mpmath.binomial(N, m)))
+
+
+def _assert_ulps(ours, ref, ulps, what):
+    err = abs(float(mpmath.mpf(ours) - ref))
+    assert err <= ulps * math.ulp(max(abs(float(ref)), 1.0)), (what, ours, float(ref), err)
+
+
+# k = N p exactly: both bd0 terms are exactly 0, so ln b(k) is the Stirling
+# corrections plus the normalising log: stirlerr's table (m <= 50), the switch
+# to its asymptotic series at 50/51, and the series out to 2^42.
+STIRLERR_KS = [1, 2, 3, 7, 12, 25, 49, 50, 51, 52, 53, 100, 1000, 12345, 10 ** 6, 10 ** 9,
+               10 ** 12, 2 ** 40]
+
+
+@pytest.mark.parametrize("p,mult", [(0.5, 2), (0.25, 4), (0.125, 8)])
+def test_log_binom_pmf_at_the_mean_stirlerr(p, mult):
+    for k in STIRLERR_KS:
+        N = mult * k
+        ours = _core.log_binom_pmf(float(N), p, np.array([float(k)]))[0]
+        _assert_ulps(ours, _ln_binom_pmf(N, p, k), 2, f"N={N} p={p} k={k}")
+
+
+def _bd0_points(N, p):
+    """k around the mean M = N p: the cancellation-free series of bd0 (|k - M| small),
+    both sides of its switch to the closed form at |k - M| = 0.35 (k + M)
+    (k ~ 2.077 M above, k ~ 0.4815 M below), and far tails."""
+    M = N * p
+    ks = {round(M) + s * d for d in (1, 2, 3, 10, 30, 100, 1000, 10 ** 4, 10 ** 5, 10 ** 6, 10 ** 9)
+          for s in (1, -1)}
+    for edge in (0.7 / 0.65 * M, -0.7 / 1.35 * M):
+        ks |= {round(M + edge) + j for j in (-2, -1, 0, 1, 2)}
+    return sorted(k for k in ks if 0 < k < N)
+
+
+@pytest.mark.parametrize("N,p", [(1e6, 0.3), (1e3, 0.5), (1e12, 0.1), (60.0, 0.5), (200.0, 0.01),
+                                 (1e9, 1e-6), (1e8, 0.01), (1e15, 1e-9)])
+def test_log_binom_pmf_off_the_mean_bd0(N, p):
+    ks = _bd0_points(N, p)
+    # Measured: <= 1.6 ulps of |ln b| except just above the switch (k ~ 2.077 M),
+    # where the closed form x ln(x/M) - d cancels (up to 8.2 ulps seen there,
+    # e.g. N = 1e15, p = 1e-9, k = 2076953): the bound is 10 ulps.
+    ours = _core.log_binom_pmf(N, p, np.array(ks, dtype=float))
+    for k, o in zip(ks, ours):
+        _assert_ulps(o, _ln_binom_pmf(int(N), p, k), 10, f"N={N} p={p} k={k}")
+
+
+@pytest.mark.parametrize("N,K,m", [(10, 3, 4), (100, 50, 50), (1000, 300, 100), (10 ** 6, 3 * 10 ** 5, 1000),
+                                   (10 ** 9, 10 ** 8, 10 ** 4), (10 ** 12, 5 * 10 ** 11, 10 ** 6)])
+def test_log_hypergeom_pmf_points(N, K, m):
+    # three Loader binomial terms (b(j; K, m/N) b(m-j; N-K, m/N) / b(m; N, m/N))
+    mode = (m + 1) * (K + 1) // (N + 2)
+    js = sorted({0, 1, mode - 10, mode - 1, mode, mode + 1, mode + 10, m // 2, min(K, m)})
+    js = [j for j in js if 0 <= j <= min(K, m) and m - j <= N - K]
+    ours = _core.log_hypergeom_pmf(np.array(js, dtype=float), float(N), float(K), float(m))
+    for j, o in zip(js, ours):
+        _assert_ulps(o, _ln_hypergeom_pmf(j, N, K, m), 8, f"N={N} K={K} m={m} j={j}")
+
+
+def test_log_hypergeom_pmf_exact_small_case_and_support():
+    # N = 10, K = 3, m = 4: P[J = j] = C(3, j) C(7, 4 - j) / C(10, 4) = (35, 105, 63, 7) / 210
+    ours = _core.log_hypergeom_pmf(np.array([-1.0, 0.0, 1.0, 2.0, 3.0, 4.0]), 10.0, 3.0, 4.0)
+    assert ours[0] == ours[5] == -math.inf
+    for o, c in zip(ours[1:5], (35, 105, 63, 7)):
+        _assert_ulps(o, mpmath.log(mpmath.mpf(c) / 210), 4, f"j for {c}/210")
+    # m = 0 and m = N: J is determined
+    assert list(_core.log_hypergeom_pmf(np.array([0.0, 1.0]), 10.0, 3.0, 0.0)) == [0.0, -math.inf]
+    assert _core.log_hypergeom_pmf(np.array([3.0]), 10.0, 3.0, 10.0)[0] == 0.0
+
+
 def test_monotone_flag_is_the_numpy_test():
     """PairCurveCore.monotone (one Cython pass) is exactly the test
     np.all(np.diff(lr) >= -1e-12 * (1 + |lr[:-1]|)) in long double, NaN and
     infinities included."""
-    from statpriv import _core
     rng = np.random.default_rng(7)
     cases = [np.array(v, dtype=np.longdouble) for v in
              ([0.0], [-np.inf, 0.0, np.inf], [0.0, np.nan, 1.0], [np.inf, np.inf], [1.0, -np.inf])]

@@ -5,9 +5,9 @@
  *   b(k) = sqrt(N / (2 pi k (N-k)))
  *          * exp(stirlerr(N) - stirlerr(k) - stirlerr(N-k) - bd0(k, Np) - bd0(N-k, Nq)).
  * lgamma differences lose ~log10(N) digits; this form does not (docs/mathematics.md §3).
- */
-#ifndef STATPRIV_LOGPMF_H
-#define STATPRIV_LOGPMF_H
+ * Hypergeometric pmfs are three such terms.  Uses logspace.h only. */
+#ifndef STATPRIV_PMF_H
+#define STATPRIV_PMF_H
 
 /* Bin(N, p) with everything a term needs precomputed.  The mean N*p is kept
  * as an unevaluated sum so that k - N*p is exact near the mode even when
@@ -43,12 +43,6 @@ double sp_log_binom_pmf(const sp_binom *b, double k);
 /* Hypergeometric: j positives in a sample of m drawn from N records of which
  * K are positive.  Three Loader binomial terms (as R's dhyper). */
 double sp_log_hypergeom_pmf(double j, double N, double K, double m);
-
-/* log(exp(a) + exp(b)) and log(1 - exp(a)) for a <= 0, without overflow;
- * sp_log1mexpl in extended precision. */
-double sp_logaddexp(double a, double b);
-double sp_log1mexp(double a);
-long double sp_log1mexpl(long double a);
 
 /* ln b(k) for k = first .. first+count-1 in extended precision, neighbours
  * consistent to ~1e-19 relative: Loader's form at the mode (its ~1e-16

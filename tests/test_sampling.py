@@ -1,4 +1,8 @@
-"""Noiseless Poisson sampling (Smith 2009, "Differential privacy and the secrecy
+"""statpriv.sampling: sampling m of n without replacement, Poisson sampling and
+the secret sample (noiseless), against the oracle (statpriv.reference, stored
+values), and Poisson sampling at its edges.
+
+Noiseless Poisson sampling (Smith 2009, "Differential privacy and the secrecy
 of the sample", Alg. 2) against mpmath sums written from the definition.
 
 Every other record is kept with probability g, Z is the count of the kept
@@ -16,7 +20,7 @@ import mpmath
 import pytest
 
 import statpriv
-from conftest import assert_matches
+from helpers import assert_matches, check_curve, oracle
 
 mp = mpmath.mp
 
@@ -233,6 +237,53 @@ def test_rate_one_delta_minus_is_z0_at_large_eps(n, pi):
     for eps in (700.0, 10000.0):
         assert_matches(curve.log_delta_minus(eps), truth, what=f"eps={eps}")
 
+
+# ---------------------------------------------------------------------------
+# against the oracle (statpriv.reference; stored values)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n,m", [(1000, 1), (1000, 10), (1000, 100), (1000, 999), (10, 5)])
+@pytest.mark.parametrize("pi", [1e-9, 0.01, 0.5, 0.99])
+def test_subsample_grid(n, m, pi):
+    check_curve(statpriv.counting(n, pi, sample_size=m),
+                ("counting_delta", (n, pi), dict(sample_size=m)), label=f"n={n} m={m} pi={pi}")
+
+
+@pytest.mark.parametrize("rate", [0.01, 0.3, 1.0])
+@pytest.mark.parametrize("pi", [0.01, 0.5])
+def test_poisson_sampling_grid(rate, pi):
+    n = 400
+    curve = statpriv.counting(n, pi, sample_rate=rate, sampling="poisson")
+    spec = ("counting_delta", (n, pi), dict(sample_rate=rate, sampling="poisson"))
+    check_curve(curve, spec, label=f"poisson rate={rate} pi={pi}")
+
+
+@pytest.mark.parametrize("n,m,K", [(500, 1, 0), (500, 50, 10), (500, 50, 250), (500, 499, 499),
+                                   (500, 500, 100), (40, 20, 39), (2, 1, 1)])
+def test_secret_sample_grid(n, m, K):
+    check_curve(statpriv.secret_sample(n, m, K), ("secret_sample_delta", (n, m, K), {}),
+                label=f"secret n={n} m={m} K={K}")
+
+
+def test_secret_sample_worst_case_is_dp():
+    # The worst case over K of a noiseless sampled count is delta = lambda = m/n
+    # (A. Smith 2009; docs/mathematics.md §5).
+    n, m = 200, 20
+    worst = max(statpriv.secret_sample(n, m, K).delta(0.3) for K in range(n))
+    assert worst == pytest.approx(m / n, rel=1e-13)
+
+
+def test_mp_precision_of_noisy_poisson_sampling_is_the_oracle():
+    # precision="mp" routes a noisy Poisson-sampled count to the brute force
+    # statpriv.reference.noisy_counting_delta (stored value)
+    curve = statpriv.counting(20, 0.45, sample_rate=0.6, sampling="poisson",
+                              noise=statpriv.Laplace(1.0))
+    eps = [0.05, 0.5]
+    got = curve.delta_plus(eps, precision="mp")
+    want = oracle("noisy_counting_delta", 20, 0.45, eps, ("laplace", 1.0), sample_rate=0.6,
+                  sampling="poisson", direction="plus")
+    for g, w in zip(got, want):     # delta = exp(ln delta) at mpmath's global precision
+        assert abs(g - w) <= 1e-14 * w
 
 
 def _tail_delta_by_ratios(N, rho, g, eps, direction):

@@ -1,8 +1,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "convolve.h"
-#include "logpmf.h"
+#include "poisson_binomial.h"
+#include "pmf.h"
 
 typedef struct {
     long off;            /* the first atom */
@@ -90,7 +90,7 @@ static int leaf(double p, long c, double drop, long max_len, sp_poly *out, long 
  * the skipped part is < 2e3 e^-45 ~ 6e-17 of the output, and for the
  * windows here (spread <~ 1e2) ~1e-18, the order of the sum's own rounding.
  * A skipped term only makes the output smaller (a sub-measure: see
- * convolve.h); the relative loss is far inside the 1e-12 contract. */
+ * poisson_binomial.h); the relative loss is far inside the 1e-12 contract. */
 #ifndef SP_TERM_NATS
 #define SP_TERM_NATS 45.0
 #endif

@@ -14,6 +14,7 @@ import pytest
 from mpmath import mp, mpf
 
 from statpriv import reference as ref
+from helpers import DP_GAUSSIAN_AT_0_01, STATISTICAL_PRIVACY_VALUES, oracle
 
 DPS = 50
 
@@ -40,13 +41,8 @@ def ratio(a, b):
 # docs/mathematics.md §10: public reference values (pi taken as the binary float)
 # ---------------------------------------------------------------------------
 
-SECTION10 = [
-    (1000, 0.5, 0.01, "0.02065555306422242041"),
-    (1000, 0.1, 0.01, "0.037526706067839093489"),
-    (100, 0.5, 0.01, "0.075364038978937394363"),
-    (1000, 0.5, 0.5, "3.6855698469109621793e-17"),
-    (2000, 0.5, 1.0, "3.0741764275012817247e-101"),
-]
+SECTION10 = STATISTICAL_PRIVACY_VALUES
+PUBLISHED = {(n, pi, eps): value for n, pi, eps, value in SECTION10}
 
 
 @pytest.mark.parametrize("n,pi,eps,expected", SECTION10)
@@ -61,11 +57,11 @@ def test_section10_reference_values(n, pi, eps, expected):
 def test_section10_list_eps_matches_scalar():
     got = ref.counting_delta(1000, 0.5, [0.01, 0.5])
     assert isinstance(got, list) and len(got) == 2
-    assert close(got[0], hp("0.02065555306422242041"), 1e-18)
-    assert close(got[1], hp("3.6855698469109621793e-17"), 1e-18)
+    assert close(got[0], hp(PUBLISHED[1000, 0.5, 0.01]), 1e-18)
+    assert close(got[1], hp(PUBLISHED[1000, 0.5, 0.5]), 1e-18)
     got_t = ref.counting_delta(100, 0.5, (0.01,))
     assert isinstance(got_t, list) and len(got_t) == 1
-    assert close(got_t[0], hp("0.075364038978937394363"), 1e-18)
+    assert close(got_t[0], hp(PUBLISHED[100, 0.5, 0.01]), 1e-18)
 
 
 # ---------------------------------------------------------------------------
@@ -74,8 +70,10 @@ def test_section10_list_eps_matches_scalar():
 
 def test_gaussian_dp_published_values():
     # Breutigam & Reischuk section 5: eps = 0.01, sigma = nu in count units
-    assert close(ref.dp_gaussian_delta(1.0, 0.01), hp("0.379841760124599"), 1e-14)
-    assert close(ref.dp_gaussian_delta(3.0, 0.01), hp("0.128067047707446"), 1e-14)
+    # oracle(): ref.dp_gaussian_delta, stored (recomputed by the exhaustive run);
+    # test_gaussian_dp_each_direction runs the quadrature live
+    for sigma, value in DP_GAUSSIAN_AT_0_01:
+        assert close(oracle("dp_gaussian_delta", sigma, 0.01), hp(value), 1e-14)
 
 
 @pytest.mark.exhaustive  # slow self-check of the oracle

@@ -1,0 +1,289 @@
+#include <math.h>
+#include "binomial_tail.h"
+#include "logspace.h"
+
+/* Numerator of r(k) - e^eps for the shift S+1 vs S:
+ *   r(k) = b(k-1)/b(k) = k q / ((n-k) p),  n = N + 1,
+ *   k q - e^eps (n-k) p = (k q - (n-k) p) - (e^eps - 1)(n - k) p,
+ * and k q - (n-k) p is k - n p, or equally n q - (n - k): the form with the
+ * smaller of p, q is used, because that one is the exactly given pi (the
+ * other may be 1 - pi rounded) and its rounding error ~2^-64 min(np, nq) is
+ * the smaller.  Near the threshold both parts are ~ eps*n*p and cancel;
+ * extended precision and a single-rounding fma keep the difference exact to
+ * ~1e-19 relative to them, which is what makes delta accurate to 1e-12 at
+ * n = 1e9. */
+static long double shift_numerator(double k, double n, const sp_binom *b, long double em1)
+{
+    const long double p = b->p_ext, q = b->q_ext;
+    long double base = p <= q ? fmal(-(long double)n, p, (long double)k)
+                              : fmal((long double)n, q, (long double)k - (long double)n);
+    return base - em1 * ((long double)(n - k) * p);
+}
+
+/* First k in [1, n] with r(k) > e^eps (n = N + 1), em1 = e^eps - 1; the
+ * closed form is within one step, the exact numerator decides. */
+static double shift_first_above(const sp_binom *b, double n, long double em1)
+{
+    const long double p = b->p_ext, q = b->q_ext;
+    double k0 = floor((double)((1.0L + em1) * p * n / (q + (1.0L + em1) * p))) + 1.0;
+    if (k0 < 1.0) {
+        k0 = 1.0;
+    }
+    if (k0 > n) {
+        k0 = n;
+    }
+    for (int guard = 0; guard < 4 && k0 < n && shift_numerator(k0, n, b, em1) <= 0.0L; guard++) {
+        k0 += 1.0;
+    }
+    for (int guard = 0; guard < 4 && k0 > 1.0 && shift_numerator(k0 - 1.0, n, b, em1) > 0.0L; guard++) {
+        k0 -= 1.0;
+    }
+    return k0;
+}
+
+/* The closed-form cases of the shift divergence (no sum needed): returns 1
+ * and sets *out, or 0 when the sum from the threshold is needed. */
+static int shift_closed_form(const sp_binom *b, double eps, double *out)
+{
+    const double N = b->N;
+    if (b->p == 0.0) {
+        *out = 0.0;             /* S = 0 surely: the count reveals the target */
+        return 1;
+    }
+    /* The largest finite ratio is r(N) = N q / p; from eps = ln r(N) on only
+     * the all-positive outcome k = n (out of Q's reach) counts: delta = p^N.
+     * This also covers q = 0 (S = N surely) and q so small (mirrored law of a
+     * tiny pi) that no other atom can pass the threshold.  The margin covers
+     * the rounding of ln r(N); just below it the exact numerator decides. */
+    if (b->q_ext == 0.0L || N == 0.0) {
+        *out = N * b->log_p;
+        return 1;
+    }
+    const double log_r_max = log(N) + b->log_q - b->log_p;
+    if (eps > log_r_max + 0x1p-40 * (1.0 + fabs(log_r_max))) {
+        *out = N * b->log_p;
+        return 1;
+    }
+    return 0;
+}
+
+/* The sum from the threshold outward (see sp_binom_shift_log_hockey), with
+ * the sums relative to b(k0 - 1) stored in *s; with want_b != 0 also the sum
+ * of b(k) over k >= k0 (the eps-derivative of delta, used by the search).
+ * Returns 1 with *closed = ln delta if a closed form applies (s unset). */
+static int shift_sums(const sp_binom *b, double eps, long double em1, int want_b, sp_binom_sums *s,
+                      double *closed)
+{
+    if (shift_closed_form(b, eps, closed)) {
+        return 1;
+    }
+    const double N = b->N, n = N + 1.0;
+    const long double p = b->p_ext, q = b->q_ext;
+    const double k0 = shift_first_above(b, n, em1);
+    if (k0 >= n) {
+        *closed = N * b->log_p;     /* t(n) = b(N) - e^eps * 0 */
+        return 1;
+    }
+    const double i0 = k0 - 1.0;
+    const double log_b0 = sp_log_binom_pmf(b, i0);
+    s->eps = eps;
+    s->k0 = k0;
+    s->log_b0 = log_b0;
+    s->t = 0.0L;
+    s->b = 0.0L;
+    if (em1 == 0.0L && !want_b) {
+        /* eps = 0: the terms b(k-1) - b(k), k >= k0, telescope to b(k0-1)
+         * (b(N+1) = 0): the total variation distance, exactly. */
+        s->t = 1.0L;
+        return 0;
+    }
+
+    /* Sum t(k) = b(k-1) num(k) / (k q) over i = k-1 = k0-1 .. N, with b(i)
+     * carried as beta * b(k0-1) and re-anchored on Loader's form at the start
+     * of every block of 256 steps so the product of ratios never drifts.
+     * num(k) grows linearly, num(k0 + j) = num(k0) + j (q + e^eps p): only
+     * num(k0) needs extended precision, the increments are positive and add
+     * without cancellation.  Each block is summed in double and the blocks in
+     * long double: at n ~ 1e12 the sum has ~1e6 terms, and one double
+     * accumulator picks up a rounding bias of ~4e-12 relative over them. */
+    const double ratio_pq = (double)(p / q);
+    const double num0 = (double)shift_numerator(k0, n, b, em1);
+    const double slope = (double)(q + (1.0L + em1) * p);
+    const double qd = (double)q;
+    long double total = 0.0L, total_b = 0.0L;
+    double beta = 1.0, i = i0;
+    int done = 0;
+    while (!done) {                 /* i advances by >= 16 per pass, up to N */
+        if (i > i0) {
+            beta = exp(sp_log_binom_pmf(b, i) - log_b0);
+        }
+        double block = 0.0, block_b = 0.0;
+        for (int chunk = 0; chunk < 16; chunk++) {
+            const double stop = fmin(N, i + 15.0);
+            for (; i <= stop; i += 1.0) {
+                double num = i == i0 ? num0 : num0 + (i - i0) * slope;   /* slope may be inf at i0 */
+                block += beta * (num / ((i + 1.0) * qd));
+                beta *= (N - i) / (i + 1.0) * ratio_pq;       /* beta ~ b(i+1) */
+                if (want_b) {
+                    block_b += beta;
+                }
+            }
+            if (stop >= N) {
+                done = 1;
+                break;
+            }
+            /* Every term from i on is t(i+1) <= b(i), and the ratios
+             * rho = b(i+1)/b(i) decrease along the tail: the rest is at most
+             * b(i) / (1 - rho) (for both sums). */
+            double rho = (N - i) / (i + 1.0) * ratio_pq;
+            if (rho < 1.0) {
+                double bound = beta / (1.0 - rho);
+                if (bound <= SP_TAIL_TOL * (double)(total + block)) {
+                    block += bound;     /* conservative: never under-report */
+                    block_b += bound;
+                    done = 1;
+                    break;
+                }
+            }
+        }
+        total += block;
+        total_b += block_b;
+    }
+    s->t = total;
+    s->b = total_b;
+    return 0;
+}
+
+double sp_binom_shift_log_hockey(const sp_binom *b, double eps)
+{
+    return sp_binom_shift_log_hockey_em1(b, eps, expm1l((long double)eps));
+}
+
+double sp_binom_shift_log_hockey_em1(const sp_binom *b, double eps, long double em1)
+{
+    sp_binom_sums s;
+    double closed;
+    if (shift_sums(b, eps, em1, 0, &s, &closed)) {
+        return closed;
+    }
+    double sum = (double)s.t;
+    /* delta <= 1: clamping the rounding of a sum that is 1 is still conservative */
+    return sum > 0.0 ? fmin(0.0, s.log_b0 + log(sum)) : -INFINITY;
+}
+
+int sp_binom_shift_sums(const sp_binom *b, double eps, sp_binom_sums *s)
+{
+    double closed;
+    return shift_sums(b, eps, expm1l((long double)eps), 1, s, &closed);
+}
+
+int sp_binom_shift_model(const sp_binom *b, const sp_binom_sums *at, double eps, long double *t,
+                         long double *sb)
+{
+    double closed;
+    if (!(eps > 0.0) || shift_closed_form(b, eps, &closed)) {
+        return 1;
+    }
+    const double N = b->N, n = N + 1.0;
+    const long double p = b->p_ext, q = b->q_ext;
+    const long double em1 = expm1l((long double)eps);
+    const double k0 = shift_first_above(b, n, em1);
+    if (k0 >= n || fabs(k0 - at->k0) > SP_MODEL_MAX_CELLS) {
+        return 1;
+    }
+    /* Same cells: delta(eps) - delta(x) = -(e^eps - e^x) sum_{k>=k0} b(k). */
+    const long double du = expl((long double)at->eps) * expm1l((long double)eps - (long double)at->eps);
+    if (fabsl(du * at->b) > 0.25L * at->t) {
+        return 1;                   /* too far: the correction would cancel */
+    }
+    long double tt = at->t - du * at->b, bb = at->b;
+    /* Cells that entered (k0 < at->k0) or left (k0 > at->k0) the positive
+     * set: their terms b(k-1) - e^eps b(k), exact ratios from b(at->k0 - 1). */
+    long double rel = 1.0L;         /* b(k) / b(at->k0 - 1) as k walks */
+    for (double k = at->k0 - 1.0; k >= k0; k -= 1.0) {      /* rel = b(k) */
+        long double prev = rel * (long double)k * q / ((long double)(N - k + 1.0) * p);
+        tt += prev * shift_numerator(k, n, b, em1) / ((long double)k * q);
+        bb += rel;
+        rel = prev;
+    }
+    for (double k = at->k0; k < k0; k += 1.0) {            /* rel = b(k-1) */
+        long double next = rel * (long double)(N - k + 1.0) / (long double)k * p / q;
+        tt -= rel * shift_numerator(k, n, b, em1) / ((long double)k * q);   /* term <= 0 */
+        bb -= next;
+        rel = next;
+    }
+    *t = tt;
+    *sb = bb;
+    return 0;
+}
+
+/* A cheap approximation of ln H_eps(S+1 || S) for the search at huge N: the
+ * sum of t(i0 + j) over j by the trapezoid rule with stride h (terms vary on
+ * the scale sd / (1 + eps sd), sd = sqrt(N p q); h is 1/32 of it), with the
+ * Euler-Maclaurin end corrections f(0)/2 and (h^2 - 1) f'(0) / 12.  Relative
+ * error ~1e-9; NOT a bound -- only used to locate the answer, which the
+ * search then settles on the exact sum. */
+double sp_binom_shift_log_hockey_approx(const sp_binom *b, double eps)
+{
+    double closed;
+    if (!(eps > 0.0) || shift_closed_form(b, eps, &closed)) {
+        return sp_binom_shift_log_hockey(b, eps);
+    }
+    const double N = b->N, n = N + 1.0;
+    const long double p = b->p_ext, q = b->q_ext;
+    const long double em1 = expm1l((long double)eps);
+    const double sd = sqrt(N * b->p * b->q);
+    const double h = floor(sd / (1.0 + eps * sd) / 32.0);
+    const double k0 = shift_first_above(b, n, em1);
+    if (h < 2.0 || k0 >= n) {
+        return sp_binom_shift_log_hockey(b, eps);
+    }
+    const double i0 = k0 - 1.0, log_b0 = sp_log_binom_pmf(b, i0);
+    const double num0 = (double)shift_numerator(k0, n, b, em1);
+    const double slope = (double)(q + (1.0L + em1) * p);
+    const double qd = (double)q;
+#define APPROX_TERM(j) (exp(sp_log_binom_pmf(b, i0 + (j)) - log_b0) \
+                        * ((num0 + (j) * slope) / ((i0 + (j) + 1.0) * qd)))
+    const double f0 = num0 / ((i0 + 1.0) * qd), f1 = APPROX_TERM(1.0);
+    double sum = 0.0;
+    for (double m = 1.0; m <= 1e6 && i0 + m * h <= N; m += 1.0) {
+        double f = APPROX_TERM(m * h);
+        sum += f;
+        if (f <= 1e-20 * sum && m * h > sd / (1.0 + eps * sd)) {
+            break;
+        }
+    }
+#undef APPROX_TERM
+    double total = h * (0.5 * f0 + sum) + 0.5 * f0 + (h * h - 1.0) * (f1 - f0) / 12.0;
+    return total > 0.0 ? fmin(0.0, log_b0 + log(total)) : sp_binom_shift_log_hockey(b, eps);
+}
+
+double sp_binom_shift_sd(const sp_binom *b)
+{
+    return sqrt(b->N * b->p * b->q);
+}
+
+void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)
+{
+    sp_binom_init(&c->plus, N, pi, 0);
+    sp_binom_init(&c->minus, N, pi, 1);
+}
+
+static double binom_direction(const sp_binom_curve *c, double eps, sp_direction direction)
+{
+    const sp_binom *fwd = direction == SP_PLUS ? &c->plus : &c->minus;
+    const sp_binom *rev = direction == SP_PLUS ? &c->minus : &c->plus;
+    if (eps >= 0.0) {
+        return sp_binom_shift_log_hockey(fwd, eps);
+    }
+    return sp_log_hockey_negative_eps(eps, sp_binom_shift_log_hockey(rev, -eps));
+}
+
+double sp_binom_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+{
+    const sp_binom_curve *c = ctx;
+    if (direction != SP_MAX) {
+        return binom_direction(c, eps, direction);
+    }
+    return fmax(binom_direction(c, eps, SP_PLUS), binom_direction(c, eps, SP_MINUS));
+}

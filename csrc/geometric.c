@@ -1,0 +1,230 @@
+#include <math.h>
+#include <stdlib.h>
+#include "geometric.h"
+#include "logspace.h"
+
+
+/* The linear sums S_j with f(cell j) = c e^m S_j for atoms w[k] = A(k) e^-m:
+ * S = L_x + R_x on the atoms, L_x = sum_{k<=x} w_k alpha^(x-k),
+ * R_x = sum_{k>x} w_k alpha^(k-x); the tails (x < 0 and x > n-1) aggregated. */
+static void geometric_sums(const long double *w, long n, long double alpha, long double *cell)
+{
+    const long double tail = alpha / (1.0L - alpha);           /* sum_{d>=1} alpha^d */
+    long double L = 0.0L;
+    for (long x = 0; x < n; x++) {
+        L = alpha * L + w[x];
+        cell[x + 1] = L;
+    }
+    cell[n + 1] = L * tail;                                  /* x > n-1: L_{n-1} */
+    long double R = 0.0L;                                    /* R_x */
+    for (long x = n - 1; x >= 0; x--) {
+        cell[x + 1] += R;
+        R = alpha * (R + w[x]);                              /* R_{x-1} */
+    }
+    cell[0] = R / alpha * tail;                              /* x < 0: (A(0) + R_0) */
+}
+
+static void geometric_side(const long double *la, long n, long double alpha, long double *cell,
+                           long double *w)
+{
+    /* f(x) = c (L_x + R_x), linear relative to max A (w: workspace of n) */
+    const long double m = sp_exp_scaled(la, n, w);
+    const long double lc = log1pl(-alpha) - log1pl(alpha);
+    geometric_sums(w, n, alpha, cell);
+    for (long j = 0; j < n + 2; j++) {
+        cell[j] = m + lc + sp_fast_logl(cell[j]);
+    }
+}
+
+int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
+                       long double *cell_lp, long double *cell_lq)
+{
+    long double *w = malloc((size_t)n * sizeof *w);
+    if (w == NULL) {
+        return -1;
+    }
+    geometric_side(lp, n, alpha, cell_lp, w);
+    geometric_side(lq, n, alpha, cell_lq, w);
+    free(w);
+    return 0;
+}
+
+/* Cell log ratios through the difference law D = P - Q (see geometric.h). */
+int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
+                                   const long double *law_lr, long n, double alpha,
+                                   const long double *cell_lq, long double *lr, double *err)
+{
+    /* Everything linear relative to M = max(ln P, ln Q) >= ln|P - Q|: the
+     * noisy Q and the two parts of D share one scale, so the ratios need no
+     * logs (the laws were trimmed to ~11000 nats below M: no underflow). */
+    long double *wq = calloc((size_t)(n > 0 ? n : 1), sizeof *wq);
+    long double *w = calloc((size_t)(n > 0 ? n : 1), sizeof *w);
+    long double *sq = malloc((size_t)(n + 2) * sizeof *sq);
+    long double *sp = malloc((size_t)(n + 2) * sizeof *sp);
+    long double *sn = malloc((size_t)(n + 2) * sizeof *sn);
+    if (wq == NULL || w == NULL || sq == NULL || sp == NULL || sn == NULL) {
+        free(wq);
+        free(w);
+        free(sq);
+        free(sp);
+        free(sn);
+        return -1;
+    }
+    long double M = -INFINITY;
+    for (long k = 0; k < n; k++) {
+        M = fmaxl(M, fmaxl(lp[k], lq[k]));
+    }
+    for (long k = 0; k < n; k++) {
+        wq[k] = M == -INFINITY ? 0.0L : sp_fast_expl(lq[k] - M);
+    }
+    geometric_sums(wq, n, alpha, sq);
+    /* wq -> signed D = P - Q = Q expm1(lr) (= P where Q = 0): no cancellation */
+    for (long k = 0; k < n; k++) {
+        if (lq[k] == -INFINITY) {
+            wq[k] = M == -INFINITY ? 0.0L : sp_fast_expl(lp[k] - M);
+        } else if (isnan(law_lr[k])) {
+            wq[k] = 0.0L;
+        } else {
+            /* double expm1: the bound below is for doubles anyway */
+            wq[k] *= (long double)expm1((double)law_lr[k]);
+        }
+    }
+    for (long k = 0; k < n; k++) {
+        w[k] = wq[k] > 0.0L ? wq[k] : 0.0L;
+    }
+    geometric_sums(w, n, alpha, sp);
+    for (long k = 0; k < n; k++) {
+        w[k] = wq[k] < 0.0L ? -wq[k] : 0.0L;
+    }
+    geometric_sums(w, n, alpha, sn);
+    for (long j = 0; j < n + 2; j++) {
+        err[j] = 4e-16;                 /* a difference of two cell logs */
+        if (cell_lq[j] == -INFINITY || !(sq[j] > 0.0L)) {
+            continue;
+        }
+        const double up = (double)(sp[j] / sq[j]), down = (double)(sn[j] / sq[j]);
+        if (up + down < 0.25) {
+            lr[j] = log1p(up - down);
+            err[j] = 4e-16 * (up + down) + 1e-18;
+        }
+    }
+    free(wq);
+    free(w);
+    free(sq);
+    free(sp);
+    free(sn);
+    return 0;
+}
+
+/* Deficits of the geometric-noise cell log ratios below the right-tail ratio.
+ *
+ * With c = (1-alpha)/(1+alpha), f_A(x) = c sum_k A(k) alpha^|x-k| and
+ * R = G_A(1/alpha) / G_B(1/alpha) (G the generating function), the signed
+ * law F = A - R B has sum_k F(k) alpha^-k = 0, so
+ *   R f_B(x) - f_A(x) = -c sum_k F(k) alpha^|x-k|
+ *                     = c sum_{k>x} F(k) (alpha^(x-k) - alpha^(k-x)) =: c V(x)
+ * and the deficit D(x) = ln R - ln f_A(x)/f_B(x) = log1p(c V(x) / f_A(x)).
+ * F(k) = B(k) R expm1(ln A(k)/B(k) - ln R) is formed from the accurate atom
+ * log ratio, so D keeps its relative accuracy where A and B nearly agree and
+ * where D is tiny (the cells next to the zero point of delta), unlike a
+ * difference of two rounded cell logs.  Where every F(k), k > x, is >= 0
+ * (the monotone-ratio laws above their crossing) V is a sum of positive
+ * terms: S - T with S = sum F(k) alpha^(x-k), T = sum F(k) alpha^(k-x) <=
+ * alpha^2 S, both by one-step recursions in scaled long double. */
+long sp_geometric_deficits(const long double *la_in, const long double *lb_in,
+                           const long double *lr_in, const long double *cell_in, long n,
+                           int mirror, double alpha, long double r_hi, long double r_lo,
+                           long double *deficit_out, double *rel_out)
+{
+    /* mirror: the arrays are read (and written) from the far end, and the
+     * atom log ratio negated -- the left tail of Q/P without copies */
+#define AT(arr, i) ((arr)[mirror ? n - 1 - (i) : (i)])
+#define la(i) AT(la_in, i)
+#define lb(i) AT(lb_in, i)
+#define cell_la(i) AT(cell_in, i)
+#define lr_ab(i) (mirror ? -AT(lr_in, i) : AT(lr_in, i))
+#define deficit(i) AT(deficit_out, i)
+#define rel_err(i) AT(rel_out, i)
+    const long double a = alpha, inv_a = 1.0L / a;
+    const long double lc = log1pl(-a) - log1pl(a);
+    /* per-step rounding of the recursions and cell sums, amplified by the
+     * cancellation S - T <= S (1 - alpha^2) and the geometric memory 1/(1-alpha) */
+    const double amp = 16.0 + 8.0 / (double)(-expm1l(2.0L * logl(a)));
+    long double s = 0.0L, t = 0.0L, sc = -INFINITY;
+    long x = n - 1, done = n;
+    for (long j = 0; j < n; j++) {
+        rel_err(j) = INFINITY;
+    }
+    if (n < 1) {
+        return 0;
+    }
+    deficit(n - 1) = 0.0L;             /* no atom above: f_A/f_B = R exactly */
+    rel_err(n - 1) = 0.0;
+    for (x = n - 2; x >= 0; x--) {
+        const long k = x + 1;
+        /* F(k) = A(k) - R B(k) <= A(k), as f = F e^-sc in linear long double */
+        long double f = 0.0L;
+        int have = 0;
+        if (lb(k) == -INFINITY) {
+            have = la(k) > -INFINITY;  /* F = A(k) >= 0 */
+        } else if (la(k) == -INFINITY) {
+            break;                     /* F = -R B(k) < 0: mixed signs below */
+        } else {
+            const long double d = (lr_ab(k) - r_hi) - r_lo;
+            if (d < 0.0L || isnan(d)) {
+                break;
+            }
+            have = d > 0.0L;
+        }
+        if (have) {
+            if (sc == -INFINITY) {
+                sc = la(k);
+            } else if (la(k) > sc + 64.0L) {
+                const long double g = sp_fast_expl(sc - la(k));
+                s *= g;
+                t *= g;
+                sc = la(k);
+            }
+            if (lb(k) == -INFINITY) {
+                f = sp_fast_expl(la(k) - sc);
+            } else {
+                /* transcendentals in double: F to ~1e-16 relative, as the cells */
+                const long double d = (lr_ab(k) - r_hi) - r_lo;
+                f = d > 0.5L ? sp_fast_expl(la(k) - sc) * -expm1((double)-d)
+                             : sp_fast_expl(lb(k) + r_hi + r_lo - sc) * expm1((double)d);
+            }
+            s += f;
+            t += f;
+        }
+        s *= inv_a;
+        t *= a;
+        if (s > 1e1000L) {
+            sc += sp_fast_logl(s);
+            t /= s;
+            s = 1.0L;
+        }
+        long double dx = 0.0L;
+        if (s > 0.0L) {
+            /* D = log1p(c V / f_A), c V = e^(lc + sc) (s - t) */
+            const long double arg = lc + sc - cell_la(x);
+            const long double u = (s - t) * (fabsl(arg) < 700.0L ? (long double)exp((double)arg)
+                                                                 : sp_fast_expl(arg));
+            dx = log1p((double)u);
+        }
+        deficit(x) = dx;
+        /* F, the cells (sp_fast_logl) and the last log1p/exp: ~2^-52 each */
+        rel_err(x) = 0x1p-49 + 0x1p-63 * (amp + 4.0 * (double)(n - x));
+        done = x;
+        if (dx > 0.25L) {
+            break;                     /* deeper cells: a plain difference is as good */
+        }
+    }
+#undef AT
+#undef la
+#undef lb
+#undef cell_la
+#undef lr_ab
+#undef deficit
+#undef rel_err
+    return done;
+}

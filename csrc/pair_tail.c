@@ -1,0 +1,180 @@
+#include <math.h>
+#include <stddef.h>
+#include "pair_tail.h"
+#include "logspace.h"
+
+/* First index j in [lo, hi) with lr[j] > x, or hi (lr non-decreasing). */
+static long first_above(const long double *lr, long lo, long hi, long double x)
+{
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (lr[mid] > x) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+/* ln of the part of point-mass cell j that counts towards H_eps(A||B),
+ * (A, B) = (P, Q) for SP_PLUS and (Q, P) for SP_MINUS: A(j) (1 - e^(eps - lr)).
+ * lr is the unevaluated sum lr[j] + lr_lo[j]: eps - lr[j] is exact in long
+ * double where it is small (Sterbenz), so eps - lr keeps its relative
+ * accuracy down to the float just below the zero point. */
+static long double point_term(const sp_pair *s, long j, long double eps, sp_direction direction)
+{
+    /* A's mass and ln A/B */
+    const long double la = direction == SP_PLUS ? s->lp[j] : s->lq[j];
+    long double lr = direction == SP_PLUS ? s->lr[j] : -s->lr[j];
+    if (lr == INFINITY) {
+        return eps == INFINITY ? -INFINITY : la;
+    }
+    long double lo = s->lr_lo == NULL ? 0.0L : (direction == SP_PLUS ? s->lr_lo[j] : -s->lr_lo[j]);
+    long double d = (eps - lr) - lo;
+    if (!(d < 0.0L)) {
+        return -INFINITY;
+    }
+    /* d is accurate to ~1e-19 relative; its exp needs no more than double */
+    return la + log(-expm1((double)d));
+}
+
+/* Cell j's term: the mechanism's callback where it evaluates the cell, else
+ * the point-mass term.  Inline in the loops: one indirect call per cell. */
+static inline long double cell_term(const sp_pair *s, long j, double eps, sp_direction direction)
+{
+    long double out;
+    if (s->cell_log_positive != NULL
+        && s->cell_log_positive(s->cell_ctx, j, eps, direction, &out)) {
+        return out;
+    }
+    return point_term(s, j, eps, direction);
+}
+
+void sp_pair_init_zero(sp_pair *s)
+{
+    for (int d = 0; d < 2; d++) {
+        const sp_direction dir = d == 0 ? SP_PLUS : SP_MINUS;
+        long double hi = -INFINITY, lo = 0.0L;
+        const int use_cells = s->cell_log_positive == NULL || s->monotone;
+        for (long j = 0; use_cells && j < s->len; j++) {
+            const long double *la = dir == SP_PLUS ? s->lp : s->lq;
+            if (la[j] == -INFINITY) {
+                continue;
+            }
+            long double h = dir == SP_PLUS ? s->lr[j] : -s->lr[j];
+            long double l = s->lr_lo == NULL || isinf(h) ? 0.0L
+                            : (dir == SP_PLUS ? s->lr_lo[j] : -s->lr_lo[j]);
+            if (!isnan(h) && !sp_dd_geq(hi, lo, h, l)) {
+                hi = h;
+                lo = l;
+            }
+        }
+        if (!use_cells || sp_dd_geq(hi, lo, s->max_log_ratio, 0.0L)) {
+            hi = s->max_log_ratio;
+            lo = 0.0L;
+        }
+        s->zero_hi[dir] = hi;
+        s->zero_lo[dir] = lo;
+    }
+}
+
+double sp_pair_zero_point(const sp_pair *s, sp_direction direction)
+{
+    const long double hi = s->zero_hi[direction], lo = s->zero_lo[direction];
+    if (isinf(hi)) {
+        return (double)hi;
+    }
+    double x = (double)(hi + lo);
+    for (int guard = 0; guard < 4 && !sp_dd_geq(x, 0.0L, hi, lo); guard++) {
+        x = nextafter(x, INFINITY);
+    }
+    for (int guard = 0; guard < 4 && sp_dd_geq(nextafter(x, -INFINITY), 0.0L, hi, lo); guard++) {
+        x = nextafter(x, -INFINITY);
+    }
+    return x;
+}
+
+static double pair_plus(const sp_pair *s, double eps)
+{
+    const long double log_tol = logl(SP_TAIL_TOL);
+    sp_logsum acc = {0.0L, 0.0L};
+    /* With a monotone ratio the positive part starts at the first cell whose
+     * ratio exceeds e^eps, or (cells evaluated by the callback) inside the cell before it. */
+    long start = s->monotone ? first_above(s->lr, 0, s->len, eps) - 1 : 0;
+    for (long j = start < 0 ? 0 : start; j < s->len; j++) {
+        sp_logsum_add(&acc, cell_term(s, j, eps, SP_PLUS));
+        if (s->monotone && j > start + 1 && j + 1 < s->len && acc.sum > 0.0L
+            && (j - start) % 8 == 0) {
+            long double log_rest = s->lsp[j + 1];     /* terms <= P(cell), cells > j */
+            if (log_rest <= sp_logsum_log(&acc) + log_tol) {
+                sp_logsum_add(&acc, log_rest);
+                break;
+            }
+        }
+    }
+    return (double)sp_logsum_log(&acc);
+}
+
+static double pair_minus(const sp_pair *s, double eps)
+{
+    const long double log_tol = logl(SP_TAIL_TOL);
+    sp_logsum acc = {0.0L, 0.0L};
+    long start = s->monotone ? first_above(s->lr, 0, s->len, -(long double)eps) : s->len - 1;
+    if (start > s->len - 1) {
+        start = s->len - 1;
+    }
+    for (long j = start; j >= 0; j--) {
+        sp_logsum_add(&acc, cell_term(s, j, eps, SP_MINUS));
+        if (s->monotone && j < start - 1 && j > 0 && acc.sum > 0.0L && (start - j) % 8 == 0) {
+            long double log_rest = s->lcq[j - 1];
+            if (log_rest <= sp_logsum_log(&acc) + log_tol) {
+                sp_logsum_add(&acc, log_rest);
+                break;
+            }
+        }
+    }
+    return (double)sp_logsum_log(&acc);
+}
+
+/* eps = +inf: the limit of H_eps, the numerator's mass where the other law
+ * is 0 (the atoms with lr = +inf for SP_PLUS, -inf for SP_MINUS). */
+static double pair_log_mass_alone(const sp_pair *s, sp_direction direction)
+{
+    sp_logsum acc = {0.0L, 0.0L};
+    long double infinite = direction == SP_PLUS ? INFINITY : -INFINITY;
+    for (long j = 0; j < s->len; j++) {
+        if (s->lr[j] == infinite) {
+            sp_logsum_add(&acc, direction == SP_PLUS ? s->lp[j] : s->lq[j]);
+        }
+    }
+    return acc.sum > 0.0L ? (double)sp_logsum_log(&acc) : -INFINITY;
+}
+
+double sp_pair_log_hockey(const sp_pair *pair, double eps, sp_direction direction)
+{
+    if (eps == INFINITY) {
+        return pair_log_mass_alone(pair, direction);
+    }
+    if (sp_dd_geq(eps, 0.0L, pair->zero_hi[direction], pair->zero_lo[direction])) {
+        return -INFINITY;
+    }
+    return direction == SP_PLUS ? pair_plus(pair, eps) : pair_minus(pair, eps);
+}
+
+static double pair_direction(const sp_pair *s, double eps, sp_direction direction)
+{
+    if (eps >= 0.0) {
+        return sp_pair_log_hockey(s, eps, direction);
+    }
+    return sp_log_hockey_negative_eps(eps, sp_pair_log_hockey(s, -eps, sp_reverse(direction)));
+}
+
+double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+{
+    const sp_pair *s = ctx;
+    if (direction != SP_MAX) {
+        return pair_direction(s, eps, direction);
+    }
+    return fmax(pair_direction(s, eps, SP_PLUS), pair_direction(s, eps, SP_MINUS));
+}

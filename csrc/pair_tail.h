@@ -1,0 +1,82 @@
+/* The generic discrete pair tail sum: H_eps(P||Q) = sum_j (P(j) - e^eps Q(j))_+
+ * for two laws given as log pmfs on cells 0..len-1, summed in log space from
+ * the likelihood-ratio threshold outward, with the rest bounded by the log
+ * survival / cdf functions where the ratio is monotone.  Cells that are not
+ * point masses (e.g. the unit intervals of a count plus Laplace noise, on
+ * which f_P - e^eps f_Q may change sign inside the cell) are evaluated by an
+ * optional cell-term callback supplied by the mechanism: this kernel holds
+ * no mechanism data and has no mechanism branch (laplace.h supplies one).
+ * Layer: uses sp_curve.h and logspace.h; mechanisms include this header,
+ * never the reverse.  Pure functions: no global state, no allocation. */
+#ifndef STATPRIV_PAIR_TAIL_H
+#define STATPRIV_PAIR_TAIL_H
+
+#include "sp_curve.h"
+
+/* The cell-term callback: ln of the part of cell j that counts towards
+ * delta in a direction at eps >= 0 (eps = +inf allowed), i.e.
+ *   SP_PLUS:  ln int_cell (f_P - e^eps f_Q)_+,
+ *   SP_MINUS: ln int_cell (f_Q - e^eps f_P)_+
+ * (-inf if that is 0).  Returns 1 and sets *out for a cell it evaluates;
+ * returns 0 (and leaves *out alone) for a cell that is a point mass with
+ * masses e^lp[j], e^lq[j] and log ratio lr[j] (+ lr_lo[j]), which the
+ * kernel then evaluates itself.  Never called with direction SP_MAX. */
+typedef int (*sp_cell_fn)(const void *ctx, long j, double eps, sp_direction direction,
+                          long double *out);
+
+/* A pair (P, Q) of pmfs on 0..len-1 given by logs, with lr = ln P - ln Q
+ * supplied by the caller (accurately: it decides the threshold), the log
+ * survival function of P (lsp[j] = ln sum_{i>=j} P(i)) and the log cdf of Q.
+ * If lr is non-decreasing (monotone != 0) the sums stop early with a bound;
+ * otherwise every term is summed.  The logs are long double: at |ln P| ~ 300
+ * a double log is only good to ~1e-14 relative, which the cancellation in
+ * P - e^eps Q near the threshold would amplify.  With a cell callback, lp
+ * and lq are still every cell's total masses (the bounds use them) and lr
+ * their log ratio (the threshold search uses it: with a monotone ratio the
+ * positive part starts at the first cell whose ratio exceeds e^eps or
+ * inside the cell before it). */
+typedef struct {
+    const long double *lp, *lq, *lr, *lsp, *lcq;
+    long len;
+    int monotone;
+    /* Optional (NULL when unused): the cell-term callback and its context
+     * (see sp_cell_fn).  With it, the densities' ratio inside a cell is not
+     * the cell's lr: the zero points come from the cells only if the ratio
+     * is monotone (then its sup is the end cells' ratio), otherwise from
+     * max_log_ratio alone. */
+    sp_cell_fn cell_log_positive;
+    const void *cell_ctx;
+    /* A proven bound on |ln f_P/f_Q| (INFINITY if none): 1/b for Laplace
+     * noise, -ln alpha for geometric (Breutigam & Reischuk, "Statistical
+     * Privacy", Lemma 5: every count law here is a mixture of pairs shifted
+     * by one).  From eps = bound on, delta is 0 exactly, not the rounding
+     * noise of P - e^eps Q in the tails. */
+    double max_log_ratio;
+    /* Optional (NULL when unused): low parts of the log ratios, so that
+     * lr[j] + lr_lo[j] is ln P(j)/Q(j) to ~1e-30 relative where it was
+     * computed from a closed form in higher precision.  Near the zero point
+     * eps0 = max lr, delta ~ P(j) (lr[j] - eps) needs lr far beyond long
+     * double: at the float just below eps0, lr - eps is ~1e-16 eps0. */
+    const long double *lr_lo;
+    /* The zero points as unevaluated sums hi + lo: delta_plus(eps) = 0 exactly
+     * iff eps >= zero_hi[SP_PLUS] + zero_lo[SP_PLUS] (likewise SP_MINUS);
+     * +inf if delta stays positive.  sp_pair_init_zero sets them. */
+    long double zero_hi[2], zero_lo[2];
+} sp_pair;
+
+/* Zero points from the cells: the largest lr + lr_lo (plus) and -(lr + lr_lo)
+ * (minus) over the cells where the numerator law has mass, capped by
+ * max_log_ratio.  With a cell callback the cells are used only if the ratio
+ * is monotone, otherwise only the bound max_log_ratio. */
+void sp_pair_init_zero(sp_pair *pair);
+
+/* The smallest double >= the zero point of a direction (+inf if none). */
+double sp_pair_zero_point(const sp_pair *pair, sp_direction direction);
+
+/* ln H_eps(P||Q) (SP_PLUS) or ln H_eps(Q||P) (SP_MINUS), eps >= 0. */
+double sp_pair_log_hockey(const sp_pair *pair, double eps, sp_direction direction);
+
+/* The sp_curve_fn of an sp_pair (ctx): any eps, any direction. */
+double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+
+#endif

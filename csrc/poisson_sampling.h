@@ -1,0 +1,57 @@
+/* Poisson sampling (every record kept independently with probability g)
+ * reduced to the shift curve of the sampled count (A. Smith 2009,
+ * "Differential privacy and the secrecy of the sample", Alg. 2).
+ * Layer: uses binomial_tail.h (the iid case) or any shift curve given as an
+ * sp_curve_fn (e.g. a pair_tail.h curve of a Poisson-binomial count), and
+ * search.h for its own epsilon search (sp_poisson_smallest_eps). */
+#ifndef STATPRIV_POISSON_SAMPLING_H
+#define STATPRIV_POISSON_SAMPLING_H
+
+#include "sp_curve.h"
+#include "binomial_tail.h"
+#include "search.h"
+
+/* Noiseless count under Poisson sampling (Smith 2009, "Differential privacy
+ * and the secrecy of the sample", Alg. 2): every record kept w.p. g, the
+ * others' sampled count Z ~ Bin(N, g pi) (z.plus; z.minus its mirror),
+ * P = g Z(.-1) + (1-g) Z, Q = Z.  Reduced to the shift curve of Z:
+ *   P - e^eps Q = g (Z(k-1) - e^eps' Z(k)),   e^eps' = 1 + (e^eps - 1)/g;
+ *   Q - e^eps P = c (Z(k) - e^eps'' Z(k-1)),  c = 1 - e^eps (1-g), e^eps'' = e^eps g / c,
+ * so delta_plus(eps) = g H_eps'(Z+1 || Z) and delta_minus(eps) = c H_eps''(Z || Z+1)
+ * for c > 0, 0 from eps >= -ln(1-g) on.  ln(1-g) = l1g_hi + l1g_lo decides
+ * that zero point exactly. */
+typedef struct {
+    sp_binom_curve z;
+    double g;
+    double l1g_hi, l1g_lo;   /* ln(1 - g) as a double-double (-inf, 0 for g = 1) */
+} sp_poisson_curve;
+
+void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
+                           double mean_hi, double mean_lo, double log_p, double log_q, double g,
+                           double l1g_hi, double l1g_lo);
+double sp_poisson_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+
+/* sp_smallest_eps for the noiseless Poisson-sampled curve
+ * (sp_poisson_curve_log_delta), fast at large N: both directions are
+ * solved on the exact shift sums of Z as in sp_binom_smallest_eps, with the
+ * target moved by the reduction's factor (g for plus; c = g / (g + (1-g)
+ * e^eps'') for minus, which depends on the answer), then mapped back to eps
+ * rounded up.  Falls back to sp_smallest_eps (search.h, with `positive`)
+ * where this does not apply. */
+double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction, double log_target,
+                               double log_tol, int positive);
+
+/* The same reduction on any count law Z given by its shift curve: inner(eps,
+ * SP_PLUS) = ln H_eps(Z+1 || Z), inner(eps, SP_MINUS) = ln H_eps(Z || Z+1)
+ * (e.g. a pair curve of a Poisson-binomial Z, per-record pi).  eps' and eps''
+ * are rounded down to doubles (conservative). */
+typedef struct {
+    sp_curve_fn inner;
+    const void *inner_ctx;
+    double g;
+    double l1g_hi, l1g_lo;
+} sp_sampled_shift_curve;
+
+double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+
+#endif

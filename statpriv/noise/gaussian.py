@@ -1,0 +1,111 @@
+"""Gaussian noise: the class and the exact curve of a count plus N(0, sigma^2).
+
+delta_plus = sum over the intervals where f_P > e^eps f_Q of
+sum_k (P(k) - e^eps Q(k)) P[N(k, sigma^2) in interval], summed per atom in
+log space (csrc/noise.c).  The Gaussian kernel is totally positive, so
+f_P - e^eps f_Q changes sign at most as often as k -> P(k) - e^eps Q(k)
+(Karlin's variation diminishing property): when P/Q is monotone on the atoms
+-- true of every law built here: shifts of log-concave counts, the sampling
+mixtures (Breutigam & Reischuk, "Statistical Privacy"), the secret sample --
+there is one sign change, solved for; otherwise every root is found on a grid
+of sigma/8 and refined.  Exact for every sigma > 0: as sigma -> 0 the normal
+masses become 0 or 1 and the curve tends to the noiseless one.  Gaussian
+noise is not pure DP: delta > 0 at every finite eps.
+"""
+import math
+
+import numpy as np
+
+from statpriv import _lazy, _validate, dp
+from statpriv.noise import Noise, _cells
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+
+
+class Gaussian(Noise):
+    """Gaussian noise N(0, sigma^2)."""
+
+    __slots__ = ()
+    kind = "gaussian"
+    param_name = "sigma"
+    _trims = False             # the kernel works in logs and keeps every atom
+    _variance_factor = 1.0
+
+    def __init__(self, sigma):
+        super().__init__(_validate.real("sigma", sigma, low=0.0, low_open=True))
+
+    @property
+    def sigma(self):
+        return self.param
+
+    @property
+    def variance(self):
+        return self.param * self.param
+
+    def dp_curve(self):
+        return dp.gaussian(self.param)
+
+    def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
+        # the accurate ln P/Q (and its low parts) gives every D_k = P(k) -
+        # e^eps Q(k) its relative accuracy (csrc/noise.c, gauss_log_d)
+        # monotone_ratio (P is Q shifted by one, Q log-concave: binomial,
+        # Poisson-binomial) implies the monotone likelihood ratio; no check
+        mlr = bool(monotone_ratio) or _cells.monotone_likelihood_ratio(lp, lq)
+        return _core.GaussCurveCore(lp, lq, self.sigma, mlr, lr=log_ratio, lr_lo=log_ratio_lo)
+
+    # statpriv.interval: P[|N| < t] = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2));
+    # not pure DP: the level is the smallest eps with delta_sigma(eps) <= delta
+    # on the worst-case curve dp.gaussian(sigma)
+    @staticmethod
+    def _interval_epsilon(width, confidence, count, delta):
+        sigma = width * count / _gaussian_z(confidence)
+        return dp.gaussian(sigma).epsilon(delta)
+
+    @staticmethod
+    def _interval_confidence(eps, width, count, delta):
+        sigma = _gaussian_sigma_for(eps, delta)
+        from scipy import special
+        return float(special.erf(width * count / (sigma * math.sqrt(2.0))))
+
+    @staticmethod
+    def _interval_width(eps, confidence, count, delta):
+        return _gaussian_sigma_for(eps, delta) * _gaussian_z(confidence) / count
+
+    @classmethod
+    def _interval_noise(cls, width, confidence, count):
+        return cls(width * count / _gaussian_z(confidence))
+
+
+def _gaussian_z(p):
+    """Phi^{-1}((1 + p)/2) = sqrt(2) erfinv(p), without forming (1 + p)/2."""
+    from scipy import special
+    return math.sqrt(2.0) * float(special.erfinv(p))
+
+
+def _gaussian_sigma_for(eps, delta):
+    """Smallest sigma with delta_sigma(eps) <= delta on dp.gaussian(sigma).
+
+    delta_sigma(eps) falls strictly from 1 (sigma -> 0) to 0 (sigma -> inf), so
+    the root of ln delta_sigma(eps) = ln delta in ln sigma is bracketed by
+    doubling from the classical sqrt(2 ln(1.25/delta))/eps and found by brentq.
+    """
+    log_target = math.log(delta)
+
+    def f(log_sigma):
+        return dp.gaussian(math.exp(log_sigma)).log_delta(eps) - log_target
+
+    guess = math.log(max(math.sqrt(2.0 * math.log(1.25 / delta)) / eps, 1e-300))
+    lo = hi = guess
+    for _ in range(2000):
+        if f(hi) <= 0:
+            break
+        hi += 1.0
+    for _ in range(2000):
+        if f(lo) > 0:
+            break
+        lo -= 1.0
+    if not f(lo) > 0 >= f(hi):
+        raise ArithmeticError(f"no Gaussian sigma found for eps={eps!r}, delta={delta!r}")
+    from scipy import optimize
+    return math.exp(optimize.brentq(f, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,
+                                    maxiter=500))

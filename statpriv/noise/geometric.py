@@ -1,0 +1,187 @@
+"""Two-sided geometric noise: the class and the exact curve of a count plus it.
+
+The exact pmf of the sum on the atoms (_core.geometric_cells), plus the two
+geometric tails summed in closed form (their sign is constant).  Geometric
+(alpha) noise makes every count here pure DP (|ln f_P/f_Q| <= -ln alpha;
+Breutigam & Reischuk Lemma 5), so delta is exactly 0 from that eps on -- from
+the exact zero point ln G_P(1/alpha)/G_Q(1/alpha) where the laws' generating
+functions are known.
+"""
+import math
+
+import numpy as np
+
+from statpriv import _lazy, _validate, dp
+from statpriv.noise import Noise, _cells
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_LN2 = math.log(2.0)
+
+
+def _tail_w(p):
+    """w = 1/alpha (mpmath): the noisy ratio beyond the last atom is G_P(w)/G_Q(w)."""
+    return 1 / p
+
+
+class Geometric(Noise):
+    """Two-sided geometric (discrete Laplace) noise on the integers,
+    P(k) = (1-alpha)/(1+alpha) alpha^|k|; variance 2 alpha / (1-alpha)^2."""
+
+    __slots__ = ()
+    kind = "geometric"
+    param_name = "alpha"
+    pure_dp = True
+    _tail_w = staticmethod(_tail_w)
+
+    def __init__(self, alpha):
+        super().__init__(_validate.real("alpha", alpha, low=0.0, high=1.0,
+                                        low_open=True, high_open=True))
+
+    @property
+    def alpha(self):
+        return self.param
+
+    @property
+    def variance(self):
+        return 2.0 * self.param / (1.0 - self.param) ** 2
+
+    def dp_curve(self):
+        return dp.geometric(self.param)
+
+    def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
+        lp, lq, log_ratio, law_lr, law_lo, atom_log_ratio = _cells.trimmed_ratios(
+            lp, lq, log_ratio, log_ratio_lo)
+        cell_lp, cell_lq = _core.geometric_cells(lp, lq, self.alpha)
+        lr = _cells._log_ratio(cell_lp, cell_lq)
+        err = np.full(len(lr), 4e-16)
+        if log_ratio is not None:
+            err = _core.geometric_difference_ratios(lp, lq, log_ratio, self.alpha, cell_lq, lr)
+        n = len(cell_lp)
+        lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, self.alpha,
+                                          ((0, 1), (n - 2, n - 1)))
+        if lr_lo is not None:
+            atom_lr = atom_log_ratio if atom_log_ratio is not None else _cells._log_ratio(lp, lq)
+            _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, self.alpha,
+                                      lr, lr_lo, sides, err)
+        bound = _core.zero_point_up("geometric", self.alpha)   # -ln alpha rounded up
+        return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
+
+    # statpriv.interval: alpha = e^(-eps) (eps-DP for sensitivity 1); with
+    # K = ceil(w c), P[|N| < w c] = P[|N| <= K - 1] = 1 - 2 alpha^K / (1 + alpha)
+    @staticmethod
+    def _interval_epsilon(width, confidence, count, delta):
+        return _geometric_epsilon(_integer_bound(width * count), confidence)
+
+    @staticmethod
+    def _interval_confidence(eps, width, count, delta):
+        return _geometric_confidence(eps, _integer_bound(width * count))
+
+    @staticmethod
+    def _interval_width(eps, confidence, count, delta):
+        return _geometric_width_bound(eps, confidence) / count
+
+    @classmethod
+    def _interval_noise(cls, width, confidence, count):
+        return cls(math.exp(-_geometric_epsilon(_integer_bound(width * count), confidence)))
+
+
+def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err):
+    """Cell log ratios from the exact tail ratios, as ln R - D(x).
+
+    ln R = lr + lr_lo on a tail cell (set by _exact_tails from the generating
+    functions); D(x) = ln R - ln f_P(x)/f_Q(x) = log1p(c V(x) / f_P(x)) with
+    V(x) = sum_{k>x} (P(k) - R Q(k)) (alpha^(x-k) - alpha^(k-x)), a sum of
+    positive terms above the crossing of the atoms' ratio (core's
+    sp_geometric_deficits), mirrored on the left (Q/P, reversed support).
+    D is accurate to its own relative precision, so f_P - e^eps f_Q keeps its
+    relative accuracy up to the float just below the zero point, where a
+    difference of two cell logs (error ~1e-19 |ln f|) does not.  The high
+    part and its exact rounding error go to lr / lr_lo, on the cells where the
+    bound rel * D beats ``err`` (modified in place).  With an exact tail
+    ratio on a side, no cell ratio passes it (the laws' ratio is monotone and
+    the geometric kernel is log-concave, so the tails hold the extremes):
+    cells are clamped to it, which also makes epsilon(0) the exact zero point.
+    """
+    n = len(lp)
+    if n == 0:
+        return
+    with np.errstate(invalid="ignore", over="ignore"):
+        for side in sides:
+            if side == 1:
+                hi, lo = lr[n + 1], lr_lo[n + 1]
+                d, rel = _core.geometric_deficits(lp, lq, atom_lr, cell_lp[1:n + 1], alpha,
+                                                  hi, lo)
+            else:
+                hi, lo = lr[0], lr_lo[0]
+                d, rel = _core.geometric_deficits(lq, lp, atom_lr, cell_lq[1:n + 1], alpha,
+                                                  -hi, -lo, mirror=True)
+            ok = np.flatnonzero(np.isfinite(rel))          # atoms x; cell x + 1
+            bound = rel[ok] * d[ok].astype(np.float64)
+            better = bound < err[ok + 1]
+            ok, bound, d = ok[better], bound[better], d[ok[better]]
+            new_hi, e = _cells._two_sum(np.full(len(ok), hi, dtype=np.longdouble),
+                                        -d if side == 1 else d)
+            lr[ok + 1] = new_hi
+            lr_lo[ok + 1] = e + lo
+            err[ok + 1] = bound
+        for side in sides:
+            tail = n + 1 if side == 1 else 0
+            hi, lo = lr[tail], lr_lo[tail]
+            near = np.flatnonzero(lr >= hi - 1e-9 if side == 1 else lr <= hi + 1e-9)
+            past = (lr[near] - hi) + (lr_lo[near] - lo)
+            past = near[past > 0 if side == 1 else past < 0]
+            lr[past] = hi
+            lr_lo[past] = lo
+
+
+# -- geometric: the strict inequality |k| < t on the integers ------------------
+def _integer_bound(t):
+    """K = ceil(t) for t > 0, the number of |k| values excluded by |k| < t being
+    those with |k| >= K.  A t within 4 ulps of an integer is taken as that
+    integer (0.3 * 10 = 3.0000000000000004 means t = 3, so K = 3)."""
+    r = round(t)
+    if r >= 1 and abs(t - r) <= 4.0 * math.ulp(r):
+        return int(r)
+    return max(1, math.ceil(t))
+
+
+def _geometric_tail_log(eps, K):
+    """ln P[|N| >= K] = ln(2 alpha^K / (1 + alpha)), alpha = e^-eps."""
+    return _LN2 - K * eps - math.log1p(math.exp(-eps))
+
+
+def _geometric_confidence(eps, K):
+    return -math.expm1(_geometric_tail_log(eps, K))
+
+
+def _geometric_epsilon(K, p):
+    """eps solving 1 - 2 alpha^K/(1 + alpha) = p, alpha = e^-eps.
+
+    h(eps) = ln 2 - K eps - ln(1 + e^-eps) - ln(1 - p) falls strictly
+    (h' = -K + 1/(1 + e^eps) < 0) from -ln(1-p) > 0 at eps = 0 to -inf, and
+    ln(1 + e^-eps) in (0, ln 2) brackets the root in
+    [-ln(1-p)/K, (ln 2 - ln(1-p))/K].  K = 1 is closed-form:
+    p = (1-alpha)/(1+alpha) = tanh(eps/2), eps = ln(1+p) - ln(1-p).
+    """
+    log_q = math.log1p(-p)
+    if K == 1:
+        return math.log1p(p) - log_q
+
+    def h(eps):
+        return _geometric_tail_log(eps, K) - log_q
+
+    lo, hi = -log_q / K, (_LN2 - log_q) / K
+    from scipy import optimize
+    return optimize.brentq(h, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+
+
+def _geometric_width_bound(eps, p):
+    """Smallest integer K >= 1 with 1 - 2 alpha^K/(1+alpha) >= p."""
+    log_q = math.log1p(-p)
+    guess = (_LN2 - math.log1p(math.exp(-eps)) - log_q) / eps
+    K = max(1, math.ceil(guess)) if math.isfinite(guess) else 1
+    while K > 1 and _geometric_confidence(eps, K - 1) >= p:
+        K -= 1
+    while _geometric_confidence(eps, K) < p:
+        K += 1
+    return K

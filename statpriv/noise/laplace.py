@@ -1,0 +1,409 @@
+"""Laplace noise: the class and the exact curve of a count plus Laplace(b) noise.
+
+On every unit interval between atoms both noisy densities are
+(L e^(-t/b) + R e^(-(1-t)/b)) / (2b), so f_P - e^eps f_Q changes sign at most
+once there and its positive part integrates in closed form; O(atoms)
+(csrc/noise.c, the cells of _core.laplace_cells).  Laplace(b) noise makes
+every count here pure DP (|ln f_P/f_Q| <= 1/b; Breutigam & Reischuk Lemma 5),
+so delta is exactly 0 from eps = 1/b on -- from the exact zero point
+ln G_P(e^(1/b))/G_Q(e^(1/b)) where the laws' generating functions are known.
+"""
+import math
+
+import numpy as np
+
+from statpriv import _lazy, _validate, dp
+from statpriv.noise import Noise, _cells
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+
+
+def _tail_w(p):
+    """w = e^(1/b) (mpmath): the noisy ratio beyond the last atom is G_P(w)/G_Q(w)."""
+    import mpmath
+    return mpmath.exp(1 / p)
+
+
+class Laplace(Noise):
+    """Laplace noise, density exp(-|x|/scale) / (2 scale); variance 2 scale^2."""
+
+    __slots__ = ()
+    kind = "laplace"
+    param_name = "scale"
+    pure_dp = True
+    _tail_w = staticmethod(_tail_w)
+    _variance_factor = 2.0
+
+    def __init__(self, scale):
+        super().__init__(_validate.real("scale", scale, low=0.0, low_open=True))
+
+    @property
+    def scale(self):
+        return self.param
+
+    @property
+    def variance(self):
+        return 2.0 * self.param * self.param
+
+    def dp_curve(self):
+        return dp.laplace(self.param)
+
+    def _trim(self, lp, lq, lr, lr_lo):
+        if _cells._is_shift(lp, lq):
+            # a pure shift P = Z(. - 1), Q = Z: trim Z and rebuild the
+            # shift, so the window stays an exact shift (_laplace_shift_core's
+            # closed-form ratios); both laws lose Z's cut mass
+            lp, lq, cut_p, cut_q = _cells.trim_shift(lq)
+            return lp, lq, None, None, cut_p, cut_q    # the shift's ratios: closed form
+        return super()._trim(lp, lq, lr, lr_lo)
+
+    def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
+        lp, lq, log_ratio, law_lr, law_lo, _ = _cells.trimmed_ratios(lp, lq, log_ratio,
+                                                                     log_ratio_lo)
+        if _cells._is_shift(lp, lq):
+            return _laplace_shift_core(lp, lq, self.scale, tail_ratio)
+        return _laplace_core(lp, lq, self.scale, tail_ratio, log_ratio, law_lr, law_lo)
+
+    # statpriv.interval: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi &
+    # D'Acquisto eq. (9)), hence eps = -ln(1 - p)/(w c) (eq. (10))
+    @staticmethod
+    def _interval_epsilon(width, confidence, count, delta):
+        return -math.log1p(-confidence) / (width * count)
+
+    @staticmethod
+    def _interval_confidence(eps, width, count, delta):
+        return -math.expm1(-eps * width * count)
+
+    @staticmethod
+    def _interval_width(eps, confidence, count, delta):
+        return -math.log1p(-confidence) / (eps * count)
+
+    @classmethod
+    def _interval_noise(cls, width, confidence, count):
+        return cls(width * count / -math.log1p(-confidence))
+
+
+def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
+    """Laplace(scale) noise on general (trimmed) laws: the cells of both laws,
+    their log ratios from the difference law where P and Q are close
+    (log_ratio given, _difference_parts), exact at the tails (tail_ratio),
+    in double-double near the zero points (_laplace_end_ratios) and from the
+    law's own ratio where the noise barely mixes (_laplace_atom_ratios)."""
+    cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, scale)
+    lr = _cells._log_ratio(cell_lp, cell_lq)
+    # the cells' logs are long double accurate (laplace_cells): a
+    # difference of two of them is good to ~1e-19 (1 + |a| + |b|)
+    with np.errstate(invalid="ignore"):
+        errs = [np.nan_to_num(2e-19 * (1.0 + np.abs(a.astype(np.float64))
+                                       + np.abs(b.astype(np.float64))), nan=4e-16,
+                              posinf=4e-16)
+                for a, b in ((cell_lp, cell_lq), (ll_p, ll_q), (lr_p, lr_q))]
+    if log_ratio is not None:
+        pos, neg = _difference_parts(lp, lq, log_ratio)
+        has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
+        d_pos = d_neg = None
+        if has_pos and has_neg:
+            # one pass: the two laws' cells are computed independently
+            both = _core.laplace_cells(pos, neg, scale)
+            d_pos, d_neg = (both[0], None, both[2], both[3]), (both[1], None, both[4], both[5])
+        elif has_pos:
+            d_pos = _core.laplace_cells(pos, pos, scale)
+        elif has_neg:
+            d_neg = _core.laplace_cells(neg, neg, scale)
+        for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
+            # cells (k = 0: the log ratio itself), then L and R of P from Q's
+            up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
+            down = d_neg[(0, 2, 3)[k]] if d_neg is not None else None
+            errs[k] = _relative_log(base, up, down, target, add_base=k > 0)
+    n = len(cell_lp)
+    lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, scale, ((0,), (n - 1,)))
+    bound = _core.zero_point_up("laplace", scale)     # 1/b rounded up
+    if lr_lo is not None:
+        ll_lo, rr_lo = _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, scale,
+                                           lr, lr_lo, sides, errs[1], errs[2])
+    else:
+        ll_lo = np.zeros(n, dtype=np.longdouble)
+        rr_lo = np.zeros(n, dtype=np.longdouble)
+    if law_lr is not None:
+        _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, scale, law_lr, law_lo,
+                             errs[1], errs[2], ll_lo, rr_lo)
+    laplace = (ll_p, lr_p, ll_q, lr_q, scale, ll_lo, rr_lo)
+    _clip_interior(lr, lr_lo, sides)
+    return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
+                               max_log_ratio=bound, lr_lo=lr_lo)
+
+
+def _laplace_shift_core(lp, lq, b, tail_ratio):
+    """Laplace(b) noise on a pure shift P = Q(. - 1) (a count without sampling).
+
+    With u = e^(-1/b), w = 1/u and, for the unit cell [j, j+1],
+    L_A(j) = sum_{k<=j} A(k) u^(j-k), R_A(j) = sum_{k>j} A(k) u^(k-j-1), the
+    shift gives L_P(j) = L_Q(j-1) = w (L_Q(j) - Q(j)) and R_P(j) = R_Q(j-1) =
+    Q(j) + u R_Q(j), so the log ratios are closed forms without cancellation:
+        ln L_P(j)/L_Q(j) =  1/b - log1p(w Q(j) / L_Q(j-1)),
+        ln R_P(j)/R_Q(j) = -1/b + log1p(w Q(j) / R_Q(j)),
+    set as double-double (1/b to ~1e-30) where the log1p term is small, i.e.
+    where the ratio is near +-1/b (the zero points).  No difference law is
+    needed: one pass over Q's cells, O(atoms).
+    """
+    import mpmath
+    from statpriv._laws import _mpf_exact
+    ld = np.longdouble
+    n = len(lp)
+    cell_lq, ll_q, lr_q = _core.laplace_cells_one(lq, b)
+    with mpmath.workdps(40):
+        ib_mp = 1 / mpmath.mpf(b)
+        ib = ld(mpmath.nstr(ib_mp, 25, strip_zeros=False))
+        ib_lo = ld(float(ib_mp - _mpf_exact(ib)))
+    ln2 = np.log(ld(2))
+    # P's cells from Q's: L_P(j) = L_Q(j-1), R_P(j) = R_Q(j-1) (cells i = j + 1)
+    ll_p = np.full(n + 1, -np.inf, dtype=ld)
+    lr_p = np.full(n + 1, -np.inf, dtype=ld)
+    cell_lp = np.empty(n + 1, dtype=ld)
+    ll_p[2:n] = ll_q[1:n - 1]
+    lr_p[2:n] = lr_q[1:n - 1]
+    lr_p[1] = np.logaddexp(lq[0], lr_q[1] - ib)              # R_P(0) = Q(0) + u R_Q(0)
+    cell_lp[2:n] = cell_lq[1:n - 1]
+    cell_lp[1] = lr_p[1] + np.log(-np.expm1(-ib)) - ln2      # (1 - u) R_P(0) / 2
+    cell_lp[0] = lr_p[1] - ib - ln2                          # u R_P(0) / 2
+    cell_lp[n] = cell_lq[n] + ib                             # L_P(n-1) / 2 = w L_Q(n-1) / 2
+    lr = _cells._log_ratio(cell_lp, cell_lq)
+    _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib)
+    ll_lo = np.zeros(n + 1, dtype=ld)
+    rr_lo = np.zeros(n + 1, dtype=ld)
+    q = lq[0:n - 1]                                          # Q(j), j = i - 1
+    for base, target, lo_out, prev, sign in ((ll_q, ll_p, ll_lo, ll_q[0:n - 1], -1),
+                                             (lr_q, lr_p, rr_lo, lr_q[1:n], 1)):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # the closed form where s = log1p(t) < 1/64 (t < 0.01587, i.e.
+            # ln t < -4.14): near the zero points (s -> 0) it is exact to
+            # ~1e-30, elsewhere the difference of the kernel's logs (mantissa
+            # logs in double, ~2e-16 absolute) is as good as double s
+            # screened in double (no long double temporaries over every
+            # atom), then ln t again in long double on the chosen cells
+            lt = np.subtract(q, prev, dtype=np.float64)
+            lt += np.float64(ib)
+            ok = np.flatnonzero((lt < -4.0) & np.isfinite(prev) & np.isfinite(base[1:n]))
+            lt = ((q[ok] - prev[ok]) + ib).astype(np.float64)
+            keep = lt < -4.14
+            ok, lt = ok[keep], lt[keep]
+            s = np.log1p(np.exp(lt))
+            cur = base[ok + 1]
+            a = -sign * ib
+            c = ld(sign) * s.astype(ld)
+            dl = a + c                                       # TwoSum
+            bb = dl - a
+            e1 = (a - (dl - bb)) + (c - bb)
+            new = cur + dl
+            e2 = dl - (new - cur)
+        target[ok + 1] = new
+        lo_out[ok + 1] = -sign * ib_lo + e1 + e2
+    lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, b, ((0,), (n,)))
+    _clip_interior(lr, lr_lo, sides)
+    bound = _core.zero_point_up("laplace", b)
+    return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=(ll_p, lr_p, ll_q, lr_q, b, ll_lo, rr_lo),
+                               max_log_ratio=bound, lr_lo=lr_lo)
+
+
+def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
+    """Interior cells' mass ratios of a pure shift near +-1/b, without the
+    difference of two cell logs (the kernel's thresholds need them to the
+    accuracy of their distance from eps).  With C_A = L_A(j) + R_A(j) on the
+    cell [j, j+1]: C_P = w C_Q - (w - 1) Q(j) - (w - u) R_Q(j)
+                       = u C_Q + (1 - u^2) L_Q(j-1) + (1 - u) Q(j), so
+    ln C_P/C_Q = 1/b + log1p(-y) = -1/b + log1p(z) with
+    y = ((w - 1) Q(j) + (w - u) R_Q(j)) / (w C_Q) and
+    z = w ((1 - u^2) L_Q(j-1) + (1 - u) Q(j)) / C_Q; the form with the
+    smaller of y, z where it is below 1/2 (modifies lr in place)."""
+    n = len(lq)
+    if n < 2:
+        return
+    ld = np.longdouble
+    # only cells whose (rounded) ratio is within 1/32 of +-1/b need the forms
+    # (there y or z < 1/64 becomes possible); the rest keep the difference
+    r = np.abs(lr[1:n].astype(np.float64))
+    r -= np.float64(ib)
+    near = np.flatnonzero(np.abs(r) < 1 / 32)
+    if near.size == 0:
+        return
+    ln_hw = np.log(-np.expm1(-ib)) - np.log(ld(2))          # ln((1 - u) / 2)
+    c = cell_lq[near + 1] - ln_hw                            # ln C_Q(j)
+    q = lq[near]
+    f = np.float64
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # y and z need only double relative accuracy: differences of the
+        # long double logs first, then double arithmetic (cheap at 1e6 atoms)
+        qc = (q - c).astype(f)
+        ly = np.logaddexp(f(np.log(np.expm1(ib))) + qc,
+                          f(np.log(2 * np.sinh(ib))) + (lr_q[near + 1] - c).astype(f)) - f(ib)
+        lz = f(ib) + np.logaddexp(f(np.log(-np.expm1(-2 * ib))) + (ll_q[near] - c).astype(f),
+                                  f(np.log(-np.expm1(-ib))) + qc)
+        y, z = np.exp(ly), np.exp(lz)
+        form_a = np.isfinite(c) & (y < 0.5) & ~(z < y)
+        form_b = np.isfinite(c) & (z < 0.5) & ~form_a
+        lr[near[form_a] + 1] = ib + np.log1p(-y[form_a]).astype(ld)
+        lr[near[form_b] + 1] = -ib + np.log1p(z[form_b]).astype(ld)
+
+
+def _clip_interior(lr, lr_lo, sides):
+    """Interior cells' mass ratios lie strictly between the exact tail ratios
+    (monotone laws): clip their rounding so that no interior cell sets a zero
+    point beyond the exact one (the kernel takes the largest cell ratio)."""
+    if lr_lo is None or len(lr) < 3:
+        return
+    inner = lr[1:-1]
+    if 1 in sides:
+        np.minimum(inner, np.nextafter(lr[-1], -np.inf), out=inner)
+    if 0 in sides:
+        np.maximum(inner, np.nextafter(lr[0], np.inf), out=inner)
+
+
+def _difference_parts(lp, lq, law_lr):
+    """log D+ and log D- of D = P - Q = Q expm1(lr) (= P where Q = 0)."""
+    ld = np.longdouble
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mag = np.where(np.isfinite(lq), lq + np.log(np.abs(np.expm1(law_lr))),
+                       np.where(np.isfinite(lp), lp, -np.inf)).astype(ld)
+    mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
+    pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
+    neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
+    return pos, neg
+
+
+def _relative_log(base, up, down, target, add_base):
+    """Where the convolved difference is small against the base (Q's) value,
+    target = [base +] log1p((up - down) / base) in place (logs throughout)."""
+    n = len(base)
+    up = np.full(n, -np.inf, dtype=np.longdouble) if up is None else up
+    down = np.full(n, -np.inf, dtype=np.longdouble) if down is None else down
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        u, d = np.exp(up - base), np.exp(down - base)
+        better = np.isfinite(base) & (u + d < 0.25)
+        value = np.log1p(u - d)
+        if add_base:
+            value = base + value
+    target[better] = value[better]
+    err = np.full(n, 4e-16)
+    err[better] = 4e-16 * (u[better] + d[better]).astype(np.float64) + 1e-18
+    return err
+
+
+def _end_fraction(la, pos, atoms, l_base, step, side):
+    """ln(U / (base + U)) per position j of ``pos``, U = sum over the atoms k
+    (of ``atoms``) beyond j (k > j on the right, k <= j on the left) of
+    A(k) e^(step * distance), distance k - j (right) or j + 1 - k (left);
+    base = e^l_base."""
+    dist = (atoms[None, :] - pos[:, None]).astype(np.longdouble)      # k - j
+    if side == 0:
+        dist = 1 - dist                                               # j + 1 - k
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        term = np.where(dist > 0, la[atoms][None, :] + dist * step, -np.inf)
+        top = np.max(term, axis=1)
+        safe = np.where(np.isfinite(top), top, 0)
+        log_u = np.where(np.isfinite(top),
+                         safe + np.log(np.sum(np.exp(term - safe[:, None]), axis=1)), -np.inf)
+        return log_u - np.logaddexp(l_base, log_u)
+
+
+def _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err_l, err_r):
+    """Double-double log ratios of L (right end) and R (left end) near the ends.
+
+    With w = e^(1/b): L_A(j) + U_A(j) = e^(-j/b) G_A(w), U_A(j) = sum_{k>j}
+    A(k) e^((k-j)/b), so ln L_P/L_Q = ln R_right + log1p(-v_P) - log1p(-v_Q),
+    v = U/(L+U), R_right the exact right-tail ratio (lr + lr_lo on the last
+    cell); mirrored, R_A(j) + U'_A(j) = e^((j+1)/b) G_A(1/w) with U'_A(j) =
+    sum_{k<=j} A(k) e^((j+1-k)/b) on the left.  Near the ends v is small and
+    accurate relatively, so f_P - e^eps f_Q keeps its relative accuracy up to
+    the zero point.  ll_p / lr_p are reset to ll_q / lr_q + the ratio's high
+    part where this form's error bound beats err_l / err_r; returns the low
+    parts (ll_lo, rr_lo) of ll_p - ll_q and lr_p - lr_q.
+    """
+    ld = np.longdouble
+    n = len(lp)                       # atoms; interior cell i = j + 1 for atom j < n - 1
+    ll_lo = np.zeros(n + 1, dtype=ld)
+    rr_lo = np.zeros(n + 1, dtype=ld)
+    w = min(n - 1, END_CELLS)       # either end's form may be the better one anywhere
+    step = 1 / ld(b)
+    for side in sides:
+        if w < 1:
+            break
+        pos = np.arange(n - 1 - w, n - 1) if side == 1 else np.arange(0, w)   # atoms j
+        atoms = np.arange(n - 1 - w, n) if side == 1 else pos
+        cells = pos + 1
+        tail = n if side == 1 else 0
+        hi_r, lo_r = lr[tail], lr_lo[tail]
+        base_p, base_q = (ll_p, ll_q) if side == 1 else (lr_p, lr_q)
+        lo_out, err = (ll_lo, err_l) if side == 1 else (rr_lo, err_r)
+        fp = _end_fraction(lp, pos, atoms, base_p[cells], step, side)
+        fq = _end_fraction(lq, pos, atoms, base_q[cells], step, side)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            corr = np.log1p(-np.exp(fp)) - np.log1p(-np.exp(fq))
+            # log1p(-v) amplifies the rounding of v by v / (1 - v)
+            vp, vq = np.exp(fp).astype(np.float64), np.exp(fq).astype(np.float64)
+            bound = 4e-16 * (vp / (1.0 - vp) + vq / (1.0 - vq))
+        dl = hi_r + corr
+        ok = np.isfinite(dl) & np.isfinite(base_q[cells]) & (bound < err[cells])
+        idx = cells[ok]
+        new_p = base_q[idx] + dl[ok]
+        base_p[idx] = new_p
+        lo_out[idx] = (dl[ok] - (new_p - base_q[idx])) + lo_r
+        err[idx] = bound[ok]
+    return ll_lo, rr_lo
+
+
+def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_l, err_r,
+                         ll_lo, rr_lo):
+    """L and R log ratios from the laws' own ratio where the noise barely mixes.
+
+    L_A(j) = A(j) + u L_A(j-1) and R_A(j) = A(j+1) + u R_A(j+1) (u = e^(-1/b)),
+    so ln L_P(j)/L_Q(j) = ln P(j)/Q(j) + log1p(u L_P(j-1)/P(j)) - log1p(u L_Q(j-1)/Q(j))
+    and likewise R with the atom j + 1: the law's closed-form ratio (double-
+    double with law_lo) plus two corrections known to their own relative
+    precision.  Small b or steep laws make the corrections small, and this
+    form then beats the difference of two cell logs (~1e-19 |ln L|): it is
+    set (ll_p / lr_p high parts, ll_lo / rr_lo low parts) where its bound
+    is below err_l / err_r.  Modifies the arrays in place.
+    """
+    ld = np.longdouble
+    n = len(lp)
+    if n < 2:
+        return
+    ib = 1 / ld(b)
+    lo_law = np.zeros(n, dtype=ld) if law_lo is None else law_lo
+    i = np.arange(1, n)                       # interior cells, atom j = i - 1
+    for side in (0, 1):
+        atom = i - 1 if side == 0 else i      # the atom j (L) or j + 1 (R)
+        if side == 0:
+            prev_p, prev_q = ll_p[i - 1], ll_q[i - 1]      # ln L_A(j - 1) (-inf at i = 1)
+            base_p, base_q, lo_out, err = ll_p, ll_q, ll_lo, err_l
+        else:
+            nxt = np.minimum(i + 1, n)
+            prev_p = np.where(i + 1 < n, lr_p[nxt], -np.inf)   # ln R_A(j + 1)
+            prev_q = np.where(i + 1 < n, lr_q[nxt], -np.inf)
+            base_p, base_q, lo_out, err = lr_p, lr_q, rr_lo, err_r
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            cp = np.exp((prev_p - ib - lp[atom]).astype(np.float64))
+            cq = np.exp((prev_q - ib - lq[atom]).astype(np.float64))
+            corr = np.log1p(cp.astype(ld)) - np.log1p(cq.astype(ld))
+            lawr = law_lr[atom]
+            # a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|; a
+            # difference of the laws' logs only to ~2e-19 (|ln P| + |ln Q|)
+            if law_lo is not None:
+                own = 4e-19 * (1.0 + np.abs(lawr.astype(np.float64)))
+            else:
+                own = 2e-19 * (1.0 + np.abs(lp[atom].astype(np.float64))
+                               + np.abs(lq[atom].astype(np.float64)))
+            bound = own + 4e-16 * (cp + cq)
+        ok = (np.isfinite(lp[atom]) & np.isfinite(lq[atom]) & np.isfinite(lawr)
+              & np.isfinite(corr) & np.isfinite(base_q[i]) & (bound < err[i]))
+        idx = i[ok]
+        dl = lawr[ok] + corr[ok]
+        new_p = base_q[idx] + dl
+        base_p[idx] = new_p
+        lo_out[idx] = (dl - (new_p - base_q[idx])) + lo_law[atom[ok]]
+        err[idx] = bound[ok]
+
+
+# Cells at each end of the Laplace-noise support whose log ratio is
+# rebuilt from the exact tail ratio.
+END_CELLS = 128

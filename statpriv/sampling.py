@@ -1,0 +1,342 @@
+"""Sampling: a count over a sample of the records (Breutigam & Reischuk,
+"Statistical Privacy", Thm 4.1; A. Smith 2009, "Differential privacy and the
+secrecy of the sample").
+
+Three ways the target may be left out of the released count, each a mixture
+of the laws of the others' count with the target in and out of the sample
+(docs/mathematics.md §5):
+
+- sampling without replacement: a uniform sample of m of the n records, iid
+  Bernoulli(pi) (``statpriv.counting(..., sample_size=m)``);
+- Poisson sampling: every record kept independently with probability rate
+  (``statpriv.counting(..., sample_rate=rate, sampling="poisson")``); the
+  noiseless curve reduces to the shift curve of Bin(n-1, rate pi);
+- the secret sample: the attacker knows the population (K positives among
+  the n-1 others) but not the sample: hypergeometric laws (``secret_sample``).
+
+The laws are built here (with closed-form log ratios, exact tail ratios and
+bounded windows) and wrapped by statpriv._laws._pair_curve, with noise if given.
+"""
+import math
+
+import numpy as np
+
+from statpriv import _lazy, _validate, oracle
+from statpriv._laws import (_Laws, _binomial_log_pmf, _binomial_window, _check_support, _dd,
+                            _mixture, _mixture_rest, _pair_curve, _refine_log_ratio,
+                            _rest_ratio_bounds, _window)
+from statpriv.curve import PrivacyCurve
+from statpriv.noise import Noise, kinds_text
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+
+
+def _subsample_curve(n, pi, m, noise, ref):
+    """counting(n, pi, sample_size=m, noise=noise) for m < n."""
+    return _pair_curve(_subsample_laws(n, pi, m, noise is not None), ref,
+                       f"counting n={n}, pi={pi}, sample_size={m}", noise)
+
+
+def _poisson_curve(n, pi, rate, noise, ref):
+    """counting(n, pi, sample_rate=rate, sampling="poisson", noise=noise)."""
+    core = None if noise is not None else _poisson_curve_core(n, pi, rate)
+    if core is not None:
+        return PrivacyCurve(core, ref, f"counting n={n}, pi={pi}, poisson rate={rate}")
+    return _pair_curve(_poisson_sample_laws(n, pi, rate, noise is not None), ref,
+                       f"counting n={n}, pi={pi}, poisson rate={rate}", noise)
+
+
+def _subsample_laws(n, pi, m, noisy_path=False):
+    """Sample of m of the n records without replacement, iid Bernoulli(pi).
+
+    The laws live on the union of the windows of Bin(m-1, pi) and Bin(m, pi)
+    (from j = first on; the full supports when small, see _window); the mass
+    they leave out is bounded in _Laws.rest.
+    """
+    rate = m / n
+    a0, a1, rest_a = _binomial_window(m - 1, pi, noisy_path)
+    b0, b1, rest_b = _binomial_window(m, pi, noisy_path)
+    first, last = min(a0, b0), max(a1 + 1, b1)
+    _check_support(last - first + 1, "sample_size (or n)")
+    ln = np.log(np.longdouble(n))
+    log_weights = (np.log(np.longdouble(m)) - ln,
+                   np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
+    lp, lq, lr = _mixture(_binomial_log_pmf(m - 1, pi, first, min(last, m - 1)),
+                          _binomial_log_pmf(m, pi, first, min(last, m)), rate, log_weights)
+    log_rest = _mixture_rest(rest_a, rest_b, log_weights)
+    rest = (log_rest, log_rest, math.inf, -math.inf)
+    if not 0.0 < pi < 1.0:
+        if m == n:
+            return _Laws(lp, lq, lr, True, rest=rest)
+        # Known records: P and Q share one atom, j = m (pi = 1) or j = 0
+        # (pi = 0), where P/Q = n/(n-m) or (n-m)/n: the zero point, in
+        # double-double like every other extreme ratio.
+        def degenerate(jj):
+            import mpmath
+            ratio = mpmath.log(n) - mpmath.log(n - m)
+            return ratio if pi == 1.0 else -ratio
+
+        lr_lo = _refine_log_ratio(lp, lq, lr, np.full(len(lr), 4e-19),
+                                  lambda i: degenerate(first + i))
+        return _Laws(lp, lq, lr, False, lr_lo, _subsample_tail_ratio(n, m, pi), rest=rest)
+    # P(j)/Q(j) in closed form (Breutigam & Reischuk, "Statistical Privacy"):
+    # with lambda = m/n, A(j-1)/B(j) = j/(m pi), A(j)/B(j) = (m-j)/(m(1-pi)), so
+    # with d = j - m pi, P/Q = (1 + d/(n pi)) / (1 - d/(n (1-pi))): two log1p
+    # of small arguments when m/n is small, no rounded rate.  The threshold
+    # terms need lr to full relative accuracy, which a difference of logs lacks.
+    ld = np.longdouble
+    j = ld(first) + np.arange(len(lr), dtype=ld)
+    d = j - ld(m) * ld(pi)
+    x, y = d / (ld(n) * ld(pi)), -d / (ld(n) * (1 - ld(pi)))
+    with np.errstate(divide="ignore"):
+        t1, t2 = np.log1p(x), np.log1p(y)
+    lr = t1 - t2
+    err = (4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
+           + 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
+
+    def exact(jj):                 # at the absolute atom jj
+        import mpmath
+        p = mpmath.mpf(pi)
+        dd = jj - m * p
+        return mpmath.log1p(dd / (n * p)) - mpmath.log1p(-dd / (n * (1 - p)))
+
+    tail_ratio = _subsample_tail_ratio(n, m, pi)
+    if m < n:                      # true extreme atoms j = 0 and j = m
+        rest = rest[:2] + _rest_ratio_bounds(exact, 0, m)
+    if m == n:
+        return _Laws(lp, lq, lr, True, None, lambda w: w, rest)
+    lr_lo = _refine_log_ratio(lp, lq, lr, err, lambda i: exact(first + i))
+    return _Laws(lp, lq, lr, False, lr_lo, tail_ratio, rest)
+
+
+def _subsample_tail_ratio(n, m, pi):
+    """G_P(w)/G_Q(w) of the sample of m of n records without replacement, iid
+    Bernoulli(pi) (pi = 0 and 1 included): with lambda = m/n and M(w) = 1 +
+    pi (w - 1) the Bernoulli generating function, P = lambda A(.-1) +
+    (1-lambda) B, Q = lambda A + (1-lambda) B, G_B = M G_A, so the common
+    G_A cancels: (lambda w + (1-lambda) M) / (lambda + (1-lambda) M)."""
+    def tail_ratio(w):
+        import mpmath
+        lam, p = mpmath.mpf(m) / n, mpmath.mpf(pi)
+        M = 1 + p * (w - 1)            # generating function of Bernoulli(pi)
+        return (lam * w + (1 - lam) * M) / (lam + (1 - lam) * M)
+    return tail_ratio
+
+
+def _poisson_tail_ratio(rate):
+    """G_P/G_Q for P = rate Z(.-1) + (1-rate) Z, Q = Z: rate w + 1 - rate."""
+    def tail_ratio(w):
+        import mpmath
+        return 1 + mpmath.mpf(rate) * (w - 1)
+    return tail_ratio
+
+
+def _poisson_sample_laws(n, pi, rate, noisy_path=False):
+    """Each other record kept w.p. rate: Z ~ Bin(n-1, rate*pi), P = rate Z(.-1) + (1-rate) Z.
+
+    Z is taken on its window (_window); Q/P <= 1/(1-rate) bounds the rest for
+    delta_minus, P/Q is unbounded (inf at j = n).
+    """
+    rho = rate * pi
+    first, last, log_rest = _binomial_window(n - 1, rho, noisy_path)
+    _check_support(last - first + 2, "n (or sample_rate)")
+    log_z = _binomial_log_pmf(n - 1, rho, first, last)
+    ld = np.longdouble
+    if 0.0 < rho < 1.0:
+        # rho is the rounded product; ln Z(k) moves by (k - (n-1) rho)/(rho (1-rho))
+        # per unit of rho, which at n ~ 1e7 turns a 1e-16 rounding into 1e-9 in
+        # the far tails: correct to first order for the exact rate * pi.
+        import mpmath
+        with mpmath.workdps(40):
+            shift = float(mpmath.mpf(rate) * mpmath.mpf(pi) - mpmath.mpf(rho))
+        if shift != 0.0:
+            k = ld(first) + np.arange(len(log_z), dtype=ld)
+            log_z = log_z + (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
+    lp, lq, lr = _mixture(log_z, log_z, rate)
+    tail_ratio = _poisson_tail_ratio(rate)
+    if log_rest > -math.inf:
+        log_rest += 1e-12 * (1.0 + abs(log_rest))
+    rest = (log_rest, log_rest, math.inf, -math.inf)
+    if not 0.0 < rho < 1.0:
+        if rho == 0.0 and rate < 1.0:
+            # pi = 0: Z = 0 surely, P/Q = 1 - rate at j = 0 (the zero point of
+            # delta_minus), in double-double
+            def degenerate(jj):
+                import mpmath
+                return mpmath.log1p(-mpmath.mpf(rate))
+
+            lr_lo = _refine_log_ratio(lp, lq, lr, np.full(len(lr), 4e-19),
+                                      lambda i: degenerate(first + i))
+            return _Laws(lp, lq, lr, False, lr_lo, tail_ratio, rest)
+        return _Laws(lp, lq, lr, rate == 1.0, None, tail_ratio, rest)
+    # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
+    # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
+    # ln(1 - rate) at j = 0, the zero point of delta_minus.
+    j = ld(first) + np.arange(len(lr), dtype=ld)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lr = np.log1p((j - ld(n) * ld(rate) * ld(pi)) / ((ld(n) - j) * ld(pi)))
+    if 0 <= n - first < len(lr):
+        lr[n - first] = np.inf
+    if rate == 1.0 and first == 0:
+        lr[0] = -np.inf
+    jf = first + np.arange(len(lr), dtype=np.float64)
+    err = 4e-19 * np.abs(lr.astype(np.float64)) + 2e-19 * n * rate / np.maximum(n - jf, 1)
+
+    def exact(jj):                 # at the absolute atom jj
+        import mpmath
+        lam, p = mpmath.mpf(rate), mpmath.mpf(pi)
+        return mpmath.log1p((jj - n * lam * p) / ((n - jj) * p))
+
+    if rate < 1.0:                 # true extreme atoms j = 0 (lr = log1p(-rate)) and n (inf)
+        rest = rest[:2] + (math.inf,
+                           -math.inf if rate == 1.0 else _rest_ratio_bounds(exact, 0, 0)[1])
+    return _Laws(lp, lq, lr, rate == 1.0,
+                 None if rate == 1.0 else _refine_log_ratio(lp, lq, lr, err,
+                                                            lambda i: exact(first + i)),
+                 tail_ratio, rest)
+
+
+def _poisson_curve_core(n, pi, rate):
+    """The noiseless Poisson-sampled curve by reduction to the shift curve of
+    Z ~ Bin(n-1, rho), rho = rate * pi (Smith 2009 Alg. 2):
+    P = rate Z(.-1) + (1-rate) Z and Q = Z give
+    P - e^eps Q = rate (Z(k-1) - e^eps' Z(k)) with e^eps' = 1 + (e^eps - 1)/rate, and
+    Q - e^eps P = c (Z(k) - e^eps'' Z(k-1)) with c = 1 - e^eps (1 - rate),
+    e^eps'' = e^eps rate / c (delta_minus = 0 where c <= 0).  rho and 1 - rho
+    are passed in extended precision, the mean and ln(1 - rate) as
+    double-doubles (the rounding of the product
+    would move ln Z(k) by (k - N rho) 2^-53 / (1 - rho) in the far tails;
+    rho may lie below the double range).  None where rho is 0 or 1 (a point
+    mass: the law arrays handle those) or n = 1."""
+    import mpmath
+    with mpmath.workdps(60):
+        g, p = mpmath.mpf(rate), mpmath.mpf(pi)
+        rho = g * p
+        if not 0 < rho < 1 or n < 2:
+            return None
+        pq = np.array([mpmath.nstr(rho, 30), mpmath.nstr(1 - rho, 30)], dtype=np.longdouble)
+        mean_hi, mean_lo = _dd((n - 1) * rho)
+        log_p, log_q = float(mpmath.log(rho)), float(mpmath.log1p(-rho))
+        if rate == 1.0:
+            l1g_hi, l1g_lo = -math.inf, 0.0
+        else:
+            l1g_hi, l1g_lo = _dd(mpmath.log1p(-g))
+    return _core.PoissonCurveCore(float(n - 1), pq, mean_hi, mean_lo, log_p, log_q,
+                                  float(rate), l1g_hi, l1g_lo)
+
+
+def secret_sample(n, sample_size, positives, *, noise=None):
+    """Curve when the attacker knows the population but not the sample (Smith 2009 §3).
+
+    K = ``positives`` of the n-1 other records have the property; a uniform
+    sample of m = ``sample_size`` of the n records is counted.  With
+    H_k(j) = C(K, j) C(n-1-K, k-j) / C(n-1, k) and lambda = m/n,
+    P(j) = lambda H_{m-1}(j-1) + (1-lambda) H_m(j),
+    Q(j) = lambda H_{m-1}(j) + (1-lambda) H_m(j).
+    The worst case over K is the DP guarantee delta = lambda (docs/mathematics.md §5).
+    ``noise`` (statpriv.Laplace, Gaussian, Geometric) is added to the count.
+
+    Examples
+    --------
+    >>> curve = secret_sample(100, 10, positives=30)
+    >>> print(f"{curve.delta(0.05):.10e}")
+    1.0696330864e-02
+    >>> print(f"{curve.epsilon(0.0):.10f}")      # delta = 0 from ln(31/21) on
+    0.3894647668
+    """
+    n = _validate.count("n", n, low=1)
+    m = _validate.count("sample_size", sample_size, low=1, high=n)
+    K = _validate.count("positives", positives, low=0, high=n - 1)
+    if noise is not None and not isinstance(noise, Noise):
+        raise ValueError(f"noise must be {kinds_text()}, got {noise!r}")
+    N = float(n - 1)
+    # windows of H_{m-1} and H_m (log-concave; the full supports when small,
+    # see _window), the rest bounded in _Laws.rest
+    noisy_path = noise is not None
+    first, last, rest_in = _hypergeom_window(n - 1, K, m - 1, noisy_path)
+    last += 1                       # P(j) = ... H_{m-1}(j - 1)
+    rest_out = -math.inf
+    if m < n:
+        b0, b1, rest_out = _hypergeom_window(n - 1, K, m, noisy_path)
+        first, last = min(first, b0), max(last, b1)
+    _check_support(last - first + 1, "sample_size (or n)")
+    j = first + np.arange(last - first + 1, dtype=np.float64)
+    log_in = _core.log_hypergeom_pmf(j[j <= m - 1], N, float(K), float(m - 1))
+    log_out = _core.log_hypergeom_pmf(j, N, float(K), float(m)) if m < n else np.full(1, -np.inf)
+    rate = m / n
+    ln = np.log(np.longdouble(n))
+    log_weights = (np.log(np.longdouble(m)) - ln,
+                   np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
+    lp, lq, lr = _mixture(log_in, log_out, rate, log_weights)
+    log_rest = _mixture_rest(rest_in, rest_out, log_weights)
+    rest = (log_rest, log_rest, math.inf, -math.inf)
+    lr_lo = tail_ratio = None
+    if m < n:
+        # P(j)/Q(j) in closed form: with A = H_{m-1}, B = H_m and lambda = m/n,
+        # lambda A(j-1)/B(j) + 1 - lambda = (N-m+1)/n (K+1)/(K-j+1) and
+        # lambda A(j)/B(j) + 1 - lambda = (N-m+1)/n (N-K+1)/(N-K-m+j+1), so
+        # P/Q = (K+1)(N-K-m+j+1) / ((K-j+1)(N-K+1)): two log1p of exact
+        # integer quotients (inf where Q = 0 < P, -inf where P = 0 < Q).
+        ld = np.longdouble
+        jj = ld(first) + np.arange(len(lr), dtype=ld)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1 = np.log1p((jj - m) / ld(N - K + 1))
+            t2 = np.log1p(-jj / ld(K + 1))
+            exact_lr = t1 - t2
+        live = np.isfinite(lp) | np.isfinite(lq)
+        lr = np.where(live, exact_lr, lr)
+        err = 4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
+
+        def exact(j):              # at the absolute atom j
+            import mpmath
+            return mpmath.log1p(mpmath.mpf(j - m) / (N - K + 1)) - mpmath.log1p(-mpmath.mpf(j) / (K + 1))
+
+        lr_lo = _refine_log_ratio(lp, lq, lr, err, lambda i: exact(first + i))
+        # true extreme atoms of P and Q
+        rest = rest[:2] + _rest_ratio_bounds(exact, max(0, m - 1 - (n - 1 - K)), min(K + 1, m))
+        if m <= _MAX_TAIL_SUM:
+            tail_ratio = _secret_tail_ratio(int(N), K, m)
+
+    def ref(eps, direction):
+        if noise is not None:
+            raise ValueError("the mpmath reference covers secret_sample without noise")
+        return oracle.secret_sample_delta(n, m, K, eps, direction=direction)
+
+    laws = _Laws(lp, lq, lr, m == n, lr_lo, (lambda w: w) if m == n else tail_ratio, rest)
+    laws.start = first                  # the atom of index 0 (PrivacyCurve.log_pmfs)
+    return _pair_curve(laws, ref, f"secret sample n={n}, sample_size={m}, positives={K}", noise)
+
+
+# Largest sample for which the secret sample's generating functions are summed
+# in mpmath (for the exact zero point with Laplace/geometric noise).
+_MAX_TAIL_SUM = 2000
+
+
+def _secret_tail_ratio(N, K, m):
+    """G_P(w)/G_Q(w) for the secret sample's mixture of hypergeometric laws."""
+    import math
+
+    def tail_ratio(w):
+        import mpmath
+
+        def G(draws):      # sum_j C(K, j) C(N-K, draws-j) w^j  (common 1/C(N, draws) dropped)
+            return mpmath.fsum(math.comb(K, j) * math.comb(N - K, draws - j) * w ** j
+                               for j in range(max(0, draws - (N - K)), min(K, draws) + 1))
+
+        lam = mpmath.mpf(m) / (N + 1)
+        ga = G(m - 1) / math.comb(N, m - 1)
+        gb = G(m) / math.comb(N, m)
+        return (lam * w * ga + (1 - lam) * gb) / (lam * ga + (1 - lam) * gb)
+    return tail_ratio
+
+
+def _hypergeom_window(N, K, m, noisy_path):
+    """(first, last, log_rest): the window of the hypergeometric law of the
+    positives in m draws from N records of which K are positive."""
+    def log_pmf(j):
+        return float(_core.log_hypergeom_pmf(np.array([float(j)]), float(N), float(K),
+                                             float(m))[0])
+
+    lo, hi = max(0, m - (N - K)), min(K, m)
+    mode = min(max((m + 1) * (K + 1) // (N + 2), lo), hi)
+    return _window(log_pmf, lo, hi, mode, noisy_path)
