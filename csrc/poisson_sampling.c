@@ -1,6 +1,7 @@
 #include <math.h>
 #include "poisson_sampling.h"
 #include "logspace.h"
+#include "search.h"
 
 void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
                            double mean_hi, double mean_lo, double log_p, double log_q, double g,
@@ -125,4 +126,187 @@ double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, cons
         return sampled_direction(c, eps, direction);
     }
     return fmax(sampled_direction(c, eps, SP_PLUS), sampled_direction(c, eps, SP_MINUS));
+}
+
+/* ---- Noiseless Poisson-sampled curves at large N ------------------------- */
+
+/* Smith's reduction (see sp_poisson_curve in poisson_sampling.h) written in the
+ * inner variable y = eps' (plus) or eps'' (minus) of Z's shift curve H:
+ *   plus:  e^eps = 1 + g (e^y - 1),                 delta = g H(y);
+ *   minus: e^eps = e^y / (g + (1-g) e^y),  c = g / (g + (1-g) e^y),  delta = c H(y).
+ * Both read delta(eps) <= target  <=>  ln H(y) <= aim0 + ln(a + bc e^y) with
+ * aim0 = ln target - ln g and (a, bc) = (1, 0) (plus) or (g, 1 - g) (minus),
+ * and eps is increasing in y: e^eps - 1 = g (e^y - 1) / (a + bc e^y).  So the
+ * answer is found on Z's exact shift sums, as in sp_binom_smallest_eps, with
+ * a target that moves with y (for minus: the factor c depends on eps). */
+typedef struct {
+    const sp_binom *b;
+    long double a, bc;
+} sampled_aim;
+
+static long double sampled_log_factor(const sampled_aim *s, double y)
+{
+    return s->bc == 0.0L ? logl(s->a) : logl(s->a + s->bc * expl((long double)y));
+}
+
+/* ln H(y) - ln(a + bc e^y) on the approximation: non-increasing in y. */
+static double sampled_approx_one(double y, sp_direction direction, const void *ctx)
+{
+    (void)direction;
+    const sampled_aim *s = ctx;
+    double h = sp_binom_shift_log_hockey_approx(s->b, y);
+    return h == -INFINITY ? h : (double)((long double)h - sampled_log_factor(s, y));
+}
+
+/* delta(y)/b0 - target(y)/b0 on the local model at `at`, and its derivative
+ * times -e^y (positive): target(y)/b0 = base (a + bc e^y). */
+static int sampled_model_excess(const sampled_aim *s, const sp_binom_sums *at, double y,
+                                long double base, long double *excess, long double *slope)
+{
+    long double t, sb;
+    if (sp_binom_shift_model(s->b, at, y, &t, &sb) != 0) {
+        return 1;
+    }
+    const long double u = expl((long double)y);
+    *excess = t - base * (s->a + s->bc * u);
+    *slope = u * (sb + base * s->bc);
+    return 0;
+}
+
+/* The smallest float y with exact-sum ln H(y) <= aim0 + ln(a + bc e^y)
+ * (binom_direction_eps with a moving target); NAN, *fallback = 1 where the
+ * fast route does not apply. */
+static double sampled_direction_y(const sampled_aim *s, long double aim0, int *fallback)
+{
+    const sp_binom *b = s->b;
+    *fallback = 1;
+    double f0 = sp_binom_shift_log_hockey(b, 0.0);
+    if (isnan(f0)) {
+        return NAN;
+    }
+    if ((long double)f0 <= aim0 + logl(s->a + s->bc)) {
+        *fallback = 0;
+        return 0.0;
+    }
+    if (s->bc == 0.0L && (long double)sp_binom_shift_log_hockey(b, INFINITY) > aim0 + logl(s->a)) {
+        *fallback = 0;
+        return INFINITY;
+    }
+    double y = sp_smallest_eps(sampled_approx_one, s, SP_PLUS, (double)aim0, 0.0, 0);
+    if (!(y > 0.0 && isfinite(y))) {
+        return NAN;
+    }
+    for (int outer = 0; outer < 6; outer++) {
+        sp_binom_sums at;
+        if (sp_binom_shift_sums(b, y, &at) != 0 || !(at.t > 0.0L) || !(at.b > 0.0L)) {
+            return NAN;
+        }
+        const long double base = expl(aim0 - (long double)at.log_b0);
+        int ok = 1;
+        for (int inner = 0; inner < 32; inner++) {
+            long double ex, sl;
+            if (sampled_model_excess(s, &at, y, base, &ex, &sl) != 0 || !(sl > 0.0L)) {
+                ok = 0;
+                break;
+            }
+            long double step = ex / sl;        /* e^r = e^y (1 + step) */
+            if (!(step > -1.0L)) {
+                ok = 0;
+                break;
+            }
+            double r = (double)((long double)y + log1pl(step));
+            if (r == y) {
+                break;
+            }
+            y = r;
+        }
+        if (ok) {
+            long double ex, sl;
+            int up = 0;
+            while (up < 16 && (ok = sampled_model_excess(s, &at, y, base, &ex, &sl) == 0)
+                   && ex > 0.0L) {
+                y = nextafter(y, INFINITY);
+                up++;
+            }
+            if (ok && up < 16) {
+                for (int down = 0; down < 16; down++) {
+                    double z = nextafter(y, 0.0);
+                    if (sampled_model_excess(s, &at, z, base, &ex, &sl) != 0) {
+                        break;
+                    }
+                    if (ex > 0.0L) {
+                        *fallback = 0;
+                        return y;
+                    }
+                    y = z;
+                }
+            }
+        }
+        if (!(y > 0.0 && isfinite(y))) {
+            return NAN;
+        }
+    }
+    return NAN;
+}
+
+/* One direction of sp_poisson_smallest_eps; NAN with *fallback = 1 where
+ * the fast route does not apply. */
+static double poisson_direction_eps(const sp_poisson_curve *c, sp_direction direction, double aim,
+                                    int *fallback)
+{
+    *fallback = 1;
+    const long double g = c->g;
+    sampled_aim s;
+    if (direction == SP_PLUS || c->l1g_hi == -INFINITY) {        /* g = 1: c = 1 */
+        s.b = direction == SP_PLUS ? &c->z.plus : &c->z.minus;
+        s.a = 1.0L;
+        s.bc = 0.0L;
+    } else {
+        s.b = &c->z.minus;
+        s.a = g;
+        s.bc = 1.0L - g;
+    }
+    if (!(sp_binom_shift_sd(s.b) >= SP_BINOM_SEARCH_MIN_SD)) {
+        return NAN;
+    }
+    const long double aim0 = (long double)aim - logl(g);
+    double y = sampled_direction_y(&s, aim0, fallback);
+    if (*fallback || !(y > 0.0) || y == INFINITY) {
+        return y;
+    }
+    /* e^eps - 1 = g (e^y - 1) / (a + bc e^y), rounded up (with a margin of
+     * 2^-60 for the extended-precision rounding): delta is non-increasing in
+     * eps, and at this eps the reduction's y and c are >= / <= those above. */
+    const long double em1 = g * expm1l((long double)y) / (s.a + s.bc * expl((long double)y));
+    long double e = log1pl(em1);
+    e += fabsl(e) * 0x1p-60L;
+    double eps = (double)e;
+    if ((long double)eps < e) {
+        eps = nextafter(eps, INFINITY);
+    }
+    return eps;
+}
+
+double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction, double log_target,
+                               double log_tol, int positive)
+{
+    if (isfinite(log_target) && log_target < 0.0 && !isnan(log_tol)) {
+        const double aim = sp_search_aim(log_target, log_tol);
+        if (direction == SP_MAX) {
+            int fa, fm = 1;
+            double a = poisson_direction_eps(c, SP_PLUS, aim, &fa);
+            double m = fa ? NAN : poisson_direction_eps(c, SP_MINUS, aim, &fm);
+            if (!fa && !fm) {
+                return isnan(a) || isnan(m) ? NAN : fmax(a, m);
+            }
+        } else if (direction == SP_PLUS || direction == SP_MINUS) {
+            int f;
+            double e = poisson_direction_eps(c, direction, aim, &f);
+            if (!f) {
+                return e;
+            }
+        }
+    }
+    return sp_smallest_eps(sp_poisson_curve_log_delta, c, direction, log_target, log_tol,
+                           positive);
 }

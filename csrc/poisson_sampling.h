@@ -2,12 +2,14 @@
  * reduced to the shift curve of the sampled count (A. Smith 2009,
  * "Differential privacy and the secrecy of the sample", Alg. 2).
  * Layer: uses binomial_tail.h (the iid case) or any shift curve given as an
- * sp_curve_fn (e.g. a pair_tail.h curve of a Poisson-binomial count). */
+ * sp_curve_fn (e.g. a pair_tail.h curve of a Poisson-binomial count), and
+ * search.h for its own epsilon search (sp_poisson_smallest_eps). */
 #ifndef STATPRIV_POISSON_SAMPLING_H
 #define STATPRIV_POISSON_SAMPLING_H
 
 #include "sp_curve.h"
 #include "binomial_tail.h"
+#include "search.h"
 
 /* Noiseless count under Poisson sampling (Smith 2009, "Differential privacy
  * and the secrecy of the sample", Alg. 2): every record kept w.p. g, the
@@ -28,6 +30,16 @@ void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long do
                            double mean_hi, double mean_lo, double log_p, double log_q, double g,
                            double l1g_hi, double l1g_lo);
 double sp_poisson_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+
+/* sp_smallest_eps for the noiseless Poisson-sampled curve
+ * (sp_poisson_curve_log_delta), fast at large N: both directions are
+ * solved on the exact shift sums of Z as in sp_binom_smallest_eps, with the
+ * target moved by the reduction's factor (g for plus; c = g / (g + (1-g)
+ * e^eps'') for minus, which depends on the answer), then mapped back to eps
+ * rounded up.  Falls back to sp_smallest_eps (search.h, with `positive`)
+ * where this does not apply. */
+double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction, double log_target,
+                               double log_tol, int positive);
 
 /* The same reduction on any count law Z given by its shift curve: inner(eps,
  * SP_PLUS) = ln H_eps(Z+1 || Z), inner(eps, SP_MINUS) = ln H_eps(Z || Z+1)

@@ -67,6 +67,11 @@ static double search_aim(double log_target, double log_tol)
     return aim;
 }
 
+double sp_search_aim(double log_target, double log_tol)
+{
+    return search_aim(log_target, log_tol);
+}
+
 double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction, double log_target,
                        double log_tol, int positive)
 {
@@ -316,4 +321,105 @@ double sp_binom_smallest_eps(const sp_binom_curve *c, sp_direction direction, do
         }
     }
     return sp_smallest_eps(sp_binom_curve_log_delta, c, direction, log_target, log_tol, 0);
+}
+
+/* ---- The generic search with fewer curve evaluations --------------------- */
+
+/* The function whose sign change sp_smallest_eps_lean searches: its sign is
+ * that of ln delta(eps) - aim exactly, its value sqrt(-aim) - sqrt(-ln delta),
+ * which is close to linear in eps where ln delta is close to quadratic (large
+ * counts: ln delta ~ -(eps sd)^2 / 2), so that the secant steps converge in
+ * fewer evaluations.  For SP_MAX the direction that exceeded the aim last
+ * (dom) is evaluated first and the other only if needed: the sign of the
+ * maximum is known from one direction whenever that one exceeds the aim. */
+typedef struct {
+    sp_curve_fn log_delta;
+    const void *ctx;
+    sp_direction direction;
+    double aim, root_aim;       /* root_aim = sqrt(-aim) */
+    sp_direction dom;           /* SP_PLUS or SP_MINUS, updated as it goes */
+} lean_search;
+
+static double lean_excess(double eps, const void *vctx)
+{
+    lean_search *s = (lean_search *)vctx;     /* our own stack object, not the caller's */
+    double v;
+    if (s->direction != SP_MAX) {
+        v = s->log_delta(eps, s->direction, s->ctx);
+    } else {
+        const sp_direction a = s->dom, b = sp_reverse(a);
+        v = s->log_delta(eps, a, s->ctx);
+        if (!isnan(v) && !(v > s->aim)) {
+            double w = s->log_delta(eps, b, s->ctx);
+            if (isnan(w) || w > s->aim) {
+                s->dom = b;
+            }
+            v = isnan(w) ? w : fmax(v, w);
+        }
+    }
+    if (isnan(v) || v == -INFINITY) {
+        return v;
+    }
+    /* sqrt(-aim) - sqrt(-v) without cancellation: v - aim is exact near the
+     * root (Sterbenz), so the sign is exactly that of v - aim */
+    return (v - s->aim) / (s->root_aim + sqrt(-fmin(v, 0.0)));
+}
+
+double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
+                            double log_target, double log_tol, int positive)
+{
+    if (isnan(log_target) || isnan(log_tol) || !(log_target < 0.0)
+        || !isfinite(log_target)) {
+        return sp_smallest_eps(log_delta, ctx, direction, log_target, log_tol, positive);
+    }
+    const double aim = search_aim(log_target, log_tol);
+    lean_search s = {log_delta, ctx, direction, aim, sqrt(-aim), SP_PLUS};
+    double glo = lean_excess(0.0, &s);
+    if (isnan(glo)) {
+        return NAN;
+    }
+    if (!(glo > 0.0)) {
+        return 0.0;
+    }
+    double ginf = lean_excess(INFINITY, &s);
+    if (isnan(ginf)) {
+        return NAN;
+    }
+    if (ginf > 0.0) {
+        return INFINITY;
+    }
+    /* Bracket and narrow exactly as sp_smallest_eps does. */
+    double lo = 0.0, hi = 1.0, ghi = lean_excess(hi, &s);
+    int evals = 3;
+    while (ghi > 0.0) {
+        if (hi == DBL_MAX) {
+            return INFINITY;
+        }
+        lo = hi;
+        glo = ghi;
+        hi = hi < 16.0 ? 4.0 * hi : (hi > 1e154 ? DBL_MAX : hi * hi);
+        ghi = lean_excess(hi, &s);
+        evals++;
+    }
+    if (isnan(ghi)) {
+        return NAN;
+    }
+    while (lo > 0.0 && hi > 2.0 * lo && evals < SP_SEARCH_MAX_EVALS) {
+        double mid = double_of(bits_of(lo) + (bits_of(hi) - bits_of(lo)) / 2);
+        double gm = lean_excess(mid, &s);
+        evals++;
+        if (isnan(gm)) {
+            return NAN;
+        }
+        if (gm > 0.0) {
+            lo = mid;
+            glo = gm;
+        } else {
+            hi = mid;
+            ghi = gm;
+        }
+    }
+    sp_illinois(lean_excess, &s, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON,
+                SP_SEARCH_MAX_EVALS - evals);
+    return isnan(glo) ? NAN : hi;
 }

@@ -61,4 +61,17 @@ int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double
 double sp_binom_smallest_eps(const sp_binom_curve *c, sp_direction direction, double log_target,
                              double log_tol);
 
+/* The aim of sp_smallest_eps: log_target lowered by log_tol and a margin of
+ * 2^-48 max(1, |log_target|) for the rounding of ln delta and of exp (for
+ * mechanism-specific searches that settle the answer on their own sums). */
+double sp_search_aim(double log_target, double log_tol);
+
+/* The same contract and answer (to the same few ulps) as sp_smallest_eps,
+ * in fewer curve evaluations: the secant steps work on sqrt(-ln delta)
+ * (close to linear in eps at large counts) and SP_MAX evaluates the second
+ * direction only where the first does not already exceed the aim.  Used
+ * for the curves whose evaluation is costly (noisy counts, sampled laws). */
+double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
+                            double log_target, double log_tol, int positive);
+
 #endif

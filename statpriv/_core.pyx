@@ -58,8 +58,8 @@ cdef class CurveCore:
         cdef sp_direction d = <sp_direction> direction
         with nogil:
             for i in range(n):
-                res[i] = sp_smallest_eps(self.fn, self.ctx, d, log_target[i], self.log_tol,
-                                         self.positive)
+                res[i] = sp_smallest_eps_lean(self.fn, self.ctx, d, log_target[i],
+                                              self.log_tol, self.positive)
         return out
 
 
@@ -128,6 +128,21 @@ cdef class PoissonCurveCore(CurveCore):
         +inf for SP_PLUS."""
         return _sampled_zero_point(self.fn, self.ctx, direction, l1g_hi_of(&self.curve))
 
+    def epsilon(self, double[::1] log_target, int direction):
+        """Smallest eps >= 0 with ln delta(eps) <= each log_target: at large N
+        solved on the exact shift sums of Z with the reduction's moving
+        target (sp_poisson_smallest_eps in csrc/poisson_sampling.h), else the generic
+        search."""
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        cdef sp_direction d = <sp_direction> direction
+        with nogil:
+            for i in range(n):
+                res[i] = sp_poisson_smallest_eps(&self.curve, d, log_target[i],
+                                                 self.log_tol, self.positive)
+        return out
+
 
 cdef class SampledShiftCurveCore(CurveCore):
     """Poisson sampling at rate g of a count Z given by its shift curve
@@ -173,6 +188,24 @@ def _log_cumsum(a, bint reverse=False):
     return out
 
 
+cdef bint _nearly_non_decreasing(long double[::1] lr):
+    """lr[i+1] - lr[i] >= -1e-12 (1 + |lr[i]|) for every i, in long double (the
+    same test as the numpy expression np.all(np.diff(lr) >= -1e-12 * (1.0 +
+    np.abs(lr[:-1]))), NaN failing it, in one pass without temporaries)."""
+    cdef Py_ssize_t i, n = lr.shape[0]
+    cdef long double tol = <long double>(<double>-1e-12)
+    cdef long double a, d
+    with nogil:
+        for i in range(n - 1):
+            a = lr[i]
+            if a < 0:
+                a = -a
+            d = lr[i + 1] - lr[i]
+            if not (d >= tol * (1.0 + a)):
+                return False
+    return True
+
+
 cdef class PairCurveCore(CurveCore):
     """Shift divergence between two pmfs given by log arrays (docs/mathematics.md §2, §5),
     or between Laplace cells (``laplace=(ll_p, lr_p, ll_q, lr_q, scale[, ll_lo, rr_lo])``,
@@ -198,7 +231,7 @@ cdef class PairCurveCore(CurveCore):
         with np.errstate(invalid="ignore"):
             lsp = _log_cumsum(lp, reverse=True)
             lcq = _log_cumsum(lq)
-            self.monotone = bool(np.all(np.diff(lr) >= -1e-12 * (1.0 + np.abs(lr[:len(lr) - 1]))))
+            self.monotone = _nearly_non_decreasing(lr)
         self.arrays = [lp, lq, lr, lsp, lcq]
         self.pair.lp = _data(lp)
         self.pair.lq = _data(lq)

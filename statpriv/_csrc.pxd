@@ -39,6 +39,8 @@ cdef extern from "poisson_sampling.h" nogil:
         const void *inner_ctx
         double g, l1g_hi, l1g_lo
     double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction,
+                                   double log_target, double log_tol, int positive)
 
 cdef extern from "pair_tail.h" nogil:
     ctypedef int (*sp_cell_fn)(const void *ctx, long j, double eps, sp_direction direction,
@@ -66,6 +68,8 @@ cdef extern from "search.h" nogil:
                            double log_target, double log_tol, int positive)
     double sp_binom_smallest_eps(const sp_binom_curve *c, sp_direction direction, double log_target,
                                  double log_tol)
+    double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
+                                double log_target, double log_tol, int positive)
 
 cdef extern from "poisson_binomial.h" nogil:
     ctypedef int (*sp_progress_fn)(void *ctx, double work) noexcept

@@ -456,3 +456,22 @@ def test_log_hypergeom_pmf_exact_small_case_and_support():
     assert list(_core.log_hypergeom_pmf(np.array([0.0, 1.0]), 10.0, 3.0, 0.0)) == [0.0, -math.inf]
     assert _core.log_hypergeom_pmf(np.array([3.0]), 10.0, 3.0, 10.0)[0] == 0.0
 
+
+def test_monotone_flag_is_the_numpy_test():
+    """PairCurveCore.monotone (one Cython pass) is exactly the test
+    np.all(np.diff(lr) >= -1e-12 * (1 + |lr[:-1]|)) in long double, NaN and
+    infinities included."""
+    rng = np.random.default_rng(7)
+    cases = [np.array(v, dtype=np.longdouble) for v in
+             ([0.0], [-np.inf, 0.0, np.inf], [0.0, np.nan, 1.0], [np.inf, np.inf], [1.0, -np.inf])]
+    for _ in range(300):
+        step = rng.normal(0.0, 1e-12, 40) * rng.choice([1.0, 1e3, 1e-3])
+        cases.append(np.cumsum(step).astype(np.longdouble) + rng.choice([0.0, 5.0, -300.0]))
+    seen = set()
+    for lr in cases:
+        with np.errstate(invalid="ignore"):
+            want = bool(np.all(np.diff(lr) >= -1e-12 * (1.0 + np.abs(lr[:len(lr) - 1]))))
+        lp = np.full(len(lr), -1.0, dtype=np.longdouble)
+        assert _core.PairCurveCore(lp, lp, lr).monotone == want
+        seen.add(want)
+    assert seen == {True, False}

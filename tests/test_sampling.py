@@ -285,3 +285,57 @@ def test_mp_precision_of_noisy_poisson_sampling_is_the_oracle():
     for g, w in zip(got, want):     # delta = exp(ln delta) at mpmath's global precision
         assert abs(g - w) <= 1e-14 * w
 
+
+def _tail_delta_by_ratios(N, rho, g, eps, direction):
+    """ln delta of a large iid count from its definition, summed from the
+    threshold outward with exact pmf ratios Z(k)/Z(k-1) = (N-k+1) rho / (k (1-rho))
+    at 50 digits, relative to Z at the first positive term, until the terms
+    are below 1e-30 of the sum (they fall like a Gaussian tail).  Plus: terms
+    P(k) - e^eps Q(k) = g Z(k-1) + (1-g-e^eps) Z(k) for k >= k0 (the first k with
+    P/Q(k) > e^eps, Smith's P/Q increasing); minus: Q(k) - e^eps P(k) for
+    k <= k1 (the last k with Q/P(k) > e^eps)."""
+    g, w = mpmath.mpf(g), mpmath.exp(mpmath.mpf(eps))
+    up = lambda k: (N - k + 1) * rho / (k * (1 - rho))          # Z(k) / Z(k-1)
+    if direction == "plus":
+        k = _first_above(N, rho, g, eps)
+        lz, zprev, z, step = _log_binom(N, rho, k - 1), mpmath.mpf(1), up(k), 1
+        term_of = lambda zp, zk: g * zp + (1 - g - w) * zk
+    else:
+        c = 1 - w * (1 - g)
+        k = _first_above(N, rho, g, eps)        # Q/P(j) > e^eps needs P/Q(j) < e^-eps
+        ratio = lambda j: 1 - g + g * j * (1 - rho) / ((N + 1 - j) * rho)      # P/Q(j)
+        while k > 0 and not ratio(k) < 1 / w:
+            k -= 1
+        while ratio(k + 1) < 1 / w:
+            k += 1
+        lz, z, zprev, step = _log_binom(N, rho, k), mpmath.mpf(1), 1 / up(k), -1
+        term_of = lambda zp, zk: c * zk - w * g * zp
+    total = mpmath.mpf(0)
+    for _ in range(10 ** 6):
+        term = term_of(zprev, z)
+        assert term > 0
+        total += term
+        if term < total * mpmath.mpf(10) ** -30:
+            return lz + mpmath.log(total)
+        k += step
+        if step > 0:
+            zprev, z = z, z * up(k) if k <= N else mpmath.mpf(0)
+        else:
+            z, zprev = zprev, zprev / up(k) if k >= 1 else mpmath.mpf(0)
+    raise AssertionError("reference did not converge")
+
+
+@pytest.mark.parametrize("d", [1e-9, 1e-40])
+@pytest.mark.parametrize("direction", ["plus", "minus"])
+def test_large_n_epsilon_fast_route_is_tight_and_conservative(direction, d):
+    """epsilon at large n runs on Z's exact shift sums with the reduction's
+    moving target (sp_poisson_smallest_eps); the true delta at the answer is
+    <= d (1 + 1e-12), and at eps (1 - 1e-9) it is above d (near-minimal)."""
+    n, pi, g = 10 ** 8, 0.5, 0.5          # sd of Z ~ 4330: the fast route applies
+    eps = statpriv.counting(n, pi, sample_rate=g, sampling="poisson").epsilon(d, direction=direction)
+    assert 0 < eps < 1
+    with mp.workdps(50):
+        rho, N = mpmath.mpf(g) * mpmath.mpf(pi), n - 1
+        truth = lambda e: _tail_delta_by_ratios(N, rho, g, e, direction)
+        assert truth(eps) <= mpmath.log(mpmath.mpf(d) * (1 + mpmath.mpf("1e-12")))
+        assert truth(eps * (1 - 1e-9)) > mpmath.log(d)
