@@ -72,6 +72,49 @@ double sp_search_aim(double log_target, double log_tol)
     return search_aim(log_target, log_tol);
 }
 
+/* The smallest eps > 0 with g(eps) <= 0, given g(0) = glo > 0 (g is
+ * non-increasing: ln delta minus the aim).  Bracket g(lo) > 0 >= g(hi): hi =
+ * 1, 4, 16, then squares (at most ~12 steps to DBL_MAX); beyond DBL_MAX only
+ * +inf reaches the target.  A wide bracket is narrowed to one binade by
+ * bisecting the bit patterns (regula falsi is slow across many orders of
+ * magnitude), then Illinois; hi always satisfies g(hi) <= 0: it is the
+ * answer, rounded up. */
+static double solve_from_zero(sp_scalar_fn g, const void *ctx, double glo)
+{
+    double lo = 0.0, hi = 1.0, ghi = g(hi, ctx);
+    int evals = 3;
+    while (ghi > 0.0) {
+        if (hi == DBL_MAX) {
+            return INFINITY;
+        }
+        lo = hi;
+        glo = ghi;
+        hi = hi < 16.0 ? 4.0 * hi : (hi > 1e154 ? DBL_MAX : hi * hi);
+        ghi = g(hi, ctx);
+        evals++;
+    }
+    if (isnan(ghi)) {
+        return NAN;
+    }
+    while (lo > 0.0 && hi > 2.0 * lo && evals < SP_SEARCH_MAX_EVALS) {
+        double mid = double_of(bits_of(lo) + (bits_of(hi) - bits_of(lo)) / 2);
+        double gm = g(mid, ctx);
+        evals++;
+        if (isnan(gm)) {
+            return NAN;
+        }
+        if (gm > 0.0) {
+            lo = mid;
+            glo = gm;
+        } else {
+            hi = mid;
+            ghi = gm;
+        }
+    }
+    sp_illinois(g, ctx, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON, SP_SEARCH_MAX_EVALS - evals);
+    return isnan(glo) ? NAN : hi;
+}
+
 double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction, double log_target,
                        double log_tol, int positive)
 {
@@ -102,47 +145,8 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction dire
         }
         return first_zero(log_delta, ctx, direction, 0.0, INFINITY);
     }
-    /* Bracket g(lo) > 0 >= g(hi), g = ln delta - aim: hi = 1, 4, 16, then
-     * squares (at most ~12 steps to DBL_MAX); beyond DBL_MAX only +inf
-     * reaches the target. */
     const excess ex = {log_delta, ctx, direction, aim};
-    double lo = 0.0, glo = f0 - aim;
-    double hi = 1.0, ghi = excess_fn(hi, &ex);
-    int evals = 3;
-    while (ghi > 0.0) {
-        if (hi == DBL_MAX) {
-            return INFINITY;
-        }
-        lo = hi;
-        glo = ghi;
-        hi = hi < 16.0 ? 4.0 * hi : (hi > 1e154 ? DBL_MAX : hi * hi);
-        ghi = excess_fn(hi, &ex);
-        evals++;
-    }
-    if (isnan(ghi)) {
-        return NAN;
-    }
-    /* Narrow a wide bracket to one binade by bisecting the bit patterns
-     * (regula falsi is slow across many orders of magnitude). */
-    while (lo > 0.0 && hi > 2.0 * lo && evals < SP_SEARCH_MAX_EVALS) {
-        double mid = double_of(bits_of(lo) + (bits_of(hi) - bits_of(lo)) / 2);
-        double gm = excess_fn(mid, &ex);
-        evals++;
-        if (isnan(gm)) {
-            return NAN;
-        }
-        if (gm > 0.0) {
-            lo = mid;
-            glo = gm;
-        } else {
-            hi = mid;
-            ghi = gm;
-        }
-    }
-    sp_illinois(excess_fn, &ex, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON,
-                SP_SEARCH_MAX_EVALS - evals);
-    /* hi always satisfies g(hi) <= 0: it is the answer, rounded up. */
-    return isnan(glo) ? NAN : hi;
+    return solve_from_zero(excess_fn, &ex, f0 - aim);
 }
 
 int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double *hi,
@@ -388,38 +392,5 @@ double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction
     if (ginf > 0.0) {
         return INFINITY;
     }
-    /* Bracket and narrow exactly as sp_smallest_eps does. */
-    double lo = 0.0, hi = 1.0, ghi = lean_excess(hi, &s);
-    int evals = 3;
-    while (ghi > 0.0) {
-        if (hi == DBL_MAX) {
-            return INFINITY;
-        }
-        lo = hi;
-        glo = ghi;
-        hi = hi < 16.0 ? 4.0 * hi : (hi > 1e154 ? DBL_MAX : hi * hi);
-        ghi = lean_excess(hi, &s);
-        evals++;
-    }
-    if (isnan(ghi)) {
-        return NAN;
-    }
-    while (lo > 0.0 && hi > 2.0 * lo && evals < SP_SEARCH_MAX_EVALS) {
-        double mid = double_of(bits_of(lo) + (bits_of(hi) - bits_of(lo)) / 2);
-        double gm = lean_excess(mid, &s);
-        evals++;
-        if (isnan(gm)) {
-            return NAN;
-        }
-        if (gm > 0.0) {
-            lo = mid;
-            glo = gm;
-        } else {
-            hi = mid;
-            ghi = gm;
-        }
-    }
-    sp_illinois(lean_excess, &s, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON,
-                SP_SEARCH_MAX_EVALS - evals);
-    return isnan(glo) ? NAN : hi;
+    return solve_from_zero(lean_excess, &s, glo);
 }
