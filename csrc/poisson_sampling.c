@@ -173,6 +173,19 @@ static int sampled_model_excess(const sampled_aim *s, const sp_binom_sums *at, d
     return 0;
 }
 
+typedef struct {
+    const sampled_aim *s;
+    long double aim0;
+} sampled_settle;
+
+static int sampled_model(const void *ctx, const sp_binom_sums *at, double y, long double *excess,
+                         long double *slope)
+{
+    const sampled_settle *c = ctx;
+    const long double base = expl(c->aim0 - (long double)at->log_b0);
+    return sampled_model_excess(c->s, at, y, base, excess, slope);
+}
+
 /* The smallest float y with exact-sum ln H(y) <= aim0 + ln(a + bc e^y)
  * (binom_direction_eps with a moving target); NAN, *fallback = 1 where the
  * fast route does not apply. */
@@ -196,57 +209,8 @@ static double sampled_direction_y(const sampled_aim *s, long double aim0, int *f
     if (!(y > 0.0 && isfinite(y))) {
         return NAN;
     }
-    for (int outer = 0; outer < 6; outer++) {
-        sp_binom_sums at;
-        if (sp_binom_shift_sums(b, y, &at) != 0 || !(at.t > 0.0L) || !(at.b > 0.0L)) {
-            return NAN;
-        }
-        const long double base = expl(aim0 - (long double)at.log_b0);
-        int ok = 1;
-        for (int inner = 0; inner < 32; inner++) {
-            long double ex, sl;
-            if (sampled_model_excess(s, &at, y, base, &ex, &sl) != 0 || !(sl > 0.0L)) {
-                ok = 0;
-                break;
-            }
-            long double step = ex / sl;        /* e^r = e^y (1 + step) */
-            if (!(step > -1.0L)) {
-                ok = 0;
-                break;
-            }
-            double r = (double)((long double)y + log1pl(step));
-            if (r == y) {
-                break;
-            }
-            y = r;
-        }
-        if (ok) {
-            long double ex, sl;
-            int up = 0;
-            while (up < 16 && (ok = sampled_model_excess(s, &at, y, base, &ex, &sl) == 0)
-                   && ex > 0.0L) {
-                y = nextafter(y, INFINITY);
-                up++;
-            }
-            if (ok && up < 16) {
-                for (int down = 0; down < 16; down++) {
-                    double z = nextafter(y, 0.0);
-                    if (sampled_model_excess(s, &at, z, base, &ex, &sl) != 0) {
-                        break;
-                    }
-                    if (ex > 0.0L) {
-                        *fallback = 0;
-                        return y;
-                    }
-                    y = z;
-                }
-            }
-        }
-        if (!(y > 0.0 && isfinite(y))) {
-            return NAN;
-        }
-    }
-    return NAN;
+    const sampled_settle ctx = {s, aim0};
+    return sp_binom_settle_eps(b, y, sampled_model, &ctx, fallback);
 }
 
 /* One direction of sp_poisson_smallest_eps; NAN with *fallback = 1 where

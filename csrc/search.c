@@ -220,6 +220,81 @@ static int model_excess(const sp_binom *b, const sp_binom_sums *at, double eps, 
     return 0;
 }
 
+typedef struct {
+    const sp_binom *b;
+    double aim;
+} binom_aim;
+
+static int binom_model(const void *ctx, const sp_binom_sums *at, double eps, long double *excess,
+                       long double *slope)
+{
+    const binom_aim *a = ctx;
+    const long double rel_aim = expl((long double)a->aim - (long double)at->log_b0);
+    return model_excess(a->b, at, eps, rel_aim, excess, slope);
+}
+
+double sp_binom_settle_eps(const sp_binom *b, double x, sp_model_fn model, const void *ctx,
+                           int *fallback)
+{
+    /* Newton on delta as a function of u = e^eps (convex: a maximum of the
+     * linear functions sum_{k in K} b(k-1) - u b(k)), each step solved on the
+     * local model around the last exact evaluation; a new exact evaluation
+     * only when the model is out of reach. */
+    *fallback = 1;
+    for (int outer = 0; outer < 6; outer++) {
+        sp_binom_sums at;
+        if (sp_binom_shift_sums(b, x, &at) != 0 || !(at.t > 0.0L) || !(at.b > 0.0L)) {
+            return NAN;
+        }
+        double y = x;
+        int ok = 1;
+        for (int inner = 0; inner < 32; inner++) {
+            long double ex, sl;
+            if (model(ctx, &at, y, &ex, &sl) != 0 || !(sl > 0.0L)) {
+                ok = 0;
+                break;
+            }
+            long double step = ex / sl;        /* e^r = e^y (1 + step) */
+            if (!(step > -1.0L)) {
+                ok = 0;
+                break;
+            }
+            double r = (double)((long double)y + log1pl(step));
+            if (r == y) {
+                break;
+            }
+            y = r;
+        }
+        if (ok) {
+            /* The smallest float with model delta <= target near y. */
+            long double ex, sl;
+            int up = 0;
+            while (up < 16 && (ok = model(ctx, &at, y, &ex, &sl) == 0) && ex > 0.0L) {
+                y = nextafter(y, INFINITY);
+                up++;
+            }
+            if (ok && up < 16) {
+                for (int down = 0; down < 16; down++) {
+                    double z = nextafter(y, 0.0);
+                    if (model(ctx, &at, z, &ex, &sl) != 0) {
+                        break;
+                    }
+                    if (ex > 0.0L) {
+                        *fallback = 0;
+                        return y;
+                    }
+                    y = z;
+                }
+            }
+        }
+        if (!(y > 0.0 && isfinite(y))) {
+            return NAN;
+        }
+        x = y;
+    }
+    return NAN;
+}
+
 /* One direction at large N (see sp_binom_smallest_eps).  Returns NAN with
  * *fallback = 1 when the fast route does not apply. */
 static double binom_direction_eps(const sp_binom *b, double aim, int *fallback)
@@ -242,64 +317,8 @@ static double binom_direction_eps(const sp_binom *b, double aim, int *fallback)
     if (!(x > 0.0 && isfinite(x))) {
         return NAN;
     }
-    /* Settle it on the exact sums: Newton on delta as a function of u = e^eps
-     * (convex: a maximum of the linear functions sum_{k in K} b(k-1) - u b(k)),
-     * each step solved on the local model around the last exact evaluation;
-     * a new exact evaluation only when the model is out of reach. */
-    for (int outer = 0; outer < 6; outer++) {
-        sp_binom_sums at;
-        if (sp_binom_shift_sums(b, x, &at) != 0 || !(at.t > 0.0L) || !(at.b > 0.0L)) {
-            return NAN;
-        }
-        const long double rel_aim = expl((long double)aim - (long double)at.log_b0);
-        double y = x;
-        int ok = 1;
-        for (int inner = 0; inner < 32; inner++) {
-            long double ex, sl;
-            if (model_excess(b, &at, y, rel_aim, &ex, &sl) != 0 || !(sl > 0.0L)) {
-                ok = 0;
-                break;
-            }
-            long double step = ex / sl;        /* e^r = e^y (1 + step) */
-            if (!(step > -1.0L)) {
-                ok = 0;
-                break;
-            }
-            double r = (double)((long double)y + log1pl(step));
-            if (r == y) {
-                break;
-            }
-            y = r;
-        }
-        if (ok) {
-            /* The smallest float with model delta <= target near y. */
-            long double ex, sl;
-            int up = 0;
-            while (up < 16 && (ok = model_excess(b, &at, y, rel_aim, &ex, &sl) == 0) && ex > 0.0L) {
-                y = nextafter(y, INFINITY);
-                up++;
-            }
-            if (ok && up < 16) {
-                for (int down = 0; down < 16; down++) {
-                    double z = nextafter(y, 0.0);
-                    if (model_excess(b, &at, z, rel_aim, &ex, &sl) != 0) {
-                        ok = 0;
-                        break;
-                    }
-                    if (ex > 0.0L) {
-                        *fallback = 0;
-                        return y;
-                    }
-                    y = z;
-                }
-            }
-        }
-        if (!(y > 0.0 && isfinite(y))) {
-            return NAN;
-        }
-        x = y;
-    }
-    return NAN;
+    const binom_aim ctx = {b, aim};
+    return sp_binom_settle_eps(b, x, binom_model, &ctx, fallback);
 }
 
 double sp_binom_smallest_eps(const sp_binom_curve *c, sp_direction direction, double log_target,

@@ -58,6 +58,18 @@ int sp_illinois(sp_scalar_fn f, const void *ctx, double *lo, double *flo, double
  * with the exact sum's delta <= the aim of sp_smallest_eps (same result to
  * a few ulps); falls back to sp_smallest_eps where this does not apply. */
 #define SP_BINOM_SEARCH_MIN_SD 4096.0
+/* The local-model excess of a Newton settle: delta(eps)/b0 - target/b0 on
+ * the model around the exact sums `at`, and its slope times -e^eps
+ * (positive); 1 if eps is out of the model's reach. */
+typedef int (*sp_model_fn)(const void *ctx, const sp_binom_sums *at, double eps,
+                           long double *excess, long double *slope);
+
+/* The smallest float eps with model excess <= 0, starting from the guess x
+ * (exact sums re-taken at most 6 times); NAN with *fallback = 1 where the
+ * model route does not settle. */
+double sp_binom_settle_eps(const sp_binom *b, double x, sp_model_fn model, const void *ctx,
+                           int *fallback);
+
 double sp_binom_smallest_eps(const sp_binom_curve *c, sp_direction direction, double log_target,
                              double log_tol);
 
