@@ -9,7 +9,8 @@ import pytest
 from mpmath import mp, mpf
 
 import independent_oracle as O
-from helpers import DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, oracle
+from helpers import (DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES,
+                     laplace_noise_quad, oracle)
 
 
 def close(a, b, tol=mpf(10) ** -30):
@@ -311,53 +312,6 @@ def test_issue_examples():
     assert close(O.secret_sample(7, 1, 5).delta(e), want, mpf(10) ** -25)
 
 
-def _laplace_noise_quad(P, Q, b, eps):
-    """Direct quadrature of (f_P - e^eps f_Q)_+ over the real line, f_Z(x) =
-    sum_k Z(k) e^(-|x-k|/b) / (2b): split at every atom, at b-multiples next to every
-    atom (where the densities change on the scale b) and at every sign change of the
-    integrand on that grid (bisection to full precision)."""
-    b, E = mpf(b), mpmath.exp(mpf(eps))
-    c = [p - E * q for p, q in zip(P, Q)]
-
-    def g(x):
-        return mpmath.fsum(ck * mpmath.exp(-abs(x - k) / b) for k, ck in enumerate(c)) / (2 * b)
-
-    offs = [b * t for t in (1, 4, 16, 64)]
-    L = len(c)
-    grid = [-mpmath.inf] + [-o for o in reversed(offs)]
-    for k in range(L):
-        grid.append(mpf(k))
-        if k < L - 1:
-            grid += [k + o for o in offs] + [k + 1 - o for o in reversed(offs)]
-    grid += [L - 1 + o for o in offs] + [mpmath.inf]
-    roots = []
-    for lo, hi in zip(grid[1:-2], grid[2:-1]):
-        glo = g(lo)
-        if glo * g(hi) < 0:
-            for _ in range(mp.prec + 20):          # bisection on the sign of g
-                mid = (lo + hi) / 2
-                if g(mid) * glo > 0:
-                    lo = mid
-                else:
-                    hi = mid
-            roots.append(lo)
-    pts = sorted(grid + roots)
-    total = mpf(0)
-    for lo, hi in zip(pts, pts[1:]):
-        if lo == -mpmath.inf:
-            mid = hi - 1
-        elif hi == mpmath.inf:
-            mid = lo + 1
-        else:
-            mid = (lo + hi) / 2
-        gm = g(mid)
-        if gm > 0:
-            # mpmath.quad stops at an absolute error of ~10^-dps: scale the integrand
-            # to order 1 on the segment (delta can be 1e-38 and below)
-            total += gm * mpmath.quad(lambda x: g(x) / gm, [lo, hi])
-    return total
-
-
 @pytest.mark.parametrize("case, laws, eps", [
     # counting(2, 0.5) + Laplace(0.001): the ratio crosses e^eps 5e-4 below the top atom
     ("binomial", lambda: ([0, mpf(1) / 2, mpf(1) / 2], [mpf(1) / 2, mpf(1) / 2, 0]), 999.0),
@@ -385,7 +339,7 @@ def test_noisy_laplace_tiny_b_vs_quadrature(case, laws, eps):
             P = [mpf(rate) * (Bn[k - 1] if k else 0) + (1 - mpf(rate)) * Q[k]
                  for k in range(n + 1)]
             count = O.poisson_sample(n, pi, rate)
-        want = _laplace_noise_quad(P, Q, 0.001, eps)
+        want = laplace_noise_quad(P, Q, 0.001, eps)
         got = O.noisy(count, ("laplace", 0.001)).delta(eps, "plus")
         assert want > 0
         assert abs(got - want) <= mpf(10) ** -25 * want, (got, want)
