@@ -196,3 +196,29 @@ def test_laplace_per_record_rate_times_pi_below_double_range():
         for eps in (887.5660404978322, 985.1983049525936):
             ref = laplace_noise_quad(p, q, b, eps)
             assert_matches(curve.log_delta_plus(eps), ref, rel=1e-10, what=f"eps={eps}")
+
+
+def test_laplace_per_record_shift_left_tail_ratio_exact():
+    # a pure shift (per-record pi, no sampling) under Laplace(b): delta_minus reaches
+    # 0 at eps0 = 1/b, the left tail's ratio G_P(u)/G_Q(u) = 1/u, u = e^(-1/b).  The
+    # tail ratio 1 + rate (u - 1) cancelled at rate = 1 (u ~ 1e-40), so the exact
+    # tail value was refused and 1/b kept its long double rounding (~1e-17): delta
+    # ~1e-17 / (eps0 - eps) relative low (-1e-5 at eps0 (1 - 1e-14)).  Reference: the
+    # Poisson-binomial laws in mpmath and a quadrature of (f_Q - e^eps f_P)_+.
+    pis = ([1e-17] * 3 + [3.1804569425265565e-06] * 4 + [0.9214416423601345] * 3
+           + [7.157158620949432e-26] * 2 + [0.9999999783564335] * 4)
+    b = 0.010837380346727371
+    curve = statpriv.counting(None, pis, noise=statpriv.Laplace(b))
+    with mpmath.workdps(40):
+        z = [mpmath.mpf(1)]
+        for pj in pis:
+            pj = mpmath.mpf(pj)
+            z = [(1 - pj) * (z[k] if k < len(z) else 0) + (pj * z[k - 1] if k else 0)
+                 for k in range(len(z) + 1)]
+        p, q = [mpmath.mpf(0)] + z, z + [mpmath.mpf(0)]
+        eps0 = 1 / mpmath.mpf(b)
+        assert curve.epsilon(0.0, direction="minus") == smallest_float_at_or_above(eps0)
+        for k in (9, 14):
+            eps = float(eps0 * (1 - mpmath.mpf(10) ** -k))
+            ref = laplace_noise_quad(q, p, b, eps)          # delta_minus = H(Q || P)
+            assert_matches(curve.log_delta_minus(eps), ref, rel=1e-10, what=f"k={k}")
