@@ -187,7 +187,11 @@ def _per_record_curve(n, probs, rate, noise, ref):
             inner = counting(None, rate * probs)._core
         return PrivacyCurve(_core.SampledShiftCurveCore(inner, rate, l1g_hi, l1g_lo), ref,
                             f"counting n={n}, per-record pi, poisson rate={rate}")
-    first, log_z, log_rest = _poisson_binomial_window(rate * probs)
+    log_z = _tiny_rate_log_pmf(probs, rate) if rate < 1.0 else None
+    if log_z is None:
+        first, log_z, log_rest = _poisson_binomial_window(rate * probs)
+    else:                       # rate * pi_j below the double range: exact logs
+        first, log_rest = 0, -math.inf
     lp, lq, lr = _mixture(log_z, log_z, rate)
     lr_lo = None
     # Q/P <= 1/(1 - rate) at every atom (P/Q unbounded: P(j) > 0 = Q(j) at the top)
@@ -282,13 +286,14 @@ def _log_space_poisson_binomial(values, counts):
                                                 counts.astype(np.int64).tolist())])
 
 
-def _tiny_rate_products_core(probs, rate):
-    """Shift curve of Z = sum of Bernoulli(rate pi_j) where some products
-    rate * pi_j fall below the double range's full precision (< 1e-290, e.g.
-    pi_j = 5e-324): the binomials of those groups from exact mpmath logs,
-    convolved in log space (_log_space_poisson_binomial's loop) on the whole
-    support.  None if no product is that small or there are more than
-    EXACT_LOG_RECORDS records (the caller then uses the rounded products)."""
+def _tiny_rate_log_pmf(probs, rate):
+    """ln pmf (extended precision, whole support 0..records) of Z = sum of
+    Bernoulli(rate pi_j) where some products rate * pi_j fall below the double
+    range's full precision (< 1e-290, or to 0, e.g. pi_j = 5e-324 at rate 1e-6):
+    the binomials of those groups from exact mpmath logs of rate * pi_j, convolved
+    in log space (_log_space_convolve).  None if no product is that small or there
+    are more than EXACT_LOG_RECORDS records (the caller then uses the rounded
+    products: a product rounded to 0 drops its record)."""
     live = probs[probs > 0.0]
     if live.size == 0 or live.size > EXACT_LOG_RECORDS or not (rate * live < 1e-290).any():
         return None
@@ -297,6 +302,8 @@ def _tiny_rate_products_core(probs, rate):
     groups = []
     with mpmath.workdps(40):
         for v, k in zip(values.tolist(), counts.tolist()):
+            if v * rate >= 1.0:        # pi_j = 1 at rate 1: a known record shifts both laws
+                continue
             rho = mpmath.mpf(rate) * mpmath.mpf(v)
             if v * rate >= 1e-290:
                 groups.append(np.asarray(_binomial_log_pmf(k, v * rate, 0, k), dtype=np.longdouble))
@@ -305,7 +312,16 @@ def _tiny_rate_products_core(probs, rate):
             groups.append(np.array([mpmath.nstr(mpmath.log(mpmath.binomial(k, j)) + j * lr
                                                 + (k - j) * lq, 30) for j in range(k + 1)],
                                    dtype=np.longdouble))
-    log_z = _log_space_convolve(groups)
+    return _log_space_convolve(groups)
+
+
+def _tiny_rate_products_core(probs, rate):
+    """Shift curve of Z = sum of Bernoulli(rate pi_j) where some products
+    rate * pi_j fall below the double range's full precision: Z from
+    _tiny_rate_log_pmf on the whole support; None where that returns None."""
+    log_z = _tiny_rate_log_pmf(probs, rate)
+    if log_z is None:
+        return None
     lp, lq, lr = _mixture(log_z, log_z, 1.0)
     laws = _Laws(lp, lq, lr, True, None, _sampling._poisson_tail_ratio(1.0), NO_REST)
     return _pair_curve(laws, None, "Poisson-binomial shift")._core

@@ -124,10 +124,14 @@ def _subsample_tail_ratio(n, m, pi):
 
 
 def _poisson_tail_ratio(rate):
-    """G_P/G_Q for P = rate Z(.-1) + (1-rate) Z, Q = Z: rate w + 1 - rate."""
+    """G_P/G_Q for P = rate Z(.-1) + (1-rate) Z, Q = Z: rate w + 1 - rate,
+    summed as two non-negative terms (1 + rate (w - 1) cancels at w = e^(-1/b)
+    ~ 1e-40 and rate = 1: the left tail's ratio, exactly w there, came out 0 or
+    a few digits)."""
     def tail_ratio(w):
         import mpmath
-        return 1 + mpmath.mpf(rate) * (w - 1)
+        r = mpmath.mpf(rate)
+        return r * w + (1 - r)
     return tail_ratio
 
 

@@ -1061,7 +1061,6 @@ class _Noisy(OracleCurve):
         LA, RA = cA
         LB, RB = cB
         L = len(LA)
-        one_minus_d = -mpmath.expm1(-1 / b)
         if self.method == "quad":
             return self._lap_quad(A, B, E, b)
         s = mpf(0)
@@ -1072,9 +1071,22 @@ class _Noisy(OracleCurve):
             t = x - E * y
             return mpf(0) if abs(t) <= floor * (x + E * y) else t
 
-        def piece(v, j):
-            # a piece below the rounding noise of its coefficients counts as 0
-            scale = (LA[j] + E * LB[j] + RA[j + 1] + E * RB[j + 1]) * one_minus_d
+        def part(j, lo, hi):
+            # integral over u in [lo, hi] of (a e^(-u/b) + c e^(-(1-u)/b))_+ du / (2b),
+            # with a = LA_j - E LB_j, c = RA_{j+1} - E RB_{j+1}, on an interval where
+            # the integrand keeps one sign.  e^(-u/b) and e^(-(1-u)/b) integrate to
+            # b I1 = b (e^(-lo/b) - e^(-hi/b)) and b I2 = b (e^(-(1-hi)/b) - e^(-(1-lo)/b)).
+            # The value is 0 where it is within the rounding noise of the same integral
+            # of the absolute terms (LA_j + E LB_j) e^(-u/b) + (RA + E RB) e^(-(1-u)/b):
+            # the noise scale of THIS interval, not of the cell's end points (for small
+            # b the coefficients at one end are e^(1/b) larger than the integrand on a
+            # piece near the other end).
+            I1 = mpmath.exp(-lo / b) * -mpmath.expm1(-(hi - lo) / b)
+            I2 = mpmath.exp(-(1 - hi) / b) * -mpmath.expm1(-(hi - lo) / b)
+            a = LA[j] - E * LB[j]
+            c = RA[j + 1] - E * RB[j + 1]
+            v = (a * I1 + c * I2) / 2
+            scale = ((LA[j] + E * LB[j]) * I1 + (RA[j + 1] + E * RB[j + 1]) * I2) / 2
             return mpf(0) if v <= 4 * floor * scale else v
         # left of atom 0: f(x) = e^(x/b) sum_k Z(k) e^(-k/b) / (2b) = e^(x/b) Rc[0]/(2b)
         # with Rc[0] = sum_{k>=0} Z(k) d^k; integral over (-inf, 0] = (Rc[0] C)_+ / 2
@@ -1085,33 +1097,23 @@ class _Noisy(OracleCurve):
         cp = sig(LA[L - 1], LB[L - 1])
         if cp > 0:
             s += cp / 2
+        zero, one = mpf(0), mpf(1)
         for j in range(L - 1):
             a = LA[j] - E * LB[j]
             c = RA[j + 1] - E * RB[j + 1]
-            # integral_0^1 (a e^(-u/b) + c e^(-(1-u)/b))_+ du / (2b)
             if a >= 0 and c >= 0:
-                s += piece((a + c) * one_minus_d / 2, j)
+                s += part(j, zero, one)
             elif a <= 0 and c <= 0:
                 continue
             else:
+                # one root: a e^(-u/b) = -c e^(-(1-u)/b) at u* = (1 + b ln(-a/c))/2
                 us = (1 + b * mpmath.log(-a / c)) / 2
                 if a > 0:          # positive on [0, u*]
-                    if us <= 0:
-                        continue
-                    if us >= 1:
-                        s += piece((a + c) * one_minus_d / 2, j)
-                        continue
-                    # a b (1 - e^(-u*/b)) + c b (e^(-(1-u*)/b) - e^(-1/b)), over 2b
-                    s += piece((a * -mpmath.expm1(-us / b)
-                                + c * (mpmath.exp(-(1 - us) / b) - d)) / 2, j)
+                    if us > 0:
+                        s += part(j, zero, min(us, one))
                 else:              # positive on [u*, 1]
-                    if us >= 1:
-                        continue
-                    if us <= 0:
-                        s += piece((a + c) * one_minus_d / 2, j)
-                        continue
-                    s += piece((a * (mpmath.exp(-us / b) - d)
-                                + c * -mpmath.expm1(-(1 - us) / b)) / 2, j)
+                    if us < 1:
+                        s += part(j, max(us, zero), one)
         return s
 
     @staticmethod

@@ -9,7 +9,8 @@ import pytest
 from mpmath import mp, mpf
 
 import independent_oracle as O
-from helpers import DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, oracle
+from helpers import (DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES,
+                     laplace_noise_quad, oracle)
 
 
 def close(a, b, tol=mpf(10) ** -30):
@@ -309,3 +310,36 @@ def test_issue_examples():
     e = float(mpmath.log(2)) * (1 - 1e-12)
     want = ref.secret_sample_delta(7, 1, 5, [e])[0]
     assert close(O.secret_sample(7, 1, 5).delta(e), want, mpf(10) ** -25)
+
+
+@pytest.mark.parametrize("case, laws, eps", [
+    # counting(2, 0.5) + Laplace(0.001): the ratio crosses e^eps 5e-4 below the top atom
+    ("binomial", lambda: ([0, mpf(1) / 2, mpf(1) / 2], [mpf(1) / 2, mpf(1) / 2, 0]), 999.0),
+    # Poisson sampling, rate 1 - 1e-9, pi = 1 - 1e-16, n = 3 (the n = 300 case of the
+    # differential test in small): Q = Bin(2, rho), P = rate Q(. - 1) + (1 - rate) Q
+    ("poisson_high", None, 999.0),
+    # Poisson sampling, rate 1e-9, pi = 0.3695, n = 4, eps = 978.3 (e^eps P(4)/Q(3) ~ e^999)
+    ("poisson_low", None, 978.3),
+])
+def test_noisy_laplace_tiny_b_vs_quadrature(case, laws, eps):
+    # b = 0.001: the positive part of a cell next to the top atom sits within ~b of it,
+    # where the cell's coefficients at the far end are e^(1/b) larger than the integrand
+    # (the oracle once dropped such a piece as rounding noise: about half of delta)
+    with mp.workdps(40):
+        if case == "binomial":
+            P, Q = laws()
+            count = O.binomial(2, 0.5)
+        else:
+            n, pi, rate = (3, 1 - 1e-16, 1 - 1e-9) if case == "poisson_high" else \
+                (4, 0.3695, 1e-9)
+            rho = mpf(rate) * mpf(pi)
+            Bn = [mpmath.binomial(n - 1, k) * rho ** k * (1 - rho) ** (n - 1 - k)
+                  for k in range(n)]
+            Q = Bn + [mpf(0)]
+            P = [mpf(rate) * (Bn[k - 1] if k else 0) + (1 - mpf(rate)) * Q[k]
+                 for k in range(n + 1)]
+            count = O.poisson_sample(n, pi, rate)
+        want = laplace_noise_quad(P, Q, 0.001, eps)
+        got = O.noisy(count, ("laplace", 0.001)).delta(eps, "plus")
+        assert want > 0
+        assert abs(got - want) <= mpf(10) ** -25 * want, (got, want)

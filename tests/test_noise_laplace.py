@@ -9,7 +9,8 @@ import pytest
 
 import statpriv
 from statpriv import _core
-from helpers import assert_matches, binomial_mp, near_zero_point, smallest_float_at_or_above
+from helpers import (assert_matches, binomial_mp, laplace_noise_quad, near_zero_point,
+                     smallest_float_at_or_above)
 
 
 # ---------------------------------------------------------------------------
@@ -172,3 +173,52 @@ def test_laplace_tiny_scale_cell_parts_beyond_double_range():
         ref = (mpmath.quad(g, mpmath.linspace(hi, n, 8))
                + mpmath.quad(g, [n, n + 0.01, n + 0.1, mpmath.inf]))
     assert_matches(curve.log_delta_plus(eps), ref, rel=1e-10, what="Laplace(0.001) at 999")
+
+
+def test_laplace_per_record_rate_times_pi_below_double_range():
+    # Poisson sampling at rate 1e-6 of records with pi = 5e-324: rate * pi rounds to 0,
+    # which dropped those 7 records from the count under noise (ln delta -95.7 where
+    # the truth is -5403.5: conservative but 5300 nats off).  Reference: the laws from
+    # the definition (Z = sum of Bernoulli(rate pi_j), exact in mpmath; P = rate
+    # Z(. - 1) + (1 - rate) Z, Q = Z) and a quadrature of (f_P - e^eps f_Q)_+.
+    pis, r, b = [5e-324] * 7 + [0.0771230246395775] * 5, 1e-6, 0.001
+    curve = statpriv.counting(None, pis, sample_rate=r, sampling="poisson",
+                              noise=statpriv.Laplace(b))
+    with mpmath.workdps(40):
+        rr = mpmath.mpf(r)
+        z = [mpmath.mpf(1)]
+        for pj in pis:
+            rho = rr * mpmath.mpf(pj)
+            z = [(1 - rho) * (z[k] if k < len(z) else 0) + (rho * z[k - 1] if k else 0)
+                 for k in range(len(z) + 1)]
+        q = z + [mpmath.mpf(0)]
+        p = [rr * (z[k - 1] if k else 0) + (1 - rr) * q[k] for k in range(len(q))]
+        for eps in (887.5660404978322, 985.1983049525936):
+            ref = laplace_noise_quad(p, q, b, eps)
+            assert_matches(curve.log_delta_plus(eps), ref, rel=1e-10, what=f"eps={eps}")
+
+
+def test_laplace_per_record_shift_left_tail_ratio_exact():
+    # a pure shift (per-record pi, no sampling) under Laplace(b): delta_minus reaches
+    # 0 at eps0 = 1/b, the left tail's ratio G_P(u)/G_Q(u) = 1/u, u = e^(-1/b).  The
+    # tail ratio 1 + rate (u - 1) cancelled at rate = 1 (u ~ 1e-40), so the exact
+    # tail value was refused and 1/b kept its long double rounding (~1e-17): delta
+    # ~1e-17 / (eps0 - eps) relative low (-1e-5 at eps0 (1 - 1e-14)).  Reference: the
+    # Poisson-binomial laws in mpmath and a quadrature of (f_Q - e^eps f_P)_+.
+    pis = ([1e-17] * 3 + [3.1804569425265565e-06] * 4 + [0.9214416423601345] * 3
+           + [7.157158620949432e-26] * 2 + [0.9999999783564335] * 4)
+    b = 0.010837380346727371
+    curve = statpriv.counting(None, pis, noise=statpriv.Laplace(b))
+    with mpmath.workdps(40):
+        z = [mpmath.mpf(1)]
+        for pj in pis:
+            pj = mpmath.mpf(pj)
+            z = [(1 - pj) * (z[k] if k < len(z) else 0) + (pj * z[k - 1] if k else 0)
+                 for k in range(len(z) + 1)]
+        p, q = [mpmath.mpf(0)] + z, z + [mpmath.mpf(0)]
+        eps0 = 1 / mpmath.mpf(b)
+        assert curve.epsilon(0.0, direction="minus") == smallest_float_at_or_above(eps0)
+        for k in (9, 14):
+            eps = float(eps0 * (1 - mpmath.mpf(10) ** -k))
+            ref = laplace_noise_quad(q, p, b, eps)          # delta_minus = H(Q || P)
+            assert_matches(curve.log_delta_minus(eps), ref, rel=1e-10, what=f"k={k}")

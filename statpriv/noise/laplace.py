@@ -172,7 +172,7 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
     cell_lp[0] = lr_p[1] - ib - ln2                          # u R_P(0) / 2
     cell_lp[n] = cell_lq[n] + ib                             # L_P(n-1) / 2 = w L_Q(n-1) / 2
     lr = _cells._log_ratio(cell_lp, cell_lq)
-    _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib)
+    cell_lo = _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo)
     ll_lo = np.zeros(n + 1, dtype=ld)
     rr_lo = np.zeros(n + 1, dtype=ld)
     q = lq[0:n - 1]                                          # Q(j), j = i - 1
@@ -203,13 +203,18 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
         target[ok + 1] = new
         lo_out[ok + 1] = -sign * ib_lo + e1 + e2
     lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, b, ((0,), (n,)))
+    if cell_lo is not None:           # the interior cells' ratios near +-1/b, as hi + lo
+        if lr_lo is None:
+            lr_lo = cell_lo
+        else:
+            lr_lo[1:n] = cell_lo[1:n]
     _clip_interior(lr, lr_lo, sides)
     bound = _core.zero_point_up("laplace", b)
     return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=(ll_p, lr_p, ll_q, lr_q, b, ll_lo, rr_lo),
                                max_log_ratio=bound, lr_lo=lr_lo)
 
 
-def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
+def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo):
     """Interior cells' mass ratios of a pure shift near +-1/b, without the
     difference of two cell logs (the kernel's thresholds need them to the
     accuracy of their distance from eps).  With C_A = L_A(j) + R_A(j) on the
@@ -218,10 +223,15 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
     ln C_P/C_Q = 1/b + log1p(-y) = -1/b + log1p(z) with
     y = ((w - 1) Q(j) + (w - u) R_Q(j)) / (w C_Q) and
     z = w ((1 - u^2) L_Q(j-1) + (1 - u) Q(j)) / C_Q; the form with the
-    smaller of y, z where it is below 1/2 (modifies lr in place)."""
+    smaller of y, z where it is below 1/2 (modifies lr in place).  1/b is
+    ib + ib_lo (double-double); returns the low parts of the cells' ratios
+    (an array over the cells; None if no cell takes a form): near the zero
+    point 1/b delta is proportional to the distance of the ratio from eps,
+    so 1/b rounded to long double (~1e-17 absolute) alone would put
+    ~1e-17 / (1/b - eps) relative error into delta."""
     n = len(lq)
     if n < 2:
-        return
+        return None
     ld = np.longdouble
     # only cells whose (rounded) ratio is within 1/32 of +-1/b need the forms
     # (there y or z < 1/64 becomes possible); the rest keep the difference
@@ -229,7 +239,7 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
     r -= np.float64(ib)
     near = np.flatnonzero(np.abs(r) < 1 / 32)
     if near.size == 0:
-        return
+        return None
     ln_hw = np.log(-np.expm1(-ib)) - np.log(ld(2))          # ln((1 - u) / 2)
     c = cell_lq[near + 1] - ln_hw                            # ln C_Q(j)
     q = lq[near]
@@ -245,8 +255,13 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib):
         y, z = np.exp(ly), np.exp(lz)
         form_a = np.isfinite(c) & (y < 0.5) & ~(z < y)
         form_b = np.isfinite(c) & (z < 0.5) & ~form_a
-        lr[near[form_a] + 1] = ib + np.log1p(-y[form_a]).astype(ld)
-        lr[near[form_b] + 1] = -ib + np.log1p(z[form_b]).astype(ld)
+    lo = np.zeros(len(lr), dtype=ld)
+    for form, sign, small in ((form_a, 1, -y[form_a]), (form_b, -1, z[form_b])):
+        hi, err = _cells._two_sum(np.full(small.size, sign * ib, dtype=ld),
+                                  np.log1p(small).astype(ld))
+        lr[near[form] + 1] = hi
+        lo[near[form] + 1] = err + sign * ib_lo
+    return lo
 
 
 def _clip_interior(lr, lr_lo, sides):
