@@ -267,6 +267,13 @@ def secret_sample(n, sample_size, positives, *, noise=None):
     j = first + np.arange(last - first + 1, dtype=np.float64)
     log_in = _core.log_hypergeom_pmf(j[j <= m - 1], N, float(K), float(m - 1))
     log_out = _core.log_hypergeom_pmf(j, N, float(K), float(m)) if m < n else np.full(1, -np.inf)
+    if noisy_path:
+        # noise smooths the laws over many atoms, and in its far tails delta is
+        # a difference of nearly equal sums over neighbouring atoms: the
+        # atoms' log pmfs relative to each other must be extended precision
+        log_in = _log_hypergeom_ext(log_in, first, n - 1, K, m - 1)
+        if m < n:
+            log_out = _log_hypergeom_ext(log_out, first, n - 1, K, m)
     rate = m / n
     ln = np.log(np.longdouble(n))
     log_weights = (np.log(np.longdouble(m)) - ln,
@@ -332,6 +339,30 @@ def _secret_tail_ratio(N, K, m):
         gb = G(m) / math.comb(N, m)
         return (lam * w * ga + (1 - lam) * gb) / (lam * ga + (1 - lam) * gb)
     return tail_ratio
+
+
+def _log_hypergeom_ext(log_pmf, first, N, K, m):
+    """ln H(j) on j = first, first + 1, ... in extended precision, from the
+    double values ``log_pmf`` (Loader's form, a few ulps): anchored at the
+    largest term, the others by the exact ratio of consecutive terms
+    H(j+1)/H(j) = (K - j)(m - j) / ((j + 1)(N - K - m + j + 1)), whose
+    integer factors are exact in long double, summed outward.  The relative
+    sizes of the atoms are then accurate to ~1e-18 per step instead of ulps
+    of |ln H(j)| (~1e-13 where H(j) ~ 1e-200)."""
+    ld = np.longdouble
+    out = np.asarray(log_pmf, dtype=ld).copy()
+    live = np.flatnonzero(np.isfinite(log_pmf))
+    if len(live) < 2:
+        return out
+    lo, hi = int(live[0]), int(live[-1])
+    a = lo + int(np.argmax(log_pmf[lo:hi + 1]))
+    jj = ld(first) + np.arange(lo, hi, dtype=ld)          # j of each step j -> j + 1
+    step = np.log(((ld(K) - jj) * (ld(m) - jj)) / ((jj + 1) * (ld(N - K - m + 1) + jj)))
+    up = np.cumsum(step[a - lo:])                           # ln H(a + i) - ln H(a), i >= 1
+    down = np.cumsum(step[:a - lo][::-1])                   # ln H(a) - ln H(a - i), i >= 1
+    out[a + 1:hi + 1] = out[a] + up
+    out[lo:a] = (out[a] - down)[::-1]
+    return out
 
 
 def _hypergeom_window(N, K, m, noisy_path):
