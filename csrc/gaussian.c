@@ -6,6 +6,24 @@
 
 #define LN2 0.693147180559945309417232121458L
 
+/* sp_logsum_add with the reference moved up to every term that exceeds it
+ * by more than 1 nat: sp_logsum_add keeps the first term as the reference
+ * until one is 600 nats above it, and the double exponent of e^(term - ref)
+ * then carries an absolute rounding of ulp(term - ref) (1.4e-14 at 107
+ * nats) into the largest terms -- too much for the far-tail sums, whose
+ * positive and negative parts cancel to 1e-4..1e-8 relative.  After the
+ * rebase every term within 1 nat of the largest is added with an exponent
+ * in (-inf, 1], the smaller ones with errors below their own (small)
+ * share. */
+static inline void gauss_logsum_add(sp_logsum *a, long double log_term)
+{
+    if (a->sum > 0.0L && log_term > a->ref + 1.0L) {
+        a->sum *= exp((double)(a->ref - log_term));
+        a->ref = log_term;
+    }
+    sp_logsum_add(a, log_term);
+}
+
 /* The index of the atom nearest x, within [0, len-1]. */
 static inline long sp_nearest_atom(double x, long len)
 {
@@ -85,7 +103,7 @@ static long double log_density_rel(const long double *la, long double amax, long
             break;
         }
         best = fmaxl(best, la[k] + e);
-        sp_logsum_add(&acc, la[k] + e);
+        gauss_logsum_add(&acc, la[k] + e);
     }
     for (long k = k0 + 1; k < len; k++) {
         long double j = (long double)(k0 - k);
@@ -94,7 +112,7 @@ static long double log_density_rel(const long double *la, long double amax, long
             break;
         }
         best = fmaxl(best, la[k] + e);
-        sp_logsum_add(&acc, la[k] + e);
+        gauss_logsum_add(&acc, la[k] + e);
     }
     /* sp_logsum_log clamps at 0 (a probability); these are not */
     return acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
@@ -134,8 +152,8 @@ static long double log_ratio_excess(const sp_gauss *g, long double inv2s2, long 
             const long double aq = (lq[k] - bq) + e, ap = (lp[k] - bp) + e;
             const long double amax = fmaxl(aq, ap);
             if (amax >= best_s - 50.0L) {
-                sp_logsum_add(&sq, aq);
-                sp_logsum_add(&sp, ap);
+                gauss_logsum_add(&sq, aq);
+                gauss_logsum_add(&sp, ap);
                 best_s = fmaxl(best_s, amax);
             }
             if (best_d > -INFINITY && amax < best_d - 50.0L) {
@@ -162,7 +180,7 @@ static long double log_ratio_excess(const sp_gauss *g, long double inv2s2, long 
                 term = aq + logl(fabsl(em)), sign = em > 0.0L ? 1 : -1;
             }
             best_d = fmaxl(best_d, term);
-            sp_logsum_add(sign > 0 ? &dpos : &dneg, term);
+            gauss_logsum_add(sign > 0 ? &dpos : &dneg, term);
         }
     }
     const long double lpos = dpos.sum > 0.0L ? dpos.ref + logl(dpos.sum) : -INFINITY;
@@ -332,11 +350,38 @@ static void log_interval_sum(const sp_gauss *g, sp_direction direction, double e
             }
             long double m = (long double)log_normal_mass(g, standardize(a, kk, s),
                                                          standardize(b, kk, s));
-            sp_logsum_add(sign > 0 ? &pos : &neg, ld + m);
+            gauss_logsum_add(sign > 0 ? &pos : &neg, ld + m);
         }
     }
     *lpos = pos.sum > 0.0L ? pos.ref + sp_fast_logl(pos.sum) : -INFINITY;
     *lneg = neg.sum > 0.0L ? neg.ref + sp_fast_logl(neg.sum) : -INFINITY;
+}
+
+/* ln erfcx(z) = ln(e^(z^2) erfc(z)) for z >= 1/2, to ~1e-18 absolute: below
+ * 30 as ln erfc(z) + z^2 in long double (erfcl is accurate to a few ulps of
+ * long double and erfc(30) ~ 1e-393 is in its range); from 30 on by the
+ * asymptotic series erfcx(z) = (1 / (z sqrt(pi))) sum_n (-1)^n (2n-1)!! / (2z^2)^n,
+ * whose terms fall by (2n - 1) / (2 z^2) <= 1/30 over the first 40 (the
+ * error is below the first term left out).  The double erfcx of the Faddeeva
+ * package (scipy) is off by up to 1e-13 relative at z ~ 50..100 and far more
+ * beyond 100, and the far-tail sums of the normal masses cancel to 1e-4..1e-8
+ * relative. */
+static long double log_erfcxl(long double z)
+{
+    if (z < 30.0L) {
+        return logl(erfcl(z)) + z * z;
+    }
+    const long double r = 1.0L / (2.0L * z * z);
+    long double term = 1.0L, sum = 1.0L;
+    for (int n = 1; n <= 40; n++) {
+        term *= -(long double)(2 * n - 1) * r;
+        sum += term;
+        if (fabsl(term) < 1e-21L) {
+            break;
+        }
+    }
+    /* ln(1 / sqrt(pi)) */
+    return logl(sum) - logl(z) - 0.57236494292470008707171367567652935L;
 }
 
 /* ln P[N(0,1) > v] + cref: for v > 1 as -v^2/2 + ln(erfcx(v / sqrt 2) / 2)
@@ -349,7 +394,7 @@ static long double log_upper(const sp_gauss *g, double v, long double jterm, lon
                              long double cref)
 {
     if (v > 1.0) {
-        return -((c - cref) + jterm) + (long double)log(0.5 * g->erfcx(v * 0.70710678118654752440));
+        return -((c - cref) + jterm) + (log_erfcxl((long double)v * 0.70710678118654752440084L) - LN2);
     }
     return (long double)g->log_ndtr(-v) + cref;
 }
@@ -400,9 +445,9 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
                 long double rb = (side == 0 ? lcb[k] : lsb[k]) + eps;
                 if (fabsl(ra - rb) > 1e-5L || ra == -INFINITY || rb == -INFINITY) {
                     if (ra > rb) {
-                        sp_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
+                        gauss_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
                     } else if (rb > ra) {
-                        sp_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                        gauss_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
                     }
                     break;
                 }
@@ -424,7 +469,7 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
             long double ld;
             const int sign = gauss_log_d(g, direction, k, eps, &ld);
             if (sign != 0) {
-                sp_logsum_add(sign > 0 ? &pos : &neg, ld + lt);
+                gauss_logsum_add(sign > 0 ? &pos : &neg, ld + lt);
             }
         }
     }
@@ -539,12 +584,12 @@ static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, 
             if (h_prev > 0.0) {
                 start = root;
             } else {
-                sp_logsum_add(&acc, log_piece(g, direction, eps, -INFINITY, root));
+                gauss_logsum_add(&acc, log_piece(g, direction, eps, -INFINITY, root));
             }
         } else if (h_prev > 0.0) {
             start = -INFINITY;               /* conservative: take all of the left */
         } else {
-            sp_logsum_add(&acc, log_tail_bound(g, direction, x_prev, 0));
+            gauss_logsum_add(&acc, log_tail_bound(g, direction, x_prev, 0));
         }
     }
     for (long i = 1; i < points; i++) {
@@ -555,7 +600,7 @@ static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, 
             if (h > 0.0) {
                 start = root;
             } else {
-                sp_logsum_add(&acc, log_piece(g, direction, eps, start, root));
+                gauss_logsum_add(&acc, log_piece(g, direction, eps, start, root));
                 start = NAN;
             }
         }
@@ -566,20 +611,20 @@ static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, 
         double root = outer_root(r, x_prev, h_prev, fmax(s, 1.0), 1);
         if (isnan(root)) {
             if (h_prev > 0.0) {
-                sp_logsum_add(&acc, log_piece(g, direction, eps, start, INFINITY));
+                gauss_logsum_add(&acc, log_piece(g, direction, eps, start, INFINITY));
             } else {
-                sp_logsum_add(&acc, log_tail_bound(g, direction, x_prev, 1));
+                gauss_logsum_add(&acc, log_tail_bound(g, direction, x_prev, 1));
             }
             start = NAN;
         } else if (h_prev > 0.0) {
-            sp_logsum_add(&acc, log_piece(g, direction, eps, start, root));
+            gauss_logsum_add(&acc, log_piece(g, direction, eps, start, root));
             start = NAN;
         } else {
             start = root;
         }
     }
     if (!isnan(start)) {
-        sp_logsum_add(&acc, log_piece(g, direction, eps, start, INFINITY));
+        gauss_logsum_add(&acc, log_piece(g, direction, eps, start, INFINITY));
     }
     return acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
 }

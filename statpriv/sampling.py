@@ -135,6 +135,23 @@ def _poisson_tail_ratio(rate):
     return tail_ratio
 
 
+# Largest count support built from exact logs where rate * pi is below the
+# double range's full precision (_poisson_sample_laws).
+_EXACT_TINY_RHO_ATOMS = 1000
+
+
+def _exact_binomial_log_pmf(N, rate, pi):
+    """ln Bin(N, rho)(j), j = 0..N, rho = rate * pi exactly (it may lie below
+    the double range): ln C(N, j) + j ln rho + (N - j) ln(1 - rho) in mpmath,
+    rounded to extended precision."""
+    import mpmath
+    with mpmath.workdps(40):
+        rho = mpmath.mpf(rate) * mpmath.mpf(pi)
+        lr, lq = mpmath.log(rho), mpmath.log1p(-rho)
+        return np.array([mpmath.nstr(mpmath.log(mpmath.binomial(N, j)) + j * lr + (N - j) * lq, 30)
+                         for j in range(N + 1)], dtype=np.longdouble)
+
+
 def _poisson_sample_laws(n, pi, rate, noisy_path=False):
     """Each other record kept w.p. rate: Z ~ Bin(n-1, rate*pi), P = rate Z(.-1) + (1-rate) Z.
 
@@ -142,11 +159,20 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
     delta_minus, P/Q is unbounded (inf at j = n).
     """
     rho = rate * pi
-    first, last, log_rest = _binomial_window(n - 1, rho, noisy_path)
-    _check_support(last - first + 2, "n (or sample_rate)")
-    log_z = _binomial_log_pmf(n - 1, rho, first, last)
     ld = np.longdouble
-    if 0.0 < rho < 1.0:
+    tiny = pi > 0.0 and rate > 0.0 and rho < 1e-290 and n - 1 <= _EXACT_TINY_RHO_ATOMS
+    if tiny:
+        # rate * pi below the double range's full precision (or rounded to
+        # 0): Z on its whole support from exact logs of rho, no rest to
+        # bound (the far atoms, P(n) > 0 = Q(n) above all, decide delta at
+        # large eps under noise)
+        first, last, log_rest = 0, n - 1, -math.inf
+        log_z = _exact_binomial_log_pmf(n - 1, rate, pi)
+    else:
+        first, last, log_rest = _binomial_window(n - 1, rho, noisy_path)
+        _check_support(last - first + 2, "n (or sample_rate)")
+        log_z = _binomial_log_pmf(n - 1, rho, first, last)
+    if 0.0 < rho < 1.0 and not tiny:
         # rho is the rounded product; ln Z(k) moves by (k - (n-1) rho)/(rho (1-rho))
         # per unit of rho, which at n ~ 1e7 turns a 1e-16 rounding into 1e-9 in
         # the far tails: correct to first order for the exact rate * pi.
@@ -161,7 +187,7 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
     if log_rest > -math.inf:
         log_rest += 1e-12 * (1.0 + abs(log_rest))
     rest = (log_rest, log_rest, math.inf, -math.inf)
-    if not 0.0 < rho < 1.0:
+    if not (0.0 < rho < 1.0 or tiny):
         if rho == 0.0 and rate < 1.0:
             # pi = 0: Z = 0 surely, P/Q = 1 - rate at j = 0 (the zero point of
             # delta_minus), in double-double
@@ -267,6 +293,13 @@ def secret_sample(n, sample_size, positives, *, noise=None):
     j = first + np.arange(last - first + 1, dtype=np.float64)
     log_in = _core.log_hypergeom_pmf(j[j <= m - 1], N, float(K), float(m - 1))
     log_out = _core.log_hypergeom_pmf(j, N, float(K), float(m)) if m < n else np.full(1, -np.inf)
+    if noisy_path:
+        # noise smooths the laws over many atoms, and in its far tails delta is
+        # a difference of nearly equal sums over neighbouring atoms: the
+        # atoms' log pmfs relative to each other must be extended precision
+        log_in = _log_hypergeom_ext(log_in, first, n - 1, K, m - 1)
+        if m < n:
+            log_out = _log_hypergeom_ext(log_out, first, n - 1, K, m)
     rate = m / n
     ln = np.log(np.longdouble(n))
     log_weights = (np.log(np.longdouble(m)) - ln,
@@ -332,6 +365,30 @@ def _secret_tail_ratio(N, K, m):
         gb = G(m) / math.comb(N, m)
         return (lam * w * ga + (1 - lam) * gb) / (lam * ga + (1 - lam) * gb)
     return tail_ratio
+
+
+def _log_hypergeom_ext(log_pmf, first, N, K, m):
+    """ln H(j) on j = first, first + 1, ... in extended precision, from the
+    double values ``log_pmf`` (Loader's form, a few ulps): anchored at the
+    largest term, the others by the exact ratio of consecutive terms
+    H(j+1)/H(j) = (K - j)(m - j) / ((j + 1)(N - K - m + j + 1)), whose
+    integer factors are exact in long double, summed outward.  The relative
+    sizes of the atoms are then accurate to ~1e-18 per step instead of ulps
+    of |ln H(j)| (~1e-13 where H(j) ~ 1e-200)."""
+    ld = np.longdouble
+    out = np.asarray(log_pmf, dtype=ld).copy()
+    live = np.flatnonzero(np.isfinite(log_pmf))
+    if len(live) < 2:
+        return out
+    lo, hi = int(live[0]), int(live[-1])
+    a = lo + int(np.argmax(log_pmf[lo:hi + 1]))
+    jj = ld(first) + np.arange(lo, hi, dtype=ld)          # j of each step j -> j + 1
+    step = np.log(((ld(K) - jj) * (ld(m) - jj)) / ((jj + 1) * (ld(N - K - m + 1) + jj)))
+    up = np.cumsum(step[a - lo:])                           # ln H(a + i) - ln H(a), i >= 1
+    down = np.cumsum(step[:a - lo][::-1])                   # ln H(a) - ln H(a - i), i >= 1
+    out[a + 1:hi + 1] = out[a] + up
+    out[lo:a] = (out[a] - down)[::-1]
+    return out
 
 
 def _hypergeom_window(N, K, m, noisy_path):

@@ -251,3 +251,63 @@ def test_secret_sample_near_zero_point_deep_tail(eps):
     else:
         _assert_log_close(ours, truth, eps)
         assert ours >= float(truth) - max(1e-10, 8 * abs(float(truth)) * 2.0 ** -52)
+
+
+def _assert_no_under(ours, truth, what):
+    truth = float(truth)
+    assert ours >= truth - max(1e-10, 8 * abs(truth) * 2.0 ** -52), (what, ours, truth)
+
+
+def test_far_tail_sum_terms_added_at_full_precision():
+    # At the crossing (x* ~ 9491, 130 sd beyond the atoms) the normal tail
+    # terms of the positive and negative D_k agree to 1e-4 relative, so each
+    # log term must reach the sum with ~1e-16 absolute accuracy: a running
+    # log-sum referenced to its first (smallest) term and an exponent of
+    # 107 nats in double lost 1.3e-14 there (ln delta 1.3e-10 too high).
+    n, pi, m, sigma = 144, 9.010036864638744e-26, 16, 73.33154879983003
+    eps = 0.4304257268651199
+    curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Gaussian(sigma))
+    with mp.workdps(50):
+        P, Q = _mixture(_binom(m - 1, pi), _binom(m, pi), mp.mpf(m) / n)
+    truth = _mp_log_delta(P, Q, sigma, eps, True)
+    ours = curve.log_delta_plus(eps)
+    _assert_log_close(ours, truth, eps)
+    _assert_no_under(ours, truth, eps)
+
+
+@pytest.mark.parametrize("m,K,sigma,eps,direction", [
+    (237, 809565530, 225.91695874555685, 1.120071028781945e-06, "minus"),
+    (256, 404843045, 1000.0, 6.323440243556601e-07, "plus"),
+])
+def test_secret_sample_far_tail_needs_extended_laws(m, K, sigma, eps, direction):
+    # eps just below the zero point: the crossing lies 1e5..4e7 beyond the
+    # atoms (ln delta -3.8e5 and -7.4e8) and the tail sums of the positive
+    # and negative atoms cancel to 3e-8 relative, so delta moves with the
+    # atoms' relative sizes at 1e-16: hypergeometric log pmfs rounded to
+    # double (ulps of |ln H(j)| ~ 1e-13) put ln delta 3e-6 low.  Reference:
+    # the independent oracle (mpmath from the definition).
+    import independent_oracle as O
+    n = 1000000000
+    curve = statpriv.secret_sample(n, m, positives=K, noise=statpriv.Gaussian(sigma))
+    truth = mp.log(O.noisy(O.secret_sample(n, m, K), ("gaussian", sigma)).delta(eps, direction))
+    ours = curve.log_delta_plus(eps) if direction == "plus" else curve.log_delta_minus(eps)
+    _assert_log_close(ours, truth, eps)
+    _assert_no_under(ours, truth, eps)
+
+
+def test_poisson_sampling_rate_times_pi_below_double_range():
+    # rate * pi = 2.5e-324 rounds to 0 in double: Z ~ Bin(299, 2.5e-324)
+    # exactly; at eps = 1e4 every ratio but the top atom's (P(300) > 0 =
+    # Q(300), P(300) = rate rho^299 ~ e^-2.2e5) is below e^eps, so delta is
+    # that atom's tail alone -- a bound on the mass outside a window around
+    # Z = 0 overstated ln delta by 2.2e5.
+    n, pi, rate, sigma, eps = 300, 5e-324, 0.5, 127.07097593799567, 1e4
+    curve = statpriv.counting(n, pi, sample_rate=rate, sampling="poisson",
+                              noise=statpriv.Gaussian(sigma))
+    with mp.workdps(50):
+        Z = _binom(n - 1, mp.mpf(rate) * mp.mpf(pi))
+        P, Q = _mixture(Z, Z, rate)
+    truth = _mp_log_delta(P, Q, sigma, eps, True)
+    ours = curve.log_delta_plus(eps)
+    _assert_log_close(ours, truth, eps)
+    _assert_no_under(ours, truth, eps)
