@@ -1,7 +1,7 @@
 """Precompute the mpmath oracle values the default test run compares against.
 
 Runs the whole test suite (exhaustive tests included) with
-STATPRIV_RECORD_ORACLE=1, so every call of tests/conftest.py's ``oracle(...)``
+STATPRIV_RECORD_ORACLE=1, so every call of tests/helpers.py's ``oracle(...)``
 evaluates statpriv.reference live at 50 digits and tests/data/oracle_values.json
 is rewritten with the values (plus how they were made).  Run it after adding
 a test that uses ``oracle(...)``:
