@@ -21,7 +21,6 @@ import operator
 import numpy as np
 
 from statpriv import _validate
-from statpriv.curve import PrivacyCurve
 
 __all__ = ["LogPmfs", "SUM_TOLERANCE", "from_log_pmfs"]
 

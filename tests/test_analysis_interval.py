@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import statpriv
-from statpriv import dp
 from statpriv.interval import (interval_confidence, interval_epsilon, interval_noise,
                                interval_width)
 from statpriv.noise import Gaussian, Geometric, Laplace

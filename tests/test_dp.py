@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import statpriv
-from statpriv import reference
 from helpers import DP_GAUSSIAN_AT_0_01, assert_matches, oracle
 
 EPS = [-1.0, 0.0, 0.01, 0.1, 1.0, 5.0]

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import statpriv
-from statpriv import reference
 from helpers import EPS, oracle_function, stored_calls, assert_matches, check_against_reference, check_curve, windowed_delta_plus
 
 pytestmark = pytest.mark.exhaustive

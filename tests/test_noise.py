@@ -11,7 +11,6 @@ from hypothesis import given, settings, strategies as st
 
 import statpriv
 from statpriv import _core
-from statpriv import reference
 from statpriv.counting import _binomial_window_laws
 from statpriv.sampling import _subsample_laws
 from helpers import assert_matches, check_against_reference, oracle

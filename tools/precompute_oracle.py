@@ -20,13 +20,22 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def main(argv):
+    if {"-h", "--help"} & set(argv):
+        print(__doc__)
+        return 0
     store = ROOT / "tests" / "data" / "oracle_values.json"
+    backup = store.with_suffix(".json.bak")
     if store.exists():
-        store.unlink()           # only values some test still asks for are kept
+        store.replace(backup)    # only values some test still asks for are kept
     env = dict(os.environ, STATPRIV_RECORD_ORACLE="1")
     cmd = [sys.executable, "-m", "pytest", "-q", "-m", "", "-p", "no:cacheprovider",
            *argv]
-    return subprocess.call(cmd, cwd=ROOT, env=env)
+    status = subprocess.call(cmd, cwd=ROOT, env=env)
+    if not store.exists() and backup.exists():
+        backup.replace(store)    # the run wrote nothing: keep the old values
+    elif backup.exists():
+        backup.unlink()
+    return status
 
 
 if __name__ == "__main__":
