@@ -102,10 +102,6 @@ cdef double _sampled_zero_point(sp_curve_fn fn, const void *ctx, int direction, 
     return d
 
 
-cdef double l1g_hi_of(sp_poisson_curve *c):
-    return c.l1g_hi
-
-
 cdef class PoissonCurveCore(CurveCore):
     """Noiseless count under Poisson sampling at rate g, Z ~ Bin(N, rho),
     rho = g pi given as double-doubles (rho and 1 - rho) with accurate logs,
@@ -126,7 +122,7 @@ cdef class PoissonCurveCore(CurveCore):
         """The smallest double with delta = 0 in a direction: -ln(1 - g)
         rounded up for SP_MINUS (where the curve's own test u >= 0 turns),
         +inf for SP_PLUS."""
-        return _sampled_zero_point(self.fn, self.ctx, direction, l1g_hi_of(&self.curve))
+        return _sampled_zero_point(self.fn, self.ctx, direction, self.curve.l1g_hi)
 
     def epsilon(self, double[::1] log_target, int direction):
         """Smallest eps >= 0 with ln delta(eps) <= each log_target: at large N

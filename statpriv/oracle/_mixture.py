@@ -89,26 +89,16 @@ class _NoisyMixture:
         kc = min(max(kc, kmin), kmax)
         M = -math.inf
         terms = []
-        k = kc
-        while k >= kmin:                    # distances increase from here on
-            lk = logker(abs(xf - k))
-            if lwmax + lk < M - T:
-                break
-            t = lw[k] + lk
-            if t > M:
-                M = t
-            terms.append((t, k))
-            k -= 1
-        k = kc + 1
-        while k <= kmax:
-            lk = logker(k - xf)
-            if lwmax + lk < M - T:
-                break
-            t = lw[k] + lk
-            if t > M:
-                M = t
-            terms.append((t, k))
-            k += 1
+        # walk away from kc on each side: distances increase from there on
+        for side in (range(kc, kmin - 1, -1), range(kc + 1, kmax + 1)):
+            for k in side:
+                lk = logker(abs(xf - k))
+                if lwmax + lk < M - T:
+                    break
+                t = lw[k] + lk
+                if t > M:
+                    M = t
+                terms.append((t, k))
         if M == -math.inf:
             return [], kc
         return [k for t, k in terms if t >= M - T], kc
