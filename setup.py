@@ -1,8 +1,11 @@
-"""Build the statpriv._core extension from csrc/*.c and the Cython wrapper.
+"""Build statpriv's extensions: one per Cython module, each linked with csrc/*.c.
 
 Every csrc/*.c is compiled: one header + source per mathematical idea, layered as
 csrc/statpriv.h lists them (a new mechanism is one more .c/.h pair, picked up here).
-The kernels compile clean with -Wall -Wextra (no warning suppressed)."""
+Every statpriv/**/*.pyx becomes the extension of the same dotted name
+(statpriv/_core.pyx -> statpriv._core): a mechanism's room may keep its own typed
+wrapper instead of growing _core.  The kernels compile clean with -Wall -Wextra
+(no warning suppressed)."""
 import glob
 
 import numpy
@@ -11,13 +14,21 @@ from setuptools import Extension, setup
 
 WARNINGS = ["-Wall", "-Wextra"]
 
-core = Extension(
-    "statpriv._core",
-    sources=["statpriv/_core.pyx"] + sorted(glob.glob("csrc/*.c")),
-    include_dirs=["csrc", numpy.get_include()],
-    define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-    extra_compile_args=["-O2", "-std=c99", "-fno-fast-math"] + WARNINGS,
-    libraries=["m"],
-)
+C_SOURCES = sorted(glob.glob("csrc/*.c"))
 
-setup(ext_modules=cythonize([core], compiler_directives={"language_level": "3"}))
+
+def extension(pyx):
+    """The extension built from one .pyx file and every C kernel."""
+    return Extension(
+        pyx[:-len(".pyx")].replace("/", "."),
+        sources=[pyx] + C_SOURCES,
+        include_dirs=["csrc", numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O2", "-std=c99", "-fno-fast-math"] + WARNINGS,
+        libraries=["m"],
+    )
+
+
+extensions = [extension(pyx) for pyx in sorted(glob.glob("statpriv/**/*.pyx", recursive=True))]
+
+setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}))
