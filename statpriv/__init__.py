@@ -12,6 +12,7 @@ docs/mathematics.md for every formula; statpriv.oracle holds the mpmath oracle.
     delta(0.01) = 1.074778e-10, epsilon(1e-9) = 0.009135
 """
 from statpriv import dp
+from statpriv.accounting import audit, audit_pld
 from statpriv.analysis.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
@@ -35,7 +36,8 @@ for _module in (conjecture, interval, utility, demo, figures):
 del _module
 
 __version__ = "0.1.0"
-__all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "conjecture_check",
+__all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "audit",
+           "audit_pld", "conjecture_check",
            "counting", "dp",
            "equal_utility_epsilon", "equal_utility_noise", "from_log_pmfs", "interval_confidence",
            "interval_epsilon", "interval_noise", "interval_width", "secret_sample",

@@ -24,7 +24,7 @@ import reprlib
 import numpy as np
 
 __all__ = ["ParameterTypeError", "real", "probability", "count", "real_array", "reals",
-           "ndim", "broadcast", "choice"]
+           "ndim", "broadcast", "choice", "alias"]
 
 _short = reprlib.Repr()
 _short.maxstring = 40
@@ -225,6 +225,16 @@ def broadcast(**named):
         shapes = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
         raise ValueError(f"{', '.join(arrays)} must broadcast to a common shape, got "
                          f"{shapes}") from None
+
+
+def alias(name, value, alias_name, alias_value):
+    """The value of a parameter that has a second name (dp-accounting's):
+    whichever was given; ValueError when both were."""
+    if alias_value is None:
+        return value
+    if value is not None:
+        raise ValueError(f"give {name} or {alias_name} (the same parameter), not both")
+    return alias_value
 
 
 def choice(name, value, options):

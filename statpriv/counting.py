@@ -47,7 +47,7 @@ EXACT_LOG_RECORDS = 1000
 
 
 def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_replacement",
-             noise=None, approx=None):
+             noise=None, approx=None, sampling_prob=None):
     """Privacy curve of a count over n records, noiseless or with added noise.
 
     Parameters
@@ -70,6 +70,8 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         probability (Smith 2009 Alg. 2): Q = Z, P = rate (Z+1) + (1-rate) Z,
         Z the sampled others' count.
     sampling : "without_replacement" or "poisson"
+    sampling_prob : float in (0, 1], optional
+        dp-accounting's name for ``sample_rate`` (give one of the two).
     noise : statpriv.Laplace, statpriv.Gaussian or statpriv.Geometric, optional
         Noise added to the (sampled) count, in count units (docs/mathematics.md §6).  The
         curve is then H_eps(P*N || Q*N), computed exactly: closed-form cell
@@ -102,6 +104,7 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     3.9920818948e-03
     """
     _validate.choice("sampling", sampling, ("without_replacement", "poisson"))
+    sample_rate = _validate.alias("sample_rate", sample_rate, "sampling_prob", sampling_prob)
     per_record = _validate.ndim("pi", pi) > 0          # ragged: an error naming pi
     if per_record:
         probs = _validate.real_array("pi", pi, low=0.0, high=1.0, dims=(1,))

@@ -43,6 +43,7 @@ class PrivacyCurve:
     """
 
     _log_pmfs = None        # LogPmfs, or a callable returning them, on discrete curves
+    _dp_accounting_params = None   # (kind, parameter) on statpriv.dp.* curves (accounting export)
 
     def __init__(self, core, reference=None, description="privacy curve", exact=True):
         self._core = core
@@ -196,6 +197,25 @@ class PrivacyCurve:
             raise ValueError(f"{self.description}: no discrete laws are available for this "
                              "curve (noisy, sampled or continuous mechanisms)")
         return laws() if callable(laws) else laws
+
+    # -- dp-accounting conventions ----------------------------------------
+    def get_delta_for_epsilon(self, epsilon):
+        """dp-accounting's name for ``delta(epsilon)`` (vectorised the same way)."""
+        return self.delta(epsilon)
+
+    def get_epsilon_for_delta(self, delta):
+        """dp-accounting's name for ``epsilon(delta)`` (vectorised the same way)."""
+        return self.epsilon(delta)
+
+    def to_dp_accounting(self, value_discretization_interval=1e-4, *, method="auto",
+                         tail_mass=1e-15):
+        """A pessimistic dp-accounting PrivacyLossDistribution of this curve:
+        delta(eps) <= its delta(eps) <= delta(eps - value_discretization_interval)
+        + tail_mass.  See statpriv.accounting.to_dp_accounting (needs the
+        optional extra ``statpriv[accounting]``)."""
+        from statpriv import accounting
+        return accounting.to_dp_accounting(self, value_discretization_interval,
+                                           method=method, tail_mass=tail_mass)
 
     def total_variation(self):
         """delta(0): the total-variation distance between P and Q."""

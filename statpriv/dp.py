@@ -12,6 +12,8 @@ eps >= eps0, and ``epsilon(0.0)`` is eps0 rounded up to a float) and with
 ln delta accurate to a few ulps in the far tail (Gaussian: delta > 0 at every
 finite eps, ``epsilon(0.0)`` is inf).
 """
+import math
+
 import numpy as np
 
 from statpriv import _lazy, _validate, oracle
@@ -20,8 +22,12 @@ from statpriv.curve import PrivacyCurve
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
 
-def laplace(scale):
-    """Laplace mechanism with scale b (count units), sensitivity 1.
+def laplace(scale, sensitivity=1.0):
+    """Laplace mechanism with scale b (count units), sensitivity s (default 1).
+
+    Sensitivity s: the outputs differ by s, which is the curve of scale b/s
+    at sensitivity 1 (dp-accounting's ``sensitivity``); below, b is the
+    effective scale b/s.
 
     delta(eps) = max(0, 1 - exp((eps - 1/b)/2)), zero for eps >= eps0 = 1/b
     (Breutigam & Reischuk, "Statistical Privacy").  Near eps0 it is evaluated
@@ -32,6 +38,8 @@ def laplace(scale):
     ----------
     scale : float > 0
         The Laplace scale b (count units); inf is rejected.
+    sensitivity : float > 0, optional
+        How far the target moves the released value (default 1).
 
     Returns
     -------
@@ -49,13 +57,23 @@ def laplace(scale):
     (0.0, 0.5)
     """
     scale = _validate.real("scale", scale, low=0.0, low_open=True)
-    return PrivacyCurve(_core.DPCurveCore("laplace", scale),
-                        lambda eps, d: oracle.dp_laplace_delta(scale, eps),
-                        f"DP laplace scale={scale}")
+    sensitivity = _sensitivity(sensitivity)
+    if sensitivity != 1.0:
+        return _described(laplace(_scaled("scale", scale, sensitivity)), f"DP laplace scale={scale}, "
+                          f"sensitivity={sensitivity}")
+    curve = PrivacyCurve(_core.DPCurveCore("laplace", scale),
+                         lambda eps, d: oracle.dp_laplace_delta(scale, eps),
+                         f"DP laplace scale={scale}")
+    curve._dp_accounting_params = ("laplace", scale)
+    return curve
 
 
-def gaussian(sigma):
-    """Gaussian mechanism N(0, sigma^2), sensitivity 1.
+def gaussian(sigma, sensitivity=1.0):
+    """Gaussian mechanism N(0, sigma^2), sensitivity s (default 1).
+
+    Sensitivity s: the outputs differ by s, which is the curve of sigma/s at
+    sensitivity 1 (dp-accounting's ``sensitivity``); below, sigma is the
+    effective sigma/s.
 
     delta(eps) = Phi(1/(2 sigma) - eps sigma) - e^eps Phi(-1/(2 sigma) - eps sigma)
     (Balle & Wang, "Improving the Gaussian mechanism for differential
@@ -69,6 +87,8 @@ def gaussian(sigma):
     ----------
     sigma : float > 0
         Standard deviation of the noise (count units); inf is rejected.
+    sensitivity : float > 0, optional
+        How far the target moves the released value (default 1).
 
     Returns
     -------
@@ -86,14 +106,30 @@ def gaussian(sigma):
     4.3771780957
     """
     sigma = _validate.real("sigma", sigma, low=0.0, low_open=True)
-    return PrivacyCurve(_core.DPCurveCore("gaussian", sigma),
-                        lambda eps, d: oracle.dp_gaussian_delta(sigma, eps),
-                        f"DP gaussian sigma={sigma}")
+    sensitivity = _sensitivity(sensitivity)
+    if sensitivity != 1.0:
+        return _described(gaussian(_scaled("sigma", sigma, sensitivity)), f"DP gaussian sigma={sigma}, "
+                          f"sensitivity={sensitivity}")
+    curve = PrivacyCurve(_core.DPCurveCore("gaussian", sigma),
+                         lambda eps, d: oracle.dp_gaussian_delta(sigma, eps),
+                         f"DP gaussian sigma={sigma}")
+    curve._dp_accounting_params = ("gaussian", sigma)
+    return curve
 
 
-def geometric(alpha):
+def geometric(alpha, sensitivity=1):
     """Two-sided geometric (discrete Laplace) noise P(k) = (1-alpha)/(1+alpha) alpha^|k|,
-    sensitivity 1.
+    integer sensitivity s (default 1).
+
+    This is dp-accounting's discrete Laplace DLap(a), pmf e^(-a|k|) tanh(a/2),
+    with parameter a = -ln alpha (tanh(a/2) = (1-alpha)/(1+alpha)); its
+    ``sensitivity`` is s here.  For s = 1 the closed form below holds; for
+    s > 1 the outcomes x <= 0 (all of likelihood ratio alpha^s) and x >= s
+    (ratio alpha^-s) are lumped, which leaves the curve unchanged, and the
+    curve is that of the s + 1 atoms (``statpriv.from_log_pmfs``):
+    P = (alpha^s, c alpha^(s-1), ..., c alpha, 1) / ..., Q the mirror image,
+    c = (1-alpha)/(1+alpha); P[x <= 0] = alpha^s/(1+alpha), P[x >= s] =
+    1/(1+alpha).
 
     delta(eps) = max(0, 1 - alpha e^eps) / (1 + alpha), zero for
     eps >= eps0 = -ln alpha.  eps0 is computed once here to ~106 bits (mpmath,
@@ -105,6 +141,8 @@ def geometric(alpha):
     ----------
     alpha : float in (0, 1)
         The geometric ratio (alpha = e^(-1/b) for a discrete Laplace of scale b).
+    sensitivity : int in [1, 10**6], optional
+        How far the target moves the released integer (default 1).
 
     Returns
     -------
@@ -121,13 +159,55 @@ def geometric(alpha):
     0.6931471805599454
     """
     alpha = _validate.real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
-    zero_point = _core.neg_log_double_double(alpha)
-    return PrivacyCurve(_core.DPCurveCore("geometric", alpha, zero_point),
-                        lambda eps, d: oracle.dp_geometric_delta(alpha, eps),
-                        f"DP geometric alpha={alpha}")
+    sensitivity = _validate.count("sensitivity", sensitivity, low=1, high=MAX_GEOMETRIC_SENSITIVITY)
+    if sensitivity == 1:
+        zero_point = _core.neg_log_double_double(alpha)
+        curve = PrivacyCurve(_core.DPCurveCore("geometric", alpha, zero_point),
+                             lambda eps, d: oracle.dp_geometric_delta(alpha, eps),
+                             f"DP geometric alpha={alpha}")
+    else:
+        curve = _described(_lumped_geometric(alpha, sensitivity),
+                           f"DP geometric alpha={alpha}, sensitivity={sensitivity}")
+    curve._dp_accounting_params = ("geometric", (alpha, sensitivity))
+    return curve
 
 
-def amplify(eps, delta, rate):
+# Largest integer sensitivity of dp.geometric (s + 1 atoms).
+MAX_GEOMETRIC_SENSITIVITY = 10**6
+
+
+def _lumped_geometric(alpha, s):
+    """The s + 1 lumped atoms of geometric(alpha) noise at sensitivity s
+    (see geometric): x <= 0, x = 1 .. s-1, x >= s."""
+    from statpriv.discrete import from_log_pmfs
+    la, l1p = np.log(alpha), np.log1p(alpha)
+    log_c = np.log1p(-alpha) - l1p
+    x = np.arange(1, s, dtype=np.float64)
+    log_p = np.concatenate(([s * la - l1p], log_c + (s - x) * la, [-l1p]))
+    return from_log_pmfs(log_p, log_p[::-1].copy())
+
+
+def _sensitivity(value):
+    return _validate.real("sensitivity", value, low=0.0, low_open=True)
+
+
+def _scaled(name, value, sensitivity):
+    """value / sensitivity, the noise at sensitivity 1; ValueError when it
+    leaves (0, inf)."""
+    out = value / sensitivity
+    if not 0.0 < out < math.inf:
+        raise ValueError(f"{name} / sensitivity must be in (0.0, inf), got {value!r} / "
+                         f"{sensitivity!r}")
+    return out
+
+
+def _described(curve, description):
+    """The curve under a description naming the caller's parameters."""
+    curve._description = description
+    return curve
+
+
+def amplify(eps, delta, rate=None, *, sampling_prob=None):
     """Privacy amplification by subsampling (Balle, Barthe & Gaboardi 2018,
     "Privacy amplification by subsampling: tight analyses via couplings and
     divergences").
@@ -147,6 +227,8 @@ def amplify(eps, delta, rate):
     rate : float or array in [0, 1]
         The sampling rate lambda (each record kept with this probability, or
         a uniform sample of a lambda fraction).
+    sampling_prob : float or array in [0, 1], keyword only
+        dp-accounting's name for ``rate`` (give one of the two).
 
     Bools and strings are rejected (ParameterTypeError, a TypeError).
 
@@ -162,6 +244,9 @@ def amplify(eps, delta, rate):
     >>> print(f"{eps:.12f} {delta:.3g}")           # ln(1 + 0.01 (e - 1))
     0.017036863236 1e-08
     """
+    rate = _validate.alias("rate", rate, "sampling_prob", sampling_prob)
+    if rate is None:
+        raise ValueError("give rate (or sampling_prob), the sampling rate in [0, 1]")
     eps = _validate.real_array("eps", eps, low=0.0, allow_inf=True)
     delta = _validate.real_array("delta", delta, low=0.0, high=1.0)
     rate = _validate.real_array("rate", rate, low=0.0, high=1.0)

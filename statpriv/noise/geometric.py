@@ -25,7 +25,11 @@ def _tail_w(p):
 
 class Geometric(Noise):
     """Two-sided geometric (discrete Laplace) noise on the integers,
-    P(k) = (1-alpha)/(1+alpha) alpha^|k|; variance 2 alpha / (1-alpha)^2."""
+    P(k) = (1-alpha)/(1+alpha) alpha^|k|; variance 2 alpha / (1-alpha)^2.
+
+    Geometric(alpha) is dp-accounting's discrete Laplace with parameter
+    a = -ln alpha (pmf e^(-a|k|) tanh(a/2); DiscreteLaplaceDpEvent,
+    from_discrete_laplace_mechanism): tanh(a/2) = (1-alpha)/(1+alpha)."""
 
     __slots__ = ()
     kind = "geometric"

@@ -1,0 +1,444 @@
+"""statpriv curves inside Google's dp-accounting library (optional extra ``statpriv[accounting]``).
+
+A privacy-loss distribution (PLD) of a pair of laws (P, Q) is the law of the
+privacy loss L = ln P(x)/Q(x) for x ~ P, with an atom at +inf for the P mass
+where Q vanishes; the hockey-stick divergence is read off it as
+
+    H_eps(P || Q) = Pr[L = inf] + E[(1 - e^(eps - L))_+]
+
+(Meiser & Mohammadi, "Tight on budget?"; Koskela, Jälkö & Honkela, "Computing
+tight differential privacy guarantees using FFT"; Doroshenko, Ghazi, Kamath,
+Kumar & Manurangsi, "Connect the Dots").  dp-accounting holds PLDs on a grid
+of losses k h (h = ``value_discretization_interval``) and composes them by
+convolution.  This module exports a statpriv curve into such a PLD
+(``to_dp_accounting``, also ``PrivacyCurve.to_dp_accounting``), wraps a curve
+as a dp-accounting event with an accountant that composes it
+(``StatprivCurveEvent``, ``StatprivPLDAccountant``), and cross-checks another
+accountant's numbers against the exact curve (``audit``, ``audit_pld``; also
+``statpriv.audit``).
+
+Directions and neighbouring relation.  statpriv's P is the law of the release
+when the target's record is positive (present), Q when it is negative; the
+neighbouring datasets differ in the target's value (replace-one).  The
+exported PLD is dp-accounting's non-symmetric kind: its "remove" pmf is the
+PLD of (upper P, lower Q), giving delta_plus, its "add" pmf that of (upper Q,
+lower P), giving delta_minus, and ``get_delta_for_epsilon`` their maximum,
+which is the curve's delta.
+
+Pessimism.  Both routes below give a PLD whose delta is never below the
+curve's at any eps, and at most the curve's delta at eps - h (plus the mass
+``tail_mass`` moved to +inf, and the curve's own bounded window rest):
+
+    delta(eps) <= delta_PLD(eps) <= delta(eps - h) + tail bound.
+
+- ``method="pmf"`` (dp-accounting's ``from_two_probability_mass_functions``
+  route, vectorised here): every atom's exact loss is rounded UP to the grid.
+  Raising a loss raises (1 - e^(eps - L))_+, so delta can only grow; a loss
+  raised by at most h gives at most delta(eps - h).
+- ``method="connect_dots"``: the pessimistic connect-the-dots PLD of
+  Doroshenko et al. built from the curve's own delta_plus / delta_minus on the
+  grid k h, lo <= k <= hi.  It reproduces delta exactly at the grid points and,
+  between them, the chord of the convex function e^eps -> delta, which lies
+  above it; below the grid the chord from (0, 1), above it the constant
+  delta(hi h).  It needs only delta(eps), so it serves every curve.
+
+``method="auto"`` takes dp-accounting's own PLD for ``statpriv.dp.*`` curves
+(its closed-form connect-the-dots, as tight as ours: same delta to 1e-9
+relative for dp.gaussian(3), dp.laplace(2)) and connect-the-dots for every
+other curve, discrete laws included.  Measured at h = 1e-4 on eps off the
+grid (bench/bench_accounting.py; docs/accounting.md): the pmf route is above
+the exact delta by a median 1e-4 .. 2e-2 relative (counting(1000, 0.5):
+2e-3; counting(10**6, 0.3): 7e-2) -- every atom pays up to h in loss --
+while connect-the-dots is exact at the grid points and above by a median
+1e-11 .. 1e-4 (the chord between grid points); after a 2-fold composition
+of counting(200, 0.5), checked against the exact product of the atoms, the
+pmf route is 1e-3 above, connect-the-dots 5e-10.  The connect-the-dots
+probabilities are second differences of delta divided by e^h - 1, so their
+float error is ~2^-53/h relative; the deltas fed to it are raised by
+max(1e-12, 1e-15/h) relative (1e-11 at h = 1e-4) to keep the PLD above the
+curve anyway.  The pmf route stays available (``method="pmf"``) where the
+loss atoms themselves are wanted: it is dp-accounting's
+``from_two_probability_mass_functions`` (lower law first, then upper)
+without its Python loop over atoms.
+"""
+import math
+
+import numpy as np
+
+from statpriv import _validate
+
+__all__ = ["to_dp_accounting", "StatprivCurveEvent", "StatprivPLDAccountant", "audit",
+           "audit_pld", "AuditResult"]
+
+# Atoms whose mass underflows (ln mass below this) go to the +inf atom.
+_LOG_TINY = -690.0
+# The largest PLD grid the export builds (each side); beyond it a ValueError
+# asks for a larger value_discretization_interval.
+MAX_GRID = 4_000_000
+# Relative error of statpriv's float delta (docs/precision.md): a claim this
+# close below the computed delta is not flagged as optimistic.
+_AUDIT_SLACK = 1e-10
+
+
+def _dp_accounting():
+    try:
+        from dp_accounting.pld import pld_pmf, privacy_loss_distribution
+    except ImportError as err:          # pragma: no cover - the extra is in the test extra
+        raise ImportError("statpriv's dp-accounting export needs the optional extra: "
+                          "pip install 'statpriv[accounting]'") from err
+    return pld_pmf, privacy_loss_distribution
+
+
+# -- export -------------------------------------------------------------
+def _pmf_side(log_upper, log_lower, log_rest_upper, h, tail_mass):
+    """(lower index, dense probs, infinity mass) of the PLD of (upper, lower):
+    losses rounded up to the grid k h; the +inf atom holds the upper mass
+    where lower vanishes, the rest bound, the underflowing atoms and up to
+    tail_mass of the largest finite losses; the smallest losses are raised
+    to the lowest kept bin (both pessimistic)."""
+    lu = np.asarray(log_upper, dtype=np.float64)
+    ll = np.asarray(log_lower, dtype=np.float64)
+    live = lu > -np.inf
+    lu, ll = lu[live], ll[live]
+    inf_atoms = ll == -np.inf
+    log_inf = [lu[inf_atoms], [log_rest_upper]]
+    lu, ll = lu[~inf_atoms], ll[~inf_atoms]
+    tiny = lu < _LOG_TINY
+    log_inf.append(lu[tiny])
+    lu, ll = lu[~tiny], ll[~tiny]
+    loss = lu - ll
+    # ceil(loss / h), then one more bin wherever rounding left k h below the
+    # loss plus its own rounding error (|loss| 2^-52 + the logs' ulps)
+    k = np.ceil(loss / h)
+    err = (np.abs(loss) + np.abs(lu) + np.abs(ll)) * 2.3e-16
+    k[k * h < loss + err] += 1.0
+    mass = np.exp(lu)
+    order = np.argsort(k, kind="stable")
+    k, mass = k[order], mass[order]
+    infinity = math.fsum(np.exp(np.concatenate([np.asarray(a, dtype=np.float64)
+                                                for a in log_inf])))
+    if k.size == 0:
+        return 0, np.zeros(1), infinity
+    # up to tail_mass of the top losses to +inf, up to tail_mass of the bottom
+    # ones raised to the lowest kept bin
+    top = np.cumsum(mass[::-1])
+    cut_hi = k.size - int(np.searchsorted(top, tail_mass, side="right"))
+    cut_hi = max(cut_hi, 1)
+    infinity += math.fsum(mass[cut_hi:])
+    k, mass = k[:cut_hi], mass[:cut_hi]
+    cut_lo = int(np.searchsorted(np.cumsum(mass), tail_mass, side="right"))
+    cut_lo = min(cut_lo, k.size - 1)
+    k[:cut_lo] = k[cut_lo]
+    lo = int(k[0])
+    size = int(k[-1]) - lo + 1
+    if size > MAX_GRID:
+        raise ValueError(f"value_discretization_interval={h!r} needs a PLD of {size} bins "
+                         f"(more than {MAX_GRID}); take a larger interval")
+    probs = np.bincount((k - lo).astype(np.int64), weights=mass, minlength=size)
+    return lo, probs, min(infinity, 1.0)
+
+
+def _pmf_route(curve, h, tail_mass):
+    pld_pmf, pld = _dp_accounting()
+    laws = curve.log_pmfs()
+    lo_r, probs_r, inf_r = _pmf_side(laws.log_p, laws.log_q, laws.log_rest_p, h, tail_mass)
+    lo_a, probs_a, inf_a = _pmf_side(laws.log_q, laws.log_p, laws.log_rest_q, h, tail_mass)
+    remove = pld_pmf.DensePLDPmf(h, lo_r, probs_r, inf_r, True)
+    add = pld_pmf.DensePLDPmf(h, lo_a, probs_a, inf_a, True)
+    return pld.PrivacyLossDistribution(remove, add)
+
+
+def _ctd_side(curve, direction, other, h, tail_mass):
+    """Pessimistic connect-the-dots pmf of one direction on the grid k h,
+    lo <= k <= hi: hi where delta_dir reaches delta_dir(inf) + tail_mass,
+    lo = -(the same point of the other direction) (below it the P mass is
+    at most e^-E times a Q mass of at most tail_mass)."""
+    pld_pmf, _ = _dp_accounting()
+
+    def reach(d):
+        at_inf = float(getattr(curve, f"delta_{d}")(math.inf))
+        return curve.epsilon(min(1.0, at_inf + tail_mass), direction=d)
+    hi_eps, lo_eps = reach(direction), reach(other)
+    if not (math.isfinite(hi_eps) and math.isfinite(lo_eps)):
+        raise ValueError(f"{curve.description}: delta does not come within tail_mass of its "
+                         "limit at a finite eps; no connect-the-dots grid")
+    hi = int(math.ceil(hi_eps / h)) + 1
+    lo = min(int(math.floor(-lo_eps / h)) - 1, hi - 1)
+    if hi - lo + 1 > MAX_GRID:
+        raise ValueError(f"value_discretization_interval={h!r} needs a grid of {hi - lo + 1} "
+                         f"losses (more than {MAX_GRID}); take a larger interval")
+    eps = np.arange(lo, hi + 1, dtype=np.float64) * h
+    # the connect-the-dots probabilities are second differences of delta over
+    # e^h - 1: float errors of ~2^-53 / h relative; deltas raised by
+    # _ctd_inflation(h) keep the PLD above the curve despite them
+    deltas = getattr(curve, f"delta_{direction}")(eps)
+    deltas = np.minimum(deltas * (1.0 + _ctd_inflation(h)), 1.0)
+    return pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(h, lo, hi, deltas)
+
+
+def _ctd_inflation(h):
+    """Relative raise of the deltas fed to connect-the-dots: 1e-15 / h
+    (1e-11 at h = 1e-4), at least 1e-12 (statpriv's own relative error);
+    measured float errors of the PLD's delta stay below 3e-12 at h = 1e-5
+    (bench/bench_accounting.py)."""
+    return max(1e-12, 1e-15 / h)
+
+
+def _ctd_route(curve, h, tail_mass):
+    _, pld = _dp_accounting()
+    return pld.PrivacyLossDistribution(_ctd_side(curve, "plus", "minus", h, tail_mass),
+                                       _ctd_side(curve, "minus", "plus", h, tail_mass))
+
+
+def _native_route(params, h):
+    """dp-accounting's own PLD of a statpriv.dp.* curve (sensitivity folded
+    into the parameter)."""
+    _, pld = _dp_accounting()
+    kind, value = params
+    if kind == "laplace":
+        return pld.from_laplace_mechanism(value, value_discretization_interval=h)
+    if kind == "gaussian":
+        return pld.from_gaussian_mechanism(value, value_discretization_interval=h)
+    # dp.geometric(alpha, sensitivity=s): discrete Laplace, parameter -ln alpha
+    alpha, sens = value
+    return pld.from_discrete_laplace_mechanism(-math.log(alpha), sensitivity=sens,
+                                               value_discretization_interval=h,
+                                               use_connect_dots=True)
+
+
+def to_dp_accounting(curve, value_discretization_interval=1e-4, *, method="auto",
+                     tail_mass=1e-15):
+    """A pessimistic dp-accounting PrivacyLossDistribution of ``curve``.
+
+    delta_PLD(eps) = max over the two directions of Pr[L = inf] + E[(1 -
+    e^(eps - L))_+] on the grid of losses k h (module docstring), with
+
+        curve.delta(eps) <= delta_PLD(eps) <= curve.delta(eps - h) + tail_mass.
+
+    Parameters
+    ----------
+    curve : PrivacyCurve
+    value_discretization_interval : float > 0
+        The loss grid h (dp-accounting's name; PLDs compose only on a common h).
+    method : {"auto", "pmf", "connect_dots"}
+        "pmf": the exact atoms of ``curve.log_pmfs()``, losses rounded up to
+        the grid (dp-accounting's from_two_probability_mass_functions, which
+        takes the LOWER law first, vectorised); "connect_dots": the
+        pessimistic connect-the-dots pmf from the curve's delta_plus and
+        delta_minus on the grid; "auto": dp-accounting's own PLD for
+        ``statpriv.dp.*`` curves, else "connect_dots" (the tighter for
+        discrete laws too; measurements in the module docstring and
+        docs/accounting.md).
+    tail_mass : float in [0, 1e-6]
+        At most this much mass of the largest losses per direction goes to
+        the +inf atom (pessimistic) to keep the grid short; as much of the
+        smallest losses is raised to the lowest kept bin (pessimistic).
+
+    Returns
+    -------
+    dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+        Non-symmetric: remove = (upper P, lower Q) gives delta_plus, add =
+        (upper Q, lower P) delta_minus.  Composes with dp-accounting's own
+        PLDs of the same interval (``pld.compose(other)``).
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> curve = statpriv.counting(1000, 0.5)
+    >>> pld = curve.to_dp_accounting()
+    >>> exact, exported = curve.delta(0.1), pld.get_delta_for_epsilon(0.1)
+    >>> exact <= exported <= curve.delta(0.1 - 1e-4)
+    True
+    """
+    h = _validate.real("value_discretization_interval", value_discretization_interval,
+                       low=0.0, high=1.0, low_open=True)
+    method = _validate.choice("method", method, ("auto", "pmf", "connect_dots"))
+    tail_mass = _validate.real("tail_mass", tail_mass, low=0.0, high=1e-6)
+    native = getattr(curve, "_dp_accounting_params", None)
+    if method == "auto":
+        if native is not None:
+            return _native_route(native, h)
+        method = "connect_dots"
+    if method == "pmf":
+        return _pmf_route(curve, h, tail_mass)
+    return _ctd_route(curve, h, tail_mass)
+
+
+# -- the accountant adapter ----------------------------------------------
+_CLASSES = {}
+
+
+def _classes():
+    """Build StatprivCurveEvent and StatprivPLDAccountant on first use (they
+    subclass dp-accounting classes, an optional import)."""
+    if _CLASSES:
+        return _CLASSES
+    import attr
+    from dp_accounting import dp_event, privacy_accountant
+    from dp_accounting.pld import pld_privacy_accountant
+
+    relation = privacy_accountant.NeighboringRelation
+
+    @attr.s(frozen=True, slots=True, auto_attribs=True)
+    class StatprivCurveEvent(dp_event.DpEvent):
+        """A dp-accounting event: one release whose privacy curve is ``curve``
+        (a statpriv PrivacyCurve).  The neighbouring relation of a statpriv
+        curve is replace-one (the target's value switches), so only an
+        accountant with ``NeighboringRelation.REPLACE_ONE`` composes it."""
+        curve: object
+
+    class StatprivPLDAccountant(pld_privacy_accountant.PLDAccountant):
+        """dp-accounting's PLDAccountant that also composes StatprivCurveEvent
+        (the curve's pessimistic PLD, ``to_dp_accounting`` at the
+        accountant's interval, self-composed ``count`` times); every other
+        event goes to the parent.  The neighbouring relation defaults to
+        REPLACE_ONE, the relation of statpriv's curves; under another
+        relation a StatprivCurveEvent is refused (``supports`` is False,
+        ``compose`` raises UnsupportedEventError)."""
+
+        def __init__(self, neighboring_relation=relation.REPLACE_ONE,
+                     value_discretization_interval=1e-4):
+            super().__init__(neighboring_relation, value_discretization_interval)
+
+        def _maybe_compose(self, event, count, do_compose):
+            if not isinstance(event, StatprivCurveEvent):
+                return super()._maybe_compose(event, count, do_compose)
+            if self.neighboring_relation != relation.REPLACE_ONE:
+                return self.CompositionErrorDetails(
+                    invalid_event=event,
+                    error_message=("a statpriv curve is a replace-one curve (the target's "
+                                   "value switches): use neighboring_relation=REPLACE_ONE, "
+                                   f"found {self.neighboring_relation}"))
+            if do_compose:
+                pld = to_dp_accounting(event.curve, self._value_discretization_interval)
+                if count > 1:
+                    pld = pld.self_compose(count)
+                self._pld = self._pld.compose(pld)
+            return None
+
+    StatprivCurveEvent.__module__ = StatprivPLDAccountant.__module__ = __name__
+    _CLASSES.update(StatprivCurveEvent=StatprivCurveEvent,
+                    StatprivPLDAccountant=StatprivPLDAccountant)
+    return _CLASSES
+
+
+def __getattr__(name):
+    if name in ("StatprivCurveEvent", "StatprivPLDAccountant"):
+        return _classes()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# -- audit ----------------------------------------------------------------
+class AuditResult(dict):
+    """The outcome of ``audit`` / ``audit_pld``: a dict (keys also readable as
+    attributes); ``str()`` is the message.  ``optimistic`` is the alarm: the
+    claim lies below the exact curve."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __str__(self):
+        return self["message"]
+
+
+def _ratio(claimed, exact):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(exact > 0, np.asarray(claimed, dtype=float) / np.where(exact > 0, exact, 1.0),
+                     np.where(np.asarray(claimed) > 0, np.inf, 1.0))
+    return r
+
+
+def audit(claimed_eps, claimed_delta, curve):
+    """Cross-check an (eps, delta) claim of another accountant against the exact curve.
+
+    The claim "the release is (claimed_eps, claimed_delta)-DP" holds iff
+    claimed_delta >= delta(claimed_eps) of the exact curve.
+
+    Returns
+    -------
+    AuditResult (a dict) with
+        ``exact_delta`` = curve.delta(claimed_eps), ``delta_ratio`` =
+        claimed_delta / exact_delta (> 1: pessimistic by that factor; < 1:
+        optimistic), ``exact_eps`` = curve.epsilon(claimed_delta) and
+        ``eps_ratio`` = claimed_eps / exact_eps, ``optimistic`` (bool, the
+        alarm: claimed_delta below the exact delta beyond statpriv's own
+        1e-10 relative error) and ``message``.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> r = statpriv.audit(0.01, 1e-6, statpriv.counting(10**6, 0.5))
+    >>> r.optimistic, round(r.delta_ratio)
+    (False, 9304)
+    """
+    eps = _validate.real("claimed_eps", claimed_eps, low=0.0, allow_inf=True)
+    d = _validate.real("claimed_delta", claimed_delta, low=0.0, high=1.0)
+    exact = float(curve.delta(eps))
+    exact_eps = float(curve.epsilon(d))
+    ratio = float(_ratio(d, exact))
+    eps_ratio = float(_ratio(eps, exact_eps)) if math.isfinite(exact_eps) else 0.0
+    optimistic = d < exact * (1.0 - _AUDIT_SLACK)
+    if optimistic:
+        message = (f"OPTIMISTIC: the claim ({eps:g}, {d:.6g}) is below the exact curve: "
+                   f"delta({eps:g}) = {exact:.6g} ({ratio:.4g} x the exact delta); the "
+                   f"smallest eps for delta {d:.6g} is {exact_eps:.6g}")
+    else:
+        message = (f"ok: the claim ({eps:g}, {d:.6g}) holds; it is pessimistic by a factor "
+                   f"{ratio:.4g} in delta (exact {exact:.6g}) and {eps_ratio:.4g} in eps "
+                   f"(exact {exact_eps:.6g})")
+    return AuditResult(claimed_eps=eps, claimed_delta=d, exact_delta=exact,
+                       delta_ratio=ratio, exact_eps=exact_eps, eps_ratio=eps_ratio,
+                       optimistic=bool(optimistic), message=message)
+
+
+def audit_pld(pld, curve, eps_grid):
+    """Cross-check another accountant's PLD against the exact curve on a grid of eps.
+
+    ``pld`` is anything with ``get_delta_for_epsilon(eps)`` (a dp-accounting
+    PrivacyLossDistribution, a statpriv PLD, a PrivacyCurve); its delta is
+    compared with curve.delta at every eps of ``eps_grid``.
+
+    Returns
+    -------
+    AuditResult (a dict) with arrays ``eps``, ``claimed_delta``,
+    ``exact_delta``, ``delta_ratio`` (claimed / exact), ``optimistic`` (per
+    eps), and ``any_optimistic``, ``worst_eps`` (the eps of the smallest
+    ratio), ``min_ratio``, ``max_ratio`` and ``message``.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> curve = statpriv.counting(1000, 0.5)
+    >>> r = statpriv.audit_pld(curve.to_dp_accounting(), curve, [0.0, 0.1, 0.2])
+    >>> r.any_optimistic, 1.0 <= r.min_ratio < 1.01
+    (False, True)
+    """
+    if not callable(getattr(pld, "get_delta_for_epsilon", None)):
+        raise _validate.ParameterTypeError(
+            f"pld must have a get_delta_for_epsilon method, got {type(pld).__name__}")
+    eps = _validate.real_array("eps_grid", eps_grid, allow_inf=True, dims=(1,))
+    if eps.size == 0:
+        raise ValueError("eps_grid must hold at least one eps")
+    order = np.argsort(eps, kind="stable")
+    sorted_claim = np.asarray(pld.get_delta_for_epsilon(eps[order]), dtype=float)
+    claimed = np.empty_like(eps)
+    claimed[order] = np.broadcast_to(sorted_claim, eps.shape)
+    exact = np.asarray(curve.delta(eps), dtype=float)
+    ratio = _ratio(claimed, exact)
+    optimistic = claimed < exact * (1.0 - _AUDIT_SLACK)
+    worst = int(np.argmin(ratio))
+    if optimistic.any():
+        bad = np.flatnonzero(optimistic)
+        message = (f"OPTIMISTIC at {bad.size} of {eps.size} eps: at eps = {eps[worst]:g} the "
+                   f"PLD claims delta = {claimed[worst]:.6g}, the exact curve has "
+                   f"{exact[worst]:.6g} ({ratio[worst]:.4g} x)")
+    else:
+        message = (f"ok: the PLD is never below the exact curve on {eps.size} eps; "
+                   f"pessimistic by a factor {ratio.min():.4g} to {ratio.max():.4g}")
+    return AuditResult(eps=eps, claimed_delta=claimed, exact_delta=exact, delta_ratio=ratio,
+                       optimistic=optimistic, any_optimistic=bool(optimistic.any()),
+                       worst_eps=float(eps[worst]), min_ratio=float(ratio.min()),
+                       max_ratio=float(ratio.max()), message=message)
