@@ -228,13 +228,13 @@ def broadcast(**named):
 
 
 def alias(name, value, alias_name, alias_value):
-    """The value of a parameter that has a second name (dp-accounting's):
-    whichever was given; ValueError when both were."""
+    """(the name given, its value) of a parameter that has a second name
+    (dp-accounting's): whichever was given; ValueError when both were."""
     if alias_value is None:
-        return value
+        return name, value
     if value is not None:
         raise ValueError(f"give {name} or {alias_name} (the same parameter), not both")
-    return alias_value
+    return alias_name, alias_value
 
 
 def choice(name, value, options):

@@ -247,7 +247,7 @@ def to_dp_accounting(curve, value_discretization_interval=1e-4, *, method="auto"
     >>> curve = statpriv.counting(1000, 0.5)
     >>> pld = curve.to_dp_accounting()
     >>> exact, exported = curve.delta(0.1), pld.get_delta_for_epsilon(0.1)
-    >>> exact <= exported <= curve.delta(0.1 - 1e-4)
+    >>> bool(exact <= exported <= curve.delta(0.1 - 1e-4))
     True
     """
     h = _validate.real("value_discretization_interval", value_discretization_interval,

@@ -104,7 +104,8 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     3.9920818948e-03
     """
     _validate.choice("sampling", sampling, ("without_replacement", "poisson"))
-    sample_rate = _validate.alias("sample_rate", sample_rate, "sampling_prob", sampling_prob)
+    rate_name, sample_rate = _validate.alias("sample_rate", sample_rate,
+                                             "sampling_prob", sampling_prob)
     per_record = _validate.ndim("pi", pi) > 0          # ragged: an error naming pi
     if per_record:
         probs = _validate.real_array("pi", pi, low=0.0, high=1.0, dims=(1,))
@@ -125,11 +126,11 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     if sample_size is not None and sampling == "poisson":
         raise ValueError("sampling='poisson' takes sample_rate, not sample_size")
     if sample_rate is not None:
-        sample_rate = _validate.real("sample_rate", sample_rate, low=0.0, high=1.0, low_open=True)
+        sample_rate = _validate.real(rate_name, sample_rate, low=0.0, high=1.0, low_open=True)
         if sampling == "without_replacement":
             sample_size = round(sample_rate * n)
             if sample_size < 1:
-                raise ValueError(f"sample_rate * n must round to at least 1 record, "
+                raise ValueError(f"{rate_name} * n must round to at least 1 record, "
                                  f"got {sample_rate} * {n}")
     if sample_size is not None:
         sample_size = _validate.count("sample_size", sample_size, low=1, high=n)

@@ -244,12 +244,12 @@ def amplify(eps, delta, rate=None, *, sampling_prob=None):
     >>> print(f"{eps:.12f} {delta:.3g}")           # ln(1 + 0.01 (e - 1))
     0.017036863236 1e-08
     """
-    rate = _validate.alias("rate", rate, "sampling_prob", sampling_prob)
+    rate_name, rate = _validate.alias("rate", rate, "sampling_prob", sampling_prob)
     if rate is None:
         raise ValueError("give rate (or sampling_prob), the sampling rate in [0, 1]")
     eps = _validate.real_array("eps", eps, low=0.0, allow_inf=True)
     delta = _validate.real_array("delta", delta, low=0.0, high=1.0)
-    rate = _validate.real_array("rate", rate, low=0.0, high=1.0)
+    rate = _validate.real_array(rate_name, rate, low=0.0, high=1.0)
     eps, delta, rate = _validate.broadcast(eps=eps, delta=delta, rate=rate)
     with np.errstate(over="ignore", invalid="ignore"):
         # rate = 0 releases nothing: eps' = 0 also at eps = inf (not 0 * inf)
