@@ -210,9 +210,10 @@ class PrivacyCurve:
     def to_dp_accounting(self, value_discretization_interval=1e-4, *, method="auto",
                          tail_mass=1e-15):
         """A pessimistic dp-accounting PrivacyLossDistribution of this curve:
-        delta(eps) <= its delta(eps) <= delta(eps - value_discretization_interval)
-        + tail_mass.  See statpriv.accounting.to_dp_accounting (needs the
-        optional extra ``statpriv[accounting]``)."""
+        delta(eps) <= its delta(eps) <= (1 + c) delta(eps - h) + T, h =
+        value_discretization_interval, c and T small (see
+        statpriv.accounting.to_dp_accounting; needs the optional extra
+        ``statpriv[accounting]``)."""
         from statpriv import accounting
         return accounting.to_dp_accounting(self, value_discretization_interval,
                                            method=method, tail_mass=tail_mass)

@@ -39,10 +39,11 @@ def _mp_count_delta(n, pi, eps):
 
 
 def _within(curve, pld, eps, h=H, tail=1e-15):
-    """curve.delta(eps) <= pld's delta <= (1 + c) curve.delta(eps - h) + tail."""
+    """curve.delta(eps) <= pld's delta <= (1 + c) curve.delta(eps - h) + T."""
     exact = curve.delta(eps)
     got = pld.get_delta_for_epsilon(eps)
     assert np.all(got >= exact * (1 - 1e-12)), np.min(got / exact)
+    tail = max(tail, 1e-9 * curve.delta(math.inf))
     upper = curve.delta(eps - h) * (1 + accounting._ctd_inflation(h)) + tail
     assert np.all(got <= upper * (1 + 1e-12) + 1e-16), np.max(got - upper)
     return got, exact
@@ -105,6 +106,20 @@ def test_pmf_route_equals_dp_accountings_two_pmf_factory_lower_first():
                                rtol=2e-2)
 
 
+def test_connect_the_dots_equals_dp_accountings_fixed_gap_factory():
+    from dp_accounting.pld import pld_pmf
+    curve = statpriv.counting(50, 0.3)
+    grid = np.arange(-2000, 3001)
+    deltas = curve.delta_plus(grid * H)
+    theirs = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(H, -2000, 3000, deltas)
+    probs, infinity = accounting._connect_dots(deltas, H)
+    ours = pld_pmf.DensePLDPmf(H, -2000, probs, infinity, True)
+    e = np.linspace(-3.0, 4.0, 201) + 0.37 * H
+    np.testing.assert_allclose(ours.get_delta_for_epsilon(e), theirs.get_delta_for_epsilon(e),
+                               rtol=1e-12, atol=1e-300)
+    assert accounting._connect_dots([0.3], H)[1] == 0.3
+
+
 def test_dp_curves_use_dp_accountings_own_plds():
     for curve, theirs in [(statpriv.dp.laplace(2.0), dpl.from_laplace_mechanism(2.0)),
                           (statpriv.dp.gaussian(3.0), dpl.from_gaussian_mechanism(
@@ -156,6 +171,25 @@ def test_export_composes_with_dp_accountings_laplace():
     exact = np.exp(lu[np.isfinite(lu) & ~np.isfinite(ll)]).sum() + np.sum(
         np.exp(lu[f]) * lap_curve.delta(e - (lu[f] - ll[f])))
     assert exact * (1 - 1e-9) <= both.get_delta_for_epsilon(e) <= exact * (1 + 1e-2)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: statpriv.counting(1, 0.5),             # disjoint laws: delta = 1
+    lambda: statpriv.counting(2, 0.5),             # delta_plus(+inf) = 1/2
+    lambda: statpriv.from_log_pmfs(np.log([0.5, 0.5]), np.log([0.5, 0.5])),   # no leak
+    lambda: statpriv.counting(10**4, 0.3, sampling_prob=0.01, sampling="poisson"),
+], ids=["disjoint", "half-at-inf", "identical", "poisson"])
+def test_export_edge_curves(make):
+    curve = make()
+    for method in ("auto", "pmf") if curve._log_pmfs is not None else ("auto",):
+        _within(curve, curve.to_dp_accounting(H, method=method), EPS)
+
+
+def test_export_refuses_grids_too_long():
+    with pytest.raises(ValueError, match="larger interval"):
+        statpriv.dp.gaussian(1e-3).to_dp_accounting()
+    with pytest.raises(ValueError, match="larger interval"):
+        statpriv.dp.laplace(1e-3).to_dp_accounting(method="connect_dots")
 
 
 def test_export_arguments_are_validated():
