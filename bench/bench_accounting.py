@@ -182,9 +182,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples and curves")
     args = parser.parse_args(argv)
-    dp_accounting, _ = _dp_accounting()
+    _dp_accounting()
     lines = header()
-    lines.append(f"- dp-accounting {getattr(dp_accounting, '__version__', '?')}")
+    from importlib import metadata
+    lines.append(f"- dp-accounting {metadata.version('dp-accounting')}")
     lines.append("")
     lines += table_composition(args.quick)
     lines += table_routes(args.quick)
