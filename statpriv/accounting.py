@@ -353,7 +353,8 @@ def _classes():
                 self._pld = self._pld.compose(pld)
             return None
 
-    StatprivCurveEvent.__module__ = StatprivPLDAccountant.__module__ = __name__
+    for cls in (StatprivCurveEvent, StatprivPLDAccountant):
+        cls.__module__, cls.__qualname__ = __name__, cls.__name__     # picklable by name
     _CLASSES.update(StatprivCurveEvent=StatprivCurveEvent,
                     StatprivPLDAccountant=StatprivPLDAccountant)
     return _CLASSES
@@ -431,6 +432,22 @@ def audit(claimed_eps, claimed_delta, curve):
                        optimistic=bool(optimistic), message=message)
 
 
+def _claimed_deltas(pld, eps):
+    """pld.get_delta_for_epsilon at every eps: one call on the sorted grid
+    (dp-accounting's vectorised form wants ascending eps), else one call per
+    eps for PLDs that take scalars only."""
+    order = np.argsort(eps, kind="stable")
+    try:
+        got = np.asarray(pld.get_delta_for_epsilon(eps[order]), dtype=float)
+    except (TypeError, ValueError):
+        got = None
+    if got is None or got.shape != eps.shape:
+        return np.array([float(pld.get_delta_for_epsilon(float(e))) for e in eps])
+    claimed = np.empty_like(eps)
+    claimed[order] = got
+    return claimed
+
+
 def audit_pld(pld, curve, eps_grid):
     """Cross-check another accountant's PLD against the exact curve on a grid of eps.
 
@@ -459,10 +476,7 @@ def audit_pld(pld, curve, eps_grid):
     eps = _validate.real_array("eps_grid", eps_grid, allow_inf=True, dims=(1,))
     if eps.size == 0:
         raise ValueError("eps_grid must hold at least one eps")
-    order = np.argsort(eps, kind="stable")
-    sorted_claim = np.asarray(pld.get_delta_for_epsilon(eps[order]), dtype=float)
-    claimed = np.empty_like(eps)
-    claimed[order] = np.broadcast_to(sorted_claim, eps.shape)
+    claimed = _claimed_deltas(pld, eps)
     exact = np.asarray(curve.delta(eps), dtype=float)
     ratio = _ratio(claimed, exact)
     optimistic = claimed < exact * (1.0 - _AUDIT_SLACK)

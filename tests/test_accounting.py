@@ -241,6 +241,15 @@ def test_accountant_nested_events_and_the_parent():
     assert not acc.supports(dp_event.LaplaceDpEvent(1.0))
 
 
+def test_event_and_accountant_are_module_names():
+    # built on first use (dp-accounting is optional) but named as module attributes
+    for name in ("StatprivCurveEvent", "StatprivPLDAccountant"):
+        cls = getattr(accounting, name)
+        assert (cls.__module__, cls.__qualname__) == ("statpriv.accounting", name)
+    with pytest.raises(AttributeError):
+        accounting.NoSuchThing
+
+
 def test_accountant_refuses_statpriv_curves_under_add_or_remove():
     relation = privacy_accountant.NeighboringRelation.ADD_OR_REMOVE_ONE
     acc = accounting.StatprivPLDAccountant(relation)
@@ -361,6 +370,11 @@ def test_audit_pld():
     # duck typing: anything with get_delta_for_epsilon (a curve too)
     same = statpriv.audit_pld(curve, curve, grid)
     assert not same.any_optimistic and same.max_ratio == 1.0
+    class ScalarOnly:           # a PLD whose get_delta_for_epsilon takes one float
+        def get_delta_for_epsilon(self, eps):
+            return float(curve.delta(float(eps))) * 2.0
+    doubled = statpriv.audit_pld(ScalarOnly(), curve, grid)
+    np.testing.assert_allclose(doubled.delta_ratio, 2.0)
     with pytest.raises(TypeError, match="get_delta_for_epsilon"):
         statpriv.audit_pld(object(), curve, grid)
     with pytest.raises(ValueError, match="eps_grid"):
