@@ -192,6 +192,22 @@ def test_export_refuses_grids_too_long():
         statpriv.dp.laplace(1e-3).to_dp_accounting(method="connect_dots")
 
 
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("make", [
+    lambda: statpriv.counting(10**6, 0.3),
+    lambda: statpriv.counting(10**4, 0.3, noise=statpriv.Laplace(3.0)),
+    lambda: statpriv.counting(10**5, 0.3, sample_size=1000),
+    lambda: statpriv.counting(1000, 0.5),
+], ids=["count", "laplace-noise", "sampled", "small-count"])
+def test_export_fine_grid_stays_pessimistic(make):
+    """h = 1e-5: the connect-the-dots float error grows as 1/h (the
+    inflation c = 1e-10 here must cover it), 3000 eps."""
+    curve = make()
+    rng = np.random.default_rng(5)
+    eps = np.sort(np.concatenate([rng.uniform(-0.1, 0.5, 3000), np.arange(-0.1, 0.5, 0.01)]))
+    _within(curve, curve.to_dp_accounting(1e-5), eps, 1e-5)
+
+
 def test_export_arguments_are_validated():
     curve = statpriv.counting(100, 0.5)
     for bad in (0.0, -1e-4, 2.0, math.nan):
