@@ -127,11 +127,52 @@ def _pair_curve(laws, reference_fn, description, noise=None):
         core = _core.BoundedCurveCore(core, log_rest_p, log_rest_q, lr_max, lr_min,
                                       zero_plus, zero_minus)
     curve = PrivacyCurve(core, reference_fn, description)
+    if noise is None:
+        curve._pld_laws = _law_source(lp, lq, lr, lr_lo, log_rest_p, log_rest_q, zero_plus,
+                                      -zero_minus)
+    elif noise.kind == "geometric":
+        curve._pld_laws = _geometric_source(lp, lq, noise.param, log_rest_p, log_rest_q,
+                                            zero_plus, -zero_minus)
     if noise is None and getattr(laws, "start", None) is not None:
         # PrivacyCurve.log_pmfs(): the laws on atoms start + sl.start, ...
         curve._log_pmfs = discrete._laws_log_pmfs(laws.start + sl.start, lp, lq,
                                                   log_rest_p, log_rest_q)
     return curve
+
+
+def _law_source(lp, lq, lr, lr_lo, log_rest_p, log_rest_q, loss_max, loss_min):
+    """PrivacyCurve._pld_laws of noiseless laws: a callable returning
+    statpriv.pld.DiscreteLaws (the log ratio with its low part, extended
+    precision; the rest and the bounds on ln P/Q over the full support)."""
+    def source():
+        from statpriv import pld
+        loss = np.asarray(lr, dtype=np.longdouble)
+        if lr_lo is not None:
+            loss = loss + np.asarray(lr_lo, dtype=np.longdouble)
+        return pld.DiscreteLaws(lp, lq, loss, float(log_rest_p), float(log_rest_q),
+                                float(loss_max), float(loss_min))
+    return source
+
+
+def _geometric_source(lp, lq, alpha, log_rest_p, log_rest_q, loss_max, loss_min):
+    """PrivacyCurve._pld_laws of count laws plus two-sided geometric(alpha) noise:
+    the noisy pmf on the atoms and the two aggregated tails (_core.geometric_cells;
+    beyond the last atom both noisy pmfs decay like alpha^t, so each tail is one
+    atom of constant loss)."""
+    def source():
+        from statpriv import pld
+        cell_lp, cell_lq = _core.geometric_cells(lp, lq, alpha)
+        return pld.DiscreteLaws(cell_lp, cell_lq, None, float(log_rest_p), float(log_rest_q),
+                                float(loss_max), float(loss_min))
+    return source
+
+
+def _laws_source(laws):
+    """_law_source of unsliced _Laws (curves whose core does not use the arrays)."""
+    lp, lq, lr = laws[:3]
+    log_rest_p, log_rest_q, lr_max, lr_min = getattr(laws, "rest", NO_REST)
+    return _law_source(lp, lq, lr, getattr(laws, "lr_lo", None), log_rest_p, log_rest_q,
+                       lr_max, lr_min)
 
 
 def _mixture(log_a, log_b, rate, log_weights=None):

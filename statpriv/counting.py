@@ -168,6 +168,7 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     curve = PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), ref,
                          f"counting n={n}, pi={pi}")
     curve._log_pmfs = lambda: discrete._binomial_shift_log_pmfs(n, pi)
+    curve._pld_laws = discrete._binomial_shift_source(n, pi)
     return curve
 
 
@@ -185,8 +186,17 @@ def _per_record_curve(n, probs, rate, noise, ref):
         inner = _tiny_rate_products_core(probs, rate)
         if inner is None:
             inner = counting(None, rate * probs)._core
-        return PrivacyCurve(_core.SampledShiftCurveCore(inner, rate, l1g_hi, l1g_lo), ref,
-                            f"counting n={n}, per-record pi, poisson rate={rate}")
+        curve = PrivacyCurve(_core.SampledShiftCurveCore(inner, rate, l1g_hi, l1g_lo), ref,
+                             f"counting n={n}, per-record pi, poisson rate={rate}")
+        curve._pld_laws = lambda: _laws._laws_source(_per_record_laws(probs, rate))()
+        return curve
+    kind = "" if rate == 1.0 else f", poisson rate={rate}"
+    return _pair_curve(_per_record_laws(probs, rate), ref,
+                       f"counting n={n}, per-record pi{kind}", noise)
+
+
+def _per_record_laws(probs, rate):
+    """_Laws of the per-record count Poisson-sampled at ``rate`` (see _per_record_curve)."""
     log_z = _tiny_rate_log_pmf(probs, rate) if rate < 1.0 else None
     if log_z is None:
         first, log_z, log_rest = _poisson_binomial_window(rate * probs)
@@ -213,11 +223,9 @@ def _per_record_curve(n, probs, rate, noise, ref):
             import mpmath
             with mpmath.workdps(40):
                 lr_lo[0] = float(_log1p_mp(-rate) - _mpf_exact(lr[0]))
-    kind = "" if rate == 1.0 else f", poisson rate={rate}"
     laws = _Laws(lp, lq, lr, rate == 1.0, lr_lo, _sampling._poisson_tail_ratio(rate), rest)
     laws.start = first              # the atom of index 0 (PrivacyCurve.log_pmfs)
-    return _pair_curve(laws, ref,
-                       f"counting n={n}, per-record pi{kind}", noise)
+    return laws
 
 
 def _binomial_window_laws(N, pi, drop=None):
