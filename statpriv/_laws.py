@@ -348,13 +348,22 @@ def _window(log_pmf, lo, hi, mode, noisy_path):
     return found
 
 
-def _binomial_window(N, pi, noisy_path):
-    """(first, last, log_rest): the window of Bin(N, pi) (see _window)."""
+def _binomial_window(N, pi, noisy_path, drop=None):
+    """(first, last, log_rest): the window of Bin(N, pi) (see _window).
+
+    drop: a path that trims the atoms more than this many nats below the
+    largest anyway (Laplace and geometric noise, _cells.trim_bounded; the
+    privacy-loss distribution) cuts the window there up front, the rest
+    bounded by unimodality (_unimodal_window), instead of building the full
+    support first (at n = 1e6 that is 1e6 atoms of which ~14% are kept)."""
     def log_pmf(k):
         return float(_core.log_binom_pmf(float(N), pi, np.array([float(k)]))[0])
 
     mode = min(max(math.floor((N + 1) * pi), 0), N)
-    return _window(log_pmf, 0, N, mode, noisy_path)
+    first, last, log_rest = _window(log_pmf, 0, N, mode, noisy_path)
+    if drop is not None and log_rest == -math.inf and 0.0 < pi < 1.0 and last - first > 4096:
+        first, last, log_rest = _unimodal_window(log_pmf, first, last, mode, drop)
+    return first, last, log_rest
 
 
 def _binomial_log_pmf(N, pi, first, last):

@@ -19,9 +19,8 @@ import numpy as np
 
 from statpriv import _laws, _lazy, _validate, oracle
 from statpriv import sampling as _sampling
-from statpriv._laws import (NO_REST, _Laws, _binomial_log_pmf, _binomial_window, _check_support,
-                            _dd, _float_up, _log1p_mp, _mixture, _mpf_exact, _pair_curve,
-                            _unimodal_window)
+from statpriv._laws import (NO_REST, _Laws, _binomial_log_pmf, _check_support,
+                            _dd, _float_up, _log1p_mp, _mixture, _mpf_exact, _pair_curve)
 from statpriv.curve import PrivacyCurve
 from statpriv.noise import Gaussian, Noise, _cells, kinds_text
 from statpriv.sampling import secret_sample
@@ -235,13 +234,7 @@ def _binomial_window_laws(N, pi, drop=None):
     Laplace and geometric noise): the window is cut there up front, the rest
     bounded by unimodality (_unimodal_window), instead of building the full
     support first (at n = 1e6 that is 1e6 atoms of which ~14% are kept)."""
-    first, last, log_rest = _binomial_window(N, pi, True)
-    if drop is not None and log_rest == -math.inf and 0.0 < pi < 1.0 and last - first > 4096:
-        def log_pmf(k):
-            return float(_core.log_binom_pmf(float(N), pi, np.array([float(k)]))[0])
-
-        mode = min(max(math.floor((N + 1) * pi), 0), N)
-        first, last, log_rest = _unimodal_window(log_pmf, first, last, mode, drop)
+    first, last, log_rest = _laws._binomial_window(N, pi, True, drop)
     _check_support(last - first + 2, "n")
     log_z = _binomial_log_pmf(N, pi, first, last)
     lp, lq, lr = _mixture(log_z, log_z, 1.0)

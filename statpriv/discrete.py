@@ -244,7 +244,7 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
     return curve
 
 
-def _binomial_shift_laws(n, pi):
+def _binomial_shift_laws(n, pi, pld_window=False):
     """counting(n, pi) without noise or sampling: S ~ Bin(n-1, pi),
     P(j) = Pr[S = j - 1], Q(j) = Pr[S = j], on the atoms j = first..last+1 of
     the window where the mass matters (statpriv._laws._window; the whole
@@ -252,9 +252,12 @@ def _binomial_shift_laws(n, pi):
 
     Returns (first, lp, lq, loss, log_rest): loss = ln Pr[S = j-1]/Pr[S = j]
     from the pmf one atom beyond the window on each side (finite at the window's
-    edges unless the support ends there), log_rest bounds the mass left out."""
+    edges unless the support ends there), log_rest bounds the mass left out.
+    ``pld_window``: the narrower window of the noisy paths (mass within
+    _cells.DROP_NATS nats of the largest atom), enough for a PLD."""
     _laws = importlib.import_module("statpriv._laws")
-    first, last, log_rest = _laws._binomial_window(n - 1, pi, False)
+    drop = _laws._cells.DROP_NATS if pld_window else None
+    first, last, log_rest = _laws._binomial_window(n - 1, pi, pld_window, drop)
     lo, hi = max(first - 1, 0), min(last + 1, n - 1)
     ext = np.asarray(_laws._binomial_log_pmf(n - 1, pi, lo, hi), dtype=np.longdouble)
     none = np.array([-np.inf], dtype=np.longdouble)
@@ -280,7 +283,7 @@ def _binomial_shift_source(n, pi):
     """PrivacyCurve._pld_laws of counting(n, pi) (see _binomial_shift_laws)."""
     def source():
         from statpriv import pld
-        _, lp, lq, loss, log_rest = _binomial_shift_laws(n, pi)
+        _, lp, lq, loss, log_rest = _binomial_shift_laws(n, pi, True)
         return pld.DiscreteLaws(lp, lq, loss, log_rest, log_rest, math.inf, -math.inf)
     return source
 

@@ -33,6 +33,7 @@ eps, delta(eps) = D_j + (1 - e^(eps - l_j)) W_j + P[L = inf] with
 both sums of non-negative terms (no cancellation), precomputed once in
 extended precision: a query is a binary search and O(1) arithmetic.
 """
+import bisect
 import collections
 import math
 
@@ -113,7 +114,7 @@ class PLDSide:
             else:
                 const += _LD(self.tail_mass)
         self._const = const
-        self._eval_losses = l_eval
+        self._eval_losses, self._eval_probs = l_eval, p_eval
         self._w, self._d = _suffix_sums(l_eval, p_eval)
         self._values = self._d + const          # delta at eps = l_j (decreasing in j)
 
@@ -157,6 +158,21 @@ class PLDSide:
     def _log_delta(self, eps):
         with np.errstate(divide="ignore"):
             return np.log(self._delta_ld(eps)).astype(np.float64)
+
+    def _scalar_delta(self, e):
+        """delta at one float eps in double precision (the O(1) query path:
+        a bisection over a list and a few float operations)."""
+        fast = self.__dict__.get("_fast")
+        if fast is None:
+            fast = self._fast = (self._eval_losses.astype(np.float64).tolist(),
+                                 self._d.astype(np.float64).tolist(),
+                                 self._w.astype(np.float64).tolist(), float(self._const))
+        losses, d, w, const = fast
+        j = bisect.bisect_right(losses, e)
+        if j == len(losses):
+            return const
+        gap = e - losses[j]
+        return d[j] - math.expm1(gap) * w[j] + const if gap > -745.0 else d[j] + w[j] + const
 
     def _epsilon(self, log_target):
         """Smallest eps (any real, -inf if none needed) with delta(eps) <= e^log_target."""
@@ -299,8 +315,15 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound):
     finite = live & np.isfinite(loss) & ~at_inf
     probs = np.exp(log_a[finite])
     inf_mass = float(np.sum(np.exp(log_a[at_inf]))) if at_inf.any() else 0.0
-    rest = math.exp(log_rest) if log_rest > -math.inf else 0.0
-    return PLDSide(loss[finite], probs, inf_mass, rest, loss_bound)
+    return PLDSide(loss[finite], probs, inf_mass, _mass_bound(log_rest), loss_bound)
+
+
+def _mass_bound(log_mass):
+    """e^log_mass as a float, rounded up: never 0 for a positive mass (a mass
+    below the float range is bounded by the smallest subnormal)."""
+    if log_mass == -math.inf:
+        return 0.0
+    return max(math.exp(min(log_mass, 709.0)) * (1.0 + 1e-15), 5e-324)
 
 
 def from_laws(laws, description="privacy-loss distribution"):
@@ -414,3 +437,33 @@ def of_curve(curve, value_discretization_interval=None, tail_mass_truncation=1e-
     raise ValueError(f"{curve.description}: no privacy-loss distribution is available for "
                      "this curve (counts with Laplace or Gaussian noise, labelled "
                      "approximations)")
+
+
+class PLDCore:
+    """A curve core (log_delta / epsilon, like statpriv._core.CurveCore) over a
+    PrivacyLossDistribution: O(log atoms) per query (binary search over the
+    precomputed suffix sums), both directions, vectorised."""
+
+    def __init__(self, pld):
+        self.pld = pld
+
+    def _sides(self, direction):
+        return (self.pld.plus, self.pld.minus, (self.pld.plus, self.pld.minus))[direction]
+
+    def log_delta(self, eps, direction):
+        sides = self._sides(direction)
+        if eps.size == 1 and not math.isnan(eps[0]):
+            e = float(eps[0])
+            value = max(s._scalar_delta(e) for s in
+                        ((sides,) if isinstance(sides, PLDSide) else sides))
+            return np.array([math.log(value) if value > 0.0 else -math.inf])
+        if isinstance(sides, PLDSide):
+            return sides._log_delta(eps)
+        return np.maximum(sides[0]._log_delta(eps), sides[1]._log_delta(eps))
+
+    def epsilon(self, log_target, direction):
+        sides = self._sides(direction)
+        if isinstance(sides, PLDSide):
+            sides = (sides,)
+        out = np.maximum.reduce([s._epsilon(log_target) for s in sides])
+        return np.maximum(out, 0.0)          # epsilon >= 0; epsilon(1) = 0
