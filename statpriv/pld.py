@@ -452,18 +452,17 @@ class PLDCore:
 
     def log_delta(self, eps, direction):
         sides = self._sides(direction)
-        if eps.size == 1 and not math.isnan(eps[0]):
-            e = float(eps[0])
-            value = max(s._scalar_delta(e) for s in
-                        ((sides,) if isinstance(sides, PLDSide) else sides))
+        many = sides if isinstance(sides, tuple) else (sides,)
+        if eps.size == 1 and all(isinstance(s, PLDSide) for s in many):
+            value = max(s._scalar_delta(float(eps[0])) for s in many)
             return np.array([math.log(value) if value > 0.0 else -math.inf])
-        if isinstance(sides, PLDSide):
+        if not isinstance(sides, tuple):
             return sides._log_delta(eps)
         return np.maximum(sides[0]._log_delta(eps), sides[1]._log_delta(eps))
 
     def epsilon(self, log_target, direction):
         sides = self._sides(direction)
-        if isinstance(sides, PLDSide):
+        if not isinstance(sides, tuple):
             sides = (sides,)
         out = np.maximum.reduce([s._epsilon(log_target) for s in sides])
         return np.maximum(out, 0.0)          # epsilon >= 0; epsilon(1) = 0
