@@ -211,7 +211,8 @@ def _curves(curves, times):
 
 def _default_interval(plds, k):
     """h = 1e-3 / k (so the rounding moves eps by at most 1e-3), coarsened so that
-    the composed support fits in 2^21 points."""
+    the composed support -- about 2 sqrt(sum of the squared widths) once the
+    tails are truncated, for sums of independent losses -- fits in 2^21 points."""
     width = 0.0
     for p, mult in plds:
         for s in (p.plus, p.minus):
@@ -219,8 +220,8 @@ def _default_interval(plds, k):
                 q = np.cumsum(s.probs.astype(np.float64))
                 lo = s.losses[min(int(np.searchsorted(q, 1e-16)), s.size - 1)]
                 hi = s.losses[min(int(np.searchsorted(q, q[-1] - 1e-16)), s.size - 1)]
-                width += mult * float(hi - lo)
-    return max(1e-3 / k, width / 2 ** 21, 1e-9)
+                width += mult * float(hi - lo) ** 2
+    return max(1e-3 / k, 2.0 * math.sqrt(width) / 2 ** 21, 1e-9)
 
 
 def compose(*curves, times=1, value_discretization_interval=None, tail_mass_truncation=1e-15,
