@@ -223,7 +223,7 @@ class PrivacyCurve:
 
         >>> import statpriv
         >>> pld = statpriv.counting(3, 0.5).privacy_loss_distribution()
-        >>> [round(float(x), 4) for x in pld.plus.losses], pld.plus.infinity_mass
+        >>> [round(float(x), 4) for x in pld.plus.losses], round(pld.plus.infinity_mass, 12)
         ([-0.6931, 0.6931], 0.25)
         """
         from statpriv import pld
