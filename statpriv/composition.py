@@ -66,12 +66,9 @@ class _Grid:
         return float(np.sum(self.mass)) + self.inf
 
 
-def _truncate(g, tail):
-    """Move the lowest tail/2 of the mass up to the first kept point and the
-    highest tail/2 to +inf (both counted in g.moved); trim the vector."""
-    mass = g.mass
-    if mass.size == 0:
-        return g
+def _tail_cut(mass, tail):
+    """(lo, hi, below, above): the first and last kept indices of a mass vector
+    (float64) when at most tail/2 is cut at each end, and the masses cut."""
     cum = np.cumsum(mass)
     lo = int(np.searchsorted(cum, tail / 2.0, side="right"))      # first kept index
     rev = np.cumsum(mass[::-1])
@@ -80,6 +77,16 @@ def _truncate(g, tail):
         lo = hi = int(np.argmax(mass))
     below = float(cum[lo - 1]) if lo > 0 else 0.0
     above = float(rev[mass.size - 2 - hi]) if hi < mass.size - 1 else 0.0
+    return lo, hi, below, above
+
+
+def _truncate(g, tail):
+    """Move the lowest tail/2 of the mass up to the first kept point and the
+    highest tail/2 to +inf (both counted in g.moved); trim the vector."""
+    mass = g.mass
+    if mass.size == 0:
+        return g
+    lo, hi, below, above = _tail_cut(mass, tail)
     kept = mass[lo:hi + 1].copy()
     kept[0] += below
     return _Grid(kept, g.offset + lo, g.inf + above, g.moved + below + above, g.err,
@@ -108,14 +115,7 @@ def _to_grid(side, pld, h, tail):
     idx = idx.astype(np.int64)
     # drop the tails by mass before allocating the dense vector
     p = probs.astype(np.float64)
-    cum = np.cumsum(p)
-    rev = np.cumsum(p[::-1])
-    lo = int(np.searchsorted(cum, tail / 2.0, side="right"))
-    hi = p.size - 1 - int(np.searchsorted(rev, tail / 2.0, side="right"))
-    if lo > hi:
-        lo = hi = int(np.argmax(p))
-    below = float(cum[lo - 1]) if lo > 0 else 0.0
-    above = float(rev[p.size - 2 - hi]) if hi < p.size - 1 else 0.0
+    lo, hi, below, above = _tail_cut(p, tail)
     width = int(idx[hi] - idx[lo]) + 1
     if width > MAX_GRID:
         raise ValueError(f"value_discretization_interval={h!r} gives {width} grid points "
@@ -179,6 +179,8 @@ class ComposedCurve(PrivacyCurve):
     """The curve of a composition (statpriv.compose): a PrivacyCurve whose delta
     comes from a composed privacy-loss distribution, with the bracket of the
     true curve it certifies (``delta_bounds``)."""
+
+    _parts = None               # (curves, times) of the composition
 
     def delta_bounds(self, eps, direction="max"):
         """(lower, upper): the true delta(eps) of the composition lies in between.
@@ -333,6 +335,7 @@ def _reference(curves, times):
 def _curve(pld, curves, times, description):
     curve = ComposedCurve(_pld.PLDCore(pld), _reference(curves, times), description)
     curve._pld = pld
+    curve._parts = (tuple(curves), times)      # Renyi divergences add up (statpriv.renyi)
     return curve
 
 

@@ -10,7 +10,8 @@ differential privacy"), with the limits D_1 = KL(P||Q) = E_P[L] and
 D_inf = max L.  For alpha >= 1 it is +inf as soon as P has mass where Q has
 none.  On curves with discrete outcomes the sum runs over the exact
 privacy-loss distribution (statpriv.pld) in extended-precision log space
-(log-sum-exp); the mass a window leaves out is bounded by its tail mass at
+(log-sum-exp), on compositions the sum of the parts' divergences (Renyi
+divergences of product laws add up); the mass a window leaves out is bounded by its tail mass at
 the largest loss it can have (alpha > 1: an upper bound; +inf when no bound
 on the loss is known) and left out for alpha < 1 (where it can only lower the
 divergence), so the value returned is never below the true one.  Closed forms
@@ -126,6 +127,17 @@ def curve_renyi(curve, alpha, direction="max"):
     """PrivacyCurve.renyi: closed forms for dp.* curves, else the exact PLD."""
     from statpriv import pld as _pld
     _validate.choice("direction", direction, ("plus", "minus", "max"))
+    parts = getattr(curve, "_parts", None)
+    if parts is not None:
+        # products of independent laws: D_alpha(P1 x P2 || Q1 x Q2) = D_alpha(P1||Q1)
+        # + D_alpha(P2||Q2), exactly (no grid), direction by direction
+        curves, times = parts
+        sides = ("plus", "minus") if direction == "max" else (direction,)
+        with np.errstate(invalid="ignore"):
+            sums = [times * sum(np.asarray(curve_renyi(c, alpha, d), dtype=np.float64)
+                                for c in curves) for d in sides]
+        out = np.maximum.reduce(sums)
+        return float(out) if np.ndim(out) == 0 else out
     dp_kind = _pld._dp_kind(curve)
     if dp_kind is not None:
         arr = _orders(alpha)

@@ -332,6 +332,13 @@ def geometric_noise_mp(n, pi, alpha, span):
             [mpmath.fsum(Q[k] * c * a ** abs(y - k) for k in range(n + 1)) for y in ys])
 
 
+def gaussian_delta_mp(sigma, eps):
+    """delta(eps) of the Gaussian mechanism, sensitivity 1 (Balle & Wang, Thm. 8),
+    as an mpmath number: Phi(1/(2 s) - eps s) - e^eps Phi(-1/(2 s) - eps s)."""
+    s, e = mpmath.mpf(sigma), mpmath.mpf(eps)
+    return mpmath.ncdf(1 / (2 * s) - e * s) - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * s) - e * s)
+
+
 def near_zero_point(eps0):
     """eps0 (1 - 10^-k), k = 6, 9, 12, and the float just below eps0."""
     below = float(eps0)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import statpriv
-from helpers import assert_matches, binomial_mp, geometric_noise_mp
+from helpers import assert_matches, binomial_mp, gaussian_delta_mp, geometric_noise_mp
 from statpriv import oracle
 
 EPS = [-0.1, 0.0, 0.05, 0.2, 0.5, 1.0]
@@ -71,9 +71,7 @@ def test_gaussian_composition_matches_the_composed_gaussian(sigma, k, h):
                              value_discretization_interval=h)
     eps = np.array([0.0, 0.5, 1.0, 2.0])
     with mpmath.workdps(30):
-        s = mpmath.mpf(sigma) / mpmath.sqrt(k)
-        ref = np.array([float(mpmath.ncdf(1 / (2 * s) - e * s)
-                              - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * s) - e * s))
+        ref = np.array([float(gaussian_delta_mp(mpmath.mpf(sigma) / mpmath.sqrt(k), e))
                         for e in eps])
     lower, upper = curve.delta_bounds(eps)
     assert np.all(upper >= ref * (1 - 1e-10))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import statpriv
-from helpers import binomial_mp
+from helpers import binomial_mp, gaussian_delta_mp
 
 EPS = [-0.2, 0.0, 0.003, 0.02, 0.1, 0.3, 0.7, 1.5]
 
@@ -81,9 +81,7 @@ def test_dp_gaussian_pld_is_pessimistic_within_its_bound():
     assert not pld.exact and pld.discretization == 1e-3
     eps = np.array([0.0, 0.2, 0.5, 1.0, 2.0])
     with mpmath.workdps(30):
-        s = mpmath.mpf(2)
-        ref = np.array([float(mpmath.ncdf(1 / (2 * s) - e * s)
-                              - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * s) - e * s)) for e in eps])
+        ref = np.array([float(gaussian_delta_mp(2, e)) for e in eps])
     assert np.all(pld.delta(eps) >= ref * (1 - 1e-12))
     assert np.all(pld.delta_lower_bound(eps) <= ref * (1 + 1e-12))
     assert np.all(pld.delta(eps) - pld.delta_lower_bound(eps) <= 0.05 * ref)

@@ -136,3 +136,19 @@ def test_bad_input():
         statpriv.rdp_to_dp([2.0], [0.1], delta=0.0)
     with pytest.raises(ValueError, match="rdp"):
         statpriv.rdp_to_dp([2.0], [-0.1], delta=1e-5)
+
+
+def test_composition_adds_up():
+    a = statpriv.counting(12, 0.3, noise=statpriv.Geometric(0.6))
+    b = statpriv.dp.gaussian(2.0)
+    orders = np.array([0.5, 2.0, 8.0])
+    for comp in (statpriv.compose(a, b, times=3), statpriv.compose(a, a, exact=True)):
+        parts, times = comp._parts
+        for d in ("plus", "minus"):
+            want = times * sum(c.renyi(orders, d) for c in parts)
+            assert np.allclose(comp.renyi(orders, d), want, rtol=1e-15)
+    with mpmath.workdps(30):
+        P, Q = geometric_noise_mp(12, 0.3, 0.6, 100)
+        ref = 2 * _renyi_mp(P, Q, 2.0)
+    assert statpriv.compose(a, a, exact=True).renyi(2.0, "plus") == pytest.approx(float(ref),
+                                                                              rel=1e-11)
