@@ -45,8 +45,9 @@ def _grid_pmf(curve, h):
         idx = np.ceil(side.losses / np.longdouble(h)).astype(np.int64)
         mass = np.bincount(idx - idx.min(), weights=side.probs.astype(np.float64))
         keep = mass > 0
-        out.append(({int(i): float(m) for i, m in zip(np.flatnonzero(keep) + idx.min(), mass[keep])},
-                    side.infinity_mass + side.tail_mass))
+        where = np.flatnonzero(keep) + idx.min()
+        out.append(({int(i): float(m) for i, m in zip(where, mass[keep])},
+                    side.infinity_mass + float(side.tail_mass)))
     return out
 
 

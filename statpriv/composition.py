@@ -98,7 +98,7 @@ def _to_grid(side, pld, h, tail):
     PLD already lies on this grid)."""
     losses, probs = side._eval_losses, side._eval_probs
     inf = side._const - np.longdouble(side.extra_mass)        # +inf mass (and an infinite tail)
-    moved = side.tail_mass
+    moved = float(side.tail_mass)
     if pld.discretization == h:
         idx = np.rint(losses / np.longdouble(h))
         rounding = pld.rounding_bound

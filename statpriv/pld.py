@@ -79,9 +79,11 @@ class PLDSide:
         Their probabilities A(l_i) (>= 0).
     infinity_mass : float
         A[L = +inf]: the mass of A where B vanishes.
-    tail_mass : float
+    tail_mass : float or numpy.longdouble
         A bound on the A-mass left out of ``losses`` (window, truncation);
-        delta counts it at ``tail_loss``.
+        delta counts it at ``tail_loss``.  A long double where the bound is
+        below the float64 range (windows cut e^-11000 below the largest atom),
+        so that ln delta stays meaningful that deep.
     tail_loss : float
         An upper bound on the losses of the left-out mass (+inf if unknown:
         then it is counted like infinity_mass).
@@ -100,7 +102,7 @@ class PLDSide:
         self._losses.flags.writeable = False
         self._probs.flags.writeable = False
         self.infinity_mass = float(infinity_mass)
-        self.tail_mass = float(tail_mass)
+        self.tail_mass = tail_mass if isinstance(tail_mass, _LD) else float(tail_mass)
         self.tail_loss = float(tail_loss)
         self.extra_mass = float(extra_mass)
         # evaluation arrays: the tail as one more atom (or at +inf)
@@ -128,11 +130,11 @@ class PLDSide:
 
     def total_mass(self):
         """sum p_i + infinity_mass + tail_mass (1 up to rounding and the tail bound)."""
-        return float(np.sum(self._probs)) + self.infinity_mass + self.tail_mass
+        return float(np.sum(self._probs)) + self.infinity_mass + float(self.tail_mass)
 
     def __repr__(self):
         return (f"<PLDSide {self.size} atoms, infinity_mass={self.infinity_mass:.3g}, "
-                f"tail_mass={self.tail_mass:.3g}>")
+                f"tail_mass={np.format_float_scientific(self.tail_mass, precision=3)}>")
 
     def _delta_ld(self, eps):
         """delta at an array of eps (float64), extended precision."""
@@ -289,8 +291,8 @@ class PrivacyLossDistribution:
         sides = (self.plus, self.minus) if direction == "max" else (self.side(direction),)
         lows = []
         for s in sides:
-            low = s._delta_ld(arr + self.rounding_bound) - _LD(self.moved_mass + s.extra_mass
-                                                                + s.tail_mass)
+            low = s._delta_ld(arr + self.rounding_bound) - (_LD(self.moved_mass + s.extra_mass)
+                                                             + _LD(s.tail_mass))
             lows.append(np.maximum(low, _LD(0.0)))
         out = np.maximum.reduce(lows).astype(np.float64)
         return float(out[()]) if arr.ndim == 0 else out
@@ -319,11 +321,14 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound):
 
 
 def _mass_bound(log_mass):
-    """e^log_mass as a float, rounded up: never 0 for a positive mass (a mass
-    below the float range is bounded by the smallest subnormal)."""
+    """e^log_mass rounded up: a float, or a long double below the float range
+    (never 0 for a positive mass: at worst the smallest positive long double)."""
     if log_mass == -math.inf:
         return 0.0
-    return max(math.exp(min(log_mass, 709.0)) * (1.0 + 1e-15), 5e-324)
+    if log_mass > -700.0:
+        return math.exp(min(log_mass, 709.0)) * (1.0 + 1e-15)
+    tiny = np.finfo(_LD).smallest_subnormal
+    return max(np.exp(_LD(log_mass)) * _LD(1.0 + 1e-15), tiny)
 
 
 def from_laws(laws, description="privacy-loss distribution"):
@@ -455,7 +460,8 @@ class PLDCore:
         many = sides if isinstance(sides, tuple) else (sides,)
         if eps.size == 1 and all(isinstance(s, PLDSide) for s in many):
             value = max(s._scalar_delta(float(eps[0])) for s in many)
-            return np.array([math.log(value) if value > 0.0 else -math.inf])
+            if value > 1e-290:              # else the long double path (deep tails)
+                return np.array([math.log(value)])
         if not isinstance(sides, tuple):
             return sides._log_delta(eps)
         return np.maximum(sides[0]._log_delta(eps), sides[1]._log_delta(eps))

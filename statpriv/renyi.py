@@ -71,7 +71,7 @@ def _side_renyi(side, a):
     with np.errstate(divide="ignore"):
         terms = np.log(probs) + _LD(a - 1.0) * losses
         if a > 1.0 and side.tail_mass > 0.0:
-            terms = np.append(terms, _LD(math.log(side.tail_mass))
+            terms = np.append(terms, np.log(_LD(side.tail_mass))
                               + _LD(a - 1.0) * _LD(side.tail_loss))
     if terms.size == 0:
         return math.inf if a < 1.0 else 0.0
