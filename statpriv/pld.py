@@ -291,8 +291,10 @@ class PrivacyLossDistribution:
         sides = (self.plus, self.minus) if direction == "max" else (self.side(direction),)
         lows = []
         for s in sides:
-            low = s._delta_ld(arr + self.rounding_bound) - (_LD(self.moved_mass + s.extra_mass)
-                                                             + _LD(s.tail_mass))
+            # (the subtracted masses rounded up, delta's own rounding 1e-12 relative)
+            shifted = s._delta_ld(arr + self.rounding_bound)
+            low = shifted * _LD(1 - 1e-12) - (_LD(self.moved_mass + s.extra_mass)
+                                              + _LD(s.tail_mass)) * _LD(1 + 1e-9)
             lows.append(np.maximum(low, _LD(0.0)))
         out = np.maximum.reduce(lows).astype(np.float64)
         return float(out[()]) if arr.ndim == 0 else out

@@ -178,3 +178,32 @@ def test_basic_and_bounded_dependency_composition():
     with pytest.raises(ValueError, match="beta"):
         statpriv.bounded_dependency_composition((0.5, 0.0), (0.5, 0.0), 0.0, 1.5)
     assert math.isinf(statpriv.basic_composition((math.inf, 0.0))[0])
+
+
+@pytest.mark.exhaustive
+def test_grid_brackets_the_exact_product_sweep():
+    """Random pairs of discrete curves (counts, sampled, noisy, secret sample): the
+    grid curve is never below the exact product and its bracket contains it."""
+    rng = np.random.default_rng(9)
+    makers = [
+        lambda: statpriv.counting(int(rng.integers(20, 3000)), float(rng.uniform(0.05, 0.95))),
+        lambda: statpriv.counting(int(rng.integers(50, 2000)), float(rng.uniform(0.1, 0.9)),
+                                  noise=statpriv.Geometric(float(rng.uniform(0.3, 0.95)))),
+        lambda: statpriv.counting(int(rng.integers(100, 3000)), float(rng.uniform(0.1, 0.9)),
+                                  sample_rate=float(rng.uniform(0.05, 0.9)), sampling="poisson"),
+        lambda: statpriv.secret_sample(int(rng.integers(200, 2000)), 100, 80),
+        lambda: statpriv.dp.geometric(float(rng.uniform(0.2, 0.9))),
+    ]
+    eps = np.array([-0.3, 0.0, 0.05, 0.2, 0.5, 1.0, 2.0])
+    for _ in range(25):
+        a, b = (makers[int(rng.integers(len(makers)))]() for _ in range(2))
+        exact = statpriv.compose(a, b, exact=True)
+        h = float(rng.choice([1e-4, 1e-3]))
+        grid = statpriv.compose(a, b, value_discretization_interval=h)
+        for direction in ("plus", "minus"):
+            ref = exact.delta_bounds(eps, direction)[1]
+            lower, upper = grid.delta_bounds(eps, direction)
+            assert np.all(upper >= ref * (1 - 1e-12)), (a, b, direction)
+            assert np.all(lower <= ref * (1 + 1e-12)), (a, b, direction)
+        target = float(rng.choice([1e-2, 1e-4, 1e-6]))
+        assert grid.epsilon(target) >= exact.epsilon(target) * (1 - 1e-12) - 1e-15
