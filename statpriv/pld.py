@@ -299,6 +299,14 @@ class PrivacyLossDistribution:
         out = np.maximum.reduce(lows).astype(np.float64)
         return float(out[()]) if arr.ndim == 0 else out
 
+    def to_curve(self):
+        """The PrivacyCurve of this PLD (delta, epsilon, log_delta; O(log atoms) per
+        query), e.g. for a PLD built by hand or by another accountant."""
+        from statpriv.curve import PrivacyCurve
+        curve = PrivacyCurve(PLDCore(self), None, self.description, exact=self.exact)
+        curve._pld = self
+        return curve
+
     def renyi(self, alpha, direction="max"):
         """D_alpha from the PLD (see statpriv.renyi.renyi_from_pld)."""
         from statpriv import renyi

@@ -97,6 +97,14 @@ def test_dp_laplace_pld_brackets_the_curve():
     assert np.all(pld.delta_lower_bound(eps) <= ref * (1 + 1e-12))
 
 
+def test_pld_to_curve():
+    curve = DISCRETE["subsample"]()
+    again = curve.privacy_loss_distribution().to_curve()
+    eps = [0.0, 0.1, 0.4]
+    assert np.allclose(again.delta(eps), curve.delta(eps), rtol=1e-12, atol=0)
+    assert again.epsilon(1e-6) == pytest.approx(curve.epsilon(1e-6), rel=1e-9)
+
+
 def test_pld_epsilon_inverts_delta():
     curve = DISCRETE["geometric_noise"]()
     core = statpriv.pld.PLDCore(curve.privacy_loss_distribution())
