@@ -10,7 +10,7 @@ differential privacy"), with the limits D_1 = KL(P||Q) = E_P[L] and
 D_inf = max L.  For alpha >= 1 it is +inf as soon as P has mass where Q has
 none.  On curves with discrete outcomes the sum runs over the exact
 privacy-loss distribution (statpriv.pld) in extended-precision log space
-(log-sum-exp), on compositions the sum of the parts' divergences (Renyi
+(a log-sum-exp in C, csrc/renyi.h), on compositions the sum of the parts' divergences (Renyi
 divergences of product laws add up); the mass a window leaves out is bounded by its tail mass at
 the largest loss it can have (alpha > 1: an upper bound; +inf when no bound
 on the loss is known) and left out for alpha < 1 (where it can only lower the
@@ -39,7 +39,9 @@ import math
 
 import numpy as np
 
-from statpriv import _validate
+from statpriv import _lazy, _validate
+
+_accounting = _lazy.module("statpriv._accounting")   # the C log moment (csrc/renyi.h)
 
 __all__ = ["curve_renyi", "rdp_to_dp", "renyi_from_pld"]
 
@@ -69,16 +71,15 @@ def _side_renyi(side, a):
             kl += _LD(side.tail_mass) * _LD(max(side.tail_loss, 0.0))
         return float(kl)
     with np.errstate(divide="ignore"):
-        terms = np.log(probs) + _LD(a - 1.0) * losses
-        if a > 1.0 and side.tail_mass > 0.0:
-            terms = np.append(terms, np.log(_LD(side.tail_mass))
-                              + _LD(a - 1.0) * _LD(side.tail_loss))
-    if terms.size == 0:
+        log_p = np.log(probs)
+    if a > 1.0 and side.tail_mass > 0.0:
+        log_p = np.append(log_p, np.log(_LD(side.tail_mass)))
+        losses = np.append(losses, _LD(side.tail_loss))
+    if log_p.size == 0:
         return math.inf if a < 1.0 else 0.0
-    top = np.max(terms)
-    if not np.isfinite(top):
+    log_sum = _accounting.renyi_log_moment(log_p, losses, a - 1.0)    # C, without the GIL
+    if not np.isfinite(log_sum):
         return math.inf
-    log_sum = top + np.log(np.sum(np.exp(terms - top)))
     return float(log_sum / _LD(a - 1.0))
 
 
