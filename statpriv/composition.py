@@ -145,7 +145,10 @@ def _fft_convolve(a, b):
 def _convolve(a, b, tail):
     """The grid PLD of the sum of independent losses (one direction)."""
     ta, tb = a.total(), b.total()
-    mass, err = _fft_convolve(a.mass, b.mass)
+    if a.mass.size == 0 or b.mass.size == 0:       # one side all at +inf
+        mass, err = np.zeros(0), 0.0
+    else:
+        mass, err = _fft_convolve(a.mass, b.mass)
     fa = ta - a.inf
     inf = a.inf * tb + fa * b.inf
     g = _Grid(mass, a.offset + b.offset, inf,

@@ -134,7 +134,7 @@ class PLDSide:
 
     def __repr__(self):
         return (f"<PLDSide {self.size} atoms, infinity_mass={self.infinity_mass:.3g}, "
-                f"tail_mass={np.format_float_scientific(self.tail_mass, precision=3)}>")
+                f"tail_mass={_fmt_mass(self.tail_mass)}>")
 
     def _delta_ld(self, eps):
         """delta at an array of eps (float64), extended precision."""
@@ -142,14 +142,14 @@ class PLDSide:
         n = self._eval_losses.size
         out = np.full(eps.shape, self._const, dtype=_LD)
         if n == 0:
-            return out
+            return np.minimum(out, _LD(1.0))
         j = np.searchsorted(self._eval_losses, eps.astype(_LD), side="right")
         inside = j < n
         jj = j[inside]
         with np.errstate(over="ignore"):
             gap = eps[inside].astype(_LD) - self._eval_losses[jj]
             out[inside] += self._d[jj] - np.expm1(gap) * self._w[jj]
-        return out
+        return np.minimum(out, _LD(1.0))        # bounds may add up past 1; delta <= 1
 
     def delta(self, eps):
         """H_eps = E[(1 - e^(eps - L))_+] (+inf mass, tail and extra mass included)."""
@@ -172,9 +172,10 @@ class PLDSide:
         losses, d, w, const = fast
         j = bisect.bisect_right(losses, e)
         if j == len(losses):
-            return const
+            return min(const, 1.0)
         gap = e - losses[j]
-        return d[j] - math.expm1(gap) * w[j] + const if gap > -745.0 else d[j] + w[j] + const
+        value = d[j] - math.expm1(gap) * w[j] if gap > -745.0 else d[j] + w[j]
+        return min(value + const, 1.0)
 
     def _epsilon(self, log_target):
         """Smallest eps (any real, -inf if none needed) with delta(eps) <= e^log_target."""
@@ -203,6 +204,12 @@ class PLDSide:
             eps[bad] = np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
         out[active] = eps
         return out
+
+
+def _fmt_mass(x):
+    """A mass for repr: 3 digits, long doubles below the float range too."""
+    return f"{float(x):.3g}" if float(x) != 0.0 or x == 0 else \
+        np.format_float_scientific(x, precision=2)
 
 
 def _suffix_sums(losses, probs):

@@ -207,3 +207,14 @@ def test_grid_brackets_the_exact_product_sweep():
             assert np.all(lower <= ref * (1 + 1e-12)), (a, b, direction)
         target = float(rng.choice([1e-2, 1e-4, 1e-6]))
         assert grid.epsilon(target) >= exact.epsilon(target) * (1 - 1e-12) - 1e-15
+
+
+def test_degenerate_parts():
+    """A part that reveals the target (n = 1: all mass at +inf) makes delta = 1."""
+    for comp in (statpriv.compose(statpriv.counting(1, 0.5), statpriv.counting(100, 0.3)),
+                 statpriv.compose(statpriv.counting(1, 0.5), statpriv.counting(100, 0.3),
+                                  exact=True),
+                 statpriv.compose(statpriv.counting(10, 1.0), times=3)):
+        assert np.all(comp.delta([0.0, 0.5, 5.0]) == 1.0)
+        assert comp.epsilon(0.1) == math.inf
+        assert comp.epsilon(1.0) == 0.0
