@@ -377,7 +377,7 @@ class _ProductSide:
         la, lb = self.a._eval_losses, self.b._eval_losses
         top = float(la[-1] + lb[-1]) if la.size and lb.size else 0.0
         for k, t in enumerate(target.ravel()):
-            if t < self.const:
+            if t < min(self.const, 1.0):
                 out.flat[k] = math.inf
                 continue
             lo, hi = -1.0, max(top, 0.0) + 1.0

@@ -181,9 +181,10 @@ class PLDSide:
         """Smallest eps (any real, -inf if none needed) with delta(eps) <= e^log_target."""
         target = np.exp(np.asarray(log_target, dtype=_LD))
         out = np.full(target.shape, -np.inf)
-        out[target < self._const] = np.inf
+        floor = np.minimum(self._const, _LD(1.0))          # delta at eps = +inf
+        out[target < floor] = np.inf
         n = self._eval_losses.size
-        active = (target >= self._const) & (n > 0)
+        active = (target >= floor) & (n > 0)
         if not active.any():
             return out
         t = target[active]
@@ -503,4 +504,5 @@ class PLDCore:
         if not isinstance(sides, tuple):
             sides = (sides,)
         out = np.maximum.reduce([s._epsilon(log_target) for s in sides])
+        out[np.asarray(log_target) >= 0.0] = 0.0     # delta <= 1 everywhere
         return np.maximum(out, 0.0)          # epsilon >= 0; epsilon(1) = 0
