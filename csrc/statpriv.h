@@ -29,6 +29,7 @@
  *   laplace.h           Laplace-noise cells + the pair kernel's cell callback
  *   geometric.h         geometric-noise cells (point masses for the pair kernel)
  *   gaussian.h          Gaussian-noise curve (normal tail sums at sign changes)
+ *   renyi.h             accounting: Renyi log moments of a privacy-loss distribution
  *
  * Adding a noise kind: one header + source that builds its cells (and, if its
  * cells are not point masses, an sp_cell_fn for pair_tail.h), or that
@@ -49,5 +50,6 @@
 #include "laplace.h"
 #include "geometric.h"
 #include "gaussian.h"
+#include "renyi.h"
 
 #endif

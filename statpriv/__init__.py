@@ -18,6 +18,8 @@ from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
 from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
+from statpriv.composition import basic_composition, bounded_dependency_composition, compose
+from statpriv.renyi import rdp_to_dp
 from statpriv.dp import amplify
 from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
@@ -36,9 +38,29 @@ for _module in (conjecture, interval, utility, demo, figures):
 del _module
 
 __version__ = "0.1.0"
-__all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "audit",
-           "audit_pld", "conjecture_check",
-           "counting", "dp",
-           "equal_utility_epsilon", "equal_utility_noise", "from_log_pmfs", "interval_confidence",
-           "interval_epsilon", "interval_noise", "interval_width", "secret_sample",
-           "utility_loss"]
+__all__ = [
+    "amplify",
+    "audit",
+    "audit_pld",
+    "basic_composition",
+    "bounded_dependency_composition",
+    "compose",
+    "conjecture_check",
+    "counting",
+    "dp",
+    "equal_utility_epsilon",
+    "equal_utility_noise",
+    "from_log_pmfs",
+    "Gaussian",
+    "Geometric",
+    "interval_confidence",
+    "interval_epsilon",
+    "interval_noise",
+    "interval_width",
+    "Laplace",
+    "ParameterTypeError",
+    "PrivacyCurve",
+    "rdp_to_dp",
+    "secret_sample",
+    "utility_loss",
+]

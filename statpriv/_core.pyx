@@ -604,6 +604,16 @@ cdef class DPCurveCore(CurveCore):
         double-double (hi, lo); (inf, 0.0) for the Gaussian."""
         return self.dp.eps0_hi, self.dp.eps0_lo
 
+    @property
+    def kind(self):
+        """'laplace', 'gaussian' or 'geometric' (statpriv.pld reads it)."""
+        return ("laplace", "gaussian", "geometric")[self.dp.kind]
+
+    @property
+    def param(self):
+        """The scale b, sigma or alpha of the sensitivity-1 curve."""
+        return self.dp.param
+
 
 def log_binom_pmf(double N, double pi, double[::1] k):
     """ln Bin(N, pi) pmf at each k by Loader's saddle-point form."""

@@ -168,3 +168,7 @@ cdef extern from "bounded.h" nogil:
         double zero_plus
         double zero_minus
     double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx)
+
+cdef extern from "renyi.h" nogil:
+    long double sp_renyi_log_moment(const long double *log_p, const long double *loss, long n,
+                                    long double t)

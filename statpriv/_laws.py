@@ -127,11 +127,52 @@ def _pair_curve(laws, reference_fn, description, noise=None):
         core = _core.BoundedCurveCore(core, log_rest_p, log_rest_q, lr_max, lr_min,
                                       zero_plus, zero_minus)
     curve = PrivacyCurve(core, reference_fn, description)
+    if noise is None:
+        curve._pld_laws = _law_source(lp, lq, lr, lr_lo, log_rest_p, log_rest_q, zero_plus,
+                                      -zero_minus)
+    elif noise.kind == "geometric":
+        curve._pld_laws = _geometric_source(lp, lq, noise.param, log_rest_p, log_rest_q,
+                                            zero_plus, -zero_minus)
     if noise is None and getattr(laws, "start", None) is not None:
         # PrivacyCurve.log_pmfs(): the laws on atoms start + sl.start, ...
         curve._log_pmfs = discrete._laws_log_pmfs(laws.start + sl.start, lp, lq,
                                                   log_rest_p, log_rest_q)
     return curve
+
+
+def _law_source(lp, lq, lr, lr_lo, log_rest_p, log_rest_q, loss_max, loss_min):
+    """PrivacyCurve._pld_laws of noiseless laws: a callable returning
+    statpriv.pld.DiscreteLaws (the log ratio with its low part, extended
+    precision; the rest and the bounds on ln P/Q over the full support)."""
+    def source():
+        from statpriv import pld
+        loss = np.asarray(lr, dtype=np.longdouble)
+        if lr_lo is not None:
+            loss = loss + np.asarray(lr_lo, dtype=np.longdouble)
+        return pld.DiscreteLaws(lp, lq, loss, float(log_rest_p), float(log_rest_q),
+                                float(loss_max), float(loss_min))
+    return source
+
+
+def _geometric_source(lp, lq, alpha, log_rest_p, log_rest_q, loss_max, loss_min):
+    """PrivacyCurve._pld_laws of count laws plus two-sided geometric(alpha) noise:
+    the noisy pmf on the atoms and the two aggregated tails (_core.geometric_cells;
+    beyond the last atom both noisy pmfs decay like alpha^t, so each tail is one
+    atom of constant loss)."""
+    def source():
+        from statpriv import pld
+        cell_lp, cell_lq = _core.geometric_cells(lp, lq, alpha)
+        return pld.DiscreteLaws(cell_lp, cell_lq, None, float(log_rest_p), float(log_rest_q),
+                                float(loss_max), float(loss_min))
+    return source
+
+
+def _laws_source(laws):
+    """_law_source of unsliced _Laws (curves whose core does not use the arrays)."""
+    lp, lq, lr = laws[:3]
+    log_rest_p, log_rest_q, lr_max, lr_min = getattr(laws, "rest", NO_REST)
+    return _law_source(lp, lq, lr, getattr(laws, "lr_lo", None), log_rest_p, log_rest_q,
+                       lr_max, lr_min)
 
 
 def _mixture(log_a, log_b, rate, log_weights=None):
@@ -307,13 +348,22 @@ def _window(log_pmf, lo, hi, mode, noisy_path):
     return found
 
 
-def _binomial_window(N, pi, noisy_path):
-    """(first, last, log_rest): the window of Bin(N, pi) (see _window)."""
+def _binomial_window(N, pi, noisy_path, drop=None):
+    """(first, last, log_rest): the window of Bin(N, pi) (see _window).
+
+    drop: a path that trims the atoms more than this many nats below the
+    largest anyway (Laplace and geometric noise, _cells.trim_bounded; the
+    privacy-loss distribution) cuts the window there up front, the rest
+    bounded by unimodality (_unimodal_window), instead of building the full
+    support first (at n = 1e6 that is 1e6 atoms of which ~14% are kept)."""
     def log_pmf(k):
         return float(_core.log_binom_pmf(float(N), pi, np.array([float(k)]))[0])
 
     mode = min(max(math.floor((N + 1) * pi), 0), N)
-    return _window(log_pmf, 0, N, mode, noisy_path)
+    first, last, log_rest = _window(log_pmf, 0, N, mode, noisy_path)
+    if drop is not None and log_rest == -math.inf and 0.0 < pi < 1.0 and last - first > 4096:
+        first, last, log_rest = _unimodal_window(log_pmf, first, last, mode, drop)
+    return first, last, log_rest
 
 
 def _binomial_log_pmf(N, pi, first, last):

@@ -19,9 +19,8 @@ import numpy as np
 
 from statpriv import _laws, _lazy, _validate, oracle
 from statpriv import sampling as _sampling
-from statpriv._laws import (NO_REST, _Laws, _binomial_log_pmf, _binomial_window, _check_support,
-                            _dd, _float_up, _log1p_mp, _mixture, _mpf_exact, _pair_curve,
-                            _unimodal_window)
+from statpriv._laws import (NO_REST, _Laws, _binomial_log_pmf, _check_support,
+                            _dd, _float_up, _log1p_mp, _mixture, _mpf_exact, _pair_curve)
 from statpriv.curve import PrivacyCurve
 from statpriv.noise import Gaussian, Noise, _cells, kinds_text
 from statpriv.sampling import secret_sample
@@ -172,6 +171,7 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     curve = PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), ref,
                          f"counting n={n}, pi={pi}")
     curve._log_pmfs = lambda: discrete._binomial_shift_log_pmfs(n, pi)
+    curve._pld_laws = discrete._binomial_shift_source(n, pi)
     return curve
 
 
@@ -189,8 +189,17 @@ def _per_record_curve(n, probs, rate, noise, ref):
         inner = _tiny_rate_products_core(probs, rate)
         if inner is None:
             inner = counting(None, rate * probs)._core
-        return PrivacyCurve(_core.SampledShiftCurveCore(inner, rate, l1g_hi, l1g_lo), ref,
-                            f"counting n={n}, per-record pi, poisson rate={rate}")
+        curve = PrivacyCurve(_core.SampledShiftCurveCore(inner, rate, l1g_hi, l1g_lo), ref,
+                             f"counting n={n}, per-record pi, poisson rate={rate}")
+        curve._pld_laws = lambda: _laws._laws_source(_per_record_laws(probs, rate))()
+        return curve
+    kind = "" if rate == 1.0 else f", poisson rate={rate}"
+    return _pair_curve(_per_record_laws(probs, rate), ref,
+                       f"counting n={n}, per-record pi{kind}", noise)
+
+
+def _per_record_laws(probs, rate):
+    """_Laws of the per-record count Poisson-sampled at ``rate`` (see _per_record_curve)."""
     log_z = _tiny_rate_log_pmf(probs, rate) if rate < 1.0 else None
     if log_z is None:
         first, log_z, log_rest = _poisson_binomial_window(rate * probs)
@@ -217,11 +226,9 @@ def _per_record_curve(n, probs, rate, noise, ref):
             import mpmath
             with mpmath.workdps(40):
                 lr_lo[0] = float(_log1p_mp(-rate) - _mpf_exact(lr[0]))
-    kind = "" if rate == 1.0 else f", poisson rate={rate}"
     laws = _Laws(lp, lq, lr, rate == 1.0, lr_lo, _sampling._poisson_tail_ratio(rate), rest)
     laws.start = first              # the atom of index 0 (PrivacyCurve.log_pmfs)
-    return _pair_curve(laws, ref,
-                       f"counting n={n}, per-record pi{kind}", noise)
+    return laws
 
 
 def _binomial_window_laws(N, pi, drop=None):
@@ -231,13 +238,7 @@ def _binomial_window_laws(N, pi, drop=None):
     Laplace and geometric noise): the window is cut there up front, the rest
     bounded by unimodality (_unimodal_window), instead of building the full
     support first (at n = 1e6 that is 1e6 atoms of which ~14% are kept)."""
-    first, last, log_rest = _binomial_window(N, pi, True)
-    if drop is not None and log_rest == -math.inf and 0.0 < pi < 1.0 and last - first > 4096:
-        def log_pmf(k):
-            return float(_core.log_binom_pmf(float(N), pi, np.array([float(k)]))[0])
-
-        mode = min(max(math.floor((N + 1) * pi), 0), N)
-        first, last, log_rest = _unimodal_window(log_pmf, first, last, mode, drop)
+    first, last, log_rest = _laws._binomial_window(N, pi, True, drop)
     _check_support(last - first + 2, "n")
     log_z = _binomial_log_pmf(N, pi, first, last)
     lp, lq, lr = _mixture(log_z, log_z, 1.0)

@@ -44,6 +44,8 @@ class PrivacyCurve:
 
     _log_pmfs = None        # LogPmfs, or a callable returning them, on discrete curves
     _dp_accounting_params = None   # (kind, parameter) on statpriv.dp.* curves (accounting export)
+    _pld_laws = None        # callable -> statpriv.pld.DiscreteLaws (extended precision)
+    _pld = None             # the PrivacyLossDistribution of a composition
 
     def __init__(self, core, reference=None, description="privacy curve", exact=True):
         self._core = core
@@ -221,3 +223,46 @@ class PrivacyCurve:
     def total_variation(self):
         """delta(0): the total-variation distance between P and Q."""
         return self.delta(0.0)
+
+    # -- accounting (statpriv.pld, statpriv.renyi) ------------------------
+    def privacy_loss_distribution(self, value_discretization_interval=None, *,
+                                  tail_mass_truncation=1e-15):
+        """The privacy-loss distribution (statpriv.pld.PrivacyLossDistribution).
+
+        Both directions: the atoms (loss ln P(x)/Q(x), probability P(x)) and
+        (ln Q(x)/P(x), Q(x)), the mass at +inf and the mass a window leaves
+        out (reported as ``tail_mass``, counted in delta, never dropped), so
+        that delta_plus(eps) = E_P[(1 - e^(eps - L))_+] reproduces the curve.
+        Exact (extended precision from the pmfs) on every curve with discrete
+        outcomes: counts without noise or with geometric noise, sampled,
+        per-record, secret sample, from_log_pmfs and dp.geometric; a
+        composition returns its grid PLD.  dp.gaussian and dp.laplace give a
+        pessimistic discretization on the grid value_discretization_interval
+        * Z (default 1e-4; losses rounded up, the upper tail beyond
+        tail_mass_truncation moved to +inf).  Counts with Laplace or Gaussian
+        noise raise ValueError.
+
+        >>> import statpriv
+        >>> pld = statpriv.counting(3, 0.5).privacy_loss_distribution()
+        >>> [round(float(x), 4) for x in pld.plus.losses], round(pld.plus.infinity_mass, 12)
+        ([-0.6931, 0.6931], 0.25)
+        """
+        from statpriv import pld
+        return pld.of_curve(self, value_discretization_interval, tail_mass_truncation)
+
+    def renyi(self, alpha, direction="max"):
+        """Renyi divergence D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or the max.
+
+        D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1) for
+        alpha in (0, 1) and (1, inf); the KL divergence at alpha = 1 and
+        max ln P/Q at alpha = inf.  +inf where the supports differ (alpha >= 1).
+        Closed forms for dp.gaussian (alpha / (2 sigma^2)), dp.laplace and
+        dp.geometric; log-space sums over the exact PLD otherwise.  See
+        statpriv.renyi.
+
+        >>> import statpriv
+        >>> statpriv.dp.gaussian(2.0).renyi(4.0)
+        0.5
+        """
+        from statpriv import renyi
+        return renyi.curve_renyi(self, alpha, direction)

@@ -244,19 +244,48 @@ def from_log_pmfs(log_p, log_q, *, support_start=0):
     return curve
 
 
-def _binomial_shift_log_pmfs(n, pi):
-    """LogPmfs of counting(n, pi) without noise or sampling: S ~ Bin(n-1, pi),
-    P(j) = Pr[S = j - 1], Q(j) = Pr[S = j], on the window where the mass
-    matters (statpriv._laws._window; the whole support up to
-    _laws.FULL_SUPPORT atoms) with the rest bounded."""
+def _binomial_shift_laws(n, pi, pld_window=False):
+    """counting(n, pi) without noise or sampling: S ~ Bin(n-1, pi),
+    P(j) = Pr[S = j - 1], Q(j) = Pr[S = j], on the atoms j = first..last+1 of
+    the window where the mass matters (statpriv._laws._window; the whole
+    support up to _laws.FULL_SUPPORT atoms), in extended precision.
+
+    Returns (first, lp, lq, loss, log_rest): loss = ln Pr[S = j-1]/Pr[S = j]
+    from the pmf one atom beyond the window on each side (finite at the window's
+    edges unless the support ends there), log_rest bounds the mass left out.
+    ``pld_window``: the narrower window of the noisy paths (mass within
+    _cells.DROP_NATS nats of the largest atom), enough for a PLD."""
     _laws = importlib.import_module("statpriv._laws")
-    first, last, log_rest = _laws._binomial_window(n - 1, pi, False)
-    log_z = np.asarray(_laws._binomial_log_pmf(n - 1, pi, first, last), dtype=np.float64)
-    lp = np.concatenate(([-np.inf], log_z))
-    lq = np.concatenate((log_z, [-np.inf]))
+    drop = _laws._cells.DROP_NATS if pld_window else None
+    first, last, log_rest = _laws._binomial_window(n - 1, pi, pld_window, drop)
+    lo, hi = max(first - 1, 0), min(last + 1, n - 1)
+    ext = np.asarray(_laws._binomial_log_pmf(n - 1, pi, lo, hi), dtype=np.longdouble)
+    none = np.array([-np.inf], dtype=np.longdouble)
+    z = np.concatenate((none if lo == first else ext[:0], ext, none if hi == last else ext[:0]))
+    log_z = z[1:-1]                                  # z(first-1+k) at index k
+    lp = np.concatenate((none, log_z))
+    lq = np.concatenate((log_z, none))
+    with np.errstate(invalid="ignore"):
+        loss = z[:-1] - z[1:]                        # atoms j = first..last+1
+    return first, lp, lq, loss, float(log_rest)
+
+
+def _binomial_shift_log_pmfs(n, pi):
+    """LogPmfs of counting(n, pi) without noise or sampling (see _binomial_shift_laws)."""
+    first, lp, lq, _, log_rest = _binomial_shift_laws(n, pi)
+    lp, lq = lp.astype(np.float64), lq.astype(np.float64)
     lp.flags.writeable = False
     lq.flags.writeable = False
-    return LogPmfs(first, lp, lq, float(log_rest), float(log_rest))
+    return LogPmfs(first, lp, lq, log_rest, log_rest)
+
+
+def _binomial_shift_source(n, pi):
+    """PrivacyCurve._pld_laws of counting(n, pi) (see _binomial_shift_laws)."""
+    def source():
+        from statpriv import pld
+        _, lp, lq, loss, log_rest = _binomial_shift_laws(n, pi, True)
+        return pld.DiscreteLaws(lp, lq, loss, log_rest, log_rest, math.inf, -math.inf)
+    return source
 
 
 def _laws_log_pmfs(start, lp, lq, log_rest_p, log_rest_q):

@@ -24,7 +24,7 @@ import numpy as np
 from statpriv import _lazy, _validate, oracle
 from statpriv._laws import (_Laws, _binomial_log_pmf, _binomial_window, _check_support, _dd,
                             _mixture, _mixture_rest, _pair_curve, _refine_log_ratio,
-                            _rest_ratio_bounds, _window)
+                            _laws_source, _rest_ratio_bounds, _window)
 from statpriv.curve import PrivacyCurve
 from statpriv.noise import Noise, kinds_text
 
@@ -41,7 +41,9 @@ def _poisson_curve(n, pi, rate, noise, ref):
     """counting(n, pi, sample_rate=rate, sampling="poisson", noise=noise)."""
     core = None if noise is not None else _poisson_curve_core(n, pi, rate)
     if core is not None:
-        return PrivacyCurve(core, ref, f"counting n={n}, pi={pi}, poisson rate={rate}")
+        curve = PrivacyCurve(core, ref, f"counting n={n}, pi={pi}, poisson rate={rate}")
+        curve._pld_laws = lambda: _laws_source(_poisson_sample_laws(n, pi, rate))()
+        return curve
     return _pair_curve(_poisson_sample_laws(n, pi, rate, noise is not None), ref,
                        f"counting n={n}, pi={pi}, poisson rate={rate}", noise)
 

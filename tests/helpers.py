@@ -318,6 +318,27 @@ def binomial_mp(N, pi):
             for k in range(N + 1)]
 
 
+def geometric_noise_mp(n, pi, alpha, span):
+    """counting(n, pi) plus two-sided geometric(alpha) noise: the laws P, Q of the
+    noisy count on -span..n+span as mpmath numbers (the caller sets the precision;
+    the mass beyond is below alpha^span)."""
+    z = binomial_mp(n - 1, pi)
+    P = [mpmath.mpf(0)] + z
+    Q = z + [mpmath.mpf(0)]
+    a = mpmath.mpf(alpha)
+    c = (1 - a) / (1 + a)
+    ys = range(-span, n + span + 1)
+    return ([mpmath.fsum(P[k] * c * a ** abs(y - k) for k in range(n + 1)) for y in ys],
+            [mpmath.fsum(Q[k] * c * a ** abs(y - k) for k in range(n + 1)) for y in ys])
+
+
+def gaussian_delta_mp(sigma, eps):
+    """delta(eps) of the Gaussian mechanism, sensitivity 1 (Balle & Wang, Thm. 8),
+    as an mpmath number: Phi(1/(2 s) - eps s) - e^eps Phi(-1/(2 s) - eps s)."""
+    s, e = mpmath.mpf(sigma), mpmath.mpf(eps)
+    return mpmath.ncdf(1 / (2 * s) - e * s) - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * s) - e * s)
+
+
 def near_zero_point(eps0):
     """eps0 (1 - 10^-k), k = 6, 9, 12, and the float just below eps0."""
     below = float(eps0)

@@ -1,0 +1,508 @@
+"""Privacy-loss distributions (PLDs) of privacy curves.
+
+For laws P (target present / positive) and Q (absent / negative) of what the
+attacker sees, the privacy loss of an outcome x is L(x) = ln P(x)/Q(x); its
+law under X ~ P is the PLD of the pair in the direction "plus", that of
+ln Q(x)/P(x) under X ~ Q the direction "minus".  Every hockey-stick
+divergence is an expectation over the PLD (Dwork & Rothblum, "Concentrated
+differential privacy"; Sommer, Meiser & Mohammadi, "Privacy loss classes: the
+central limit theorem in differential privacy"):
+
+    delta_plus(eps) = H_eps(P || Q) = E_P[(1 - e^(eps - L))_+]
+                    = sum_{l_i > eps} p_i (1 - e^(eps - l_i)) + P[L = +inf],
+
+so delta is non-decreasing in the losses (moving mass to a larger loss never
+lowers it: the pessimistic rounding of statpriv.composition), and for
+mechanisms on independent data the PLD of the composition is the law of the
+SUM of independent losses (a convolution).
+
+A ``PrivacyLossDistribution`` holds both directions as ``PLDSide`` objects:
+sorted finite losses with their probabilities (extended precision where they
+come from the pmfs), the mass at +inf (outcomes with Q = 0 < P), and a
+``tail_mass``: a bound on the mass the arrays leave out (a window of a large
+law, trimmed noise cells, truncated grid tails), reported and added to delta
+at the loss ``tail_loss`` (an upper bound on the losses it can have; +inf when
+none is known) -- never dropped.
+
+Evaluation: with the atoms sorted, l_0 < l_1 < ..., and j the first atom above
+eps, delta(eps) = D_j + (1 - e^(eps - l_j)) W_j + P[L = inf] with
+
+    W_j = sum_{i >= j} p_i e^(l_j - l_i),
+    D_j = sum_{i > j} p_i (1 - e^(l_j - l_i)) = sum_{k > j} (1 - e^(l_{k-1} - l_k)) W_k,
+
+both sums of non-negative terms (no cancellation), precomputed once in
+extended precision: a query is a binary search and O(1) arithmetic.
+"""
+import bisect
+import collections
+import math
+
+import numpy as np
+
+from statpriv import _validate
+
+__all__ = ["PLDSide", "PrivacyLossDistribution"]
+
+_LD = np.longdouble
+# Losses are shifted by their midpoint before e^(-l) is formed: extended
+# precision holds e^(+-11000), so losses may span up to this many nats.
+_MAX_LOSS_SPAN = 22000.0
+_DIRECTIONS = ("plus", "minus", "max")
+
+
+class DiscreteLaws(collections.namedtuple(
+        "DiscreteLaws", "log_p log_q loss log_rest_p log_rest_q loss_max loss_min")):
+    """The generic hook behind ``PrivacyCurve.privacy_loss_distribution``.
+
+    log_p, log_q: ln P(x), ln Q(x) on the atoms (any order, extended
+    precision); loss: ln P(x)/Q(x) on them (accurate form, extended
+    precision) or None to take log_p - log_q; log_rest_p, log_rest_q: ln of
+    bounds on the P and Q mass outside the arrays (-inf: none); loss_max,
+    loss_min: bounds on ln P/Q over the whole support (+-inf: unknown), used
+    as the losses of the rest.
+    """
+    __slots__ = ()
+
+
+def _ld(values):
+    return np.ascontiguousarray(np.asarray(values, dtype=_LD))
+
+
+class PLDSide:
+    """One direction of a PLD: the law of L = ln A(x)/B(x) under X ~ A.
+
+    Attributes (read-only)
+    ----------------------
+    losses : numpy.ndarray of longdouble
+        The finite losses l_i, sorted ascending.
+    probs : numpy.ndarray of longdouble
+        Their probabilities A(l_i) (>= 0).
+    infinity_mass : float
+        A[L = +inf]: the mass of A where B vanishes.
+    tail_mass : float or numpy.longdouble
+        A bound on the A-mass left out of ``losses`` (window, truncation);
+        delta counts it at ``tail_loss``.  A long double where the bound is
+        below the float64 range (windows cut e^-11000 below the largest atom),
+        so that ln delta stays meaningful that deep.
+    tail_loss : float
+        An upper bound on the losses of the left-out mass (+inf if unknown:
+        then it is counted like infinity_mass).
+    extra_mass : float
+        Mass added to delta at every eps (a bound on round-off, e.g. of FFT
+        convolutions), 0 for exact PLDs.
+    """
+
+    def __init__(self, losses, probs, infinity_mass=0.0, tail_mass=0.0, tail_loss=math.inf,
+                 extra_mass=0.0):
+        losses, probs = _ld(losses), _ld(probs)
+        keep = probs > 0
+        losses, probs = losses[keep], probs[keep]
+        order = np.argsort(losses, kind="stable")
+        self._losses, self._probs = losses[order], probs[order]
+        self._losses.flags.writeable = False
+        self._probs.flags.writeable = False
+        self.infinity_mass = float(infinity_mass)
+        self.tail_mass = tail_mass if isinstance(tail_mass, _LD) else float(tail_mass)
+        self.tail_loss = float(tail_loss)
+        self.extra_mass = float(extra_mass)
+        # evaluation arrays: the tail as one more atom (or at +inf)
+        l_eval, p_eval = self._losses, self._probs
+        const = _LD(self.infinity_mass) + _LD(self.extra_mass)
+        if self.tail_mass > 0.0:
+            if math.isfinite(self.tail_loss):
+                at = np.searchsorted(l_eval, _LD(self.tail_loss))
+                l_eval = np.insert(l_eval, at, _LD(self.tail_loss))
+                p_eval = np.insert(p_eval, at, _LD(self.tail_mass))
+            else:
+                const += _LD(self.tail_mass)
+        self._const = const
+        self._eval_losses, self._eval_probs = l_eval, p_eval
+        self._w, self._d = _suffix_sums(l_eval, p_eval)
+        self._values = self._d + const          # delta at eps = l_j (decreasing in j)
+
+    losses = property(lambda self: self._losses)
+    probs = property(lambda self: self._probs)
+
+    @property
+    def size(self):
+        """The number of finite atoms."""
+        return int(self._losses.size)
+
+    def total_mass(self):
+        """sum p_i + infinity_mass + tail_mass (1 up to rounding and the tail bound)."""
+        return float(np.sum(self._probs)) + self.infinity_mass + float(self.tail_mass)
+
+    def __repr__(self):
+        return (f"<PLDSide {self.size} atoms, infinity_mass={self.infinity_mass:.3g}, "
+                f"tail_mass={_fmt_mass(self.tail_mass)}>")
+
+    def _delta_ld(self, eps):
+        """delta at an array of eps (float64), extended precision."""
+        eps = np.asarray(eps, dtype=np.float64)
+        n = self._eval_losses.size
+        out = np.full(eps.shape, self._const, dtype=_LD)
+        if n == 0:
+            return np.minimum(out, _LD(1.0))
+        j = np.searchsorted(self._eval_losses, eps.astype(_LD), side="right")
+        inside = j < n
+        jj = j[inside]
+        with np.errstate(over="ignore"):
+            gap = eps[inside].astype(_LD) - self._eval_losses[jj]
+            out[inside] += self._d[jj] - np.expm1(gap) * self._w[jj]
+        return np.minimum(out, _LD(1.0))        # bounds may add up past 1; delta <= 1
+
+    def delta(self, eps):
+        """H_eps = E[(1 - e^(eps - L))_+] (+inf mass, tail and extra mass included)."""
+        arr = _validate.real_array("eps", eps, allow_inf=True)
+        out = self._delta_ld(arr).astype(np.float64)
+        return float(out[()]) if arr.ndim == 0 else out
+
+    def _log_delta(self, eps):
+        with np.errstate(divide="ignore"):
+            return np.log(self._delta_ld(eps)).astype(np.float64)
+
+    def _scalar_delta(self, e):
+        """delta at one float eps in double precision (the O(1) query path:
+        a bisection over a list and a few float operations)."""
+        fast = self.__dict__.get("_fast")
+        if fast is None:
+            fast = self._fast = (self._eval_losses.astype(np.float64).tolist(),
+                                 self._d.astype(np.float64).tolist(),
+                                 self._w.astype(np.float64).tolist(), float(self._const))
+        losses, d, w, const = fast
+        j = bisect.bisect_right(losses, e)
+        if j == len(losses):
+            return min(const, 1.0)
+        gap = e - losses[j]
+        value = d[j] - math.expm1(gap) * w[j] if gap > -745.0 else d[j] + w[j]
+        return min(value + const, 1.0)
+
+    def _epsilon(self, log_target):
+        """Smallest eps (any real, -inf if none needed) with delta(eps) <= e^log_target."""
+        target = np.exp(np.asarray(log_target, dtype=_LD))
+        out = np.full(target.shape, -np.inf)
+        floor = np.minimum(self._const, _LD(1.0))          # delta at eps = +inf
+        out[target < floor] = np.inf
+        n = self._eval_losses.size
+        active = (target >= floor) & (n > 0)
+        if not active.any():
+            return out
+        t = target[active]
+        # first j with delta(l_j) = values[j] <= t (values decrease; values[n-1] = const)
+        j = np.searchsorted(-self._values, -t, side="left")
+        j = np.minimum(j, n - 1)
+        # on (l_{j-1}, l_j]: delta = D_j + (1 - e^(eps - l_j)) W_j + const = t
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = (t - self._values[j]) / self._w[j]
+            eps = self._eval_losses[j] + np.log1p(-np.minimum(frac, _LD(1.0)))
+        eps = eps.astype(np.float64)
+        eps = np.where(np.isnan(eps), -np.inf, eps)
+        # round up until the evaluated delta is at or below the target
+        for _ in range(8):
+            bad = np.isfinite(eps) & (self._delta_ld(eps) > t)
+            if not bad.any():
+                break
+            eps[bad] = np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
+        out[active] = eps
+        return out
+
+
+def _fmt_mass(x):
+    """A mass for repr: 3 digits, long doubles below the float range too."""
+    return f"{float(x):.3g}" if float(x) != 0.0 or x == 0 else \
+        np.format_float_scientific(x, precision=2)
+
+
+def _suffix_sums(losses, probs):
+    """(W, D) of the module docstring, extended precision, as suffix cumsums."""
+    if losses.size == 0:
+        empty = np.zeros(0, dtype=_LD)
+        return empty, empty
+    lo, hi = losses[0], losses[-1]
+    if float(hi - lo) > _MAX_LOSS_SPAN:
+        raise ValueError(f"the losses span {float(hi - lo):.6g} nats, more than the "
+                         f"{_MAX_LOSS_SPAN:g} extended precision can evaluate")
+    mid = (lo + hi) / 2
+    with np.errstate(under="ignore"):
+        scaled = probs * np.exp(mid - losses)                # p_i e^(-(l_i - mid))
+        u = np.cumsum(scaled[::-1])[::-1]                    # sum_{i >= j}
+        w = u * np.exp(losses - mid)
+        c = -np.expm1(losses[:-1] - losses[1:])              # 1 - e^(l_{k-1} - l_k), k >= 1
+        terms = c * w[1:]
+        d = np.zeros(losses.size, dtype=_LD)
+        d[:-1] = np.cumsum(terms[::-1])[::-1]
+    return w, d
+
+
+class PrivacyLossDistribution:
+    """Both directions of a privacy-loss distribution (see the module docstring).
+
+    Attributes
+    ----------
+    plus : PLDSide
+        The law of ln P(x)/Q(x) under X ~ P (delta_plus).
+    minus : PLDSide
+        The law of ln Q(x)/P(x) under X ~ Q (delta_minus).
+    exact : bool
+        True when the atoms are the curve's own (only the reported tail mass
+        bounded); False for a pessimistic discretization (continuous curves,
+        compositions on a grid).
+    discretization : float or None
+        The grid spacing h of a discretized PLD (losses are multiples of h,
+        rounded up), None for an exact one.
+    rounding_bound : float
+        An upper bound on how far the losses were rounded up (0 exact; for
+        a composition of k grid-rounded PLDs, k h).
+    moved_mass : float
+        A bound on the mass moved pessimistically beyond that rounding
+        (truncated grid tails moved up or to +inf, windows' rest masses):
+        the true delta(eps) is at least
+        delta(eps + rounding_bound) - moved_mass - extra mass.
+    """
+
+    def __init__(self, plus, minus, *, exact=True, discretization=None, rounding_bound=0.0,
+                 moved_mass=0.0, description="privacy-loss distribution"):
+        self.plus, self.minus = plus, minus
+        self.exact = bool(exact)
+        self.discretization = discretization
+        self.rounding_bound = float(rounding_bound)
+        self.moved_mass = float(moved_mass)
+        self.description = str(description)
+
+    def __repr__(self):
+        kind = "exact" if self.exact else f"pessimistic, h={self.discretization}"
+        return (f"<PrivacyLossDistribution {self.description} ({kind}): "
+                f"plus {self.plus.size} atoms, minus {self.minus.size} atoms>")
+
+    def side(self, direction):
+        """The PLDSide of 'plus' or 'minus'."""
+        _validate.choice("direction", direction, ("plus", "minus"))
+        return self.plus if direction == "plus" else self.minus
+
+    def delta(self, eps, direction="max"):
+        """delta(eps) from the PLD: E[(1 - e^(eps - L))_+] per direction, or their max."""
+        _validate.choice("direction", direction, _DIRECTIONS)
+        arr = _validate.real_array("eps", eps, allow_inf=True)
+        if direction == "max":
+            out = np.maximum(self.plus._delta_ld(arr), self.minus._delta_ld(arr))
+        else:
+            out = self.side(direction)._delta_ld(arr)
+        out = out.astype(np.float64)
+        return float(out[()]) if arr.ndim == 0 else out
+
+    def delta_lower_bound(self, eps, direction="max"):
+        """A lower bound on the TRUE delta(eps) of the mechanism the PLD bounds:
+        delta(eps + rounding_bound) - moved_mass - extra mass (0 at least); for an
+        exact PLD with no tail, delta(eps) itself."""
+        _validate.choice("direction", direction, _DIRECTIONS)
+        arr = _validate.real_array("eps", eps, allow_inf=True)
+        sides = (self.plus, self.minus) if direction == "max" else (self.side(direction),)
+        lows = []
+        for s in sides:
+            # (the subtracted masses rounded up, delta's own rounding 1e-12 relative)
+            shifted = s._delta_ld(arr + self.rounding_bound)
+            low = shifted * _LD(1 - 1e-12) - (_LD(self.moved_mass + s.extra_mass)
+                                              + _LD(s.tail_mass)) * _LD(1 + 1e-9)
+            lows.append(np.maximum(low, _LD(0.0)))
+        out = np.maximum.reduce(lows).astype(np.float64)
+        return float(out[()]) if arr.ndim == 0 else out
+
+    def to_curve(self):
+        """The PrivacyCurve of this PLD (delta, epsilon, log_delta; O(log atoms) per
+        query), e.g. for a PLD built by hand or by another accountant."""
+        from statpriv.curve import PrivacyCurve
+        curve = PrivacyCurve(PLDCore(self), None, self.description, exact=self.exact)
+        curve._pld = self
+        return curve
+
+    def renyi(self, alpha, direction="max"):
+        """D_alpha from the PLD (see statpriv.renyi.renyi_from_pld)."""
+        from statpriv import renyi
+        return renyi.renyi_from_pld(self, alpha, direction)
+
+
+# -- constructors ------------------------------------------------------------
+
+def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound):
+    """The PLDSide of L = ln A/B under A from aligned log pmfs (extended precision)."""
+    log_a, log_b = _ld(log_a), _ld(log_b)
+    if loss is None:
+        with np.errstate(invalid="ignore"):
+            loss = log_a - log_b
+    loss = _ld(loss)
+    live = np.isfinite(log_a)
+    at_inf = live & np.isposinf(loss)
+    finite = live & np.isfinite(loss) & ~at_inf
+    probs = np.exp(log_a[finite])
+    inf_mass = float(np.sum(np.exp(log_a[at_inf]))) if at_inf.any() else 0.0
+    return PLDSide(loss[finite], probs, inf_mass, _mass_bound(log_rest), loss_bound)
+
+
+def _mass_bound(log_mass):
+    """e^log_mass rounded up: a float, or a long double below the float range
+    (never 0 for a positive mass: at worst the smallest positive long double)."""
+    if log_mass == -math.inf:
+        return 0.0
+    if log_mass > -700.0:
+        return math.exp(min(log_mass, 709.0)) * (1.0 + 1e-15)
+    tiny = np.finfo(_LD).smallest_subnormal
+    return max(np.exp(_LD(log_mass)) * _LD(1.0 + 1e-15), tiny)
+
+
+def from_laws(laws, description="privacy-loss distribution"):
+    """The exact PLD of a DiscreteLaws (both directions)."""
+    loss = None if laws.loss is None else _ld(laws.loss)
+    plus = _side_from_logs(laws.log_p, laws.log_q, loss, laws.log_rest_p, laws.loss_max)
+    minus = _side_from_logs(laws.log_q, laws.log_p, None if loss is None else -loss,
+                            laws.log_rest_q, -laws.loss_min)
+    return PrivacyLossDistribution(plus, minus, exact=True, description=description)
+
+
+def from_log_pmfs(log_pmfs, description="privacy-loss distribution"):
+    """The exact PLD of a statpriv.discrete.LogPmfs (float64 logs; rest masses as
+    tails at +inf)."""
+    return from_laws(DiscreteLaws(log_pmfs.log_p, log_pmfs.log_q, None, log_pmfs.log_rest_p,
+                                  log_pmfs.log_rest_q, math.inf, -math.inf), description)
+
+
+def _dp_kind(curve):
+    """(kind, param) of a statpriv.dp curve, or None."""
+    core = curve._core
+    kind = getattr(core, "kind", None)
+    if kind is None:
+        return None
+    return kind, float(core.param)
+
+
+def _geometric_dp(alpha):
+    """Exact PLD of dp.geometric(alpha): P = geometric at 0, Q at 1.  L = -ln alpha
+    on x <= 0 (P-mass 1/(1+alpha)), ln alpha on x >= 1 (mass alpha/(1+alpha));
+    symmetric."""
+    a = _LD(alpha)
+    eps0 = -np.log(a)
+    side = PLDSide([-eps0, eps0], [a / (1 + a), 1 / (1 + a)])
+    return PrivacyLossDistribution(side, side, exact=True,
+                                   description=f"DP geometric alpha={alpha}")
+
+
+def _grid_from_cdf(cdf, sf, lower, upper, h):
+    """Pessimistic grid of a loss with CDF ``cdf`` and survival function ``sf``
+    (vectorised, float64, accurate to a few ulps) on [lower, upper]: the mass of
+    ((i-1)h, ih] at ih (the first point also takes everything below it), the mass
+    above the last point returned apart.  Each bin mass is a difference of CDF
+    values below the median and of survival values above it (no cancellation
+    against 1), plus 4u times the values differenced: never below the true mass.
+
+    Returns (idx, probs, above)."""
+    i_lo = math.floor(lower / h)
+    i_hi = math.ceil(upper / h)
+    if i_hi - i_lo > 50_000_000:
+        raise ValueError(f"value_discretization_interval={h!r} is too fine for this curve "
+                         f"({i_hi - i_lo} grid points)")
+    idx = np.arange(i_lo, i_hi + 1, dtype=np.float64)
+    f = np.concatenate(([0.0], cdf(idx * h)))
+    g = np.concatenate(([1.0], sf(idx * h)))
+    low = f[1:] <= 0.5
+    u4 = 4.0 * 2.0 ** -53
+    probs = np.where(low, f[1:] - f[:-1] + u4 * (f[1:] + f[:-1]),
+                     g[:-1] - g[1:] + u4 * (g[:-1] + g[1:]))
+    probs = np.maximum(probs, 0.0)
+    above = float(g[-1]) * (1.0 + u4)
+    return idx, probs, above
+
+
+def _continuous_dp(kind, param, h, tail_mass):
+    """Pessimistic PLD of dp.gaussian / dp.laplace on the grid h Z (both sides equal).
+
+    Gaussian(sigma), sensitivity 1: L ~ N(mu, 2 mu), mu = 1/(2 sigma^2).
+    Laplace(b): L = 1/b with mass 1/2, -1/b with mass e^(-1/b)/2, and in
+    between P[L <= t] = e^(-(1 - b t)/(2b))/2.  Each grid point ih carries the
+    mass of ((i-1)h, ih] (losses rounded up); the mass above the last point
+    (at most tail_mass/2) goes to +inf, the mass below the first stays at it.
+    """
+    from scipy import special
+    if kind == "gaussian":
+        mu = 1.0 / (2.0 * param * param)
+        s = 1.0 / param
+        z = float(-special.ndtri(tail_mass / 2.0))
+        lower, upper = mu - z * s, mu + z * s
+
+        def cdf(t):
+            return special.ndtr((t - mu) / s)
+
+        def sf(t):
+            return special.ndtr((mu - t) / s)
+        moved = tail_mass
+    else:
+        b = param
+        lower, upper = -1.0 / b, 1.0 / b
+
+        def cdf(t):
+            with np.errstate(over="ignore"):
+                inner = 0.5 * np.exp(-(1.0 - b * np.minimum(t, upper)) / (2.0 * b))
+            return np.where(t < lower, 0.0, np.where(t >= upper, 1.0, inner))
+
+        def sf(t):
+            return 1.0 - cdf(t)               # the inner CDF is <= 1/2: no cancellation
+        moved = 0.0
+    idx, probs, above = _grid_from_cdf(cdf, sf, lower, upper, h)
+    side = PLDSide(idx.astype(_LD) * _LD(h), probs, infinity_mass=above)
+    return PrivacyLossDistribution(side, side, exact=False, discretization=h,
+                                   rounding_bound=h, moved_mass=moved + above,
+                                   description=f"DP {kind} {param}")
+
+
+def of_curve(curve, value_discretization_interval=None, tail_mass_truncation=1e-15):
+    """PrivacyCurve -> PrivacyLossDistribution (see PrivacyCurve.privacy_loss_distribution)."""
+    own = getattr(curve, "_pld", None)
+    if own is not None:                      # a composition: its grid PLD
+        return own
+    source = getattr(curve, "_pld_laws", None)
+    if source is not None:
+        return from_laws(source(), curve.description)
+    if getattr(curve, "_log_pmfs", None) is not None:
+        return from_log_pmfs(curve.log_pmfs(), curve.description)
+    dp_kind = _dp_kind(curve)
+    if dp_kind is not None:
+        kind, param = dp_kind
+        if kind == "geometric":
+            return _geometric_dp(param)
+        h = 1e-4 if value_discretization_interval is None else value_discretization_interval
+        h = _validate.real("value_discretization_interval", h, low=0.0, low_open=True)
+        tail = _validate.real("tail_mass_truncation", tail_mass_truncation, low=0.0,
+                              high=0.5, low_open=True)
+        return _continuous_dp(kind, param, h, tail)
+    raise ValueError(f"{curve.description}: no privacy-loss distribution is available for "
+                     "this curve (counts with Laplace or Gaussian noise, labelled "
+                     "approximations)")
+
+
+class PLDCore:
+    """A curve core (log_delta / epsilon, like statpriv._core.CurveCore) over a
+    PrivacyLossDistribution: O(log atoms) per query (binary search over the
+    precomputed suffix sums), both directions, vectorised."""
+
+    def __init__(self, pld):
+        self.pld = pld
+
+    def _sides(self, direction):
+        return (self.pld.plus, self.pld.minus, (self.pld.plus, self.pld.minus))[direction]
+
+    def log_delta(self, eps, direction):
+        sides = self._sides(direction)
+        many = sides if isinstance(sides, tuple) else (sides,)
+        if eps.size == 1 and all(isinstance(s, PLDSide) for s in many):
+            value = max(s._scalar_delta(float(eps[0])) for s in many)
+            if value > 1e-290:              # else the long double path (deep tails)
+                return np.array([math.log(value)])
+        if not isinstance(sides, tuple):
+            return sides._log_delta(eps)
+        return np.maximum(sides[0]._log_delta(eps), sides[1]._log_delta(eps))
+
+    def epsilon(self, log_target, direction):
+        sides = self._sides(direction)
+        if not isinstance(sides, tuple):
+            sides = (sides,)
+        out = np.maximum.reduce([s._epsilon(log_target) for s in sides])
+        out[np.asarray(log_target) >= 0.0] = 0.0     # delta <= 1 everywhere
+        return np.maximum(out, 0.0)          # epsilon >= 0; epsilon(1) = 0

@@ -1,0 +1,220 @@
+"""statpriv.compose: tight composition on a grid, exact products, basic bounds."""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+import statpriv
+from helpers import assert_matches, binomial_mp, gaussian_delta_mp, geometric_noise_mp
+from statpriv import oracle
+
+EPS = [-0.1, 0.0, 0.05, 0.2, 0.5, 1.0]
+
+
+def test_exact_product_matches_the_mpmath_oracle():
+    a, b = statpriv.counting(6, 0.3), statpriv.counting(5, 0.6)
+    curve = statpriv.compose(a, b, exact=True)
+    laws = [(x.log_p, x.log_q) for x in (a.log_pmfs(), b.log_pmfs())]
+    for direction, fn in (("plus", curve.log_delta_plus), ("minus", curve.log_delta_minus),
+                          ("max", curve.log_delta)):
+        refs = oracle.composed_delta(laws, EPS, direction)
+        for e, ours, ref in zip(EPS, fn(EPS), refs):
+            assert_matches(float(ours), ref, what=f"{direction} eps={e}")
+    lower, upper = curve.delta_bounds(0.2)
+    assert lower == upper
+
+
+def test_exact_product_with_geometric_noise_matches_mpmath():
+    """Product of a noiseless count and a count with geometric(0.5) noise, against the
+    hockey stick of the product laws summed in mpmath (noise tails beyond 120
+    atoms weigh < 1e-36)."""
+    a = statpriv.counting(5, 0.4)
+    b = statpriv.counting(4, 0.3, noise=statpriv.Geometric(0.5))
+    curve = statpriv.compose(a, b, exact=True)
+    eps = [0.0, 0.3, 0.9]
+    with mpmath.workdps(40):
+        z = binomial_mp(4, 0.4)
+        Pa, Qa = [mpmath.mpf(0)] + z, z + [mpmath.mpf(0)]
+        Pb, Qb = geometric_noise_mp(4, 0.3, 0.5, 120)
+        for e in eps:
+            E = mpmath.exp(e)
+            plus = mpmath.fsum(max(p * q - E * r * s, 0) for p, r in zip(Pa, Qa)
+                               for q, s in zip(Pb, Qb))
+            minus = mpmath.fsum(max(r * s - E * p * q, 0) for p, r in zip(Pa, Qa)
+                                for q, s in zip(Pb, Qb))
+            assert_matches(curve.log_delta_plus(e), plus, what=f"plus {e}")
+            assert_matches(curve.log_delta_minus(e), minus, what=f"minus {e}")
+
+
+@pytest.mark.parametrize("h", [None, 1e-3])
+def test_grid_is_never_below_the_exact_product_and_within_its_bound(h):
+    a = statpriv.counting(300, 0.3)
+    b = statpriv.counting(200, 0.5, noise=statpriv.Geometric(0.8))
+    exact = statpriv.compose(a, b, exact=True)
+    grid = statpriv.compose(a, b, value_discretization_interval=h)
+    eps = np.array([-0.2, 0.0, 0.1, 0.3, 0.6, 0.9])
+    for direction in ("plus", "minus", "max"):
+        ref = exact.delta_bounds(eps, direction)[1]
+        lower, upper = grid.delta_bounds(eps, direction)
+        assert np.all(upper >= ref * (1 - 1e-12)), direction
+        assert np.all(lower <= ref * (1 + 1e-12)), direction
+        assert np.all(upper - lower <= 0.2 * ref + 1e-14)      # steep deep in the tail
+    assert np.allclose(grid.delta(eps), grid.delta_bounds(eps)[1], rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("sigma, k, h", [(3.0, 9, 1e-3), (1.5, 5, 1e-3)])
+def test_gaussian_composition_matches_the_composed_gaussian(sigma, k, h):
+    """k Gaussian mechanisms with sigma = one with sigma / sqrt(k) (closed form of
+    Balle & Wang, evaluated in mpmath) -- within the reported grid bound."""
+    curve = statpriv.compose(statpriv.dp.gaussian(sigma), times=k,
+                             value_discretization_interval=h)
+    eps = np.array([0.0, 0.5, 1.0, 2.0])
+    with mpmath.workdps(30):
+        ref = np.array([float(gaussian_delta_mp(mpmath.mpf(sigma) / mpmath.sqrt(k), e))
+                        for e in eps])
+    lower, upper = curve.delta_bounds(eps)
+    assert np.all(upper >= ref * (1 - 1e-10))
+    assert np.all(lower <= ref * (1 + 1e-10))
+    assert np.all(upper - lower <= 0.05 * ref)
+
+
+def test_times_and_repeated_arguments_agree():
+    c = statpriv.counting(400, 0.4, noise=statpriv.Geometric(0.9))
+    h = 2e-4
+    one = statpriv.compose(c, times=3, value_discretization_interval=h)
+    three = statpriv.compose(c, c, c, value_discretization_interval=h)
+    eps = np.array([0.0, 0.2, 0.5])
+    assert np.allclose(one.delta(eps), three.delta(eps), rtol=1e-9, atol=1e-15)
+
+
+def test_mixed_composition_is_between_the_parts_and_the_basic_bound():
+    count = statpriv.counting(2000, 0.3)
+    gauss = statpriv.dp.gaussian(3.0)
+    both = statpriv.compose(count, gauss)
+    for e1, e2 in ((0.05, 0.5), (0.1, 1.0)):
+        lower, upper = both.delta_bounds(e1 + e2)
+        assert lower <= count.delta(e1) + gauss.delta(e2)        # basic composition
+        assert upper >= max(count.delta(e1 + e2), gauss.delta(e1 + e2))
+
+
+def test_epsilon_of_a_composition():
+    comp = statpriv.compose(statpriv.counting(5000, 0.3), times=10)
+    for target in (1e-3, 1e-9):
+        eps = comp.epsilon(target)
+        assert comp.delta(eps) <= target
+        assert comp.delta(eps * (1 - 1e-9)) > target * (1 - 1e-6)
+    assert comp.epsilon(1.0) == 0.0
+    assert comp.epsilon([1e-3, 1e-9]).shape == (2,)
+
+
+def test_reference_precision_mp_on_a_small_composition():
+    c = statpriv.counting(6, 0.3)
+    comp = statpriv.compose(c, times=2)
+    ref = comp.delta(0.2, precision="mp")
+    exact = statpriv.compose(c, times=2, exact=True)
+    assert abs(exact.delta(0.2) / float(ref) - 1) <= 1e-12
+    assert comp.delta(0.2) >= float(ref) * (1 - 1e-12)
+    with pytest.raises(ValueError, match="no mpmath reference"):
+        statpriv.compose(statpriv.dp.gaussian(1.0), times=2).delta(0.1, precision="mp")
+
+
+def test_composed_pld_round_trip():
+    comp = statpriv.compose(statpriv.counting(300, 0.3), times=2)
+    pld = comp.privacy_loss_distribution()
+    assert not pld.exact and pld.discretization > 0
+    again = statpriv.compose(comp, statpriv.counting(300, 0.3),
+                             value_discretization_interval=pld.discretization)
+    direct = statpriv.compose(statpriv.counting(300, 0.3), times=3,
+                              value_discretization_interval=pld.discretization)
+    assert np.allclose(again.delta([0.1, 0.3]), direct.delta([0.1, 0.3]), rtol=1e-9)
+
+
+def test_bad_input():
+    c = statpriv.counting(10, 0.5)
+    with pytest.raises(ValueError, match="at least one"):
+        statpriv.compose()
+    with pytest.raises(TypeError, match="PrivacyCurve"):
+        statpriv.compose(c, 0.5)
+    with pytest.raises(ValueError, match="times"):
+        statpriv.compose(c, times=0)
+    with pytest.raises(TypeError, match="times"):
+        statpriv.compose(c, times=True)
+    with pytest.raises(ValueError, match="value_discretization_interval"):
+        statpriv.compose(c, value_discretization_interval=0.0)
+    with pytest.raises(ValueError, match="tail_mass_truncation"):
+        statpriv.compose(c, tail_mass_truncation=1.0)
+    with pytest.raises(TypeError, match="exact"):
+        statpriv.compose(c, c, exact=1)
+    with pytest.raises(ValueError, match="exactly two"):
+        statpriv.compose(c, c, c, exact=True)
+    with pytest.raises(ValueError, match="discrete"):
+        statpriv.compose(c, statpriv.dp.gaussian(1.0), exact=True)
+    with pytest.raises(ValueError, match="EXACT_MAX_ATOMS"):
+        statpriv.compose(c, statpriv.counting(20000, 0.5), exact=True)
+    with pytest.raises(ValueError, match="grid points"):
+        statpriv.compose(statpriv.dp.gaussian(0.01), value_discretization_interval=1e-9)
+    with pytest.raises(ValueError, match="no privacy-loss distribution"):
+        statpriv.compose(statpriv.counting(50, 0.5, noise=statpriv.Gaussian(1.0)), c)
+
+
+def test_basic_and_bounded_dependency_composition():
+    assert statpriv.basic_composition((0.5, 1e-6), (0.25, 1e-7), times=2) == (1.5, 2.2e-06)
+    assert statpriv.basic_composition((1.0, 0.6), (1.0, 0.6)) == (2.0, 1.0)
+    eps, delta = statpriv.bounded_dependency_composition((0.5, 1e-6), (0.5, 1e-6), 0.1, 1e-7)
+    assert eps == pytest.approx(1.1, rel=1e-15) and delta == pytest.approx(2.1e-6, rel=1e-15)
+    assert statpriv.bounded_dependency_composition((0.5, 0.0), (0.5, 0.0), 0.0, 0.0) == \
+        statpriv.basic_composition((0.5, 0.0), (0.5, 0.0))
+    with pytest.raises(ValueError, match="at least one"):
+        statpriv.basic_composition()
+    with pytest.raises(TypeError, match="pair"):
+        statpriv.basic_composition(0.5)
+    with pytest.raises(ValueError, match="delta"):
+        statpriv.basic_composition((0.5, 2.0))
+    with pytest.raises(ValueError, match="eps"):
+        statpriv.basic_composition((-0.5, 0.1))
+    with pytest.raises(ValueError, match="alpha"):
+        statpriv.bounded_dependency_composition((0.5, 0.0), (0.5, 0.0), -1.0, 0.0)
+    with pytest.raises(ValueError, match="beta"):
+        statpriv.bounded_dependency_composition((0.5, 0.0), (0.5, 0.0), 0.0, 1.5)
+    assert math.isinf(statpriv.basic_composition((math.inf, 0.0))[0])
+
+
+@pytest.mark.exhaustive
+def test_grid_brackets_the_exact_product_sweep():
+    """Random pairs of discrete curves (counts, sampled, noisy, secret sample): the
+    grid curve is never below the exact product and its bracket contains it."""
+    rng = np.random.default_rng(9)
+    makers = [
+        lambda: statpriv.counting(int(rng.integers(20, 3000)), float(rng.uniform(0.05, 0.95))),
+        lambda: statpriv.counting(int(rng.integers(50, 2000)), float(rng.uniform(0.1, 0.9)),
+                                  noise=statpriv.Geometric(float(rng.uniform(0.3, 0.95)))),
+        lambda: statpriv.counting(int(rng.integers(100, 3000)), float(rng.uniform(0.1, 0.9)),
+                                  sample_rate=float(rng.uniform(0.05, 0.9)), sampling="poisson"),
+        lambda: statpriv.secret_sample(int(rng.integers(200, 2000)), 100, 80),
+        lambda: statpriv.dp.geometric(float(rng.uniform(0.2, 0.9))),
+    ]
+    eps = np.array([-0.3, 0.0, 0.05, 0.2, 0.5, 1.0, 2.0])
+    for _ in range(25):
+        a, b = (makers[int(rng.integers(len(makers)))]() for _ in range(2))
+        exact = statpriv.compose(a, b, exact=True)
+        h = float(rng.choice([1e-4, 1e-3]))
+        grid = statpriv.compose(a, b, value_discretization_interval=h)
+        for direction in ("plus", "minus"):
+            ref = exact.delta_bounds(eps, direction)[1]
+            lower, upper = grid.delta_bounds(eps, direction)
+            assert np.all(upper >= ref * (1 - 1e-12)), (a, b, direction)
+            assert np.all(lower <= ref * (1 + 1e-12)), (a, b, direction)
+        target = float(rng.choice([1e-2, 1e-4, 1e-6]))
+        assert grid.epsilon(target) >= exact.epsilon(target) * (1 - 1e-12) - 1e-15
+
+
+def test_degenerate_parts():
+    """A part that reveals the target (n = 1: all mass at +inf) makes delta = 1."""
+    for comp in (statpriv.compose(statpriv.counting(1, 0.5), statpriv.counting(100, 0.3)),
+                 statpriv.compose(statpriv.counting(1, 0.5), statpriv.counting(100, 0.3),
+                                  exact=True),
+                 statpriv.compose(statpriv.counting(10, 1.0), times=3)):
+        assert np.all(comp.delta([0.0, 0.5, 5.0]) == 1.0)
+        assert comp.epsilon(0.1) == math.inf
+        assert comp.epsilon(1.0) == 0.0
