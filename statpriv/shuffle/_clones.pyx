@@ -1,0 +1,64 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Typed wrapper of csrc/shuffle.h: the clone-reduction curve of shuffled
+eps0-LDP reports.  No validation here (statpriv.shuffle.clones does it);
+every kernel call runs without the GIL, and the core is immutable after
+construction, so one object may be queried from many threads."""
+import numpy as np
+
+from statpriv._csrc cimport *
+
+
+cdef class ClonesCurveCore:
+    """delta(eps) = sum_c Bin(n-1, e^-eps0)(c) H_eps(P_c || Q_c) (csrc/shuffle.h).
+
+    The interface of statpriv._core.CurveCore (log_delta, epsilon), kept in
+    this room's own extension.  log_tol = 0: the sum is certified from above."""
+    cdef sp_clones curve
+    cdef public double log_tol
+
+    def __cinit__(self, double n, double eps0, double rel_tol):
+        sp_clones_init(&self.curve, n, eps0, rel_tol)
+        self.log_tol = 0.0
+
+    def log_delta(self, double[::1] eps, int direction):
+        """ln delta at each eps (both directions are equal)."""
+        cdef Py_ssize_t i, n = eps.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        cdef sp_direction d = <sp_direction> direction
+        with nogil:
+            for i in range(n):
+                res[i] = sp_clones_log_delta(eps[i], d, &self.curve)
+        return out
+
+    def epsilon(self, double[::1] log_target, int direction):
+        """Smallest eps >= 0 with ln delta(eps) <= each log_target (located
+        on a cheap approximation, settled on the certified sum)."""
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_clones_smallest_eps(&self.curve, log_target[i], self.log_tol)
+        return out
+
+    def log_delta_bounds(self, double[::1] eps):
+        """(ln upper, ln lower) certified bounds of the sum at each eps."""
+        cdef Py_ssize_t i, n = eps.shape[0]
+        up = np.empty(n)
+        low = np.empty(n)
+        cdef double[::1] u = up, l = low
+        with nogil:
+            for i in range(n):
+                u[i] = sp_clones_log_delta_bounds(&self.curve, eps[i], &l[i])
+        return up, low
+
+    def log_inner(self, double[::1] clones, double eps):
+        """ln H_eps(P_c || Q_c) at each number of clones c."""
+        cdef Py_ssize_t i, n = clones.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_clones_log_inner(&self.curve, clones[i], eps)
+        return out
