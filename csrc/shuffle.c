@@ -1,17 +1,11 @@
+#include <float.h>
 #include <math.h>
-#include <stddef.h>
 #include "shuffle.h"
 #include "binomial_tail.h"
 #include "logspace.h"
 #include "search.h"
 
-/* Tries of the certified sum: each failed check (bucket excess or window
- * tails above their share of rel_tol) shrinks the buckets 8-fold or widens
- * the window by one standard deviation; the last try has every c its own
- * bucket and a window of 40 sd, which passes any check the kernel can. */
-#define CLONES_TRIES 8
-
-void sp_clones_init(sp_clones *c, double n, double eps0, double rel_tol)
+void sp_clones_init(sp_clones *c, double n, double eps0)
 {
     const double N = n - 1.0;
     const long double p = expl(-(long double)eps0), q = -expm1l(-(long double)eps0);
@@ -19,7 +13,6 @@ void sp_clones_init(sp_clones *c, double n, double eps0, double rel_tol)
     const double mean_hi = (double)mean;
     c->n = n;
     c->eps0 = eps0;
-    c->rel_tol = rel_tol;
     sp_binom_init_ext(&c->mix, N, p, q, mean_hi, (double)(mean - (long double)mean_hi), -eps0,
                       (double)logl(q), 0);
     c->mode = fmin(N, floor((double)((long double)(N + 1.0) * p)));
@@ -38,7 +31,7 @@ static void reduce(const sp_clones *c, double eps, long double *log_a, long doub
     *em1p = expl(log1p_e0 - (long double)eps) * expm1l((long double)eps) / d0;
 }
 
-static double inner(const sp_clones *c, double cc, double eps, int approx)
+double sp_clones_log_inner(const sp_clones *c, double cc, double eps)
 {
     if (isnan(eps)) {
         return NAN;
@@ -50,37 +43,218 @@ static double inner(const sp_clones *c, double cc, double eps, int approx)
     reduce(c, eps, &log_a, &em1p);
     sp_binom b;
     sp_binom_init(&b, cc, 0.5, 0);
-    const double epsp = (double)log1pl(em1p);
-    const double g = approx ? sp_binom_shift_log_hockey_approx(&b, epsp)
-                            : sp_binom_shift_log_hockey_em1(&b, epsp, em1p);
+    const double g = sp_binom_shift_log_hockey_em1(&b, (double)log1pl(em1p), em1p);
     return (double)(log_a + (long double)g);
 }
 
-double sp_clones_log_inner(const sp_clones *c, double cc, double eps)
+/* ---------------------------------------------------------------------------
+ * The sum over c, one c at a time in O(1).  With m = c + 1 and beta_m the
+ * Bin(m, 1/2) pmf, the identity b_c(k-1) / k = 2 beta_m(k) / m turns the
+ * shift sum of H_eps'(A_c + 1 || A_c) = sum_{k >= j} (b_c(k-1) - rho b_c(k)),
+ * rho = e^eps', j = the first k with k > kappa = rho m / (1 + rho), into
+ *   G_c = (2 / m) [ (1 + rho) R_m(j) + num(j) S_m(j) ],
+ *   S_m(j) = sum_{k >= j} beta_m(k),  R_m(j) = sum_{k > j} S_m(k),
+ *   num(j) = (1 + rho) j - rho m = (2j - m) - (rho - 1)(m - j) > 0:
+ * two positive parts, no cancellation.  Adding a fair bit (m -> m + 1) is
+ *   S += beta_m(j-1) / 2,  R += S_old / 2,  beta(j-1) = (beta(j-1) + beta(j-2)) / 2,
+ * all additions of positive numbers, and moving j up by one (the threshold
+ * moves by rho / (1 + rho) < 1 per step) is S -= beta(j), R -= S.  The walk
+ * is anchored on directly summed S, R every WALK_BLOCK steps and checked
+ * against a fresh anchor at the block's end; a block that disagrees by more
+ * than WALK_CHECK (relative) is walked again in blocks of WALK_SUB, and those
+ * that still disagree are summed c by c from fresh anchors. */
+#define WALK_BLOCK 2048
+#define WALK_SUB 32
+#define WALK_CHECK 1e-13L
+
+typedef struct {
+    double m, j;            /* law Bin(m, 1/2), threshold index j */
+    long double scale;      /* the values below are relative to e^scale */
+    long double beta1;      /* beta_m(j - 1) */
+    long double s, r;       /* S_m(j), R_m(j) */
+} walk_state;
+
+/* (2j - m) - em1 (m - j): the sign decides whether k = j is above the
+ * threshold; exact integers and one rounding of em1 (m - j). */
+static long double walk_num(double j, double m, long double em1)
 {
-    return inner(c, cc, eps, 0);
+    return (long double)(2.0 * j - m) - em1 * (long double)(m - j);
 }
 
-/* ln of the binomial mass of the clones on [lo, hi] (a window inside
- * 0..N): ratios b(k+1)/b(k) from Loader's term, re-anchored every 64 steps. */
-static double log_mass(const sp_binom *w, double lo, double hi)
+/* The first k in [1, m] with walk_num(k) > 0 (walk_num(m) = m > 0). */
+static double walk_threshold(double m, long double em1)
 {
-    const double N = w->N, ratio_pq = (double)(w->p_ext / w->q_ext);
-    const double ref = sp_log_binom_pmf(w, lo);
-    long double sum = 0.0L;
-    double r = 1.0;
-    for (double k = lo; k <= hi; k += 1.0) {
-        if (k > lo && fmod(k - lo, 64.0) == 0.0) {
-            r = exp(sp_log_binom_pmf(w, k) - ref);
-        }
-        sum += r;
-        r *= (N - k) / (k + 1.0) * ratio_pq;
+    double k = floor((double)((1.0L + em1) * (long double)m / (2.0L + em1))) + 1.0;
+    k = fmin(fmax(k, 1.0), m);
+    for (int guard = 0; guard < 8 && k < m && walk_num(k, m, em1) <= 0.0L; guard++) {
+        k += 1.0;
     }
-    return ref + (double)logl(sum);
+    for (int guard = 0; guard < 8 && k > 1.0 && walk_num(k - 1.0, m, em1) > 0.0L; guard++) {
+        k -= 1.0;
+    }
+    return k;
 }
 
-/* ln of a bound on the mass below lo (the ratios b(k-1)/b(k) decrease
- * downward: the rest is at most b(lo-1) / (1 - rho)), and above hi. */
+/* S and R summed directly from beta_m(j - 1) outward: ratios in blocks of
+ * 256 steps re-anchored on Loader's term, each block summed in double and
+ * the blocks in long double; the rest bounded and added: above the mode the
+ * ratios rho_k = beta(k+1)/beta(k) decrease, so sum_{k>K} beta(k) <= beta(K)
+ * rho / (1 - rho) and sum_{k>K} (k - j) beta(k) <= beta(K) ((K - j) rho /
+ * (1 - rho) + rho / (1 - rho)^2), rho = rho_K. */
+static void walk_anchor(double m, double j, walk_state *st)
+{
+    sp_binom b;
+    sp_binom_init(&b, m, 0.5, 0);
+    const double lb = sp_log_binom_pmf(&b, j - 1.0);
+    long double s = 0.0L, r = 0.0L;
+    double beta = 1.0, k = j - 1.0;
+    while (k < m) {                     /* k advances by 256 per pass, up to m */
+        if (k > j - 1.0) {
+            beta = exp(sp_log_binom_pmf(&b, k) - lb);
+        }
+        const double stop = fmin(m, k + 256.0);
+        double bs = 0.0, br = 0.0;
+        for (; k < stop; k += 1.0) {
+            beta *= (m - k) / (k + 1.0);
+            bs += beta;
+            br += (k + 1.0 - j) * beta;
+        }
+        s += bs;
+        r += br;
+        const double next = (m - k) / (k + 1.0);
+        if (k < m && next < 1.0) {
+            const double g = next / (1.0 - next);
+            const double bound_s = beta * g, bound_r = beta * ((k - j) * g + g / (1.0 - next));
+            if (bound_s <= 0x1p-62 * (double)s && bound_r <= 0x1p-62 * (double)(r + s)) {
+                s += bound_s;
+                r += bound_r;
+                break;
+            }
+        }
+    }
+    st->m = m;
+    st->j = j;
+    st->scale = (long double)lb;
+    st->beta1 = 1.0L;
+    st->s = s;
+    st->r = r;
+}
+
+/* One fair bit more (m -> m + 1), then j moved to the new threshold. */
+static void walk_step(walk_state *st, long double em1)
+{
+    const double m = st->m, j = st->j;
+    const long double beta2 = j >= 2.0 ? st->beta1 * (long double)((j - 1.0) / (m - j + 2.0)) : 0.0L;
+    st->r += 0.5L * st->s;
+    st->s += 0.5L * st->beta1;
+    st->beta1 = 0.5L * (st->beta1 + beta2);
+    st->m = m + 1.0;
+    /* the threshold moves by rho / (1 + rho) < 1 per step: check its sign */
+    while (st->j < st->m && walk_num(st->j, st->m, em1) <= 0.0L) {
+        /* S(j+1) = S(j) - beta(j), R(j+1) = R(j) - S(j+1) */
+        const long double bj = st->beta1 * (long double)(st->m - st->j + 1.0) / (long double)st->j;
+        st->s = fmaxl(st->s - bj, 0.0L);
+        st->r = fmaxl(st->r - st->s, 0.0L);
+        st->beta1 = bj;
+        st->j += 1.0;
+    }
+    while (st->j > 1.0 && walk_num(st->j - 1.0, st->m, em1) > 0.0L) {
+        /* S(j-1) = S(j) + beta(j-1), R(j-1) = R(j) + S(j) */
+        const long double b2 = st->beta1 * (long double)(st->j - 1.0) / (long double)(st->m - st->j + 2.0);
+        st->r += st->s;
+        st->s += st->beta1;
+        st->beta1 = b2;
+        st->j -= 1.0;
+    }
+    if (st->s < 0x1p-8000L || st->s > 0x1p8000L) {      /* keep the values in range */
+        const long double shift = logl(st->s);
+        st->scale += shift;
+        st->beta1 *= expl(-shift);
+        st->r *= expl(-shift);
+        st->s = 1.0L;
+    }
+}
+
+/* ln G_c of the state (m = c + 1). */
+static long double walk_log_g(const walk_state *st, long double em1)
+{
+    const long double g = (2.0L + em1) * st->r + walk_num(st->j, st->m, em1) * st->s;
+    return st->scale + sp_fast_logl(2.0L * g / (long double)st->m);
+}
+
+/* The walk agrees with a fresh anchor (same m and j) to WALK_CHECK. */
+static int walk_agrees(const walk_state *a, const walk_state *b)
+{
+    const long double f = expl(a->scale - b->scale);
+    return a->j == b->j
+           && fabsl(f * a->s / b->s - 1.0L) <= WALK_CHECK
+           && (b->r == 0.0L ? a->r == 0.0L : fabsl(f * a->r / b->r - 1.0L) <= WALK_CHECK)
+           && fabsl(f * a->beta1 / b->beta1 - 1.0L) <= WALK_CHECK;
+}
+
+/* ln sum of w(c) G_c over c = start .. start + len - 1 into *out, walking
+ * from the fresh anchor *from (at c = start); *end receives the fresh anchor
+ * at c = start + len.  Returns 1 if the walk agrees with it there. */
+static int walk_block(const sp_clones *c, double start, int len, long double em1, const walk_state *from,
+                      walk_state *end, double *out)
+{
+    const double N = c->mix.N;
+    const long double ratio_pq = c->mix.p_ext / c->mix.q_ext;
+    walk_state st = *from;
+    sp_logsum sum = {0.0L, 0.0L};
+    const long double lw0 = (long double)sp_log_binom_pmf(&c->mix, start);
+    long double w = 1.0L;              /* w(c) / w(start): exact ratios in extended precision */
+    for (int i = 0; i < len; i++) {
+        const double cc = start + i;
+        if (i > 0) {
+            walk_step(&st, em1);
+            w *= (long double)(N - cc + 1.0) / (long double)cc * ratio_pq;
+        }
+        sp_logsum_add(&sum, lw0 + sp_fast_logl(w) + walk_log_g(&st, em1));
+    }
+    walk_step(&st, em1);
+    walk_anchor(st.m, walk_threshold(st.m, em1), end);
+    *out = (double)sp_logsum_log(&sum);
+    return len == 1 || walk_agrees(&st, end);
+}
+
+/* ln sum_{c = lo..hi} w(c) G_c: blocks of WALK_BLOCK steps; a block whose
+ * walk disagrees with the fresh anchor at its end is walked again in blocks
+ * of WALK_SUB, and those that still disagree c by c from fresh anchors. */
+static double window_sum(const sp_clones *c, double lo, double hi, long double em1)
+{
+    sp_logsum sum = {0.0L, 0.0L};
+    walk_state at, end, at2, end2;
+    double part;
+    walk_anchor(lo + 1.0, walk_threshold(lo + 1.0, em1), &at);
+    for (double s = lo; s <= hi; s += WALK_BLOCK) {
+        const int len = (int)fmin(WALK_BLOCK, hi - s + 1.0);
+        if (walk_block(c, s, len, em1, &at, &end, &part)) {
+            sp_logsum_add(&sum, part);
+            at = end;
+            continue;
+        }
+        at2 = at;
+        for (double s2 = s; s2 < s + len; s2 += WALK_SUB) {
+            const int len2 = (int)fmin(WALK_SUB, s + len - s2);
+            if (walk_block(c, s2, len2, em1, &at2, &end2, &part)) {
+                sp_logsum_add(&sum, part);
+                at2 = end2;
+                continue;
+            }
+            for (int i = 0; i < len2; i++) {            /* c by c, fresh anchors */
+                walk_block(c, s2 + i, 1, em1, &at2, &end2, &part);
+                sp_logsum_add(&sum, part);
+                at2 = end2;
+            }
+        }
+        at = end;
+    }
+    return (double)sp_logsum_log(&sum);
+}
+
+/* ln of a bound on the mixing mass below lo (the ratios b(k-1)/b(k)
+ * decrease downward: the rest is at most b(lo-1) / (1 - rho)), and above hi. */
 static double log_mass_below(const sp_binom *w, double lo)
 {
     if (lo <= 0.0) {
@@ -88,7 +262,7 @@ static double log_mass_below(const sp_binom *w, double lo)
     }
     const double j = lo - 1.0;
     const double rho = j * (double)(w->q_ext / w->p_ext) / (w->N - j + 1.0);
-    return rho < 1.0 ? sp_log_binom_pmf(w, j) - log1p(-rho) * (1.0 - 0x1p-40) : 0.0;
+    return rho < 1.0 ? sp_log_binom_pmf(w, j) - log1p(-rho) * (1.0 + 0x1p-40) : 0.0;
 }
 
 static double log_mass_above(const sp_binom *w, double hi)
@@ -98,150 +272,81 @@ static double log_mass_above(const sp_binom *w, double hi)
     }
     const double j = hi + 1.0;
     const double r = (w->N - j) * (double)(w->p_ext / w->q_ext) / (j + 1.0);
-    return r < 1.0 ? sp_log_binom_pmf(w, j) - log1p(-r) * (1.0 - 0x1p-40) : 0.0;
+    return r < 1.0 ? sp_log_binom_pmf(w, j) - log1p(-r) * (1.0 + 0x1p-40) : 0.0;
 }
 
-/* The certified sum on the window [lo, hi] with bucket scale kappa (0: one
- * c per bucket): ln of the upper sum (tails included) into *up, ln of the
- * lower sum of the window into *low, ln of the tail bounds into *tails. */
-static void bucket_sum(const sp_clones *c, double eps, double lo, double hi, double kappa,
-                       double *up, double *low, double *tails)
+/* ln delta for 0 <= eps < eps0: a window of c around the mode summed
+ * exactly, the c outside it bounded (H_c <= H_0 = a below the window, <=
+ * H_{hi+1} above it: H is non-increasing in c) and added; the window grows
+ * by 2 sd on a side until that side's bound is below SP_TAIL_TOL of the sum. */
+static double positive_log_delta(const sp_clones *c, double eps)
 {
-    const sp_binom *w = &c->mix;
-    const double sd = fmax(c->sd, 1.0);
-    sp_logsum u = {0.0L, 0.0L}, l = {0.0L, 0.0L};
-    double start = lo, h_start = inner(c, lo, eps, 0);
-    while (start <= hi) {
-        const double z = (start - c->mode) / sd;
-        double width = 1.0;
-        if (kappa > 0.0) {
-            width = fmax(1.0, floor(fmin(kappa * exp(fmin(z * z / 4.0, 600.0)), 0x1p52)));
+    long double log_a, em1;
+    reduce(c, eps, &log_a, &em1);
+    const double N = c->mix.N, sd = fmax(c->sd, 1.0), step = ceil(2.0 * sd);
+    double lo = fmax(0.0, floor(c->mode - 8.0 * sd)), hi = fmin(N, ceil(c->mode + 8.0 * sd));
+    double sum = window_sum(c, lo, hi, em1);
+    const double tol = log(SP_TAIL_TOL);
+    for (int guard = 0; guard < 100000; guard++) {     /* each pass widens the window */
+        if (isnan(sum)) {
+            return NAN;
         }
-        const double end = fmin(hi, start + width - 1.0);
-        const double h_next = inner(c, end + 1.0, eps, 0);
-        const double lm = log_mass(w, start, end);
-        sp_logsum_add(&u, (long double)(lm + h_start));
-        sp_logsum_add(&l, (long double)(lm + (end > start ? h_next : h_start)));
-        start = end + 1.0;
-        h_start = h_next;
-    }
-    /* outside the window: H_c <= H_0 = a below, <= H_{hi+1} above */
-    const double t_lo = log_mass_below(w, lo) + inner(c, 0.0, eps, 0);
-    const double t_hi = log_mass_above(w, hi) + h_start;
-    *tails = sp_logaddexp(t_lo, t_hi);
-    *low = (double)sp_logsum_log(&l);
-    sp_logsum_add(&u, (long double)*tails);
-    *up = (double)sp_logsum_log(&u);
-}
-
-static double positive_bounds(const sp_clones *c, double eps, double *lower)
-{
-    const double N = c->mix.N;
-    if (N == 0.0) {
-        *lower = inner(c, 0.0, eps, 0);
-        return *lower;
-    }
-    const double sd = fmax(c->sd, 1.0);
-    /* the relative budget: half for the buckets, a quarter for the tails */
-    const double tol = c->rel_tol > 0.0 ? c->rel_tol : 0.0;
-    const double tail_tol = tol > 0.0 ? fmax(tol / 4.0, SP_TAIL_TOL) : SP_TAIL_TOL;
-    const double h_mode = inner(c, c->mode, eps, 0);
-    double kappa = 0.0;
-    if (tol > 0.0) {
-        /* -d ln H / dc, measured over one sd above the mode */
-        const double dc = fmin(ceil(sd), N - c->mode + 1.0);
-        const double slope = (h_mode - inner(c, c->mode + dc, eps, 0)) / dc;
-        kappa = slope > 0.0 ? 0.35 * tol / slope : 0x1p52;
-    }
-    /* initial window: the tail bounds below tail_tol / 4 of H at the mode */
-    double k = 4.0, lo = 0.0, hi = N;
-    const double log_a = inner(c, 0.0, eps, 0), budget = log(tail_tol / 4.0) + h_mode;
-    for (; k < 40.0; k += 0.5) {
-        lo = fmax(0.0, floor(c->mode - k * sd));
-        hi = fmin(N, ceil(c->mode + k * sd));
-        if (log_mass_below(&c->mix, lo) + log_a <= budget && log_mass_above(&c->mix, hi) + h_mode <= budget) {
-            break;
+        const double body = (double)log_a + sum;
+        const double t_lo = log_mass_below(&c->mix, lo) + (double)log_a;
+        const double t_hi = log_mass_above(&c->mix, hi) + sp_clones_log_inner(c, hi + 1.0, eps);
+        const int grow_lo = t_lo > body + tol, grow_hi = t_hi > body + tol;
+        if (!grow_lo && !grow_hi) {
+            return fmin(0.0, sp_logaddexp(body, sp_logaddexp(t_lo, t_hi)));
+        }
+        if (grow_lo) {
+            const double next = fmax(0.0, lo - step);
+            sum = sp_logaddexp(sum, window_sum(c, next, lo - 1.0, em1));
+            lo = next;
+        }
+        if (grow_hi) {
+            const double next = fmin(N, hi + step);
+            sum = sp_logaddexp(sum, window_sum(c, hi + 1.0, next, em1));
+            hi = next;
         }
     }
-    double up = NAN, low = NAN, tails = NAN;
-    for (int attempt = 0; attempt < CLONES_TRIES; attempt++) {
-        const int last = attempt == CLONES_TRIES - 1;
-        if (last) {
-            kappa = 0.0;
-            lo = fmax(0.0, floor(c->mode - 40.0 * sd));
-            hi = fmin(N, ceil(c->mode + 40.0 * sd));
-        }
-        bucket_sum(c, eps, lo, hi, kappa, &up, &low, &tails);
-        if (isnan(up) || up == -INFINITY || last) {
-            break;
-        }
-        int ok = 1;
-        if (tails > low + log(tail_tol)) {                 /* widen the window */
-            ok = 0;
-            k += 1.0;
-            lo = fmax(0.0, floor(c->mode - k * sd));
-            hi = fmin(N, ceil(c->mode + k * sd));
-        }
-        if (kappa > 0.0 && up - low > log1p(tol)) {        /* narrower buckets */
-            ok = 0;
-            kappa = kappa >= 8.0 ? kappa / 8.0 : 0.0;
-        }
-        if (ok) {
-            break;
-        }
-    }
-    *lower = low;
-    return up;
-}
-
-double sp_clones_log_delta_bounds(const sp_clones *c, double eps, double *lower)
-{
-    double low = -INFINITY, up;
-    if (isnan(eps)) {
-        up = low = NAN;
-    } else if (eps >= c->eps0) {
-        up = -INFINITY;
-    } else if (eps >= 0.0) {
-        up = positive_bounds(c, eps, &low);
-    } else {
-        /* H_eps(P||Q) = 1 - e^eps + e^eps H_{-eps}(Q||P), increasing in the
-         * reverse value, which equals the forward one here */
-        up = sp_log_hockey_negative_eps(eps, positive_bounds(c, -eps, &low));
-        low = sp_log_hockey_negative_eps(eps, low);
-    }
-    if (lower != NULL) {
-        *lower = low;
-    }
-    return up;
+    return NAN;
 }
 
 double sp_clones_log_delta(double eps, sp_direction direction, const void *ctx)
 {
+    const sp_clones *c = ctx;
     (void)direction;            /* both directions are equal */
-    return sp_clones_log_delta_bounds((const sp_clones *)ctx, eps, NULL);
+    if (isnan(eps)) {
+        return NAN;
+    }
+    if (eps >= c->eps0) {
+        return -INFINITY;       /* the largest likelihood ratio is e^eps0 */
+    }
+    if (eps >= 0.0) {
+        return positive_log_delta(c, eps);
+    }
+    /* H_eps(P||Q) = 1 - e^eps + e^eps H_{-eps}(Q||P), and H(Q||P) = H(P||Q) */
+    return sp_log_hockey_negative_eps(eps, -eps >= c->eps0 ? -INFINITY : positive_log_delta(c, -eps));
 }
 
-double sp_clones_log_delta_approx(const sp_clones *c, double eps)
+typedef struct {
+    const sp_clones *c;
+    double aim;
+} search_ctx;
+
+static double excess(double eps, const void *ctx)
 {
-    if (isnan(eps) || !(eps >= 0.0) || eps >= c->eps0 || c->mix.N == 0.0) {
-        return sp_clones_log_delta_bounds(c, eps, NULL);
-    }
-    const double N = c->mix.N, sd = c->sd;
-    const double lo = fmax(0.0, floor(c->mode - 9.0 * sd)), hi = fmin(N, ceil(c->mode + 9.0 * sd));
-    const double width = fmax(1.0, floor(sd / 16.0));
-    sp_logsum s = {0.0L, 0.0L};
-    for (double start = lo; start <= hi; start += width) {
-        const double end = fmin(hi, start + width - 1.0);
-        const double mid = floor((start + end) / 2.0);
-        sp_logsum_add(&s, (long double)(log_mass(&c->mix, start, end) + inner(c, mid, eps, 1)));
-    }
-    return (double)sp_logsum_log(&s);
+    const search_ctx *t = ctx;
+    return sp_clones_log_delta(eps, SP_PLUS, t->c) - t->aim;
 }
 
-static double approx_fn(double eps, sp_direction direction, const void *ctx)
+/* A starting point of the order of the answer: the closed form of "Hiding
+ * among the clones" (Thm. 3.1), halved. */
+static double eps_guess(const sp_clones *c, double log_target)
 {
-    (void)direction;
-    return sp_clones_log_delta_approx((const sp_clones *)ctx, eps);
+    const double e0 = c->eps0, l4 = log(4.0) - log_target;
+    const double g = 0.5 * log1p(-expm1(-e0) * (8.0 * sqrt(exp(e0) * l4 / c->n) + 8.0 * exp(e0) / c->n) / 2.0);
+    return fmin(0.5 * e0, fmax(g, 1e-300));
 }
 
 double sp_clones_smallest_eps(const sp_clones *c, double log_target, double log_tol)
@@ -250,64 +355,40 @@ double sp_clones_smallest_eps(const sp_clones *c, double log_target, double log_
         return NAN;
     }
     if (log_target >= 0.0) {
-        return 0.0;
+        return 0.0;             /* delta <= 1 everywhere */
     }
     if (log_target == -INFINITY) {
         return c->eps0;         /* delta > 0 below eps0 (a > 0), = 0 from eps0 on */
     }
-    const double aim = sp_search_aim(log_target, log_tol);
-    double x = sp_smallest_eps_lean(approx_fn, c, SP_PLUS, log_target, log_tol, 0);
-    if (isnan(x)) {
-        return NAN;
+    search_ctx t = {c, sp_search_aim(log_target, log_tol)};
+    double lo = 0.0, flo = excess(0.0, &t);
+    if (!(flo > 0.0)) {
+        return isnan(flo) ? NAN : 0.0;
     }
-    x = fmin(x, nextafter(c->eps0, 0.0));
-    /* settle on the certified sum: Newton steps on ln delta, with the slope
-     * of the approximation; the answer is a point where the certified sum
-     * is at or below the aim */
-    const double h = fmax(1e-7 * x, 1e-300);
-    double slope = (approx_fn(fmax(0.0, x - h), SP_PLUS, c) - approx_fn(x + h, SP_PLUS, c))
-                   / (x + h - fmax(0.0, x - h));
-    double fx = sp_clones_log_delta(x, SP_PLUS, c);
+    /* bracket from the guess: doubling up (eps0 has delta = 0) or halving down */
+    double hi = c->eps0, fhi = -INFINITY;
+    double x = eps_guess(c, log_target), fx = excess(x, &t);
+    for (int guard = 0; guard < 2100 && !isnan(fx); guard++) {
+        if (fx > 0.0) {
+            lo = x;
+            flo = fx;
+            if (isfinite(fhi) || (hi == c->eps0 && x >= 0.5 * c->eps0)) {
+                break;
+            }
+            x = fmin(2.0 * x, 0.5 * (x + c->eps0));
+        } else {
+            hi = x;
+            fhi = fx;
+            if (lo > 0.0 || x < 1e-300) {
+                break;
+            }
+            x *= 0.5;
+        }
+        fx = excess(x, &t);
+    }
     if (isnan(fx)) {
         return NAN;
     }
-    if (fx <= aim) {
-        if (x > 0.0 && slope > 0.0 && aim - fx > 1e-12 * fmax(1.0, fabs(aim))) {
-            const double down = fmax(0.0, x - (aim - fx) / slope * (1.0 - 1e-3));
-            if (sp_clones_log_delta(down, SP_PLUS, c) <= aim) {
-                x = down;
-            }
-        }
-        return x;
-    }
-    for (int step = 0; step < 8 && slope > 0.0; step++) {
-        const double next = fmin(c->eps0, nextafter(x + (fx - aim) / slope * (1.0 + 1e-6), INFINITY));
-        const double fn = sp_clones_log_delta(next, SP_PLUS, c);
-        if (isnan(fn)) {
-            return NAN;
-        }
-        if (fn <= aim) {
-            return next;
-        }
-        if (fx - fn > 0.0) {
-            slope = (fx - fn) / (next - x);     /* secant through the certified values */
-        }
-        x = next;
-        fx = fn;
-    }
-    /* fallback: bisection between x (above the aim) and eps0 (delta = 0) */
-    double hi = c->eps0;
-    for (int it = 0; it < 200 && nextafter(x, INFINITY) < hi; it++) {
-        const double mid = x + (hi - x) / 2.0;
-        const double fm = sp_clones_log_delta(mid, SP_PLUS, c);
-        if (isnan(fm)) {
-            return NAN;
-        }
-        if (fm <= aim) {
-            hi = mid;
-        } else {
-            x = mid;
-        }
-    }
-    return hi;
+    sp_illinois(excess, &t, &lo, &flo, &hi, &fhi, 4.0 * DBL_EPSILON, SP_SEARCH_MAX_EVALS);
+    return isnan(flo) ? NAN : hi;
 }

@@ -19,13 +19,11 @@
  * (the largest likelihood ratio is alpha / (1 - alpha) = e^eps0).
  *
  * H_c is non-increasing in c (A_{c+1} = A_c + an independent fair bit:
- * post-processing), which is what makes a certified sum cheap: the c are
- * grouped into buckets [lo, next lo), and each bucket's weight times H at
- * its lowest c bounds its terms from above (times H at the next bucket's lo
- * from below); the c outside a window around the mode are bounded by their
- * binomial mass times H_0 = a (below) or H at the window's end (above).  The
- * buckets are widened in the tails and shrunk until the upper and lower sums
- * agree to rel_tol; rel_tol = 0 takes every c in the window (the exact sum).
+ * post-processing), so the c outside a window around the mode of the mixing
+ * binomial are bounded by their mass times H_0 = a (below) or H at the
+ * window's end (above) and the bound is added.  Inside the window the sum
+ * is exact, one c at a time in O(1) (a recursion over c on two positive
+ * tail sums, anchored on direct sums and checked; see shuffle.c).
  *
  * Layer: uses binomial_tail.h (the shift sums), pmf.h (Loader's binomial
  * terms), logspace.h, search.h (the aim of a search), sp_curve.h.  Pure: no
@@ -40,35 +38,26 @@
 typedef struct {
     double n;           /* users, integer valued, >= 1 */
     double eps0;        /* local privacy parameter, > 0 and finite */
-    double rel_tol;     /* allowed relative excess of the certified sum, >= 0 */
     sp_binom mix;       /* Bin(n - 1, e^-eps0): the number of clones */
     double mode;        /* the mode of mix */
     double sd;          /* sqrt((n - 1) p (1 - p)) */
 } sp_clones;
 
-/* Fill c; n >= 1 integer valued, eps0 > 0 finite, rel_tol >= 0 (none is
- * checked here: the Python layer validates). */
-void sp_clones_init(sp_clones *c, double n, double eps0, double rel_tol);
+/* Fill c; n >= 1 integer valued, eps0 in (0, 700] (neither is checked
+ * here: the Python layer validates).  No allocation; c is then read-only. */
+void sp_clones_init(sp_clones *c, double n, double eps0);
 
-/* ln H_eps(P_c || Q_c) for one number of clones cc >= 0 (integer valued) and
- * 0 <= eps (-inf from eps0 on): exact to the shift kernel's accuracy. */
+/* ln H_eps(P_c || Q_c) for one number of clones cc >= 0 (integer valued)
+ * and eps >= 0 (-inf from eps0 on), from the binomial shift kernel. */
 double sp_clones_log_inner(const sp_clones *c, double cc, double eps);
 
 /* ln delta(eps) of the clone reduction, any real eps, any direction (both
- * are equal): a certified upper bound, at most rel_tol (relative) above the
- * exact sum; with lower != NULL also ln of a certified lower bound of the
- * sum over the window (-inf where not computed).  An sp_curve_fn. */
+ * are equal); -inf exactly from eps0 on.  An sp_curve_fn (ctx: sp_clones). */
 double sp_clones_log_delta(double eps, sp_direction direction, const void *ctx);
-double sp_clones_log_delta_bounds(const sp_clones *c, double eps, double *lower);
 
-/* A cheap approximation of ln delta (coarse buckets at their midpoints and
- * the shift kernel's approximation; NOT a bound) for locating a search. */
-double sp_clones_log_delta_approx(const sp_clones *c, double eps);
-
-/* The smallest eps (to the search's few ulps, then settled on the certified
- * sum: the certified ln delta at the returned eps is <= the aim of
- * sp_smallest_eps) with delta(eps) <= e^log_target; eps0 for target 0 (delta
- * is 0 exactly from eps0 on and positive below), 0 for target >= 1. */
+/* The smallest eps with delta(eps) <= e^log_target (sp_smallest_eps_lean's
+ * contract); eps0 for target 0 (delta is 0 exactly from eps0 on and
+ * positive below), 0 for target >= 1. */
 double sp_clones_smallest_eps(const sp_clones *c, double log_target, double log_tol);
 
 #endif

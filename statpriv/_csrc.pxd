@@ -173,12 +173,9 @@ cdef extern from "shuffle.h" nogil:
     ctypedef struct sp_clones:
         double n
         double eps0
-        double rel_tol
         double mode
         double sd
-    void sp_clones_init(sp_clones *c, double n, double eps0, double rel_tol)
+    void sp_clones_init(sp_clones *c, double n, double eps0)
     double sp_clones_log_inner(const sp_clones *c, double cc, double eps)
     double sp_clones_log_delta(double eps, sp_direction direction, const void *ctx)
-    double sp_clones_log_delta_bounds(const sp_clones *c, double eps, double *lower)
-    double sp_clones_log_delta_approx(const sp_clones *c, double eps)
     double sp_clones_smallest_eps(const sp_clones *c, double log_target, double log_tol)

@@ -12,12 +12,12 @@ cdef class ClonesCurveCore:
     """delta(eps) = sum_c Bin(n-1, e^-eps0)(c) H_eps(P_c || Q_c) (csrc/shuffle.h).
 
     The interface of statpriv._core.CurveCore (log_delta, epsilon), kept in
-    this room's own extension.  log_tol = 0: the sum is certified from above."""
+    this room's own extension.  log_tol = 0: the sum is exact to 1e-13."""
     cdef sp_clones curve
     cdef public double log_tol
 
-    def __cinit__(self, double n, double eps0, double rel_tol):
-        sp_clones_init(&self.curve, n, eps0, rel_tol)
+    def __cinit__(self, double n, double eps0):
+        sp_clones_init(&self.curve, n, eps0)
         self.log_tol = 0.0
 
     def log_delta(self, double[::1] eps, int direction):
@@ -32,8 +32,8 @@ cdef class ClonesCurveCore:
         return out
 
     def epsilon(self, double[::1] log_target, int direction):
-        """Smallest eps >= 0 with ln delta(eps) <= each log_target (located
-        on a cheap approximation, settled on the certified sum)."""
+        """Smallest eps >= 0 with ln delta(eps) <= each log_target (bracketed
+        from the closed form's order of magnitude, then Illinois)."""
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
@@ -41,17 +41,6 @@ cdef class ClonesCurveCore:
             for i in range(n):
                 res[i] = sp_clones_smallest_eps(&self.curve, log_target[i], self.log_tol)
         return out
-
-    def log_delta_bounds(self, double[::1] eps):
-        """(ln upper, ln lower) certified bounds of the sum at each eps."""
-        cdef Py_ssize_t i, n = eps.shape[0]
-        up = np.empty(n)
-        low = np.empty(n)
-        cdef double[::1] u = up, l = low
-        with nogil:
-            for i in range(n):
-                u[i] = sp_clones_log_delta_bounds(&self.curve, eps[i], &l[i])
-        return up, low
 
     def log_inner(self, double[::1] clones, double eps):
         """ln H_eps(P_c || Q_c) at each number of clones c."""

@@ -28,7 +28,7 @@ _clones = _lazy.module("statpriv.shuffle._clones")
 MAX_EPS0 = 700.0
 
 
-def clones(n, eps0, *, rel_tol=1e-9):
+def clones(n, eps0):
     """Privacy curve of n shuffled eps0-LDP reports by the clone reduction.
 
     delta(eps) = sum_c Bin(n-1, e^-eps0)(c) H_eps(P_c || Q_c) with
@@ -43,14 +43,12 @@ def clones(n, eps0, *, rel_tol=1e-9):
         Number of users (the target included).
     eps0 : float in (0, 700]
         The local randomizer's (pure) differential-privacy parameter.
-    rel_tol : float in [0, 1e-3], keyword
-        The returned delta is a certified upper bound of the sum above, at
-        most rel_tol (relative) above it: the numbers of clones are grouped
-        into buckets bounded by H at their smallest count (H_eps(P_c || Q_c)
-        is non-increasing in c).  0 sums every c (the exact sum).
 
-    Both directions are equal (delta_plus = delta_minus); delta = 0 exactly
-    from eps = eps0 on, so ``epsilon(0)`` is eps0.
+    The sum is exact (to ~1e-13 relative; the numbers of clones far from the
+    mode are bounded, using that H_eps(P_c || Q_c) is non-increasing in c,
+    and the bound is added).  Both directions are equal (delta_plus =
+    delta_minus); delta = 0 exactly from eps = eps0 on, so ``epsilon(0)`` is
+    eps0.  ``epsilon(1e-6)`` takes ~50 ms at n = 1e6, ~0.5 s at n = 1e8.
 
     >>> from statpriv import shuffle
     >>> print(f"{shuffle.clones(10**4, 1.0).epsilon(1e-6):.6f}")
@@ -58,11 +56,10 @@ def clones(n, eps0, *, rel_tol=1e-9):
     """
     n = _validate.count("n", n, low=1)
     eps0 = _validate.real("eps0", eps0, low=0.0, high=MAX_EPS0, low_open=True)
-    rel_tol = _validate.real("rel_tol", rel_tol, low=0.0, high=1e-3)
 
     def reference(eps, direction):
         return oracle.clones_delta(n, eps0, eps, direction=direction)
 
-    core = _clones.ClonesCurveCore(float(n), eps0, rel_tol)
+    core = _clones.ClonesCurveCore(float(n), eps0)
     return PrivacyCurve(core, reference, f"clones(n={n}, eps0={eps0:g}): {n} shuffled "
                         f"{eps0:g}-LDP reports (clone reduction)")
