@@ -38,5 +38,19 @@ __version__ = "0.1.0"
 __all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "conjecture_check",
            "counting", "dp",
            "equal_utility_epsilon", "equal_utility_noise", "from_log_pmfs", "interval_confidence",
-           "interval_epsilon", "interval_noise", "interval_width", "secret_sample",
+           "get_include", "interval_epsilon", "interval_noise", "interval_width", "secret_sample",
            "utility_loss"]
+
+
+def get_include():
+    """The directory of statpriv's C API: statpriv.h, the kernel headers and
+    their C sources (for C programs and for Cython projects that
+    ``cimport statpriv._csrc``: add it to include_dirs and compile its .c
+    files; see docs/c_api.md).  In an installed package it is
+    statpriv/include; in a source checkout built in place, csrc/."""
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.join(here, "include")
+    if os.path.exists(os.path.join(installed, "statpriv.h")):
+        return installed
+    return os.path.join(os.path.dirname(here), "csrc")

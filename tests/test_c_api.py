@@ -65,3 +65,17 @@ def test_c_program_matches_python_bit_for_bit(count_curve, n, pi, target, eps):
 def test_c_program_rejects_bad_arguments(count_curve):
     done = subprocess.run([str(count_curve), "10", "1.5", "0.1"], capture_output=True, text=True)
     assert done.returncode == 2 and "bad arguments" in done.stderr
+
+
+def test_installed_layout_ships_the_c_api():
+    """get_include() holds statpriv.h and every kernel's header and source
+    (setup.py's build_py copies csrc/ to statpriv/include; in a source
+    checkout it is csrc/ itself), and the Cython declarations are package
+    data beside the package."""
+    inc = pathlib.Path(statpriv.get_include())
+    names = {p.name for p in inc.iterdir()}
+    for path in (ROOT / "csrc").iterdir():
+        if path.suffix in (".h", ".c"):
+            assert path.name in names
+    assert (pathlib.Path(statpriv.__file__).parent / "_csrc.pxd").exists()
+    assert "*.pxd" in (ROOT / "pyproject.toml").read_text()

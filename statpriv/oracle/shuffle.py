@@ -8,6 +8,8 @@ alpha = e^eps0 / (1 + e^eps0),
     P(c, x) = w(c) (alpha b_c(x) + (1 - alpha) b_c(x - 1)),
     Q(c, x) = w(c) ((1 - alpha) b_c(x) + alpha b_c(x - 1)),   x = 0 .. c + 1,
 
+(1 - alpha computed as 1 / (1 + e^eps0), exact at any eps0)
+
 w = Bin(n-1, e^-eps0) pmf, b_c = Bin(c, 1/2) pmf.  delta(eps) is the hockey
 stick of P and Q over every pair (c, x), summed term by term at ``dps``
 digits: no tail sum, no monotonicity, no window.
@@ -37,6 +39,7 @@ def clones_pmfs(n, eps0, dps=50):
             raise ValueError(f"eps0 must be > 0, got {eps0!r}")
         p = mp.exp(-e0)
         alpha = mp.exp(e0) / (1 + mp.exp(e0))
+        beta = 1 / (1 + mp.exp(e0))             # 1 - alpha, not formed by cancellation
         N = n - 1
         P, Q = [], []
         for c in range(N + 1):
@@ -46,8 +49,8 @@ def clones_pmfs(n, eps0, dps=50):
             for x in range(c + 2):
                 here = b[x] if x <= c else mpf(0)
                 below = b[x - 1] if x >= 1 else mpf(0)
-                P.append(w * (alpha * here + (1 - alpha) * below))
-                Q.append(w * ((1 - alpha) * here + alpha * below))
+                P.append(w * (alpha * here + beta * below))
+                Q.append(w * (beta * here + alpha * below))
         return P, Q
 
 
