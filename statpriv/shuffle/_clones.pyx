@@ -5,31 +5,22 @@ every kernel call runs without the GIL, and the core is immutable after
 construction, so one object may be queried from many threads."""
 import numpy as np
 
+from statpriv._core cimport CurveCore
 from statpriv._csrc cimport *
 
 
-cdef class ClonesCurveCore:
+cdef class ClonesCurveCore(CurveCore):
     """delta(eps) = sum_c Bin(n-1, e^-eps0)(c) H_eps(P_c || Q_c) (csrc/shuffle.h).
 
-    The interface of statpriv._core.CurveCore (log_delta, epsilon), kept in
-    this room's own extension.  log_tol = 0: the sum is exact to 1e-13."""
+    log_delta is CurveCore's; epsilon brackets from the closed form instead
+    of the generic search, which would evaluate the curve far out in eps
+    (slow there: the sum over c widens).  log_tol = 0: exact to 1e-13."""
     cdef sp_clones curve
-    cdef public double log_tol
 
     def __cinit__(self, double n, double eps0):
         sp_clones_init(&self.curve, n, eps0)
-        self.log_tol = 0.0
-
-    def log_delta(self, double[::1] eps, int direction):
-        """ln delta at each eps (both directions are equal)."""
-        cdef Py_ssize_t i, n = eps.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        cdef sp_direction d = <sp_direction> direction
-        with nogil:
-            for i in range(n):
-                res[i] = sp_clones_log_delta(eps[i], d, &self.curve)
-        return out
+        self.fn = sp_clones_log_delta
+        self.ctx = &self.curve
 
     def epsilon(self, double[::1] log_target, int direction):
         """Smallest eps >= 0 with ln delta(eps) <= each log_target (bracketed
