@@ -167,3 +167,13 @@ def test_stored_values_are_current(case):
     live = oracle.clones_delta(case["n"], case["eps0"], case["eps"], direction="plus")
     for v, s in zip(live, case["delta"]):
         assert abs(v - mpmath.mpf(s)) <= mpmath.mpf(10) ** -45 * max(1, abs(v))
+
+
+def test_one_curve_from_many_threads():
+    from concurrent.futures import ThreadPoolExecutor
+    curve = shuffle.clones(10 ** 5, 1.0)
+    eps = np.linspace(0.0, 0.05, 16)
+    alone = curve.log_delta(eps)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda e: curve.log_delta(e), eps))
+    np.testing.assert_array_equal(results, alone)

@@ -52,7 +52,7 @@ def clones(n, eps0):
 
     >>> from statpriv import shuffle
     >>> print(f"{shuffle.clones(10**4, 1.0).epsilon(1e-6):.6f}")
-    0.053006
+    0.053005
     """
     n = _validate.count("n", n, low=1)
     eps0 = _validate.real("eps0", eps0, low=0.0, high=MAX_EPS0, low_open=True)
