@@ -7,10 +7,12 @@ Every statpriv/**/*.pyx becomes the extension of the same dotted name
 wrapper instead of growing _core.  The kernels compile clean with -Wall -Wextra
 (no warning suppressed)."""
 import glob
+import os
 
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 
 WARNINGS = ["-Wall", "-Wextra"]
 
@@ -31,4 +33,19 @@ def extension(pyx):
 
 extensions = [extension(pyx) for pyx in sorted(glob.glob("statpriv/**/*.pyx", recursive=True))]
 
-setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}))
+class build_py_with_c_api(build_py):
+    """Also ship the C API: csrc/*.h and csrc/*.c go to statpriv/include in the
+    built package (statpriv.get_include() returns that directory), beside the
+    Cython declarations statpriv/_csrc.pxd (package data, pyproject.toml), so
+    C programs and other Cython projects can compile against the kernels."""
+
+    def run(self):
+        super().run()
+        target = os.path.join(self.build_lib, "statpriv", "include")
+        self.mkpath(target)
+        for path in sorted(glob.glob("csrc/*.[ch]")):
+            self.copy_file(path, os.path.join(target, os.path.basename(path)))
+
+
+setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}),
+      cmdclass={"build_py": build_py_with_c_api})

@@ -1,11 +1,60 @@
-/* statpriv's C kernels: the public umbrella header (the future C API).
+/* statpriv's C API: the public umbrella header.  Include this one file.
  *
- * Exact privacy curves delta(eps) -- hockey-stick divergences H_eps(P||Q)
- * of the two laws of a released value when the target record is positive
- * (P) or negative (Q) -- for counting queries when the attacker does not
- * know every record (Breutigam & Reischuk, "Statistical Privacy").  Every
- * function is pure (no global mutable state), allocates only where its
- * contract says so (and checks), and runs without the GIL.
+ * What it computes.  Exact privacy curves delta(eps) -- hockey-stick
+ * divergences H_eps(P||Q) = sum_x (P(x) - e^eps Q(x))_+ of the two laws of a
+ * released value when the target record is positive (P) or negative (Q) --
+ * for counting queries when the attacker does not know every record
+ * (Breutigam & Reischuk, "Statistical Privacy"), with sampling, noise, and
+ * the worst-case DP closed forms; and the shuffle-model clone reduction
+ * (Feldman, McMillan & Talwar, "Hiding among the clones").  docs/c_api.md
+ * walks through it; docs/mathematics.md has the formulas.
+ *
+ * Conventions (every curve; sp_curve.h):
+ *   - A curve is evaluated as ln delta, never delta: ln delta stays exact
+ *     where delta underflows double (1e-308).  -inf means delta = 0 exactly;
+ *     NaN means eps was NaN or an evaluation failed (out of memory).
+ *   - enum sp_direction: SP_PLUS = H_eps(P||Q), SP_MINUS = H_eps(Q||P),
+ *     SP_MAX = the larger (the curve of "delta(eps)").  eps may be any real
+ *     number or +-inf.
+ *   - Every curve has an sp_curve_fn, double fn(eps, direction, ctx), with
+ *     its context struct as ctx; sp_smallest_eps / sp_smallest_eps_lean
+ *     (search.h) invert any of them: the smallest eps >= 0 with
+ *     delta(eps) <= target, given ln target.
+ *   - Accuracy: delta is never below the true value by more than 1e-12
+ *     relative (1e-10 for curves with continuous noise); whatever a kernel
+ *     does not sum (far tails) is bounded and ADDED.
+ *
+ * Ownership and memory.  Curve contexts (sp_binom_curve, sp_dp_curve,
+ * sp_clones, sp_pair, ...) are plain structs the caller allocates (on the
+ * stack is fine) and fills with the matching *_init function.  They own no
+ * memory: every pointer one holds (the arrays of sp_pair and the noise
+ * cells, the inner curve of a sampled curve, the normal-cdf callbacks of
+ * the Gaussian curves) is borrowed from the caller, never copied or freed,
+ * and must outlive the context.  Nothing needs to be released: there is no
+ * *_free.  The only functions that allocate are the
+ * ones whose header says so (the Poisson-binomial window returns a malloc'ed
+ * array the CALLER frees with free(); the geometric-noise helpers allocate
+ * and free a workspace internally); each checks every allocation and
+ * returns an error code (or NaN) instead of crashing.
+ *
+ * Threads.  No global or static mutable state anywhere: every function is a
+ * pure function of its arguments.  A context is read-only after its *_init,
+ * so any number of threads may evaluate the same curve at once without
+ * locks; the Python package calls these functions with the GIL released.
+ *
+ * Example: a noiseless count over n records, each positive with probability
+ * pi (the n - 1 others' count is Bin(n - 1, pi); binomial_tail.h, search.h):
+ *
+ *     sp_binom_curve c;
+ *     sp_binom_curve_init(&c, n - 1.0, pi);
+ *     double ln_delta = sp_binom_curve_log_delta(0.1, SP_MAX, &c);
+ *     double eps = sp_binom_smallest_eps(&c, SP_MAX, log(1e-9), 0.0);
+ *
+ * which are the numbers statpriv.counting(n, pi).log_delta(0.1) and
+ * .epsilon(1e-9) return, bit for bit (tests/c_api/count_curve.c).  Build:
+ * compile every .c file of csrc with a C99 compiler (no fast-math), link -lm;
+ * the installed Python package ships these sources and headers in the
+ * directory statpriv.get_include() returns.
  *
  * Layers, bottom up (a header includes only headers of lower layers; a
  * mechanism may include pair_tail.h, never the reverse):
@@ -30,6 +79,8 @@
  *   geometric.h         geometric-noise cells (point masses for the pair kernel)
  *   gaussian.h          Gaussian-noise curve (normal tail sums at sign changes)
  *   renyi.h             accounting: Renyi log moments of a privacy-loss distribution
+ *   shuffle.h           shuffle-model amplification: the clone reduction
+ *                       (Feldman, McMillan & Talwar), a sum of shift curves
  *
  * Adding a noise kind: one header + source that builds its cells (and, if its
  * cells are not point masses, an sp_cell_fn for pair_tail.h), or that
@@ -51,5 +102,6 @@
 #include "geometric.h"
 #include "gaussian.h"
 #include "renyi.h"
+#include "shuffle.h"
 
 #endif

@@ -53,6 +53,7 @@ __all__ = [
     "from_log_pmfs",
     "Gaussian",
     "Geometric",
+    "get_include",
     "interval_confidence",
     "interval_epsilon",
     "interval_noise",
@@ -64,3 +65,17 @@ __all__ = [
     "secret_sample",
     "utility_loss",
 ]
+
+
+def get_include():
+    """The directory of statpriv's C API: statpriv.h, the kernel headers and
+    their C sources (for C programs and for Cython projects that
+    ``cimport statpriv._csrc``: add it to include_dirs and compile its .c
+    files; see docs/c_api.md).  In an installed package it is
+    statpriv/include; in a source checkout built in place, csrc/."""
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.join(here, "include")
+    if os.path.exists(os.path.join(installed, "statpriv.h")):
+        return installed
+    return os.path.join(os.path.dirname(here), "csrc")

@@ -172,3 +172,14 @@ cdef extern from "bounded.h" nogil:
 cdef extern from "renyi.h" nogil:
     long double sp_renyi_log_moment(const long double *log_p, const long double *loss, long n,
                                     long double t)
+
+cdef extern from "shuffle.h" nogil:
+    ctypedef struct sp_clones:
+        double n
+        double eps0
+        double mode
+        double sd
+    void sp_clones_init(sp_clones *c, double n, double eps0)
+    double sp_clones_log_inner(const sp_clones *c, double cc, double eps)
+    double sp_clones_log_delta(double eps, sp_direction direction, const void *ctx)
+    double sp_clones_smallest_eps(const sp_clones *c, double log_target, double log_tol)

@@ -18,6 +18,8 @@ tests use it.
     normal_approx  normal_approx_delta (a labelled approximation)
     discrete       discrete_delta: two laws given as log-pmf arrays (from_log_pmfs)
     composition    composed_delta: products of discrete laws (statpriv.compose)
+    shuffle        clones_pmfs / clones_delta: the clone reduction of shuffled
+                   eps0-LDP reports (Feldman, McMillan & Talwar)
 
 A new mechanism's oracle is one module here with an ``__all__``, listed once
 in ``_MODULES``.  The public names are resolved lazily (PEP 562), so
@@ -28,7 +30,7 @@ imports the module that defines it on first use.
 import importlib
 
 _MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete",
-            "composition")
+            "composition", "shuffle")
 
 
 def _modules():

@@ -1,0 +1,69 @@
+"""Oracle for the shuffle model's clone reduction (Feldman, McMillan & Talwar,
+"Hiding among the clones"): the two laws written out atom by atom.
+
+n users, eps0-LDP reports, shuffled.  The number of clones is
+C ~ Bin(n-1, e^-eps0); given C = c, A ~ Bin(c, 1/2) and, with
+alpha = e^eps0 / (1 + e^eps0),
+
+    P(c, x) = w(c) (alpha b_c(x) + (1 - alpha) b_c(x - 1)),
+    Q(c, x) = w(c) ((1 - alpha) b_c(x) + alpha b_c(x - 1)),   x = 0 .. c + 1,
+
+(1 - alpha computed as 1 / (1 + e^eps0), exact at any eps0)
+
+w = Bin(n-1, e^-eps0) pmf, b_c = Bin(c, 1/2) pmf.  delta(eps) is the hockey
+stick of P and Q over every pair (c, x), summed term by term at ``dps``
+digits: no tail sum, no monotonicity, no window.
+"""
+
+import math
+
+from mpmath import mp, mpf
+
+from statpriv.oracle._common import (
+    _check_direction, _check_int, _directional, _eps_list, _guard, _to_mpf)
+
+__all__ = ["clones_pmfs", "clones_delta"]
+
+
+def _clones_terms(n):
+    """Atoms (c, x): sum_c (c + 2), each with an exact binomial coefficient."""
+    return (n + 2.0) * (n + 1.0) / 2.0 * (1.0 + n / 3e5)
+
+
+def clones_pmfs(n, eps0, dps=50):
+    """The laws P, Q of the clone reduction as flat lists over (c, x)."""
+    n = _check_int(n, "n", lo=1)
+    with mp.workdps(dps):
+        e0 = _to_mpf(eps0, "eps0")
+        if e0 <= 0:
+            raise ValueError(f"eps0 must be > 0, got {eps0!r}")
+        p = mp.exp(-e0)
+        alpha = mp.exp(e0) / (1 + mp.exp(e0))
+        beta = 1 / (1 + mp.exp(e0))             # 1 - alpha, not formed by cancellation
+        N = n - 1
+        P, Q = [], []
+        for c in range(N + 1):
+            w = mpf(math.comb(N, c)) * p ** c * (1 - p) ** (N - c)
+            half = mpf(2) ** (-c)
+            b = [mpf(math.comb(c, x)) * half for x in range(c + 1)]
+            for x in range(c + 2):
+                here = b[x] if x <= c else mpf(0)
+                below = b[x - 1] if x >= 1 else mpf(0)
+                P.append(w * (alpha * here + beta * below))
+                Q.append(w * (beta * here + alpha * below))
+        return P, Q
+
+
+def clones_delta(n, eps0, eps, *, direction="max", dps=50, max_terms=None):
+    """delta(eps) of n shuffled eps0-LDP reports by the clone reduction: the
+    hockey stick of clones_pmfs, term by term.  Refuses (ValueError) sizes
+    whose estimated cost exceeds ``max_terms``."""
+    _check_direction(direction)
+    n = _check_int(n, "n", lo=1)
+    dirs = 2 if direction == "max" else 1
+    _guard(_clones_terms(n) * (1 + dirs), max_terms, f"the clone reduction over {n} users")
+    with mp.workdps(dps):
+        P, Q = clones_pmfs(n, eps0, dps=dps)
+        eps_vals, scalar = _eps_list(eps)
+        res = _directional(P, Q, eps_vals, direction)
+        return res[0] if scalar else res
