@@ -29,6 +29,8 @@
  *   laplace.h           Laplace-noise cells + the pair kernel's cell callback
  *   geometric.h         geometric-noise cells (point masses for the pair kernel)
  *   gaussian.h          Gaussian-noise curve (normal tail sums at sign changes)
+ *   thresholding.h      thresholded counts vs active / passive background knowledge
+ *   k_anonymity.h       the k-anonymity histogram: two released counts (2-D sums)
  *
  * Adding a noise kind: one header + source that builds its cells (and, if its
  * cells are not point masses, an sp_cell_fn for pair_tail.h), or that
@@ -49,5 +51,7 @@
 #include "laplace.h"
 #include "geometric.h"
 #include "gaussian.h"
+#include "thresholding.h"
+#include "k_anonymity.h"
 
 #endif

@@ -1,0 +1,333 @@
+#include <stddef.h>
+#include <math.h>
+#include "k_anonymity.h"
+#include "logspace.h"
+
+/* ln SP_TAIL_TOL */
+#define LOG_TAIL_TOL (-41.58883083359671856503L)
+
+void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, long k, int upper)
+{
+    const long double p = (long double)pa + (long double)pb;       /* exact or nearly */
+    const long double q = (1.0L - (long double)pa) - (long double)pb;
+    const long double mean = (long double)n_others * p;
+    const double mean_hi = (double)mean;
+    sp_binom_init_ext(&c->m_law, n_others, p, q > 0.0L ? q : 0.0L, mean_hi,
+                      (double)(mean - (long double)mean_hi), (double)logl(p),
+                      q > 0.0L ? (double)logl(q) : -INFINITY, 0);
+    if (p > 0.0L) {
+        c->rho = (long double)pa / p;
+        c->rho_c = (long double)pb / p;
+    } else {                         /* m = 0 surely: rho is irrelevant */
+        c->rho = 0.5L;
+        c->rho_c = 0.5L;
+    }
+    c->log_rho = c->rho > 0.0L ? (double)logl(c->rho) : -INFINITY;
+    c->log_rho_c = c->rho_c > 0.0L ? (double)logl(c->rho_c) : -INFINITY;
+    c->k = k;
+    c->upper = upper;
+    c->m_lo = 0;
+    c->m_hi = (long)n_others;
+    double mode = floor((n_others + 1.0) * (double)p);
+    c->m_mode = (long)fmin(mode, n_others);
+    c->merged_p = c->merged_q = NULL;
+    c->n_merged = 0;
+    c->pu = c->qu = c->pv = c->qv = NULL;
+    c->u_first = c->nu = c->v_first = c->nv = 0;
+    c->pbb = c->qbb = -INFINITY;
+    c->log_rest = -INFINITY;
+}
+
+/* g_m = Bin(m, rho), the law of A given m. */
+static void cond_law(const sp_kanon_curve *c, long m, sp_binom *g)
+{
+    const long double mean = (long double)m * c->rho;
+    const double hi = (double)mean;
+    sp_binom_init_ext(g, (double)m, c->rho, c->rho_c, hi, (double)(mean - (long double)hi),
+                      c->log_rho, c->log_rho_c, 0);
+}
+
+double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b)
+{
+    if (a < 0 || b < 0) {
+        return -INFINITY;
+    }
+    const double lw = sp_log_binom_pmf(&c->m_law, (double)(a + b));
+    if (lw == -INFINITY) {
+        return -INFINITY;
+    }
+    sp_binom g;
+    cond_law(c, a + b, &g);
+    return lw + sp_log_binom_pmf(&g, (double)a);
+}
+
+/* ln g(u-1)/g(u) = ln(u rho_c) - ln((m-u+1) rho), 1 <= u <= m. */
+static long double log_ratio(const sp_kanon_curve *c, long m, long u)
+{
+    return logl((long double)u) + c->log_rho_c - logl((long double)(m - u + 1)) - c->log_rho;
+}
+
+/* ln (x_num - e^eps x_den)_+ from logs (x_den may be 0). */
+static long double log_pos(long double lnum, long double lden, double eps)
+{
+    if (lnum == -INFINITY) {
+        return -INFINITY;
+    }
+    if (lden == -INFINITY) {
+        return lnum;
+    }
+    const long double x = (long double)eps + lden - lnum;
+    return x < 0.0L ? lnum + sp_log1mexpl(x) : -INFINITY;
+}
+
+/* ln sum_{u=lo}^{hi} of the shift terms of g = Bin(m, rho) (g(-1) = g(m+1) = 0):
+ * plus (g(u-1) - e^eps g(u))_+, minus (g(u) - e^eps g(u-1))_+, eps >= 0 or
+ * +inf; summed from the likelihood-ratio threshold outward (the terms are
+ * positive only beyond it), the rest bounded geometrically and added once
+ * it is below SP_TAIL_TOL of the sum. */
+static long double range_sum(const sp_kanon_curve *c, long m, long lo, long hi, double eps,
+                             sp_direction d)
+{
+    if (lo < 0) {
+        lo = 0;
+    }
+    if (hi > m + 1) {
+        hi = m + 1;
+    }
+    if (lo > hi) {
+        return -INFINITY;
+    }
+    if (c->rho == 0.0L || c->rho_c == 0.0L) {
+        /* g is the point mass at u* = 0 or m: one term, 1, at u* + 1 (plus) or u* (minus) */
+        const long at = (c->rho == 0.0L ? 0 : m) + (d == SP_PLUS ? 1 : 0);
+        return at >= lo && at <= hi ? 0.0L : -INFINITY;
+    }
+    sp_binom g;
+    cond_law(c, m, &g);
+    const long double rho = c->rho, rho_c = c->rho_c;
+    const long double ee = expl((long double)(eps == INFINITY ? 0.0 : eps));
+    sp_logsum s = {0.0L, 0.0L};
+    if (d == SP_PLUS) {
+        /* first u with g(u-1)/g(u) > e^eps: u > e^eps (m+1) rho / (rho_c + e^eps rho) */
+        long u0 = eps == INFINITY ? m + 1
+                                  : (long)floorl(ee * (long double)(m + 1) * rho / (rho_c + ee * rho)) + 1;
+        if (u0 < 1) {
+            u0 = 1;
+        }
+        if (u0 > m + 1) {
+            u0 = m + 1;
+        }
+        for (int guard = 0; guard < 4 && u0 > 1 && log_ratio(c, m, u0 - 1) > eps; guard++) {
+            u0--;
+        }
+        for (long u = u0 > lo ? u0 : lo; u <= hi; u++) {
+            const long double l1 = sp_log_binom_pmf(&g, (double)(u - 1));
+            const long double l0 = u <= m ? sp_log_binom_pmf(&g, (double)u) : -INFINITY;
+            if (l1 == -INFINITY) {
+                break;                              /* beyond the support */
+            }
+            if (l0 == -INFINITY) {
+                sp_logsum_add(&s, l1);
+            } else {
+                const long double lr = log_ratio(c, m, u);
+                if (lr > eps) {
+                    sp_logsum_add(&s, l1 + sp_log1mexpl((long double)eps - lr));
+                }
+                /* the rest, u' > u: sum g(u'-1) <= g(u) / (1 - g(u+1)/g(u)) */
+                const long double ratio = (long double)(m - u) * rho / ((long double)(u + 1) * rho_c);
+                if (ratio < 1.0L) {
+                    const long double bound = l0 - sp_log1mexpl(logl(ratio));
+                    if (s.sum > 0.0L && bound <= sp_logsum_log(&s) + LOG_TAIL_TOL) {   /* 2^-60 */
+                        sp_logsum_add(&s, bound);
+                        break;
+                    }
+                }
+            }
+        }
+        return sp_logsum_log(&s);
+    }
+    /* last u with g(u-1)/g(u) < e^-eps: u < e^-eps (m+1) rho / (rho_c + e^-eps rho) */
+    long u1;
+    if (eps == INFINITY) {
+        u1 = 0;
+    } else {
+        const long double ei = 1.0L / ee;
+        u1 = (long)ceill(ei * (long double)(m + 1) * rho / (rho_c + ei * rho)) - 1;
+    }
+    if (u1 < 0) {
+        u1 = 0;
+    }
+    if (u1 > m) {
+        u1 = m;
+    }
+    for (int guard = 0; guard < 4 && u1 < m && log_ratio(c, m, u1 + 1) < -eps; guard++) {
+        u1++;
+    }
+    for (long u = u1 < hi ? u1 : hi; u >= lo; u--) {
+        const long double l0 = sp_log_binom_pmf(&g, (double)u);
+        const long double l1 = u >= 1 ? sp_log_binom_pmf(&g, (double)(u - 1)) : -INFINITY;
+        if (l0 == -INFINITY) {
+            if (u <= m) {
+                break;                              /* below the support */
+            }
+            continue;
+        }
+        if (l1 == -INFINITY) {
+            sp_logsum_add(&s, l0);
+        } else {
+            const long double lr = log_ratio(c, m, u);
+            if (lr < -eps) {
+                sp_logsum_add(&s, l0 + sp_log1mexpl((long double)eps + lr));
+            }
+            /* the rest, u' < u: sum g(u') <= g(u-1) / (1 - g(u-2)/g(u-1)) */
+            const long double ratio = (long double)(u - 1) * rho_c / ((long double)(m - u + 2) * rho);
+            if (ratio < 1.0L) {
+                const long double bound = l1 - sp_log1mexpl(logl(ratio));
+                if (s.sum > 0.0L && bound <= sp_logsum_log(&s) + LOG_TAIL_TOL) {
+                    sp_logsum_add(&s, bound);
+                    break;
+                }
+            }
+        }
+    }
+    return sp_logsum_log(&s);
+}
+
+void sp_kanon_fill_merged(const sp_kanon_curve *c, long count, long double *lp, long double *lq)
+{
+    for (long i = 0; i < count; i++) {
+        const long m = c->m_lo + i;
+        const long lo = m - c->k + 2 > 0 ? m - c->k + 2 : 0;
+        const long hi = m + 1 < c->k - 1 ? m + 1 : c->k - 1;
+        sp_binom g;
+        cond_law(c, m, &g);
+        sp_logsum sp = {0.0L, 0.0L}, sq = {0.0L, 0.0L};
+        for (long u = lo; u <= hi; u++) {
+            sp_logsum_add(&sp, u >= 1 ? sp_log_binom_pmf(&g, (double)(u - 1)) : -INFINITY);
+            sp_logsum_add(&sq, u <= m ? sp_log_binom_pmf(&g, (double)u) : -INFINITY);
+        }
+        lp[i] = sp_logsum_log(&sp);
+        lq[i] = sp_logsum_log(&sq);
+    }
+}
+
+/* ln sum_{j=lo}^{hi} f(a, j) (column) or f(j, b) (row), j within [wlo, whi]. */
+static long double line_sum(const sp_kanon_curve *c, long fixed, int fixed_is_a, long lo, long hi,
+                            long wlo, long whi)
+{
+    sp_logsum s = {0.0L, 0.0L};
+    if (lo < wlo) {
+        lo = wlo;
+    }
+    if (hi > whi) {
+        hi = whi;
+    }
+    for (long j = lo; j <= hi; j++) {
+        sp_logsum_add(&s, fixed_is_a ? sp_kanon_log_f(c, fixed, j) : sp_kanon_log_f(c, j, fixed));
+    }
+    return sp_logsum_log(&s);
+}
+
+void sp_kanon_fill_lower(const sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
+                         long u_first, long nu, long double *pu, long double *qu, long v_first,
+                         long nv, long double *pv, long double *qv, long double *pbb,
+                         long double *qbb)
+{
+    const long k = c->k;
+    for (long i = 0; i < nu; i++) {
+        const long u = u_first + i;
+        pu[i] = line_sum(c, u - 1, 1, 0, k - 1, b_lo, b_hi);
+        qu[i] = line_sum(c, u, 1, 0, k - 2, b_lo, b_hi);
+    }
+    for (long i = 0; i < nv; i++) {
+        const long v = v_first + i;
+        pv[i] = line_sum(c, v, 0, 0, k - 2, a_lo, a_hi);
+        qv[i] = line_sum(c, v - 1, 0, 0, k - 1, a_lo, a_hi);
+    }
+    sp_logsum sp = {0.0L, 0.0L}, sq = {0.0L, 0.0L};
+    for (long a = a_lo; a <= a_hi && a <= k - 1; a++) {
+        if (a <= k - 2) {
+            sp_logsum_add(&sp, line_sum(c, a, 1, 0, k - 1, b_lo, b_hi));
+        }
+        sp_logsum_add(&sq, line_sum(c, a, 1, 0, k - 2, b_lo, b_hi));
+    }
+    *pbb = sp_logsum_log(&sp);
+    *qbb = sp_logsum_log(&sq);
+}
+
+/* The part of delta given m (without the weight w(m)). */
+static long double per_m(const sp_kanon_curve *c, long m, double eps, sp_direction d)
+{
+    const long k = c->k;
+    if (!c->upper) {
+        return range_sum(c, m, k, m + 1 - k, eps, d);
+    }
+    if (m > 2 * k - 3) {
+        return range_sum(c, m, 0, m + 1, eps, d);
+    }
+    const long lo = m - k + 2 > 0 ? m - k + 2 : 0;
+    const long hi = m + 1 < k - 1 ? m + 1 : k - 1;
+    long double v = sp_logaddexpl(range_sum(c, m, 0, lo - 1, eps, d),
+                                  range_sum(c, m, hi + 1, m + 1, eps, d));
+    const long i = m - c->m_lo;
+    if (i >= 0 && i < c->n_merged) {
+        const long double cell = d == SP_PLUS ? log_pos(c->merged_p[i], c->merged_q[i], eps)
+                                              : log_pos(c->merged_q[i], c->merged_p[i], eps);
+        v = sp_logaddexpl(v, cell);
+    }
+    return v;
+}
+
+static double kanon_nonneg(const sp_kanon_curve *c, double eps, sp_direction d)
+{
+    sp_logsum s = {0.0L, 0.0L};
+    /* the lower curve's cells with a suppressed count (few, every one summed) */
+    if (!c->upper) {
+        for (long i = 0; i < c->nu; i++) {
+            sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pu[i], c->qu[i], eps)
+                                           : log_pos(c->qu[i], c->pu[i], eps));
+        }
+        for (long i = 0; i < c->nv; i++) {
+            sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pv[i], c->qv[i], eps)
+                                           : log_pos(c->qv[i], c->pv[i], eps));
+        }
+        sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pbb, c->qbb, eps) : log_pos(c->qbb, c->pbb, eps));
+    }
+    /* sum over m outward from the mode of w(m) (unimodal): once the rest of
+     * a side, at most (atoms left) * w(m), is below SP_TAIL_TOL of the sum,
+     * it is added as a bound (each part given m is <= 1) */
+    long mode = c->m_mode < c->m_lo ? c->m_lo : (c->m_mode > c->m_hi ? c->m_hi : c->m_mode);
+    for (int side = 0; side < 2; side++) {
+        const long step = side == 0 ? 1 : -1;
+        for (long m = side == 0 ? mode : mode - 1; m >= c->m_lo && m <= c->m_hi; m += step) {
+            const long double lw = sp_log_binom_pmf(&c->m_law, (double)m);
+            const long left = side == 0 ? c->m_hi - m + 1 : m - c->m_lo + 1;
+            const long double bound = lw + logl((long double)left);
+            if (s.sum > 0.0L && bound <= sp_logsum_log(&s) + LOG_TAIL_TOL) {
+                sp_logsum_add(&s, bound);
+                break;
+            }
+            sp_logsum_add(&s, lw + per_m(c, m, eps, d));
+        }
+    }
+    return (double)sp_logaddexpl(sp_logsum_log(&s), (long double)c->log_rest);
+}
+
+static double kanon_direction(const sp_kanon_curve *c, double eps, sp_direction d)
+{
+    double v = eps >= 0.0 ? kanon_nonneg(c, eps, d)
+                          : sp_log_hockey_negative_eps(eps, kanon_nonneg(c, -eps, sp_reverse(d)));
+    return fmin(0.0, v);
+}
+
+double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+{
+    const sp_kanon_curve *c = ctx;
+    if (isnan(eps)) {
+        return NAN;
+    }
+    if (direction != SP_MAX) {
+        return kanon_direction(c, eps, direction);
+    }
+    return fmax(kanon_direction(c, eps, SP_PLUS), kanon_direction(c, eps, SP_MINUS));
+}
