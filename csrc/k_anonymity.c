@@ -61,12 +61,6 @@ double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b)
     return lw + sp_log_binom_pmf(&g, (double)a);
 }
 
-/* ln g(u-1)/g(u) = ln(u rho_c) - ln((m-u+1) rho), 1 <= u <= m. */
-static long double log_ratio(const sp_kanon_curve *c, long m, long u)
-{
-    return logl((long double)u) + c->log_rho_c - logl((long double)(m - u + 1)) - c->log_rho;
-}
-
 /* ln (x_num - e^eps x_den)_+ from logs (x_den may be 0). */
 static long double log_pos(long double lnum, long double lden, double eps)
 {
@@ -81,9 +75,12 @@ static long double log_pos(long double lnum, long double lden, double eps)
 }
 
 /* ln sum_{u=lo}^{hi} of the shift terms of g = Bin(m, rho) (g(-1) = g(m+1) = 0):
- * plus (g(u-1) - e^eps g(u))_+, minus (g(u) - e^eps g(u-1))_+, eps >= 0 or
- * +inf; summed from the likelihood-ratio threshold outward (the terms are
- * positive only beyond it), the rest bounded geometrically and added once
+ *   plus  (g(u-1) - e^eps g(u))_+ = g(u-1) (u rho_c - e^eps (m-u+1) rho) / (u rho_c),
+ *   minus (g(u) - e^eps g(u-1))_+ = g(u) ((m-u+1) rho - e^eps u rho_c) / ((m-u+1) rho),
+ * eps >= 0 or +inf.  The numerators are linear in u and positive only beyond
+ * the likelihood-ratio threshold, so the sum runs from there outward (g
+ * decreasing): g carried by exact ratios from Loader's form at the start,
+ * re-anchored every 256 steps, the rest bounded geometrically and added once
  * it is below SP_TAIL_TOL of the sum. */
 static long double range_sum(const sp_kanon_curve *c, long m, long lo, long hi, double eps,
                              sp_direction d)
@@ -104,93 +101,89 @@ static long double range_sum(const sp_kanon_curve *c, long m, long lo, long hi, 
     }
     sp_binom g;
     cond_law(c, m, &g);
-    const long double rho = c->rho, rho_c = c->rho_c;
-    const long double ee = expl((long double)(eps == INFINITY ? 0.0 : eps));
-    sp_logsum s = {0.0L, 0.0L};
+    if (eps == INFINITY) {          /* only where the other law vanishes */
+        if (d == SP_PLUS) {
+            return hi == m + 1 ? (long double)m * c->log_rho : -INFINITY;
+        }
+        return lo == 0 ? (long double)m * c->log_rho_c : -INFINITY;
+    }
+    const long double rho = c->rho, rc = c->rho_c, ee = expl((long double)eps);
+    const long double mp1 = (long double)(m + 1);
+    long u;
     if (d == SP_PLUS) {
-        /* first u with g(u-1)/g(u) > e^eps: u > e^eps (m+1) rho / (rho_c + e^eps rho) */
-        long u0 = eps == INFINITY ? m + 1
-                                  : (long)floorl(ee * (long double)(m + 1) * rho / (rho_c + ee * rho)) + 1;
-        if (u0 < 1) {
-            u0 = 1;
+        /* first u with u rho_c > e^eps (m-u+1) rho */
+        u = (long)floorl(ee * mp1 * rho / (rc + ee * rho)) + 1;
+        for (int guard = 0; guard < 4 && (long double)(u - 1) * rc - ee * (mp1 - (u - 1)) * rho > 0.0L
+                            && u > 1; guard++) {
+            u--;
         }
-        if (u0 > m + 1) {
-            u0 = m + 1;
+        for (int guard = 0; guard < 4 && (long double)u * rc - ee * (mp1 - u) * rho <= 0.0L; guard++) {
+            u++;
         }
-        for (int guard = 0; guard < 4 && u0 > 1 && log_ratio(c, m, u0 - 1) > eps; guard++) {
-            u0--;
+        if (u < lo) {
+            u = lo;
         }
-        for (long u = u0 > lo ? u0 : lo; u <= hi; u++) {
-            const long double l1 = sp_log_binom_pmf(&g, (double)(u - 1));
-            const long double l0 = u <= m ? sp_log_binom_pmf(&g, (double)u) : -INFINITY;
-            if (l1 == -INFINITY) {
-                break;                              /* beyond the support */
-            }
-            if (l0 == -INFINITY) {
-                sp_logsum_add(&s, l1);
-            } else {
-                const long double lr = log_ratio(c, m, u);
-                if (lr > eps) {
-                    sp_logsum_add(&s, l1 + sp_log1mexpl((long double)eps - lr));
-                }
-                /* the rest, u' > u: sum g(u'-1) <= g(u) / (1 - g(u+1)/g(u)) */
-                const long double ratio = (long double)(m - u) * rho / ((long double)(u + 1) * rho_c);
-                if (ratio < 1.0L) {
-                    const long double bound = l0 - sp_log1mexpl(logl(ratio));
-                    if (s.sum > 0.0L && bound <= sp_logsum_log(&s) + LOG_TAIL_TOL) {   /* 2^-60 */
-                        sp_logsum_add(&s, bound);
-                        break;
-                    }
-                }
-            }
+        if (u < 1) {
+            u = 1;
         }
-        return sp_logsum_log(&s);
-    }
-    /* last u with g(u-1)/g(u) < e^-eps: u < e^-eps (m+1) rho / (rho_c + e^-eps rho) */
-    long u1;
-    if (eps == INFINITY) {
-        u1 = 0;
     } else {
-        const long double ei = 1.0L / ee;
-        u1 = (long)ceill(ei * (long double)(m + 1) * rho / (rho_c + ei * rho)) - 1;
-    }
-    if (u1 < 0) {
-        u1 = 0;
-    }
-    if (u1 > m) {
-        u1 = m;
-    }
-    for (int guard = 0; guard < 4 && u1 < m && log_ratio(c, m, u1 + 1) < -eps; guard++) {
-        u1++;
-    }
-    for (long u = u1 < hi ? u1 : hi; u >= lo; u--) {
-        const long double l0 = sp_log_binom_pmf(&g, (double)u);
-        const long double l1 = u >= 1 ? sp_log_binom_pmf(&g, (double)(u - 1)) : -INFINITY;
-        if (l0 == -INFINITY) {
-            if (u <= m) {
-                break;                              /* below the support */
-            }
-            continue;
+        /* last u with (m-u+1) rho > e^eps u rho_c */
+        u = (long)ceill(mp1 * rho / (rho + ee * rc)) - 1;
+        for (int guard = 0; guard < 4 && (mp1 - (u + 1)) * rho - ee * (long double)(u + 1) * rc > 0.0L
+                            && u < m; guard++) {
+            u++;
         }
-        if (l1 == -INFINITY) {
-            sp_logsum_add(&s, l0);
+        for (int guard = 0; guard < 4 && (mp1 - u) * rho - ee * (long double)u * rc <= 0.0L && u > 0;
+             guard++) {
+            u--;
+        }
+        if (u > hi) {
+            u = hi;
+        }
+        if (u > m) {
+            u = m;
+        }
+    }
+    if (u < lo || u > hi) {
+        return -INFINITY;
+    }
+    /* beta = g(u-1) (plus) or g(u) (minus), relative to its value at the start */
+    const int up = d == SP_PLUS;
+    const long double la0 = sp_log_binom_pmf(&g, (double)(up ? u - 1 : u));
+    long double beta = 1.0L, sum = 0.0L;
+    for (long steps = 0; u >= lo && u <= hi; steps++) {
+        if (steps > 0 && steps % 256 == 0) {
+            beta = expl((long double)sp_log_binom_pmf(&g, (double)(up ? u - 1 : u)) - la0);
+        }
+        if (up) {
+            const long double num = (long double)u * rc - ee * (mp1 - u) * rho;
+            if (num > 0.0L) {
+                sum += beta * num / ((long double)u * rc);
+            }
+            beta *= (mp1 - u) * rho / ((long double)u * rc);           /* g(u) */
+            /* the rest, u' > u: sum g(u'-1) <= g(u) / (1 - g(u+1)/g(u)) */
+            const long double ratio = (long double)(m - u) * rho / ((long double)(u + 1) * rc);
+            if (ratio < 1.0L && sum > 0.0L && beta / (1.0L - ratio) <= SP_TAIL_TOL * sum) {
+                sum += beta / (1.0L - ratio);
+                break;
+            }
+            u++;
         } else {
-            const long double lr = log_ratio(c, m, u);
-            if (lr < -eps) {
-                sp_logsum_add(&s, l0 + sp_log1mexpl((long double)eps + lr));
+            const long double num = (mp1 - u) * rho - ee * (long double)u * rc;
+            if (num > 0.0L) {
+                sum += beta * num / ((mp1 - u) * rho);
             }
+            beta *= (long double)u * rc / ((mp1 - u) * rho);            /* g(u-1) */
             /* the rest, u' < u: sum g(u') <= g(u-1) / (1 - g(u-2)/g(u-1)) */
-            const long double ratio = (long double)(u - 1) * rho_c / ((long double)(m - u + 2) * rho);
-            if (ratio < 1.0L) {
-                const long double bound = l1 - sp_log1mexpl(logl(ratio));
-                if (s.sum > 0.0L && bound <= sp_logsum_log(&s) + LOG_TAIL_TOL) {
-                    sp_logsum_add(&s, bound);
-                    break;
-                }
+            const long double ratio = (long double)(u - 1) * rc / ((mp1 - u + 1) * rho);
+            if (u >= 1 && ratio < 1.0L && sum > 0.0L && beta / (1.0L - ratio) <= SP_TAIL_TOL * sum) {
+                sum += beta / (1.0L - ratio);
+                break;
             }
+            u--;
         }
     }
-    return sp_logsum_log(&s);
+    return sum > 0.0L ? la0 + logl(sum) : -INFINITY;
 }
 
 void sp_kanon_fill_merged(const sp_kanon_curve *c, long count, long double *lp, long double *lq)

@@ -17,6 +17,8 @@ from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
 from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
+from statpriv.k_anonymity import k_anonymity
+from statpriv.thresholding import thresholded
 from statpriv.dp import amplify
 from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
@@ -38,5 +40,5 @@ __version__ = "0.1.0"
 __all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "conjecture_check",
            "counting", "dp",
            "equal_utility_epsilon", "equal_utility_noise", "from_log_pmfs", "interval_confidence",
-           "interval_epsilon", "interval_noise", "interval_width", "secret_sample",
-           "utility_loss"]
+           "interval_epsilon", "interval_noise", "interval_width", "k_anonymity", "secret_sample",
+           "thresholded", "utility_loss"]

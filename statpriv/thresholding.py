@@ -92,7 +92,7 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
     0.999910 0.999910
     >>> passive = thresholded(1000, 1e-7, 100, known=100)
     >>> print(f"{passive.log_delta(0.0):.2f}")
-    -1424.12
+    -1276.08
     """
     _validate.choice("attacker", attacker, ATTACKERS)
     per_record = _validate.ndim("pi", pi) > 0

@@ -509,6 +509,10 @@ def seed004_fig6(out_dir, dpi=120):
 FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5,
            "fig6": fig6, "fig7": fig7, "fig8": fig8, "seed004_fig6": seed004_fig6}
 
+from statpriv.papers.thresholding import seed004_fig4  # noqa: E402  (Desfontaines et al. Fig. 4)
+
+FIGURES["seed004_fig4"] = seed004_fig4
+
 
 def make_figures(out_dir, *, which=None, dpi=120):
     """Write the figures as PNG files into ``out_dir`` (created if missing).
