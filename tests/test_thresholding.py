@@ -133,6 +133,20 @@ def test_theorem_4_bounds_the_exact_curve():
     assert theorem4_bound(1000, 0.01, 5) == (math.inf, 1.0)
 
 
+def test_figure_4_data():
+    from statpriv.papers.thresholding import thresholding_regime_data
+    data = thresholding_regime_data(n=300, expected=(2.0,), lambdas=[2.0, 4.0],
+                                    curve_lambdas=(3.0,))
+    row = data["rows"][2.0]
+    assert list(row["tau"]) == [4.0, 8.0]
+    assert np.all(row["exact_delta_at_eps_t4"] <= row["delta_t4"])
+    assert np.all(row["exact_delta_at_0"] <= row["delta_t4"])
+    # delta(0) is the total variation z(tau - 1), tau - 1 ones among the 299 others
+    p = 2.0 / 299
+    tv = [math.comb(299, t - 1) * p ** (t - 1) * (1 - p) ** (300 - t) for t in (4, 8)]
+    np.testing.assert_allclose(row["exact_delta_at_0"], tv, rtol=1e-12)
+
+
 def test_epsilon_contract_live():
     curve = statpriv.thresholded(30, 0.2, 8, known=4, attacker="active")
     for d in (1e-2, 1e-4):
