@@ -32,7 +32,16 @@ from statpriv.curve import PrivacyCurve
 __all__ = ["thresholded"]
 
 _thr = _lazy.module("statpriv._thresholding")
+_core = _lazy.module("statpriv._core")
 _counting = _lazy.module("statpriv.counting")
+
+# Every C evaluation sweeps the window of Z once: the whole support up to
+# FULL_SUPPORT atoms, else the atoms within DROP_NATS of the largest (the
+# product tree of per-record laws trims at the same depth); the mass outside
+# (< e^-DROP_NATS per atom) is bounded and added, so ln delta is exact
+# wherever it lies above that bound.
+FULL_SUPPORT = 4096
+DROP_NATS = 11000.0
 
 ATTACKERS = ("passive", "active")
 
@@ -147,11 +156,19 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
 
 def _iid_law(N, pi):
     """(first, ln pmf on the window, log ratios, log_rest) of Bin(N, pi):
-    the window of _laws._window (the whole support up to 10^6 atoms), the
-    log ratios ln b(k-1)/b(k) = ln(k (1-pi) / ((N-k+1) pi)) in closed form."""
+    the whole support up to FULL_SUPPORT atoms, else the atoms within
+    DROP_NATS of the largest (the rest bounded by unimodality); the log
+    ratios ln b(k-1)/b(k) = ln(k (1-pi) / ((N-k+1) pi)) in closed form."""
     if N == 0 or not 0.0 < pi < 1.0:
         return _point_law(N if pi == 1.0 else 0)
-    first, last, log_rest = _laws._binomial_window(N, pi, False)
+    if N + 1 <= FULL_SUPPORT:
+        first, last, log_rest = 0, N, -math.inf
+    else:
+        def log_pmf(j):
+            return float(_core.log_binom_pmf(float(N), pi, np.array([float(j)]))[0])
+
+        mode = min(max(math.floor((N + 1) * pi), 0), N)
+        first, last, log_rest = _laws._unimodal_window(log_pmf, 0, N, mode, DROP_NATS)
     _laws._check_support(last - first + 1, "n")
     lz = np.asarray(_laws._binomial_log_pmf(N, pi, first, last), dtype=np.longdouble)
     ld = np.longdouble
