@@ -33,11 +33,9 @@ cdef class CurveCore:
     TRUE delta at the returned eps is <= target (1 + 1e-12).
     positive: bit mask, bit (1 << direction) set where delta > 0 at every
     finite eps in that direction (see _positive_mask), so that epsilon(0) is
-    inf whatever the float curve underflows to."""
-    cdef sp_curve_fn fn
-    cdef const void *ctx
-    cdef public double log_tol
-    cdef public int positive
+    inf whatever the float curve underflows to.  Its attributes are declared
+    in statpriv/_core.pxd, so that a room's own wrapper (e.g.
+    statpriv/_thresholding.pyx) can subclass it."""
 
     def log_delta(self, double[::1] eps, int direction):
         """ln delta at each eps (float64, C-contiguous) in a direction."""

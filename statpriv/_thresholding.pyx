@@ -2,7 +2,8 @@
 """Typed wrappers over csrc/thresholding.c and csrc/k_anonymity.c.
 
 Nothing here validates input: statpriv.thresholding and statpriv.k_anonymity
-do that and document the formulas.  Every loop runs without the GIL; the
+do that and document the formulas.  The cores subclass statpriv._core.CurveCore
+(log_delta, epsilon: the interface statpriv.curve.PrivacyCurve calls).  Every loop runs without the GIL; the
 cores are immutable after construction (the arrays they read are kept alive
 here), so one curve may be queried from many threads.
 """
@@ -10,39 +11,9 @@ import numpy as np
 cimport numpy as cnp
 
 from statpriv._csrc cimport *
+from statpriv._core cimport CurveCore
 
 cnp.import_array()
-
-
-cdef class _Core:
-    """ln delta(eps) of one curve by a C sp_curve_fn on a C context: the
-    interface statpriv.curve.PrivacyCurve calls (log_delta, epsilon)."""
-    cdef sp_curve_fn fn
-    cdef const void *ctx
-    cdef object arrays          # keeps the buffers the context points into alive
-
-    def log_delta(self, double[::1] eps, int direction):
-        """ln delta at each eps (float64, C-contiguous) in a direction."""
-        cdef Py_ssize_t i, n = eps.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        cdef sp_direction d = <sp_direction> direction
-        with nogil:
-            for i in range(n):
-                res[i] = self.fn(eps[i], d, self.ctx)
-        return out
-
-    def epsilon(self, double[::1] log_target, int direction):
-        """Smallest eps >= 0 with ln delta(eps) <= each log_target (exact
-        curves: no tolerance beyond the search's own margin)."""
-        cdef Py_ssize_t i, n = log_target.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        cdef sp_direction d = <sp_direction> direction
-        with nogil:
-            for i in range(n):
-                res[i] = sp_smallest_eps_lean(self.fn, self.ctx, d, log_target[i], 0.0, 0)
-        return out
 
 
 def _ld(a):
@@ -53,11 +24,12 @@ cdef long double *_p(long double[::1] a) noexcept nogil:
     return &a[0] if a.shape[0] > 0 else NULL
 
 
-cdef class ThresholdCore(_Core):
+cdef class ThresholdCore(CurveCore):
     """Thresholded count (csrc/thresholding.h): Z's window (ln pmf lz on
     first.., the log ratios lr, len + 1 entries), the thresholds t (non-
     increasing) and, for the passive attacker, their log weights lw."""
     cdef sp_thr_curve c
+    cdef object arrays          # keeps the buffers the context points into alive
 
     def __cinit__(self, lz, lr, long first, t, lw, double log_rest, double log_rest_b):
         cdef long double[::1] vz = _ld(lz)
@@ -89,11 +61,12 @@ cdef class ThresholdCore(_Core):
         self.ctx = &self.c
 
 
-cdef class KAnonymityCore(_Core):
+cdef class KAnonymityCore(CurveCore):
     """k-anonymity, two released counts (csrc/k_anonymity.h): the laws of
     m = A + B and A | m, the window [m_lo, m_hi] of m, and for the lower
     curve the windows of A and B for its one-suppressed cells."""
     cdef sp_kanon_curve c
+    cdef object arrays
 
     def __cinit__(self, double n_others, double pa, double pb, long k, bint upper, long m_lo,
                   long m_hi, a_window, b_window, double log_rest):

@@ -104,20 +104,8 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
     -1276.08
     """
     _validate.choice("attacker", attacker, ATTACKERS)
-    per_record = _validate.ndim("pi", pi) > 0
-    if per_record:
-        probs = _validate.real_array("pi", pi, low=0.0, high=1.0, dims=(1,))
-        if n is None:
-            n = probs.size + 1
-        n = _validate.count("n", n, low=1)
-        if probs.size != n - 1:
-            raise ValueError(f"pi must hold the n-1 = {n - 1} other records' probabilities, "
-                             f"got {probs.size}")
-    else:
-        if n is None:
-            raise ValueError("n is required when pi is a single probability")
-        n = _validate.count("n", n, low=1)
-        pi = _validate.probability("pi", pi)
+    n, pi, per_record = _validate.records(n, pi)
+    probs = pi
     threshold = _validate.count("threshold", threshold, low=0)
     known = _validate.count("known", known, low=0, high=n - 1)
 

@@ -18,7 +18,7 @@ import pytest
 
 import statpriv
 from statpriv import ParameterTypeError, oracle
-from helpers import assert_matches
+from helpers import assert_matches, assert_stored_case
 
 STORE = json.loads((pathlib.Path(__file__).parent / "data" / "thresholding_oracle.json").read_text())
 CASES = [c for c in STORE["cases"] if c["kind"] == "k_anonymity"]
@@ -33,11 +33,7 @@ def _curve(case):
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['name']}-{c['variant']}" for c in CASES])
 def test_against_stored_oracle(case):
     curve = _curve(case)
-    eps = np.array(case["eps"])
-    for direction in ("plus", "minus"):
-        ours = getattr(curve, f"log_delta_{direction}")(eps)
-        for e, o, ref in zip(eps, ours, case["values"][direction]):
-            assert_matches(float(o), mpmath.mpf(ref), what=f"{case['name']} {direction} eps={e}")
+    assert_stored_case(curve, case)
 
 
 def test_live_oracle_small():

@@ -4,8 +4,9 @@
 
 Writes tests/data/thresholding_oracle.json: for every case below, the
 oracle's delta_plus and delta_minus (statpriv.oracle.thresholded_delta /
-k_anonymity_delta, 50 digits unless the case says more: the brute force sums
-masses near 1 whose difference may be far smaller) on the eps grid.  The exhaustive test
+k_anonymity_delta at 50 digits, more where a value is below 10^(12 - digits):
+the brute force sums masses near 1 whose difference may be far smaller) on
+the eps grid.  The exhaustive test
 ``test_stored_values_are_current`` recomputes a slice of them live.
 """
 import json
@@ -46,7 +47,6 @@ def compute(kind, args, kwargs, variant, eps, direction):
     """The oracle's values (mpf list) for one case, variant and direction."""
     key = VARIANTS[kind][0]
     kw = dict(kwargs, **{key: variant}, direction=direction)
-    kw.setdefault("dps", 50)
     if kind == "thresholded":
         return oracle.thresholded_delta(*args, eps, **kw)
     return oracle.k_anonymity_delta(*args, eps, **kw)

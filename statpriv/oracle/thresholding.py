@@ -4,9 +4,11 @@ k-anonymity histogram (Desfontaines, Mohammadi, Krahmer & Basin,
 every output enumerated from the definition, its probability under both
 values of the target accumulated in a dict, the hockey stick summed term by
 term at ``dps`` digits.  No formula of the fast path is used.  Being a plain
-sum, it is exact to about 10^-dps ABSOLUTE: where the suppressed cell's two
-masses are near 1 and differ by less (a threshold far above the expected
-count: Example 7 needs ~600 digits), pass a larger ``dps``.
+sum, a value at ``dps`` digits is exact to about 10^-dps ABSOLUTE only: the
+suppressed cell's two masses may be near 1 and differ by far less (a threshold
+far above the expected count: Example 7 needs ~600 digits).  So by default
+(``dps=None``) every value below 10^(12 - dps) is recomputed at twice the
+digits, from 50 up to MAX_DPS; an explicit ``dps`` is used as given.
 """
 
 import math
@@ -21,6 +23,26 @@ from statpriv.oracle.binomial import _binomial_pmf, _poisson_binomial_pmf
 __all__ = ["thresholded_delta", "k_anonymity_delta"]
 
 BOTTOM = "bottom"
+MAX_DPS = 1600
+
+
+def _adaptive(evaluate, eps, dps):
+    """evaluate(eps_list, dps) -> list of mpf; with dps None, values below
+    10^(12 - digits) are recomputed at twice the digits (up to MAX_DPS)."""
+    eps_vals, scalar = (list(eps), False) if _is_sequence(eps) else ([eps], True)
+    if dps is not None:
+        out = evaluate(eps_vals, dps)
+    else:
+        digits = 50
+        out = evaluate(eps_vals, digits)
+        while digits < MAX_DPS:
+            low = [i for i, v in enumerate(out) if v < mpf(10) ** (12 - digits)]
+            if not low:
+                break
+            digits *= 2
+            for i, v in zip(low, evaluate([eps_vals[i] for i in low], digits)):
+                out[i] = v
+    return out[0] if scalar else out
 
 
 def _release(count, threshold):
@@ -47,7 +69,7 @@ def _directions(P, Q, eeps):
 
 
 def thresholded_delta(n, pi, threshold, eps, *, known=0, attacker="passive", direction="max",
-                      dps=50, max_terms=None):
+                      dps=None, max_terms=None):
     """delta(eps) of M_tau (release K if K >= threshold, else bottom) when the
     attacker knows ``known`` other records: for every b (ones among them)
     the laws of the release with the target one / zero; active: max over b
@@ -57,6 +79,11 @@ def thresholded_delta(n, pi, threshold, eps, *, known=0, attacker="passive", dir
     _check_direction(direction)
     if attacker not in ("passive", "active"):
         raise ValueError(f"attacker must be 'passive' or 'active', got {attacker!r}")
+    return _adaptive(lambda e, d: _thresholded(n, pi, threshold, e, known, attacker, direction, d,
+                                               max_terms), eps, dps)
+
+
+def _thresholded(n, pi, threshold, eps, known, attacker, direction, dps, max_terms):
     with mp.workdps(dps):
         if _is_sequence(pi):
             probs = [_check_prob(p, "pi entry") for p in pi]
@@ -69,7 +96,7 @@ def thresholded_delta(n, pi, threshold, eps, *, known=0, attacker="passive", dir
         threshold = _check_int(threshold, "threshold", lo=0)
         known = _check_int(known, "known", lo=0, hi=n - 1)
         _guard(float(n) ** 2 * 4, max_terms, f"thresholded n={n}")
-        eps_vals, scalar = _eps_list(eps)
+        eps_vals, _ = _eps_list(eps)
         if _is_sequence(pi):
             zb, zz = _poisson_binomial_pmf(probs[:known]), _poisson_binomial_pmf(probs[known:])
         else:
@@ -87,11 +114,11 @@ def thresholded_delta(n, pi, threshold, eps, *, known=0, attacker="passive", dir
                 plus = mpmath.fsum(wb * v[0] for wb, v in per_b)
                 minus = mpmath.fsum(wb * v[1] for wb, v in per_b)
             out.append(_pick(direction, plus, minus))
-        return out[0] if scalar else out
+        return out
 
 
 def k_anonymity_delta(n, probs, k, source, target, eps, *, bound="lower", direction="max",
-                      dps=50, max_terms=None):
+                      dps=None, max_terms=None):
     """delta(eps) of the k-anonymity histogram seen through two released counts.
 
     n - 1 other records iid over the categories (probabilities ``probs``,
@@ -104,6 +131,11 @@ def k_anonymity_delta(n, probs, k, source, target, eps, *, bound="lower", direct
     _check_direction(direction)
     if bound not in ("lower", "upper"):
         raise ValueError(f"bound must be 'lower' or 'upper', got {bound!r}")
+    return _adaptive(lambda e, d: _k_anonymity(n, probs, k, source, target, e, bound, direction,
+                                               d, max_terms), eps, dps)
+
+
+def _k_anonymity(n, probs, k, source, target, eps, bound, direction, dps, max_terms):
     with mp.workdps(dps):
         n = _check_int(n, "n", lo=1)
         k = _check_int(k, "k", lo=1)
@@ -128,6 +160,5 @@ def k_anonymity_delta(n, probs, k, source, target, eps, *, bound="lower", direct
                 o0 = (_release(a, k), _release(b + 1, k)) + extra
                 P[o1] = P.get(o1, mpf(0)) + mass
                 Q[o0] = Q.get(o0, mpf(0)) + mass
-        eps_vals, scalar = _eps_list(eps)
-        out = [_pick(direction, *_directions(P, Q, mpmath.exp(e))) for e in eps_vals]
-        return out[0] if scalar else out
+        eps_vals, _ = _eps_list(eps)
+        return [_pick(direction, *_directions(P, Q, mpmath.exp(e))) for e in eps_vals]
