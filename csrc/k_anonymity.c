@@ -186,7 +186,7 @@ static long double range_sum(const sp_kanon_curve *c, long m, long lo, long hi, 
     return sum > 0.0L ? la0 + logl(sum) : -INFINITY;
 }
 
-void sp_kanon_fill_merged(const sp_kanon_curve *c, long count, long double *lp, long double *lq)
+void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lp, long double *lq)
 {
     for (long i = 0; i < count; i++) {
         const long m = c->m_lo + i;
@@ -202,6 +202,9 @@ void sp_kanon_fill_merged(const sp_kanon_curve *c, long count, long double *lp, 
         lp[i] = sp_logsum_log(&sp);
         lq[i] = sp_logsum_log(&sq);
     }
+    c->merged_p = lp;
+    c->merged_q = lq;
+    c->n_merged = count;
 }
 
 /* ln sum_{j=lo}^{hi} f(a, j) (column) or f(j, b) (row), j within [wlo, whi]. */
@@ -221,10 +224,9 @@ static long double line_sum(const sp_kanon_curve *c, long fixed, int fixed_is_a,
     return sp_logsum_log(&s);
 }
 
-void sp_kanon_fill_lower(const sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
+void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
                          long u_first, long nu, long double *pu, long double *qu, long v_first,
-                         long nv, long double *pv, long double *qv, long double *pbb,
-                         long double *qbb)
+                         long nv, long double *pv, long double *qv)
 {
     const long k = c->k;
     for (long i = 0; i < nu; i++) {
@@ -244,8 +246,16 @@ void sp_kanon_fill_lower(const sp_kanon_curve *c, long a_lo, long a_hi, long b_l
         }
         sp_logsum_add(&sq, line_sum(c, a, 1, 0, k - 2, b_lo, b_hi));
     }
-    *pbb = sp_logsum_log(&sp);
-    *qbb = sp_logsum_log(&sq);
+    c->pbb = sp_logsum_log(&sp);
+    c->qbb = sp_logsum_log(&sq);
+    c->pu = pu;
+    c->qu = qu;
+    c->pv = pv;
+    c->qv = qv;
+    c->u_first = u_first;
+    c->nu = nu;
+    c->v_first = v_first;
+    c->nv = nv;
 }
 
 /* The part of delta given m (without the weight w(m)). */

@@ -55,16 +55,17 @@ void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, lon
 /* ln P[A = a, B = b] (ln w(a+b) + ln g_{a+b}(a)). */
 double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b);
 
-/* merged_p/q for m = m_lo .. m_lo + count - 1 (the upper curve's merged cells). */
-void sp_kanon_fill_merged(const sp_kanon_curve *c, long count, long double *lp, long double *lq);
+/* Fill lp, lq (count entries) with the upper curve's merged cells for
+ * m = m_lo .. m_lo + count - 1 and attach them to c (c keeps the pointers). */
+void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lp, long double *lq);
 
-/* The lower curve's one-suppressed cells on u = u_first .. u_first+nu-1 and
- * v = v_first .. v_first+nv-1 with the inner sums restricted to the windows
- * [a_lo, a_hi] of A and [b_lo, b_hi] of B, and the (bottom, bottom) cell. */
-void sp_kanon_fill_lower(const sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
+/* Fill the lower curve's one-suppressed cells on u = u_first .. u_first+nu-1
+ * and v = v_first .. v_first+nv-1 (the inner sums restricted to the windows
+ * [a_lo, a_hi] of A and [b_lo, b_hi] of B) and the (bottom, bottom) cell, and
+ * attach them to c (c keeps the pointers). */
+void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
                          long u_first, long nu, long double *pu, long double *qu, long v_first,
-                         long nv, long double *pv, long double *qv, long double *pbb,
-                         long double *qbb);
+                         long nv, long double *pv, long double *qv);
 
 double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *ctx);
 

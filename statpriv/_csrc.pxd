@@ -188,26 +188,11 @@ cdef extern from "k_anonymity.h" nogil:
     ctypedef struct sp_kanon_curve:
         long m_lo
         long m_hi
-        long m_mode
-        const long double *merged_p
-        const long double *merged_q
-        long n_merged
-        const long double *pu
-        const long double *qu
-        const long double *pv
-        const long double *qv
-        long u_first
-        long nu
-        long v_first
-        long nv
-        long double pbb
-        long double qbb
         double log_rest
     void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, long k, int upper)
     double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b)
-    void sp_kanon_fill_merged(const sp_kanon_curve *c, long count, long double *lp, long double *lq)
-    void sp_kanon_fill_lower(const sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
+    void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lp, long double *lq)
+    void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
                              long u_first, long nu, long double *pu, long double *qu, long v_first,
-                             long nv, long double *pv, long double *qv, long double *pbb,
-                             long double *qbb)
+                             long nv, long double *pv, long double *qv)
     double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *ctx)

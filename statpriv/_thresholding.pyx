@@ -73,7 +73,6 @@ cdef class KAnonymityCore(CurveCore):
         cdef long a_lo = a_window[0], a_hi = a_window[1], b_lo = b_window[0], b_hi = b_window[1]
         cdef long count, u_first, nu, v_first, nv
         cdef long double[::1] mp, mq, pu, qu, pv, qv
-        cdef long double pbb = 0.0, qbb = 0.0
         sp_kanon_init(&self.c, n_others, pa, pb, k, upper)
         self.c.m_lo = m_lo
         self.c.m_hi = m_hi
@@ -84,9 +83,6 @@ cdef class KAnonymityCore(CurveCore):
             mq = np.empty(count, dtype=np.longdouble)
             with nogil:
                 sp_kanon_fill_merged(&self.c, count, _p(mp), _p(mq))
-            self.c.merged_p = _p(mp)
-            self.c.merged_q = _p(mq)
-            self.c.n_merged = count
             self.arrays = (mp, mq)
         else:
             # (u, bottom) cells: u - 1 or u in A's window, u >= k
@@ -100,17 +96,7 @@ cdef class KAnonymityCore(CurveCore):
             qv = np.empty(nv, dtype=np.longdouble)
             with nogil:
                 sp_kanon_fill_lower(&self.c, a_lo, a_hi, b_lo, b_hi, u_first, nu, _p(pu), _p(qu),
-                                    v_first, nv, _p(pv), _p(qv), &pbb, &qbb)
-            self.c.pu = _p(pu)
-            self.c.qu = _p(qu)
-            self.c.pv = _p(pv)
-            self.c.qv = _p(qv)
-            self.c.u_first = u_first
-            self.c.nu = nu
-            self.c.v_first = v_first
-            self.c.nv = nv
-            self.c.pbb = pbb
-            self.c.qbb = qbb
+                                    v_first, nv, _p(pv), _p(qv))
             self.arrays = (pu, qu, pv, qv)
         self.fn = sp_kanon_curve_log_delta
         self.ctx = &self.c
