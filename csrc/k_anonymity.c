@@ -30,11 +30,11 @@ void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, lon
     c->m_hi = (long)n_others;
     double mode = floor((n_others + 1.0) * (double)p);
     c->m_mode = (long)fmin(mode, n_others);
-    c->merged_p = c->merged_q = NULL;
+    c->merged_x = c->merged_y = c->merged_c = NULL;
     c->n_merged = 0;
     c->pu = c->qu = c->pv = c->qv = NULL;
     c->u_first = c->nu = c->v_first = c->nv = 0;
-    c->pbb = c->qbb = -INFINITY;
+    c->bb_x = c->bb_y = c->bb_c = -INFINITY;
     c->log_rest = -INFINITY;
 }
 
@@ -59,6 +59,23 @@ double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b)
     sp_binom g;
     cond_law(c, a + b, &g);
     return lw + sp_log_binom_pmf(&g, (double)a);
+}
+
+/* ln (X - e^eps Y - (e^eps - 1) C)_+ from logs: (P - e^eps Q)_+ of a cell
+ * with P = X + C, Q = Y + C; eps >= 0 or +inf. */
+static long double log_pos_shared(long double lx, long double ly, long double lc, double eps)
+{
+    if (lx == -INFINITY) {
+        return -INFINITY;
+    }
+    if (eps == INFINITY) {
+        return ly == -INFINITY && lc == -INFINITY ? lx : -INFINITY;
+    }
+    long double lb = (long double)eps + ly;
+    if (eps > 0.0) {
+        lb = sp_logaddexpl(lb, logl(expm1l((long double)eps)) + lc);
+    }
+    return lb < lx ? lx + sp_log1mexpl(lb - lx) : -INFINITY;
 }
 
 /* ln (x_num - e^eps x_den)_+ from logs (x_den may be 0). */
@@ -186,24 +203,28 @@ static long double range_sum(const sp_kanon_curve *c, long m, long lo, long hi, 
     return sum > 0.0L ? la0 + logl(sum) : -INFINITY;
 }
 
-void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lp, long double *lq)
+void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lx, long double *ly,
+                          long double *lc)
 {
+    /* the cells u in [lo, hi]: P = sum g(u-1) = g(lo-1) + C, Q = sum g(u) = C + g(hi),
+     * C = sum_{s=lo}^{hi-1} g(s) */
     for (long i = 0; i < count; i++) {
         const long m = c->m_lo + i;
         const long lo = m - c->k + 2 > 0 ? m - c->k + 2 : 0;
         const long hi = m + 1 < c->k - 1 ? m + 1 : c->k - 1;
         sp_binom g;
         cond_law(c, m, &g);
-        sp_logsum sp = {0.0L, 0.0L}, sq = {0.0L, 0.0L};
-        for (long u = lo; u <= hi; u++) {
-            sp_logsum_add(&sp, u >= 1 ? sp_log_binom_pmf(&g, (double)(u - 1)) : -INFINITY);
-            sp_logsum_add(&sq, u <= m ? sp_log_binom_pmf(&g, (double)u) : -INFINITY);
+        sp_logsum shared = {0.0L, 0.0L};
+        for (long s = lo; s <= hi - 1; s++) {
+            sp_logsum_add(&shared, sp_log_binom_pmf(&g, (double)s));
         }
-        lp[i] = sp_logsum_log(&sp);
-        lq[i] = sp_logsum_log(&sq);
+        lx[i] = lo >= 1 ? sp_log_binom_pmf(&g, (double)(lo - 1)) : -INFINITY;
+        ly[i] = hi <= m ? sp_log_binom_pmf(&g, (double)hi) : -INFINITY;
+        lc[i] = sp_logsum_log(&shared);
     }
-    c->merged_p = lp;
-    c->merged_q = lq;
+    c->merged_x = lx;
+    c->merged_y = ly;
+    c->merged_c = lc;
     c->n_merged = count;
 }
 
@@ -239,15 +260,15 @@ void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, lon
         pv[i] = line_sum(c, v, 0, 0, k - 2, a_lo, a_hi);
         qv[i] = line_sum(c, v - 1, 0, 0, k - 1, a_lo, a_hi);
     }
-    sp_logsum sp = {0.0L, 0.0L}, sq = {0.0L, 0.0L};
-    for (long a = a_lo; a <= a_hi && a <= k - 1; a++) {
-        if (a <= k - 2) {
-            sp_logsum_add(&sp, line_sum(c, a, 1, 0, k - 1, b_lo, b_hi));
-        }
-        sp_logsum_add(&sq, line_sum(c, a, 1, 0, k - 2, b_lo, b_hi));
+    /* (bottom, bottom): P = {a <= k-2, b <= k-1}, Q = {a <= k-1, b <= k-2}, sharing
+     * C = {a <= k-2, b <= k-2}: X = f(. <= k-2, k-1), Y = f(k-1, . <= k-2) */
+    sp_logsum shared = {0.0L, 0.0L};
+    for (long a = a_lo; a <= a_hi && a <= k - 2; a++) {
+        sp_logsum_add(&shared, line_sum(c, a, 1, 0, k - 2, b_lo, b_hi));
     }
-    c->pbb = sp_logsum_log(&sp);
-    c->qbb = sp_logsum_log(&sq);
+    c->bb_c = sp_logsum_log(&shared);
+    c->bb_x = k - 1 >= b_lo && k - 1 <= b_hi ? line_sum(c, k - 1, 0, 0, k - 2, a_lo, a_hi) : -INFINITY;
+    c->bb_y = k - 1 >= a_lo && k - 1 <= a_hi ? line_sum(c, k - 1, 1, 0, k - 2, b_lo, b_hi) : -INFINITY;
     c->pu = pu;
     c->qu = qu;
     c->pv = pv;
@@ -274,8 +295,9 @@ static long double per_m(const sp_kanon_curve *c, long m, double eps, sp_directi
                                   range_sum(c, m, hi + 1, m + 1, eps, d));
     const long i = m - c->m_lo;
     if (i >= 0 && i < c->n_merged) {
-        const long double cell = d == SP_PLUS ? log_pos(c->merged_p[i], c->merged_q[i], eps)
-                                              : log_pos(c->merged_q[i], c->merged_p[i], eps);
+        const long double cell =
+            d == SP_PLUS ? log_pos_shared(c->merged_x[i], c->merged_y[i], c->merged_c[i], eps)
+                         : log_pos_shared(c->merged_y[i], c->merged_x[i], c->merged_c[i], eps);
         v = sp_logaddexpl(v, cell);
     }
     return v;
@@ -294,7 +316,8 @@ static double kanon_nonneg(const sp_kanon_curve *c, double eps, sp_direction d)
             sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pv[i], c->qv[i], eps)
                                            : log_pos(c->qv[i], c->pv[i], eps));
         }
-        sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pbb, c->qbb, eps) : log_pos(c->qbb, c->pbb, eps));
+        sp_logsum_add(&s, d == SP_PLUS ? log_pos_shared(c->bb_x, c->bb_y, c->bb_c, eps)
+                                       : log_pos_shared(c->bb_y, c->bb_x, c->bb_c, eps));
     }
     /* sum over m outward from the mode of w(m) (unimodal): once the rest of
      * a side, at most (atoms left) * w(m), is below SP_TAIL_TOL of the sum,

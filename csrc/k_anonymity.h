@@ -38,13 +38,15 @@ typedef struct {
     long k;
     long m_lo, m_hi, m_mode;     /* the window of m (m_mode: the law's mode, clamped) */
     int upper;                   /* 1: the attacker also learns m */
-    /* upper: ln P, ln Q of the merged cell, m = m_lo .. m_lo + n_merged - 1 */
-    const long double *merged_p, *merged_q;
+    /* upper: the merged cell of m = m_lo + i, i < n_merged, as P = X + C,
+     * Q = Y + C (logs; C the part the two laws share, so that P - e^eps Q =
+     * X - e^eps Y - (e^eps - 1) C keeps its relative accuracy when P ~ Q) */
+    const long double *merged_x, *merged_y, *merged_c;
     long n_merged;
     /* lower: (u, bottom) cells u = u_first + i, (bottom, v) cells, (bottom, bottom) */
     const long double *pu, *qu, *pv, *qv;
     long u_first, nu, v_first, nv;
-    long double pbb, qbb;
+    long double bb_x, bb_y, bb_c;   /* (bottom, bottom): P = X + C, Q = Y + C */
     double log_rest;             /* ln bound on the mass left out by the windows */
 } sp_kanon_curve;
 
@@ -55,9 +57,10 @@ void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, lon
 /* ln P[A = a, B = b] (ln w(a+b) + ln g_{a+b}(a)). */
 double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b);
 
-/* Fill lp, lq (count entries) with the upper curve's merged cells for
+/* Fill lx, ly, lc (count entries) with the upper curve's merged cells for
  * m = m_lo .. m_lo + count - 1 and attach them to c (c keeps the pointers). */
-void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lp, long double *lq);
+void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lx, long double *ly,
+                          long double *lc);
 
 /* Fill the lower curve's one-suppressed cells on u = u_first .. u_first+nu-1
  * and v = v_first .. v_first+nv-1 (the inner sums restricted to the windows

@@ -191,7 +191,8 @@ cdef extern from "k_anonymity.h" nogil:
         double log_rest
     void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, long k, int upper)
     double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b)
-    void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lp, long double *lq)
+    void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lx, long double *ly,
+                              long double *lc)
     void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
                              long u_first, long nu, long double *pu, long double *qu, long v_first,
                              long nv, long double *pv, long double *qv)

@@ -72,18 +72,17 @@ cdef class KAnonymityCore(CurveCore):
                   long m_hi, a_window, b_window, double log_rest):
         cdef long a_lo = a_window[0], a_hi = a_window[1], b_lo = b_window[0], b_hi = b_window[1]
         cdef long count, u_first, nu, v_first, nv
-        cdef long double[::1] mp, mq, pu, qu, pv, qv
+        cdef long double[::1] mx, my, mc, pu, qu, pv, qv
         sp_kanon_init(&self.c, n_others, pa, pb, k, upper)
         self.c.m_lo = m_lo
         self.c.m_hi = m_hi
         self.c.log_rest = log_rest
         if upper:
             count = max(0, min(m_hi, 2 * k - 3) - m_lo + 1)
-            mp = np.empty(count, dtype=np.longdouble)
-            mq = np.empty(count, dtype=np.longdouble)
+            mx, my, mc = (np.empty(count, dtype=np.longdouble) for _ in range(3))
             with nogil:
-                sp_kanon_fill_merged(&self.c, count, _p(mp), _p(mq))
-            self.arrays = (mp, mq)
+                sp_kanon_fill_merged(&self.c, count, _p(mx), _p(my), _p(mc))
+            self.arrays = (mx, my, mc)
         else:
             # (u, bottom) cells: u - 1 or u in A's window, u >= k
             u_first = max(k, a_lo)

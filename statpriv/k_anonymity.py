@@ -46,8 +46,10 @@ _core = _lazy.module("statpriv._core")
 # Windows of m, A and B: the atoms within this many nats of each law's
 # largest; the mass outside is bounded (unimodality) and added to delta.
 DROP_NATS = 1500.0
-# Refuse constructions whose cell sums would exceed this many pmf terms.
+# Refuse constructions whose cell sums would exceed this many pmf terms, and
+# curves whose every evaluation would (about 1e8 terms a second here).
 MAX_CELL_TERMS = 3e8
+MAX_EVAL_TERMS = 3e8
 
 
 class KAnonymity:
@@ -142,6 +144,14 @@ def k_anonymity(n, probs, k, *, source, target):
         raise ValueError(f"k-anonymity with n={n}, k={k}: the suppressed cells need about "
                          f"{cells:.1e} pmf terms, more than statpriv.k_anonymity.MAX_CELL_TERMS "
                          f"= {MAX_CELL_TERMS:.0e}; use a smaller k or n")
+    # one evaluation: the m within ~12 sd of the mode, each a sum over ~10 sd of A | m
+    sd_m = math.sqrt(N * pm * (1.0 - pm))
+    sd_a = math.sqrt(N * pm * min(pa, pb) / pm) if pm > 0.0 else 0.0
+    work = min(m_hi - m_lo + 1, 24.0 * sd_m + 1.0) * (10.0 * sd_a + 10.0)
+    if work > MAX_EVAL_TERMS:
+        raise ValueError(f"k-anonymity with n={n}: every evaluation would sum about {work:.1e} "
+                         f"terms (~{work / 1e8:.0f} s), more than statpriv.k_anonymity."
+                         f"MAX_EVAL_TERMS = {MAX_EVAL_TERMS:.0e}; use a smaller n")
     rest_lower = float(np.logaddexp.reduce([rest_m, a_win[2], b_win[2]]))
     ref_probs = ps.tolist()
     what = f"k-anonymity n={n}, k={k}, {source}->{target} (pa={pa}, pb={pb})"

@@ -127,3 +127,29 @@ def test_bad_types():
         statpriv.k_anonymity(10, [0.2, 0.3], 2.0j, source=0, target=1)
     with pytest.raises(ParameterTypeError):
         statpriv.k_anonymity(10, [0.2, 0.3], 2, source=True, target=1)
+
+
+@pytest.mark.exhaustive
+def test_random_small_cases_against_live_oracle():
+    rng = np.random.default_rng(2027)
+    for _ in range(25):
+        n = int(rng.integers(1, 35))
+        cats = int(rng.integers(2, 5))
+        probs = rng.dirichlet(np.ones(cats + 1))[:cats] if rng.random() < 0.7 else \
+            rng.dirichlet(np.ones(cats))
+        probs = [float(p) for p in probs]
+        if rng.random() < 0.2:
+            probs[0] = 0.0
+        k = int(rng.integers(1, 7))
+        source, target = (int(x) for x in rng.choice(cats, size=2, replace=False))
+        eps = [float(e) for e in rng.choice([-0.5, 0.0, 0.05, 0.5, 2.0], size=3)]
+        ka = statpriv.k_anonymity(n, probs, k, source=source, target=target)
+        for bound in ("lower", "upper"):
+            curve = getattr(ka, bound)
+            for direction in ("plus", "minus"):
+                ours = getattr(curve, f"log_delta_{direction}")(eps)
+                refs = oracle.k_anonymity_delta(n, probs, k, source, target, eps, bound=bound,
+                                                direction=direction)
+                for o, r in zip(ours, refs):
+                    assert_matches(float(o), r, what=f"n={n} {probs} k={k} {source}->{target} "
+                                                     f"{bound} {direction}")
