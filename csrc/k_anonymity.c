@@ -6,15 +6,32 @@
 /* ln SP_TAIL_TOL */
 #define LOG_TAIL_TOL (-41.58883083359671856503L)
 
+/* Bin(N, p) from p and q = 1 - p both accurate to extended precision: the
+ * mean is formed on the smaller of the two (N q = N - N p would lose the
+ * relative accuracy of a tiny q), the law mirrored when p is the larger. */
+static void binom_from(sp_binom *b, double N, long double p, long double q, double log_p,
+                       double log_q)
+{
+    const int mirrored = p > q;
+    const long double small = mirrored ? q : p;
+    const long double mean = (long double)N * small;
+    const double hi = (double)mean;
+    if (mirrored) {
+        sp_binom_init_ext(b, N, q, p, hi, (double)(mean - (long double)hi), log_q, log_p, 1);
+    } else {
+        sp_binom_init_ext(b, N, p, q, hi, (double)(mean - (long double)hi), log_p, log_q, 0);
+    }
+}
+
 void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, long k, int upper)
 {
     const long double p = (long double)pa + (long double)pb;       /* exact or nearly */
-    const long double q = (1.0L - (long double)pa) - (long double)pb;
-    const long double mean = (long double)n_others * p;
-    const double mean_hi = (double)mean;
-    sp_binom_init_ext(&c->m_law, n_others, p, q > 0.0L ? q : 0.0L, mean_hi,
-                      (double)(mean - (long double)mean_hi), (double)logl(p),
-                      q > 0.0L ? (double)logl(q) : -INFINITY, 0);
+    long double q = (1.0L - (long double)pa) - (long double)pb;
+    if (q < 0.0L) {
+        q = 0.0L;
+    }
+    binom_from(&c->m_law, n_others, p, q, p > 0.0L ? (double)logl(p) : -INFINITY,
+               q > 0.0L ? (double)logl(q) : -INFINITY);
     if (p > 0.0L) {
         c->rho = (long double)pa / p;
         c->rho_c = (long double)pb / p;
@@ -41,10 +58,7 @@ void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, lon
 /* g_m = Bin(m, rho), the law of A given m. */
 static void cond_law(const sp_kanon_curve *c, long m, sp_binom *g)
 {
-    const long double mean = (long double)m * c->rho;
-    const double hi = (double)mean;
-    sp_binom_init_ext(g, (double)m, c->rho, c->rho_c, hi, (double)(mean - (long double)hi),
-                      c->log_rho, c->log_rho_c, 0);
+    binom_from(g, (double)m, c->rho, c->rho_c, c->log_rho, c->log_rho_c);
 }
 
 double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b)
