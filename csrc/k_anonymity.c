@@ -32,6 +32,9 @@ void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, lon
     }
     binom_from(&c->m_law, n_others, p, q, p > 0.0L ? (double)logl(p) : -INFINITY,
                q > 0.0L ? (double)logl(q) : -INFINITY);
+    c->log_a = pa > 0.0 ? logl((long double)pa) : -INFINITY;
+    c->log_b = pb > 0.0 ? logl((long double)pb) : -INFINITY;
+    c->log_c = q > 0.0L ? logl(q) : -INFINITY;
     if (p > 0.0L) {
         c->rho = (long double)pa / p;
         c->rho_c = (long double)pb / p;
@@ -242,47 +245,101 @@ void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lx, long d
     c->n_merged = count;
 }
 
-/* ln sum_{j=lo}^{hi} f(a, j) (column) or f(j, b) (row), j within [wlo, whi]. */
-static long double line_sum(const sp_kanon_curve *c, long fixed, int fixed_is_a, long lo, long hi,
-                            long wlo, long whi)
+/* A line of ln f(a, b) along one coordinate j in [lo, hi], the other one
+ * (`fixed`: a if along_b, else b) held: started from Loader's form, then
+ * moved to fixed + 1 by the exact ratio (N - a - b) / (fixed + 1) * p_fixed / p_c
+ * in extended precision -- so neighbouring lines agree to ~1e-19 and a
+ * cell that compares them (P - e^eps Q of lines u-1 and u) keeps its
+ * relative accuracy where P ~ e^eps Q (independent double logs of ~100
+ * nats differ by ~1e-14, which the cancellation would amplify). */
+static void line_start(const sp_kanon_curve *c, long fixed, int along_b, long lo, long hi,
+                       long double *line)
+{
+    for (long j = lo; j <= hi; j++) {
+        line[j - lo] = along_b ? sp_kanon_log_f(c, fixed, j) : sp_kanon_log_f(c, j, fixed);
+    }
+}
+
+static void line_advance(const sp_kanon_curve *c, long fixed, int along_b, long lo, long hi,
+                         long double *line)
+{
+    if (c->log_c == -INFINITY) {            /* p_c = 0: no ratio, Loader's form again */
+        line_start(c, fixed + 1, along_b, lo, hi, line);
+        return;
+    }
+    const long double lr = (along_b ? c->log_a : c->log_b) - c->log_c;
+    for (long j = lo; j <= hi; j++) {
+        const long double rest = (long double)c->m_law.N - (long double)(fixed + j);
+        line[j - lo] = rest > 0.0L ? line[j - lo] + logl(rest / (long double)(fixed + 1)) + lr
+                                   : -INFINITY;
+    }
+}
+
+/* ln sum of line[j - lo] over j in [lo, to]. */
+static long double line_logsum(const long double *line, long lo, long to)
 {
     sp_logsum s = {0.0L, 0.0L};
-    if (lo < wlo) {
-        lo = wlo;
-    }
-    if (hi > whi) {
-        hi = whi;
-    }
-    for (long j = lo; j <= hi; j++) {
-        sp_logsum_add(&s, fixed_is_a ? sp_kanon_log_f(c, fixed, j) : sp_kanon_log_f(c, j, fixed));
+    for (long j = lo; j <= to; j++) {
+        sp_logsum_add(&s, line[j - lo]);
     }
     return sp_logsum_log(&s);
 }
 
 void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
                          long u_first, long nu, long double *pu, long double *qu, long v_first,
-                         long nv, long double *pv, long double *qv)
+                         long nv, long double *pv, long double *qv, long double *line)
 {
     const long k = c->k;
+    const long a0 = a_lo > 0 ? a_lo : 0, a1 = a_hi < k - 1 ? a_hi : k - 1;
+    const long b0 = b_lo > 0 ? b_lo : 0, b1 = b_hi < k - 1 ? b_hi : k - 1;
+    /* (u, bottom): rows a = u - 1 (P: b <= k-1) and a = u (Q: b <= k-2) */
+    if (b0 <= b1 && nu > 0) {
+        line_start(c, u_first - 1, 1, b0, b1, line);
+    }
     for (long i = 0; i < nu; i++) {
         const long u = u_first + i;
-        pu[i] = line_sum(c, u - 1, 1, 0, k - 1, b_lo, b_hi);
-        qu[i] = line_sum(c, u, 1, 0, k - 2, b_lo, b_hi);
+        pu[i] = b0 <= b1 ? line_logsum(line, b0, b1) : -INFINITY;
+        if (b0 <= b1) {
+            line_advance(c, u - 1, 1, b0, b1, line);
+        }
+        qu[i] = b0 <= b1 ? line_logsum(line, b0, b1 < k - 2 ? b1 : k - 2) : -INFINITY;
+    }
+    /* (bottom, v): columns b = v - 1 (Q: a <= k-1) and b = v (P: a <= k-2) */
+    if (a0 <= a1 && nv > 0) {
+        line_start(c, v_first - 1, 0, a0, a1, line);
     }
     for (long i = 0; i < nv; i++) {
         const long v = v_first + i;
-        pv[i] = line_sum(c, v, 0, 0, k - 2, a_lo, a_hi);
-        qv[i] = line_sum(c, v - 1, 0, 0, k - 1, a_lo, a_hi);
+        qv[i] = a0 <= a1 ? line_logsum(line, a0, a1) : -INFINITY;
+        if (a0 <= a1) {
+            line_advance(c, v - 1, 0, a0, a1, line);
+        }
+        pv[i] = a0 <= a1 ? line_logsum(line, a0, a1 < k - 2 ? a1 : k - 2) : -INFINITY;
     }
     /* (bottom, bottom): P = {a <= k-2, b <= k-1}, Q = {a <= k-1, b <= k-2}, sharing
-     * C = {a <= k-2, b <= k-2}: X = f(. <= k-2, k-1), Y = f(k-1, . <= k-2) */
-    sp_logsum shared = {0.0L, 0.0L};
-    for (long a = a_lo; a <= a_hi && a <= k - 2; a++) {
-        sp_logsum_add(&shared, line_sum(c, a, 1, 0, k - 2, b_lo, b_hi));
+     * C = {a <= k-2, b <= k-2}: X = f(. <= k-2, k-1), Y = f(k-1, . <= k-2);
+     * rows a = a0 .. a1 over b in [b0, b1] */
+    sp_logsum shared = {0.0L, 0.0L}, x = {0.0L, 0.0L};
+    c->bb_y = -INFINITY;
+    if (a0 <= a1 && b0 <= b1) {
+        line_start(c, a0, 1, b0, b1, line);
+        for (long a = a0; a <= a1; a++) {
+            if (a > a0) {
+                line_advance(c, a - 1, 1, b0, b1, line);
+            }
+            const long double below = line_logsum(line, b0, b1 < k - 2 ? b1 : k - 2);
+            if (a <= k - 2) {
+                sp_logsum_add(&shared, below);
+                if (b1 == k - 1) {
+                    sp_logsum_add(&x, line[k - 1 - b0]);
+                }
+            } else {
+                c->bb_y = below;                    /* a = k - 1 */
+            }
+        }
     }
     c->bb_c = sp_logsum_log(&shared);
-    c->bb_x = k - 1 >= b_lo && k - 1 <= b_hi ? line_sum(c, k - 1, 0, 0, k - 2, a_lo, a_hi) : -INFINITY;
-    c->bb_y = k - 1 >= a_lo && k - 1 <= a_hi ? line_sum(c, k - 1, 1, 0, k - 2, b_lo, b_hi) : -INFINITY;
+    c->bb_x = sp_logsum_log(&x);
     c->pu = pu;
     c->qu = qu;
     c->pv = pv;

@@ -34,6 +34,7 @@
 typedef struct {
     sp_binom m_law;              /* m = A + B ~ Bin(n - 1, pa + pb) */
     long double rho, rho_c;      /* A | m ~ Bin(m, rho); rho_c = 1 - rho */
+    long double log_a, log_b, log_c;  /* ln pa, ln pb, ln(1 - pa - pb) */
     double log_rho, log_rho_c;
     long k;
     long m_lo, m_hi, m_mode;     /* the window of m (m_mode: the law's mode, clamped) */
@@ -65,10 +66,10 @@ void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lx, long d
 /* Fill the lower curve's one-suppressed cells on u = u_first .. u_first+nu-1
  * and v = v_first .. v_first+nv-1 (the inner sums restricted to the windows
  * [a_lo, a_hi] of A and [b_lo, b_hi] of B) and the (bottom, bottom) cell, and
- * attach them to c (c keeps the pointers). */
+ * attach them to c (c keeps the pointers).  line: workspace of k entries. */
 void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
                          long u_first, long nu, long double *pu, long double *qu, long v_first,
-                         long nv, long double *pv, long double *qv);
+                         long nv, long double *pv, long double *qv, long double *line);
 
 double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *ctx);
 

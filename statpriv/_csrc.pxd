@@ -195,5 +195,5 @@ cdef extern from "k_anonymity.h" nogil:
                               long double *lc)
     void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
                              long u_first, long nu, long double *pu, long double *qu, long v_first,
-                             long nv, long double *pv, long double *qv)
+                             long nv, long double *pv, long double *qv, long double *line)
     double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *ctx)

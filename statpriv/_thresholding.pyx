@@ -72,7 +72,7 @@ cdef class KAnonymityCore(CurveCore):
                   long m_hi, a_window, b_window, double log_rest):
         cdef long a_lo = a_window[0], a_hi = a_window[1], b_lo = b_window[0], b_hi = b_window[1]
         cdef long count, u_first, nu, v_first, nv
-        cdef long double[::1] mx, my, mc, pu, qu, pv, qv
+        cdef long double[::1] mx, my, mc, pu, qu, pv, qv, line
         sp_kanon_init(&self.c, n_others, pa, pb, k, upper)
         self.c.m_lo = m_lo
         self.c.m_hi = m_hi
@@ -93,9 +93,10 @@ cdef class KAnonymityCore(CurveCore):
             qu = np.empty(nu, dtype=np.longdouble)
             pv = np.empty(nv, dtype=np.longdouble)
             qv = np.empty(nv, dtype=np.longdouble)
+            line = np.empty(max(k, 1), dtype=np.longdouble)      # workspace
             with nogil:
                 sp_kanon_fill_lower(&self.c, a_lo, a_hi, b_lo, b_hi, u_first, nu, _p(pu), _p(qu),
-                                    v_first, nv, _p(pv), _p(qv))
+                                    v_first, nv, _p(pv), _p(qv), _p(line))
             self.arrays = (pu, qu, pv, qv)
         self.fn = sp_kanon_curve_log_delta
         self.ctx = &self.c
