@@ -285,6 +285,28 @@ static long double line_logsum(const long double *line, long lo, long to)
     return sp_logsum_log(&s);
 }
 
+/* The cells i < count with one count suppressed: full[i] = ln of the line at
+ * fixed = first + i - 1 over [lo, hi], cut[i] = ln of the line at first + i
+ * over [lo, min(hi, k-2)]; hi <= k - 1. */
+static void walk_cells(const sp_kanon_curve *c, long first, long count, int along_b, long lo,
+                       long hi, long double *full, long double *cut, long double *line)
+{
+    if (lo > hi) {
+        for (long i = 0; i < count; i++) {
+            full[i] = cut[i] = -INFINITY;
+        }
+        return;
+    }
+    if (count > 0) {
+        line_start(c, first - 1, along_b, lo, hi, line);
+    }
+    for (long i = 0; i < count; i++) {
+        full[i] = line_logsum(line, lo, hi);
+        line_advance(c, first + i - 1, along_b, lo, hi, line);
+        cut[i] = line_logsum(line, lo, hi < c->k - 2 ? hi : c->k - 2);
+    }
+}
+
 void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
                          long u_first, long nu, long double *pu, long double *qu, long v_first,
                          long nv, long double *pv, long double *qv, long double *line)
@@ -292,30 +314,10 @@ void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, lon
     const long k = c->k;
     const long a0 = a_lo > 0 ? a_lo : 0, a1 = a_hi < k - 1 ? a_hi : k - 1;
     const long b0 = b_lo > 0 ? b_lo : 0, b1 = b_hi < k - 1 ? b_hi : k - 1;
-    /* (u, bottom): rows a = u - 1 (P: b <= k-1) and a = u (Q: b <= k-2) */
-    if (b0 <= b1 && nu > 0) {
-        line_start(c, u_first - 1, 1, b0, b1, line);
-    }
-    for (long i = 0; i < nu; i++) {
-        const long u = u_first + i;
-        pu[i] = b0 <= b1 ? line_logsum(line, b0, b1) : -INFINITY;
-        if (b0 <= b1) {
-            line_advance(c, u - 1, 1, b0, b1, line);
-        }
-        qu[i] = b0 <= b1 ? line_logsum(line, b0, b1 < k - 2 ? b1 : k - 2) : -INFINITY;
-    }
-    /* (bottom, v): columns b = v - 1 (Q: a <= k-1) and b = v (P: a <= k-2) */
-    if (a0 <= a1 && nv > 0) {
-        line_start(c, v_first - 1, 0, a0, a1, line);
-    }
-    for (long i = 0; i < nv; i++) {
-        const long v = v_first + i;
-        qv[i] = a0 <= a1 ? line_logsum(line, a0, a1) : -INFINITY;
-        if (a0 <= a1) {
-            line_advance(c, v - 1, 0, a0, a1, line);
-        }
-        pv[i] = a0 <= a1 ? line_logsum(line, a0, a1 < k - 2 ? a1 : k - 2) : -INFINITY;
-    }
+    /* (u, bottom): rows a = u - 1 (P: b <= k-1) and a = u (Q: b <= k-2);
+     * (bottom, v): columns b = v - 1 (Q: a <= k-1) and b = v (P: a <= k-2) */
+    walk_cells(c, u_first, nu, 1, b0, b1, pu, qu, line);
+    walk_cells(c, v_first, nv, 0, a0, a1, qv, pv, line);
     /* (bottom, bottom): P = {a <= k-2, b <= k-1}, Q = {a <= k-1, b <= k-2}, sharing
      * C = {a <= k-2, b <= k-2}: X = f(. <= k-2, k-1), Y = f(k-1, . <= k-2);
      * rows a = a0 .. a1 over b in [b0, b1] */
