@@ -32,6 +32,7 @@ thr(x) = x if x >= k, else suppressed.  Two exact curves bracket the truth:
 The truth for the full released histogram lies between: lower <= truth <= upper.
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -52,19 +53,15 @@ MAX_CELL_TERMS = 3e8
 MAX_EVAL_TERMS = 3e8
 
 
-class KAnonymity:
-    """The two curves of statpriv.k_anonymity: ``lower`` (the attacker sees
-    the source and target counts only) and ``upper`` (the attacker also
-    learns how many other records fall outside the two categories).  The
-    full released histogram's curve lies between them."""
+class KAnonymity(NamedTuple):
+    """The two curves of statpriv.k_anonymity (immutable): ``lower`` (the
+    attacker sees the source and target counts only) and ``upper`` (the
+    attacker also learns how many other records fall outside the two
+    categories).  The full released histogram's curve lies between them."""
 
-    def __init__(self, lower, upper, description):
-        self.lower = lower
-        self.upper = upper
-        self.description = description
-
-    def __repr__(self):
-        return f"<KAnonymity {self.description}>"
+    lower: PrivacyCurve
+    upper: PrivacyCurve
+    description: str
 
 
 def k_anonymity(n, probs, k, *, source, target):

@@ -1,5 +1,5 @@
 """Regenerate the figures of Breutigam & Reischuk (Figs. 1-8) and Desfontaines et al.'s
-Fig. 6 (nested noise) from the exact curves.
+Fig. 6 (nested noise) from the exact curves (Fig. 4, thresholding: statpriv.papers.thresholding).
 
 Every plotted statistical-privacy (SP) value comes from ``statpriv.counting(...)``,
 the exact curve (docs/mathematics.md §3-6).  Where Breutigam & Reischuk's figures rest on its normal
