@@ -81,6 +81,8 @@
  *   renyi.h             accounting: Renyi log moments of a privacy-loss distribution
  *   shuffle.h           shuffle-model amplification: the clone reduction
  *                       (Feldman, McMillan & Talwar), a sum of shift curves
+ *   thresholding.h      thresholded counts vs active / passive background knowledge
+ *   k_anonymity.h       the k-anonymity histogram: two released counts (2-D sums)
  *
  * Adding a noise kind: one header + source that builds its cells (and, if its
  * cells are not point masses, an sp_cell_fn for pair_tail.h), or that
@@ -103,5 +105,7 @@
 #include "gaussian.h"
 #include "renyi.h"
 #include "shuffle.h"
+#include "thresholding.h"
+#include "k_anonymity.h"
 
 #endif

@@ -20,6 +20,8 @@ from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
 from statpriv.composition import basic_composition, bounded_dependency_composition, compose
 from statpriv.renyi import rdp_to_dp
+from statpriv.k_anonymity import k_anonymity
+from statpriv.thresholding import thresholded
 from statpriv.dp import amplify
 from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
@@ -58,12 +60,14 @@ __all__ = [
     "interval_epsilon",
     "interval_noise",
     "interval_width",
+    "k_anonymity",
     "Laplace",
     "ParameterTypeError",
     "PrivacyCurve",
     "rdp_to_dp",
     "secret_sample",
     "shuffle",
+    "thresholded",
     "utility_loss",
 ]
 

@@ -183,3 +183,32 @@ cdef extern from "shuffle.h" nogil:
     double sp_clones_log_inner(const sp_clones *c, double cc, double eps)
     double sp_clones_log_delta(double eps, sp_direction direction, const void *ctx)
     double sp_clones_smallest_eps(const sp_clones *c, double log_target, double log_tol)
+
+# thresholded counts and k-anonymity (statpriv/_thresholding.pyx)
+cdef extern from "thresholding.h" nogil:
+    ctypedef struct sp_thr_curve:
+        const long double *lz
+        const long double *lr
+        const long double *lcz
+        long first
+        long len
+        const long *t
+        const long double *lw
+        long nt
+        double log_rest
+        double log_rest_b
+    double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+
+cdef extern from "k_anonymity.h" nogil:
+    ctypedef struct sp_kanon_curve:
+        long m_lo
+        long m_hi
+        double log_rest
+    void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, long k, int upper)
+    double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b)
+    void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lx, long double *ly,
+                              long double *lc)
+    void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, long b_hi,
+                             long u_first, long nu, long double *pu, long double *qu, long v_first,
+                             long nv, long double *pv, long double *qv, long double *line)
+    double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *ctx)

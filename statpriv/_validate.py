@@ -248,3 +248,22 @@ def choice(name, value, options):
     elif value in options:
         return value
     raise ValueError(f"{name} must be one of {listed}, got {_short.repr(value)}")
+
+
+def records(n, pi):
+    """(n, pi, per_record) of a count over n records with probability pi:
+    pi a probability (iid; n required) or an array of the n-1 OTHER records'
+    probabilities (n may be None: taken from its length)."""
+    if ndim("pi", pi) > 0:          # ragged: an error naming pi
+        probs = real_array("pi", pi, low=0.0, high=1.0, dims=(1,))
+        if n is None:
+            n = probs.size + 1
+        n = count("n", n, low=1)
+        if probs.size != n - 1:
+            raise ValueError(f"pi must hold the n-1 = {n - 1} other records' probabilities, "
+                             f"got {probs.size}")
+        return n, probs, True
+    if n is None:
+        raise ValueError("n is required when pi is a single probability")
+    return count("n", n, low=1), probability("pi", pi), False
+

@@ -105,20 +105,8 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     _validate.choice("sampling", sampling, ("without_replacement", "poisson"))
     rate_name, sample_rate = _validate.alias("sample_rate", sample_rate,
                                              "sampling_prob", sampling_prob)
-    per_record = _validate.ndim("pi", pi) > 0          # ragged: an error naming pi
-    if per_record:
-        probs = _validate.real_array("pi", pi, low=0.0, high=1.0, dims=(1,))
-        if n is None:
-            n = probs.size + 1
-        n = _validate.count("n", n, low=1)
-        if probs.size != n - 1:
-            raise ValueError(f"pi must hold the n-1 = {n - 1} other records' probabilities, "
-                             f"got {probs.size}")
-    else:
-        if n is None:
-            raise ValueError("n is required when pi is a single probability")
-        n = _validate.count("n", n, low=1)
-        pi = _validate.probability("pi", pi)
+    n, pi, per_record = _validate.records(n, pi)
+    probs = pi
 
     if sample_size is not None and sample_rate is not None:
         raise ValueError("give sample_size or sample_rate, not both")

@@ -355,3 +355,15 @@ def smallest_float_at_or_above(x):
     while math.nextafter(f, -math.inf) >= x:
         f = math.nextafter(f, -math.inf)
     return f
+
+
+def assert_stored_case(curve, case):
+    """A curve against one case of tests/data/thresholding_oracle.json: the
+    stored oracle delta_plus / delta_minus (strings) on the case's eps grid."""
+    import numpy as np
+    eps = np.array(case["eps"])
+    for direction in ("plus", "minus"):
+        ours = getattr(curve, f"log_delta_{direction}")(eps)
+        for e, o, ref in zip(eps, ours, case["values"][direction]):
+            assert_matches(float(o), mpmath.mpf(ref), what=f"{case['name']} {direction} eps={e}")
+

@@ -20,6 +20,8 @@ tests use it.
     composition    composed_delta: products of discrete laws (statpriv.compose)
     shuffle        clones_pmfs / clones_delta: the clone reduction of shuffled
                    eps0-LDP reports (Feldman, McMillan & Talwar)
+    thresholding   thresholded_delta (thresholded counts, active / passive
+                   background knowledge), k_anonymity_delta (two released counts)
 
 A new mechanism's oracle is one module here with an ``__all__``, listed once
 in ``_MODULES``.  The public names are resolved lazily (PEP 562), so
@@ -30,7 +32,7 @@ imports the module that defines it on first use.
 import importlib
 
 _MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete",
-            "composition", "shuffle")
+            "composition", "shuffle", "thresholding")
 
 
 def _modules():

@@ -3,6 +3,8 @@
 - ``statpriv.papers.figures``: the figures of Breutigam & Reischuk,
   "Statistical Privacy" (data functions plus PNG plots; matplotlib, an
   optional extra, is imported only when a figure is drawn);
+- ``statpriv.papers.thresholding``: Desfontaines et al.'s Fig. 4 (Thm 4 vs
+  the exact thresholded curve; ``seed004_fig4`` in ``statpriv figures``);
 - ``statpriv.papers.demo``: the table printed by ``statpriv demo``.
 
 The landed names ``statpriv.figures`` and ``statpriv.demo`` are these same

@@ -1,5 +1,5 @@
 """Regenerate the figures of Breutigam & Reischuk (Figs. 1-8) and Desfontaines et al.'s
-Fig. 6 (nested noise) from the exact curves.
+Fig. 6 (nested noise) from the exact curves (Fig. 4, thresholding: statpriv.papers.thresholding).
 
 Every plotted statistical-privacy (SP) value comes from ``statpriv.counting(...)``,
 the exact curve (docs/mathematics.md §3-6).  Where Breutigam & Reischuk's figures rest on its normal
@@ -508,6 +508,10 @@ def seed004_fig6(out_dir, dpi=120):
 
 FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5,
            "fig6": fig6, "fig7": fig7, "fig8": fig8, "seed004_fig6": seed004_fig6}
+
+from statpriv.papers.thresholding import seed004_fig4  # noqa: E402  (Desfontaines et al. Fig. 4)
+
+FIGURES["seed004_fig4"] = seed004_fig4
 
 
 def make_figures(out_dir, *, which=None, dpi=120):

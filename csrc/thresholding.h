@@ -1,0 +1,45 @@
+/* Thresholded counts against an attacker with background knowledge
+ * (Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy with
+ * Partial Knowledge", §3 and §4.2; docs/thresholding.md).
+ *
+ * M_tau releases K = X + b + Z if K >= tau and "bottom" otherwise: X the
+ * target's record, b the ones among the records the attacker knows, Z the
+ * count of the unknown others (law z, log-concave: binomial or
+ * Poisson-binomial).  For one b the pair is (P_b, Q_b) with threshold
+ * t = tau - b on Z:
+ *   delta_plus^b  = sum_{k>=t} (z(k-1) - e^eps z(k))_+ + (F(t-2) - e^eps F(t-1))_+,
+ *   delta_minus^b = sum_{k>=t} (z(k) - e^eps z(k-1))_+ + (F(t-1) - e^eps F(t-2))_+,
+ * F the cdf of Z.  The active attacker (chooses the known records) gets
+ * max_b delta^b, the passive one sum_b P(b) delta^b (the hockey stick of
+ * the joint law of (b, release)).  For eps >= 0 the first bottom term is 0
+ * and the second is z(t-1) - (e^eps - 1) F(t-2).
+ *
+ * z is given on a window (a sub-measure); the mass left out (log_rest) is
+ * added to every delta^b, and the passive b-law's mass not enumerated
+ * (log_rest_b) to the average.  The sums over k of all thresholds are taken
+ * in ONE sweep of the window from the top down (the likelihood ratio
+ * z(k-1)/z(k) is non-decreasing, so every positive part is a term of a
+ * running sum of non-negative terms: no cancellation).
+ * Layer: uses sp_curve.h and logspace.h.  Pure: no allocation, no global state. */
+#ifndef STATPRIV_THRESHOLDING_H
+#define STATPRIV_THRESHOLDING_H
+
+#include "sp_curve.h"
+
+typedef struct {
+    const long double *lz;    /* ln z(first + i), i = 0..len-1 (every entry finite) */
+    const long double *lr;    /* lr[i] = ln z(first+i-1) / z(first+i), i = 0..len:
+                               * lr[0] = -inf, lr[len] = +inf (the window's edges) */
+    const long double *lcz;   /* ln sum_{j<=i} z(first + j), i = 0..len-1 */
+    long first, len;
+    const long *t;            /* thresholds tau - b on Z, non-increasing */
+    const long double *lw;    /* ln P(b) of each threshold (passive), NULL: active (max) */
+    long nt;
+    double log_rest;          /* ln bound on z's mass outside the window (-inf: none) */
+    double log_rest_b;        /* passive: ln bound on P(b) not enumerated (-inf: none) */
+} sp_thr_curve;
+
+/* The sp_curve_fn of a thresholded curve: ln delta(eps), any eps, any direction. */
+double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+
+#endif

@@ -1,0 +1,106 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Typed wrappers over csrc/thresholding.c and csrc/k_anonymity.c.
+
+Nothing here validates input: statpriv.thresholding and statpriv.k_anonymity
+do that and document the formulas.  The cores subclass statpriv._core.CurveCore
+(log_delta, epsilon: the interface statpriv.curve.PrivacyCurve calls).  Every loop runs without the GIL; the
+cores are immutable after construction (the arrays they read are kept alive
+here), so one curve may be queried from many threads.
+"""
+import numpy as np
+cimport numpy as cnp
+
+from statpriv._csrc cimport *
+from statpriv._core cimport CurveCore
+
+cnp.import_array()
+
+
+def _ld(a):
+    return np.ascontiguousarray(a, dtype=np.longdouble)
+
+
+cdef long double *_p(long double[::1] a) noexcept nogil:
+    return &a[0] if a.shape[0] > 0 else NULL
+
+
+cdef class ThresholdCore(CurveCore):
+    """Thresholded count (csrc/thresholding.h): Z's window (ln pmf lz on
+    first.., the log ratios lr, len + 1 entries), the thresholds t (non-
+    increasing) and, for the passive attacker, their log weights lw."""
+    cdef sp_thr_curve c
+    cdef object arrays          # keeps the buffers the context points into alive
+
+    def __cinit__(self, lz, lr, long first, t, lw, double log_rest, double log_rest_b):
+        cdef long double[::1] vz = _ld(lz)
+        cdef long double[::1] vr = _ld(lr)
+        cdef long double[::1] vc = np.empty(vz.shape[0], dtype=np.longdouble)
+        cdef long[::1] vt = np.ascontiguousarray(t, dtype=np.int_)
+        cdef long double[::1] vw
+        if vz.shape[0] == 0 or vr.shape[0] != vz.shape[0] + 1 or vt.shape[0] == 0:
+            raise ValueError("statpriv internal error: bad thresholding window; please report")
+        with nogil:
+            sp_log_cumsum(&vz[0], vz.shape[0], 0, &vc[0])
+        self.c.lz = &vz[0]
+        self.c.lr = &vr[0]
+        self.c.lcz = &vc[0]
+        self.c.first = first
+        self.c.len = vz.shape[0]
+        self.c.t = &vt[0]
+        self.c.nt = vt.shape[0]
+        self.c.lw = NULL
+        if lw is not None:
+            vw = _ld(lw)
+            self.c.lw = &vw[0]
+        else:
+            vw = None
+        self.c.log_rest = log_rest
+        self.c.log_rest_b = log_rest_b
+        self.arrays = (vz, vr, vc, vt, vw)
+        self.fn = sp_thr_curve_log_delta
+        self.ctx = &self.c
+
+
+cdef class KAnonymityCore(CurveCore):
+    """k-anonymity, two released counts (csrc/k_anonymity.h): the laws of
+    m = A + B and A | m, the window [m_lo, m_hi] of m, and for the lower
+    curve the windows of A and B for its one-suppressed cells."""
+    cdef sp_kanon_curve c
+    cdef object arrays
+
+    def __cinit__(self, double n_others, double pa, double pb, long k, bint upper, long m_lo,
+                  long m_hi, a_window, b_window, double log_rest):
+        cdef long a_lo = a_window[0], a_hi = a_window[1], b_lo = b_window[0], b_hi = b_window[1]
+        cdef long count, u_first, nu, v_first, nv
+        cdef long double[::1] mx, my, mc, pu, qu, pv, qv, line
+        sp_kanon_init(&self.c, n_others, pa, pb, k, upper)
+        self.c.m_lo = m_lo
+        self.c.m_hi = m_hi
+        self.c.log_rest = log_rest
+        if upper:
+            count = max(0, min(m_hi, 2 * k - 3) - m_lo + 1)
+            mx, my, mc = (np.empty(count, dtype=np.longdouble) for _ in range(3))
+            with nogil:
+                sp_kanon_fill_merged(&self.c, count, _p(mx), _p(my), _p(mc))
+            self.arrays = (mx, my, mc)
+        else:
+            # (u, bottom) cells: u - 1 or u in A's window, u >= k
+            u_first = max(k, a_lo)
+            nu = max(0, a_hi + 1 - u_first + 1)
+            v_first = max(k, b_lo)
+            nv = max(0, b_hi + 1 - v_first + 1)
+            pu = np.empty(nu, dtype=np.longdouble)
+            qu = np.empty(nu, dtype=np.longdouble)
+            pv = np.empty(nv, dtype=np.longdouble)
+            qv = np.empty(nv, dtype=np.longdouble)
+            line = np.empty(max(k, 1), dtype=np.longdouble)      # workspace
+            with nogil:
+                sp_kanon_fill_lower(&self.c, a_lo, a_hi, b_lo, b_hi, u_first, nu, _p(pu), _p(qu),
+                                    v_first, nv, _p(pv), _p(qv), _p(line))
+            self.arrays = (pu, qu, pv, qv)
+        self.fn = sp_kanon_curve_log_delta
+        self.ctx = &self.c
+
+    def log_f(self, long a, long b):
+        """ln P[A = a, B = b] (for tests)."""
+        return sp_kanon_log_f(&self.c, a, b)

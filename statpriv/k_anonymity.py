@@ -1,0 +1,181 @@
+"""The k-anonymity mechanism seen by an attacker with partial knowledge.
+
+Def. 16 of Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy
+with Partial Knowledge": n iid records fall into categories, the histogram is
+released with every count below k suppressed; records in the remaining
+category (probability 1 - sum(probs), "bottom") are never released.  The
+target's record moves from category ``source`` to ``target``.  With A, B the
+other records' counts in the two categories and m = A + B:
+
+    m ~ Bin(n-1, pa+pb),   A | m ~ Bin(m, rho),   rho = pa / (pa+pb),
+    P (target in source): (thr(A+1), thr(B)),  Q (target in target): (thr(A), thr(B+1)),
+
+thr(x) = x if x >= k, else suppressed.  Two exact curves bracket the truth:
+
+* ``upper``: the attacker also learns m (how many others fall outside the
+  two categories).  Given m, any released coordinate reveals A, so the pair
+  is the shift pair of Bin(m, rho) with the cells where both counts are
+  suppressed merged into one:
+  delta = sum_m w(m) [ sum over revealing cells u of (g_m(u-1) - e^eps g_m(u))_+
+  + (P_m(both suppressed) - e^eps Q_m(both suppressed))_+ ].
+  The released histogram is a function of (the two thresholded counts, the
+  other categories' counts), and given m the other categories' counts are
+  independent of the target's move: so the full histogram's curve is at
+  most this one, and equals it when every other category is always
+  released and the bottom category is empty (then m is n - 1 minus their
+  sum: the "total is known" weakness the paper discusses).
+* ``lower``: the attacker sees only the two released counts (a function
+  of the histogram, so the histogram's curve is at least this one).  Both
+  released: the shift cells u in [k, m+1-k] given m; one or both
+  suppressed: cells whose masses sum over m.
+
+The truth for the full released histogram lies between: lower <= truth <= upper.
+"""
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from statpriv import _laws, _lazy, _validate, oracle
+from statpriv.curve import PrivacyCurve
+
+__all__ = ["k_anonymity", "KAnonymity"]
+
+_thr = _lazy.module("statpriv._thresholding")
+_core = _lazy.module("statpriv._core")
+
+# Windows of m, A and B: the atoms within this many nats of each law's
+# largest; the mass outside is bounded (unimodality) and added to delta.
+DROP_NATS = 1500.0
+# Refuse constructions whose cell sums would exceed this many pmf terms, and
+# curves whose every evaluation would (about 1e8 terms a second here).
+MAX_CELL_TERMS = 3e8
+MAX_EVAL_TERMS = 3e8
+
+
+class KAnonymity(NamedTuple):
+    """The two curves of statpriv.k_anonymity (immutable): ``lower`` (the
+    attacker sees the source and target counts only) and ``upper`` (the
+    attacker also learns how many other records fall outside the two
+    categories).  The full released histogram's curve lies between them."""
+
+    lower: PrivacyCurve
+    upper: PrivacyCurve
+    description: str
+
+
+def k_anonymity(n, probs, k, *, source, target):
+    """Privacy curves of a k-anonymous histogram for a record moving between two categories.
+
+    n records fall iid into categories with probabilities ``probs`` (and
+    1 - sum(probs) into a category that is never released); every count is
+    released if >= k and suppressed otherwise (Desfontaines, Mohammadi,
+    Krahmer & Basin, "Differential Privacy with Partial Knowledge",
+    Def. 16).  The target's record is in category ``source`` (P) or
+    ``target`` (Q); the other n - 1 records are iid.  With A, B the others'
+    counts in the two categories, m = A + B ~ Bin(n-1, pa+pb) and
+    A | m ~ Bin(m, pa/(pa+pb)) = g_m, and thr(x) = x if x >= k else bottom:
+
+    * ``.upper``: the attacker sees (thr(A+1), thr(B)) vs (thr(A), thr(B+1))
+      and m.  delta = sum_m w(m) H_eps(P_m || Q_m), where P_m, Q_m are the
+      shift pair g_m(u-1), g_m(u) with the cells u in [m-k+2, k-1] (both
+      counts suppressed) merged.  An upper bound on the curve of the whole
+      released histogram, equal to it when the other categories are always
+      released and the never-released category is empty.
+    * ``.lower``: the attacker sees only the two thresholded counts: cells
+      u in [k, m+1-k] of each g_m, plus the cells with one or both counts
+      suppressed, their masses summed over m.  A lower bound on the curve
+      of the whole released histogram (a function of it).
+
+    Exact 2-D sums in C (over m and the cells of g_m, from the likelihood-
+    ratio threshold outward with geometric remainder bounds); the mass of
+    m, A, B beyond DROP_NATS nats below their modes is bounded and added.
+
+    Parameters
+    ----------
+    n : int >= 1
+        Number of records, the target included.
+    probs : sequence of floats >= 0 with sum <= 1
+        The released categories' probabilities.
+    k : int >= 1
+        Counts below k are suppressed.
+    source, target : int
+        Distinct indices into ``probs``.
+
+    Returns
+    -------
+    KAnonymity with ``.lower`` and ``.upper`` PrivacyCurves (precision="mp":
+    statpriv.oracle.k_anonymity_delta).
+
+    Examples
+    --------
+    >>> ka = k_anonymity(100, [0.05, 0.05, 0.6], 5, source=0, target=1)
+    >>> lo, hi = ka.lower.delta(0.5), ka.upper.delta(0.5)
+    >>> print(f"{lo:.6f} <= truth <= {hi:.6f}")
+    0.084612 <= truth <= 0.097868
+    """
+    n = _validate.count("n", n, low=1)
+    ps = _validate.real_array("probs", probs, low=0.0, high=1.0, dims=(1,))
+    if ps.size < 2:
+        raise ValueError(f"probs must hold at least two categories, got {ps.size}")
+    total = math.fsum(ps.tolist())
+    if total > 1.0 + 4.0 * ps.size * 2.0 ** -53:
+        raise ValueError(f"probs must sum to at most 1 (the rest is the never-released "
+                         f"category), got sum {total!r}")
+    k = _validate.count("k", k, low=1)
+    source = _validate.count("source", source, low=0, high=ps.size - 1)
+    target = _validate.count("target", target, low=0, high=ps.size - 1)
+    if source == target:
+        raise ValueError(f"source and target must be different categories, got {source} twice")
+    pa, pb = float(ps[source]), float(ps[target])
+    N = n - 1
+    pm = min(1.0, pa + pb)
+    m_lo, m_hi, rest_m = _window(N, pm)
+    a_win, b_win = _window(N, pa), _window(N, pb)
+    nu = max(0, a_win[1] + 2 - max(k, a_win[0]))
+    nv = max(0, b_win[1] + 2 - max(k, b_win[0]))
+    cells = (nu * min(k, b_win[1] - b_win[0] + 1) + nv * min(k, a_win[1] - a_win[0] + 1)
+             + 2.0 * min(k, a_win[1] - a_win[0] + 1) * min(k, b_win[1] - b_win[0] + 1)
+             + 2.0 * k * min(2 * k, m_hi - m_lo + 1))
+    if cells > MAX_CELL_TERMS:
+        raise ValueError(f"k-anonymity with n={n}, k={k}: the suppressed cells need about "
+                         f"{cells:.1e} pmf terms, more than statpriv.k_anonymity.MAX_CELL_TERMS "
+                         f"= {MAX_CELL_TERMS:.0e}; use a smaller k or n")
+    # one evaluation: the m within ~12 sd of the mode, each a sum over ~10 sd of A | m
+    sd_m = math.sqrt(N * pm * (1.0 - pm))
+    sd_a = math.sqrt(N * pm * min(pa, pb) / pm) if pm > 0.0 else 0.0
+    work = min(m_hi - m_lo + 1, 24.0 * sd_m + 1.0) * (10.0 * sd_a + 10.0)
+    if work > MAX_EVAL_TERMS:
+        raise ValueError(f"k-anonymity with n={n}: every evaluation would sum about {work:.1e} "
+                         f"terms (~{work / 1e8:.0f} s), more than statpriv.k_anonymity."
+                         f"MAX_EVAL_TERMS = {MAX_EVAL_TERMS:.0e}; use a smaller n")
+    rest_lower = float(np.logaddexp.reduce([rest_m, a_win[2], b_win[2]]))
+    ref_probs = ps.tolist()
+    what = f"k-anonymity n={n}, k={k}, {source}->{target} (pa={pa}, pb={pb})"
+
+    def curve(bound, core):
+        def ref(eps, direction):
+            return oracle.k_anonymity_delta(n, ref_probs, k, source, target, eps, bound=bound,
+                                            direction=direction)
+        return PrivacyCurve(core, ref, f"{what}, {bound} (attacker sees "
+                            + ("the two counts and how many others are elsewhere)"
+                               if bound == "upper" else "the two released counts only)"))
+
+    lower = curve("lower", _thr.KAnonymityCore(float(N), pa, pb, k, False, m_lo, m_hi,
+                                               a_win[:2], b_win[:2], rest_lower))
+    upper = curve("upper", _thr.KAnonymityCore(float(N), pa, pb, k, True, m_lo, m_hi,
+                                               a_win[:2], b_win[:2], rest_m))
+    return KAnonymity(lower, upper, what)
+
+
+def _window(N, p):
+    """(first, last, log_rest) of Bin(N, p): the atoms within DROP_NATS of the mode."""
+    if N == 0 or p == 0.0 or p == 1.0:
+        at = N if p == 1.0 else 0
+        return at, at, -math.inf
+
+    def log_pmf(j):
+        return float(_core.log_binom_pmf(float(N), p, np.array([float(j)]))[0])
+
+    mode = min(max(math.floor((N + 1) * p), 0), N)
+    return _laws._unimodal_window(log_pmf, 0, N, mode, DROP_NATS)

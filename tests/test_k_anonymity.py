@@ -1,0 +1,155 @@
+"""statpriv.k_anonymity: the two curves bracketing a k-anonymous histogram.
+
+Reference values: the mpmath oracle (statpriv.oracle.k_anonymity_delta, every
+pair of the two categories' counts enumerated with its trinomial probability),
+stored by tools/precompute_thresholding.py, a few live; and a brute force of
+the FULL released histogram (every category, written here from Def. 16 of
+Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy with Partial
+Knowledge"), which must lie between the two curves.
+"""
+import itertools
+import json
+import math
+import pathlib
+
+import mpmath
+import numpy as np
+import pytest
+
+import statpriv
+from statpriv import ParameterTypeError, oracle
+from helpers import assert_matches, assert_stored_case
+
+STORE = json.loads((pathlib.Path(__file__).parent / "data" / "thresholding_oracle.json").read_text())
+CASES = [c for c in STORE["cases"] if c["kind"] == "k_anonymity"]
+
+
+def _curve(case):
+    n, probs, k, source, target = case["args"]
+    return getattr(statpriv.k_anonymity(n, probs, k, source=source, target=target),
+                   case["variant"])
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['name']}-{c['variant']}" for c in CASES])
+def test_against_stored_oracle(case):
+    curve = _curve(case)
+    assert_stored_case(curve, case)
+
+
+def test_live_oracle_small():
+    ka = statpriv.k_anonymity(14, [0.15, 0.25, 0.4], 3, source=1, target=0)
+    eps = [-0.3, 0.0, 0.5, 2.5]
+    for bound in ("lower", "upper"):
+        curve = getattr(ka, bound)
+        for direction in ("plus", "minus"):
+            ours = getattr(curve, f"log_delta_{direction}")(eps)
+            refs = oracle.k_anonymity_delta(14, [0.15, 0.25, 0.4], 3, 1, 0, eps, bound=bound,
+                                            direction=direction)
+            for o, r in zip(ours, refs):
+                assert_matches(float(o), r, what=f"{bound} {direction}")
+    assert float(ka.upper.delta(0.5, precision="mp")) == pytest.approx(ka.upper.delta(0.5),
+                                                                        rel=1e-12)
+
+
+def _full_histogram_delta(n, probs, k, source, target, eps):
+    """max(delta_plus, delta_minus) of the whole released histogram, from Def. 16:
+    the n - 1 others' category counts (the last category, 1 - sum(probs), never
+    released) enumerated with their multinomial probabilities."""
+    with mpmath.workdps(40):
+        ps = [mpmath.mpf(p) for p in probs]
+        ps.append(1 - mpmath.fsum(ps))
+        P, Q = {}, {}
+        N = n - 1
+        for counts in itertools.product(range(N + 1), repeat=len(ps) - 1):
+            if sum(counts) > N:
+                continue
+            counts = counts + (N - sum(counts),)
+            mass = mpmath.mpf(math.factorial(N))
+            for c, p in zip(counts, ps):
+                mass *= (p ** c if c else 1) / math.factorial(c)
+            for law, moved in ((P, source), (Q, target)):
+                full = list(counts[:-1])
+                full[moved] += 1
+                out = tuple(c if c >= k else None for c in full)
+                law[out] = law.get(out, 0) + mass
+        keys = set(P) | set(Q)
+        E = mpmath.exp(eps)
+        plus = mpmath.fsum(max(P.get(x, 0) - E * Q.get(x, 0), 0) for x in keys)
+        minus = mpmath.fsum(max(Q.get(x, 0) - E * P.get(x, 0), 0) for x in keys)
+        return max(plus, minus)
+
+
+@pytest.mark.parametrize("n, probs, k", [(8, [0.25, 0.2, 0.3], 2), (9, [0.1, 0.35, 0.15], 3),
+                                         (7, [0.3, 0.3, 0.4], 1)])
+def test_full_histogram_lies_between(n, probs, k):
+    ka = statpriv.k_anonymity(n, probs, k, source=0, target=1)
+    for eps in (0.0, 0.3, 1.0):
+        truth = float(_full_histogram_delta(n, probs, k, 0, 1, eps))
+        lower, upper = ka.lower.delta(eps), ka.upper.delta(eps)
+        assert lower <= truth * (1 + 1e-12) and truth <= upper * (1 + 1e-12)
+        if k == 1 and math.fsum(probs) == 1.0:
+            # every count is released (k = 1 only hides 0, i.e. reveals it) and
+            # nothing is never-released: the total is known, truth = upper
+            assert truth == pytest.approx(upper, rel=1e-12)
+
+
+def test_two_categories_fill_everything():
+    # probs sum to 1 with two categories: the attacker knows m = n - 1 anyway
+    ka = statpriv.k_anonymity(30, [0.4, 0.6], 4, source=0, target=1)
+    eps = [0.0, 0.2, 1.0]
+    np.testing.assert_allclose(ka.lower.log_delta(eps), ka.upper.log_delta(eps), rtol=1e-13)
+
+
+def test_large_n_runs_and_is_ordered():
+    ka = statpriv.k_anonymity(10**4, [0.003, 0.002, 0.5], 5, source=0, target=1)
+    eps = [0.0, 0.5, 2.0]
+    lo, hi = ka.lower.delta(eps), ka.upper.delta(eps)
+    assert np.all(lo <= hi * (1 + 1e-12)) and np.all(lo > 0)
+    e = ka.upper.epsilon(1e-3)
+    assert ka.upper.delta(e) <= 1e-3
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(probs=[0.6, 0.5], k=2, source=0, target=1), "sum"),
+    (dict(probs=[-0.1, 0.5], k=2, source=0, target=1), "probs"),
+    (dict(probs=[0.2, 0.5], k=2, source=1, target=1), "source and target"),
+    (dict(probs=[0.2, 0.5], k=0, source=0, target=1), "k"),
+    (dict(probs=[0.2, 0.5], k=2, source=0, target=2), "target"),
+    (dict(probs=[0.2], k=2, source=0, target=0), "probs"),
+])
+def test_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        statpriv.k_anonymity(10, **kwargs)
+
+
+def test_bad_types():
+    with pytest.raises(ParameterTypeError):
+        statpriv.k_anonymity(10, [0.2, 0.3], 2.0j, source=0, target=1)
+    with pytest.raises(ParameterTypeError):
+        statpriv.k_anonymity(10, [0.2, 0.3], 2, source=True, target=1)
+
+
+@pytest.mark.exhaustive
+def test_random_small_cases_against_live_oracle():
+    rng = np.random.default_rng(2027)
+    for _ in range(25):
+        n = int(rng.integers(1, 35))
+        cats = int(rng.integers(2, 5))
+        probs = rng.dirichlet(np.ones(cats + 1))[:cats] if rng.random() < 0.7 else \
+            rng.dirichlet(np.ones(cats))
+        probs = [float(p) for p in probs]
+        if rng.random() < 0.2:
+            probs[0] = 0.0
+        k = int(rng.integers(1, 7))
+        source, target = (int(x) for x in rng.choice(cats, size=2, replace=False))
+        eps = [float(e) for e in rng.choice([-0.5, 0.0, 0.05, 0.5, 2.0], size=3)]
+        ka = statpriv.k_anonymity(n, probs, k, source=source, target=target)
+        for bound in ("lower", "upper"):
+            curve = getattr(ka, bound)
+            for direction in ("plus", "minus"):
+                ours = getattr(curve, f"log_delta_{direction}")(eps)
+                refs = oracle.k_anonymity_delta(n, probs, k, source, target, eps, bound=bound,
+                                                direction=direction)
+                for o, r in zip(ours, refs):
+                    assert_matches(float(o), r, what=f"n={n} {probs} k={k} {source}->{target} "
+                                                     f"{bound} {direction}")
