@@ -29,6 +29,9 @@
  *   laplace.h           Laplace-noise cells + the pair kernel's cell callback
  *   geometric.h         geometric-noise cells (point masses for the pair kernel)
  *   gaussian.h          Gaussian-noise curve (normal tail sums at sign changes)
+ *   partial_knowledge.h partial knowledge: the exact worst case over the
+ *                       vertices of [p, 1-p]^N (generic over the target's
+ *                       report pair), the privacy-blanket sum
  *
  * Adding a noise kind: one header + source that builds its cells (and, if its
  * cells are not point masses, an sp_cell_fn for pair_tail.h), or that
@@ -49,5 +52,6 @@
 #include "laplace.h"
 #include "geometric.h"
 #include "gaussian.h"
+#include "partial_knowledge.h"
 
 #endif

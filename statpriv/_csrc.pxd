@@ -168,3 +168,25 @@ cdef extern from "bounded.h" nogil:
         double zero_plus
         double zero_minus
     double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx)
+
+cdef extern from "partial_knowledge.h" nogil:
+    ctypedef struct sp_vertex_sys:
+        double N
+        double p
+        long double pe
+        long double qe
+        long double lp
+        long double lq
+        long double q0
+        long double d
+        double lq1
+        double a_lo
+        double a_hi
+    void sp_vertex_init(sp_vertex_sys *s, double N, double p, long double q0, long double d)
+    double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps)
+    double sp_vertex_worst_log_hockey(const sp_vertex_sys *s, double eps, double *arg)
+    double sp_vertex_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    double sp_vertex_smallest_eps(const sp_vertex_sys *s, double log_target, double log_tol)
+    long sp_blanket_work_len(double N, double p)
+    double sp_blanket_log_delta(double N, double p, double eps, double rel_tol, long double *work,
+                                long work_len)

@@ -1,0 +1,135 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Typed wrappers over csrc/partial_knowledge.h: the vertex sweep (the exact
+worst case over [p, 1-p]^N, generic over the target's report pair) and the
+privacy-blanket sum.  Nothing here validates input (statpriv.partial_knowledge
+does); every loop runs without the GIL.  The cores have the CurveCore
+interface (log_delta, epsilon) that statpriv.curve.PrivacyCurve uses."""
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport malloc, free
+from libc.math cimport INFINITY
+
+from statpriv._csrc cimport *
+
+cnp.import_array()
+
+
+cdef class VertexCore:
+    """The worst case over the vertices a = a_lo..a_hi of [p, 1-p]^N, with
+    the target's report Bernoulli(1 - q0) under P and Bernoulli(q0) under Q
+    (d = 1 - 2 q0 given accurately)."""
+    cdef sp_vertex_sys sys
+    cdef public double log_tol
+    cdef public int positive
+
+    def __cinit__(self, double N, double p, q0, d, double a_lo=0.0, a_hi=None):
+        sp_vertex_init(&self.sys, N, p, <long double>float(q0), <long double>float(d))
+        self.sys.a_lo = a_lo
+        self.sys.a_hi = N if a_hi is None else float(a_hi)
+        self.log_tol = 0.0
+        self.positive = 0
+
+    def log_delta(self, double[::1] eps, int direction):
+        cdef Py_ssize_t i, n = eps.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        cdef sp_direction dd = <sp_direction> direction
+        with nogil:
+            for i in range(n):
+                res[i] = sp_vertex_curve_log_delta(eps[i], dd, &self.sys)
+        return out
+
+    def epsilon(self, double[::1] log_target, int direction):
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_vertex_smallest_eps(&self.sys, log_target[i], self.log_tol)
+        return out
+
+    def vertex_log_delta(self, double[::1] a, double eps):
+        """ln H_eps(P_a || Q_a) at each vertex a (eps >= 0)."""
+        cdef Py_ssize_t i, n = a.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_vertex_log_hockey(&self.sys, a[i], eps)
+        return out
+
+    def worst(self, double eps):
+        """(ln delta, argmax a) over the swept vertices at eps >= 0."""
+        cdef double arg = 0.0, v
+        with nogil:
+            v = sp_vertex_worst_log_hockey(&self.sys, eps, &arg)
+        return v, arg
+
+
+cdef class BlanketCore:
+    """The privacy-blanket bound sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b)."""
+    cdef double N, p, rel_tol
+    cdef long work_len
+    cdef public double log_tol
+    cdef public int positive
+
+    def __cinit__(self, double N, double p, double rel_tol):
+        self.N = N
+        self.p = p
+        self.rel_tol = rel_tol
+        self.work_len = sp_blanket_work_len(N, p)
+        self.log_tol = 0.0
+        self.positive = 0
+
+    cdef double _eval(self, double eps, long double *work) noexcept nogil:
+        return sp_blanket_log_delta(self.N, self.p, eps, self.rel_tol, work, self.work_len)
+
+    def log_delta(self, double[::1] eps, int direction):
+        cdef Py_ssize_t i, n = eps.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        cdef long double *work = <long double *>malloc(self.work_len * sizeof(long double))
+        if work == NULL:
+            raise MemoryError("privacy blanket: no memory for the window")
+        try:
+            with nogil:
+                for i in range(n):
+                    res[i] = self._eval(eps[i], work)
+        finally:
+            free(work)
+        return out
+
+    def epsilon(self, double[::1] log_target, int direction):
+        """Bisection-free: the generic lean secant search on the blanket sum."""
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        cdef blanket_search ctx
+        ctx.N = self.N
+        ctx.p = self.p
+        ctx.rel_tol = self.rel_tol
+        ctx.work_len = self.work_len
+        ctx.work = <long double *>malloc(self.work_len * sizeof(long double))
+        if ctx.work == NULL:
+            raise MemoryError("privacy blanket: no memory for the window")
+        try:
+            with nogil:
+                for i in range(n):
+                    res[i] = sp_smallest_eps_lean(_blanket_fn, &ctx, SP_PLUS, log_target[i],
+                                                  self.log_tol, 0)
+        finally:
+            free(ctx.work)
+        return out
+
+
+cdef struct blanket_search:
+    double N
+    double p
+    double rel_tol
+    long work_len
+    long double *work
+
+
+cdef double _blanket_fn(double eps, sp_direction direction, const void *ctx) noexcept nogil:
+    cdef const blanket_search *c = <const blanket_search *>ctx
+    return sp_blanket_log_delta(c.N, c.p, eps, c.rel_tol, c.work, c.work_len)
