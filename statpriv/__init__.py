@@ -20,6 +20,7 @@ from statpriv.discrete import from_log_pmfs
 from statpriv.dp import amplify
 from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
+from statpriv.partial_knowledge import histogram_partial_knowledge, partial_knowledge
 from statpriv.analysis.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
 
 # The landed module names of the moved modules: statpriv.utility is
@@ -38,5 +39,6 @@ __version__ = "0.1.0"
 __all__ = ["Gaussian", "Geometric", "Laplace", "ParameterTypeError", "PrivacyCurve", "amplify", "conjecture_check",
            "counting", "dp",
            "equal_utility_epsilon", "equal_utility_noise", "from_log_pmfs", "interval_confidence",
-           "interval_epsilon", "interval_noise", "interval_width", "secret_sample",
+           "interval_epsilon", "interval_noise", "interval_width", "histogram_partial_knowledge",
+           "partial_knowledge", "secret_sample",
            "utility_loss"]

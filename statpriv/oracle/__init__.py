@@ -17,6 +17,8 @@ tests use it.
                    _quad (quadrature pieces, bracketed roots)
     normal_approx  normal_approx_delta (a labelled approximation)
     discrete       discrete_delta: two laws given as log-pmf arrays (from_log_pmfs)
+    partial_knowledge  vertex_delta / worst_case_delta / blanket_delta /
+                   poisson_binomial_delta: the vertices of [p, 1-p]^N, the blanket
 
 A new mechanism's oracle is one module here with an ``__all__``, listed once
 in ``_MODULES``.  The public names are resolved lazily (PEP 562), so
@@ -26,7 +28,8 @@ imports the module that defines it on first use.
 
 import importlib
 
-_MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete")
+_MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete",
+            "partial_knowledge")
 
 
 def _modules():
