@@ -53,51 +53,30 @@ static long double vrescale(long double *x, long double *y, vsum *v, long double
     return scale;
 }
 
-double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps)
+/* ln sum_{k=lo+1}^{hi} (A c_{k-1} - B c_k)_+ for the law c of
+ * S = Bin(n1, p) + Bin(n2, q) (N = n1 + n2 >= 1, 0 <= lo < hi <= N), from
+ * the anchors ln c_lo, c_{lo+1}/c_lo (upward) and ln c_hi, c_{hi-1}/c_hi
+ * (downward); the three-term recurrence is run upward to the split and
+ * downward to it (see the header: both steps are positive combinations). */
+static long double vertex_window_sum(const sp_vertex_sys *s, double n1, double n2, long lo, long hi,
+                                     long double lc_lo, long double r_up, long double lc_hi,
+                                     long double r_dn, long double A, long double B)
 {
-    const double N = s->N;
     const long double p = s->pe, q = s->qe;
-    const long double q0 = s->q0, d = s->d;
-    if (isnan(eps) || isnan(a)) {
-        return NAN;
-    }
-    const long double lcN = (long double)a * s->lp + (long double)(N - a) * s->lq;  /* ln c_N */
-    if (eps == INFINITY) {
-        /* the mass of P where Q has none: P(N + 1) = q1 c_N if q0 = 0 */
-        return q0 > 0.0L ? -INFINITY : (double)((long double)s->lq1 + lcN);
-    }
-    const long double em1 = expm1l((long double)eps);
-    const long double A = d - em1 * q0;                  /* q1 - e^eps q0 */
-    const long double B = d + em1 * (1.0L - q0);         /* e^eps (1 - q0) - (1 - q1) */
-    if (!(A > 0.0L)) {
-        return -INFINITY;                                /* P / Q <= e^eps everywhere */
-    }
-    if (N == 0.0) {
-        return (double)logl(A);
-    }
     const long double pq = p * q, D = p * p + q * q;
-    const long double C = (long double)a * p * p + (long double)(N - a) * q * q;
+    const long double C = (long double)n1 * p * p + (long double)n2 * q * q;
+    const long Ni = (long)(n1 + n2);
     double ks = ceil((double)(C / D));
-    if (ks < 1.0) {
-        ks = 1.0;
-    }
-    if (ks > N) {
-        ks = N;
-    }
-    const long split = (long)ks;
-    const long Ni = (long)N;
+    long split = ks < (double)(lo + 1) ? lo + 1 : (ks > (double)hi ? hi : (long)ks);
 
-    /* Upward: c_0 = q^a p^(N-a) (scale), c_1 / c_0 = a p/q + (N-a) q/p;
-     * terms k = 1..split. */
     vsum up = {-INFINITY, 0.0L};
-    long double scale = (long double)a * s->lq + (long double)(N - a) * s->lp;
-    long double prev = 1.0L;
-    long double cur = (long double)a * (p / q) + (long double)(N - a) * (q / p);
-    long double t = A * prev - B * cur;
+    long double scale = lc_lo;
+    long double prev = 1.0L, cur = r_up;
+    long double t = A * prev - B * cur;                  /* term lo + 1 */
     if (t > 0.0L) {
         up.sum += t;
     }
-    for (long k = 1; k < split; k++) {
+    for (long k = lo + 1; k < split; k++) {
         long double next = ((C - D * (long double)k) * cur + pq * (long double)(Ni - k + 1) * prev)
                            / (pq * (long double)(k + 1));
         prev = cur;
@@ -110,20 +89,16 @@ double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps)
     }
     vsum_flush(&up, scale);
 
-    /* Downward: c_N (scale), c_{N-1} / c_N = a q/p + (N-a) p/q; terms
-     * k = N+1 (A c_N) and k = N..split+1. */
     vsum dn = {-INFINITY, 0.0L};
-    scale = lcN;
-    long double nxt = 1.0L;                              /* c_{k+1} */
-    long double at = (long double)a * (q / p) + (long double)(N - a) * (p / q);   /* c_k, k = N-1 */
-    dn.sum = A;
-    if (Ni >= split + 1) {
-        t = A * at - B * nxt;                            /* term N */
+    scale = lc_hi;
+    long double nxt = 1.0L, at = r_dn;                   /* c_hi, c_{hi-1} */
+    if (hi >= split + 1) {
+        t = A * at - B * nxt;                            /* term hi */
         if (t > 0.0L) {
             dn.sum += t;
         }
     }
-    for (long k = Ni - 1; k >= split + 1; k--) {
+    for (long k = hi - 1; k >= split + 1; k--) {
         long double below = (pq * (long double)(k + 1) * nxt - (C - D * (long double)k) * at)
                             / (pq * (long double)(Ni - k + 1));
         nxt = at;
@@ -135,8 +110,171 @@ double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps)
         scale = vrescale(&at, &nxt, &dn, scale);
     }
     vsum_flush(&dn, scale);
-    long double r = sp_logaddexpl(up.tot, dn.tot);
-    return r > 0.0L ? 0.0 : (double)r;
+    return sp_logaddexpl(up.tot, dn.tot);
+}
+
+/* A = q1 - e^eps q0 and B = e^eps (1 - q0) - (1 - q1); 0 if A <= 0. */
+static int target_coefficients(const sp_vertex_sys *s, double eps, long double *A, long double *B)
+{
+    const long double em1 = expm1l((long double)eps);
+    *A = s->d - em1 * s->q0;
+    *B = s->d + em1 * (1.0L - s->q0);
+    return *A > 0.0L;
+}
+
+/* ln S(k) for S = Bin(n1, p) + Bin(n2, q): the convolution sum over j of
+ * Bin(n1, p)(j) Bin(n2, q)(k - j), from its largest term outward by the
+ * exact term ratios until the terms are 2^-70 of the largest; the rest of
+ * each side is bounded geometrically (the terms are log-concave in j) and
+ * added, so the result is an upper bound within 2^-60 relative. */
+static long double conv_log(const sp_vertex_sys *s, double n1, double n2, double k)
+{
+    const long double p = s->pe, q = s->qe, rho = p / q;
+    double jlo = fmax(0.0, k - n2), jhi = fmin(n1, k);
+    if (jlo > jhi) {
+        return -INFINITY;
+    }
+    /* the largest term: t(j+1)/t(j) = (n1-j)(k-j) rho^2 / ((j+1)(n2-k+j+1)) crosses 1 */
+    long double a2 = p * p - q * q;
+    long double a1 = -(p * p * (long double)(n1 + k) + q * q * (long double)(n2 - k + 2.0));
+    long double a0 = p * p * (long double)n1 * (long double)k - q * q * (long double)(n2 - k + 1.0);
+    long double root;
+    if (fabsl(a2) < 1e-30L) {
+        root = -a0 / a1;
+    } else {
+        long double disc = a1 * a1 - 4.0L * a2 * a0;
+        disc = disc > 0.0L ? sqrtl(disc) : 0.0L;
+        long double r1 = (-a1 - disc) / (2.0L * a2), r2 = (-a1 + disc) / (2.0L * a2);
+        root = (r1 >= (long double)jlo - 1.0L && r1 <= (long double)jhi + 1.0L) ? r1 : r2;
+    }
+    double j0 = floor((double)root) + 1.0;
+    j0 = fmin(fmax(j0, jlo), jhi);
+#define TERM_RATIO(j) (((long double)(n1 - (j)) * (long double)(k - (j)) * rho * rho) / \
+                       ((long double)((j) + 1.0) * (long double)(n2 - k + (j) + 1.0)))
+    for (int guard = 0; guard < 64 && j0 < jhi && TERM_RATIO(j0) > 1.0L; guard++) {
+        j0 += 1.0;
+    }
+    for (int guard = 0; guard < 64 && j0 > jlo && TERM_RATIO(j0 - 1.0) >= 1.0L; guard++) {
+        j0 -= 1.0;
+    }
+    sp_binom b1, b2;
+    sp_binom_init(&b1, n1, (double)p, 0);
+    sp_binom_init(&b2, n2, s->p, 1);                     /* Bin(n2, 1 - p) */
+    const long double lt0 = (long double)sp_log_binom_pmf(&b1, j0) + (long double)sp_log_binom_pmf(&b2, k - j0);
+    const long double stop = 0x1p-70L;
+    long double sum = 1.0L, t = 1.0L, r = 0.0L;
+    double j;
+    for (j = j0; j < jhi; j += 1.0) {                    /* upward */
+        r = TERM_RATIO(j);
+        t *= r;
+        sum += t;
+        if (t < stop * sum) {
+            break;
+        }
+    }
+    if (j < jhi) {
+        sum += r < 1.0L ? t * r / (1.0L - r) : t * (long double)(jhi - j);
+    }
+    t = 1.0L;
+    for (j = j0; j > jlo; j -= 1.0) {                    /* downward */
+        r = 1.0L / TERM_RATIO(j - 1.0);
+        t *= r;
+        sum += t;
+        if (t < stop * sum) {
+            break;
+        }
+    }
+    if (j > jlo) {
+        sum += r < 1.0L ? t * r / (1.0L - r) : t * (long double)(j - jlo);
+    }
+#undef TERM_RATIO
+    return lt0 + logl(sum);
+}
+
+/* Bounds on ln H_eps(P || Q) for the target pair on S = Bin(n1, p) +
+ * Bin(n2, q): on the whole support (depth <= 0 or a window that reaches both
+ * ends) the exact value (*log_lower = result); else on the window of atoms
+ * within ~depth nats of the mode, *log_lower the window's terms (a lower
+ * bound) and the result an upper bound (the top term A c_hi and A times the
+ * mass outside the window, bounded by log-concavity, added). */
+static double two_binom_log_hockey(const sp_vertex_sys *s, double n1, double n2, double eps,
+                                   double depth, double *log_lower)
+{
+    const long double lp = s->lp, lq = s->lq;
+    const double N = n1 + n2;
+    *log_lower = NAN;
+    if (isnan(eps) || isnan(n1) || isnan(n2)) {
+        return NAN;
+    }
+    const long double lcN = (long double)n1 * lp + (long double)n2 * lq;     /* ln c_N */
+    if (eps == INFINITY) {
+        double v = s->q0 > 0.0L ? -INFINITY : (double)((long double)s->lq1 + lcN);
+        *log_lower = v;
+        return v;
+    }
+    long double A, B;
+    if (!target_coefficients(s, eps, &A, &B)) {
+        *log_lower = -INFINITY;
+        return -INFINITY;
+    }
+    if (N == 0.0) {
+        *log_lower = (double)logl(A);
+        return *log_lower;
+    }
+    const long double p = s->pe, q = s->qe;
+    double lo = 0.0, hi = N;
+    if (depth > 0.0) {
+        const double mu = (double)((long double)n1 * p + (long double)n2 * q);
+        const double sd = sqrt(N * (double)(p * q));
+        const double h = ceil(1.25 * sqrt(2.0 * depth) * sd) + 16.0;
+        lo = fmax(0.0, floor(mu - h));
+        hi = fmin(N, ceil(mu + h));
+    }
+    long double lc_lo, r_up, lc_hi, r_dn;
+    if (lo == 0.0) {
+        lc_lo = (long double)n1 * lq + (long double)n2 * lp;
+        r_up = (long double)n1 * (p / q) + (long double)n2 * (q / p);
+    } else {
+        lc_lo = conv_log(s, n1, n2, lo);
+        r_up = expl(conv_log(s, n1, n2, lo + 1.0) - lc_lo);
+    }
+    if (hi == N) {
+        lc_hi = lcN;
+        r_dn = (long double)n1 * (q / p) + (long double)n2 * (p / q);
+    } else {
+        lc_hi = conv_log(s, n1, n2, hi);
+        r_dn = expl(conv_log(s, n1, n2, hi - 1.0) - lc_hi);
+    }
+    long double win = vertex_window_sum(s, n1, n2, (long)lo, (long)hi, lc_lo, r_up, lc_hi, r_dn, A, B);
+    long double top = logl(A) + lc_hi;                  /* A c_hi: exact (c_{N+1} = 0) at hi = N */
+    long double lower = hi == N ? sp_logaddexpl(win, top) : win;
+    long double upper = sp_logaddexpl(win, top);
+    long double log_rest = -INFINITY;                   /* ln of the mass outside */
+    if (lo > 0.0) {                                      /* c_{lo-j} <= c_lo (c_lo/c_{lo+1})^j */
+        long double r = 1.0L / r_up;
+        log_rest = r < 1.0L ? lc_lo + logl(r / (1.0L - r)) : INFINITY;
+    }
+    if (hi < N) {
+        long double r = 1.0L / r_dn;
+        log_rest = sp_logaddexpl(log_rest, r < 1.0L ? lc_hi + logl(r / (1.0L - r)) : INFINITY);
+    }
+    if (log_rest > -INFINITY) {
+        upper = sp_logaddexpl(upper, logl(A) + log_rest);
+    }
+    *log_lower = lower > 0.0L ? 0.0 : (double)lower;
+    return upper > 0.0L ? 0.0 : (double)upper;
+}
+
+double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps)
+{
+    double lower;
+    return two_binom_log_hockey(s, a, s->N - a, eps, 0.0, &lower);
+}
+
+double sp_vertex_log_hockey_bounds(const sp_vertex_sys *s, double n1, double n2, double eps,
+                                   double depth, double *log_lower)
+{
+    return two_binom_log_hockey(s, n1, n2, eps, depth, log_lower);
 }
 
 double sp_vertex_worst_log_hockey(const sp_vertex_sys *s, double eps, double *arg)
@@ -346,4 +484,28 @@ double sp_blanket_log_delta(double N, double p, double eps, double rel_tol, long
     }
     long double r = logl(total) + mx;
     return r > 0.0L ? 0.0 : (double)r;
+}
+
+typedef struct {
+    const sp_vertex_sys *s;
+    double n1, n2, depth;
+} window_ctx;
+
+static double window_fn(double eps, sp_direction direction, const void *ctx)
+{
+    (void)direction;
+    const window_ctx *w = (const window_ctx *)ctx;
+    double lower;
+    if (eps < 0.0) {          /* mirrored law for the reverse direction */
+        return sp_log_hockey_negative_eps(eps, two_binom_log_hockey(w->s, w->n2, w->n1, -eps,
+                                                                   w->depth, &lower));
+    }
+    return two_binom_log_hockey(w->s, w->n1, w->n2, eps, w->depth, &lower);
+}
+
+double sp_vertex_window_smallest_eps(const sp_vertex_sys *s, double n1, double n2, double depth,
+                                     double log_target, double log_tol)
+{
+    window_ctx w = {s, n1, n2, depth};
+    return sp_smallest_eps_lean(window_fn, &w, SP_PLUS, log_target, log_tol, 0);
 }

@@ -51,6 +51,22 @@ void sp_vertex_init(sp_vertex_sys *s, double N, double p, long double q0, long d
 /* ln H_eps(P_a || Q_a) at one vertex, eps >= 0 (+inf allowed). */
 double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps);
 
+/* Bounds on ln H_eps(P || Q) for the target pair on S = Bin(n1, p) +
+ * Bin(n2, 1 - p) evaluated on the window of atoms within ~depth nats of the
+ * mode (anchors at its ends from the convolution sum, bounded to 2^-60):
+ * returns an upper bound (the mass outside the window, bounded by
+ * log-concavity, added with the largest coefficient A) and sets *log_lower
+ * to the window's terms alone (a lower bound); depth <= 0: the whole
+ * support, both exact.  O(window) time, no memory. */
+double sp_vertex_log_hockey_bounds(const sp_vertex_sys *s, double n1, double n2, double eps,
+                                   double depth, double *log_lower);
+
+/* The smallest eps >= 0 at which the upper bound of
+ * sp_vertex_log_hockey_bounds (same n1, n2, depth) is <= the search aim of
+ * log_target (sp_smallest_eps_lean). */
+double sp_vertex_window_smallest_eps(const sp_vertex_sys *s, double n1, double n2, double depth,
+                                     double log_target, double log_tol);
+
 /* max over a in [a_lo, a_hi] of ln H_eps(P_a || Q_a); *arg = the maximising a
  * (the smallest one on ties; may be NULL). */
 double sp_vertex_worst_log_hockey(const sp_vertex_sys *s, double eps, double *arg);

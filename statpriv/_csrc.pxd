@@ -184,6 +184,10 @@ cdef extern from "partial_knowledge.h" nogil:
         double a_hi
     void sp_vertex_init(sp_vertex_sys *s, double N, double p, long double q0, long double d)
     double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps)
+    double sp_vertex_log_hockey_bounds(const sp_vertex_sys *s, double n1, double n2, double eps,
+                                       double depth, double *log_lower)
+    double sp_vertex_window_smallest_eps(const sp_vertex_sys *s, double n1, double n2,
+                                         double depth, double log_target, double log_tol)
     double sp_vertex_worst_log_hockey(const sp_vertex_sys *s, double eps, double *arg)
     double sp_vertex_curve_log_delta(double eps, sp_direction direction, const void *ctx)
     double sp_vertex_smallest_eps(const sp_vertex_sys *s, double log_target, double log_tol)

@@ -58,6 +58,31 @@ cdef class VertexCore:
                 res[i] = sp_vertex_log_hockey(&self.sys, a[i], eps)
         return out
 
+    def bounds(self, double[::1] n1, double[::1] n2, double eps, double depth):
+        """(upper, lower) ln H_eps(P || Q) on Bin(n1, p) + Bin(n2, 1 - p) for
+        each pair, on the window of depth nats (sp_vertex_log_hockey_bounds)."""
+        cdef Py_ssize_t i, n = n1.shape[0]
+        up = np.empty(n)
+        lo = np.empty(n)
+        cdef double[::1] ru = up
+        cdef double[::1] rl = lo
+        with nogil:
+            for i in range(n):
+                ru[i] = sp_vertex_log_hockey_bounds(&self.sys, n1[i], n2[i], eps, depth, &rl[i])
+        return up, lo
+
+    def window_epsilon(self, double[::1] n1, double[::1] n2, double depth, double log_target):
+        """The smallest eps with the windowed upper bound <= the aim of
+        log_target, for each law Bin(n1, p) + Bin(n2, 1 - p)."""
+        cdef Py_ssize_t i, n = n1.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_vertex_window_smallest_eps(&self.sys, n1[i], n2[i], depth, log_target,
+                                                       self.log_tol)
+        return out
+
     def worst(self, double eps):
         """(ln delta, argmax a) over the swept vertices at eps >= 0."""
         cdef double arg = 0.0, v

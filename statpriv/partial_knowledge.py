@@ -37,56 +37,20 @@ import math
 
 import numpy as np
 
-from statpriv import _lazy, _validate, oracle
+from statpriv import _lazy, _validate, _vertices, oracle
 from statpriv.counting import counting
 from statpriv.curve import PrivacyCurve
 
 __all__ = ["partial_knowledge", "histogram_partial_knowledge", "PartialKnowledge",
-           "WorstCaseCurve", "HistogramPartialKnowledge"]
+           "HistogramPartialKnowledge"]
 
 _partial = _lazy.module("statpriv._partial")
 
-# Every vertex is evaluated (O(N^2) per eps, ~15 ns per atom) up to this many
-# unknown others; beyond, the worst case is a certified bracket.
-EXACT_MAX_OTHERS = 20000
 # The blanket sum: every b is summed while the window of Bin(N, 2p) has at
 # most 4096 atoms; beyond, blocks of b on which H is bounded by its value at
 # the block's start, refined until the excess over the lower sum is at most
 # this relative tolerance (the result is an upper bound of the exact sum).
 BLANKET_REL_TOL = 1e-6
-
-
-class WorstCaseCurve(PrivacyCurve):
-    """The worst-case privacy curve over [p, 1-p]^N with ``bracket(eps)``."""
-
-    def bracket(self, eps):
-        """(attained, certified, a_attained) at one eps >= 0.
-
-        ``attained`` is delta at the explicit vertex a_attained (a_attained
-        records at p, the others at 1 - p; delta_plus there, or delta_minus
-        at the mirrored vertex), a lower bound of the worst case;
-        ``certified`` is a proven upper bound.  Where every vertex was
-        evaluated the two are equal (the exact worst case).
-        """
-        eps = _validate.real("eps", eps, low=0.0)
-        return self._bracket(eps)
-
-
-def _vertex_core(N, p, q0=0.0, d=1.0):
-    return _partial.VertexCore(float(N), float(p), q0, d)
-
-
-def _worst_case_curve(N, p, q0, d, ref, description):
-    core = _vertex_core(N, p, q0, d)
-    curve = WorstCaseCurve(core, ref, description)
-
-    def exact_bracket(eps):
-        log_v, a = core.worst(eps)
-        v = math.exp(log_v)
-        return v, v, int(a)
-
-    curve._bracket = exact_bracket
-    return curve
 
 
 class PartialKnowledge:
@@ -111,13 +75,8 @@ class PartialKnowledge:
         (a curve with ``bracket``); see the module docstring."""
         if self._worst is None:
             N, p = self.others, self.p
-            if N > EXACT_MAX_OTHERS:
-                from statpriv import _pk_bracket
-                self._worst = _pk_bracket.bracket_curve(N, p, 0.0, 1.0, self._worst_ref,
-                                                        self._describe("worst case"))
-            else:
-                self._worst = _worst_case_curve(N, p, 0.0, 1.0, self._worst_ref,
-                                                self._describe("worst case"))
+            self._worst = _vertices.worst_case_curve(N, p, 0.0, 1.0, self._worst_ref,
+                                                     self._describe("worst case"))
         return self._worst
 
     def _worst_ref(self, eps, direction):
