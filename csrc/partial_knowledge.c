@@ -16,7 +16,7 @@ void sp_vertex_init(sp_vertex_sys *s, double N, double p, long double q0, long d
     s->lq = log1pl(-(long double)p);
     s->q0 = q0;
     s->d = d;
-    s->lq1 = (double)log1pl(-q0);
+    s->lq1 = log1pl(-q0);
     s->a_lo = 0.0;
     s->a_hi = N;
 }
@@ -113,9 +113,14 @@ static long double vertex_window_sum(const sp_vertex_sys *s, double n1, double n
     return sp_logaddexpl(up.tot, dn.tot);
 }
 
-/* A = q1 - e^eps q0 and B = e^eps (1 - q0) - (1 - q1); 0 if A <= 0. */
+/* A = q1 - e^eps q0 and B = e^eps (1 - q0) - (1 - q1); 0 if A <= 0, i.e.
+ * from eps >= ln(q1 / q0) on (decided on the logs: A is a difference of
+ * nearly equal numbers there). */
 static int target_coefficients(const sp_vertex_sys *s, double eps, long double *A, long double *B)
 {
+    if (s->q0 > 0.0L && (long double)eps >= s->lq1 - logl(s->q0)) {
+        return 0;
+    }
     const long double em1 = expm1l((long double)eps);
     *A = s->d - em1 * s->q0;
     *B = s->d + em1 * (1.0L - s->q0);
@@ -208,7 +213,7 @@ static double two_binom_log_hockey(const sp_vertex_sys *s, double n1, double n2,
     }
     const long double lcN = (long double)n1 * lp + (long double)n2 * lq;     /* ln c_N */
     if (eps == INFINITY) {
-        double v = s->q0 > 0.0L ? -INFINITY : (double)((long double)s->lq1 + lcN);
+        double v = s->q0 > 0.0L ? -INFINITY : (double)(s->lq1 + lcN);
         *log_lower = v;
         return v;
     }

@@ -41,7 +41,7 @@ typedef struct {
     long double lp, lq;     /* ln p, ln q */
     long double q0;         /* the target's report probability under Q; q1 = 1 - q0 */
     long double d;          /* q1 - q0 (> 0) */
-    double lq1;             /* ln q1 */
+    long double lq1;        /* ln q1 */
     double a_lo, a_hi;      /* the vertices swept: a_lo..a_hi */
 } sp_vertex_sys;
 

@@ -179,7 +179,7 @@ cdef extern from "partial_knowledge.h" nogil:
         long double lq
         long double q0
         long double d
-        double lq1
+        long double lq1
         double a_lo
         double a_hi
     void sp_vertex_init(sp_vertex_sys *s, double N, double p, long double q0, long double d)

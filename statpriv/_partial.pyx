@@ -15,17 +15,20 @@ cnp.import_array()
 
 
 cdef class VertexCore:
-    """The worst case over the vertices a = a_lo..a_hi of [p, 1-p]^N, with
-    the target's report Bernoulli(1 - q0) under P and Bernoulli(q0) under Q
-    (d = 1 - 2 q0 given accurately)."""
+    """The worst case over the vertices a = 0..N of [p, 1-p]^N, with the
+    target's report Bernoulli(1 - q0) under P and Bernoulli(q0) under Q:
+    a shift (q0 = 0) or, with rr, randomized response (q0 = p; d = 1 - 2p
+    in extended precision)."""
     cdef sp_vertex_sys sys
     cdef public double log_tol
     cdef public int positive
 
-    def __cinit__(self, double N, double p, q0, d, double a_lo=0.0, a_hi=None):
-        sp_vertex_init(&self.sys, N, p, <long double>float(q0), <long double>float(d))
-        self.sys.a_lo = a_lo
-        self.sys.a_hi = N if a_hi is None else float(a_hi)
+    def __cinit__(self, double N, double p, bint rr=False):
+        cdef long double pe = p
+        if rr:
+            sp_vertex_init(&self.sys, N, p, pe, 1.0 - 2.0 * pe)
+        else:
+            sp_vertex_init(&self.sys, N, p, 0.0, 1.0)
         self.log_tol = 0.0
         self.positive = 0
 

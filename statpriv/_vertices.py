@@ -44,8 +44,8 @@ MAX_RANGES = 1 << 17          # work budget: ranges evaluated in all
 GRID = 65
 
 
-def vertex_core(N, p, q0, d):
-    return _partial.VertexCore(float(N), float(p), float(q0), float(d))
+def vertex_core(N, p, rr=False):
+    return _partial.VertexCore(float(N), float(p), rr)
 
 
 def _depth(log_delta, N):
@@ -54,10 +54,13 @@ def _depth(log_delta, N):
     return 50.0 + max(0.0, -log_delta) + 0.5 * math.log(N + 1.0)
 
 
-def _branch_and_bound(core, N, eps, depth, close, L, a_best):
+def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, budget=MAX_RANGES):
     """Close every range whose bound is <= close(L) (close: a function of the
-    running attained ln L).  Returns (ln certified, ln attained, a_attained,
-    open single vertices whose own bound exceeded close)."""
+    running attained ln L, raised by the midpoints of the open ranges if
+    attaining).  Returns (ln certified, ln attained, a_attained,
+    open single vertices whose own bound exceeded close), or None if more
+    than budget ranges would be evaluated and budget < MAX_RANGES (at
+    MAX_RANGES the open ranges are closed with their bounds instead)."""
     def attain(a):
         nonlocal L, a_best
         a = np.unique(np.clip(np.round(a), 0, N))
@@ -72,10 +75,13 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best):
     while a1.size:
         spent += a1.size
         upper, _ = core.bounds(a1, N - a2, eps, depth)      # vertex a1 of N - (a2 - a1) others
-        attain(np.floor(0.5 * (a1 + a2)))
+        if attaining:
+            attain(np.floor(0.5 * (a1 + a2)))
         single = a1 == a2
         done = (upper <= close(L)) | single
-        if spent > MAX_RANGES:
+        if spent > budget:
+            if budget < MAX_RANGES:
+                return None
             done[:] = True
         if done.any():
             certified = max(certified, float(upper[done].max()))
@@ -113,11 +119,21 @@ def log_bracket(core, N, eps, ratio=EXACT_RATIO):
     return L, max(certified, L), a_best
 
 
+# The epsilon search certifies eps (1 + eta) above the vertices' own answer:
+# eta = 0 needs every vertex whose delta is within the ranges' slack of the
+# target one by one; a slightly larger eps lets wider ranges close.  Each eta
+# gets a budget of range evaluations; the first that certifies wins.
+EPSILON_SCHEDULE = ((0.0, 1500), (1e-6, 1500), (1e-5, 2000), (1e-4, 3000), (1e-3, 6000),
+                    (1e-2, MAX_RANGES))
+
+
 def log_epsilon(core, N, log_target):
-    """The smallest eps (to the search's few ulps) at which the certified
-    worst case is <= the target: the vertices' own searches on their
-    windowed upper bounds, every other vertex certified below the target by
-    branch and bound at the answer."""
+    """An eps at which the certified worst case is <= the target, within a
+    relative eta of the smallest one (eta = 0 unless the branch and bound
+    needs more than its budget there; see EPSILON_SCHEDULE): the vertices'
+    own searches on their windowed upper bounds (the largest is a lower
+    bound of the answer), every other vertex certified below the target by
+    branch and bound at eps (1 + eta)."""
     if math.isnan(log_target):
         return math.nan
     if log_target >= 0.0:
@@ -125,15 +141,20 @@ def log_epsilon(core, N, log_target):
     depth = _depth(log_target, N)
     ends = np.array([0.0, float(N)])
     eps = float(np.max(core.window_epsilon(ends, N - ends, depth, log_target)))
-    for _ in range(64):
-        if eps == math.inf:
-            return eps
-        _, _, _, flagged = _branch_and_bound(core, N, eps, depth, lambda L: log_target,
-                                             -math.inf, 0)
-        if flagged.size == 0:
-            return eps
-        eps = max(eps, float(np.max(core.window_epsilon(flagged, N - flagged, depth,
-                                                        log_target))))
+    for eta, budget in EPSILON_SCHEDULE:
+        for _ in range(16):
+            if eps == math.inf:
+                return eps
+            trial = eps * (1.0 + eta)
+            found = _branch_and_bound(core, N, trial, depth, lambda L: log_target, -math.inf,
+                                      0, attaining=False, budget=budget)
+            if found is None:
+                break                              # over budget: a larger eta
+            flagged = found[3]
+            if flagged.size == 0:
+                return trial
+            eps = max(eps, float(np.max(core.window_epsilon(flagged, N - flagged, depth,
+                                                            log_target))))
     return math.inf
 
 
@@ -181,10 +202,13 @@ class BracketCore:
         return np.array([log_epsilon(self.core, self.N, float(t)) for t in log_target])
 
 
-def worst_case_curve(N, p, q0, d, ref, description):
+def worst_case_curve(N, p, ref, description, rr=False):
     """The exact worst case: every vertex on its whole support up to
-    FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket."""
-    core = vertex_core(N, p, q0, d)
+    FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
+    rr: the target's report pair is randomized response with flip
+    probability p (else a shift); bracket then reports N - a (the others
+    with input 1)."""
+    core = vertex_core(N, p, rr)
     if N <= FULL_SWEEP_OTHERS:
         curve = WorstCaseCurve(core, ref, description)
 
@@ -196,4 +220,12 @@ def worst_case_curve(N, p, q0, d, ref, description):
     else:
         curve = WorstCaseCurve(BracketCore(core, N), ref, description)
         curve._log_bracket = lambda eps: log_bracket(core, N, eps)
+    if rr:
+        inner = curve._log_bracket
+
+        def ones(eps):
+            L, U, a = inner(eps)
+            return L, U, N - a
+
+        curve._log_bracket = ones
     return curve

@@ -75,7 +75,7 @@ class PartialKnowledge:
         (a curve with ``bracket``); see the module docstring."""
         if self._worst is None:
             N, p = self.others, self.p
-            self._worst = _vertices.worst_case_curve(N, p, 0.0, 1.0, self._worst_ref,
+            self._worst = _vertices.worst_case_curve(N, p, self._worst_ref,
                                                      self._describe("worst case"))
         return self._worst
 

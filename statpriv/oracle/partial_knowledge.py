@@ -45,27 +45,27 @@ def vertex_laws(N, a, p, q1=1, q0=0):
     return _target_pair(S, mpf(q1), mpf(q0))
 
 
-def _q_pair(eps0):
-    if eps0 is None:
-        return mpf(1), mpf(0)
-    e = mpmath.exp(mpf(eps0))
-    return e / (1 + e), 1 / (1 + e)
+def _q_pair(rr, p):
+    """The target's report probabilities (q1, q0): a shift (1, 0), or
+    randomized response with the records' own flip probability p: (1 - p, p)."""
+    return (1 - mpf(p), mpf(p)) if rr else (mpf(1), mpf(0))
 
 
-def vertex_delta(N, a, p, eps_list, direction="max", eps0=None, dps=50):
-    """delta at vertex a: shift target (eps0 None) or randomized response eps0."""
+def vertex_delta(N, a, p, eps_list, direction="max", rr=False, dps=50):
+    """delta at vertex a: shift target, or (rr) randomized response whose
+    reports flip with probability p (the target's too)."""
     _guard(N * N + 4.0 * N * len(eps_list), None, "partial knowledge (one vertex)")
     with mp.workdps(dps):
-        q1, q0 = _q_pair(eps0)
+        q1, q0 = _q_pair(rr, p)
         P, Q = vertex_laws(N, a, p, q1, q0)
         return _directional(P, Q, [mpf(e) for e in eps_list], direction)
 
 
-def worst_case_delta(N, p, eps_list, direction="max", eps0=None, dps=50):
+def worst_case_delta(N, p, eps_list, direction="max", rr=False, dps=50):
     """max over every vertex a = 0..N of delta_a (both directions as asked)."""
     _guard((N + 1) * (N * N / 2 + 4.0 * N * len(eps_list)), None, "partial knowledge worst case")
     with mp.workdps(dps):
-        q1, q0 = _q_pair(eps0)
+        q1, q0 = _q_pair(rr, p)
         best = [mpf(0)] * len(eps_list)
         for a in range(N + 1):
             P, Q = vertex_laws(N, a, p, q1, q0)
