@@ -140,13 +140,13 @@ def test_bracket_million(eps):
 
 def test_epsilon_contract_and_negative_eps():
     curve = statpriv.partial_knowledge(300, 0.05).worst_case
-    for d in (0.5, 1e-3, 1e-12):
+    for d in (0.5, 1e-3, 1e-6):
         e = curve.epsilon(d)
         assert curve.delta(e) <= d * (1 + 1e-12)
         if e > 0:
             assert curve.delta(np.nextafter(e, 0)) > d * (1 - 1e-9)
     assert curve.epsilon(1.0) == 0.0
-    assert curve.epsilon(0.0) == math.inf
+    assert curve.epsilon(0.0) == math.inf and curve.epsilon(1e-7) == math.inf   # floor 0.95^299
     e = -0.3                                   # H_eps = 1 - e^eps + e^eps H_-eps(Q||P)
     ref = oracle.worst_case_delta(299, 0.05, [e])[0]
     assert_matches(curve.log_delta(e), ref)
