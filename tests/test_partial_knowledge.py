@@ -44,7 +44,7 @@ def test_each_vertex_against_brute_force():
         assert_matches(ours[a], oracle.vertex_delta(N, a, p, [eps], "plus")[0], what=f"a={a}")
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(n=st.integers(2, 14), p=st.floats(0.01, 0.5), eps=st.floats(0.0, 2.0),
        seed=st.integers(0, 2 ** 32 - 1))
 def test_interior_configurations_never_exceed_the_worst_case(n, p, eps, seed):
@@ -101,7 +101,7 @@ def test_known_records_are_dropped():
 def test_branch_and_bound_equals_full_sweep(monkeypatch):
     """The branch-and-bound path (used beyond 3000 others) closes to the full
     sweep's value and vertex."""
-    for n, p in ((700, 0.1), (400, 0.02), (901, 0.4)):
+    for n, p in ((700, 0.1), (400, 0.02)):
         full = statpriv.partial_knowledge(n, p).worst_case
         monkeypatch.setattr(_vertices, "FULL_SWEEP_OTHERS", 10)
         bb = statpriv.partial_knowledge(n, p).worst_case
@@ -147,10 +147,10 @@ def test_epsilon_contract_and_negative_eps():
             assert curve.delta(np.nextafter(e, 0)) > d * (1 - 1e-9)
     assert curve.epsilon(1.0) == 0.0
     assert curve.epsilon(0.0) == math.inf and curve.epsilon(1e-7) == math.inf   # floor 0.95^299
-    e = -0.3                                   # H_eps = 1 - e^eps + e^eps H_-eps(Q||P)
-    ref = oracle.worst_case_delta(299, 0.05, [e])[0]
-    assert_matches(curve.log_delta(e), ref)
     assert curve.delta(math.inf) == pytest.approx(0.95 ** 299, rel=1e-12)
+    small = statpriv.partial_knowledge(14, 0.05).worst_case
+    for e in (-0.3, -2.0):                      # H_eps = 1 - e^eps + e^eps H_-eps(Q||P)
+        assert_matches(small.log_delta(e), oracle.worst_case_delta(13, 0.05, [e])[0])
 
 
 def test_blanket_blocks_against_the_exact_sum():
@@ -158,7 +158,7 @@ def test_blanket_blocks_against_the_exact_sum():
     bound within 1e-6 of the sum over every b (here from scipy's binomial pmf
     and statpriv's binomial shift curve of each Bin(b, 1/2))."""
     from scipy import stats
-    N, p, eps = 10 ** 5, 0.1, 0.05
+    N, p, eps = 2 * 10 ** 4, 0.1, 0.1
     ours = statpriv.partial_knowledge(N + 1, p).blanket.delta(eps)
     law = stats.binom(N, 2 * p)
     sd = math.sqrt(N * 2 * p * (1 - 2 * p))
