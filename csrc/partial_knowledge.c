@@ -403,7 +403,7 @@ typedef struct {
     const long double *cum;    /* cum[i] = sum_{j < i} w[j], w relative to the max */
     double lo;
     double eps;
-    long double budget;        /* per block: P(block)/Pmax (H(b) - H(e)) allowed */
+    long double budget;        /* per atom of block width: P(block)/Pmax (H(b) - H(e)) allowed */
     long double U, L;
     int depth_fail;
 } blanket_ctx;
@@ -411,7 +411,7 @@ typedef struct {
 static void blanket_block(blanket_ctx *c, double b, double e, long double Hb, long double He, int depth)
 {
     const long double P = c->cum[(long)(e - c->lo) + 1] - c->cum[(long)(b - c->lo)];
-    if (e == b || P * (Hb - He) <= c->budget || depth > 60) {
+    if (e == b || P * (Hb - He) <= c->budget * (long double)(e - b + 1.0) || depth > 60) {
         c->U += P * Hb;
         c->L += P * He;
         return;
@@ -423,28 +423,30 @@ static void blanket_block(blanket_ctx *c, double b, double e, long double Hb, lo
     blanket_block(c, mid + 1.0, e, Hm1, He, depth + 1);
 }
 
-double sp_blanket_log_delta(double N, double p, double eps, double rel_tol, long double *work,
-                            long work_len)
+int sp_blanket_init(sp_blanket *bl, double N, double p, double rel_tol, long double *work,
+                    long work_len)
 {
-    if (isnan(eps)) {
-        return NAN;
-    }
-    if (eps < 0.0) {
-        return sp_log_hockey_negative_eps(eps, sp_blanket_log_delta(N, p, -eps, rel_tol, work,
-                                                                    work_len));
-    }
+    bl->N = N;
+    bl->p = p;
+    bl->rel_tol = rel_tol;
+    bl->cum = work;
+    bl->len = 0;
+    bl->mx = 0.0L;
+    bl->rest = 0.0L;
     if (p >= 0.5) {               /* every record is a fair coin: b = N surely */
-        sp_binom law;
-        sp_binom_init(&law, N, 0.5, 0);
-        return sp_binom_shift_log_hockey(&law, eps);
+        bl->lo = bl->hi = N;
+        return 0;
     }
     double lo, hi;
     blanket_window(N, p, &lo, &hi);
     const long len = (long)(hi - lo) + 1;
     if (work_len < 2 * (len + 1)) {
-        return NAN;
+        return 1;
     }
-    long double *lw = work, *cum = work + len + 1;
+    bl->lo = lo;
+    bl->hi = hi;
+    bl->len = len;
+    long double *lw = work + len + 1, *cum = work;
     sp_binom_window_logl(N, 2.0 * p, lo, len, lw);
     long double mx = -INFINITY;
     for (long i = 0; i < len; i++) {
@@ -465,30 +467,68 @@ double sp_blanket_log_delta(double N, double p, double eps, double rel_tol, long
         long double r = expl(lw[len - 1] - lw[len - 2]);
         rest += r < 1.0L ? expl(lw[len - 1] - mx) * r / (1.0L - r) : INFINITY;
     }
+    bl->mx = mx;
+    bl->rest = rest;
+    return 0;
+}
+
+double sp_blanket_log_delta(const sp_blanket *bl, double eps)
+{
+    if (isnan(eps)) {
+        return NAN;
+    }
+    if (eps < 0.0) {
+        return sp_log_hockey_negative_eps(eps, sp_blanket_log_delta(bl, -eps));
+    }
+    if (bl->p >= 0.5) {
+        sp_binom law;
+        sp_binom_init(&law, bl->N, 0.5, 0);
+        return sp_binom_shift_log_hockey(&law, eps);
+    }
+    const double lo = bl->lo, hi = bl->hi;
+    const long len = bl->len;
+    const long double *cum = bl->cum;
     blanket_ctx c = {cum, lo, eps, 0.0L, 0.0L, 0.0L, 0};
     if (len <= BLANKET_ALL_B) {
         for (long i = 0; i < len; i++) {
-            long double P = cum[i + 1] - cum[i];
-            long double H = blanket_H(lo + (double)i, eps);
-            c.U += P * H;
+            c.U += (cum[i + 1] - cum[i]) * blanket_H(lo + (double)i, eps);
         }
     } else {
-        /* a proven lower bound of the sum (H non-increasing): the mass up to
-         * the middle of the window times H there; blocks split until each
-         * adds at most rel_tol * L0 / 64 beyond its lower sum */
+        /* L0, a proven lower bound of the sum (H non-increasing): the mass
+         * up to the middle of the window times H there.  Blocks are split
+         * until each adds at most budget * width beyond its lower sum, the
+         * budget spread over the central +-6 sd; the gap U - L of the two
+         * sums is then checked against rel_tol L and the budget cut 8-fold
+         * if it is not met (U is an upper bound of the exact sum in any
+         * case). */
         double mid = floor(0.5 * (lo + hi));
-        long double Hmid = blanket_H(mid, eps);
-        long double L0 = cum[(long)(mid - lo) + 1] * Hmid;
-        c.budget = (long double)rel_tol * L0 / 64.0L;
-        blanket_block(&c, lo, hi, blanket_H(lo, eps), blanket_H(hi, eps), 0);
+        long double L0 = cum[(long)(mid - lo) + 1] * blanket_H(mid, eps);
+        const double sd = sqrt(bl->N * 2.0 * bl->p * (1.0 - 2.0 * bl->p));
+        long double budget = (long double)bl->rel_tol * L0 / (12.0L * (long double)sd + 1.0L);
+        const long double Hlo = blanket_H(lo, eps), Hhi = blanket_H(hi, eps);
+        for (int round = 0; round < 4; round++) {
+            c.U = c.L = 0.0L;
+            c.budget = budget;
+            blanket_block(&c, lo, hi, Hlo, Hhi, 0);
+            if (c.U - c.L <= (long double)bl->rel_tol * c.L) {
+                break;
+            }
+            budget /= 8.0L;
+        }
     }
-    /* outside mass: H <= 1 */
-    long double total = c.U + rest;
+    /* the mass outside the window, with H <= 1 */
+    long double total = c.U + bl->rest;
     if (!(total > 0.0L)) {
         return -INFINITY;
     }
-    long double r = logl(total) + mx;
+    long double r = logl(total) + bl->mx;
     return r > 0.0L ? 0.0 : (double)r;
+}
+
+double sp_blanket_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+{
+    (void)direction;
+    return sp_blanket_log_delta((const sp_blanket *)ctx, eps);
 }
 
 typedef struct {

@@ -84,15 +84,28 @@ double sp_vertex_smallest_eps(const sp_vertex_sys *s, double log_target, double 
 
 /* The privacy-blanket bound (Balle, Bell, Gascon & Nissim, "The Privacy
  * Blanket of the Shuffle Model"): ln sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b),
- * A_b ~ Bin(b, 1/2).  H is non-increasing in b, so the b axis is cut into
- * blocks [b_j, b_{j+1}) on which H(b_j) / H(b_{j+1}) <= 1 + rel_tol
- * (verified; blocks are split until it holds) and each block contributes
- * P(block) H(b_j): an upper bound within rel_tol of the exact sum.  The
- * mass of Bin(N, 2p) outside its window is added (with H <= 1).  work: at
- * least sp_blanket_work_len(N, p) long doubles.  Returns NaN if work is
- * too small. */
+ * A_b ~ Bin(b, 1/2).  While the window of Bin(N, 2p) (atoms within 1100
+ * nats of the mode) has at most 4096 atoms every b is summed.  Beyond, H is
+ * non-increasing in b (adding a fair coin is post-processing), so blocks
+ * [b, e] contribute P(block) H(b) (an upper bound) and P(block) H(e) (a
+ * lower one); blocks are split until the two sums are within rel_tol.  The
+ * mass of Bin(N, 2p) outside the window (log-concavity) is added with H <= 1.
+ * sp_blanket_init precomputes the window's cumulative masses in work (at
+ * least sp_blanket_work_len(N, p) long doubles, owned by the caller);
+ * returns 1 if work is too small. */
+typedef struct {
+    double N, p, rel_tol;
+    double lo, hi;            /* the window of b */
+    long len;
+    const long double *cum;   /* cum[i] = sum_{j < i} Bin(N, 2p)(lo + j) / max */
+    long double mx;           /* ln of that max */
+    long double rest;         /* mass outside the window / max (bound) */
+} sp_blanket;
+
 long sp_blanket_work_len(double N, double p);
-double sp_blanket_log_delta(double N, double p, double eps, double rel_tol, long double *work,
-                            long work_len);
+int sp_blanket_init(sp_blanket *bl, double N, double p, double rel_tol, long double *work,
+                    long work_len);
+double sp_blanket_log_delta(const sp_blanket *bl, double eps);
+double sp_blanket_curve_log_delta(double eps, sp_direction direction, const void *ctx);
 
 #endif

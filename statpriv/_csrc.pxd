@@ -191,6 +191,10 @@ cdef extern from "partial_knowledge.h" nogil:
     double sp_vertex_worst_log_hockey(const sp_vertex_sys *s, double eps, double *arg)
     double sp_vertex_curve_log_delta(double eps, sp_direction direction, const void *ctx)
     double sp_vertex_smallest_eps(const sp_vertex_sys *s, double log_target, double log_tol)
+    ctypedef struct sp_blanket:
+        pass
     long sp_blanket_work_len(double N, double p)
-    double sp_blanket_log_delta(double N, double p, double eps, double rel_tol, long double *work,
-                                long work_len)
+    int sp_blanket_init(sp_blanket *bl, double N, double p, double rel_tol, long double *work,
+                        long work_len)
+    double sp_blanket_log_delta(const sp_blanket *bl, double eps)
+    double sp_blanket_curve_log_delta(double eps, sp_direction direction, const void *ctx)

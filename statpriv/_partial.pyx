@@ -95,69 +95,41 @@ cdef class VertexCore:
 
 
 cdef class BlanketCore:
-    """The privacy-blanket bound sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b)."""
-    cdef double N, p, rel_tol
-    cdef long work_len
+    """The privacy-blanket bound sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b)
+    (sp_blanket in csrc/partial_knowledge.h; the window of b is built once)."""
+    cdef sp_blanket bl
+    cdef long double *work
     cdef public double log_tol
     cdef public int positive
 
     def __cinit__(self, double N, double p, double rel_tol):
-        self.N = N
-        self.p = p
-        self.rel_tol = rel_tol
-        self.work_len = sp_blanket_work_len(N, p)
+        cdef long n = sp_blanket_work_len(N, p)
+        self.work = <long double *>malloc(n * sizeof(long double))
+        if self.work == NULL:
+            raise MemoryError("privacy blanket: no memory for the window")
+        if sp_blanket_init(&self.bl, N, p, rel_tol, self.work, n):
+            raise MemoryError("privacy blanket: window larger than its buffer")
         self.log_tol = 0.0
         self.positive = 0
 
-    cdef double _eval(self, double eps, long double *work) noexcept nogil:
-        return sp_blanket_log_delta(self.N, self.p, eps, self.rel_tol, work, self.work_len)
+    def __dealloc__(self):
+        free(self.work)
 
     def log_delta(self, double[::1] eps, int direction):
         cdef Py_ssize_t i, n = eps.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
-        cdef long double *work = <long double *>malloc(self.work_len * sizeof(long double))
-        if work == NULL:
-            raise MemoryError("privacy blanket: no memory for the window")
-        try:
-            with nogil:
-                for i in range(n):
-                    res[i] = self._eval(eps[i], work)
-        finally:
-            free(work)
+        with nogil:
+            for i in range(n):
+                res[i] = sp_blanket_log_delta(&self.bl, eps[i])
         return out
 
     def epsilon(self, double[::1] log_target, int direction):
-        """Bisection-free: the generic lean secant search on the blanket sum."""
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
-        cdef blanket_search ctx
-        ctx.N = self.N
-        ctx.p = self.p
-        ctx.rel_tol = self.rel_tol
-        ctx.work_len = self.work_len
-        ctx.work = <long double *>malloc(self.work_len * sizeof(long double))
-        if ctx.work == NULL:
-            raise MemoryError("privacy blanket: no memory for the window")
-        try:
-            with nogil:
-                for i in range(n):
-                    res[i] = sp_smallest_eps_lean(_blanket_fn, &ctx, SP_PLUS, log_target[i],
-                                                  self.log_tol, 0)
-        finally:
-            free(ctx.work)
+        with nogil:
+            for i in range(n):
+                res[i] = sp_smallest_eps_lean(sp_blanket_curve_log_delta, &self.bl, SP_PLUS,
+                                              log_target[i], self.log_tol, 0)
         return out
-
-
-cdef struct blanket_search:
-    double N
-    double p
-    double rel_tol
-    long work_len
-    long double *work
-
-
-cdef double _blanket_fn(double eps, sp_direction direction, const void *ctx) noexcept nogil:
-    cdef const blanket_search *c = <const blanket_search *>ctx
-    return sp_blanket_log_delta(c.N, c.p, eps, c.rel_tol, c.work, c.work_len)

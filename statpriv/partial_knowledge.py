@@ -50,7 +50,7 @@ _partial = _lazy.module("statpriv._partial")
 # most 4096 atoms; beyond, blocks of b on which H is bounded by its value at
 # the block's start, refined until the excess over the lower sum is at most
 # this relative tolerance (the result is an upper bound of the exact sum).
-BLANKET_REL_TOL = 1e-6
+BLANKET_REL_TOL = 1e-4
 
 
 class PartialKnowledge:
@@ -100,7 +100,7 @@ class PartialKnowledge:
         Bin(N, 2p) has at most 4096 atoms; beyond, in blocks [b_j, b_(j+1))
         bounded by H(b_j) (H is non-increasing in b: adding a fair coin is
         post-processing), refined until the excess over the lower sum is at
-        most 1e-6 of the sum.  The mass of Bin(N, 2p) outside its window
+        most 1e-4 of the sum.  The mass of Bin(N, 2p) outside its window
         (beyond 1100 nats, bounded by log-concavity) is added with H <= 1."""
         if self._blanket is None:
             N, p = self.others, self.p
