@@ -155,7 +155,7 @@ def test_epsilon_contract_and_negative_eps():
 
 def test_blanket_blocks_against_the_exact_sum():
     """Beyond 4096 atoms of Bin(N, 2p) the blanket sums blocks of b: an upper
-    bound within 1e-6 of the sum over every b (here from scipy's binomial pmf
+    bound within 1e-4 of the sum over every b (here from scipy's binomial pmf
     and statpriv's binomial shift curve of each Bin(b, 1/2))."""
     from scipy import stats
     N, p, eps = 2 * 10 ** 4, 0.1, 0.1
@@ -165,7 +165,7 @@ def test_blanket_blocks_against_the_exact_sum():
     bs = np.arange(int(2 * p * N - 13 * sd), int(2 * p * N + 13 * sd))
     H = np.array([statpriv.counting(int(b) + 1, 0.5).delta(eps) for b in bs])
     exact = float(np.sum(law.pmf(bs) * H))
-    assert exact <= ours <= exact * (1 + 1e-6)
+    assert exact <= ours <= exact * (1 + 1e-4)
 
 
 def test_histogram():
