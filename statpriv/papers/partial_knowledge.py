@@ -46,7 +46,7 @@ def _closed_form_delta(N, p, eps):
 
 def thm3_vs_n_data(*, p=P, eps=EPS, delta=DELTA, ns=None):
     """delta(eps) and epsilon(delta) against n for the four curves of Fig. 2."""
-    ns = np.unique(np.round(np.geomspace(30, 10 ** 5, 16)).astype(int)) if ns is None else ns
+    ns = np.unique(np.round(np.geomspace(30, 10 ** 4, 11)).astype(int)) if ns is None else ns
     out = {k: [] for k in ("uniform", "worst_case", "blanket", "eps_uniform", "eps_worst_case",
                            "eps_blanket", "eps_closed_form")}
     for n in ns:
@@ -64,7 +64,7 @@ def thm3_vs_n_data(*, p=P, eps=EPS, delta=DELTA, ns=None):
 
 def known_records_data(*, n=N_RECORDS, ps=(0.5, 0.25, 0.1, 0.05), eps=EPS, knowns=None):
     """The exact worst case delta(eps) against the number of known records."""
-    knowns = np.unique(np.round(np.linspace(0, n - 2, 25)).astype(int)) if knowns is None else knowns
+    knowns = np.unique(np.round(np.linspace(0, n - 2, 21)).astype(int)) if knowns is None else knowns
     rows = {p: np.array([partial_knowledge(n, p, known=int(k)).worst_case.delta(eps)
                          for k in knowns]) for p in ps}
     return {"known": np.asarray(knowns), "delta": rows, "n": n, "eps": eps}
@@ -74,7 +74,7 @@ def double_guarantee_data(*, n=N_RECORDS, p=P, eps=EPS, eps0=NOISE_EPS0, knowns=
     """delta(eps) against known records: noiseless (worst case, blanket),
     uniform + geometric noise (exact), the noise alone (worst-case DP) and the
     post-processing bound min(noiseless worst case, noise alone)."""
-    knowns = np.unique(np.round(np.linspace(0, n - 1, 25)).astype(int)) if knowns is None else knowns
+    knowns = np.unique(np.round(np.linspace(0, n - 1, 21)).astype(int)) if knowns is None else knowns
     noise = Geometric(math.exp(-eps0))
     alone = float(dp.geometric(math.exp(-eps0)).delta(eps))
     worst, blanket, noisy = [], [], []
