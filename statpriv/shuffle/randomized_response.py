@@ -36,8 +36,8 @@ def randomized_response(n, eps0):
 
     >>> import statpriv.shuffle
     >>> curve = statpriv.shuffle.randomized_response(1000, 1.0)
-    >>> print(f"{curve.delta(0.2):.6e}")
-    1.136541e-03
+    >>> print(f"{curve.delta(0.1):.6e}")
+    1.709740e-05
     """
     n = _validate.count("n", n, low=1)
     eps0 = _validate.real("eps0", eps0, low=0.0, low_open=True)
