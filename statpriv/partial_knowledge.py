@@ -157,7 +157,7 @@ def partial_knowledge(n, p, *, known=0):
     >>> import statpriv
     >>> pk = statpriv.partial_knowledge(1000, 0.1)
     >>> f"{pk.uniform.delta(0.3):.4g} {pk.worst_case.delta(0.3):.4g} {pk.blanket.delta(0.3):.4g}"
-    '0.0001794 0.0001807 0.00106'
+    '0.0001794 0.0001806 0.00106'
     """
     n, p, known = _check(n, p, known)
     return PartialKnowledge(n, p, known)
