@@ -14,23 +14,13 @@ from statpriv._csrc cimport *
 cnp.import_array()
 
 
-cdef class VertexCore:
-    """The worst case over the vertices a = 0..N of [p, 1-p]^N, with the
-    target's report Bernoulli(1 - q0) under P and Bernoulli(q0) under Q:
-    a shift (q0 = 0) or, with rr, randomized response (q0 = p; d = 1 - 2p
-    in extended precision)."""
-    cdef sp_vertex_sys sys
+cdef class _Curve:
+    """ln delta through an sp_curve_fn on a C context (the CurveCore interface
+    of statpriv.curve.PrivacyCurve: log_delta, epsilon, log_tol, positive)."""
+    cdef sp_curve_fn fn
+    cdef const void *ctx
     cdef public double log_tol
     cdef public int positive
-
-    def __cinit__(self, double N, double p, bint rr=False):
-        cdef long double pe = p
-        if rr:
-            sp_vertex_init(&self.sys, N, p, pe, 1.0 - 2.0 * pe)
-        else:
-            sp_vertex_init(&self.sys, N, p, 0.0, 1.0)
-        self.log_tol = 0.0
-        self.positive = 0
 
     def log_delta(self, double[::1] eps, int direction):
         cdef Py_ssize_t i, n = eps.shape[0]
@@ -39,10 +29,39 @@ cdef class VertexCore:
         cdef sp_direction dd = <sp_direction> direction
         with nogil:
             for i in range(n):
-                res[i] = sp_vertex_curve_log_delta(eps[i], dd, &self.sys)
+                res[i] = self.fn(eps[i], dd, self.ctx)
         return out
 
     def epsilon(self, double[::1] log_target, int direction):
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_smallest_eps_lean(self.fn, self.ctx, SP_PLUS, log_target[i],
+                                              self.log_tol, 0)
+        return out
+
+
+cdef class VertexCore(_Curve):
+    """The worst case over the vertices a = 0..N of [p, 1-p]^N, with the
+    target's report Bernoulli(1 - q0) under P and Bernoulli(q0) under Q:
+    a shift (q0 = 0) or, with rr, randomized response (q0 = p; d = 1 - 2p
+    in extended precision)."""
+    cdef sp_vertex_sys sys
+
+    def __cinit__(self, double N, double p, bint rr=False):
+        cdef long double pe = p
+        if rr:
+            sp_vertex_init(&self.sys, N, p, pe, 1.0 - 2.0 * pe)
+        else:
+            sp_vertex_init(&self.sys, N, p, 0.0, 1.0)
+        self.fn = sp_vertex_curve_log_delta
+        self.ctx = &self.sys
+
+    def epsilon(self, double[::1] log_target, int direction):
+        """Every vertex searched only where it exceeds the running answer
+        (sp_vertex_smallest_eps)."""
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
@@ -94,13 +113,11 @@ cdef class VertexCore:
         return v, arg
 
 
-cdef class BlanketCore:
+cdef class BlanketCore(_Curve):
     """The privacy-blanket bound sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b)
     (sp_blanket in csrc/partial_knowledge.h; the window of b is built once)."""
     cdef sp_blanket bl
     cdef long double *work
-    cdef public double log_tol
-    cdef public int positive
 
     def __cinit__(self, double N, double p, double rel_tol):
         cdef long n = sp_blanket_work_len(N, p)
@@ -109,27 +126,8 @@ cdef class BlanketCore:
             raise MemoryError("privacy blanket: no memory for the window")
         if sp_blanket_init(&self.bl, N, p, rel_tol, self.work, n):
             raise MemoryError("privacy blanket: window larger than its buffer")
-        self.log_tol = 0.0
-        self.positive = 0
+        self.fn = sp_blanket_curve_log_delta
+        self.ctx = &self.bl
 
     def __dealloc__(self):
         free(self.work)
-
-    def log_delta(self, double[::1] eps, int direction):
-        cdef Py_ssize_t i, n = eps.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        with nogil:
-            for i in range(n):
-                res[i] = sp_blanket_log_delta(&self.bl, eps[i])
-        return out
-
-    def epsilon(self, double[::1] log_target, int direction):
-        cdef Py_ssize_t i, n = log_target.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        with nogil:
-            for i in range(n):
-                res[i] = sp_smallest_eps_lean(sp_blanket_curve_log_delta, &self.bl, SP_PLUS,
-                                              log_target[i], self.log_tol, 0)
-        return out
