@@ -40,7 +40,7 @@ _partial = _lazy.module("statpriv._partial")
 
 FULL_SWEEP_OTHERS = 3000      # every vertex on its whole support up to here
 EXACT_RATIO = 1.0 + 1e-13     # close ranges within this of the attained: exact
-MAX_RANGES = 1 << 17          # work budget: ranges evaluated in all
+MAX_RANGES = 1 << 14          # work budget: ranges evaluated in all
 GRID = 65
 
 
@@ -98,10 +98,15 @@ def log_bracket(core, N, eps, ratio=EXACT_RATIO):
         up, lo = core.bounds(np.array([0.0]), np.array([float(N)]), eps, 0.0)
         return float(lo[0]), float(up[0]), 0
     grid = np.unique(np.round(np.linspace(0.0, N, GRID)))
-    _, low = core.bounds(grid, N - grid, eps, 60.0)
-    best = int(np.argmax(low))
-    L, a_best = float(low[best]), int(grid[best])
-    depth = _depth(L, N)
+    depth = 60.0
+    for _ in range(8):            # deepen the window until the grid sees delta
+        up, low = core.bounds(grid, N - grid, eps, depth)
+        best = int(np.argmax(low))
+        L, a_best = float(low[best]), int(grid[best])
+        if L > -math.inf and _depth(L, N) <= depth:
+            break
+        depth = max(2.0 * depth, _depth(float(np.max(up)), N))
+    depth = _depth(L, N) if L > -math.inf else 0.0        # 0: the whole support
     # local refinement around the best vertex (a grid shrinking 16x per level)
     step = max(1.0, math.floor(N / (GRID - 1)))
     while True:
