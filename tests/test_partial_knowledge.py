@@ -224,3 +224,28 @@ def test_bad_input(call):
 def test_bad_types(call):
     with pytest.raises(statpriv.ParameterTypeError):
         call()
+
+
+def test_windowed_vertex_bounds_bracket_the_exact_value():
+    """The window terms are a lower bound, window + bounded rest an upper bound
+    of the whole-support value (every vertex of a small grid)."""
+    N, p = 5000, 0.07
+    core = _vertices.vertex_core(N, p)
+    a = np.array([0.0, 1.0, 40.0, 2500.0, 4999.0, 5000.0])
+    for eps in (0.02, 0.2, 1.0):
+        exact = core.vertex_log_delta(a, eps)
+        for depth in (30.0, 80.0, _vertices._depth(float(exact.max()), N)):
+            up, lo = core.bounds(a, N - a, eps, depth)
+            assert np.all(lo <= exact + 1e-13) and np.all(up >= exact - 1e-13)
+        up, lo = core.bounds(a, N - a, eps, _vertices._depth(float(exact.min()), N))
+        assert np.all(np.abs(up - exact) < 1e-12) and np.all(np.abs(lo - exact) < 1e-12)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("n,p", [(41, 0.1), (60, 0.02), (50, 0.35)])
+def test_exhaustive_brute_force(n, p):
+    curve = statpriv.partial_knowledge(n, p).worst_case
+    eps = [0.0, 0.05, 0.3, 1.0, 3.0]
+    refs = oracle.worst_case_delta(n - 1, p, eps)
+    for e, ref in zip(eps, refs):
+        assert_matches(curve.log_delta(e), ref, what=f"n={n} p={p} eps={e}")
