@@ -11,7 +11,7 @@ docs/mathematics.md for every formula; statpriv.oracle holds the mpmath oracle.
     >>> print(f"delta(0.01) = {curve.delta(0.01):.6e}, epsilon(1e-9) = {curve.epsilon(1e-9):.6f}")
     delta(0.01) = 1.074778e-10, epsilon(1e-9) = 0.009135
 """
-from statpriv import dp
+from statpriv import dp, shuffle
 from statpriv.analysis.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
