@@ -167,33 +167,46 @@ static long double conv_log(const sp_vertex_sys *s, double n1, double n2, double
     sp_binom_init(&b2, n2, s->p, 1);                     /* Bin(n2, 1 - p) */
     const long double lt0 = (long double)sp_log_binom_pmf(&b1, j0) + (long double)sp_log_binom_pmf(&b2, k - j0);
     const long double stop = 0x1p-70L;
-    long double sum = 1.0L, t = 1.0L, r = 0.0L;
-    double j;
-    for (j = j0; j < jhi; j += 1.0) {                    /* upward */
-        r = TERM_RATIO(j);
-        t *= r;
-        sum += t;
-        if (t < stop * sum) {
-            break;
+    /* Each side is summed without divisions: with the term ratios
+     * r_j = num_j / den_j, t_j = T_j / D_j (T, D running products) and the
+     * partial sum times D_j, U_j = U_{j-1} den_j + T_j, so the sum is U / D
+     * at the end; T, D, U are rescaled together by powers of two. */
+    long double total = 1.0L;
+    for (int side = 0; side < 2; side++) {
+        long double T = 1.0L, D = 1.0L, U = 1.0L, num = 0.0L, den = 1.0L;
+        double j = j0;
+        const double end = side == 0 ? jhi : jlo;
+        while (side == 0 ? j < end : j > end) {
+            if (side == 0) {                      /* t(j+1) / t(j) */
+                num = (long double)(n1 - j) * (long double)(k - j) * rho * rho;
+                den = (long double)(j + 1.0) * (long double)(n2 - k + j + 1.0);
+                j += 1.0;
+            } else {                              /* t(j-1) / t(j) */
+                num = (long double)j * (long double)(n2 - k + j);
+                den = (long double)(n1 - j + 1.0) * (long double)(k - j + 1.0) * rho * rho;
+                j -= 1.0;
+            }
+            T *= num;
+            D *= den;
+            U = U * den + T;
+            if (D > 0x1p4000L || T > 0x1p4000L) {
+                T = ldexpl(T, -4000);
+                D = ldexpl(D, -4000);
+                U = ldexpl(U, -4000);
+            }
+            if (T < stop * U) {
+                break;
+            }
         }
-    }
-    if (j < jhi) {
-        sum += r < 1.0L ? t * r / (1.0L - r) : t * (long double)(jhi - j);
-    }
-    t = 1.0L;
-    for (j = j0; j > jlo; j -= 1.0) {                    /* downward */
-        r = 1.0L / TERM_RATIO(j - 1.0);
-        t *= r;
-        sum += t;
-        if (t < stop * sum) {
-            break;
+        long double part = U / D;                 /* 1 + the terms of this side */
+        if (side == 0 ? j < end : j > end) {      /* the rest, geometric beyond */
+            long double r = num / den, t = T / D;
+            part += r < 1.0L ? t * r / (1.0L - r) : t * (long double)fabs(end - j);
         }
-    }
-    if (j > jlo) {
-        sum += r < 1.0L ? t * r / (1.0L - r) : t * (long double)(j - jlo);
+        total += part - 1.0L;
     }
 #undef TERM_RATIO
-    return lt0 + logl(sum);
+    return lt0 + logl(total);
 }
 
 /* Bounds on ln H_eps(P || Q) for the target pair on S = Bin(n1, p) +
