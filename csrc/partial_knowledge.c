@@ -243,8 +243,11 @@ static double two_binom_log_hockey(const sp_vertex_sys *s, double n1, double n2,
     double lo = 0.0, hi = N;
     if (depth > 0.0) {
         const double mu = (double)((long double)n1 * p + (long double)n2 * q);
-        const double sd = sqrt(N * (double)(p * q));
-        const double h = ceil(1.25 * sqrt(2.0 * depth) * sd) + 16.0;
+        /* Bernstein: P(|S - mu| >= t) <= 2 exp(-t^2 / (2 (V + t/3))), so the
+         * atoms beyond t = depth/3 + sqrt(depth^2/9 + 2 depth V) lie ~depth
+         * nats down (the rest is bounded from the window's ends anyway) */
+        const double V = N * (double)(p * q);
+        const double h = ceil(depth / 3.0 + sqrt(depth * depth / 9.0 + 2.0 * depth * V)) + 16.0;
         lo = fmax(0.0, floor(mu - h));
         hi = fmin(N, ceil(mu + h));
     }

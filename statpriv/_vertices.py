@@ -128,7 +128,7 @@ def log_bracket(core, N, eps, ratio=EXACT_RATIO):
 # eta = 0 needs every vertex whose delta is within the ranges' slack of the
 # target one by one; a slightly larger eps lets wider ranges close.  Each eta
 # gets a budget of range evaluations; the first that certifies wins.
-EPSILON_SCHEDULE = ((0.0, 1500), (1e-6, 1500), (1e-5, 2000), (1e-4, 3000), (1e-3, 6000),
+EPSILON_SCHEDULE = ((0.0, 400), (1e-6, 400), (1e-5, 800), (1e-4, 3000), (1e-3, 6000),
                     (1e-2, MAX_RANGES))
 
 
