@@ -26,8 +26,10 @@ of (q + p z)^a (p + q z)^(N-a), run upward below and downward above
 k* = (a p^2 + (N-a) q^2) / (p^2 + q^2): on each side both coefficients are
 non-negative, so every step is a positive combination and the relative
 error grows at most by a few roundings per step (csrc/partial_knowledge.h).
-The worst case evaluates every vertex: O(N^2) per eps, exact to ~1e-14
-relative at every eps (the whole support, nothing truncated).
+Up to 3000 unknown others the worst case evaluates every vertex (O(N^2)
+per eps, exact to ~1e-14 relative at every eps, nothing truncated); beyond,
+branch and bound over ranges of vertices (see PartialKnowledge.worst_case)
+closes to the exact worst case.
 
 Known records (seed: for counts, active and passive partial knowledge
 coincide and knowing k records equals knowing none among n - k) are
@@ -72,7 +74,16 @@ class PartialKnowledge:
     @property
     def worst_case(self):
         """The exact worst case max_a H_eps(S_a + 1 || S_a) over the vertices
-        (a curve with ``bracket``); see the module docstring."""
+        (a curve with ``bracket``; see the module docstring).  Up to 3000
+        unknown others every vertex is evaluated; beyond, branch and bound
+        over ranges a1..a2 of vertices, each bounded by post-processing: with
+        F = Bin(a1, p) + Bin(N - a2, 1 - p) (the records at p, resp. 1 - p,
+        throughout the range) every S_a = F + W with W independent of F and
+        of the target, and an attacker who learns W sees F shifted, so
+        H(S_a + 1 || S_a) <= H(F + 1 || F).  Ranges within 1 + 1e-13 of the
+        attained vertex are closed, the others halved: the bracket closes and
+        the curve is the exact worst case (statpriv._vertices,
+        docs/partial_knowledge.md)."""
         if self._worst is None:
             N, p = self.others, self.p
             self._worst = _vertices.worst_case_curve(N, p, self._worst_ref,
