@@ -38,7 +38,7 @@ from statpriv.curve import PrivacyCurve
 
 _partial = _lazy.module("statpriv._partial")
 
-FULL_SWEEP_OTHERS = 3000      # every vertex on its whole support up to here
+FULL_SWEEP_OTHERS = 1000      # every vertex on its whole support up to here
 EXACT_RATIO = 1.0 + 1e-13     # close ranges within this of the attained: exact
 MAX_RANGES = 1 << 14          # work budget: ranges evaluated in all
 GRID = 65

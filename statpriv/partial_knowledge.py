@@ -26,7 +26,7 @@ of (q + p z)^a (p + q z)^(N-a), run upward below and downward above
 k* = (a p^2 + (N-a) q^2) / (p^2 + q^2): on each side both coefficients are
 non-negative, so every step is a positive combination and the relative
 error grows at most by a few roundings per step (csrc/partial_knowledge.h).
-Up to 3000 unknown others the worst case evaluates every vertex (O(N^2)
+Up to 1000 unknown others the worst case evaluates every vertex (O(N^2)
 per eps, exact to ~1e-14 relative at every eps, nothing truncated); beyond,
 branch and bound over ranges of vertices (see PartialKnowledge.worst_case)
 closes to the exact worst case.
@@ -74,7 +74,7 @@ class PartialKnowledge:
     @property
     def worst_case(self):
         """The exact worst case max_a H_eps(S_a + 1 || S_a) over the vertices
-        (a curve with ``bracket``; see the module docstring).  Up to 3000
+        (a curve with ``bracket``; see the module docstring).  Up to 1000
         unknown others every vertex is evaluated; beyond, branch and bound
         over ranges a1..a2 of vertices, each bounded by post-processing: with
         F = Bin(a1, p) + Bin(N - a2, 1 - p) (the records at p, resp. 1 - p,

@@ -99,7 +99,7 @@ def test_known_records_are_dropped():
 
 
 def test_branch_and_bound_equals_full_sweep(monkeypatch):
-    """The branch-and-bound path (used beyond 3000 others) closes to the full
+    """The branch-and-bound path (used beyond 1000 others) closes to the full
     sweep's value and vertex."""
     for n, p in ((700, 0.1), (400, 0.02)):
         full = statpriv.partial_knowledge(n, p).worst_case

@@ -15,7 +15,7 @@ The curve is max over a = 0..N of H_eps(P || Q): a data-independent
 guarantee, both directions (mirroring a -> N - a swaps them).  This is the
 partial-knowledge vertex machinery with the target's report pair
 (Bernoulli(1 - p), Bernoulli(p)) instead of a shift (statpriv._vertices,
-csrc/partial_knowledge.h): every vertex on its whole support up to 3000
+csrc/partial_knowledge.h): every vertex on its whole support up to 1000
 others, else branch and bound over ranges of inputs that closes to the exact
 maximum.  delta = 0 exactly from eps = eps0 on (P/Q <= e^eps0 atom by atom).
 """
