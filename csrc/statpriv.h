@@ -83,6 +83,9 @@
  *                       (Feldman, McMillan & Talwar), a sum of shift curves
  *   thresholding.h      thresholded counts vs active / passive background knowledge
  *   k_anonymity.h       the k-anonymity histogram: two released counts (2-D sums)
+ *   partial_knowledge.h partial knowledge: the exact worst case over the
+ *                       vertices of [p, 1-p]^N (generic over the target's
+ *                       report pair), the privacy-blanket sum
  *
  * Adding a noise kind: one header + source that builds its cells (and, if its
  * cells are not point masses, an sp_cell_fn for pair_tail.h), or that
@@ -107,5 +110,6 @@
 #include "shuffle.h"
 #include "thresholding.h"
 #include "k_anonymity.h"
+#include "partial_knowledge.h"
 
 #endif

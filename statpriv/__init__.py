@@ -25,6 +25,7 @@ from statpriv.thresholding import thresholded
 from statpriv.dp import amplify
 from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
+from statpriv.partial_knowledge import histogram_partial_knowledge, partial_knowledge
 from statpriv.analysis.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
 
 # The landed module names of the moved modules: statpriv.utility is
@@ -56,6 +57,7 @@ __all__ = [
     "Gaussian",
     "Geometric",
     "get_include",
+    "histogram_partial_knowledge",
     "interval_confidence",
     "interval_epsilon",
     "interval_noise",
@@ -63,6 +65,7 @@ __all__ = [
     "k_anonymity",
     "Laplace",
     "ParameterTypeError",
+    "partial_knowledge",
     "PrivacyCurve",
     "rdp_to_dp",
     "secret_sample",

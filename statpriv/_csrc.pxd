@@ -212,3 +212,33 @@ cdef extern from "k_anonymity.h" nogil:
                              long u_first, long nu, long double *pu, long double *qu, long v_first,
                              long nv, long double *pv, long double *qv, long double *line)
     double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+
+cdef extern from "partial_knowledge.h" nogil:
+    ctypedef struct sp_vertex_sys:
+        double N
+        double p
+        long double pe
+        long double qe
+        long double lp
+        long double lq
+        long double q0
+        long double d
+        long double lq1
+        double a_lo
+        double a_hi
+    void sp_vertex_init(sp_vertex_sys *s, double N, double p, long double q0, long double d)
+    double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps)
+    double sp_vertex_log_hockey_bounds(const sp_vertex_sys *s, double n1, double n2, double eps,
+                                       double depth, double *log_lower)
+    double sp_vertex_window_smallest_eps(const sp_vertex_sys *s, double n1, double n2,
+                                         double depth, double log_target, double log_tol)
+    double sp_vertex_worst_log_hockey(const sp_vertex_sys *s, double eps, double *arg)
+    double sp_vertex_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    double sp_vertex_smallest_eps(const sp_vertex_sys *s, double log_target, double log_tol)
+    ctypedef struct sp_blanket:
+        pass
+    long sp_blanket_work_len(double N, double p)
+    int sp_blanket_init(sp_blanket *bl, double N, double p, double rel_tol, long double *work,
+                        long work_len)
+    double sp_blanket_log_delta(const sp_blanket *bl, double eps)
+    double sp_blanket_curve_log_delta(double eps, sp_direction direction, const void *ctx)

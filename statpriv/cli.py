@@ -161,7 +161,7 @@ def _parser():
                                          '(needs matplotlib: pip install "statpriv[plot]")')
     fig.add_argument("--out", required=True, help="directory for the PNG files (created if missing)")
     fig.add_argument("--which", nargs="+", default=None, metavar="NAME",
-                     help="only these figures: fig1 .. fig8, seed004_fig4, seed004_fig6 (default: all)")
+                     help="only these figures: fig1 .. fig8, seed004_fig2 .. seed004_fig6 (default: all)")
     fig.add_argument("--dpi", type=_integer, default=120)
     for name, target, helptext in (
             ("delta", "eps", "delta(eps) of a count, noiseless or with --noise"),

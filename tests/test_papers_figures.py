@@ -170,7 +170,7 @@ def test_make_figures_writes_every_png(tmp_path):
     pytest.importorskip("matplotlib")
     paths = figures.make_figures(tmp_path / "out", dpi=60)
     assert set(paths) == {"fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8",
-                          "seed004_fig4", "seed004_fig6"}
+                          "seed004_fig2", "seed004_fig3", "seed004_fig4", "seed004_fig5", "seed004_fig6"}
     for name, path in paths.items():
         with open(path, "rb") as fh:
             head = fh.read(8)

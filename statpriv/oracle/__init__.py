@@ -22,6 +22,8 @@ tests use it.
                    eps0-LDP reports (Feldman, McMillan & Talwar)
     thresholding   thresholded_delta (thresholded counts, active / passive
                    background knowledge), k_anonymity_delta (two released counts)
+    partial_knowledge  vertex_delta / worst_case_delta / blanket_delta /
+                   poisson_binomial_delta: the vertices of [p, 1-p]^N, the blanket
 
 A new mechanism's oracle is one module here with an ``__all__``, listed once
 in ``_MODULES``.  The public names are resolved lazily (PEP 562), so
@@ -32,7 +34,7 @@ imports the module that defines it on first use.
 import importlib
 
 _MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete",
-            "composition", "shuffle", "thresholding")
+            "composition", "shuffle", "thresholding", "partial_knowledge")
 
 
 def _modules():

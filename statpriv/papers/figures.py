@@ -509,16 +509,18 @@ def seed004_fig6(out_dir, dpi=120):
 FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5,
            "fig6": fig6, "fig7": fig7, "fig8": fig8, "seed004_fig6": seed004_fig6}
 
+from statpriv.papers import partial_knowledge as _pk_figures  # noqa: E402 (after the helpers it uses)
 from statpriv.papers.thresholding import seed004_fig4  # noqa: E402  (Desfontaines et al. Fig. 4)
 
-FIGURES["seed004_fig4"] = seed004_fig4
+FIGURES.update(seed004_fig2=_pk_figures.seed004_fig2, seed004_fig3=_pk_figures.seed004_fig3,
+               seed004_fig4=seed004_fig4, seed004_fig5=_pk_figures.seed004_fig5)
 
 
 def make_figures(out_dir, *, which=None, dpi=120):
     """Write the figures as PNG files into ``out_dir`` (created if missing).
 
     which : iterable of names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk)
-        and "seed004_fig6".
+        and "seed004_fig2", "seed004_fig3", "seed004_fig5", "seed004_fig6".
     Returns a dict name -> path of the written PNG.  Needs matplotlib
     (``pip install "statpriv[plot]"``).
     """

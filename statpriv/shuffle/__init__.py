@@ -1,8 +1,10 @@
 """Shuffle-model amplification: curves of n shuffled eps0-LDP reports.
 
-    clones(n, eps0)   the clone reduction (Feldman, McMillan & Talwar,
-                      "Hiding among the clones"): a bound for any eps0-LDP
-                      randomizer, summed exactly over the number of clones
+    clones(n, eps0)               the clone reduction (Feldman, McMillan & Talwar,
+                                  "Hiding among the clones"): a bound for any eps0-LDP
+                                  randomizer, summed exactly over the number of clones
+    randomized_response(n, eps0)  the exact curve of n shuffled binary randomized-response
+                                  reports, worst case over the others' inputs
 
 docs/shuffle.md has the formulas and what is guaranteed.
 
@@ -12,5 +14,6 @@ docs/shuffle.md has the formulas and what is guaranteed.
     0.01528
 """
 from statpriv.shuffle.clones import clones
+from statpriv.shuffle.randomized_response import randomized_response
 
-__all__ = ["clones"]
+__all__ = ["clones", "randomized_response"]

@@ -1,0 +1,133 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Typed wrappers over csrc/partial_knowledge.h: the vertex sweep (the exact
+worst case over [p, 1-p]^N, generic over the target's report pair) and the
+privacy-blanket sum.  Nothing here validates input (statpriv.partial_knowledge
+does); every loop runs without the GIL.  The cores have the CurveCore
+interface (log_delta, epsilon) that statpriv.curve.PrivacyCurve uses."""
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport malloc, free
+from libc.math cimport INFINITY
+
+from statpriv._csrc cimport *
+
+cnp.import_array()
+
+
+cdef class _Curve:
+    """ln delta through an sp_curve_fn on a C context (the CurveCore interface
+    of statpriv.curve.PrivacyCurve: log_delta, epsilon, log_tol, positive)."""
+    cdef sp_curve_fn fn
+    cdef const void *ctx
+    cdef public double log_tol
+    cdef public int positive
+
+    def log_delta(self, double[::1] eps, int direction):
+        cdef Py_ssize_t i, n = eps.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        cdef sp_direction dd = <sp_direction> direction
+        with nogil:
+            for i in range(n):
+                res[i] = self.fn(eps[i], dd, self.ctx)
+        return out
+
+    def epsilon(self, double[::1] log_target, int direction):
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_smallest_eps_lean(self.fn, self.ctx, SP_PLUS, log_target[i],
+                                              self.log_tol, 0)
+        return out
+
+
+cdef class VertexCore(_Curve):
+    """The worst case over the vertices a = 0..N of [p, 1-p]^N, with the
+    target's report Bernoulli(1 - q0) under P and Bernoulli(q0) under Q:
+    a shift (q0 = 0) or, with rr, randomized response (q0 = p; d = 1 - 2p
+    in extended precision)."""
+    cdef sp_vertex_sys sys
+
+    def __cinit__(self, double N, double p, bint rr=False):
+        cdef long double pe = p
+        if rr:
+            sp_vertex_init(&self.sys, N, p, pe, 1.0 - 2.0 * pe)
+        else:
+            sp_vertex_init(&self.sys, N, p, 0.0, 1.0)
+        self.fn = sp_vertex_curve_log_delta
+        self.ctx = &self.sys
+
+    def epsilon(self, double[::1] log_target, int direction):
+        """Every vertex searched only where it exceeds the running answer
+        (sp_vertex_smallest_eps)."""
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_vertex_smallest_eps(&self.sys, log_target[i], self.log_tol)
+        return out
+
+    def vertex_log_delta(self, double[::1] a, double eps):
+        """ln H_eps(P_a || Q_a) at each vertex a (eps >= 0)."""
+        cdef Py_ssize_t i, n = a.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_vertex_log_hockey(&self.sys, a[i], eps)
+        return out
+
+    def bounds(self, double[::1] n1, double[::1] n2, double eps, double depth):
+        """(upper, lower) ln H_eps(P || Q) on Bin(n1, p) + Bin(n2, 1 - p) for
+        each pair, on the window of depth nats (sp_vertex_log_hockey_bounds)."""
+        cdef Py_ssize_t i, n = n1.shape[0]
+        up = np.empty(n)
+        lo = np.empty(n)
+        cdef double[::1] ru = up
+        cdef double[::1] rl = lo
+        with nogil:
+            for i in range(n):
+                ru[i] = sp_vertex_log_hockey_bounds(&self.sys, n1[i], n2[i], eps, depth, &rl[i])
+        return up, lo
+
+    def window_epsilon(self, double[::1] n1, double[::1] n2, double depth, double log_target):
+        """The smallest eps with the windowed upper bound <= the aim of
+        log_target, for each law Bin(n1, p) + Bin(n2, 1 - p)."""
+        cdef Py_ssize_t i, n = n1.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_vertex_window_smallest_eps(&self.sys, n1[i], n2[i], depth, log_target,
+                                                       self.log_tol)
+        return out
+
+    def worst(self, double eps):
+        """(ln delta, argmax a) over the swept vertices at eps >= 0."""
+        cdef double arg = 0.0, v
+        with nogil:
+            v = sp_vertex_worst_log_hockey(&self.sys, eps, &arg)
+        return v, arg
+
+
+cdef class BlanketCore(_Curve):
+    """The privacy-blanket bound sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b)
+    (sp_blanket in csrc/partial_knowledge.h; the window of b is built once)."""
+    cdef sp_blanket bl
+    cdef long double *work
+
+    def __cinit__(self, double N, double p, double rel_tol):
+        cdef long n = sp_blanket_work_len(N, p)
+        self.work = <long double *>malloc(n * sizeof(long double))
+        if self.work == NULL:
+            raise MemoryError("privacy blanket: no memory for the window")
+        if sp_blanket_init(&self.bl, N, p, rel_tol, self.work, n):
+            raise MemoryError("privacy blanket: window larger than its buffer")
+        self.fn = sp_blanket_curve_log_delta
+        self.ctx = &self.bl
+
+    def __dealloc__(self):
+        free(self.work)

@@ -1,0 +1,236 @@
+"""The worst case over the vertices a = 0..N of [p, 1-p]^N, generic over the
+target's report pair (Bernoulli(1 - q0) under P, Bernoulli(q0) under Q):
+partial knowledge (q0 = 0, a shift) and shuffled randomized response share it.
+
+Every vertex law S_a = Bin(a, p) + Bin(N - a, 1 - p) is evaluated in C by a
+three-term recurrence that is a positive combination in the direction it is
+run (csrc/partial_knowledge.h).  Up to FULL_SWEEP_OTHERS others every vertex is
+evaluated on its whole support (O(N^2) per eps).  Beyond, branch and bound
+over ranges of a gives a certified bracket:
+
+* attained (lower end): the window terms of explicit vertices (a grid, the
+  midpoints of the ranges still open, a local refinement around the best):
+  sums of non-negative terms of the vertex's law, so at most its delta;
+* certified (upper end): for a range a1..a2 of vertices, every vertex law is
+  S_a = F + W with F = Bin(a1, p) + Bin(N - a2, 1 - p) (the records that
+  are at p, resp. at 1 - p, throughout the range) and W the sum of the
+  m = a2 - a1 undecided records, independent of F and of the target.  An
+  attacker who also learns W sees F plus a known shift, so by
+  post-processing H_eps(P_a || Q_a) <= H_eps(P_F || Q_F) for every a in the
+  range: vertex a1 of the system of N - m others, evaluated on a window of
+  its law with the mass outside bounded (log-concavity) and added.  A range
+  whose bound is within ``ratio`` of the attained value is closed; the others
+  are halved, down to single vertices (whose bound is their own delta plus
+  the bounded rest).  certified = the largest bound of a closed range.
+
+With ratio = 1 + 1e-13 (the default of the curves) the bracket closes: the
+certified end is the exact worst case to ~1e-13, at the cost of evaluating
+the vertices near the maximum one by one (windows of O(sqrt N) atoms).  A
+work budget (MAX_RANGES) stops the refinement; the certified end is then the
+largest open bound (still a proof, a wider bracket).
+"""
+import math
+
+import numpy as np
+
+from statpriv import _lazy
+from statpriv.curve import PrivacyCurve
+
+_partial = _lazy.module("statpriv._partial")
+
+FULL_SWEEP_OTHERS = 1000      # every vertex on its whole support up to here
+EXACT_RATIO = 1.0 + 1e-13     # close ranges within this of the attained: exact
+MAX_RANGES = 1 << 14          # work budget: ranges evaluated in all
+GRID = 65
+
+
+def vertex_core(N, p, rr=False):
+    return _partial.VertexCore(float(N), float(p), rr)
+
+
+def _depth(log_delta, N):
+    """Window depth (nats below the mode): the mass outside the window is
+    far below delta."""
+    return 50.0 + max(0.0, -log_delta) + 0.5 * math.log(N + 1.0)
+
+
+def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, budget=MAX_RANGES):
+    """Close every range whose bound is <= close(L) (close: a function of the
+    running attained ln L, raised by the midpoints of the open ranges if
+    attaining).  Returns (ln certified, ln attained, a_attained,
+    open single vertices whose own bound exceeded close), or None if more
+    than budget ranges would be evaluated and budget < MAX_RANGES (at
+    MAX_RANGES the open ranges are closed with their bounds instead)."""
+    def attain(a):
+        nonlocal L, a_best
+        a = np.unique(np.clip(np.round(a), 0, N))
+        _, lo = core.bounds(a, N - a, eps, depth)
+        i = int(np.argmax(lo))
+        if lo[i] > L:
+            L, a_best = float(lo[i]), int(a[i])
+
+    a1 = np.unique(np.round(np.linspace(0.0, N + 1.0, GRID)))[:-1]
+    a2 = np.append(a1[1:] - 1.0, float(N))
+    certified, spent, flagged = -math.inf, 0, []
+    while a1.size:
+        spent += a1.size
+        upper, _ = core.bounds(a1, N - a2, eps, depth)      # vertex a1 of N - (a2 - a1) others
+        if attaining:
+            attain(np.floor(0.5 * (a1 + a2)))
+        single = a1 == a2
+        done = (upper <= close(L)) | single
+        if spent > budget:
+            if budget < MAX_RANGES:
+                return None
+            done[:] = True
+        if done.any():
+            certified = max(certified, float(upper[done].max()))
+        flagged.append(a1[single & (upper > close(L))])
+        a1, a2 = a1[~done], a2[~done]
+        mid = np.floor(0.5 * (a1 + a2))
+        a1, a2 = np.concatenate([a1, mid + 1.0]), np.concatenate([mid, a2])
+    return certified, L, a_best, np.concatenate(flagged)
+
+
+def log_bracket(core, N, eps, ratio=EXACT_RATIO):
+    """(ln attained, ln certified, a_attained) of the worst case at eps >= 0."""
+    if eps == math.inf:
+        up, lo = core.bounds(np.array([0.0]), np.array([float(N)]), eps, 0.0)
+        return float(lo[0]), float(up[0]), 0
+    grid = np.unique(np.round(np.linspace(0.0, N, GRID)))
+    depth = 60.0
+    for _ in range(8):            # deepen the window until the grid sees delta
+        up, low = core.bounds(grid, N - grid, eps, depth)
+        best = int(np.argmax(low))
+        L, a_best = float(low[best]), int(grid[best])
+        if L > -math.inf and _depth(L, N) <= depth:
+            break
+        depth = max(2.0 * depth, _depth(float(np.max(up)), N))
+    depth = _depth(L, N) if L > -math.inf else 0.0        # 0: the whole support
+    # local refinement around the best vertex (a grid shrinking 16x per level)
+    step = max(1.0, math.floor(N / (GRID - 1)))
+    while True:
+        a = np.unique(np.clip(a_best + step * np.arange(-16.0, 17.0), 0, N))
+        _, lo = core.bounds(a, N - a, eps, depth)
+        i = int(np.argmax(lo))
+        if lo[i] > L:
+            L, a_best = float(lo[i]), int(a[i])
+        if step == 1.0:
+            break
+        step = max(1.0, math.floor(step / 16.0))
+    log_ratio = math.log(ratio)
+    certified, L, a_best, _ = _branch_and_bound(core, N, eps, depth,
+                                                lambda L: L + log_ratio, L, a_best)
+    return L, max(certified, L), a_best
+
+
+# The epsilon search certifies eps (1 + eta) above the vertices' own answer:
+# eta = 0 needs every vertex whose delta is within the ranges' slack of the
+# target one by one; a slightly larger eps lets wider ranges close.  Each eta
+# gets a budget of range evaluations; the first that certifies wins.
+EPSILON_SCHEDULE = ((0.0, 400), (1e-6, 400), (1e-5, 800), (1e-4, 3000), (1e-3, 6000),
+                    (1e-2, MAX_RANGES))
+
+
+def log_epsilon(core, N, log_target):
+    """An eps at which the certified worst case is <= the target, within a
+    relative eta of the smallest one (eta = 0 unless the branch and bound
+    needs more than its budget there; see EPSILON_SCHEDULE): the vertices'
+    own searches on their windowed upper bounds (the largest is a lower
+    bound of the answer), every other vertex certified below the target by
+    branch and bound at eps (1 + eta)."""
+    if math.isnan(log_target):
+        return math.nan
+    if log_target >= 0.0:
+        return 0.0
+    depth = _depth(log_target, N)
+    ends = np.array([0.0, float(N)])
+    eps = float(np.max(core.window_epsilon(ends, N - ends, depth, log_target)))
+    for eta, budget in EPSILON_SCHEDULE:
+        for _ in range(16):
+            if eps == math.inf:
+                return eps
+            trial = eps * (1.0 + eta)
+            found = _branch_and_bound(core, N, trial, depth, lambda L: log_target, -math.inf,
+                                      0, attaining=False, budget=budget)
+            if found is None:
+                break                              # over budget: a larger eta
+            flagged = found[3]
+            if flagged.size == 0:
+                return trial
+            eps = max(eps, float(np.max(core.window_epsilon(flagged, N - flagged, depth,
+                                                            log_target))))
+    return math.inf
+
+
+class WorstCaseCurve(PrivacyCurve):
+    """The worst-case privacy curve over the vertices, with ``bracket(eps)``."""
+
+    def bracket(self, eps):
+        """(attained, certified, a_attained) at one eps >= 0.
+
+        ``attained`` is a lower bound of delta at the explicit vertex
+        a_attained (a_attained others at p, the rest at 1 - p: delta_plus
+        there, which is delta_minus at the mirrored vertex N - a_attained);
+        ``certified`` is a proven upper bound of the worst case.  They agree
+        to ~1e-13 where the bracket closes (always, unless the work budget
+        ran out): the exact worst case.
+        """
+        from statpriv import _validate
+        eps = _validate.real("eps", eps, low=0.0)
+        L, U, a = self._log_bracket(eps)
+        return math.exp(L), math.exp(U), a
+
+
+class BracketCore:
+    """The certified end of the bracket as a curve core (log_delta, epsilon)."""
+
+    log_tol = 0.0
+    positive = 0
+
+    def __init__(self, core, N):
+        self.core, self.N = core, N
+
+    def _log_delta(self, eps):
+        if math.isnan(eps):
+            return math.nan
+        if eps < 0.0:
+            # H_eps(P||Q) = 1 - e^eps + e^eps H_-eps(Q||P); the worst Q||P is the worst P||Q
+            up = log_bracket(self.core, self.N, -eps)[1]
+            return float(np.logaddexp(math.log(-math.expm1(eps)), eps + up))
+        return log_bracket(self.core, self.N, eps)[1]
+
+    def log_delta(self, eps, direction):
+        return np.array([self._log_delta(float(e)) for e in eps])
+
+    def epsilon(self, log_target, direction):
+        return np.array([log_epsilon(self.core, self.N, float(t)) for t in log_target])
+
+
+def worst_case_curve(N, p, ref, description, rr=False):
+    """The exact worst case: every vertex on its whole support up to
+    FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
+    rr: the target's report pair is randomized response with flip
+    probability p (else a shift); bracket then reports N - a (the others
+    with input 1)."""
+    core = vertex_core(N, p, rr)
+    if N <= FULL_SWEEP_OTHERS:
+        curve = WorstCaseCurve(core, ref, description)
+
+        def log_bracket_full(eps):
+            log_v, a = core.worst(eps)
+            return log_v, log_v, int(a)
+
+        curve._log_bracket = log_bracket_full
+    else:
+        curve = WorstCaseCurve(BracketCore(core, N), ref, description)
+        curve._log_bracket = lambda eps: log_bracket(core, N, eps)
+    if rr:
+        inner = curve._log_bracket
+
+        def ones(eps):
+            L, U, a = inner(eps)
+            return L, U, N - a
+
+        curve._log_bracket = ones
+    return curve

@@ -1,0 +1,148 @@
+"""Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy with Partial
+Knowledge": Figures 2, 3 and 5 recomputed from the exact curves.
+
+The extracted text of the paper kept none of the figures' parameters; the
+ones used here are ASSUMED and stated on each plot: p = 0.1 (the paper's
+running "at least 10% uncertain" example), eps = 0.5, delta = 1e-6.
+
+* Fig. 2 -- Thm 3's bounds against the number of records: the closed form
+  of Balle, Bell, Gascon & Nissim (the paper quotes it), the numerically
+  evaluated privacy blanket, the uniform configuration (all pi_j = p, the
+  seed's lower end) and statpriv's exact worst case over [p, 1-p]^N.
+* Fig. 3 -- delta against the number of known records, for several p: the
+  exact worst case over the remaining unknown records.
+* Fig. 5 -- the double guarantee of §5.2: delta against the number of known
+  records, noiseless (exact worst case and blanket) and with post-processing
+  noise.  Noise is added to the uniform configuration (exact convolution);
+  the worst case over [p, 1-p]^N with noise is bounded by the smaller of the
+  noiseless worst case and the noise's own DP curve (post-processing), both
+  drawn.
+"""
+import math
+
+import numpy as np
+
+from statpriv import dp
+from statpriv.counting import counting
+from statpriv.noise import Geometric
+from statpriv.partial_knowledge import partial_knowledge
+
+__all__ = ["thm3_vs_n_data", "known_records_data", "double_guarantee_data",
+           "seed004_fig2", "seed004_fig3", "seed004_fig5"]
+
+P = 0.1
+EPS = 0.5
+DELTA = 1e-6
+N_RECORDS = 1000                     # Figs 3 and 5: records, the target included
+NOISE_EPS0 = 1.0                     # Fig 5: geometric noise alpha = e^-1 (1-DP alone)
+
+
+def _closed_form_delta(N, p, eps):
+    """delta of the closed form at eps: 2 exp(-eps^2 N p / 14) where eps <= 1
+    and eps >= 27 / (N p) (the theorem's conditions), else 1 (no guarantee)."""
+    ok = (eps <= 1.0) & (eps >= 27.0 / (N * p))
+    return np.where(ok, np.minimum(1.0, 2.0 * np.exp(-eps * eps * N * p / 14.0)), 1.0)
+
+
+def thm3_vs_n_data(*, p=P, eps=EPS, delta=DELTA, ns=None):
+    """delta(eps) and epsilon(delta) against n for the four curves of Fig. 2."""
+    ns = np.unique(np.round(np.geomspace(30, 10 ** 4, 11)).astype(int)) if ns is None else ns
+    out = {k: [] for k in ("uniform", "worst_case", "blanket", "eps_uniform", "eps_worst_case",
+                           "eps_blanket", "eps_closed_form")}
+    for n in ns:
+        pk = partial_knowledge(int(n), p)
+        for name, curve in (("uniform", pk.uniform), ("worst_case", pk.worst_case),
+                            ("blanket", pk.blanket)):
+            out[name].append(curve.delta(eps))
+            out["eps_" + name].append(curve.epsilon(delta))
+        out["eps_closed_form"].append(pk.closed_form_epsilon(delta))
+    data = {k: np.array(v) for k, v in out.items()}
+    data["closed_form"] = _closed_form_delta(ns - 1.0, p, eps)
+    data.update(n=np.asarray(ns), p=p, eps=eps, delta=delta)
+    return data
+
+
+def known_records_data(*, n=N_RECORDS, ps=(0.5, 0.25, 0.1, 0.05), eps=EPS, knowns=None):
+    """The exact worst case delta(eps) against the number of known records."""
+    knowns = np.unique(np.round(np.linspace(0, n - 2, 21)).astype(int)) if knowns is None else knowns
+    rows = {p: np.array([partial_knowledge(n, p, known=int(k)).worst_case.delta(eps)
+                         for k in knowns]) for p in ps}
+    return {"known": np.asarray(knowns), "delta": rows, "n": n, "eps": eps}
+
+
+def double_guarantee_data(*, n=N_RECORDS, p=P, eps=EPS, eps0=NOISE_EPS0, knowns=None):
+    """delta(eps) against known records: noiseless (worst case, blanket),
+    uniform + geometric noise (exact), the noise alone (worst-case DP) and the
+    post-processing bound min(noiseless worst case, noise alone)."""
+    knowns = np.unique(np.round(np.linspace(0, n - 1, 21)).astype(int)) if knowns is None else knowns
+    noise = Geometric(math.exp(-eps0))
+    alone = float(dp.geometric(math.exp(-eps0)).delta(eps))
+    worst, blanket, noisy = [], [], []
+    for k in knowns:
+        pk = partial_knowledge(n, p, known=int(k))
+        worst.append(pk.worst_case.delta(eps))
+        blanket.append(pk.blanket.delta(eps))
+        noisy.append(counting(n - int(k), p, noise=noise).delta(eps))
+    worst = np.array(worst)
+    return {"known": np.asarray(knowns), "worst_case": worst, "blanket": np.array(blanket),
+            "uniform_noisy": np.array(noisy), "noise_alone": alone,
+            "post_processing_bound": np.minimum(worst, alone), "n": n, "p": p, "eps": eps,
+            "eps0": eps0}
+
+
+def seed004_fig2(out_dir, dpi=120):
+    """Desfontaines et al. Fig. 2: Thm 3's bounds against n (ASSUMED p, eps, delta)."""
+    from statpriv.papers.figures import _figure, _nan_zeros, _save, _style
+    data = thm3_vs_n_data()
+    fig, (left, right) = _figure(ncols=2)
+    n = data["n"]
+    for ax, prefix, ylabel in ((left, "", f"delta(eps = {data['eps']:g})"),
+                               (right, "eps_", f"epsilon(delta = {data['delta']:g})")):
+        ax.plot(n, _nan_zeros(data[prefix + "closed_form"]) if prefix else data["closed_form"],
+                color="grey", ls="--", lw=1.5, label="closed form (BBGN19 Thm 3.1)")
+        ax.plot(n, data[prefix + "blanket"], color="tab:orange", lw=1.8,
+                label="privacy blanket, numerically exact (upper bound)")
+        ax.plot(n, data[prefix + "worst_case"], color="tab:green", lw=3.0, alpha=0.6,
+                label="exact worst case over [p, 1-p]^N (statpriv)")
+        ax.plot(n, data[prefix + "uniform"], color="tab:blue", lw=1.2, ls=":",
+                label="all pi_j = p (seed's lower end)")
+        ax.set_xscale("log")
+        if not prefix:
+            ax.set_ylim(1e-40, 3.0)
+        _style(ax, "records n (target included)", ylabel,
+               f"Desfontaines et al. Fig. 2 (ASSUMED p = {data['p']:g}): Thm 3's sandwich closed",
+               legend_loc="lower left")
+    return _save(fig, out_dir, "seed004_fig2", dpi)
+
+
+def seed004_fig3(out_dir, dpi=120):
+    """Desfontaines et al. Fig. 3: delta against the number of known records."""
+    from statpriv.papers.figures import _COLORS, _figure, _nan_zeros, _save, _style
+    data = known_records_data()
+    fig, (ax,) = _figure()
+    for color, (p, row) in zip(_COLORS, data["delta"].items()):
+        ax.plot(data["known"], _nan_zeros(row), color=color, lw=1.8, label=f"p = {p:g}")
+    _style(ax, "known records", f"worst-case delta(eps = {data['eps']:g})",
+           f"Desfontaines et al. Fig. 3 (ASSUMED n = {data['n']}, eps = {data['eps']:g}):"
+           "\nexact worst case over the unknown records", legend_loc="upper left")
+    return _save(fig, out_dir, "seed004_fig3", dpi)
+
+
+def seed004_fig5(out_dir, dpi=120):
+    """Desfontaines et al. Fig. 5: partial knowledge plus post-processing noise."""
+    from statpriv.papers.figures import _figure, _save, _style
+    data = double_guarantee_data()
+    fig, (ax,) = _figure()
+    k = data["known"]
+    ax.plot(k, data["worst_case"], color="tab:blue", lw=1.8, label="noiseless, exact worst case")
+    ax.plot(k, data["blanket"], color="tab:blue", lw=1.0, ls="--", label="noiseless, blanket bound")
+    ax.axhline(data["noise_alone"], color="tab:orange", lw=1.8,
+               label=f"geometric noise alone (alpha = e^-{data['eps0']:g}, worst-case DP)")
+    ax.plot(k, data["post_processing_bound"], color="grey", lw=7.0, alpha=0.25,
+            label="min of the two (post-processing bound, worst case + noise)")
+    ax.plot(k, data["uniform_noisy"], color="tab:green", lw=1.8,
+            label="all pi_j = p + geometric noise (exact)")
+    _style(ax, "known records", f"delta(eps = {data['eps']:g})",
+           f"Desfontaines et al. Fig. 5 (ASSUMED n = {data['n']}, p = {data['p']:g}):"
+           "\nthe double guarantee", legend_loc="upper left")
+    return _save(fig, out_dir, "seed004_fig5", dpi)

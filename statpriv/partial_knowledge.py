@@ -1,0 +1,223 @@
+"""Counting queries with partial knowledge: the exact worst case over the
+attacker's uncertainty, the privacy blanket, histograms.
+
+Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy with Partial
+Knowledge", ask how private a released count is when the attacker does not
+know N of the other records and is at least p-uncertain about each: every
+unknown record j has the property with an unknown probability pi_j in
+[p, 1 - p].  Their Thm 3 bounds the curve between the uniform configuration
+(all pi_j = p) and the privacy-blanket bound of Balle, Bell, Gascon &
+Nissim ("The Privacy Blanket of the Shuffle Model").  statpriv computes the
+worst case itself.
+
+The vertex argument.  delta_plus = sum_k (P(k) - e^eps Q(k))_+ is a sum of
+positive parts of linear functions of (P, Q), hence jointly convex in the
+pair, and P, Q are affine in each pi_j (the others are independent).  So
+delta is convex in each pi_j separately and its maximum over the box
+[p, 1-p]^N is attained at a vertex; the count is exchangeable in the
+records, so the vertices reduce to a = 0..N: a records at p and N - a at
+q = 1 - p, the others' count S_a = Bin(a, p) + Bin(N - a, q).  Mirroring
+S_a -> N - S_a maps delta_minus at a onto delta_plus at N - a, so
+
+    worst_case(eps) = max_{a = 0..N} H_eps(S_a + 1 || S_a)        (both directions).
+
+Each vertex's pmf comes from the three-term recurrence of the coefficients
+of (q + p z)^a (p + q z)^(N-a), run upward below and downward above
+k* = (a p^2 + (N-a) q^2) / (p^2 + q^2): on each side both coefficients are
+non-negative, so every step is a positive combination and the relative
+error grows at most by a few roundings per step (csrc/partial_knowledge.h).
+Up to 1000 unknown others the worst case evaluates every vertex (O(N^2)
+per eps, exact to ~1e-14 relative at every eps, nothing truncated); beyond,
+branch and bound over ranges of vertices (see PartialKnowledge.worst_case)
+closes to the exact worst case.
+
+Known records (seed: for counts, active and passive partial knowledge
+coincide and knowing k records equals knowing none among n - k) are
+dropped: N = n - 1 - known.
+"""
+import math
+
+import numpy as np
+
+from statpriv import _lazy, _validate, _vertices, oracle
+from statpriv.counting import counting
+from statpriv.curve import PrivacyCurve
+
+__all__ = ["partial_knowledge", "histogram_partial_knowledge", "PartialKnowledge",
+           "HistogramPartialKnowledge"]
+
+_partial = _lazy.module("statpriv._partial")
+
+# The blanket sum: every b is summed while the window of Bin(N, 2p) has at
+# most 4096 atoms; beyond, blocks of b on which H is bounded by its value at
+# the block's start, refined until the excess over the lower sum is at most
+# this relative tolerance (the result is an upper bound of the exact sum).
+BLANKET_REL_TOL = 1e-4
+
+
+class PartialKnowledge:
+    """Counts with N = n - 1 - known unknown others, each pi_j in [p, 1 - p].
+
+    Attributes: ``worst_case``, ``uniform``, ``blanket`` (curves),
+    ``closed_form_epsilon(delta)``; ``n``, ``p``, ``known``, ``others``.
+    """
+
+    def __init__(self, n, p, known):
+        self.n, self.p, self.known = n, p, known
+        self.others = n - 1 - known
+        self._worst = self._blanket = None
+
+    def __repr__(self):
+        return (f"<PartialKnowledge n={self.n}, p={self.p}, known={self.known}: "
+                f"{self.others} unknown others>")
+
+    @property
+    def worst_case(self):
+        """The exact worst case max_a H_eps(S_a + 1 || S_a) over the vertices
+        (a curve with ``bracket``; see the module docstring).  Up to 1000
+        unknown others every vertex is evaluated; beyond, branch and bound
+        over ranges a1..a2 of vertices, each bounded by post-processing: with
+        F = Bin(a1, p) + Bin(N - a2, 1 - p) (the records at p, resp. 1 - p,
+        throughout the range) every S_a = F + W with W independent of F and
+        of the target, and an attacker who learns W sees F shifted, so
+        H(S_a + 1 || S_a) <= H(F + 1 || F).  Ranges within 1 + 1e-13 of the
+        attained vertex are closed, the others halved: the bracket closes and
+        the curve is the exact worst case (statpriv._vertices,
+        docs/partial_knowledge.md)."""
+        if self._worst is None:
+            N, p = self.others, self.p
+            self._worst = _vertices.worst_case_curve(N, p, self._worst_ref,
+                                                     self._describe("worst case"))
+        return self._worst
+
+    def _worst_ref(self, eps, direction):
+        return oracle.worst_case_delta(self.others, self.p, eps, direction)
+
+    @property
+    def uniform(self):
+        """Every unknown pi_j = p: the curve of counting(n - known, p)."""
+        return counting(self.n - self.known, self.p)
+
+    @property
+    def blanket(self):
+        """The privacy-blanket bound, a certified upper bound of the worst case:
+        sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b), A_b ~ Bin(b, 1/2).
+
+        Each record is X_j = I_j U_j + (1 - I_j) V_j with I_j ~ Bern(2p),
+        U_j ~ Bern(1/2), V_j ~ Bern((pi_j - p) / (1 - 2p)) independent; an
+        attacker who also learns every I_j and V_j sees A_b + const, so by
+        post-processing delta <= E_b H_eps(A_b + 1 || A_b) (both directions
+        are equal by symmetry).  Summed over every b while the window of
+        Bin(N, 2p) has at most 4096 atoms; beyond, in blocks [b_j, b_(j+1))
+        bounded by H(b_j) (H is non-increasing in b: adding a fair coin is
+        post-processing), refined until the excess over the lower sum is at
+        most 1e-4 of the sum.  The mass of Bin(N, 2p) outside its window
+        (beyond 1100 nats, bounded by log-concavity) is added with H <= 1."""
+        if self._blanket is None:
+            N, p = self.others, self.p
+            core = _partial.BlanketCore(float(N), float(p), BLANKET_REL_TOL)
+
+            def ref(eps, direction):
+                return oracle.blanket_delta(N, p, eps)
+
+            self._blanket = PrivacyCurve(core, ref, self._describe("privacy blanket"))
+        return self._blanket
+
+    def closed_form_epsilon(self, delta):
+        """The closed form of Balle, Bell, Gascon & Nissim (Thm 3.1, k = 2
+        categories, blanket probability gamma = 2p) that Desfontaines et al.
+        quote: (eps, delta) holds for eps <= 1 when
+        2p >= max(14 k ln(2/delta) / (N eps^2), 27 k / (N eps)), i.e.
+
+            eps = max(sqrt(14 ln(2/delta) / (N p)), 27 / (N p)),
+
+        and inf where that exceeds 1 (the theorem's conditions fail) or N = 0.
+        Vectorised over delta in (0, 1]."""
+        arr = _validate.real_array("delta", delta, low=0.0, high=1.0, low_open=True)
+        N, p = self.others, self.p
+        with np.errstate(divide="ignore"):
+            eps = np.maximum(np.sqrt(14.0 * np.log(2.0 / arr) / (N * p)), 27.0 / (N * p)) \
+                if N > 0 else np.full(arr.shape, np.inf)
+        eps = np.where(eps <= 1.0, eps, np.inf)
+        return float(eps) if eps.ndim == 0 else eps
+
+    def _describe(self, what):
+        return f"partial knowledge {what}, n={self.n}, p={self.p}, known={self.known}"
+
+
+def _check(n, p, known):
+    n = _validate.count("n", n, low=1)
+    p = _validate.real("p", p, low=0.0, high=0.5, low_open=True)
+    known = _validate.count("known", known, low=0, high=n - 1)
+    return n, p, known
+
+
+def partial_knowledge(n, p, *, known=0):
+    """Privacy of a count of n records (the target included) when the attacker
+    knows ``known`` of the others exactly and, about each of the remaining
+    N = n - 1 - known, only that it has the property with some probability
+    pi_j in [p, 1 - p] (Desfontaines et al., Thm 3).
+
+    Returns a PartialKnowledge with ``worst_case`` (exact: the max over the
+    vertices a = 0..N of H_eps(S_a + 1 || S_a), S_a = Bin(a, p) +
+    Bin(N - a, 1 - p); ``bracket(eps)`` gives (attained, certified,
+    a_attained)), ``uniform`` (all pi_j = p: counting(n - known, p)),
+    ``blanket`` (the privacy-blanket upper bound) and
+    ``closed_form_epsilon(delta)`` (the closed form the seed quotes).
+
+    >>> import statpriv
+    >>> pk = statpriv.partial_knowledge(1000, 0.1)
+    >>> f"{pk.uniform.delta(0.3):.4g} {pk.worst_case.delta(0.3):.4g} {pk.blanket.delta(0.3):.4g}"
+    '0.0001794 0.0001806 0.00106'
+    """
+    n, p, known = _check(n, p, known)
+    return PartialKnowledge(n, p, known)
+
+
+class HistogramPartialKnowledge:
+    """A target moving between two categories of a released histogram.
+
+    ``upper``: the privacy-blanket bound (Desfontaines et al., Cor 1).
+    ``lower``: an attained configuration.  With three or more categories,
+    every other record in the source and in the target category with
+    probability p (and elsewhere with 1 - 2p) attains the blanket sum
+    exactly: the other categories' counts reveal t = X_source + X_target,
+    t ~ Bin(N, 2p), and given t the source count is Bin(t, 1/2) shifted by
+    the target, so lower == upper.  With two categories the histogram is
+    the count of one of them: lower is the exact worst case over
+    [p, 1 - p]^N (partial_knowledge(...).worst_case)."""
+
+    def __init__(self, n, p, categories):
+        self.n, self.p, self.categories = n, p, categories
+        self._pk = PartialKnowledge(n, p, 0)
+
+    def __repr__(self):
+        return (f"<HistogramPartialKnowledge n={self.n}, p={self.p}, "
+                f"categories={self.categories}>")
+
+    @property
+    def upper(self):
+        """The privacy-blanket bound (a certified upper bound)."""
+        return self._pk.blanket
+
+    @property
+    def lower(self):
+        """An attained lower bound (see the class docstring)."""
+        return self._pk.blanket if self.categories >= 3 else self._pk.worst_case
+
+
+def histogram_partial_knowledge(n, p, categories):
+    """Histogram over ``categories`` >= 2 categories of n records; the target
+    moves between two of them, every other record is in each of the two with
+    probability at least p (p in (0, 1/2]).  Returns .upper (blanket bound)
+    and .lower (attained); see HistogramPartialKnowledge.
+
+    >>> import statpriv
+    >>> h = statpriv.histogram_partial_knowledge(1000, 0.1, 3)
+    >>> h.lower.delta(0.3) == h.upper.delta(0.3)
+    True
+    """
+    n = _validate.count("n", n, low=1)
+    p = _validate.real("p", p, low=0.0, high=0.5, low_open=True)
+    categories = _validate.count("categories", categories, low=2)
+    return HistogramPartialKnowledge(n, p, categories)

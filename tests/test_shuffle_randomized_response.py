@@ -1,0 +1,71 @@
+"""statpriv.shuffle.randomized_response: n shuffled eps0-randomized-response
+bits, worst case over the others' inputs, against the mpmath brute force."""
+import math
+
+import numpy as np
+import pytest
+
+import statpriv
+from statpriv import _vertices, oracle
+from statpriv.shuffle import randomized_response
+from helpers import assert_matches
+
+
+@pytest.mark.parametrize("n,eps0,eps", [(12, 1.0, 0.3), (9, 0.5, 0.1), (15, 3.0, 1.0),
+                                        (1, 1.0, 0.2), (10, 1.0, -0.2)])
+def test_matches_brute_force(n, eps0, eps):
+    curve = randomized_response(n, eps0)
+    p = 1.0 / (1.0 + math.exp(eps0))
+    for direction, fn in (("max", curve.log_delta), ("plus", curve.log_delta_plus),
+                          ("minus", curve.log_delta_minus)):
+        ref = oracle.worst_case_delta(n - 1, p, [eps], direction, rr=True)[0]
+        assert_matches(fn(eps), ref, what=f"n={n} eps0={eps0} eps={eps} {direction}")
+
+
+def test_zero_from_eps0_and_single_user():
+    curve = randomized_response(50, 1.0)
+    z = curve.epsilon(0.0)
+    assert curve.delta(z) == 0.0 and curve.delta(np.nextafter(z, 0)) > 0.0
+    assert abs(z - 1.0) < 1e-15
+    # one user: the randomized response itself, delta = (e^eps0 - e^eps) / (1 + e^eps0)
+    one = randomized_response(1, 1.0)
+    assert one.delta(0.5) == pytest.approx((math.e - math.exp(0.5)) / (1 + math.e), rel=1e-14)
+
+
+def test_public_clone_bracket_contains_the_rr_answer_from_above():
+    """The clone reduction is a bound for any eps0-LDP randomizer: the exact
+    randomized-response epsilon lies below its published bracket (n = 1e4,
+    eps0 = 1, delta = 1e-6: eps in [0.05297, 0.05452])."""
+    curve = randomized_response(10 ** 4, 1.0)
+    e = curve.epsilon(1e-6)
+    assert e < 0.05297
+    assert curve.delta(e) <= 1e-6 * (1 + 1e-12)
+
+
+def test_branch_and_bound_equals_full_sweep(monkeypatch):
+    full = randomized_response(800, 1.0)
+    monkeypatch.setattr(_vertices, "FULL_SWEEP_OTHERS", 10)
+    bb = randomized_response(800, 1.0)
+    monkeypatch.undo()
+    for eps in (0.05, 0.2, 0.6):
+        ex, _, ones = full.bracket(eps)
+        lo, hi, ones_bb = bb.bracket(eps)
+        assert lo <= ex * (1 + 1e-13) <= hi * (1 + 2e-13) and hi / lo - 1 < 1e-12
+        assert ones == ones_bb
+    e = bb.epsilon(1e-6)
+    assert full.delta(e) <= 1e-6 * (1 + 1e-12)
+    assert e == pytest.approx(full.epsilon(1e-6), rel=1e-9)
+
+
+def test_monotone_in_n():
+    eps = [randomized_response(n, 1.0).epsilon(1e-6) for n in (100, 1000, 5000)]
+    assert eps[0] > eps[1] > eps[2]
+
+
+@pytest.mark.parametrize("call", [lambda: randomized_response(0, 1.0),
+                                  lambda: randomized_response(10, 0.0),
+                                  lambda: randomized_response(10, -1.0),
+                                  lambda: randomized_response(10, math.inf)])
+def test_bad_input(call):
+    with pytest.raises(ValueError):
+        call()
