@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 pd = pytest.importorskip("pandas")
 
-from statpriv.empirical import EmpiricalPrivacy, hausdorff  # noqa: E402
+from statpriv.empirical import EmpiricalPrivacy, hausdorff, matching_distance  # noqa: E402
 from statpriv.empirical import _kde, _loo  # noqa: E402
 from statpriv.empirical._estimators import fit_estimator, loo_log_likelihood  # noqa: E402
 from statpriv.empirical._noise import gaussian_kernel_noise  # noqa: E402
@@ -34,6 +34,25 @@ def long_data(seed=0, R=12, I=9, absent=0.3, max_records=3, ties=False):
                 rows.append((f"d{r:02d}", f"i{i}", v))
         rows.append((f"d{r:02d}", "anchor", float(rng.normal())))   # never alone
     return pd.DataFrame(rows, columns=["db", "id", "value"])
+
+
+def positive_part_quad(g, points, reach):
+    """int g_+ by scipy: cut at the points, at every sign change found on a fine
+    scan (brentq), integrate g on the positive pieces."""
+    from scipy import integrate
+    from scipy.optimize import brentq
+
+    cuts = np.concatenate(([points[0] - reach], points, [points[-1] + reach]))
+    total = 0.0
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        xs = np.linspace(lo, hi, 60)
+        gs = np.array([g(x) for x in xs])
+        sub = [lo] + [brentq(g, xs[j], xs[j + 1], xtol=1e-15)
+                      for j in range(59) if gs[j] * gs[j + 1] < 0] + [hi]
+        for s0, s1 in zip(sub[:-1], sub[1:]):
+            if g(0.5 * (s0 + s1)) > 0:
+                total += integrate.quad(g, s0, s1, epsabs=1e-16, epsrel=1e-13)[0]
+    return total
 
 
 # --------------------------------------------------------------------------
@@ -67,11 +86,9 @@ def test_integrals_against_mpmath(case):
 
 
 def test_laplace_exact_against_scipy_quad():
-    from scipy import integrate
-
     rng = np.random.default_rng(7)
-    a = np.sort(rng.normal(size=30))
-    rows = np.sort(a + rng.normal(scale=0.2, size=(3, 30)) * (rng.random((3, 30)) < 0.4),
+    a = np.sort(rng.normal(size=15))
+    rows = np.sort(a + rng.normal(scale=0.2, size=(2, 15)) * (rng.random((2, 15)) < 0.4),
                    axis=1)
     s, eps = 0.3, 0.15
     plus, minus = _kde.laplace_delta(a, rows, s, eps)
@@ -80,20 +97,18 @@ def test_laplace_exact_against_scipy_quad():
         return np.mean(np.exp(-np.abs(x - pts) / s)) / (2 * s)
 
     for k, b in enumerate(rows):
-        g = lambda x: max(dens(x, a) - math.exp(eps) * dens(x, b), 0.0)  # noqa: E731
-        cuts = np.concatenate(([a.min() - 30 * s], np.union1d(a, b), [a.max() + 30 * s]))
-        ref = sum(integrate.quad(g, lo, hi, epsabs=1e-15, epsrel=1e-12, limit=200)[0]
-                  for lo, hi in zip(cuts[:-1], cuts[1:]))
-        assert plus[k] == pytest.approx(ref, rel=1e-8, abs=1e-14)
+        ref = positive_part_quad(lambda x: dens(x, a) - math.exp(eps) * dens(x, b),
+                                 np.union1d(a, b), 30 * s)
+        assert plus[k] == pytest.approx(ref, rel=1e-9, abs=1e-15)
 
 
 def test_bound_path_equals_exact_laplace():
     rng = np.random.default_rng(11)
-    a = np.sort(rng.normal(size=40))
-    rows = np.sort(a + rng.normal(scale=0.05, size=(5, 40)), axis=1)
+    a = np.sort(rng.normal(size=20))
+    rows = np.sort(a + rng.normal(scale=0.05, size=(3, 20)), axis=1)
     for eps in (0.0, 0.05, 0.3):
         exact = np.maximum(*_kde.laplace_delta(a, rows, 0.25, eps))
-        p, m, bound = _kde.bound_delta(_kde.LAPLACE, a, np.full(40, 0.25), rows,
+        p, m, bound = _kde.bound_delta(_kde.LAPLACE, a, np.full(20, 0.25), rows,
                                        np.full(rows.shape, 0.25), eps, 1e-14)
         assert np.all(np.maximum(p, m) >= exact * (1 - 1e-12))
         assert np.all(np.maximum(p, m) - exact <= 1e-10 * exact + bound + 1e-15)
@@ -221,9 +236,9 @@ def test_total_risk_formula(ep):
 
 @pytest.mark.parametrize("estimator", ["kde-laplace", "kde-gauss", "kde-adaptive", "ecdf"])
 def test_monotone_in_eps(estimator):
-    e = EmpiricalPrivacy(long_data(seed=9, R=20, I=6), "mean", estimator=estimator,
+    e = EmpiricalPrivacy(long_data(seed=9, R=15, I=4), "mean", estimator=estimator,
                          bandwidth="silverman")
-    grid = np.linspace(0, 2, 9)
+    grid = np.linspace(0, 2, 6)
     table = np.array([e.deltas(x).to_numpy() for x in grid])
     assert np.all(np.diff(table, axis=0) <= 1e-15)
     risks = e.total_risk(grid)
@@ -282,32 +297,49 @@ def test_absent_individual_has_full_value_and_zero_delta():
 # Prop. 1 and the noise
 # --------------------------------------------------------------------------
 
+def _max_log_ratio(A, B, lam):
+    from scipy.special import logsumexp
+    lo, hi = min(A.min(), B.min()) - 20 * lam, max(A.max(), B.max()) + 20 * lam
+    xs = np.concatenate((np.linspace(lo, hi, 601), A, B))
+    la = logsumexp(-np.abs(xs[:, None] - A[None]) / lam, axis=1)
+    lb = logsumexp(-np.abs(xs[:, None] - B[None]) / lam, axis=1)
+    return np.max(np.abs(la - lb))
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.floats(-5, 5), min_size=1, max_size=6),
        st.lists(st.floats(-5, 5), min_size=1, max_size=6),
        st.floats(0.05, 3.0))
-def test_prop1_hausdorff_calibration(A, B, eps):
-    """|log alpha - log beta| <= eps everywhere when lambda >= d_H(A, B) / eps
-    (equal sizes, as in the paper)."""
+def test_noise_calibration_matching_distance(A, B, eps):
+    """|log alpha - log beta| <= eps everywhere when lambda >= d_inf(A, B) / eps
+    (alpha, beta the Laplace KDEs of two equal-size multisets)."""
     n = min(len(A), len(B))
     A, B = np.array(A[:n]), np.array(B[:n])
-    d = max(max(min(abs(a - b) for b in B) for a in A), max(min(abs(a - b) for a in A)
-                                                           for b in B))
-    assert hausdorff(A, B[None])[0] == pytest.approx(d, abs=1e-15)
-    if d == 0:
-        return
-    lam = d / eps
-    lo, hi = min(A.min(), B.min()) - 20 * lam, max(A.max(), B.max()) + 20 * lam
-    xs = np.concatenate((np.linspace(lo, hi, 601), A, B))
-    from scipy.special import logsumexp
-    la = logsumexp(-np.abs(xs[:, None] - A[None]) / lam, axis=1)
-    lb = logsumexp(-np.abs(xs[:, None] - B[None]) / lam, axis=1)
-    assert np.max(np.abs(la - lb)) <= eps * (1 + 1e-12) + 1e-13
+    d_inf = np.max(np.abs(np.sort(A) - np.sort(B)))
+    assert matching_distance(A, B[None])[0] == d_inf
+    d_h = max(max(min(abs(a - b) for b in B) for a in A),
+              max(min(abs(a - b) for a in A) for b in B))
+    assert hausdorff(A, B[None])[0] == pytest.approx(d_h, abs=1e-15)
+    assert d_h <= d_inf
+    if d_inf > 0:
+        assert _max_log_ratio(A, B, d_inf / eps) <= eps * (1 + 1e-12) + 1e-13
+
+
+def test_prop1_hausdorff_counterexample():
+    """Prop. 1 as published (lambda = d_H / eps) fails when points cluster:
+    d_H ignores how many points sit near each other."""
+    A, B, eps = np.array([0.0, 2.0, 2.001]), np.array([0.0, 0.001, 2.0]), 0.3
+    d_h = hausdorff(A, B[None])[0]
+    assert d_h == pytest.approx(0.001)
+    assert _max_log_ratio(A, B, d_h / eps) > 1.5 * eps        # about log 2
+    assert _max_log_ratio(A, B, matching_distance(A, B[None])[0] / eps) <= eps * (1 + 1e-12)
 
 
 def test_noise_scale_and_laplace_mixture(ep):
     lam = ep.noise_scale(0.5)
-    assert lam == pytest.approx(ep.hausdorff().max() / 0.5)
+    assert lam == pytest.approx(ep.matching_distance().max() / 0.5)
+    assert ep.noise_scale(0.5, distance="hausdorff") == pytest.approx(ep.hausdorff().max() / 0.5)
+    assert ep.noise_scale(0.5, distance="hausdorff") <= lam
     sampler = ep.noise_sampler(0.5, seed=1)
     s = ep.bandwidth
     w = min(1.0, (s / lam) ** 2)
