@@ -112,8 +112,6 @@ int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m
 #define SP_KDE_TAIL 40.0      /* domain: every point +- 40 widths */
 #define SP_KDE_MAXDEPTH 200
 
-#define SP_KDE_WINDOW 37.0   /* Gaussian kernels beyond 37 widths: bounded */
-#define SP_KDE_WINDOW_PHI 2.2e-298   /* >= phi(37) = 2.12e-298 */
 #define SP_KDE_MAXCELLS 200000       /* per row: then undecided cells are bounded */
 
 typedef struct {
@@ -122,6 +120,8 @@ typedef struct {
     const double *w;
     size_t n;
     double wmin, wmax;
+    double window;        /* Gaussian kernels beyond window widths: bounded */
+    double window_phi;    /* >= phi(window), the bound per skipped kernel * w */
 } kset;
 
 static void set_widths(kset *s)
@@ -180,8 +180,9 @@ static size_t lower_index(const double *x, size_t n, double v)
  * values at the farthest and the nearest point of the cell.  Gaussian
  * kernels (taylor == 1): f(m + t) = val + der t + e(t), |e(t)| <= g2 t^2 / 2
  * for |t| <= r, with g2 >= sup |f''| from |phi''(z)| = |z^2 - 1| phi(z) <=
- * max(1, z^2) phi(z) kernel by kernel; kernels farther than SP_KDE_WINDOW
- * widths are skipped, their sum bounded by drop (each <= phi(37) / w_min). */
+ * max(1, z^2) phi(z) kernel by kernel; kernels farther than s->window
+ * widths are skipped, their sum bounded by drop (each <= phi(window) / w_min;
+ * set_window makes all of them together <= 1e-3 of the density budget). */
 typedef struct {
     int taylor;
     double lo, hi;
@@ -204,8 +205,8 @@ static void set_local(const kset *s, double x0, double x1, local *out)
         return;
     }
     double m = 0.5 * (x0 + x1), r = 0.5 * (x1 - x0);
-    size_t j0 = lower_index(s->x, s->n, x0 - SP_KDE_WINDOW * s->wmax);
-    size_t j1 = lower_index(s->x, s->n, x1 + SP_KDE_WINDOW * s->wmax);
+    size_t j0 = lower_index(s->x, s->n, x0 - s->window * s->wmax);
+    size_t j1 = lower_index(s->x, s->n, x1 + s->window * s->wmax);
     double val = 0.0, der = 0.0, g2 = 0.0;
     for (size_t j = j0; j < j1; j++) {
         double w = s->w[j];
@@ -221,7 +222,7 @@ static void set_local(const kset *s, double x0, double x1, local *out)
         double zz = az + rho;
         g2 += fmax(1.0, zz * zz) * sup_phi / (w * w * w);
     }
-    double drop = (double)(s->n - (j1 - j0)) * SP_KDE_WINDOW_PHI / s->wmin;
+    double drop = (double)(s->n - (j1 - j0)) * s->window_phi / s->wmin;
     *out = (local){1, 0.0, 0.0, val * inv_n, der * inv_n, g2 * inv_n, drop * inv_n};
 }
 
@@ -297,16 +298,29 @@ static void domain(const kset *s, double *lo, double *hi)
     }
 }
 
+/* the window beyond which a Gaussian kernel is bounded instead of summed:
+ * phi(window) / w_min <= 1e-3 budget, window in [6, 37] */
+static void set_window(kset *s, double budget)
+{
+    double target = 1e-3 * budget * s->wmin;
+    double t2 = -2.0 * log(target / 0.3989422804014327);
+    double T = t2 > 36.0 ? sqrt(t2) : 6.0;
+    if (!(T < 37.0))
+        T = 37.0;
+    s->window = T;
+    s->window_phi = exp(-0.5 * T * T) * 0.3989422804014327 * (1.0 + 1e-9);
+}
+
 int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa, size_t n,
                        const double *rows, const double *wrows, size_t m, size_t count,
                        double eps, double tol,
                        double *out_plus, double *out_minus, double *out_bound)
 {
     double c = exp(eps);
-    kset p = {kernel, a, wa, n, 0.0, 0.0};
+    kset p = {kernel, a, wa, n, 0.0, 0.0, 37.0, 0.0};
     set_widths(&p);
     for (size_t k = 0; k < count; k++) {
-        kset q = {kernel, rows + k * m, wrows + k * m, m, 0.0, 0.0};
+        kset q = {kernel, rows + k * m, wrows + k * m, m, 0.0, 0.0, 37.0, 0.0};
         set_widths(&q);
         double L = INFINITY, U = -INFINITY;
         domain(&p, &L, &U);
@@ -314,6 +328,8 @@ int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa,
         double bound_plus = set_outside(&p, L, U);
         double bound_minus = set_outside(&q, L, U);
         double density_budget = tol / (U - L);
+        set_window(&p, density_budget);
+        set_window(&q, density_budget);
         run rp = {1.0, 0.0, 0.0}, rm = {1.0, 0.0, 0.0};
         cell stack[SP_KDE_MAXDEPTH + 8];
         int top = 0;
