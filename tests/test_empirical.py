@@ -451,3 +451,28 @@ def test_bad_parameters():
         e.epsilon(1.5)
     with pytest.raises(ValueError, match="eps"):
         e.noise_scale(0.0)
+
+
+def test_conditioned_on_series_and_edges():
+    data = long_data(seed=14, R=12, I=8)
+    e = EmpiricalPrivacy(data, "mean", bandwidth="silverman")
+    g = pd.Series(np.arange(12.0), index=e.databases)
+    cond = e.conditioned(on=g, bins=[-1, 5.5, 20])
+    assert [len(b.databases) for b in cond.buckets.values()] == [6, 6]
+    assert cond.deltas(0.1).shape == (len(e.individuals), 2)
+    with pytest.raises(ValueError, match="at least two"):
+        e.conditioned(on=g, bins=[-1, 0.5, 20])
+    with pytest.raises(ValueError, match="no value for database"):
+        e.conditioned(on=g.iloc[1:], bins=2)
+
+
+@pytest.mark.parametrize("estimator", ["kde-laplace", "kde-gauss", "kde-adaptive"])
+def test_densities_integrate_to_one(estimator):
+    e = EmpiricalPrivacy(long_data(seed=15, R=20, I=4), "mean", estimator=estimator,
+                         bandwidth="silverman")
+    q = e.q.to_numpy()
+    x = np.linspace(q.min() - 60 * e.bandwidth, q.max() + 60 * e.bandwidth, 200001)
+    p, p_i = e.densities(x, e.individuals[0])
+    dx = x[1] - x[0]
+    assert np.sum(p) * dx == pytest.approx(1, abs=1e-4)
+    assert np.sum(p_i) * dx == pytest.approx(1, abs=1e-4)
