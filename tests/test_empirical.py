@@ -471,7 +471,7 @@ def test_densities_integrate_to_one(estimator):
     e = EmpiricalPrivacy(long_data(seed=15, R=20, I=4), "mean", estimator=estimator,
                          bandwidth="silverman")
     q = e.q.to_numpy()
-    x = np.linspace(q.min() - 60 * e.bandwidth, q.max() + 60 * e.bandwidth, 200001)
+    x = np.linspace(q.min() - 60 * e.bandwidth, q.max() + 60 * e.bandwidth, 40001)
     p, p_i = e.densities(x, e.individuals[0])
     dx = x[1] - x[0]
     assert np.sum(p) * dx == pytest.approx(1, abs=1e-4)
