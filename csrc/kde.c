@@ -1,6 +1,7 @@
 /* Hockey-stick integrals of kernel density estimates; see kde.h. */
 #include "kde.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #ifdef SP_KDE_DEBUG
@@ -40,6 +41,22 @@ static double piece_positive(double alpha, double beta, double h, double s)
     return beta * s * e * e;
 }
 
+/* An upper bound of the piece under rounding: ea, eb bound the errors of
+ * alpha, beta, and the integral of the positive part is non-decreasing in
+ * both, so I(alpha + ea, beta + eb) >= I(alpha, beta); a piece that stays
+ * non-positive under the perturbation adds exactly 0. */
+static double piece_bounded(double alpha, double beta, double ea, double eb, double h,
+                            double s)
+{
+    return piece_positive(alpha + ea, beta + eb, h, s) * (1.0 + 8.0 * DBL_EPSILON);
+}
+
+/* a tail s (A)_+ with |error of A| <= ea, likewise */
+static double tail_bounded(double A, double ea, double s)
+{
+    return s * fmax(A + ea, 0.0) * (1.0 + 4.0 * DBL_EPSILON);
+}
+
 int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m,
                          size_t count, double s, double eps,
                          double *out_plus, double *out_minus)
@@ -68,37 +85,52 @@ int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m
             }
             l++;
         }
-        /* backward sums B_l = sum over knots >= l of weight e^{-(t_j - t_l)/s} */
+        /* backward sums B_l = sum over knots >= l of weight e^{-(t_j - t_l)/s}.
+         * Rounding: each step (exp of a rounded gap, a product, a sum of
+         * positive terms) adds at most (4 + gap/s) eps_mach of relative error;
+         * rel_total sums the steps, rel_f the steps left of the current knot. */
+        double rel_total = 0.0;
         bp[K - 1] = dp[K - 1];
         bq[K - 1] = dq[K - 1];
         for (size_t r = K - 1; r-- > 0;) {
-            double e = exp(-(t[r + 1] - t[r]) / s);
+            double hs = (t[r + 1] - t[r]) / s;
+            double e = exp(-hs);
             bp[r] = bp[r + 1] * e + dp[r];
             bq[r] = bq[r + 1] * e + dq[r];
+            rel_total += (4.0 + hs) * DBL_EPSILON;
         }
+        const double u3 = 3.0 * DBL_EPSILON;    /* the weights, c, the difference */
         /* left tail x < t_0: densities bp[0] e^{-(t_0 - x)/s}, bq[0] ... */
-        double plus = s * fmax(bp[0] - c * bq[0], 0.0);
-        double minus = s * fmax(bq[0] - c * bp[0], 0.0);
+        double eb0 = (rel_total + u3) * (bp[0] + c * bq[0]);
+        double plus = tail_bounded(bp[0] - c * bq[0], eb0, s);
+        double minus = tail_bounded(bq[0] - c * bp[0], eb0, s);
         double fp = 0.0, fq = 0.0;   /* forward sums at t_l */
+        double rel_f = 0.0;
         for (size_t r = 0; r < K; r++) {
             if (r > 0) {
-                double e = exp(-(t[r] - t[r - 1]) / s);
+                double hs = (t[r] - t[r - 1]) / s;
+                double e = exp(-hs);
                 fp *= e;
                 fq *= e;
+                rel_f += (4.0 + hs) * DBL_EPSILON;
             }
             fp += dp[r];
             fq += dq[r];
             if (r + 1 < K) {
                 double h = t[r + 1] - t[r];
                 if (h > 0.0) {
-                    plus += piece_positive(fp - c * fq, bp[r + 1] - c * bq[r + 1], h, s);
-                    minus += piece_positive(fq - c * fp, bq[r + 1] - c * bp[r + 1], h, s);
+                    double rel_b = fmax(rel_total - rel_f - (4.0 + h / s) * DBL_EPSILON, 0.0);
+                    double ea = (rel_f + u3) * (fp + c * fq + fq + c * fp);
+                    double eb = (rel_b + u3) * (bp[r + 1] + c * bq[r + 1] + bq[r + 1] + c * bp[r + 1]);
+                    plus += piece_bounded(fp - c * fq, bp[r + 1] - c * bq[r + 1], ea, eb, h, s);
+                    minus += piece_bounded(fq - c * fp, bq[r + 1] - c * bp[r + 1], ea, eb, h, s);
                 }
             }
         }
         /* right tail */
-        plus += s * fmax(fp - c * fq, 0.0);
-        minus += s * fmax(fq - c * fp, 0.0);
+        double ef = (rel_f + u3) * (fp + c * fq + fq + c * fp);
+        plus += tail_bounded(fp - c * fq, ef, s);
+        minus += tail_bounded(fq - c * fp, ef, s);
         out_plus[k] = plus;
         out_minus[k] = minus;
     }
