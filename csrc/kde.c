@@ -4,9 +4,6 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
-#ifdef SP_KDE_DEBUG
-#include <stdio.h>
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Laplace kernels of one scale: exact, piecewise exponentials          */
@@ -413,9 +410,6 @@ int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa,
                 stack[top++] = (cell){cl.x0, mid, cl.depth + 1, split};
             }
         }
-#ifdef SP_KDE_DEBUG
-        fprintf(stderr, "row %zu cells %ld L %g U %g\n", k, cells, L, U);
-#endif
         run_flush(&rp, &p, &q, c);
         run_flush(&rm, &q, &p, c);
         bound_plus += rp.err;
