@@ -54,6 +54,19 @@ static double tail_bounded(double A, double ea, double s)
     return s * fmax(A + ea, 0.0) * (1.0 + 4.0 * DBL_EPSILON);
 }
 
+/* 1 when the two sorted sets (and their widths, if given) are identical:
+ * then both integrals are exactly (1 - e^eps)_+ */
+static int same_set(const double *a, const double *wa, size_t n, const double *b,
+                    const double *wb, size_t m)
+{
+    if (n != m)
+        return 0;
+    for (size_t j = 0; j < n; j++)
+        if (a[j] != b[j] || (wa && wa[j] != wb[j]))
+            return 0;
+    return 1;
+}
+
 int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m,
                          size_t count, double s, double eps,
                          double *out_plus, double *out_minus)
@@ -72,6 +85,10 @@ int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m
     double wp = 1.0 / (2.0 * s * (double)n), wq = 1.0 / (2.0 * s * (double)m);
     for (size_t k = 0; k < count; k++) {
         const double *b = rows + k * m;
+        if (same_set(a, NULL, n, b, NULL, m)) {
+            out_plus[k] = out_minus[k] = fmax(-expm1(eps), 0.0);
+            continue;
+        }
         /* merge the two sorted sets into knots */
         size_t i = 0, j = 0, l = 0;
         while (i < n || j < m) {
@@ -358,6 +375,11 @@ int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa,
     kset p = {kernel, a, wa, n, 0.0, 0.0, 37.0, 0.0};
     set_widths(&p);
     for (size_t k = 0; k < count; k++) {
+        if (same_set(a, wa, n, rows + k * m, wrows + k * m, m)) {
+            out_plus[k] = out_minus[k] = fmax(-expm1(eps), 0.0);
+            out_bound[k] = 0.0;
+            continue;
+        }
         kset q = {kernel, rows + k * m, wrows + k * m, m, 0.0, 0.0, 37.0, 0.0};
         set_widths(&q);
         double L = INFINITY, U = -INFINITY;

@@ -297,6 +297,18 @@ def test_absent_individual_has_full_value_and_zero_delta():
     assert e.deltas(0.0)["rare"] < 1e-8
 
 
+@pytest.mark.parametrize("estimator", ["kde-laplace", "kde-gauss", "kde-adaptive", "ecdf"])
+def test_unchanged_rows_have_delta_exactly_zero(estimator):
+    """An individual whose removal moves no value (its rows equal q) has
+    delta_i = (1 - e^eps)_+ exactly: 0 for eps >= 0."""
+    e = EmpiricalPrivacy(long_data(seed=16, R=15, I=4), "mean", estimator=estimator,
+                         bandwidth="silverman")
+    Q = np.vstack([e.q.to_numpy(), e.leave_one_out.to_numpy()[:1]])
+    d0, _ = e.estimator.deltas(Q, 0.0)
+    assert d0[0] == 0.0 and d0[1] > 0.0
+    assert e.estimator.deltas(Q, -0.5)[0][0] == pytest.approx(-math.expm1(-0.5), rel=1e-15)
+
+
 # --------------------------------------------------------------------------
 # Prop. 1 and the noise
 # --------------------------------------------------------------------------
