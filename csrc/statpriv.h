@@ -86,6 +86,9 @@
  *   partial_knowledge.h partial knowledge: the exact worst case over the
  *                       vertices of [p, 1-p]^N (generic over the target's
  *                       report pair), the privacy-blanket sum
+ *   kde.h               empirical DP (Burchard, Daoud & Dotterrer): hockey-stick
+ *                       integrals of kernel density estimates, ECDF bins,
+ *                       Hausdorff distances (standalone: includes no layer)
  *
  * Adding a noise kind: one header + source that builds its cells (and, if its
  * cells are not point masses, an sp_cell_fn for pair_tail.h), or that
@@ -111,5 +114,6 @@
 #include "thresholding.h"
 #include "k_anonymity.h"
 #include "partial_knowledge.h"
+#include "kde.h"
 
 #endif

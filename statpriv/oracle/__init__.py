@@ -24,6 +24,7 @@ tests use it.
                    background knowledge), k_anonymity_delta (two released counts)
     partial_knowledge  vertex_delta / worst_case_delta / blanket_delta /
                    poisson_binomial_delta: the vertices of [p, 1-p]^N, the blanket
+    empirical      kde_hockey_stick: two kernel density estimates (empirical DP)
 
 A new mechanism's oracle is one module here with an ``__all__``, listed once
 in ``_MODULES``.  The public names are resolved lazily (PEP 562), so
@@ -34,7 +35,8 @@ imports the module that defines it on first use.
 import importlib
 
 _MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete",
-            "composition", "shuffle", "thresholding", "partial_knowledge")
+            "composition", "shuffle", "thresholding", "partial_knowledge",
+            "empirical")
 
 
 def _modules():
