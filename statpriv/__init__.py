@@ -11,7 +11,7 @@ docs/mathematics.md for every formula; statpriv.oracle holds the mpmath oracle.
     >>> print(f"delta(0.01) = {curve.delta(0.01):.6e}, epsilon(1e-9) = {curve.epsilon(1e-9):.6f}")
     delta(0.01) = 1.074778e-10, epsilon(1e-9) = 0.009135
 """
-from statpriv import dp, shuffle
+from statpriv import dp, empirical, shuffle
 from statpriv.accounting import audit, audit_pld
 from statpriv.analysis.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
@@ -51,6 +51,7 @@ __all__ = [
     "conjecture_check",
     "counting",
     "dp",
+    "empirical",
     "equal_utility_epsilon",
     "equal_utility_noise",
     "from_log_pmfs",
