@@ -178,3 +178,78 @@ double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *c
     }
     return fmax(pair_direction(s, eps, SP_PLUS), pair_direction(s, eps, SP_MINUS));
 }
+
+/* ---- The estimate for the epsilon search (see pair_tail.h) --------------- */
+
+/* ln of the estimate of one direction at 0 <= eps < +inf below the zero
+ * point; NAN where the closed form does not apply (the caller then sums). */
+static double pair_estimate(const sp_pair *s, double eps, sp_direction direction, int with_err)
+{
+    const long double x = eps;
+    long lo, hi, o;              /* the threshold cells [lo, hi) term by term; o: the closed form */
+    const long double *la_tail, *lb_tail;
+    if (direction == SP_PLUS) {
+        const long fa = first_above(s->lr, 0, s->len, x);
+        lo = fa - 1 < 0 ? 0 : fa - 1;
+        hi = fa + 1 > s->len ? s->len : fa + 1;
+        o = hi;                  /* cells >= fa + 1: their near end's ratio >= lr[fa] > eps */
+        la_tail = s->lsp;
+        lb_tail = s->lsq;
+    } else {
+        long start = first_above(s->lr, 0, s->len, -x);
+        if (start > s->len - 1) {
+            start = s->len - 1;
+        }
+        lo = start - 1 < 0 ? 0 : start - 1;
+        hi = start + 1;
+        o = start - 2;           /* cells <= start - 2: ratio <= lr[start - 1] <= -eps */
+        la_tail = s->lcq;
+        lb_tail = s->lcp;
+    }
+    sp_logsum acc = {0.0L, 0.0L};
+    for (long j = lo; j < hi; j++) {
+        sp_logsum_add(&acc, cell_term(s, j, eps, direction));
+    }
+    const int outer = direction == SP_PLUS ? o < s->len : o >= 0;
+    if (outer && la_tail[o] > -INFINITY) {
+        /* A(o) (1 - e^(eps + ln B(o) - ln A(o))), A, B the tail sums */
+        const long double eta = 0x1p-50L + (long double)s->len * 0x1p-63L;
+        long double c = 1.0L, d_err = eta;          /* B(o) = 0: A(o) alone */
+        if (lb_tail[o] > -INFINITY) {
+            const long double d = (x + lb_tail[o]) - la_tail[o];
+            if (!(d < 0.0L)) {
+                return NAN;
+            }
+            c = -expm1l(d);
+            d_err = 2.0L * eta + 0x1p-62L * (fabsl(la_tail[o]) + fabsl(lb_tail[o]) + x);
+        }
+        if (!(d_err <= 0x1p-20L * c)) {
+            return NAN;
+        }
+        sp_logsum_add(&acc, la_tail[o] + logl(with_err ? c + d_err : c));
+    }
+    return (double)sp_logsum_log(&acc);
+}
+
+static double estimate_direction(const sp_pair *s, double eps, sp_direction direction,
+                                 int with_err)
+{
+    if (eps >= 0.0 && eps < INFINITY && s->monotone && s->lsq != NULL && s->lcp != NULL
+        && !sp_dd_geq(eps, 0.0L, s->zero_hi[direction], s->zero_lo[direction])) {
+        double v = pair_estimate(s, eps, direction, with_err);
+        if (!isnan(v)) {
+            return v;
+        }
+    }
+    return pair_direction(s, eps, direction);
+}
+
+double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
+{
+    const sp_pair_estimate *e = ctx;
+    if (direction != SP_MAX) {
+        return estimate_direction(e->pair, eps, direction, e->with_err);
+    }
+    return fmax(estimate_direction(e->pair, eps, SP_PLUS, e->with_err),
+                estimate_direction(e->pair, eps, SP_MINUS, e->with_err));
+}

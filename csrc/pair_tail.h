@@ -62,6 +62,11 @@ typedef struct {
      * iff eps >= zero_hi[SP_PLUS] + zero_lo[SP_PLUS] (likewise SP_MINUS);
      * +inf if delta stays positive.  sp_pair_init_zero sets them. */
     long double zero_hi[2], zero_lo[2];
+    /* Optional (NULL when unused): the other two tail sums, lsq[j] = ln
+     * sum_{i>=j} Q(i) and lcp[j] = ln sum_{i<=j} P(i), for the estimate
+     * sp_pair_curve_log_delta_estimate (with lsp, lcq: closed forms of the
+     * fully positive cells). */
+    const long double *lsq, *lcp;
 } sp_pair;
 
 /* Zero points from the cells: the largest lr + lr_lo (plus) and -(lr + lr_lo)
@@ -78,5 +83,27 @@ double sp_pair_log_hockey(const sp_pair *pair, double eps, sp_direction directio
 
 /* The sp_curve_fn of an sp_pair (ctx): any eps, any direction. */
 double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+
+/* A cheap estimate of ln delta for the epsilon search (O(log len) per
+ * evaluation), ctx an sp_pair_estimate.  With a monotone ratio the cells
+ * beyond the two cells around the threshold are fully positive (the ratio
+ * at their near end already exceeds e^eps), so their part of delta is the
+ * closed form SP(o) - e^eps SQ(o) of the tail sums (SP(o) = sum_{j>=o} P(j);
+ * for SP_MINUS the lower tails of Q and P); only the threshold cells are
+ * evaluated term by term.  The closed form cancels to ~delta / SP(o), so
+ * its error, from the tail sums' relative error eta = 2^-50 + len 2^-63, is
+ * err = SP(o) (2 eta + rounding) / (1 - e^eps SQ/SP) relative; with_err != 0
+ * adds err (an upper bound, up to the tail sums' accuracy), with_err = 0
+ * returns the plain estimate.  Where the estimate does not apply (ratio not
+ * monotone, tail sums absent, eps < 0 or +inf, err above 2^-20 of the
+ * estimate) the exact sp_pair_curve_log_delta is returned.  Not a curve:
+ * the search verifies its answer on the exact curve (search.h,
+ * sp_smallest_eps_estimated). */
+typedef struct {
+    const sp_pair *pair;
+    int with_err;
+} sp_pair_estimate;
+
+double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx);
 
 #endif

@@ -413,3 +413,48 @@ double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction
     }
     return solve_from_zero(lean_excess, &s, glo);
 }
+
+/* ---- The search on a cheap estimate, verified on the exact curve --------- */
+
+/* The smallest float eps found on the estimate, if the exact curve meets the
+ * aim there and the estimate exceeds the aim by 2^-34 (4x its margin) at
+ * y (1 - 2^-31)
+ * -- so that y is within ~5e-10 relative of the exact answer, not pushed out
+ * along a nearly flat curve by the estimate's margin; NAN otherwise. */
+static double verified_on_estimate(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
+                                   const void *est_ctx, sp_direction direction,
+                                   double log_target, double log_tol, double extra, int positive)
+{
+    double y = sp_smallest_eps_lean(est, est_ctx, direction, log_target, log_tol + extra,
+                                    positive);
+    if (isnan(y) || y == INFINITY) {
+        return y;               /* +inf: the estimate is the exact curve at +inf */
+    }
+    const double aim = search_aim(log_target, log_tol);
+    if (y > 0.0 && !(est(y * (1.0 - 0x1p-31), direction, est_ctx)
+                     > aim + 0x1p-34)) {
+        return NAN;
+    }
+    double v = log_delta(y, direction, ctx);
+    return !isnan(v) && v <= aim ? y : NAN;
+}
+
+double sp_smallest_eps_estimated(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
+                                 const void *est_ctx, sp_curve_fn est_err,
+                                 const void *est_err_ctx, sp_direction direction,
+                                 double log_target, double log_tol, int positive)
+{
+    if (isnan(log_target) || isnan(log_tol) || !(log_target < 0.0) || !isfinite(log_target)) {
+        return sp_smallest_eps_lean(log_delta, ctx, direction, log_target, log_tol, positive);
+    }
+    double y = verified_on_estimate(log_delta, ctx, est, est_ctx, direction, log_target, log_tol,
+                                    0x1p-36, positive);
+    if (isnan(y)) {
+        y = verified_on_estimate(log_delta, ctx, est_err, est_err_ctx, direction, log_target,
+                                 log_tol, 0.0, positive);
+    }
+    if (isnan(y)) {
+        y = sp_smallest_eps_lean(log_delta, ctx, direction, log_target, log_tol, positive);
+    }
+    return y;
+}

@@ -59,9 +59,15 @@ cdef extern from "pair_tail.h" nogil:
         const long double *lr_lo
         long double zero_hi[2]
         long double zero_lo[2]
+        const long double *lsq
+        const long double *lcp
+    ctypedef struct sp_pair_estimate:
+        const sp_pair *pair
+        int with_err
     void sp_pair_init_zero(sp_pair *pair)
     double sp_pair_zero_point(const sp_pair *pair, sp_direction direction)
     double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "search.h" nogil:
     double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
@@ -70,6 +76,10 @@ cdef extern from "search.h" nogil:
                                  double log_tol)
     double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
                                 double log_target, double log_tol, int positive)
+    double sp_smallest_eps_estimated(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
+                                     const void *est_ctx, sp_curve_fn est_err,
+                                     const void *est_err_ctx, sp_direction direction,
+                                     double log_target, double log_tol, int positive)
 
 cdef extern from "poisson_binomial.h" nogil:
     ctypedef int (*sp_progress_fn)(void *ctx, double work) noexcept
