@@ -92,16 +92,17 @@ double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *c
  * for SP_MINUS the lower tails of Q and P); only the threshold cells are
  * evaluated term by term.  The closed form cancels to ~delta / SP(o), so
  * its error, from the tail sums' relative error eta = 2^-50 + len 2^-63, is
- * err = SP(o) (2 eta + rounding) / (1 - e^eps SQ/SP) relative; with_err != 0
- * adds err (an upper bound, up to the tail sums' accuracy), with_err = 0
- * returns the plain estimate.  Where the estimate does not apply (ratio not
+ * err = SP(o) (2 eta + rounding) / (1 - e^eps SQ/SP) relative; with_err = 1
+ * adds err (an upper bound, up to the tail sums' accuracy), -1 subtracts its
+ * typical part (eta = 2^-50: a likely lower bound, for the search's check
+ * that its answer is tight), 0 returns the plain estimate.  Where the estimate does not apply (ratio not
  * monotone, tail sums absent, eps < 0 or +inf, err above 2^-20 of the
  * estimate) the exact sp_pair_curve_log_delta is returned.  Not a curve:
  * the search verifies its answer on the exact curve (search.h,
  * sp_smallest_eps_estimated). */
 typedef struct {
     const sp_pair *pair;
-    int with_err;
+    int with_err;               /* 0, +1 or -1 */
 } sp_pair_estimate;
 
 double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx);

@@ -416,23 +416,23 @@ double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction
 
 /* ---- The search on a cheap estimate, verified on the exact curve --------- */
 
-/* The smallest float eps found on the estimate, if the exact curve meets the
- * aim there and the estimate exceeds the aim by 2^-34 (4x its margin) at
- * y (1 - 2^-31)
- * -- so that y is within ~5e-10 relative of the exact answer, not pushed out
- * along a nearly flat curve by the estimate's margin; NAN otherwise. */
+/* The smallest float y found on the estimate est_ctx[which], if the exact
+ * curve meets the aim at y and the estimate's lower bound (est_ctx[2])
+ * exceeds the aim by 2^-34 at y (1 - 2^-31) -- so that the exact answer is
+ * above y (1 - 2^-31): y is not pushed out along a nearly flat curve by the
+ * estimate's margin or error; NAN otherwise. */
 static double verified_on_estimate(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
-                                   const void *est_ctx, sp_direction direction,
-                                   double log_target, double log_tol, double extra, int positive)
+                                   const void *const est_ctx[3], int which,
+                                   sp_direction direction, double log_target, double log_tol,
+                                   double extra, int positive)
 {
-    double y = sp_smallest_eps_lean(est, est_ctx, direction, log_target, log_tol + extra,
+    double y = sp_smallest_eps_lean(est, est_ctx[which], direction, log_target, log_tol + extra,
                                     positive);
     if (isnan(y) || y == INFINITY) {
         return y;               /* +inf: the estimate is the exact curve at +inf */
     }
     const double aim = search_aim(log_target, log_tol);
-    if (y > 0.0 && !(est(y * (1.0 - 0x1p-31), direction, est_ctx)
-                     > aim + 0x1p-34)) {
+    if (y > 0.0 && !(est(y * (1.0 - 0x1p-31), direction, est_ctx[2]) > aim + 0x1p-34)) {
         return NAN;
     }
     double v = log_delta(y, direction, ctx);
@@ -440,17 +440,16 @@ static double verified_on_estimate(sp_curve_fn log_delta, const void *ctx, sp_cu
 }
 
 double sp_smallest_eps_estimated(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
-                                 const void *est_ctx, sp_curve_fn est_err,
-                                 const void *est_err_ctx, sp_direction direction,
+                                 const void *const est_ctx[3], sp_direction direction,
                                  double log_target, double log_tol, int positive)
 {
     if (isnan(log_target) || isnan(log_tol) || !(log_target < 0.0) || !isfinite(log_target)) {
         return sp_smallest_eps_lean(log_delta, ctx, direction, log_target, log_tol, positive);
     }
-    double y = verified_on_estimate(log_delta, ctx, est, est_ctx, direction, log_target, log_tol,
-                                    0x1p-36, positive);
+    double y = verified_on_estimate(log_delta, ctx, est, est_ctx, 0, direction, log_target,
+                                    log_tol, 0x1p-36, positive);
     if (isnan(y)) {
-        y = verified_on_estimate(log_delta, ctx, est_err, est_err_ctx, direction, log_target,
+        y = verified_on_estimate(log_delta, ctx, est, est_ctx, 1, direction, log_target,
                                  log_tol, 0.0, positive);
     }
     if (isnan(y)) {

@@ -88,19 +88,18 @@ double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction
 
 /* sp_smallest_eps_lean's contract, and its answer to ~5e-10 relative (never
  * below it), for a curve whose exact evaluation is costly but which has a
- * cheap estimate of ln delta (e.g. the closed-form tails of
- * sp_pair_curve_log_delta_estimate): the search runs on the estimate, aiming
- * 2^-36 lower (est: the plain estimate), and the answer y is returned only if
- * the EXACT curve meets the aim at y (one exact evaluation) and the estimate
- * exceeds the aim by 2^-34 at y (1 - 2^-31) (y is not pushed out along a
- * nearly flat curve); else once more on est_err (the estimate plus its
- * error bound), checked likewise, and else the exact lean search.  The estimates
- * must equal the exact curve at eps = 0 and +inf and follow its -inf
- * convention (both estimate functions return the exact value where they do
- * not apply). */
+ * cheap estimate of ln delta, est on est_ctx[0] (plain), est_ctx[1] (an
+ * upper bound: plus its error bound), est_ctx[2] (a likely lower bound), e.g. the
+ * closed-form tails of sp_pair_curve_log_delta_estimate.  The search runs on
+ * the plain estimate, aiming 2^-36 lower; its answer y is returned only if
+ * the EXACT curve meets the aim at y (one exact evaluation) and the lower
+ * bound exceeds the aim at y (1 - 2^-31) (the exact answer is not far below
+ * y); else once more on the upper bound, checked likewise, and else the exact
+ * lean search.  The estimates must equal the exact curve at eps = +inf and
+ * follow its -inf convention (they return the exact value where they do not
+ * apply). */
 double sp_smallest_eps_estimated(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
-                                 const void *est_ctx, sp_curve_fn est_err,
-                                 const void *est_err_ctx, sp_direction direction,
+                                 const void *const est_ctx[3], sp_direction direction,
                                  double log_target, double log_tol, int positive);
 
 #endif

@@ -38,13 +38,11 @@ cdef class CurveCore:
     cdef const void *ctx
     cdef public double log_tol
     cdef public int positive
-    # Optional (NULL when unused): a cheap estimate of ln delta and the same
-    # plus its error bound, for epsilon() (sp_smallest_eps_estimated: searched
-    # on the estimate, verified on fn)
+    # Optional (NULL when unused): a cheap estimate of ln delta for epsilon()
+    # on three contexts: plain, upper bound, lower bound
+    # (sp_smallest_eps_estimated: searched on the estimate, verified on fn)
     cdef sp_curve_fn est_fn
-    cdef const void *est_ctx
-    cdef sp_curve_fn est_err_fn
-    cdef const void *est_err_ctx
+    cdef const void *est_ctx[3]
 
     def log_delta(self, double[::1] eps, int direction):
         """ln delta at each eps (float64, C-contiguous) in a direction."""
@@ -57,20 +55,19 @@ cdef class CurveCore:
                 res[i] = self.fn(eps[i], d, self.ctx)
         return out
 
-    def log_delta_estimate(self, double[::1] eps, int direction, bint with_err=False):
-        """epsilon()'s estimate of ln delta (with its error bound added with
-        with_err) at each eps; None if this curve has none."""
+    def log_delta_estimate(self, double[::1] eps, int direction, int bound=0):
+        """epsilon()'s estimate of ln delta at each eps: plain (bound 0), its
+        upper (1) or lower (-1) bound; None if this curve has none."""
         if self.est_fn == NULL:
             return None
         cdef Py_ssize_t i, n = eps.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
         cdef sp_direction d = <sp_direction> direction
-        cdef sp_curve_fn fn = self.est_err_fn if with_err else self.est_fn
-        cdef const void *ctx = self.est_err_ctx if with_err else self.est_ctx
+        cdef const void *ctx = self.est_ctx[0 if bound == 0 else (1 if bound > 0 else 2)]
         with nogil:
             for i in range(n):
-                res[i] = fn(eps[i], d, ctx)
+                res[i] = self.est_fn(eps[i], d, ctx)
         return out
 
     def epsilon(self, double[::1] log_target, int direction):
@@ -83,8 +80,7 @@ cdef class CurveCore:
             for i in range(n):
                 if self.est_fn != NULL:
                     res[i] = sp_smallest_eps_estimated(self.fn, self.ctx, self.est_fn,
-                                                       self.est_ctx, self.est_err_fn,
-                                                       self.est_err_ctx, d, log_target[i],
+                                                       self.est_ctx, d, log_target[i],
                                                        self.log_tol, self.positive)
                 else:
                     res[i] = sp_smallest_eps_lean(self.fn, self.ctx, d, log_target[i],
@@ -246,7 +242,7 @@ cdef class PairCurveCore(CurveCore):
     above it (inf if delta > 0 at every finite eps)."""
     cdef sp_pair pair
     cdef sp_laplace_pair laplace   # the Laplace cells' data (the pair's cell callback context)
-    cdef sp_pair_estimate estimate, estimate_err   # epsilon()'s estimates (pair_tail.h)
+    cdef sp_pair_estimate estimate[3]   # epsilon()'s estimates (pair_tail.h): 0, +1, -1
     cdef object arrays     # keeps the buffers alive
     cdef readonly bint monotone
 
@@ -259,7 +255,8 @@ cdef class PairCurveCore(CurveCore):
             lcq = _log_cumsum(lq)
             self.monotone = _nearly_non_decreasing(lr)
             # the other tails, for the estimate that epsilon() searches on
-            estimated = self.monotone and max_log_ratio < INFINITY
+            # (where the cells are many: on a few the exact search is as cheap)
+            estimated = self.monotone and max_log_ratio < INFINITY and lp.shape[0] >= 1024
             lsq = _log_cumsum(lq, reverse=True) if estimated else None
             lcp = _log_cumsum(lp) if estimated else None
         self.arrays = [lp, lq, lr, lsp, lcq, lsq, lcp]
@@ -311,14 +308,13 @@ cdef class PairCurveCore(CurveCore):
         sp_pair_init_zero(&self.pair)
         self.fn = sp_pair_curve_log_delta
         self.ctx = &self.pair
-        if self.monotone and max_log_ratio < INFINITY:
+        if estimated:
             # noisy cells (promised to 1e-10): epsilon() searches an estimate
-            self.estimate.pair = self.estimate_err.pair = &self.pair
-            self.estimate.with_err = 0
-            self.estimate_err.with_err = 1
-            self.est_fn = self.est_err_fn = sp_pair_curve_log_delta_estimate
-            self.est_ctx = &self.estimate
-            self.est_err_ctx = &self.estimate_err
+            for i, with_err in enumerate((0, 1, -1)):
+                self.estimate[i].pair = &self.pair
+                self.estimate[i].with_err = with_err
+                self.est_ctx[i] = &self.estimate[i]
+            self.est_fn = sp_pair_curve_log_delta_estimate
 
     def epsilon(self, double[::1] log_target, int direction):
         """As CurveCore.epsilon, but a target of delta = 0 returns the zero
@@ -726,7 +722,7 @@ cdef class BoundedCurveCore(CurveCore):
     ln of delta_window(eps) + rest * (1 - e^(eps - lr_max))_+, and exactly 0
     from eps = zero_plus (zero_minus for delta_minus) on (see bounded.h)."""
     cdef sp_bounded b
-    cdef sp_bounded b_est, b_est_err   # the same bound on the window's estimates
+    cdef sp_bounded b_est[3]   # the same bound on the window's estimates
     cdef object inner      # keeps the window's core alive
 
     def __cinit__(self, CurveCore inner, double log_rest_p, double log_rest_q,
@@ -755,12 +751,9 @@ cdef class BoundedCurveCore(CurveCore):
         self.fn = sp_bounded_log_delta
         self.ctx = &self.b
         if inner.est_fn != NULL:
-            self.b_est = self.b
-            self.b_est.fn = inner.est_fn
-            self.b_est.ctx = inner.est_ctx
-            self.b_est_err = self.b
-            self.b_est_err.fn = inner.est_err_fn
-            self.b_est_err.ctx = inner.est_err_ctx
-            self.est_fn = self.est_err_fn = sp_bounded_log_delta
-            self.est_ctx = &self.b_est
-            self.est_err_ctx = &self.b_est_err
+            for i in range(3):
+                self.b_est[i] = self.b
+                self.b_est[i].fn = inner.est_fn
+                self.b_est[i].ctx = inner.est_ctx[i]
+                self.est_ctx[i] = &self.b_est[i]
+            self.est_fn = sp_bounded_log_delta

@@ -77,8 +77,7 @@ cdef extern from "search.h" nogil:
     double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
                                 double log_target, double log_tol, int positive)
     double sp_smallest_eps_estimated(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
-                                     const void *est_ctx, sp_curve_fn est_err,
-                                     const void *est_err_ctx, sp_direction direction,
+                                     const void *const est_ctx[3], sp_direction direction,
                                      double log_target, double log_tol, int positive)
 
 cdef extern from "poisson_binomial.h" nogil:
