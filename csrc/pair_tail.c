@@ -221,7 +221,9 @@ static double pair_estimate(const sp_pair *s, double eps, sp_direction direction
                 return NAN;
             }
             c = -expm1l(d);
-            d_err = 2.0L * eta + 0x1p-62L * (fabsl(la_tail[o]) + fabsl(lb_tail[o]) + x);
+            /* the cells' logs are good to ~2^-52 of their size (double
+             * transcendentals of the mantissa), which the tail sums inherit */
+            d_err = 2.0L * eta + 0x1p-52L * (fabsl(la_tail[o]) + fabsl(lb_tail[o]) + x);
         }
         if (!(d_err <= 0x1p-20L * c)) {
             return NAN;

@@ -91,8 +91,9 @@ double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *c
  * closed form SP(o) - e^eps SQ(o) of the tail sums (SP(o) = sum_{j>=o} P(j);
  * for SP_MINUS the lower tails of Q and P); only the threshold cells are
  * evaluated term by term.  The closed form cancels to ~delta / SP(o), so
- * its error, from the tail sums' relative error eta = 2^-50 + len 2^-63, is
- * err = SP(o) (2 eta + rounding) / (1 - e^eps SQ/SP) relative; with_err = 1
+ * its error, from the tail sums' relative error eta = 2^-50 + len 2^-63 and
+ * their logs' 2^-52 (|ln SP| + |ln SQ|), is err = SP(o) (2 eta + 2^-52 (|ln
+ * SP| + |ln SQ| + eps)) / (1 - e^eps SQ/SP) relative; with_err = 1
  * adds err (an upper bound, up to the tail sums' accuracy), -1 subtracts its
  * typical part (eta = 2^-50: a likely lower bound, for the search's check
  * that its answer is tight), 0 returns the plain estimate.  Where the estimate does not apply (ratio not

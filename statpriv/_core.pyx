@@ -70,15 +70,16 @@ cdef class CurveCore:
                 res[i] = self.est_fn(eps[i], d, ctx)
         return out
 
-    def epsilon(self, double[::1] log_target, int direction):
-        """Smallest eps >= 0 with ln delta(eps) <= each log_target."""
+    def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
+        """Smallest eps >= 0 with ln delta(eps) <= each log_target (searched
+        on the estimate where this curve has one, unless estimate=False)."""
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
         cdef sp_direction d = <sp_direction> direction
         with nogil:
             for i in range(n):
-                if self.est_fn != NULL:
+                if self.est_fn != NULL and estimate:
                     res[i] = sp_smallest_eps_estimated(self.fn, self.ctx, self.est_fn,
                                                        self.est_ctx, d, log_target[i],
                                                        self.log_tol, self.positive)
@@ -316,11 +317,11 @@ cdef class PairCurveCore(CurveCore):
                 self.est_ctx[i] = &self.estimate[i]
             self.est_fn = sp_pair_curve_log_delta_estimate
 
-    def epsilon(self, double[::1] log_target, int direction):
+    def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
         """As CurveCore.epsilon, but a target of delta = 0 returns the zero
         point exactly: the smallest double at or above the largest log ratio
         (inf if delta > 0 at every finite eps), not a bisection's bracket."""
-        out = CurveCore.epsilon(self, log_target, direction)
+        out = CurveCore.epsilon(self, log_target, direction, estimate)
         zero = np.asarray(log_target) == -INFINITY
         if zero.any():
             out[zero] = max(self.zero_point(direction), 0.0)
