@@ -295,7 +295,7 @@ cdef class PairCurveCore(CurveCore):
             self.laplace.lr_q = _data(cells[3])
             self.laplace.ll_lo = self.laplace.rr_lo = NULL
             self.laplace.len = lp.shape[0]
-            self.laplace.scale = float(laplace[4])
+            sp_laplace_pair_set_scale(&self.laplace, float(laplace[4]))
             if len(laplace) > 5:
                 # low parts of ll_p - ll_q and lr_p - lr_q
                 low = [_extended(a) for a in laplace[5:7]]

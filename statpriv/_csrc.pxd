@@ -102,6 +102,8 @@ cdef extern from "laplace.h" nogil:
         const long double *rr_lo
         long len
         double scale
+        double one_minus_u
+    void sp_laplace_pair_set_scale(sp_laplace_pair *pair, double scale)
     int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direction,
                              long double *out)
     long sp_laplace_deficits(const long double *la, const long double *lb,
