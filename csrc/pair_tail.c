@@ -22,7 +22,7 @@ static long first_above(const long double *lr, long lo, long hi, long double x)
  * lr is the unevaluated sum lr[j] + lr_lo[j]: eps - lr[j] is exact in long
  * double where it is small (Sterbenz), so eps - lr keeps its relative
  * accuracy down to the float just below the zero point. */
-static long double point_term(const sp_pair *s, long j, long double eps, sp_direction direction)
+static inline long double point_term(const sp_pair *s, long j, long double eps, sp_direction direction)
 {
     /* A's mass and ln A/B */
     const long double la = direction == SP_PLUS ? s->lp[j] : s->lq[j];
