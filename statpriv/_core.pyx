@@ -43,6 +43,7 @@ cdef class CurveCore:
     # (sp_smallest_eps_estimated: searched on the estimate, verified on fn)
     cdef sp_curve_fn est_fn
     cdef const void *est_ctx[3]
+    cdef double est_margin     # the search's margin for the estimate's error (search.h)
 
     def log_delta(self, double[::1] eps, int direction):
         """ln delta at each eps (float64, C-contiguous) in a direction."""
@@ -81,8 +82,9 @@ cdef class CurveCore:
             for i in range(n):
                 if self.est_fn != NULL and estimate:
                     res[i] = sp_smallest_eps_estimated(self.fn, self.ctx, self.est_fn,
-                                                       self.est_ctx, d, log_target[i],
-                                                       self.log_tol, self.positive)
+                                                       self.est_ctx, self.est_margin, d,
+                                                       log_target[i], self.log_tol,
+                                                       self.positive)
                 else:
                     res[i] = sp_smallest_eps_lean(self.fn, self.ctx, d, log_target[i],
                                                   self.log_tol, self.positive)
@@ -316,6 +318,7 @@ cdef class PairCurveCore(CurveCore):
                 self.estimate[i].with_err = with_err
                 self.est_ctx[i] = &self.estimate[i]
             self.est_fn = sp_pair_curve_log_delta_estimate
+            self.est_margin = 2.0 ** -38
 
     def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
         """As CurveCore.epsilon, but a target of delta = 0 returns the zero
@@ -365,6 +368,7 @@ cdef class GaussCurveCore(CurveCore):
     ``monotone``: P/Q is non-decreasing on the atoms (the caller checks);
     then f_P - e^eps f_Q has one sign change for every eps and sigma."""
     cdef sp_gauss g
+    cdef sp_gauss_estimate estimate[3]   # epsilon()'s estimates (gaussian.h): 0, +1, -1
     cdef object arrays
 
     def __cinit__(self, lp, lq, double sigma, bint monotone, lr=None, lr_lo=None):
@@ -429,6 +433,15 @@ cdef class GaussCurveCore(CurveCore):
         self.g.erfcx = _erfcx
         self.fn = sp_gauss_curve_log_delta
         self.ctx = &self.g
+        if monotone and np.count_nonzero(lp > lp.max() - 60) >= 20000:
+            # a wide law (the walk past the threshold, ~its width, dominates
+            # the root finding): epsilon() searches an estimate, verified on fn
+            for i, with_err in enumerate((0, 1, -1)):
+                self.estimate[i].g = &self.g
+                self.estimate[i].with_err = with_err
+                self.est_ctx[i] = &self.estimate[i]
+            self.est_fn = sp_gauss_curve_log_delta_estimate
+            self.est_margin = 2.0 ** -34
 
 
 def laplace_cells(lp, lq, double scale):
@@ -758,3 +771,4 @@ cdef class BoundedCurveCore(CurveCore):
                 self.b_est[i].ctx = inner.est_ctx[i]
                 self.est_ctx[i] = &self.b_est[i]
             self.est_fn = sp_bounded_log_delta
+            self.est_margin = inner.est_margin

@@ -77,8 +77,9 @@ cdef extern from "search.h" nogil:
     double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
                                 double log_target, double log_tol, int positive)
     double sp_smallest_eps_estimated(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
-                                     const void *const est_ctx[3], sp_direction direction,
-                                     double log_target, double log_tol, int positive)
+                                     const void *const est_ctx[3], double margin,
+                                     sp_direction direction, double log_target, double log_tol,
+                                     int positive)
 
 cdef extern from "poisson_binomial.h" nogil:
     ctypedef int (*sp_progress_fn)(void *ctx, double work) noexcept
@@ -146,6 +147,10 @@ cdef extern from "gaussian.h" nogil:
         double (*log_ndtr)(double) noexcept nogil
         double (*erfcx)(double) noexcept nogil
     double sp_gauss_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    ctypedef struct sp_gauss_estimate:
+        const sp_gauss *g
+        int with_err
+    double sp_gauss_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "dp.h" nogil:
     ctypedef struct sp_normal_fns:
