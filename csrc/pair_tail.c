@@ -95,9 +95,15 @@ double sp_pair_zero_point(const sp_pair *s, sp_direction direction)
     return x;
 }
 
+/* ln of the relative size below which the sums bound their rest. */
+static long double log_tail_tol(const sp_pair *s)
+{
+    return logl(s->tail_tol > 0.0 ? s->tail_tol : SP_TAIL_TOL);
+}
+
 static double pair_plus(const sp_pair *s, double eps)
 {
-    const long double log_tol = logl(SP_TAIL_TOL);
+    const long double log_tol = log_tail_tol(s);
     sp_logsum acc = {0.0L, 0.0L};
     /* With a monotone ratio the positive part starts at the first cell whose
      * ratio exceeds e^eps, or (cells evaluated by the callback) inside the cell before it. */
@@ -118,7 +124,7 @@ static double pair_plus(const sp_pair *s, double eps)
 
 static double pair_minus(const sp_pair *s, double eps)
 {
-    const long double log_tol = logl(SP_TAIL_TOL);
+    const long double log_tol = log_tail_tol(s);
     sp_logsum acc = {0.0L, 0.0L};
     long start = s->monotone ? first_above(s->lr, 0, s->len, -(long double)eps) : s->len - 1;
     if (start > s->len - 1) {

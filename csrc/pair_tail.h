@@ -67,6 +67,10 @@ typedef struct {
      * sp_pair_curve_log_delta_estimate (with lsp, lcq: closed forms of the
      * fully positive cells). */
     const long double *lsq, *lcp;
+    /* The relative size below which the sums stop and bound the rest (added):
+     * 0 for SP_TAIL_TOL; noisy cells, promised to 1e-10, use 2^-40 (the rest
+     * bound then adds at most ~1e-12 of delta, and the sums stop ~25% sooner). */
+    double tail_tol;
 } sp_pair;
 
 /* Zero points from the cells: the largest lr + lr_lo (plus) and -(lr + lr_lo)

@@ -278,8 +278,10 @@ cdef class PairCurveCore(CurveCore):
             self.pair.lsq = _data(lsq)
             self.pair.lcp = _data(lcp)
         self.pair.max_log_ratio = max_log_ratio
+        self.pair.tail_tol = 0.0
         if max_log_ratio < INFINITY:
             self.log_tol = 1e-10    # Laplace/geometric noise: promised to 1e-10
+            self.pair.tail_tol = 2.0 ** -40   # ... so the sums may stop sooner
         if lr_lo is not None:
             lr_lo = _extended(lr_lo)
             if lr_lo.shape != lp.shape:

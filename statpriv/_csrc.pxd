@@ -61,6 +61,7 @@ cdef extern from "pair_tail.h" nogil:
         long double zero_lo[2]
         const long double *lsq
         const long double *lcp
+        double tail_tol
     ctypedef struct sp_pair_estimate:
         const sp_pair *pair
         int with_err
