@@ -737,6 +737,6 @@ double sp_gauss_curve_log_delta(double eps, sp_direction direction, const void *
 
 double sp_gauss_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
 {
-    const sp_gauss_estimate *e = ctx;
-    return gauss_curve(e->g, eps, direction, &e->with_err);
+    const sp_estimate *e = ctx;
+    return gauss_curve(e->curve, eps, direction, &e->with_err);
 }

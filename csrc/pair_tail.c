@@ -259,10 +259,11 @@ static double estimate_direction(const sp_pair *s, double eps, sp_direction dire
 
 double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
 {
-    const sp_pair_estimate *e = ctx;
+    const sp_estimate *e = ctx;
+    const sp_pair *pair = e->curve;
     if (direction != SP_MAX) {
-        return estimate_direction(e->pair, eps, direction, e->with_err);
+        return estimate_direction(pair, eps, direction, e->with_err);
     }
-    return fmax(estimate_direction(e->pair, eps, SP_PLUS, e->with_err),
-                estimate_direction(e->pair, eps, SP_MINUS, e->with_err));
+    return fmax(estimate_direction(pair, eps, SP_PLUS, e->with_err),
+                estimate_direction(pair, eps, SP_MINUS, e->with_err));
 }

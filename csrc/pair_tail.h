@@ -89,7 +89,7 @@ double sp_pair_log_hockey(const sp_pair *pair, double eps, sp_direction directio
 double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx);
 
 /* A cheap estimate of ln delta for the epsilon search (O(log len) per
- * evaluation), ctx an sp_pair_estimate.  With a monotone ratio the cells
+ * evaluation).  With a monotone ratio the cells
  * beyond the two cells around the threshold are fully positive (the ratio
  * at their near end already exceeds e^eps), so their part of delta is the
  * closed form SP(o) - e^eps SQ(o) of the tail sums (SP(o) = sum_{j>=o} P(j);
@@ -104,12 +104,8 @@ double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *c
  * monotone, tail sums absent, eps < 0 or +inf, err above 2^-20 of the
  * estimate) the exact sp_pair_curve_log_delta is returned.  Not a curve:
  * the search verifies its answer on the exact curve (search.h,
- * sp_smallest_eps_estimated). */
-typedef struct {
-    const sp_pair *pair;
-    int with_err;               /* 0, +1 or -1 */
-} sp_pair_estimate;
-
+ * sp_smallest_eps_estimated).  ctx: an sp_estimate whose curve is the
+ * sp_pair. */
 double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx);
 
 #endif

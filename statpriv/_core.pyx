@@ -24,6 +24,18 @@ MINUS = SP_MINUS
 MAX = SP_MAX
 
 
+cdef object _evaluate(sp_curve_fn fn, const void *ctx, double[::1] eps, int direction):
+    """fn at each eps in a direction (the GIL released around the loop)."""
+    cdef Py_ssize_t i, n = eps.shape[0]
+    out = np.empty(n)
+    cdef double[::1] res = out
+    cdef sp_direction d = <sp_direction> direction
+    with nogil:
+        for i in range(n):
+            res[i] = fn(eps[i], d, ctx)
+    return out
+
+
 cdef class CurveCore:
     """ln delta(eps) of one curve, evaluated by a C function on a C context.
 
@@ -44,32 +56,30 @@ cdef class CurveCore:
     cdef sp_curve_fn est_fn
     cdef const void *est_ctx[3]
     cdef double est_margin     # the search's margin for the estimate's error (search.h)
+    cdef sp_estimate estimates[3]   # est_ctx of a kernel's own estimate: 0, +1, -1
+
+    cdef void _set_estimate(self, sp_curve_fn fn, const void *curve, double margin):
+        """epsilon() searches fn (an estimate of ln delta on curve's context,
+        in its three variants), verified on self.fn (search.h)."""
+        cdef int i
+        for i in range(3):
+            self.estimates[i].curve = curve
+            self.estimates[i].with_err = 0 if i == 0 else (1 if i == 1 else -1)
+            self.est_ctx[i] = &self.estimates[i]
+        self.est_fn = fn
+        self.est_margin = margin
 
     def log_delta(self, double[::1] eps, int direction):
         """ln delta at each eps (float64, C-contiguous) in a direction."""
-        cdef Py_ssize_t i, n = eps.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        cdef sp_direction d = <sp_direction> direction
-        with nogil:
-            for i in range(n):
-                res[i] = self.fn(eps[i], d, self.ctx)
-        return out
+        return _evaluate(self.fn, self.ctx, eps, direction)
 
     def log_delta_estimate(self, double[::1] eps, int direction, int bound=0):
         """epsilon()'s estimate of ln delta at each eps: plain (bound 0), its
         upper (1) or lower (-1) bound; None if this curve has none."""
         if self.est_fn == NULL:
             return None
-        cdef Py_ssize_t i, n = eps.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        cdef sp_direction d = <sp_direction> direction
-        cdef const void *ctx = self.est_ctx[0 if bound == 0 else (1 if bound > 0 else 2)]
-        with nogil:
-            for i in range(n):
-                res[i] = self.est_fn(eps[i], d, ctx)
-        return out
+        return _evaluate(self.est_fn, self.est_ctx[0 if bound == 0 else (1 if bound > 0 else 2)],
+                         eps, direction)
 
     def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
         """Smallest eps >= 0 with ln delta(eps) <= each log_target (searched
@@ -245,7 +255,6 @@ cdef class PairCurveCore(CurveCore):
     above it (inf if delta > 0 at every finite eps)."""
     cdef sp_pair pair
     cdef sp_laplace_pair laplace   # the Laplace cells' data (the pair's cell callback context)
-    cdef sp_pair_estimate estimate[3]   # epsilon()'s estimates (pair_tail.h): 0, +1, -1
     cdef object arrays     # keeps the buffers alive
     cdef readonly bint monotone
 
@@ -315,12 +324,7 @@ cdef class PairCurveCore(CurveCore):
         self.ctx = &self.pair
         if estimated:
             # noisy cells (promised to 1e-10): epsilon() searches an estimate
-            for i, with_err in enumerate((0, 1, -1)):
-                self.estimate[i].pair = &self.pair
-                self.estimate[i].with_err = with_err
-                self.est_ctx[i] = &self.estimate[i]
-            self.est_fn = sp_pair_curve_log_delta_estimate
-            self.est_margin = 2.0 ** -38
+            self._set_estimate(sp_pair_curve_log_delta_estimate, &self.pair, 2.0 ** -38)
 
     def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
         """As CurveCore.epsilon, but a target of delta = 0 returns the zero
@@ -370,7 +374,6 @@ cdef class GaussCurveCore(CurveCore):
     ``monotone``: P/Q is non-decreasing on the atoms (the caller checks);
     then f_P - e^eps f_Q has one sign change for every eps and sigma."""
     cdef sp_gauss g
-    cdef sp_gauss_estimate estimate[3]   # epsilon()'s estimates (gaussian.h): 0, +1, -1
     cdef object arrays
 
     def __cinit__(self, lp, lq, double sigma, bint monotone, lr=None, lr_lo=None):
@@ -438,12 +441,7 @@ cdef class GaussCurveCore(CurveCore):
         if monotone and np.count_nonzero(lp > lp.max() - 60) >= 20000:
             # a wide law (the walk past the threshold, ~its width, dominates
             # the root finding): epsilon() searches an estimate, verified on fn
-            for i, with_err in enumerate((0, 1, -1)):
-                self.estimate[i].g = &self.g
-                self.estimate[i].with_err = with_err
-                self.est_ctx[i] = &self.estimate[i]
-            self.est_fn = sp_gauss_curve_log_delta_estimate
-            self.est_margin = 2.0 ** -34
+            self._set_estimate(sp_gauss_curve_log_delta_estimate, &self.g, 2.0 ** -34)
 
 
 def laplace_cells(lp, lq, double scale):

@@ -7,6 +7,9 @@ cdef extern from "sp_curve.h" nogil:
         SP_MINUS
         SP_MAX
     ctypedef double (*sp_curve_fn)(double eps, sp_direction direction, const void *ctx) noexcept nogil
+    ctypedef struct sp_estimate:
+        const void *curve
+        int with_err
 
 cdef extern from "logspace.h" nogil:
     double sp_log1mexp(double a)
@@ -62,9 +65,6 @@ cdef extern from "pair_tail.h" nogil:
         const long double *lsq
         const long double *lcp
         double tail_tol
-    ctypedef struct sp_pair_estimate:
-        const sp_pair *pair
-        int with_err
     void sp_pair_init_zero(sp_pair *pair)
     double sp_pair_zero_point(const sp_pair *pair, sp_direction direction)
     double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
@@ -148,9 +148,6 @@ cdef extern from "gaussian.h" nogil:
         double (*log_ndtr)(double) noexcept nogil
         double (*erfcx)(double) noexcept nogil
     double sp_gauss_curve_log_delta(double eps, sp_direction direction, const void *ctx)
-    ctypedef struct sp_gauss_estimate:
-        const sp_gauss *g
-        int with_err
     double sp_gauss_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "dp.h" nogil:
