@@ -283,7 +283,15 @@ def independent_deltas(spec, eps):
     return [x for pair in _independent_curve(spec).deltas(list(eps)) for x in pair]
 
 
+def differential_truth(case_id, method, arg):
+    """The independent oracle's answer for one case of tests/differential.py
+    (its stored_truth: deltas at eps, or the zero point and the float above it)."""
+    import differential
+    return differential.stored_truth(case_id, method, arg)
+
+
 STORED_FUNCTIONS = {
+    "differential_truth": differential_truth,
     "windowed_delta_plus": windowed_delta_plus,
     "independent_deltas": independent_deltas,
     "secret_sample_log_delta_plus": secret_sample_log_delta_plus,
