@@ -16,6 +16,7 @@ import pytest
 import statpriv
 from statpriv import _core
 from statpriv.counting import _binomial_window_laws
+from helpers import oracle
 
 
 def _binom(N, p):
@@ -240,17 +241,24 @@ def test_secret_sample_near_zero_point_deep_tail(eps):
     # so it must come from the atoms' log-ratio differences, not from two
     # rounded log densities.  Reference: the independent oracle (mpmath from
     # the definition, hypergeometric laws, normal tail sums at the crossing).
-    import independent_oracle as O
+    # (stored: helpers.independent_deltas)
     n, m, K, sigma = 1000000000, 160, 900464197, 0.9904086155487369
     curve = statpriv.secret_sample(n, m, positives=K, noise=statpriv.Gaussian(sigma))
-    oracle = O.noisy(O.secret_sample(n, m, K), ("gaussian", sigma))
-    truth = mp.log(oracle.delta(eps, "minus"))
+    truth = mp.log(_independent_secret_noisy(n, m, K, sigma, eps, "minus"))
     ours = curve.log_delta_minus(eps)
     if truth > -700:
         _assert_rel_close(ours, truth, eps)
     else:
         _assert_log_close(ours, truth, eps)
         assert ours >= float(truth) - max(1e-10, 8 * abs(float(truth)) * 2.0 ** -52)
+
+
+def _independent_secret_noisy(n, m, K, sigma, eps, direction):
+    """delta (plus or minus) at eps of tests/independent_oracle.py's
+    noisy(secret_sample(n, m, K), Gaussian(sigma)), from the stored oracle values."""
+    spec = ("noisy", (("secret_sample", (n, m, K), {}), ("gaussian", sigma)), {})
+    plus, minus = oracle("independent_deltas", spec, [eps])
+    return plus if direction == "plus" else minus
 
 
 def _assert_no_under(ours, truth, what):
@@ -286,10 +294,10 @@ def test_secret_sample_far_tail_needs_extended_laws(m, K, sigma, eps, direction)
     # atoms' relative sizes at 1e-16: hypergeometric log pmfs rounded to
     # double (ulps of |ln H(j)| ~ 1e-13) put ln delta 3e-6 low.  Reference:
     # the independent oracle (mpmath from the definition).
-    import independent_oracle as O
+    # (stored: helpers.independent_deltas)
     n = 1000000000
     curve = statpriv.secret_sample(n, m, positives=K, noise=statpriv.Gaussian(sigma))
-    truth = mp.log(O.noisy(O.secret_sample(n, m, K), ("gaussian", sigma)).delta(eps, direction))
+    truth = mp.log(_independent_secret_noisy(n, m, K, sigma, eps, direction))
     ours = curve.log_delta_plus(eps) if direction == "plus" else curve.log_delta_minus(eps)
     _assert_log_close(ours, truth, eps)
     _assert_no_under(ours, truth, eps)
