@@ -431,6 +431,74 @@ def poisson_tail_log_delta(N, pi, g, eps, direction):
         return _tail_delta_by_ratios(N, mpmath.mpf(g) * mpmath.mpf(pi), g, eps, direction)
 
 
+# A sampled count plus Gaussian noise from the definitions (tests/test_noise_gaussian.py).
+
+def mixture_mp(A, B, lam):
+    """The sampled laws P(j) = lam A(j-1) + (1-lam) B(j), Q(j) = lam A(j) + (1-lam) B(j)."""
+    lam = mpmath.mpf(lam)
+    size = max(len(A) + 1, len(B))
+    P, Q = [], []
+    for j in range(size):
+        a1 = A[j - 1] if 1 <= j <= len(A) else 0
+        a0 = A[j] if j < len(A) else 0
+        b = B[j] if j < len(B) else 0
+        P.append(lam * a1 + (1 - lam) * b)
+        Q.append(lam * a0 + (1 - lam) * b)
+    return P, Q
+
+
+def gaussian_log_delta_mp(P, Q, sigma, eps, plus):
+    """ln delta of the laws P, Q (mpmath lists on 0..L-1) plus Gaussian(sigma) noise
+    from the definition (single sign change of the noisy log ratio), 50 digits."""
+    with mpmath.workdps(50):
+        sigma, eps = mpmath.mpf(sigma), mpmath.mpf(eps)
+        A, B = (P, Q) if plus else (Q, P)
+        D = [a - mpmath.exp(eps) * b for a, b in zip(A, B)]
+        if all(d <= 0 for d in D):
+            return -mpmath.inf
+        atoms = [k for k in range(len(A)) if A[k] > 0 or B[k] > 0]
+
+        def h(x):
+            fa = mpmath.fsum(A[k] * mpmath.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
+            fb = mpmath.fsum(B[k] * mpmath.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
+            return mpmath.inf if fb == 0 else (-mpmath.inf if fa == 0 else mpmath.log(fa / fb) - eps)
+
+        sgn = 1 if plus else -1
+        step = max(sigma, 1)
+        hi = (atoms[-1] if plus else atoms[0]) + sgn * step
+        while h(hi) <= 0:
+            step *= 2
+            hi += sgn * step
+        step = max(sigma, 1)
+        lo = (atoms[0] if plus else atoms[-1]) - sgn * step
+        while h(lo) > 0:
+            step *= 2
+            lo -= sgn * step
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if h(mid) > 0 else (mid, hi)
+            if abs(hi - lo) < mpmath.mpf(10) ** -30 * (1 + abs(hi)):
+                break
+        x = (lo + hi) / 2
+        side = (lambda k: mpmath.ncdf((k - x) / sigma)) if plus else (lambda k: mpmath.ncdf((x - k) / sigma))
+        return mpmath.log(mpmath.fsum(d * side(k) for k, d in enumerate(D) if d != 0))
+
+
+def sampled_gaussian_log_delta(sampling, n, pi, size, sigma, eps, plus):
+    """ln delta (plus if ``plus`` else minus) of counting(n, pi, noise=Gaussian(sigma))
+    sampled with sample_size=size (sampling "sample_size": P, Q the mixtures of
+    Bin(m-1, pi) and Bin(m, pi) with lambda = m/n) or Poisson sampling at
+    rate=size (Z = Bin(n-1, rate pi), P, Q its mixtures), at 50 digits."""
+    with mpmath.workdps(50):
+        if sampling == "poisson":
+            Z = binomial_mp(n - 1, mpmath.mpf(size) * mpmath.mpf(pi))
+            P, Q = mixture_mp(Z, Z, size)
+        else:
+            P, Q = mixture_mp(binomial_mp(size - 1, pi), binomial_mp(size, pi),
+                              mpmath.mpf(size) / n)
+        return gaussian_log_delta_mp(P, Q, sigma, eps, plus)
+
+
 def differential_truth(case_id, method, arg):
     """The independent oracle's answer for one case of tests/differential.py
     (its stored_truth: deltas at eps, or the zero point and the float above it)."""
@@ -440,6 +508,7 @@ def differential_truth(case_id, method, arg):
 
 STORED_FUNCTIONS = {
     "differential_truth": differential_truth,
+    "sampled_gaussian_log_delta": sampled_gaussian_log_delta,
     "counting_log_delta": counting_log_delta,
     "poisson_tail_log_delta": poisson_tail_log_delta,
     "windowed_delta_plus": windowed_delta_plus,
