@@ -29,6 +29,9 @@
  *   laplace.h           Laplace-noise cells + the pair kernel's cell callback
  *   geometric.h         geometric-noise cells (point masses for the pair kernel)
  *   gaussian.h          Gaussian-noise curve (normal tail sums at sign changes)
+ *   kde.h               empirical DP (Burchard, Daoud & Dotterrer): hockey-stick
+ *                       integrals of kernel density estimates, ECDF bins,
+ *                       Hausdorff distances (standalone: includes no layer)
  *
  * Adding a noise kind: one header + source that builds its cells (and, if its
  * cells are not point masses, an sp_cell_fn for pair_tail.h), or that
@@ -49,5 +52,6 @@
 #include "laplace.h"
 #include "geometric.h"
 #include "gaussian.h"
+#include "kde.h"
 
 #endif

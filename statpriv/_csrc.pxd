@@ -168,3 +168,20 @@ cdef extern from "bounded.h" nogil:
         double zero_plus
         double zero_minus
     double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx)
+
+cdef extern from "kde.h" nogil:
+    cdef enum sp_kernel:
+        SP_KERNEL_GAUSS
+        SP_KERNEL_LAPLACE
+    int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m,
+                             size_t count, double s, double eps,
+                             double *out_plus, double *out_minus)
+    int sp_kde_bound_delta(sp_kernel kernel, const double *a, const double *wa, size_t n,
+                           const double *rows, const double *wrows, size_t m, size_t count,
+                           double eps, double tol,
+                           double *out_plus, double *out_minus, double *out_bound)
+    int sp_hist_delta(const double *inner_edges, size_t nbins, const double *p_mass,
+                      const double *rows, size_t m, size_t count, double eps,
+                      double *out_plus, double *out_minus)
+    void sp_hausdorff(const double *a, size_t n, const double *rows, size_t m, size_t count,
+                      double *out)

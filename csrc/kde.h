@@ -1,0 +1,66 @@
+/* Empirical differential privacy (Burchard, Daoud & Dotterrer, "Empirical
+ * Differential Privacy"): the hockey-stick integrals
+ *
+ *     delta_plus  = int (p(x) - e^eps p_i(x))_+ dx,
+ *     delta_minus = int (p_i(x) - e^eps p(x))_+ dx
+ *
+ * between the density estimate p of the query values q = {f(X^r)} and the
+ * estimate p_i of the leave-one-out values q_i = {f(X^r \ i)}, for a batch
+ * of individuals (rows of a matrix, one row of length m per individual).
+ *
+ * - sp_kde_laplace_delta: fixed-width Laplace kernels, exact.  Between two
+ *   consecutive sample points (of either set) both densities are
+ *   A e^{-u/s} + B e^{-(h-u)/s}, so p - e^eps p_i has at most one root there,
+ *   found in closed form, and the integral of its positive part is closed
+ *   form (no grid, no quadrature).
+ * - sp_kde_bound_delta: Gaussian or Laplace kernels with a width per point
+ *   (fixed or variable bandwidth): adaptive bisection of the line into cells
+ *   on which the sign of the integrand is certified from bounds of every
+ *   kernel over the cell; certified-positive runs are integrated exactly from
+ *   the kernels' CDFs, the cells left undecided (at the roots, width down to
+ *   the tolerance) and the tails beyond the domain are bounded by their mass,
+ *   which is ADDED to delta and reported in *bound.
+ * - sp_hist_delta: the ECDF differenced over fixed bins (the bins of q): the
+ *   exact discrete hockey stick of the two bin-mass vectors.
+ * - sp_hausdorff: the Hausdorff distance of two finite sets (sorted arrays).
+ *
+ * Rows and the reference set are sorted ascending by the caller.  Every
+ * function is pure, allocates only its workspace (checked: returns -1 when
+ * an allocation fails, 0 on success) and runs without the GIL. */
+#ifndef STATPRIV_KDE_H
+#define STATPRIV_KDE_H
+
+#include <stddef.h>
+
+enum sp_kernel { SP_KERNEL_GAUSS = 0, SP_KERNEL_LAPLACE = 1 };
+
+/* Exact delta_plus / delta_minus for Laplace kernels of one scale s > 0.
+ * a: n sorted values (q); rows: count rows of m sorted values each (q_i),
+ * row k at rows + k*m.  out_plus[k], out_minus[k] receive the two integrals. */
+int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m,
+                         size_t count, double s, double eps,
+                         double *out_plus, double *out_minus);
+
+/* Certified delta_plus / delta_minus for kernels with a width per point:
+ * wa[j] the width of a[j], wrows[k*m + j] the width of rows[k*m + j] (each
+ * set's own widths).  tol: the total absolute error allowed per row and
+ * direction.  out_bound[k] receives the bound (already added to both
+ * outputs): the mass of the cells left undecided plus the tails. */
+int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa, size_t n,
+                       const double *rows, const double *wrows, size_t m, size_t count,
+                       double eps, double tol,
+                       double *out_plus, double *out_minus, double *out_bound);
+
+/* ECDF differencing on fixed bins: inner_edges (nbins - 1 sorted values;
+ * a value v falls in bin #{edges <= v}), p_mass[b] the bin masses of the
+ * reference set (summing to 1); each row of m values is binned and
+ * delta_plus = sum_b (P_b - e^eps Q_b)_+, delta_minus likewise. */
+int sp_hist_delta(const double *inner_edges, size_t nbins, const double *p_mass,
+                  const double *rows, size_t m, size_t count, double eps,
+                  double *out_plus, double *out_minus);
+
+/* Hausdorff distance between the sorted set a (n values) and each sorted row. */
+void sp_hausdorff(const double *a, size_t n, const double *rows, size_t m, size_t count,
+                  double *out);
+
+#endif

@@ -1,0 +1,216 @@
+"""Density estimators of the query values and delta_i for batches (b).
+
+An estimator is fitted once on q = (q_1..q_R), the query on every full
+database, and applied unchanged to every leave-one-out set q_i: the same
+kernel and, database by database, the same width (q_{i,r} gets the width of
+q_r).  Then p and p_i differ only through the points that moved.
+
+    kde-laplace   p(x) = 1/R sum_r exp(-|x - q_r|/b) / (2b)
+    kde-gauss     p(x) = 1/R sum_r phi((x - q_r)/s) / s
+    kde-adaptive  Gaussian kernels of width w_r = s d_r / G (Breiman, Meisel &
+                  Purcell): d_r the distance from q_r to its k-th nearest
+                  neighbour in q, k = round(sqrt R), G the geometric mean of
+                  the d_r (so s is the typical width)
+    ecdf          the empirical CDF differenced over bins of about sqrt(R)
+                  points of q (edges at every k-th order statistic of q); p_i
+                  is the ECDF of q_i on the same bins
+
+Bandwidth (b, s): "silverman" 1.06 sd(q) R^(-1/5) (for a Laplace kernel the
+scale of equal variance, divided by sqrt 2), "cv" the maximiser of the
+leave-one-out log-likelihood sum_r ln( 1/(R-1) sum_{t != r} K_t(q_r - q_t) )
+over [silverman/64, 8 silverman], or a positive number.
+"""
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from statpriv import _validate
+
+__all__ = ["ESTIMATORS", "Estimator", "fit_estimator"]
+
+ESTIMATORS = ("kde-laplace", "kde-gauss", "kde-adaptive", "ecdf")
+DEFAULT_TOL = 1e-14     # quadrature bound per individual (Gaussian kernels), added to delta
+
+
+def _kde():
+    from statpriv.empirical import _kde
+    return _kde
+
+
+def silverman(q):
+    """1.06 sd(q) R^(-1/5) (Silverman's rule for a Gaussian kernel)."""
+    sd = float(np.std(q, ddof=1))
+    if not sd > 0.0:
+        raise ValueError("the query takes the same value on every database: no bandwidth "
+                         "rule applies; pass bandwidth=<a positive number>")
+    return 1.06 * sd * len(q) ** -0.2
+
+
+def knn_distance(q, k):
+    """Distance from each q_r to its k-th nearest other point of q."""
+    R = len(q)
+    k = min(k, R - 1)
+    order = np.argsort(q, kind="stable")
+    x = q[order]
+    offsets = np.concatenate((np.arange(-k, 0), np.arange(1, k + 1)))
+    idx = np.arange(R)[:, None] + offsets[None, :]
+    valid = (idx >= 0) & (idx < R)
+    dist = np.where(valid, np.abs(x[np.clip(idx, 0, R - 1)] - x[:, None]), np.inf)
+    dk = np.partition(dist, k - 1, axis=1)[:, k - 1]
+    out = np.empty(R)
+    out[order] = dk
+    return out
+
+
+def _relative_widths(q, kind):
+    """Per-database widths for scale 1 (ones, or BMP's d_r / G)."""
+    if kind != "kde-adaptive":
+        return np.ones(len(q))
+    d = knn_distance(q, max(1, int(round(math.sqrt(len(q))))))
+    positive = d[d > 0]
+    if len(positive) == 0:
+        raise ValueError("kde-adaptive: every query value repeats: no nearest-neighbour "
+                         "distances; use kde-gauss or kde-laplace with a numeric bandwidth")
+    d = np.maximum(d, 0.01 * np.median(positive))
+    return d / math.exp(np.mean(np.log(d)))
+
+
+def _log_kernel(kernel, dist, w):
+    if kernel == "laplace":
+        return -dist / w - np.log(2.0 * w)
+    return -0.5 * (dist / w) ** 2 - np.log(w * math.sqrt(2.0 * math.pi))
+
+
+def loo_log_likelihood(q, rel, kernel, scale, chunk=512):
+    """sum_r ln(1/(R-1) sum_{t != r} K_{scale rel_t}(q_r - q_t))."""
+    from scipy.special import logsumexp
+
+    R = len(q)
+    w = scale * rel
+    total = 0.0
+    for lo in range(0, R, chunk):
+        d = np.abs(q[lo:lo + chunk, None] - q[None, :])
+        lk = _log_kernel(kernel, d, w[None, :])
+        lk[np.arange(d.shape[0]), np.arange(lo, lo + d.shape[0])] = -np.inf
+        total += float(np.sum(logsumexp(lk, axis=1)))
+    return total - R * math.log(R - 1)
+
+
+def choose_scale(q, kind, bandwidth):
+    """The kernel scale (Laplace b, Gaussian s, adaptive typical width)."""
+    kernel = "laplace" if kind == "kde-laplace" else "gauss"
+    if not isinstance(bandwidth, str):
+        return _validate.real("bandwidth", bandwidth, low=0.0, low_open=True)
+    _validate.choice("bandwidth", bandwidth, ("cv", "silverman"))
+    h = silverman(q)
+    if kernel == "laplace":
+        h /= math.sqrt(2.0)
+    if bandwidth == "silverman":
+        return h
+    from scipy.optimize import minimize_scalar
+
+    rel = _relative_widths(q, kind)
+    grid = np.linspace(math.log(h / 64), math.log(8 * h), 37)
+    ll = np.array([loo_log_likelihood(q, rel, kernel, math.exp(t)) for t in grid])
+    j = int(np.argmax(ll))
+    lo, hi = grid[max(j - 1, 0)], grid[min(j + 1, len(grid) - 1)]
+    if lo == hi or j in (0, len(grid) - 1):
+        return math.exp(grid[j])
+    res = minimize_scalar(lambda t: -loo_log_likelihood(q, rel, kernel, math.exp(t)),
+                          bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
+    return math.exp(res.x) if -res.fun >= ll[j] else math.exp(grid[j])
+
+
+@dataclass
+class Estimator:
+    """A density estimator fitted on q (see the module docstring).
+
+    kind: one of ESTIMATORS; q: the R full query values (database order);
+    widths: each database's kernel width (R,), scale * relative width;
+    scale: the bandwidth; edges / mass: the ECDF bins and q's bin masses."""
+    kind: str
+    q: np.ndarray
+    scale: float = math.nan
+    widths: np.ndarray = None
+    edges: np.ndarray = None
+    mass: np.ndarray = None
+    _a: np.ndarray = field(default=None, repr=False)
+    _wa: np.ndarray = field(default=None, repr=False)
+
+    def __post_init__(self):
+        order = np.argsort(self.q, kind="stable")
+        self._a = np.ascontiguousarray(self.q[order])
+        if self.widths is not None:
+            self._wa = np.ascontiguousarray(self.widths[order])
+
+    @property
+    def kernel(self):
+        """'laplace', 'gauss' or None (ecdf)."""
+        return {"kde-laplace": "laplace", "ecdf": None}.get(self.kind, "gauss")
+
+    def prepare(self, Q):
+        """Rows of Q sorted (and their widths): the input of deltas_prepared."""
+        Q = np.asarray(Q, dtype=np.float64)
+        if Q.ndim != 2 or Q.shape[1] != len(self.q):
+            raise ValueError(f"Q must have shape (individuals, {len(self.q)}), got {Q.shape}")
+        if self.kind == "kde-adaptive":
+            idx = np.argsort(Q, axis=1, kind="stable")
+            return np.take_along_axis(Q, idx, axis=1), np.ascontiguousarray(self.widths[idx])
+        return np.sort(Q, axis=1), None
+
+    def deltas_prepared(self, prepared, eps, tol=DEFAULT_TOL):
+        """(b) delta_i = max(int (p - e^eps p_i)_+, int (p_i - e^eps p)_+) per row,
+        and the quadrature bound already added to it (0 where exact)."""
+        rows, wrows = prepared
+        kde = _kde()
+        bound = np.zeros(len(rows))
+        if self.kind == "kde-laplace":
+            plus, minus = kde.laplace_delta(self._a, rows, self.scale, eps)
+        elif self.kind == "ecdf":
+            plus, minus = kde.hist_delta(self.edges, self.mass, rows, eps)
+        else:
+            if wrows is None:
+                wrows = np.full(rows.shape, self.scale)
+            plus, minus, bound = kde.bound_delta(kde.GAUSS, self._a, self._wa, rows, wrows,
+                                                 eps, tol)
+        return np.minimum(np.maximum(plus, minus), 1.0), bound
+
+    def deltas(self, Q, eps, tol=DEFAULT_TOL):
+        """(b) delta_i for a batch: Q[i, r] = q_{i,r} (database order as q)."""
+        return self.deltas_prepared(self.prepare(Q), eps, tol)
+
+    def density(self, x, values=None):
+        """The estimate at points x, fitted on q (or on values = some q_i)."""
+        x = np.asarray(x, dtype=np.float64)
+        pts = self.q if values is None else np.asarray(values, dtype=np.float64)
+        if self.kind == "ecdf":
+            inner = self.edges
+            lo, hi = min(pts.min(), self.q.min()), max(pts.max(), self.q.max())
+            full = np.concatenate(([lo], inner, [hi]))
+            counts = np.bincount(np.searchsorted(inner, pts, side="right"),
+                                 minlength=len(full) - 1) / len(pts)
+            width = np.diff(full)
+            dens = np.divide(counts, width, out=np.zeros_like(counts), where=width > 0)
+            b = np.searchsorted(inner, x, side="right")
+            return np.where((x >= lo) & (x <= hi), dens[b], 0.0)
+        w = self.widths
+        d = np.abs(x[..., None] - pts)
+        return np.mean(np.exp(_log_kernel(self.kernel, d, w)), axis=-1)
+
+
+def fit_estimator(q, estimator="kde-laplace", bandwidth="cv"):
+    """Fit an Estimator on the full query values q (R >= 2)."""
+    _validate.choice("estimator", estimator, ESTIMATORS)
+    q = np.ascontiguousarray(q, dtype=np.float64)
+    R = len(q)
+    if estimator == "ecdf":
+        k = max(1, int(round(math.sqrt(R))))
+        a = np.sort(q)
+        edges = np.unique(a[k::k])
+        mass = np.bincount(np.searchsorted(edges, q, side="right"),
+                           minlength=len(edges) + 1) / R
+        return Estimator("ecdf", q, edges=edges, mass=mass)
+    scale = choose_scale(q, estimator, bandwidth)
+    widths = scale * _relative_widths(q, estimator)
+    return Estimator(estimator, q, scale=scale, widths=widths)
