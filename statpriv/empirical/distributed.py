@@ -1,192 +1,413 @@
 """Empirical privacy on a ``dask.dataframe.DataFrame`` (extra ``statpriv[dask]``).
 
-Individuals are independent units of work.  For the decomposable queries
-(mean, sum, count) the work splits in two passes over the data, both with
-Dask's own APIs on whatever cluster the user runs:
+``EmpiricalPrivacy(ddf, query, ...)`` with a dask DataFrame returns a
+``DaskEmpiricalPrivacy`` (a subclass: same methods, same results).
+Individuals are independent units of work, so the work splits in passes over
+the data with Dask's own APIs, on whatever cluster the user runs:
 
-1. per-database totals ``S_r = sum of values``, ``N_r = number of records``
-   by ``groupby(database).agg(["sum", "count"])`` (a tree reduction; R rows
-   come back), together with the NaN checks;
-2. the records partitioned by individual (as given, when the individual is
-   the index with known divisions; else ``shuffle(on=individual)``, which
-   puts every record of an individual in one partition), then
-   ``map_partitions``: per partition, each individual's per-database sums
-   ``s_ir`` and counts ``n_ir``, the leave-one-out values
+1. once, in the constructor: the per-database totals ``S_r`` (sum of the
+   values) and ``N_r`` (number of records) by
+   ``groupby(database).agg(["sum", "count"])`` (a tree reduction; R rows come
+   back to the client), with the NaN checks in the same pass.  The query on
+   every full database, q, follows from them (sum, count, mean) and the
+   density estimator is fitted on q on the client, exactly as in memory;
+2. per call (``deltas(eps)``, ``hausdorff()``, ``epsilon(d)``, ...): the
+   records partitioned by individual -- as given when the individual is the
+   index with known divisions, else ``shuffle(on=individual)``, which puts
+   every record of an individual in one partition -- then
+   ``map_partitions``.  Per partition, in batches of ``_ROWS`` individuals,
+   the leave-one-out rows
 
-       mean: q_i^r = (S_r - s_ir) / (N_r - n_ir)    sum: S_r - s_ir
-       count: N_r - n_ir                            (q_i^r = q^r where i is absent)
+       sum: q_{i,r} = S_r - S_{r,i}    count: N_r - C_{r,i}
+       mean: q_{i,r} = (S_r - S_{r,i}) / (N_r - C_{r,i})   (= q_r where i is absent)
 
-   and the per-individual results from the same batch kernels as the
-   in-memory path.
+   come from the in-memory building block ``_loo.leave_one_out`` with the
+   global totals, and the per-individual results from an in-memory
+   ``EmpiricalPrivacy`` of that batch (``_from_arrays`` with the fitted
+   bandwidth: the same estimator, the same C kernels).  Only per-individual
+   numbers (or one number per partition) come back.
 
-Nothing but R totals and the per-individual results ever reaches the client;
-the peak memory of a worker is one partition plus its leave-one-out rows
-(processed ``_ROWS`` individuals at a time).  dask is imported lazily.
+The results equal the in-memory path's up to the order of floating-point
+summation of the totals (1e-16 relative in q; exact for integer values).
+A worker holds one partition plus one batch's leave-one-out matrix
+(``_ROWS`` x R doubles).  Per-individual results are cached per eps on the
+client (8 bytes per individual).  Persist the frame (``ddf.persist()``) to
+avoid re-reading the data on every pass.
 """
+import functools
+
 import numpy as np
 
-__all__ = ["is_dask_frame", "DaskSource", "individual_cells"]
+__all__ = ["DaskEmpiricalPrivacy", "is_dask_frame"]
 
-# Individuals per batch-kernel call inside a partition: bounds the dense
-# leave-one-out matrix (rows x R doubles) a worker holds at once.
+# Individuals per batch inside a partition: bounds the dense leave-one-out
+# matrix (_ROWS x R doubles) a worker holds at once.
 _ROWS = 4096
 
 DECOMPOSABLE = ("mean", "sum", "count")
 
 
 def is_dask_frame(data):
-    """True for a dask DataFrame (checked by type name: dask is not imported)."""
+    """True for a dask DataFrame (checked by type: dask is not imported)."""
     module = type(data).__module__ or ""
     return module.split(".")[0] in ("dask", "dask_expr") and hasattr(data, "map_partitions")
 
 
-def individual_cells(ids, positions, values):
-    """Per (individual, database) sums and counts of one partition's records.
+def _column_names(data, individual, database, value):
+    """Check the three names against the frame's metadata (no compute)."""
+    from statpriv._validate import ParameterTypeError
+    for role, name in (("individual", individual), ("database", database), ("value", value)):
+        if not isinstance(name, str) and not np.isscalar(name):
+            raise ParameterTypeError(f"{role} must be a column name, got {type(name).__name__}")
+        here = name in data.columns or (role == "individual" and data.index.name == name)
+        if not here:
+            raise ValueError(f"{role}={name!r} is not a column of data; its columns are "
+                             f"{list(data.columns)}")
+    kind = data[value].dtype.kind
+    if kind not in "iuf":
+        raise ValueError(f"value column {value!r} must be numeric, got dtype "
+                         f"{data[value].dtype}")
 
-    ids: the individuals' labels, positions: database positions (0..R-1),
-    values: float64.  Returns (labels, indptr, pos, s, n): individual k owns
-    cells indptr[k]:indptr[k+1], sorted by database position; s the sum of
-    its values there, n the number of its records.  Sorting is by the
-    individuals' factorized codes (order of first appearance is not used:
-    labels come out in sorted order).
-    """
+
+def _split_values(part, database, value):
+    """Every record's value split for exact summation (statpriv.empirical._exactsum)."""
     import pandas as pd
-    codes, labels = pd.factorize(ids, sort=True)
-    n_db = int(positions.max()) + 1 if positions.size else 1
-    key = codes.astype(np.int64) * n_db + positions.astype(np.int64)
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else key
-    s = np.add.reduceat(values[order], starts) if key.size else np.empty(0)
-    n = np.diff(np.r_[starts, key.size]).astype(np.int64)
-    cell_key = key[starts]
-    owner = cell_key // n_db
-    pos = (cell_key - owner * n_db).astype(np.int64)
-    indptr = np.searchsorted(owner, np.arange(len(labels) + 1))
-    return np.asarray(labels), indptr, pos, s, n
+    from statpriv.empirical import _exactsum
+    e, hi, lo = _exactsum.split(part[value].to_numpy(dtype=np.float64, na_value=0.0))
+    return pd.DataFrame({database: part[database].to_numpy(), "exp": e, "hi": hi, "lo": lo,
+                         "n": np.ones(len(part))})
 
 
-def leave_one_out_rows(query, totals_sum, totals_count, q, indptr, pos, s, n):
-    """Dense leave-one-out rows (individuals x R) for mean / sum / count:
-    row k is q with the databases of individual k replaced by the closed
-    form without k's records.  A database that loses all its records under
-    the mean has no value: NaN (the caller rejects it)."""
-    rows = np.repeat(q[None, :], len(indptr) - 1, axis=0)
-    owner = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-    if query == "mean":
-        left = totals_count[pos] - n
-        with np.errstate(invalid="ignore", divide="ignore"):
-            new = np.where(left > 0, (totals_sum[pos] - s) / left, np.nan)
-    elif query == "sum":
-        new = totals_sum[pos] - s
-    else:
-        new = (totals_count[pos] - n).astype(np.float64)
-    rows[owner, pos] = new
-    return rows
-
-
-class DaskSource:
-    """What EmpiricalPrivacy needs from a dask DataFrame: the validated
-    column names, the per-database totals (computed now, one pass) and a way
-    to map a per-individual function over the partitions (lazy).
-
-    ``map_rows(func, meta)`` returns a lazy dask DataFrame: for every
-    partition and every batch of at most ``_ROWS`` individuals,
-    ``func(labels, rows)`` with ``rows`` the dense leave-one-out matrix
-    (unsorted rows, database order) must return a pandas DataFrame indexed
-    by the labels.
-    """
-
-    def __init__(self, data, query, *, individual, database, value):
-        import pandas as pd
-        if not isinstance(query, str) or query not in DECOMPOSABLE:
-            raise ValueError(f"query must be one of {', '.join(DECOMPOSABLE)} for a dask "
-                             f"DataFrame (leave-one-out from per-database totals), got "
-                             f"{query!r}; compute the frame (.compute()) for the other queries")
-        missing = [f"{role}={name!r}" for role, name in
-                   (("individual", individual), ("database", database), ("value", value))
-                   if name not in data.columns and not (role == "individual"
-                                                        and data.index.name == name)]
-        if missing:
-            raise ValueError(f"unknown column name(s): {', '.join(missing)}; the data has "
-                             f"columns {list(data.columns)}")
-        if not pd.api.types.is_numeric_dtype(data[value].dtype) or \
-                pd.api.types.is_bool_dtype(data[value].dtype):
-            raise ValueError(f"value column {value!r} must be numeric, got dtype "
-                             f"{data[value].dtype}")
-        self.query = query
-        self.individual, self.database, self.value = individual, database, value
-        import dask
-        frame = data if individual in data.columns else data.reset_index()
-        totals = frame.groupby(database)[value].agg(["sum", "count"])
-        nan_values = frame[value].isna().sum()
-        nan_ids = frame[individual].isna().sum()
-        totals, nan_values, nan_ids = dask.compute(totals, nan_values, nan_ids)
-        if int(nan_values):
-            raise ValueError(f"value column {value!r} has {int(nan_values)} NaN value(s); "
-                             "drop or fill them first")
-        if int(nan_ids):
-            raise ValueError(f"individual column {individual!r} has {int(nan_ids)} missing "
-                             "label(s)")
-        if len(totals) == 0:
-            raise ValueError("data is empty: no records")
-        if len(totals) < 2:
-            raise ValueError(f"data has one database only ({database}={totals.index[0]!r}); "
-                             "empirical privacy needs at least two")
-        totals = totals.sort_index()
-        self.databases = totals.index.to_numpy()
-        self.totals_sum = totals["sum"].to_numpy(dtype=np.float64)
-        self.totals_count = totals["count"].to_numpy(dtype=np.int64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            self.q = {"mean": self.totals_sum / self.totals_count, "sum": self.totals_sum,
-                      "count": self.totals_count.astype(np.float64)}[query]
-        self._frame = self._by_individual(data)
-
-    def _by_individual(self, data):
-        """The records with every individual's in one partition."""
-        if data.index.name == self.individual and data.known_divisions:
-            return data
-        if self.individual not in data.columns:      # the index, divisions unknown
-            data = data.reset_index()
-        return data.shuffle(on=self.individual)
-
-    def map_rows(self, func, meta):
-        """Lazy per-individual results (see the class docstring)."""
-        spec = _Spec(self.query, self.individual, self.database, self.value, self.databases,
-                     self.totals_sum, self.totals_count, self.q)
-        return self._frame.map_partitions(_partition, spec, func, meta, meta=meta,
-                                          enforce_metadata=False, clear_divisions=True)
+def _totals(cells, database):
+    """Per-database correctly rounded sums and counts from the (database,
+    exponent) cells: a DataFrame with columns sum, count, sorted by database
+    (the in-memory path sums with the same rounding)."""
+    import pandas as pd
+    from statpriv.empirical import _exactsum
+    cells = cells.reset_index()
+    if len(cells) == 0:
+        return pd.DataFrame({"sum": [], "count": []})
+    if (cells["n"] >= _exactsum.MAX_CELL_TERMS).any():
+        raise ValueError(f"a database holds {_exactsum.MAX_CELL_TERMS} or more values of "
+                         f"one binary exponent: beyond the exact per-database sums")
+    codes, labels = pd.factorize(cells[database], sort=True)
+    total = _exactsum.combine(codes, cells["exp"].to_numpy(), cells["hi"].to_numpy(),
+                              cells["lo"].to_numpy(), len(labels))
+    count = np.bincount(codes, weights=cells["n"].to_numpy(), minlength=len(labels))
+    return pd.DataFrame({"sum": total, "count": count}, index=pd.Index(labels, name=database))
 
 
 class _Spec:
-    """The small, picklable part of a DaskSource that every partition needs."""
+    """The small, picklable state every partition needs: column names, the
+    global totals (DatabaseStats), the database labels, the estimator kind
+    and fitted bandwidth, and the selected database columns (buckets)."""
 
-    def __init__(self, query, individual, database, value, databases, totals_sum,
-                 totals_count, q):
-        self.query, self.individual, self.database, self.value = \
-            query, individual, database, value
-        self.databases, self.totals_sum, self.totals_count, self.q = \
-            databases, totals_sum, totals_count, q
+    def __init__(self, individual, database, value, databases, stats, kind, scale, cols):
+        self.individual, self.database, self.value = individual, database, value
+        self.databases = databases          # numpy array of sorted labels (all databases)
+        self.stats = stats
+        self.kind, self.scale, self.cols = kind, scale, cols
+
+    def batch(self, labels, Q):
+        """An in-memory EmpiricalPrivacy of one batch (same estimator as the client's)."""
+        from statpriv.empirical import EmpiricalPrivacy
+        cols = self.cols
+        q = self.stats.q if cols is None else self.stats.q[cols]
+        dbs = self.databases if cols is None else self.databases[cols]
+        bandwidth = "cv" if self.kind == "ecdf" else self.scale
+        return EmpiricalPrivacy._from_arrays(q, Q, labels, dbs, self.stats.query, self.kind,
+                                             bandwidth)
 
 
 def _partition(part, spec, func, meta):
-    """One partition: its individuals' cells, leave-one-out rows in batches
-    of _ROWS, ``func`` on each batch."""
+    """One partition: its individuals' leave-one-out rows, _ROWS at a time,
+    and ``func(spec, labels, Q)`` (a DataFrame indexed by label) on each batch."""
     import pandas as pd
-    if spec.individual in part.columns:
-        ids = part[spec.individual].to_numpy()
-    else:
-        ids = part.index.to_numpy()
-    if len(ids) == 0:
+    from statpriv.empirical import _loo
+    if len(part) == 0:
         return meta.iloc[:0]
-    pos = np.searchsorted(spec.databases, part[spec.database].to_numpy())
+    ids = part[spec.individual] if spec.individual in part.columns else part.index.to_series()
+    codes, labels = pd.factorize(ids, sort=True)
+    db_labels = part[spec.database].to_numpy()
+    db_codes = np.searchsorted(spec.databases, db_labels)
     values = part[spec.value].to_numpy(dtype=np.float64)
-    labels, indptr, cpos, s, n = individual_cells(ids, pos, values)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(0, len(labels), _ROWS).tolist()
+                             + [len(labels)])
     outs = []
-    for lo in range(0, len(labels), _ROWS):
+    for k, lo in enumerate(range(0, len(labels), _ROWS)):
         hi = min(len(labels), lo + _ROWS)
-        a, b = indptr[lo], indptr[hi]
-        rows = leave_one_out_rows(spec.query, spec.totals_sum, spec.totals_count, spec.q,
-                                  indptr[lo:hi + 1] - a, cpos[a:b], s[a:b], n[a:b])
-        outs.append(func(labels[lo:hi], rows))
+        sel = order[bounds[k]:bounds[k + 1]]
+        batch_labels = pd.Index(labels[lo:hi], name=spec.individual)
+        Q = _loo.leave_one_out(spec.stats, codes[sel] - lo, db_codes[sel], values[sel], hi - lo,
+                               individuals=batch_labels, databases=spec.databases)
+        if spec.cols is not None:
+            Q = np.ascontiguousarray(Q[:, spec.cols])
+        outs.append(func(spec, batch_labels, Q))
     return pd.concat(outs) if len(outs) > 1 else outs[0]
+
+
+# The per-batch functions (module level: picklable for process workers).
+def _deltas(spec, labels, Q, eps):
+    import pandas as pd
+    batch = spec.batch(labels, Q)
+    return pd.DataFrame({"delta": batch._delta_values(eps),
+                         "hausdorff": batch.hausdorff().to_numpy()}, index=labels)
+
+
+def _hausdorff(spec, labels, Q):
+    import pandas as pd
+    return pd.DataFrame({"hausdorff": spec.batch(labels, Q).hausdorff().to_numpy()},
+                        index=labels)
+
+
+def _epsilon(spec, labels, Q, target):
+    import pandas as pd
+    return pd.DataFrame({"eps": [spec.batch(labels, Q)._epsilon(target)]}, index=labels[:1])
+
+
+def _rows(spec, labels, Q):
+    import pandas as pd
+    cols = spec.databases if spec.cols is None else spec.databases[spec.cols]
+    return pd.DataFrame(Q, index=labels, columns=pd.Index(cols, name=spec.database))
+
+
+def _lazy_base():
+    from statpriv.empirical import EmpiricalPrivacy
+    return EmpiricalPrivacy
+
+
+class DaskEmpiricalPrivacy(_lazy_base()):
+    """EmpiricalPrivacy of a dask DataFrame: every per-individual quantity is
+    computed partition by partition on the active Dask scheduler (see the
+    module docstring).  Queries: "mean", "sum", "count" (leave-one-out from
+    per-database totals).  ``progress=True`` shows a progress bar per pass
+    (distributed's ``progress`` when a distributed Client is active, else
+    ``dask.diagnostics.ProgressBar``)."""
+
+    def __init__(self, data, query, *, individual="id", database="db", value="value",
+                 estimator="kde-laplace", bandwidth="cv", workers=None, progress=None):
+        import pandas as pd
+        from statpriv import _validate
+        from statpriv.empirical import _loo
+        from statpriv.empirical._estimators import ESTIMATORS, fit_estimator
+
+        _validate.choice("estimator", estimator, ESTIMATORS)
+        parsed = _loo.parse_query(query)
+        if parsed.kind not in DECOMPOSABLE:
+            raise ValueError(f"query {parsed.name!r} is not available on a dask DataFrame: "
+                             f"the scale-out path takes {', '.join(DECOMPOSABLE)} (leave-one-"
+                             f"out from per-database totals); compute the frame "
+                             f"(data.compute()) for the other queries")
+        if workers is not None:
+            raise ValueError("workers applies to callable queries in memory; on a dask "
+                             "DataFrame the Dask scheduler sets the parallelism")
+        _column_names(data, individual, database, value)
+        frame = data if individual in data.columns else data.reset_index()
+        cells = frame.map_partitions(_split_values, database, value,
+                                     meta=_split_values(frame._meta, database, value))
+        cells = cells.groupby([database, "exp"])[["hi", "lo", "n"]].sum()
+        checks = (frame[value].isna().sum(), np.isinf(frame[value]).sum(),
+                  frame[individual].isna().sum(), frame[database].isna().sum())
+        self._progress = progress
+        cells, *counts = self._compute(cells, *checks)
+        nan_values, inf_values, nan_ids, nan_dbs = (int(c) for c in counts)
+        if nan_values or inf_values:
+            raise ValueError(f"value column {value!r} has {nan_values + inf_values} NaN or "
+                             f"infinite entries; drop or impute them first")
+        for bad, role, name in ((nan_ids, "individual", individual),
+                                (nan_dbs, "database", database)):
+            if bad:
+                raise ValueError(f"{role} column {name!r} has missing labels ({bad} rows)")
+        totals = _totals(cells, database)
+        if len(totals) == 0:
+            raise ValueError("data is empty: it needs records from at least two databases")
+        if len(totals) < 2:
+            raise ValueError(f"data has one database only ({totals.index[0]!r} in column "
+                             f"{database!r}): empirical privacy compares the query across "
+                             f"at least two databases")
+        stats = _loo.DatabaseStats.from_sums(parsed, totals["sum"].to_numpy(),
+                                             totals["count"].to_numpy())
+        self._frame = self._by_individual(data, individual)
+        self._query = parsed
+        self._bandwidth_rule = bandwidth
+        self.databases = pd.Index(totals.index, name=database)
+        self._q = stats.q
+        self._estimator = fit_estimator(self._q, estimator, bandwidth)
+        self._spec = _Spec(individual, database, value, totals.index.to_numpy(), stats,
+                           estimator, self._estimator.scale, None)
+        self._index_dtype = (frame._meta[individual].dtype)
+        self._prepared = None
+        self._cache = {}
+        self._hausdorff = None
+        self._encoded = None
+        self._individuals = None
+
+    @staticmethod
+    def _by_individual(data, individual):
+        """The records with every individual's in one partition."""
+        if data.index.name == individual and data.known_divisions:
+            return data
+        if individual not in data.columns:        # the index, divisions unknown
+            data = data.reset_index()
+        return data.shuffle(on=individual)
+
+    def _compute(self, *collections):
+        """dask.compute with the progress bar the user asked for."""
+        import dask
+        if not self._progress:
+            return dask.compute(*collections)
+        try:
+            from distributed import get_client, progress
+            client = get_client()
+        except (ImportError, ValueError):
+            client = None
+        if client is not None:
+            futures = client.compute(list(collections))
+            progress(futures, notebook=False)
+            return tuple(f.result() for f in futures)
+        from dask.diagnostics import ProgressBar
+        with ProgressBar():
+            return dask.compute(*collections)
+
+    def _pass(self, func, columns):
+        """One map_partitions pass: a pandas DataFrame indexed by individual
+        (sorted labels, as the in-memory path orders them)."""
+        import pandas as pd
+        meta = pd.DataFrame({c: np.empty(0) for c in columns},
+                            index=pd.Index([], dtype=self._index_dtype,
+                                           name=self._spec.individual))
+        lazy = self._frame.map_partitions(_partition, self._spec, func, meta, meta=meta,
+                                          enforce_metadata=False, clear_divisions=True)
+        (out,) = self._compute(lazy)
+        return out.sort_index()
+
+    def _per_individual(self, func, columns):
+        out = self._pass(func, columns)
+        if self._individuals is None:
+            self._individuals = out.index
+        return [out[c].reindex(self._individuals).to_numpy() for c in columns]
+
+    @property
+    def individuals(self):
+        """The individuals (sorted labels); counted by a pass over the data
+        the first time it is needed."""
+        if self._individuals is None:
+            self._hausdorff_values()
+        return self._individuals
+
+    # -- the per-individual passes ------------------------------------------
+    def _delta_values(self, eps):
+        eps = float(eps)
+        if eps not in self._cache:
+            if len(self._cache) > 64:
+                self._cache.clear()
+            # d_H(q, q_i) comes along (cheap), for noise_scale
+            self._cache[eps], hausdorff = self._per_individual(
+                functools.partial(_deltas, eps=eps), ["delta", "hausdorff"])
+            if self._hausdorff is None:
+                self._hausdorff = hausdorff
+        return self._cache[eps]
+
+    def _hausdorff_values(self):
+        if self._hausdorff is None:
+            (self._hausdorff,) = self._per_individual(_hausdorff, ["hausdorff"])
+        return self._hausdorff
+
+    def hausdorff(self):
+        """d_H(q, q_i) for every individual (pandas Series)."""
+        import pandas as pd
+        values = self._hausdorff_values()
+        return pd.Series(values, index=self._individuals, name="hausdorff")
+
+    def _epsilon(self, target):
+        # delta = max_i delta_i: the in-memory search run on each batch, then
+        # the largest result (the search's result is monotone in the
+        # threshold it locates, so this is the search on all individuals)
+        out = self._pass(functools.partial(_epsilon, target=target), ["eps"])
+        return float(out["eps"].max()) if len(out) else 0.0
+
+    @property
+    def leave_one_out(self):
+        """q_{i,r}: a DataFrame, one row per individual, one column per database
+        (computed on the cluster and collected: individuals x R doubles)."""
+        import pandas as pd
+        cols = self._spec.databases if self._spec.cols is None else \
+            self._spec.databases[self._spec.cols]
+        out = self._pass(_rows, list(cols))
+        out.columns = pd.Index(cols, name=self._spec.database)
+        return out
+
+    def densities(self, x, individual):
+        """(p(x), p_i(x)): the estimates with and without ``individual``."""
+        row = self._row(individual)
+        return self._estimator.density(x), self._estimator.density(x, row)
+
+    def _row(self, individual):
+        """q_i of one individual: its records only, filtered on the cluster."""
+        spec = self._spec
+        col = spec.individual
+        frame = self._frame
+        if col in frame.columns:
+            part = frame[frame[col] == individual]
+        else:
+            part = frame.loc[[individual]] if frame.known_divisions else \
+                frame[frame.index == individual]
+        import pandas as pd
+        (records,) = self._compute(part)
+        if len(records) == 0:
+            raise KeyError(individual)
+        out = _partition(records, spec, _rows, pd.DataFrame())
+        return out.to_numpy()[0]
+
+    # -- adversary knowledge (Def. 4) ---------------------------------------------
+    def conditioned(self, on, bins=4):
+        """delta per bucket of a statistic the attacker knows (Def. 4); see
+        EmpiricalPrivacy.conditioned.  ``on``: a pandas Series by database or
+        "mean" / "sum" / "count" (from the per-database totals)."""
+        from statpriv.empirical import Conditioned, EmpiricalPrivacy
+        g = self._known_statistic(on)
+        # The buckets (and their checks) from the in-memory method, run on a
+        # stand-in with one individual absent everywhere; each bucket then
+        # becomes a view of the same dask data restricted to its databases,
+        # with the estimator the in-memory method fitted on them.
+        stand_in = EmpiricalPrivacy._from_arrays(self._q, self._q[None, :], ["-"],
+                                                 self.databases, self._query,
+                                                 self._estimator.kind, self._bandwidth_rule)
+        buckets = stand_in.conditioned(g, bins).buckets
+        return Conditioned({label: self._bucket(b) for label, b in buckets.items()})
+
+    def _known_statistic(self, on):
+        import pandas as pd
+        from statpriv.empirical import _loo
+        if isinstance(on, str):
+            parsed = _loo.parse_query(on)
+            if parsed.kind not in DECOMPOSABLE:
+                raise ValueError(f"on={on!r}: on a dask DataFrame the known statistic is a "
+                                 f"pandas Series by database or one of "
+                                 f"{', '.join(DECOMPOSABLE)}")
+            stats = self._spec.stats
+            g = _loo.DatabaseStats.from_sums(parsed, stats.total, stats.count).q
+            on = pd.Series(g, index=pd.Index(self._spec.databases))
+        return super()._known_statistic(on)
+
+    def _bucket(self, fitted):
+        """The same data restricted to the databases of an in-memory bucket
+        (whose estimator was fitted on those databases' q)."""
+        import copy
+        pos = np.searchsorted(self._spec.databases, fitted.databases.to_numpy())
+        bucket = copy.copy(self)
+        bucket.databases = fitted.databases
+        bucket._q = fitted._q
+        bucket._estimator = fitted.estimator
+        bucket._spec = copy.copy(self._spec)
+        bucket._spec.cols = pos
+        bucket._spec.scale = fitted.estimator.scale
+        bucket._cache, bucket._hausdorff, bucket._prepared = {}, None, None
+        return bucket
+
+    def __repr__(self):
+        count = "?" if self._individuals is None else len(self._individuals)
+        return (f"<DaskEmpiricalPrivacy query={self._query.name!r}, {len(self.databases)} "
+                f"databases, {count} individuals, {self._frame.npartitions} partitions, "
+                f"estimator={self._estimator.kind!r}, bandwidth={self.bandwidth:.6g}>")
