@@ -78,7 +78,8 @@ def synthetic_block(start, stop, n_databases, *, presence=0.25, records=1.3, see
     - individual i has a level ``m_i ~ Normal(0, 2)``, a presence rate
       ``p_i ~ Beta(a, b)`` with mean ``presence`` and a heavy-tail scale;
     - i is in database r with probability p_i and then has ``1 + Poisson(
-      records - 1)`` records, each ``L_r + m_i + t_3 noise``.
+      records - 1)`` records, each ``L_r + m_i + t_i Z`` with Z standard
+      normal and t_i ~ Exponential(1) (a heavy-tailed scale mixture).
     """
     n_db = int(n_databases)
     ids = np.arange(start, stop, dtype=np.int64)
@@ -104,13 +105,13 @@ def synthetic_block(start, stop, n_databases, *, presence=0.25, records=1.3, see
         tail = rng.exponential(1.0, n_chunk)[lo - c0:hi - c0]
         # presence and record counts, cell by cell for this chunk's rows
         cell_rng = np.random.default_rng([seed, 2, chunk])
-        present = cell_rng.random((hi - lo, n_db)) < p[:, None]
-        row, col = np.nonzero(present)
-        reps = 1 + cell_rng.poisson(max(records - 1.0, 0.0), row.size)
-        row = np.repeat(row, reps)
-        col = np.repeat(col, reps)
-        noise = cell_rng.standard_t(3.0, row.size) * tail[row]
-        dbs.append(col.astype(np.int64))
+        present = cell_rng.random((hi - lo, n_db), dtype=np.float32) < p[:, None]
+        flat = np.flatnonzero(present)
+        reps = 1 + cell_rng.poisson(max(records - 1.0, 0.0), flat.size)
+        flat = np.repeat(flat, reps)
+        row, col = np.divmod(flat, n_db)
+        noise = cell_rng.standard_normal(flat.size) * tail[row]
+        dbs.append(col)
         owners.append(ids[lo - int(start) + row])
         values.append(levels[col] + m[row] + noise)
         lo = hi

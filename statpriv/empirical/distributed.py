@@ -69,13 +69,32 @@ def _column_names(data, individual, database, value):
                          f"{data[value].dtype}")
 
 
-def _split_values(part, database, value):
-    """Every record's value split for exact summation (statpriv.empirical._exactsum)."""
+def _cell_sums(part, database, value):
+    """One partition's exact per-(database, binary exponent) sums of the
+    split values (statpriv.empirical._exactsum): a small frame with columns
+    database, exp, hi, lo, n.  Records with a missing database or a
+    non-finite value are left out (the constructor counts and rejects them)."""
     import pandas as pd
     from statpriv.empirical import _exactsum
-    e, hi, lo = _exactsum.split(part[value].to_numpy(dtype=np.float64, na_value=0.0))
-    return pd.DataFrame({database: part[database].to_numpy(), "exp": e, "hi": hi, "lo": lo,
-                         "n": np.ones(len(part))})
+    codes, labels = pd.factorize(part[database])
+    values = part[value].to_numpy(dtype=np.float64, na_value=np.nan)
+    keep = (codes >= 0) & np.isfinite(values)
+    if not keep.all():
+        codes, values = codes[keep], values[keep]
+    if len(values) == 0:
+        return pd.DataFrame({database: labels[:0], "exp": np.empty(0, np.int64),
+                             "hi": np.empty(0), "lo": np.empty(0), "n": np.empty(0)})
+    e, hi, lo = _exactsum.split(values)
+    e0 = int(e.min())
+    width = int(e.max()) - e0 + 1
+    key = codes.astype(np.int64) * width + (e - e0)
+    size = len(labels) * width
+    n = np.bincount(key, minlength=size)
+    cells = np.flatnonzero(n)
+    hs = np.bincount(key, weights=hi, minlength=size)[cells]
+    ls = np.bincount(key, weights=lo, minlength=size)[cells]
+    return pd.DataFrame({database: labels[cells // width], "exp": cells % width + e0,
+                         "hi": hs, "lo": ls, "n": n[cells].astype(np.float64)})
 
 
 def _totals(cells, database):
@@ -131,7 +150,9 @@ def _partition(part, spec, func, meta):
     db_labels = part[spec.database].to_numpy()
     db_codes = np.searchsorted(spec.databases, db_labels)
     values = part[spec.value].to_numpy(dtype=np.float64)
-    order = np.argsort(codes, kind="stable")
+    # records sorted by individual (often already so: skip the sort then)
+    order = np.arange(len(codes)) if bool(np.all(codes[1:] >= codes[:-1])) else \
+        np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(0, len(labels), _ROWS).tolist()
                              + [len(labels)])
     outs = []
@@ -149,10 +170,13 @@ def _partition(part, spec, func, meta):
 
 # The per-batch functions (module level: picklable for process workers).
 def _deltas(spec, labels, Q, eps):
+    """delta_i(eps) and d_H(q, q_i) (from the rows the delta kernel sorted)."""
     import pandas as pd
+    from statpriv.empirical import _kde
     batch = spec.batch(labels, Q)
-    return pd.DataFrame({"delta": batch._delta_values(eps),
-                         "hausdorff": batch.hausdorff().to_numpy()}, index=labels)
+    delta = batch._delta_values(eps)
+    hausdorff = _kde.hausdorff(batch.estimator._a, batch._prepared[0])
+    return pd.DataFrame({"delta": delta, "hausdorff": hausdorff}, index=labels)
 
 
 def _hausdorff(spec, labels, Q):
@@ -204,8 +228,8 @@ class DaskEmpiricalPrivacy(_lazy_base()):
                              "DataFrame the Dask scheduler sets the parallelism")
         _column_names(data, individual, database, value)
         frame = data if individual in data.columns else data.reset_index()
-        cells = frame.map_partitions(_split_values, database, value,
-                                     meta=_split_values(frame._meta, database, value))
+        cells = frame.map_partitions(_cell_sums, database, value,
+                                     meta=_cell_sums(frame._meta, database, value))
         cells = cells.groupby([database, "exp"])[["hi", "lo", "n"]].sum()
         checks = (frame[value].isna().sum(), np.isinf(frame[value]).sum(),
                   frame[individual].isna().sum(), frame[database].isna().sum())
