@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#ifdef SP_KDE_DEBUG
+#include <stdio.h>
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Laplace kernels of one scale: exact, piecewise exponentials          */
@@ -109,12 +112,27 @@ int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m
 #define SP_KDE_TAIL 40.0      /* domain: every point +- 40 widths */
 #define SP_KDE_MAXDEPTH 200
 
+#define SP_KDE_WINDOW 37.0   /* Gaussian kernels beyond 37 widths: bounded */
+#define SP_KDE_WINDOW_PHI 2.2e-298   /* >= phi(37) = 2.12e-298 */
+#define SP_KDE_MAXCELLS 200000       /* per row: then undecided cells are bounded */
+
 typedef struct {
     enum sp_kernel kernel;
     const double *x;
     const double *w;
     size_t n;
+    double wmin, wmax;
 } kset;
+
+static void set_widths(kset *s)
+{
+    s->wmin = INFINITY;
+    s->wmax = 0.0;
+    for (size_t j = 0; j < s->n; j++) {
+        s->wmin = fmin(s->wmin, s->w[j]);
+        s->wmax = fmax(s->wmax, s->w[j]);
+    }
+}
 
 /* kernel density at distance d >= 0, width w */
 static double kern(enum sp_kernel kernel, double d, double w)
@@ -143,18 +161,83 @@ static double cdf_diff(enum sp_kernel kernel, double z0, double z1)
     return 1.0 - upper(kernel, -z0) - upper(kernel, z1);
 }
 
-static void set_bounds(const kset *s, double x0, double x1, double *lo, double *hi)
+/* first index with x[j] >= v (x sorted) */
+static size_t lower_index(const double *x, size_t n, double v)
 {
-    double l = 0.0, u = 0.0;
-    for (size_t j = 0; j < s->n; j++) {
-        double a = s->x[j];
-        double near = a < x0 ? x0 - a : (a > x1 ? a - x1 : 0.0);
-        double far = fmax(fabs(x0 - a), fabs(x1 - a));
-        u += kern(s->kernel, near, s->w[j]);
-        l += kern(s->kernel, far, s->w[j]);
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    *lo = l / (double)s->n;
-    *hi = u / (double)s->n;
+    return lo;
+}
+
+/* What one set's density f is on the cell [x0, x1] = [m - r, m + r].
+ * Laplace kernels (taylor == 0): lo <= f <= hi, each kernel between its
+ * values at the farthest and the nearest point of the cell.  Gaussian
+ * kernels (taylor == 1): f(m + t) = val + der t + e(t), |e(t)| <= g2 t^2 / 2
+ * for |t| <= r, with g2 >= sup |f''| from |phi''(z)| = |z^2 - 1| phi(z) <=
+ * max(1, z^2) phi(z) kernel by kernel; kernels farther than SP_KDE_WINDOW
+ * widths are skipped, their sum bounded by drop (each <= phi(37) / w_min). */
+typedef struct {
+    int taylor;
+    double lo, hi;
+    double val, der, g2, drop;
+} local;
+
+static void set_local(const kset *s, double x0, double x1, local *out)
+{
+    double inv_n = 1.0 / (double)s->n;
+    if (s->kernel == SP_KERNEL_LAPLACE) {
+        double l = 0.0, u = 0.0;
+        for (size_t j = 0; j < s->n; j++) {
+            double a = s->x[j];
+            double near = a < x0 ? x0 - a : (a > x1 ? a - x1 : 0.0);
+            double far = fmax(fabs(x0 - a), fabs(x1 - a));
+            u += kern(s->kernel, near, s->w[j]);
+            l += kern(s->kernel, far, s->w[j]);
+        }
+        *out = (local){0, l * inv_n, u * inv_n, 0.0, 0.0, 0.0, 0.0};
+        return;
+    }
+    double m = 0.5 * (x0 + x1), r = 0.5 * (x1 - x0);
+    size_t j0 = lower_index(s->x, s->n, x0 - SP_KDE_WINDOW * s->wmax);
+    size_t j1 = lower_index(s->x, s->n, x1 + SP_KDE_WINDOW * s->wmax);
+    double val = 0.0, der = 0.0, g2 = 0.0;
+    for (size_t j = j0; j < j1; j++) {
+        double w = s->w[j];
+        double z = (m - s->x[j]) / w;
+        double az = fabs(z), rho = r / w;
+        double phi = exp(-0.5 * z * z) * 0.3989422804014327;
+        val += phi / w;
+        der -= z * phi / (w * w);
+        /* sup of phi over |z'| in [az - rho, az + rho] */
+        double sup_phi = az <= rho ? 0.3989422804014327
+                       : rho * az < 1.0 ? phi * exp(rho * (az - 0.5 * rho))
+                       : exp(-0.5 * (az - rho) * (az - rho)) * 0.3989422804014327;
+        double zz = az + rho;
+        g2 += fmax(1.0, zz * zz) * sup_phi / (w * w * w);
+    }
+    double drop = (double)(s->n - (j1 - j0)) * SP_KDE_WINDOW_PHI / s->wmin;
+    *out = (local){1, 0.0, 0.0, val * inv_n, der * inv_n, g2 * inv_n, drop * inv_n};
+}
+
+/* lo <= f - c g <= hi on the cell (half width r) */
+static void diff_bounds(const local *f, const local *g, double c, double r,
+                        double *lo, double *hi)
+{
+    if (!f->taylor) {
+        *lo = f->lo - c * g->hi;
+        *hi = f->hi - c * g->lo;
+        return;
+    }
+    double mid = f->val - c * g->val;
+    double slack = fabs(f->der - c * g->der) * r + 0.5 * (f->g2 + c * g->g2) * r * r;
+    *lo = mid - slack - c * g->drop;
+    *hi = mid + slack + f->drop;
 }
 
 static double set_mass(const kset *s, double x0, double x1)
@@ -220,9 +303,11 @@ int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa,
                        double *out_plus, double *out_minus, double *out_bound)
 {
     double c = exp(eps);
-    kset p = {kernel, a, wa, n};
+    kset p = {kernel, a, wa, n, 0.0, 0.0};
+    set_widths(&p);
     for (size_t k = 0; k < count; k++) {
-        kset q = {kernel, rows + k * m, wrows + k * m, m};
+        kset q = {kernel, rows + k * m, wrows + k * m, m, 0.0, 0.0};
+        set_widths(&q);
         double L = INFINITY, U = -INFINITY;
         domain(&p, &L, &U);
         domain(&q, &L, &U);
@@ -232,35 +317,36 @@ int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa,
         run rp = {1.0, 0.0, 0.0}, rm = {1.0, 0.0, 0.0};
         cell stack[SP_KDE_MAXDEPTH + 8];
         int top = 0;
+        long cells = 0;
         stack[top++] = (cell){L, U, 0, 3};
         while (top > 0) {
             cell cl = stack[--top];
-            double plo, phi, qlo, qhi;
-            set_bounds(&p, cl.x0, cl.x1, &plo, &phi);
-            set_bounds(&q, cl.x0, cl.x1, &qlo, &qhi);
+            cells++;
+            local lp, lq;
+            set_local(&p, cl.x0, cl.x1, &lp);
+            set_local(&q, cl.x0, cl.x1, &lq);
             double width = cl.x1 - cl.x0;
             int split = 0;
             double mid = 0.5 * (cl.x0 + cl.x1);
-            int last = cl.depth >= SP_KDE_MAXDEPTH || !(mid > cl.x0 && mid < cl.x1);
-            if (cl.need & 1) {
-                if (plo - c * qhi >= 0.0)
-                    run_add(&rp, &p, &q, c, cl.x0, cl.x1);
-                else if (phi - c * qlo <= 0.0)
-                    ;
-                else if (last || phi <= density_budget)
-                    bound_plus += fmax(phi - c * qlo, 0.0) * width;
+            int last = cl.depth >= SP_KDE_MAXDEPTH || cells > SP_KDE_MAXCELLS
+                       || !(mid > cl.x0 && mid < cl.x1);
+            for (int dir = 0; dir < 2; dir++) {
+                if (!(cl.need & (1 << dir)))
+                    continue;
+                double lo, hi;
+                if (dir == 0)
+                    diff_bounds(&lp, &lq, c, 0.5 * width, &lo, &hi);
                 else
-                    split |= 1;
-            }
-            if (cl.need & 2) {
-                if (qlo - c * phi >= 0.0)
-                    run_add(&rm, &q, &p, c, cl.x0, cl.x1);
-                else if (qhi - c * plo <= 0.0)
+                    diff_bounds(&lq, &lp, c, 0.5 * width, &lo, &hi);
+                if (lo >= 0.0)            /* certified positive: exact integral */
+                    run_add(dir == 0 ? &rp : &rm, dir == 0 ? &p : &q, dir == 0 ? &q : &p,
+                            c, cl.x0, cl.x1);
+                else if (hi <= 0.0)       /* certified non-positive */
                     ;
-                else if (last || qhi <= density_budget)
-                    bound_minus += fmax(qhi - c * plo, 0.0) * width;
+                else if (last || hi <= density_budget)
+                    *(dir == 0 ? &bound_plus : &bound_minus) += hi * width;
                 else
-                    split |= 2;
+                    split |= 1 << dir;
             }
             if (split) {
                 /* right child first: cells pop left to right, so runs coalesce */
@@ -268,6 +354,9 @@ int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa,
                 stack[top++] = (cell){cl.x0, mid, cl.depth + 1, split};
             }
         }
+#ifdef SP_KDE_DEBUG
+        fprintf(stderr, "row %zu cells %ld L %g U %g\n", k, cells, L, U);
+#endif
         run_flush(&rp, &p, &q, c);
         run_flush(&rm, &q, &p, c);
         out_plus[k] = rp.sum + bound_plus;

@@ -18,7 +18,8 @@ q_r).  Then p and p_i differ only through the points that moved.
 Bandwidth (b, s): "silverman" 1.06 sd(q) R^(-1/5) (for a Laplace kernel the
 scale of equal variance, divided by sqrt 2), "cv" the maximiser of the
 leave-one-out log-likelihood sum_r ln( 1/(R-1) sum_{t != r} K_t(q_r - q_t) )
-over [silverman/64, 8 silverman], or a positive number.
+over [silverman/64, 8 silverman] (a 37-point grid in log scale, then a
+golden-section search), or a positive number.
 """
 import math
 from dataclasses import dataclass, field
@@ -84,8 +85,6 @@ def _log_kernel(kernel, dist, w):
 
 def loo_log_likelihood(q, rel, kernel, scale, chunk=512):
     """sum_r ln(1/(R-1) sum_{t != r} K_{scale rel_t}(q_r - q_t))."""
-    from scipy.special import logsumexp
-
     R = len(q)
     w = scale * rel
     total = 0.0
@@ -93,7 +92,8 @@ def loo_log_likelihood(q, rel, kernel, scale, chunk=512):
         d = np.abs(q[lo:lo + chunk, None] - q[None, :])
         lk = _log_kernel(kernel, d, w[None, :])
         lk[np.arange(d.shape[0]), np.arange(lo, lo + d.shape[0])] = -np.inf
-        total += float(np.sum(logsumexp(lk, axis=1)))
+        top = lk.max(axis=1, keepdims=True)
+        total += float(np.sum(top[:, 0] + np.log(np.sum(np.exp(lk - top), axis=1))))
     return total - R * math.log(R - 1)
 
 
@@ -108,18 +108,39 @@ def choose_scale(q, kind, bandwidth):
         h /= math.sqrt(2.0)
     if bandwidth == "silverman":
         return h
-    from scipy.optimize import minimize_scalar
-
     rel = _relative_widths(q, kind)
+
+    def ll(t):
+        return loo_log_likelihood(q, rel, kernel, math.exp(t))
+
     grid = np.linspace(math.log(h / 64), math.log(8 * h), 37)
-    ll = np.array([loo_log_likelihood(q, rel, kernel, math.exp(t)) for t in grid])
-    j = int(np.argmax(ll))
-    lo, hi = grid[max(j - 1, 0)], grid[min(j + 1, len(grid) - 1)]
-    if lo == hi or j in (0, len(grid) - 1):
+    values = np.array([ll(t) for t in grid])
+    j = int(np.argmax(values))
+    if j in (0, len(grid) - 1):
         return math.exp(grid[j])
-    res = minimize_scalar(lambda t: -loo_log_likelihood(q, rel, kernel, math.exp(t)),
-                          bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
-    return math.exp(res.x) if -res.fun >= ll[j] else math.exp(grid[j])
+    return math.exp(_golden_max(ll, grid[j - 1], grid[j + 1], grid[j], values[j]))
+
+
+def _golden_max(f, lo, hi, best, f_best, tol=1e-4):
+    """Golden-section search for a maximum of f on [lo, hi] (f unimodal there);
+    never returns a point worse than ``best``."""
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+    a, b = lo, hi
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(c), f(d)
+    while b - a > tol:
+        if fc >= fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = f(d)
+    for x, fx in ((c, fc), (d, fd)):
+        if fx > f_best:
+            best, f_best = x, fx
+    return best
 
 
 @dataclass

@@ -20,22 +20,25 @@ def _c(x):
     return np.ascontiguousarray(x, dtype=np.float64)
 
 
+def _check(int rc, name):
+    if rc != 0:
+        raise MemoryError(f"{name}: out of memory")
+
+
 def laplace_delta(a, rows, double s, double eps):
     """Exact (delta_plus, delta_minus) per row for Laplace kernels of scale s."""
     cdef double[::1] av = _c(a)
     cdef double[:, ::1] rv = _c(rows)
     cdef size_t count = rv.shape[0], m = rv.shape[1], n = av.shape[0]
-    plus = np.empty(count)
-    minus = np.empty(count)
-    cdef double[::1] pv = plus, mv = minus
+    out = np.zeros((2, count))
+    cdef double[:, ::1] ov = out
     cdef int rc = 0
-    if count == 0:
-        return plus, minus
-    with nogil:
-        rc = sp_kde_laplace_delta(&av[0], n, &rv[0, 0], m, count, s, eps, &pv[0], &mv[0])
-    if rc != 0:
-        raise MemoryError("sp_kde_laplace_delta: out of memory")
-    return plus, minus
+    if count > 0:
+        with nogil:
+            rc = sp_kde_laplace_delta(&av[0], n, &rv[0, 0], m, count, s, eps,
+                                      &ov[0, 0], &ov[1, 0])
+    _check(rc, "sp_kde_laplace_delta")
+    return out[0], out[1]
 
 
 def bound_delta(int kernel, a, wa, rows, wrows, double eps, double tol):
@@ -43,19 +46,16 @@ def bound_delta(int kernel, a, wa, rows, wrows, double eps, double tol):
     cdef double[::1] av = _c(a), wav = _c(wa)
     cdef double[:, ::1] rv = _c(rows), wrv = _c(wrows)
     cdef size_t count = rv.shape[0], m = rv.shape[1], n = av.shape[0]
-    plus = np.empty(count)
-    minus = np.empty(count)
-    bound = np.empty(count)
-    cdef double[::1] pv = plus, mv = minus, bv = bound
+    out = np.zeros((3, count))
+    cdef double[:, ::1] ov = out
     cdef int rc = 0
-    if count == 0:
-        return plus, minus, bound
-    with nogil:
-        rc = sp_kde_bound_delta(<sp_kernel>kernel, &av[0], &wav[0], n, &rv[0, 0], &wrv[0, 0],
-                                m, count, eps, tol, &pv[0], &mv[0], &bv[0])
-    if rc != 0:
-        raise MemoryError("sp_kde_bound_delta: out of memory")
-    return plus, minus, bound
+    if count > 0:
+        with nogil:
+            rc = sp_kde_bound_delta(<sp_kernel>kernel, &av[0], &wav[0], n, &rv[0, 0],
+                                    &wrv[0, 0], m, count, eps, tol,
+                                    &ov[0, 0], &ov[1, 0], &ov[2, 0])
+    _check(rc, "sp_kde_bound_delta")
+    return out[0], out[1], out[2]
 
 
 def hist_delta(inner_edges, p_mass, rows, double eps):
@@ -63,18 +63,16 @@ def hist_delta(inner_edges, p_mass, rows, double eps):
     cdef double[::1] ev = _c(inner_edges), pm = _c(p_mass)
     cdef double[:, ::1] rv = _c(rows)
     cdef size_t count = rv.shape[0], m = rv.shape[1], nbins = pm.shape[0]
-    plus = np.empty(count)
-    minus = np.empty(count)
-    cdef double[::1] pv = plus, mv = minus
+    out = np.zeros((2, count))
+    cdef double[:, ::1] ov = out
     cdef int rc = 0
     cdef const double *edges = &ev[0] if ev.shape[0] > 0 else NULL
-    if count == 0:
-        return plus, minus
-    with nogil:
-        rc = sp_hist_delta(edges, nbins, &pm[0], &rv[0, 0], m, count, eps, &pv[0], &mv[0])
-    if rc != 0:
-        raise MemoryError("sp_hist_delta: out of memory")
-    return plus, minus
+    if count > 0:
+        with nogil:
+            rc = sp_hist_delta(edges, nbins, &pm[0], &rv[0, 0], m, count, eps,
+                               &ov[0, 0], &ov[1, 0])
+    _check(rc, "sp_hist_delta")
+    return out[0], out[1]
 
 
 def hausdorff(a, rows):

@@ -17,6 +17,7 @@ tests use it.
                    _quad (quadrature pieces, bracketed roots)
     normal_approx  normal_approx_delta (a labelled approximation)
     discrete       discrete_delta: two laws given as log-pmf arrays (from_log_pmfs)
+    empirical      kde_hockey_stick: two kernel density estimates (empirical DP)
 
 A new mechanism's oracle is one module here with an ``__all__``, listed once
 in ``_MODULES``.  The public names are resolved lazily (PEP 562), so
@@ -26,7 +27,8 @@ imports the module that defines it on first use.
 
 import importlib
 
-_MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete")
+_MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete",
+            "empirical")
 
 
 def _modules():
