@@ -41,7 +41,11 @@ def assert_same(dask_ep, mem_ep, eps_values):
         assert list(dask_ep.most_exposed(5, eps).index) == list(mem_ep.most_exposed(5, eps).index)
     np.testing.assert_allclose(dask_ep.hausdorff().to_numpy(), mem_ep.hausdorff().to_numpy(),
                                rtol=RTOL, atol=0)
+    np.testing.assert_allclose(dask_ep.matching_distance().to_numpy(),
+                               mem_ep.matching_distance().to_numpy(), rtol=RTOL, atol=0)
     assert dask_ep.noise_scale(0.1) == pytest.approx(mem_ep.noise_scale(0.1), rel=RTOL)
+    assert dask_ep.noise_scale(0.1, distance="hausdorff") == \
+        pytest.approx(mem_ep.noise_scale(0.1, distance="hausdorff"), rel=RTOL)
     assert dask_ep.epsilon(1e-3) == pytest.approx(mem_ep.epsilon(1e-3), rel=RTOL)
 
 

@@ -12,10 +12,12 @@ log-likelihood), and
     delta(eps)   = max_i delta_i(eps),
     delta*(eps)  = 1 - prod_i (1 - delta_i(eps))   (total risk).
 
-The noise that closes the gap (their Proposition 1): Laplace noise whose
-kernel density estimate has scale lambda = max_i d_H(q, q_i) / eps (d_H the
-Hausdorff distance of the two sets of daily means) keeps every log density
-ratio within eps, i.e. delta(eps) = 0.  With the curator's Laplace kernel of
+The noise that closes the gap (their Proposition 1, with the matching
+distance): Laplace kernels of scale lambda = max_i d(q, q_i) / eps, d the
+largest gap between the sorted daily means with and without i matched in
+order, keep every log density ratio within eps, i.e. delta(eps) = 0.  (The
+paper states it with the Hausdorff distance, which ignores repeated values
+and can fall short; see docs/empirical.md.)  With the curator's Laplace kernel of
 width s <= lambda the noise to add is exact and closed form: nothing with
 probability (s / lambda)^2, else Laplace(lambda).
 
@@ -106,7 +108,8 @@ def run(out=print, out_dir=None, days=None, dpi=110, *, data=None):
     for label, delta, flights, days_flown, mean in d["top"]:
         out(f"{label:>10s}{_fmt(delta):>12s}{flights:>9d}{days_flown:>6d}{mean:>12.1f}")
     out("")
-    out("noise that makes delta(eps) = 0 (Laplace scale lambda = max_i d_H(q, q_i) / eps):")
+    out("noise that makes delta(eps) = 0 (Laplace scale lambda = max_i d(q, q_i) / eps, "
+        "d the matching distance):")
     s = d["bandwidth"]
     for eps, lam in d["noise"]:
         keep = min(1.0, (s / lam) ** 2)

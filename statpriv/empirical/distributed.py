@@ -169,20 +169,29 @@ def _partition(part, spec, func, meta):
 
 
 # The per-batch functions (module level: picklable for process workers).
-def _deltas(spec, labels, Q, eps):
-    """delta_i(eps) and d_H(q, q_i) (from the rows the delta kernel sorted)."""
-    import pandas as pd
+def _distance_columns(batch):
+    """d_H(q, q_i) and the matching distance max_j |q_(j) - q_i(j)| per row,
+    from the rows the delta kernel sorted (as the in-memory functions compute
+    them from sorted copies)."""
     from statpriv.empirical import _kde
+    a, rows = batch.estimator._a, batch._prepared[0]
+    return {"hausdorff": _kde.hausdorff(a, rows),
+            "matching": np.max(np.abs(rows - a), axis=1, initial=0.0)}
+
+
+def _deltas(spec, labels, Q, eps):
+    """delta_i(eps), with the two distances (cheap) for noise_scale."""
+    import pandas as pd
     batch = spec.batch(labels, Q)
     delta = batch._delta_values(eps)
-    hausdorff = _kde.hausdorff(batch.estimator._a, batch._prepared[0])
-    return pd.DataFrame({"delta": delta, "hausdorff": hausdorff}, index=labels)
+    return pd.DataFrame({"delta": delta, **_distance_columns(batch)}, index=labels)
 
 
-def _hausdorff(spec, labels, Q):
+def _distances(spec, labels, Q):
     import pandas as pd
-    return pd.DataFrame({"hausdorff": spec.batch(labels, Q).hausdorff().to_numpy()},
-                        index=labels)
+    batch = spec.batch(labels, Q)
+    batch._prepared = batch.estimator.prepare(Q)
+    return pd.DataFrame(_distance_columns(batch), index=labels)
 
 
 def _epsilon(spec, labels, Q, target):
@@ -214,7 +223,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         import pandas as pd
         from statpriv import _validate
         from statpriv.empirical import _loo
-        from statpriv.empirical._estimators import ESTIMATORS, fit_estimator
+        from statpriv.empirical._estimators import ESTIMATORS
 
         _validate.choice("estimator", estimator, ESTIMATORS)
         parsed = _loo.parse_query(query)
@@ -252,20 +261,17 @@ class DaskEmpiricalPrivacy(_lazy_base()):
                              f"at least two databases")
         stats = _loo.DatabaseStats.from_sums(parsed, totals["sum"].to_numpy(),
                                              totals["count"].to_numpy())
+        # the in-memory set-up with no individuals (they come with the first pass)
+        databases = pd.Index(totals.index, name=database)
+        self._individuals = None
+        self._setup(stats.q, np.empty((0, len(databases))), pd.Index([]), databases, parsed,
+                    estimator, bandwidth)
+        self._Q = None           # every method reading it is overridden below
+        self._encoded = None
         self._frame = self._by_individual(data, individual)
-        self._query = parsed
-        self._bandwidth_rule = bandwidth
-        self.databases = pd.Index(totals.index, name=database)
-        self._q = stats.q
-        self._estimator = fit_estimator(self._q, estimator, bandwidth)
         self._spec = _Spec(individual, database, value, totals.index.to_numpy(), stats,
                            estimator, self._estimator.scale, None)
-        self._index_dtype = (frame._meta[individual].dtype)
-        self._prepared = None
-        self._cache = {}
-        self._hausdorff = None
-        self._encoded = None
-        self._individuals = None
+        self._index_dtype = frame._meta[individual].dtype
 
     @staticmethod
     def _by_individual(data, individual):
@@ -314,11 +320,16 @@ class DaskEmpiricalPrivacy(_lazy_base()):
 
     @property
     def individuals(self):
-        """The individuals (sorted labels); counted by a pass over the data
-        the first time it is needed."""
+        """The individuals (sorted labels); found by a pass over the data the
+        first time they are needed."""
         if self._individuals is None:
-            self._hausdorff_values()
+            self._distance_values()
         return self._individuals
+
+    @individuals.setter
+    def individuals(self, value):
+        # EmpiricalPrivacy._setup's placeholder (no individuals): keep "not yet known"
+        self._individuals = value if len(value) else None
 
     # -- the per-individual passes ------------------------------------------
     def _delta_values(self, eps):
@@ -326,23 +337,28 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         if eps not in self._cache:
             if len(self._cache) > 64:
                 self._cache.clear()
-            # d_H(q, q_i) comes along (cheap), for noise_scale
-            self._cache[eps], hausdorff = self._per_individual(
-                functools.partial(_deltas, eps=eps), ["delta", "hausdorff"])
+            self._cache[eps], hausdorff, matching = self._per_individual(
+                functools.partial(_deltas, eps=eps), ["delta", "hausdorff", "matching"])
             if self._hausdorff is None:
-                self._hausdorff = hausdorff
+                self._hausdorff, self._matching = hausdorff, matching
         return self._cache[eps]
 
-    def _hausdorff_values(self):
+    def _distance_values(self):
         if self._hausdorff is None:
-            (self._hausdorff,) = self._per_individual(_hausdorff, ["hausdorff"])
-        return self._hausdorff
+            self._hausdorff, self._matching = self._per_individual(
+                _distances, ["hausdorff", "matching"])
 
     def hausdorff(self):
         """d_H(q, q_i) for every individual (pandas Series)."""
         import pandas as pd
-        values = self._hausdorff_values()
-        return pd.Series(values, index=self._individuals, name="hausdorff")
+        self._distance_values()
+        return pd.Series(self._hausdorff, index=self._individuals, name="hausdorff")
+
+    def matching_distance(self):
+        """max_j |q_(j) - q_i(j)| for every individual (pandas Series)."""
+        import pandas as pd
+        self._distance_values()
+        return pd.Series(self._matching, index=self._individuals, name="matching")
 
     def _epsilon(self, target):
         # delta = max_i delta_i: the in-memory search run on each batch, then
@@ -427,7 +443,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         bucket._spec = copy.copy(self._spec)
         bucket._spec.cols = pos
         bucket._spec.scale = fitted.estimator.scale
-        bucket._cache, bucket._hausdorff, bucket._prepared = {}, None, None
+        bucket._cache, bucket._hausdorff, bucket._matching = {}, None, None
         return bucket
 
     def __repr__(self):
