@@ -137,3 +137,16 @@ def test_dask_equals_pandas_on_the_flights_with_process_workers():
             ep = EmpiricalPrivacy(dd.from_pandas(df, npartitions=4), query, estimator=estimator)
             mem = EmpiricalPrivacy(df, query, estimator=estimator)
             assert_same(ep, mem, (eps,))
+
+
+@pytest.mark.exhaustive
+def test_dask_individual_as_index_only():
+    """The individual only as the index: known divisions (no shuffle) or not."""
+    import dask
+    lazy = synthetic_dask(17000, 12, seed=3, block=16384)
+    df = synthetic(17000, 12, seed=3)
+    mem = EmpiricalPrivacy(df, "mean")
+    unknown = dd.from_pandas(df.set_index("id"), npartitions=3).clear_divisions()
+    with dask.config.set(scheduler="sync"):
+        for ddf in (lazy[["db", "value"]], unknown):
+            assert_same(EmpiricalPrivacy(ddf, "mean"), mem, (1e-3,))
