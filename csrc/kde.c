@@ -1,6 +1,7 @@
 /* Hockey-stick integrals of kernel density estimates; see kde.h. */
 #include "kde.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #ifdef SP_KDE_DEBUG
@@ -40,6 +41,22 @@ static double piece_positive(double alpha, double beta, double h, double s)
     return beta * s * e * e;
 }
 
+/* An upper bound of the piece under rounding: ea, eb bound the errors of
+ * alpha, beta, and the integral of the positive part is non-decreasing in
+ * both, so I(alpha + ea, beta + eb) >= I(alpha, beta); a piece that stays
+ * non-positive under the perturbation adds exactly 0. */
+static double piece_bounded(double alpha, double beta, double ea, double eb, double h,
+                            double s)
+{
+    return piece_positive(alpha + ea, beta + eb, h, s) * (1.0 + 8.0 * DBL_EPSILON);
+}
+
+/* a tail s (A)_+ with |error of A| <= ea, likewise */
+static double tail_bounded(double A, double ea, double s)
+{
+    return s * fmax(A + ea, 0.0) * (1.0 + 4.0 * DBL_EPSILON);
+}
+
 int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m,
                          size_t count, double s, double eps,
                          double *out_plus, double *out_minus)
@@ -68,37 +85,52 @@ int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m
             }
             l++;
         }
-        /* backward sums B_l = sum over knots >= l of weight e^{-(t_j - t_l)/s} */
+        /* backward sums B_l = sum over knots >= l of weight e^{-(t_j - t_l)/s}.
+         * Rounding: each step (exp of a rounded gap, a product, a sum of
+         * positive terms) adds at most (4 + gap/s) eps_mach of relative error;
+         * rel_total sums the steps, rel_f the steps left of the current knot. */
+        double rel_total = 0.0;
         bp[K - 1] = dp[K - 1];
         bq[K - 1] = dq[K - 1];
         for (size_t r = K - 1; r-- > 0;) {
-            double e = exp(-(t[r + 1] - t[r]) / s);
+            double hs = (t[r + 1] - t[r]) / s;
+            double e = exp(-hs);
             bp[r] = bp[r + 1] * e + dp[r];
             bq[r] = bq[r + 1] * e + dq[r];
+            rel_total += (4.0 + hs) * DBL_EPSILON;
         }
+        const double u3 = 3.0 * DBL_EPSILON;    /* the weights, c, the difference */
         /* left tail x < t_0: densities bp[0] e^{-(t_0 - x)/s}, bq[0] ... */
-        double plus = s * fmax(bp[0] - c * bq[0], 0.0);
-        double minus = s * fmax(bq[0] - c * bp[0], 0.0);
+        double eb0 = (rel_total + u3) * (bp[0] + c * bq[0]);
+        double plus = tail_bounded(bp[0] - c * bq[0], eb0, s);
+        double minus = tail_bounded(bq[0] - c * bp[0], eb0, s);
         double fp = 0.0, fq = 0.0;   /* forward sums at t_l */
+        double rel_f = 0.0;
         for (size_t r = 0; r < K; r++) {
             if (r > 0) {
-                double e = exp(-(t[r] - t[r - 1]) / s);
+                double hs = (t[r] - t[r - 1]) / s;
+                double e = exp(-hs);
                 fp *= e;
                 fq *= e;
+                rel_f += (4.0 + hs) * DBL_EPSILON;
             }
             fp += dp[r];
             fq += dq[r];
             if (r + 1 < K) {
                 double h = t[r + 1] - t[r];
                 if (h > 0.0) {
-                    plus += piece_positive(fp - c * fq, bp[r + 1] - c * bq[r + 1], h, s);
-                    minus += piece_positive(fq - c * fp, bq[r + 1] - c * bp[r + 1], h, s);
+                    double rel_b = fmax(rel_total - rel_f - (4.0 + h / s) * DBL_EPSILON, 0.0);
+                    double ea = (rel_f + u3) * (fp + c * fq + fq + c * fp);
+                    double eb = (rel_b + u3) * (bp[r + 1] + c * bq[r + 1] + bq[r + 1] + c * bp[r + 1]);
+                    plus += piece_bounded(fp - c * fq, bp[r + 1] - c * bq[r + 1], ea, eb, h, s);
+                    minus += piece_bounded(fq - c * fp, bq[r + 1] - c * bp[r + 1], ea, eb, h, s);
                 }
             }
         }
         /* right tail */
-        plus += s * fmax(fp - c * fq, 0.0);
-        minus += s * fmax(fq - c * fp, 0.0);
+        double ef = (rel_f + u3) * (fp + c * fq + fq + c * fp);
+        plus += tail_bounded(fp - c * fq, ef, s);
+        minus += tail_bounded(fq - c * fp, ef, s);
         out_plus[k] = plus;
         out_minus[k] = minus;
     }
@@ -112,8 +144,6 @@ int sp_kde_laplace_delta(const double *a, size_t n, const double *rows, size_t m
 #define SP_KDE_TAIL 40.0      /* domain: every point +- 40 widths */
 #define SP_KDE_MAXDEPTH 200
 
-#define SP_KDE_WINDOW 37.0   /* Gaussian kernels beyond 37 widths: bounded */
-#define SP_KDE_WINDOW_PHI 2.2e-298   /* >= phi(37) = 2.12e-298 */
 #define SP_KDE_MAXCELLS 200000       /* per row: then undecided cells are bounded */
 
 typedef struct {
@@ -122,6 +152,8 @@ typedef struct {
     const double *w;
     size_t n;
     double wmin, wmax;
+    double window;        /* Gaussian kernels beyond window widths: bounded */
+    double window_phi;    /* >= phi(window), the bound per skipped kernel * w */
 } kset;
 
 static void set_widths(kset *s)
@@ -180,8 +212,9 @@ static size_t lower_index(const double *x, size_t n, double v)
  * values at the farthest and the nearest point of the cell.  Gaussian
  * kernels (taylor == 1): f(m + t) = val + der t + e(t), |e(t)| <= g2 t^2 / 2
  * for |t| <= r, with g2 >= sup |f''| from |phi''(z)| = |z^2 - 1| phi(z) <=
- * max(1, z^2) phi(z) kernel by kernel; kernels farther than SP_KDE_WINDOW
- * widths are skipped, their sum bounded by drop (each <= phi(37) / w_min). */
+ * max(1, z^2) phi(z) kernel by kernel; kernels farther than s->window
+ * widths are skipped, their sum bounded by drop (each <= phi(window) / w_min;
+ * set_window makes all of them together <= 1e-3 of the density budget). */
 typedef struct {
     int taylor;
     double lo, hi;
@@ -204,8 +237,8 @@ static void set_local(const kset *s, double x0, double x1, local *out)
         return;
     }
     double m = 0.5 * (x0 + x1), r = 0.5 * (x1 - x0);
-    size_t j0 = lower_index(s->x, s->n, x0 - SP_KDE_WINDOW * s->wmax);
-    size_t j1 = lower_index(s->x, s->n, x1 + SP_KDE_WINDOW * s->wmax);
+    size_t j0 = lower_index(s->x, s->n, x0 - s->window * s->wmax);
+    size_t j1 = lower_index(s->x, s->n, x1 + s->window * s->wmax);
     double val = 0.0, der = 0.0, g2 = 0.0;
     for (size_t j = j0; j < j1; j++) {
         double w = s->w[j];
@@ -221,7 +254,7 @@ static void set_local(const kset *s, double x0, double x1, local *out)
         double zz = az + rho;
         g2 += fmax(1.0, zz * zz) * sup_phi / (w * w * w);
     }
-    double drop = (double)(s->n - (j1 - j0)) * SP_KDE_WINDOW_PHI / s->wmin;
+    double drop = (double)(s->n - (j1 - j0)) * s->window_phi / s->wmin;
     *out = (local){1, 0.0, 0.0, val * inv_n, der * inv_n, g2 * inv_n, drop * inv_n};
 }
 
@@ -297,16 +330,29 @@ static void domain(const kset *s, double *lo, double *hi)
     }
 }
 
+/* the window beyond which a Gaussian kernel is bounded instead of summed:
+ * phi(window) / w_min <= 1e-3 budget, window in [6, 37] */
+static void set_window(kset *s, double budget)
+{
+    double target = 1e-3 * budget * s->wmin;
+    double t2 = -2.0 * log(target / 0.3989422804014327);
+    double T = t2 > 36.0 ? sqrt(t2) : 6.0;
+    if (!(T < 37.0))
+        T = 37.0;
+    s->window = T;
+    s->window_phi = exp(-0.5 * T * T) * 0.3989422804014327 * (1.0 + 1e-9);
+}
+
 int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa, size_t n,
                        const double *rows, const double *wrows, size_t m, size_t count,
                        double eps, double tol,
                        double *out_plus, double *out_minus, double *out_bound)
 {
     double c = exp(eps);
-    kset p = {kernel, a, wa, n, 0.0, 0.0};
+    kset p = {kernel, a, wa, n, 0.0, 0.0, 37.0, 0.0};
     set_widths(&p);
     for (size_t k = 0; k < count; k++) {
-        kset q = {kernel, rows + k * m, wrows + k * m, m, 0.0, 0.0};
+        kset q = {kernel, rows + k * m, wrows + k * m, m, 0.0, 0.0, 37.0, 0.0};
         set_widths(&q);
         double L = INFINITY, U = -INFINITY;
         domain(&p, &L, &U);
@@ -314,6 +360,8 @@ int sp_kde_bound_delta(enum sp_kernel kernel, const double *a, const double *wa,
         double bound_plus = set_outside(&p, L, U);
         double bound_minus = set_outside(&q, L, U);
         double density_budget = tol / (U - L);
+        set_window(&p, density_budget);
+        set_window(&q, density_budget);
         run rp = {1.0, 0.0, 0.0}, rm = {1.0, 0.0, 0.0};
         cell stack[SP_KDE_MAXDEPTH + 8];
         int top = 0;

@@ -44,6 +44,12 @@ def cases():
     b = np.sort(a + 0.02 * rng.normal(size=8))
     yield "laplace", a, np.full(8, 0.3), b, np.full(8, 0.3), [0.2, 0.4]
     yield "gauss", a, np.full(8, 0.5), b, np.full(8, 0.5), [0.1, 0.2]
+    # near the zero point of a Laplace pair (the largest log ratio, on a grid)
+    xs = np.linspace(-6.0, 6.0, 120001)
+    log_p = np.log(np.mean(np.exp(-np.abs(xs[:, None] - a) / 0.3), axis=1))
+    log_q = np.log(np.mean(np.exp(-np.abs(xs[:, None] - b) / 0.3), axis=1))
+    top = float(np.max(log_p - log_q))
+    yield "laplace", a, np.full(8, 0.3), b, np.full(8, 0.3), [top * (1 - 1e-4), top * (1 - 1e-6)]
 
 
 def main():
