@@ -50,14 +50,14 @@ def demo_data(days=None, *, data=None, eps_grid=None, focus=EPS_FOCUS):
 
     days: only the first ``days`` days of 2013; data: another long-format
     frame with columns db / id / value instead of the flights; eps_grid: the
-    plotted eps (default: 60 points from 0 to 1.25 eps_0, eps_0 the smallest
+    plotted eps (default: 30 points from 0 to 1.25 eps_0, eps_0 the smallest
     eps with delta = 0, or to 1 if there is none below 512).
     """
     df, ep = _analysis(days, data)
     eps_zero = ep.epsilon(0.0)
     if eps_grid is None:
         top = 1.25 * eps_zero if 0.0 < eps_zero < np.inf else 1.0
-        eps_grid = np.linspace(0.0, top, 61)
+        eps_grid = np.linspace(0.0, top, 31)
     eps_grid = np.asarray(eps_grid, dtype=float)
     table = [(e, ep.delta(e), ep.total_risk(e), int((ep.deltas(e) > 0).sum()))
              for e in EPSILONS]
