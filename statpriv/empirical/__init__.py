@@ -101,8 +101,10 @@ class EmpiricalPrivacy:
         Progress bar of the callable path (None: tqdm's default).
 
     The estimator is fitted once on q and applied unchanged to every q_i
-    (docs/empirical.md); delta_i from the Laplace kernel and ECDF are exact,
-    from Gaussian kernels certified with a bound below 1e-14 added.
+    (docs/empirical.md).  delta_i is never below the integral of the
+    estimates: Laplace kernels in closed form plus its rounding bound, ECDF
+    exact sums, Gaussian kernels by certified adaptive integration with its
+    bound (~1e-14) added.
     """
 
     def __new__(cls, data=None, *args, **kwargs):
@@ -119,8 +121,8 @@ class EmpiricalPrivacy:
         if workers is not None:
             workers = _validate.count("workers", workers, low=1)
         if _is_dask(data):
-            raise TypeError("dask DataFrames are handled by the scale-out path "
-                            "(statpriv.empirical with the dask extra)")
+            raise TypeError("data is a dask DataFrame: this in-memory path takes a pandas "
+                            "DataFrame (compute() it, or use the Dask path)")
         enc = _loo.encode(data, individual, database, value)
         if parsed.kind == "callable":
             q, Q = _loo.generic_leave_one_out(parsed.func, enc, workers=workers,
