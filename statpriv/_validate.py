@@ -166,7 +166,7 @@ def real_array(name, values, *, low=-math.inf, high=math.inf, low_open=False,
     ``dims``: None (any shape) or a tuple of the accepted numbers of
     dimensions, e.g. (1,) for one value per record.  Scalars give 0-d arrays.
     """
-    if type(values) is float:                 # the common scalar query: checks in Python
+    if type(values) is float and (dims is None or 0 in dims):   # common scalar query: in Python
         _check_float_entry(name, values, low, high, low_open, high_open, allow_inf)
         return np.array(values)
     if values is None or isinstance(values, (str, bytes)):

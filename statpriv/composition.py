@@ -291,7 +291,7 @@ def compose(*curves, times=1, value_discretization_interval=None, tail_mass_trun
     if value_discretization_interval is not None:
         value_discretization_interval = _validate.real(
             "value_discretization_interval", value_discretization_interval, low=0.0,
-            low_open=True)
+            high=1.0, low_open=True)     # a coarser grid moves every loss by > 1 nat
     h = 1e-4 if value_discretization_interval is None else value_discretization_interval
     plds = [c.privacy_loss_distribution(h, tail_mass_truncation=tail) for c in curves]
     if value_discretization_interval is None:
