@@ -385,6 +385,7 @@ SWEEP = [
 
 
 # parameters whose values are strings: a wrong string is a wrong value (ValueError)
+_LABELS = ()
 _CHOICES = ("precision", "direction", "sampling", "approx", "noise_kind", "kind", "attacker",
             "method", "estimator", "distance", "kernel")
 
@@ -404,6 +405,12 @@ def _no_nan(result):
         result = result.get_delta_for_epsilon(0.1)
     elif isinstance(result, statpriv.pld.PrivacyLossDistribution):
         result = result.delta([0.0, 0.1])
+    elif hasattr(result, "total_risk"):                    # EmpiricalPrivacy, Conditioned
+        result = result.delta([0.0, 0.5])
+    elif hasattr(result, "to_numpy"):                      # a pandas Series
+        result = result.to_numpy()
+    elif type(result).__name__ == "NoiseSampler":
+        result = result(4)
     elif isinstance(result, dict):                         # audit, audit_pld
         result = [v for v in result.values() if isinstance(v, (float, np.ndarray))]
         return all(_no_nan(v) for v in result)
@@ -429,7 +436,7 @@ def _check_bad_input(fn, good, param, valid, cls, value):
             f"{param}={value!r} ({cls}): message does not name {param!r}: {exc}")
         wrong_type = ("bool", "bytes", "complex", "object") if param in _CHOICES \
             else ("bool", "str", "numeric_str", "bytes", "complex", "object")
-        if cls in wrong_type and param != "noise":
+        if cls in wrong_type and param != "noise" and param not in _LABELS:
             assert isinstance(exc, TypeError), f"{param}={value!r} ({cls}): {exc!r}"
         return
     assert cls in valid, f"{param}={value!r} ({cls}) accepted, returned {result!r}"
@@ -600,3 +607,100 @@ def test_new_names_bad_input_sweep(fn, good, param, valid, data):
 def test_new_names_bad_input_sweep_exhaustive(fn, good, param, valid, data):
     cls = data.draw(st.sampled_from(CLASSES), label="class")
     _check_bad_input(fn, good, param, valid, cls, _draw_bad(data, cls, good[param]))
+
+
+# -- statpriv.empirical.EmpiricalPrivacy ----------------------------------------
+def _frame(**columns):
+    import pandas as pd
+    base = dict(id=[f"i{k % 4}" for k in range(12)], db=[k // 4 for k in range(12)],
+                value=[1.0, 2.5, 0.3, 4.0, 2.0, 1.5, 3.3, 0.7, 2.2, 1.1, 0.4, 3.9])
+    base.update(columns)
+    return pd.DataFrame(base)
+
+
+def _empirical(**kw):
+    good = dict(data=_frame(), query="mean")
+    good.update(kw)
+    return statpriv.empirical.EmpiricalPrivacy(good.pop("data"), good.pop("query"), **good)
+
+
+pytest.importorskip("pandas")
+EMP = _empirical()
+EMP_GOOD = dict(query="mean", individual="id", database="db", value="value",
+                estimator="kde-laplace", bandwidth="silverman", workers=None, progress=None)
+_CHOICES += ("query", "bandwidth", "on")
+# column labels: any hashable is a label (True, b"x" too), an absent one a ValueError
+_LABELS = ("individual", "database", "value")
+
+SWEEP_EMPIRICAL = [
+    _case("EmpiricalPrivacy", _empirical, dict(data=_frame(), **EMP_GOOD), "data"),
+    *[_case("EmpiricalPrivacy", _empirical, dict(data=_frame(), **EMP_GOOD), p,
+            {"bandwidth": ["huge_pos"], "workers": ["none"], "progress": ["none", "bool"]}
+            .get(p, ()))
+      for p in ("query", "individual", "database", "value", "estimator", "bandwidth",
+                "workers", "progress")],
+    *[_case(f"EmpiricalPrivacy.{m}", getattr(EMP, m), dict(eps=0.5), "eps",
+            ["posinf", "neginf", "negative", "huge_pos", "huge_neg", *_ARRAYS]
+            if m != "deltas" else ["posinf", "neginf", "negative", "huge_pos", "huge_neg"])
+      for m in ("delta", "total_risk", "deltas")],
+    _case("EmpiricalPrivacy.epsilon", EMP.epsilon, dict(delta=0.1), "delta", _ARRAYS),
+    *[_case("EmpiricalPrivacy.most_exposed", EMP.most_exposed, dict(k=2, eps=0.5), p,
+            ["huge_pos"] if p == "k" else ["posinf", "neginf", "negative", "huge_pos",
+                                           "huge_neg"])
+      for p in ("k", "eps")],
+    *[_case("EmpiricalPrivacy.noise_scale", EMP.noise_scale, dict(eps=0.5, distance="matching"),
+            p) for p in ("eps", "distance")],
+    *[_case("EmpiricalPrivacy.noise_sampler", EMP.noise_sampler,
+            dict(eps=0.5, kernel="gauss", seed=1, max_negative_mass=0.05, distance="matching"),
+            p, ["none", "huge_pos"] if p == "seed" else ())
+      for p in ("eps", "kernel", "seed", "max_negative_mass", "distance")],
+    *[_case("EmpiricalPrivacy.conditioned", EMP.conditioned, dict(on="count", bins=1), p)
+      for p in ("on", "bins")],
+]
+
+
+@pytest.mark.filterwarnings("ignore:Gaussian-kernel noise")
+@pytest.mark.parametrize("fn,good,param,valid", SWEEP_EMPIRICAL)
+def test_empirical_rejects_every_class(fn, good, param, valid):
+    for cls in CLASSES:
+        value = SHAPED[cls](good[param]) if cls in SHAPED else _FIXED[cls]
+        _check_bad_input(fn, good, param, valid, cls, value)
+
+
+@pytest.mark.parametrize("make,kw,error,match", [
+    (lambda: _frame().iloc[:0], {}, ValueError, r"data is empty"),
+    (lambda: _frame().drop(columns="id"), {}, ValueError, r"individual='id' is not a column"),
+    (lambda: _frame().drop(columns="value"), {}, ValueError, r"value='value' is not a column"),
+    (lambda: _frame(), dict(database="nope"), ValueError, r"database='nope' is not a column"),
+    (lambda: _frame(value=[NAN] + [1.0] * 11), {}, ValueError,
+     r"value column 'value' has 1 NaN or infinite"),
+    (lambda: _frame(value=[INF] + [1.0] * 11), {}, ValueError, r"value column 'value' has 1"),
+    (lambda: _frame(value=["a"] * 12), {}, ValueError, r"value column 'value' must be numeric"),
+    (lambda: _frame(value=[True, False] * 6), {}, ValueError,
+     r"value column 'value' must be numeric"),
+    (lambda: _frame(db=[0] * 12), {}, ValueError, r"data has one database only"),
+    (lambda: _frame(id=[None] + ["i1"] * 11), {}, ValueError,
+     r"individual column 'id' has missing labels"),
+    (lambda: _frame().to_numpy(), {}, TypeError, r"data must be a pandas"),
+    (lambda: _frame(), dict(query="quantile:2"), ValueError, r"query 'quantile:q' needs"),
+    (lambda: _frame(), dict(query=lambda v: 1 / 0), ZeroDivisionError,
+     r"query '<lambda>' failed on a database's values"),
+    (lambda: _frame(), dict(estimator="kde"), ValueError, r"estimator must be one of"),
+    (lambda: _frame(), dict(bandwidth="scott"), ValueError, r"bandwidth must be one of"),
+    (lambda: _frame(), dict(bandwidth=1e9), ValueError,
+     r"bandwidth must lie in \[1e-06, 1e\+06\] x the standard deviation"),
+])
+def test_empirical_rejects_bad_frames(make, kw, error, match):
+    with pytest.raises(error, match=match):
+        _empirical(data=make(), **kw)
+
+
+def test_empirical_methods_reject():
+    with pytest.raises(ValueError, match=r"eps must lie in \(-inf, 700.0\]"):
+        EMP.delta(710.0)            # e^eps overflows: was NaN
+    with pytest.raises(ValueError, match=r"bins must be a number of buckets or at least two"):
+        EMP.conditioned("count", bins=[2.0, 1.0])
+    with pytest.raises(TypeError, match=r"seed must be None, an integer >= 0"):
+        EMP.noise_sampler(0.5, seed="1")
+    with pytest.raises(ValueError, match=r"eps = 300 .*take a smaller eps"):
+        EMP.noise_sampler(300.0, kernel="gauss")
