@@ -169,7 +169,7 @@ def _ctd_side(curve, direction, other, h, tail_mass):
     hi = int(math.ceil(hi_eps / h)) + 1
     lo = min(int(math.floor(-lo_eps / h)) - 1, hi - 1)
     if hi - lo + 1 > MAX_GRID:
-        raise ValueError(f"value_discretization_interval={h!r} needs a grid of {hi - lo + 1} "
+        raise ValueError(f"value_discretization_interval={h!r} needs a grid of {float(hi - lo + 1):.3g} "
                          f"losses (more than {MAX_GRID}); take a larger interval")
     eps = np.arange(lo, hi + 1, dtype=np.float64) * h
     # the connect-the-dots probabilities are second differences of delta over

@@ -309,7 +309,11 @@ def compose(*curves, times=1, value_discretization_interval=None, tail_mass_trun
         if times > 1:
             g = _power(g, times, tail)
         sides.append(g)
-    plus, minus = (_grid_side(g, h) for g in sides)
+    try:
+        plus, minus = (_grid_side(g, h) for g in sides)
+    except ValueError as exc:                 # the composed losses span too many nats
+        raise ValueError(f"{exc}: too many compositions ({len(curves)} curve(s), "
+                         f"times={times}); compose fewer") from None
     description = _description(curves, times)
     pld = _pld.PrivacyLossDistribution(
         plus, minus, exact=False, discretization=h,

@@ -398,7 +398,7 @@ def _grid_from_cdf(cdf, sf, lower, upper, h):
     i_hi = math.ceil(upper / h)
     if i_hi - i_lo > 50_000_000:
         raise ValueError(f"value_discretization_interval={h!r} is too fine for this curve "
-                         f"({i_hi - i_lo} grid points)")
+                         f"({float(i_hi - i_lo):.3g} grid points)")
     idx = np.arange(i_lo, i_hi + 1, dtype=np.float64)
     f = np.concatenate(([0.0], cdf(idx * h)))
     g = np.concatenate(([1.0], sf(idx * h)))

@@ -710,3 +710,25 @@ def test_empirical_methods_reject():
         EMP.noise_sampler(0.5, seed="1")
     with pytest.raises(ValueError, match=r"eps = 300 .*take a smaller eps"):
         EMP.noise_sampler(300.0, kernel="gauss")
+
+
+def test_new_names_errors_name_the_parameter(monkeypatch):
+    # the composed losses outgrow extended precision: the error names times
+    monkeypatch.setattr(statpriv.pld, "_MAX_LOSS_SPAN", 10.0)
+    with pytest.raises(ValueError, match=r"losses span .*too many compositions "
+                                         r"\(1 curve\(s\), times=5\)"):
+        statpriv.compose(CURVE, times=5)
+    monkeypatch.undo()
+    # huge grids: the size in 3 digits, not a 300-digit integer
+    with pytest.raises(ValueError, match=r"value_discretization_interval=1e-300 is too fine "
+                                         r"for this curve \(2e\+300 grid points\)"):
+        statpriv.dp.laplace(1.0).privacy_loss_distribution(1e-300)
+    # a grid coarser than one nat is refused by the exact curves too (was ignored)
+    with pytest.raises(ValueError, match=r"value_discretization_interval must be in \(0.0, 1.0\]"):
+        CURVE.privacy_loss_distribution(2.0)
+    with pytest.raises(ValueError, match=r"eps0 must be in \(0.0, 700.0\]"):
+        statpriv.shuffle.randomized_response(5, 2.0 ** 64)        # was OverflowError
+    with pytest.raises(ValueError, match=r"eps_grid must be 1-D, got an array of shape \(\)"):
+        statpriv.audit_pld(DPA_PLD, CURVE, 0.1)                   # was IndexError
+    with pytest.raises(TypeError, match=r"curve must be a statpriv PrivacyCurve, got float"):
+        statpriv.audit(0.5, 1e-3, 0.5)                            # was AttributeError
