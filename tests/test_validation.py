@@ -482,6 +482,7 @@ def test_secret_sample_checks_noise_before_building_laws():
 PK = statpriv.partial_knowledge(6, 0.3)
 PLD = CURVE.privacy_loss_distribution()
 DPA_PLD = CURVE.to_dp_accounting(1e-2)
+COMPOSED = statpriv.compose(CURVE, times=2)
 _GUARANTEE_VALID = ("nested", "two_d")         # a 2x2 value unpacks as a pair of pairs: rejected
 
 
@@ -563,6 +564,13 @@ SWEEP_NEW = [
     *[_case("curve.to_dp_accounting", CURVE.to_dp_accounting,
             dict(value_discretization_interval=1e-2, method="auto", tail_mass=1e-15), p)
       for p in ("value_discretization_interval", "method", "tail_mass")],
+    *[_case(f"{label}.{m}", getattr(obj, m), dict(eps=0.1, direction="max"), p,
+            _EPS_VALID if p == "eps" else ())
+      for label, obj in (("pld", PLD), ("composed", COMPOSED))
+      for m in (("delta", "delta_lower_bound") if label == "pld"
+                else ("delta_bounds", "discretization_error"))
+      for p in ("eps", "direction")],
+    _case("pld.side", PLD.side, dict(direction="plus"), "direction"),
     _case("get_delta_for_epsilon", CURVE.get_delta_for_epsilon, dict(epsilon=0.1), "epsilon",
           _EPS_VALID),
     _case("get_epsilon_for_delta", CURVE.get_epsilon_for_delta, dict(delta=1e-3), "delta",
