@@ -481,7 +481,6 @@ def test_secret_sample_checks_noise_before_building_laws():
 # -- the same sweep over the public names added after issue 12 ----------------
 PK = statpriv.partial_knowledge(6, 0.3)
 PLD = CURVE.privacy_loss_distribution()
-DPA_PLD = CURVE.to_dp_accounting(1e-2)
 COMPOSED = statpriv.compose(CURVE, times=2)
 _GUARANTEE_VALID = ("nested", "two_d")         # a 2x2 value unpacks as a pair of pairs: rejected
 
@@ -578,7 +577,7 @@ SWEEP_NEW = [
     *[_case("audit", statpriv.audit, dict(claimed_eps=0.5, claimed_delta=1e-3, curve=CURVE), p,
             ["posinf", "huge_pos"] if p == "claimed_eps" else ())
       for p in ("claimed_eps", "claimed_delta", "curve")],
-    *[_case("audit_pld", statpriv.audit_pld, dict(pld=DPA_PLD, curve=CURVE, eps_grid=[0.0, 0.1]),
+    *[_case("audit_pld", statpriv.audit_pld, dict(pld=CURVE, curve=CURVE, eps_grid=[0.0, 0.1]),
             p, ["posinf", "neginf", "negative", "huge_pos", "huge_neg"]
             if p == "eps_grid" else ())
       for p in ("pld", "curve", "eps_grid")],
@@ -737,6 +736,6 @@ def test_new_names_errors_name_the_parameter(monkeypatch):
     with pytest.raises(ValueError, match=r"eps0 must be in \(0.0, 700.0\]"):
         statpriv.shuffle.randomized_response(5, 2.0 ** 64)        # was OverflowError
     with pytest.raises(ValueError, match=r"eps_grid must be 1-D, got an array of shape \(\)"):
-        statpriv.audit_pld(DPA_PLD, CURVE, 0.1)                   # was IndexError
+        statpriv.audit_pld(CURVE, CURVE, 0.1)                   # was IndexError
     with pytest.raises(TypeError, match=r"curve must be a statpriv PrivacyCurve, got float"):
         statpriv.audit(0.5, 1e-3, 0.5)                            # was AttributeError
