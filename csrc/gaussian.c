@@ -403,8 +403,8 @@ static long double log_upper(const sp_gauss *g, double v, long double jterm, lon
  * (upper) or < x (lower) and D_k = A(k) - e^eps B(k), the logs of the sums
  * of the positive and of the negative D_k T_k. */
 static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, double x, int upper,
-                         long double inv2s2, long double *lpos, long double *lneg,
-                         long double *lref)
+                         long double inv2s2, const int *estimate, long double *lpos,
+                         long double *lneg, long double *lref)
 {
     const long double *lsa = direction == SP_PLUS ? g->lsp : g->lsq, *lca = direction == SP_PLUS ? g->lcp : g->lcq;
     const long double *lsb = direction == SP_PLUS ? g->lsq : g->lsp, *lcb = direction == SP_PLUS ? g->lcq : g->lcp;
@@ -443,11 +443,24 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
                  * D_k from the accurate log ratio (gauss_log_d) */
                 long double ra = side == 0 ? lca[k] : lsa[k];
                 long double rb = (side == 0 ? lcb[k] : lsb[k]) + eps;
-                if (fabsl(ra - rb) > 1e-5L || ra == -INFINITY || rb == -INFINITY) {
+                if (fabsl(ra - rb) > 1e-5L || ra == -INFINITY || rb == -INFINITY
+                    || estimate != NULL) {
                     if (ra > rb) {
                         gauss_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
                     } else if (rb > ra) {
                         gauss_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                    }
+                    if (estimate != NULL && *estimate != 0 && ra > -INFINITY
+                        && rb > -INFINITY) {
+                        /* the closed form's error: the cumulative sums to
+                         * 2^-50 each (+ len 2^-63 accumulated, for the upper
+                         * bound), their logs to 2^-52 of their size */
+                        long double rel = 0x1p-49L + 0x1p-52L * (fabsl(ra) + fabsl(rb));
+                        if (*estimate > 0) {
+                            rel += 2.0L * (long double)len * 0x1p-63L;
+                        }
+                        gauss_logsum_add(*estimate > 0 ? &pos : &neg,
+                                         fmaxl(ra, rb) + logl(rel) + cref);
                     }
                     break;
                 }
@@ -481,10 +494,10 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
 /* ln int_x^inf (upper) or int_-inf^x of (f_A - e^eps f_B), an interval on
  * which it is >= 0. */
 static long double log_tail_piece(const sp_gauss *g, sp_direction direction, double eps, double x, int upper,
-                                  long double inv2s2)
+                                  long double inv2s2, const int *estimate)
 {
     long double lpos, lneg, cref;
-    log_tail_sum(g, direction, eps, x, upper, inv2s2, &lpos, &lneg, &cref);
+    log_tail_sum(g, direction, eps, x, upper, inv2s2, estimate, &lpos, &lneg, &cref);
     if (lpos == -INFINITY) {
         return -INFINITY;
     }
@@ -629,8 +642,12 @@ static long double gauss_scan(const sp_gauss *g, const ratio_fn *r, double eps, 
     return acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
 }
 
-/* One direction for eps >= 0.  ln delta, or -inf exactly where delta = 0. */
-static double gauss_direction(const sp_gauss *g, double eps, sp_direction direction)
+/* One direction for eps >= 0.  ln delta, or -inf exactly where delta = 0.
+ * estimate (NULL: exact): the closed form of the cumulative sums also where
+ * it cancels, *estimate = 0 plain, +1 plus its error bound, -1 less its
+ * typical error (see sp_gauss_curve_log_delta_estimate). */
+static double gauss_direction(const sp_gauss *g, double eps, sp_direction direction,
+                              const int *estimate)
 {
     const double s = g->sigma, first = 0.0, last = (double)(g->len - 1);
     const long double inv2s2 = 0.5L / ((long double)s * (long double)s);
@@ -676,7 +693,7 @@ static double gauss_direction(const sp_gauss *g, double eps, sp_direction direct
         } else {
             double x = direction == SP_PLUS ? bracket_root(&r, out, fout, in, fin)
                             : bracket_root(&r, in, fin, out, fout);
-            v = log_tail_piece(g, direction, eps, x, direction == SP_PLUS, inv2s2);
+            v = log_tail_piece(g, direction, eps, x, direction == SP_PLUS, inv2s2, estimate);
         }
         result = (double)v;
     } else {
@@ -687,26 +704,39 @@ static double gauss_direction(const sp_gauss *g, double eps, sp_direction direct
     return result == -INFINITY ? -DBL_MAX : result;
 }
 
-double sp_gauss_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+static double gauss_curve(const sp_gauss *g, double eps, sp_direction direction,
+                          const int *estimate)
 {
-    const sp_gauss *g = ctx;
     if (isnan(eps)) {
         return NAN;
     }
     if (eps < 0.0) {
         if (direction == SP_MAX) {
-            return fmax(sp_gauss_curve_log_delta(eps, SP_PLUS, ctx),
-                        sp_gauss_curve_log_delta(eps, SP_MINUS, ctx));
+            return fmax(gauss_curve(g, eps, SP_PLUS, estimate),
+                        gauss_curve(g, eps, SP_MINUS, estimate));
         }
-        return sp_log_hockey_negative_eps(eps, gauss_direction(g, -eps, sp_reverse(direction)));
+        return sp_log_hockey_negative_eps(eps, gauss_direction(g, -eps, sp_reverse(direction),
+                                                               estimate));
     }
     if (eps == INFINITY) {
         return -INFINITY;      /* H_inf = 0: the ratio is finite at every x */
     }
     if (direction == SP_MAX) {
-        return fmin(0.0, fmax(gauss_direction(g, eps, SP_PLUS), gauss_direction(g, eps, SP_MINUS)));
+        return fmin(0.0, fmax(gauss_direction(g, eps, SP_PLUS, estimate),
+                              gauss_direction(g, eps, SP_MINUS, estimate)));
     }
     /* delta <= 1: clamping the rounding of a total variation of 1 - 1e-20 is
      * still conservative */
-    return fmin(0.0, gauss_direction(g, eps, direction));
+    return fmin(0.0, gauss_direction(g, eps, direction, estimate));
+}
+
+double sp_gauss_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+{
+    return gauss_curve(ctx, eps, direction, NULL);
+}
+
+double sp_gauss_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
+{
+    const sp_estimate *e = ctx;
+    return gauss_curve(e->curve, eps, direction, &e->with_err);
 }

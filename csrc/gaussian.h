@@ -48,6 +48,21 @@ typedef struct {
 
 double sp_gauss_curve_log_delta(double eps, sp_direction direction, const void *ctx);
 
+/* A cheaper estimate for the epsilon search (search.h,
+ * sp_smallest_eps_estimated): as the exact curve,
+ * but the atoms more than SP_GAUSS_INNER_SD inside the positive tail always
+ * come from the closed form S_A - e^eps S_B of the cumulative sums, also
+ * where it cancels (the exact curve sums them one by one where S_A and e^eps
+ * S_B agree to 1e-5: at large counts and small eps that is most of the
+ * atoms).  with_err = +1 adds the closed form's error bound (the sums to
+ * 2^-50 + len 2^-63 relative each, their logs to 2^-52 of their size: an
+ * upper bound), -1 subtracts its typical part (without len 2^-63: a likely
+ * lower bound), 0 is the plain estimate.  Not a curve: the search verifies
+ * its answer on sp_gauss_curve_log_delta.  ctx: an sp_estimate whose curve
+ * is the sp_gauss. */
+
+double sp_gauss_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx);
+
 /* Bounds of the work: evaluations of the ratio per root, grid points per
  * sigma and in all (the grid serves only laws without monotone ratio). */
 #define SP_GAUSS_MAX_ROOT_EVALS 400

@@ -6,7 +6,7 @@
 
 /* (a/2)(1 - e^(-t0/b))^2 is the exact integral up to the interior root t0
  * (use a e^(-t0/b) = |c| e^(-(1-t0)/b) to eliminate |c|): no cancellation. */
-static double one_sided(double a, double c, double b)
+static double one_sided(double a, double c, double b, double one_minus_u)
 {
     /* a > 0 > c: positive on [0, t0) */
     double t0 = 0.5 * (1.0 + b * log(a / -c));
@@ -14,7 +14,7 @@ static double one_sided(double a, double c, double b)
         return 0.0;
     }
     if (t0 >= 1.0) {
-        return 0.5 * (a + c) * -expm1(-1.0 / b);
+        return 0.5 * (a + c) * one_minus_u;
     }
     double s = -expm1(-t0 / b);
     return 0.5 * a * s * s;
@@ -96,7 +96,7 @@ static long double cell_log_positive_wide(long double la_p, long double lc_p, lo
  * stack for every cell). */
 static inline long double cell_log_positive(long double la_p, long double lc_p, long double la_q,
                                             long double lc_q, long double eps, long double la_lo,
-                                            long double lc_lo, double b)
+                                            long double lc_lo, double b, double one_minus_u)
 {
     long double m = fmaxl(fmaxl(la_p, lc_p), fmaxl(la_q + eps, lc_q + eps));
     if (m == -INFINITY) {
@@ -111,13 +111,13 @@ static inline long double cell_log_positive(long double la_p, long double lc_p, 
     double c = signed_difference(lc_p, lc_q, lc_lo, eps, m);
     double v;
     if (a >= 0.0 && c >= 0.0) {
-        v = 0.5 * (a + c) * -expm1(-1.0 / b);
+        v = 0.5 * (a + c) * one_minus_u;
     } else if (a <= 0.0 && c <= 0.0) {
         v = 0.0;
     } else if (a > 0.0) {
-        v = one_sided(a, c, b);
+        v = one_sided(a, c, b, one_minus_u);
     } else {
-        v = one_sided(c, a, b);          /* mirror t -> 1 - t */
+        v = one_sided(c, a, b, one_minus_u);          /* mirror t -> 1 - t */
     }
     return v > 0.0 ? m + log(v) : -INFINITY;
 }
@@ -126,7 +126,7 @@ long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, lon
                                          long double lc_q, long double eps, long double la_lo,
                                          long double lc_lo, double b)
 {
-    return cell_log_positive(la_p, lc_p, la_q, lc_q, eps, la_lo, lc_lo, b);
+    return cell_log_positive(la_p, lc_p, la_q, lc_q, eps, la_lo, lc_lo, b, -expm1(-1.0 / b));
 }
 
 /* ln x to ~1e-19 (precise: logl) or ~1e-16 absolute (sp_fast_logl). */
@@ -193,6 +193,12 @@ void sp_laplace_cells_one(const long double *la, long n, double b, long double *
 }
 
 
+void sp_laplace_pair_set_scale(sp_laplace_pair *pair, double scale)
+{
+    pair->scale = scale;
+    pair->one_minus_u = -expm1(-1.0 / scale);
+}
+
 int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direction,
                          long double *out)
 {
@@ -208,9 +214,9 @@ int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direc
     long double r_lo = c->rr_lo == NULL ? 0.0L : c->rr_lo[j];
     *out = direction == SP_PLUS
                ? cell_log_positive(c->ll_p[j], c->lr_p[j], c->ll_q[j], c->lr_q[j], eps,
-                                              l_lo, r_lo, c->scale)
+                                              l_lo, r_lo, c->scale, c->one_minus_u)
                : cell_log_positive(c->ll_q[j], c->lr_q[j], c->ll_p[j], c->lr_p[j], eps,
-                                              -l_lo, -r_lo, c->scale);
+                                              -l_lo, -r_lo, c->scale, c->one_minus_u);
     return 1;
 }
 

@@ -48,7 +48,11 @@ typedef struct {
     const long double *ll_lo, *rr_lo;
     long len;
     double scale;
+    double one_minus_u;     /* -expm1(-1 / scale), once (sp_laplace_pair_set_scale) */
 } sp_laplace_pair;
+
+/* Sets scale and one_minus_u of an sp_laplace_pair. */
+void sp_laplace_pair_set_scale(sp_laplace_pair *pair, double scale);
 
 /* The sp_cell_fn of an sp_laplace_pair (ctx): the interior cells 1..len-2
  * by sp_laplace_cell_log_positive (0 for eps = +inf); the two tail cells

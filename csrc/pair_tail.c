@@ -22,7 +22,7 @@ static long first_above(const long double *lr, long lo, long hi, long double x)
  * lr is the unevaluated sum lr[j] + lr_lo[j]: eps - lr[j] is exact in long
  * double where it is small (Sterbenz), so eps - lr keeps its relative
  * accuracy down to the float just below the zero point. */
-static long double point_term(const sp_pair *s, long j, long double eps, sp_direction direction)
+static inline long double point_term(const sp_pair *s, long j, long double eps, sp_direction direction)
 {
     /* A's mass and ln A/B */
     const long double la = direction == SP_PLUS ? s->lp[j] : s->lq[j];
@@ -95,9 +95,15 @@ double sp_pair_zero_point(const sp_pair *s, sp_direction direction)
     return x;
 }
 
+/* ln of the relative size below which the sums bound their rest. */
+static long double log_tail_tol(const sp_pair *s)
+{
+    return logl(s->tail_tol > 0.0 ? s->tail_tol : SP_TAIL_TOL);
+}
+
 static double pair_plus(const sp_pair *s, double eps)
 {
-    const long double log_tol = logl(SP_TAIL_TOL);
+    const long double log_tol = log_tail_tol(s);
     sp_logsum acc = {0.0L, 0.0L};
     /* With a monotone ratio the positive part starts at the first cell whose
      * ratio exceeds e^eps, or (cells evaluated by the callback) inside the cell before it. */
@@ -118,7 +124,7 @@ static double pair_plus(const sp_pair *s, double eps)
 
 static double pair_minus(const sp_pair *s, double eps)
 {
-    const long double log_tol = logl(SP_TAIL_TOL);
+    const long double log_tol = log_tail_tol(s);
     sp_logsum acc = {0.0L, 0.0L};
     long start = s->monotone ? first_above(s->lr, 0, s->len, -(long double)eps) : s->len - 1;
     if (start > s->len - 1) {
@@ -177,4 +183,87 @@ double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *c
         return pair_direction(s, eps, direction);
     }
     return fmax(pair_direction(s, eps, SP_PLUS), pair_direction(s, eps, SP_MINUS));
+}
+
+/* ---- The estimate for the epsilon search (see pair_tail.h) --------------- */
+
+/* ln of the estimate of one direction at 0 <= eps < +inf below the zero
+ * point; NAN where the closed form does not apply (the caller then sums). */
+static double pair_estimate(const sp_pair *s, double eps, sp_direction direction, int with_err)
+{
+    const long double x = eps;
+    long lo, hi, o;              /* the threshold cells [lo, hi) term by term; o: the closed form */
+    const long double *la_tail, *lb_tail;
+    if (direction == SP_PLUS) {
+        const long fa = first_above(s->lr, 0, s->len, x);
+        lo = fa - 1 < 0 ? 0 : fa - 1;
+        hi = fa + 1 > s->len ? s->len : fa + 1;
+        o = hi;                  /* cells >= fa + 1: their near end's ratio >= lr[fa] > eps */
+        la_tail = s->lsp;
+        lb_tail = s->lsq;
+    } else {
+        long start = first_above(s->lr, 0, s->len, -x);
+        if (start > s->len - 1) {
+            start = s->len - 1;
+        }
+        lo = start - 1 < 0 ? 0 : start - 1;
+        hi = start + 1;
+        o = start - 2;           /* cells <= start - 2: ratio <= lr[start - 1] <= -eps */
+        la_tail = s->lcq;
+        lb_tail = s->lcp;
+    }
+    sp_logsum acc = {0.0L, 0.0L};
+    for (long j = lo; j < hi; j++) {
+        sp_logsum_add(&acc, cell_term(s, j, eps, direction));
+    }
+    const int outer = direction == SP_PLUS ? o < s->len : o >= 0;
+    if (outer && la_tail[o] > -INFINITY) {
+        /* A(o) (1 - e^(eps + ln B(o) - ln A(o))), A, B the tail sums */
+        const long double eta = 0x1p-50L + (long double)s->len * 0x1p-63L;
+        long double c = 1.0L, d_err = eta;          /* B(o) = 0: A(o) alone */
+        if (lb_tail[o] > -INFINITY) {
+            const long double d = (x + lb_tail[o]) - la_tail[o];
+            if (!(d < 0.0L)) {
+                return NAN;
+            }
+            c = -expm1l(d);
+            /* the cells' logs are good to ~2^-52 of their size (double
+             * transcendentals of the mantissa), which the tail sums inherit */
+            d_err = 2.0L * eta + 0x1p-52L * (fabsl(la_tail[o]) + fabsl(lb_tail[o]) + x);
+        }
+        if (!(d_err <= 0x1p-20L * c)) {
+            return NAN;
+        }
+        /* with_err: +1 an upper bound; -1 less the typical error (the tail
+         * sums to 2^-50 each, without the worst-case accumulation len 2^-63,
+         * ~1e3 times the typical one at len = 1e6); 0 plain */
+        const long double typical = d_err - 2.0L * (long double)s->len * 0x1p-63L;
+        const long double v = c + (with_err > 0 ? d_err : (with_err < 0 ? -typical : 0.0L));
+        sp_logsum_add(&acc, v > 0.0L ? la_tail[o] + logl(v) : -INFINITY);
+    }
+    return (double)sp_logsum_log(&acc);
+}
+
+static double estimate_direction(const sp_pair *s, double eps, sp_direction direction,
+                                 int with_err)
+{
+    if (eps >= 0.0 && eps < INFINITY && s->monotone && s->lsq != NULL && s->lcp != NULL
+        && !sp_dd_geq(eps, 0.0L, s->zero_hi[direction], s->zero_lo[direction])) {
+        double v = pair_estimate(s, eps, direction, with_err);
+        if (!isnan(v)) {
+            return v;
+        }
+    }
+    return pair_direction(s, eps, direction);
+}
+
+double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
+{
+    const sp_estimate *e = ctx;
+    const sp_pair *pair = e->curve;
+    if (direction != SP_MAX) {
+        return estimate_direction(pair, eps, direction, e->with_err);
+    }
+    return fmax(estimate_direction(pair, eps, SP_PLUS, e->with_err),
+                estimate_direction(pair, eps, SP_MINUS, e->with_err));
 }

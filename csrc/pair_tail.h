@@ -62,6 +62,15 @@ typedef struct {
      * iff eps >= zero_hi[SP_PLUS] + zero_lo[SP_PLUS] (likewise SP_MINUS);
      * +inf if delta stays positive.  sp_pair_init_zero sets them. */
     long double zero_hi[2], zero_lo[2];
+    /* Optional (NULL when unused): the other two tail sums, lsq[j] = ln
+     * sum_{i>=j} Q(i) and lcp[j] = ln sum_{i<=j} P(i), for the estimate
+     * sp_pair_curve_log_delta_estimate (with lsp, lcq: closed forms of the
+     * fully positive cells). */
+    const long double *lsq, *lcp;
+    /* The relative size below which the sums stop and bound the rest (added):
+     * 0 for SP_TAIL_TOL; noisy cells, promised to 1e-10, use 2^-40 (the rest
+     * bound then adds at most ~1e-12 of delta, and the sums stop ~25% sooner). */
+    double tail_tol;
 } sp_pair;
 
 /* Zero points from the cells: the largest lr + lr_lo (plus) and -(lr + lr_lo)
@@ -78,5 +87,25 @@ double sp_pair_log_hockey(const sp_pair *pair, double eps, sp_direction directio
 
 /* The sp_curve_fn of an sp_pair (ctx): any eps, any direction. */
 double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+
+/* A cheap estimate of ln delta for the epsilon search (O(log len) per
+ * evaluation).  With a monotone ratio the cells
+ * beyond the two cells around the threshold are fully positive (the ratio
+ * at their near end already exceeds e^eps), so their part of delta is the
+ * closed form SP(o) - e^eps SQ(o) of the tail sums (SP(o) = sum_{j>=o} P(j);
+ * for SP_MINUS the lower tails of Q and P); only the threshold cells are
+ * evaluated term by term.  The closed form cancels to ~delta / SP(o), so
+ * its error, from the tail sums' relative error eta = 2^-50 + len 2^-63 and
+ * their logs' 2^-52 (|ln SP| + |ln SQ|), is err = SP(o) (2 eta + 2^-52 (|ln
+ * SP| + |ln SQ| + eps)) / (1 - e^eps SQ/SP) relative; with_err = 1
+ * adds err (an upper bound, up to the tail sums' accuracy), -1 subtracts its
+ * typical part (eta = 2^-50: a likely lower bound, for the search's check
+ * that its answer is tight), 0 returns the plain estimate.  Where the estimate does not apply (ratio not
+ * monotone, tail sums absent, eps < 0 or +inf, err above 2^-20 of the
+ * estimate) the exact sp_pair_curve_log_delta is returned.  Not a curve:
+ * the search verifies its answer on the exact curve (search.h,
+ * sp_smallest_eps_estimated).  ctx: an sp_estimate whose curve is the
+ * sp_pair. */
+double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx);
 
 #endif

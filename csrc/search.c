@@ -413,3 +413,53 @@ double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction
     }
     return solve_from_zero(lean_excess, &s, glo);
 }
+
+/* ---- The search on a cheap estimate, verified on the exact curve --------- */
+
+/* The smallest float y found on the estimate est_ctx[which], if the exact
+ * curve meets the aim at y and the estimate's lower bound (est_ctx[2])
+ * exceeds the aim by 2^-34 at y (1 - 2^-31) -- so that the exact answer is
+ * above y (1 - 2^-31): y is not pushed out along a nearly flat curve by the
+ * estimate's margin or error; NAN otherwise, with *loose = 1 if that check
+ * failed (a larger estimate would not pass it either). */
+static double verified_on_estimate(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
+                                   const void *const est_ctx[3], int which,
+                                   sp_direction direction, double log_target, double log_tol,
+                                   double extra, int positive, int *loose)
+{
+    *loose = 0;
+    double y = sp_smallest_eps_lean(est, est_ctx[which], direction, log_target, log_tol + extra,
+                                    positive);
+    if (isnan(y) || y == INFINITY) {
+        return y;               /* +inf: the estimate is the exact curve at +inf */
+    }
+    const double aim = search_aim(log_target, log_tol);
+    if (y > 0.0 && !(est(y * (1.0 - 0x1p-31), direction, est_ctx[2]) > aim + 0x1p-34)) {
+        *loose = 1;
+        return NAN;
+    }
+    double v = log_delta(y, direction, ctx);
+    return !isnan(v) && v <= aim ? y : NAN;
+}
+
+double sp_smallest_eps_estimated(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
+                                 const void *const est_ctx[3], double margin,
+                                 sp_direction direction, double log_target, double log_tol,
+                                 int positive)
+{
+    if (isnan(log_target) || isnan(log_tol) || !(log_target < 0.0) || !isfinite(log_target)) {
+        return sp_smallest_eps_lean(log_delta, ctx, direction, log_target, log_tol, positive);
+    }
+    int loose;
+    double y = verified_on_estimate(log_delta, ctx, est, est_ctx, 0, direction, log_target,
+                                    log_tol, margin * fmax(1.0, fabs(log_target)), positive,
+                                    &loose);
+    if (isnan(y) && !loose) {
+        y = verified_on_estimate(log_delta, ctx, est, est_ctx, 1, direction, log_target,
+                                 log_tol, 0.0, positive, &loose);
+    }
+    if (isnan(y)) {
+        y = sp_smallest_eps_lean(log_delta, ctx, direction, log_target, log_tol, positive);
+    }
+    return y;
+}

@@ -86,4 +86,23 @@ double sp_search_aim(double log_target, double log_tol);
 double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
                             double log_target, double log_tol, int positive);
 
+/* sp_smallest_eps_lean's contract, and its answer to ~5e-10 relative (never
+ * below it), for a curve whose exact evaluation is costly but which has a
+ * cheap estimate of ln delta, est on est_ctx[0] (plain), est_ctx[1] (an
+ * upper bound: plus its error bound), est_ctx[2] (a likely lower bound), e.g. the
+ * closed-form tails of sp_pair_curve_log_delta_estimate.  The search runs on
+ * the plain estimate, aiming margin * max(1, |log_target|) lower (margin:
+ * ~10 times the plain estimate's relative error in ln delta, e.g. 2^-38 for
+ * the pair cells, 2^-34 for Gaussian noise); its answer y is returned only if
+ * the EXACT curve meets the aim at y (one exact evaluation) and the lower
+ * bound exceeds the aim at y (1 - 2^-31) (the exact answer is not far below
+ * y); else (if it was the exact check that failed) once more on the upper
+ * bound, checked likewise, and else the exact lean search.  The estimates must equal the exact curve at eps = +inf and
+ * follow its -inf convention (they return the exact value where they do not
+ * apply). */
+double sp_smallest_eps_estimated(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
+                                 const void *const est_ctx[3], double margin,
+                                 sp_direction direction, double log_target, double log_tol,
+                                 int positive);
+
 #endif

@@ -31,6 +31,15 @@ static inline sp_direction sp_reverse(sp_direction direction)
 /* The curve interface shared by every curve: ln delta(eps) in a direction. */
 typedef double (*sp_curve_fn)(double eps, sp_direction direction, const void *ctx);
 
+/* The context of a curve's cheap estimate of ln delta (search.h,
+ * sp_smallest_eps_estimated): the curve's own context and which variant,
+ * with_err = 0 the plain estimate, +1 plus its error bound, -1 less its
+ * typical error. */
+typedef struct {
+    const void *curve;
+    int with_err;
+} sp_estimate;
+
 /* Relative size below which a kernel bounds the remaining tail of a sum and
  * adds the bound (never drops it), instead of summing it term by term. */
 #define SP_TAIL_TOL 0x1p-60

@@ -2,7 +2,7 @@
 # room's own extension (e.g. statpriv/shuffle/_clones.pyx) can subclass it:
 # `from statpriv._core cimport CurveCore`, set fn and ctx in __cinit__, and
 # inherit log_delta / epsilon (see statpriv/_core.pyx for the contract).
-from statpriv._csrc cimport sp_curve_fn
+from statpriv._csrc cimport sp_curve_fn, sp_estimate
 
 
 cdef class CurveCore:
@@ -10,3 +10,12 @@ cdef class CurveCore:
     cdef const void *ctx
     cdef public double log_tol
     cdef public int positive
+    # Optional (NULL when unused): a cheap estimate of ln delta for epsilon()
+    # on three contexts: plain, upper bound, lower bound
+    # (sp_smallest_eps_estimated: searched on the estimate, verified on fn)
+    cdef sp_curve_fn est_fn
+    cdef const void *est_ctx[3]
+    cdef double est_margin     # the search's margin for the estimate's error (search.h)
+    cdef sp_estimate estimates[3]   # est_ctx of a kernel's own estimate: 0, +1, -1
+
+    cdef void _set_estimate(self, sp_curve_fn fn, const void *curve, double margin)

@@ -24,6 +24,18 @@ MINUS = SP_MINUS
 MAX = SP_MAX
 
 
+cdef object _evaluate(sp_curve_fn fn, const void *ctx, double[::1] eps, int direction):
+    """fn at each eps in a direction (the GIL released around the loop)."""
+    cdef Py_ssize_t i, n = eps.shape[0]
+    out = np.empty(n)
+    cdef double[::1] res = out
+    cdef sp_direction d = <sp_direction> direction
+    with nogil:
+        for i in range(n):
+            res[i] = fn(eps[i], d, ctx)
+    return out
+
+
 cdef class CurveCore:
     """ln delta(eps) of one curve, evaluated by a C function on a C context.
 
@@ -34,30 +46,50 @@ cdef class CurveCore:
     positive: bit mask, bit (1 << direction) set where delta > 0 at every
     finite eps in that direction (see _positive_mask), so that epsilon(0) is
     inf whatever the float curve underflows to.  The attributes (fn, ctx,
-    log_tol, positive) are declared in statpriv/_core.pxd, so that other
-    extensions can subclass this class."""
+    log_tol, positive, and the optional estimate est_fn / est_ctx /
+    est_margin / estimates used by epsilon()) are declared in
+    statpriv/_core.pxd, so that other extensions can subclass this class."""
+
+    cdef void _set_estimate(self, sp_curve_fn fn, const void *curve, double margin):
+        """epsilon() searches fn (an estimate of ln delta on curve's context,
+        in its three variants), verified on self.fn (search.h)."""
+        cdef int i
+        for i in range(3):
+            self.estimates[i].curve = curve
+            self.estimates[i].with_err = 0 if i == 0 else (1 if i == 1 else -1)
+            self.est_ctx[i] = &self.estimates[i]
+        self.est_fn = fn
+        self.est_margin = margin
 
     def log_delta(self, double[::1] eps, int direction):
         """ln delta at each eps (float64, C-contiguous) in a direction."""
-        cdef Py_ssize_t i, n = eps.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        cdef sp_direction d = <sp_direction> direction
-        with nogil:
-            for i in range(n):
-                res[i] = self.fn(eps[i], d, self.ctx)
-        return out
+        return _evaluate(self.fn, self.ctx, eps, direction)
 
-    def epsilon(self, double[::1] log_target, int direction):
-        """Smallest eps >= 0 with ln delta(eps) <= each log_target."""
+    def log_delta_estimate(self, double[::1] eps, int direction, int bound=0):
+        """epsilon()'s estimate of ln delta at each eps: plain (bound 0), its
+        upper (1) or lower (-1) bound; None if this curve has none."""
+        if self.est_fn == NULL:
+            return None
+        return _evaluate(self.est_fn, self.est_ctx[0 if bound == 0 else (1 if bound > 0 else 2)],
+                         eps, direction)
+
+    def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
+        """Smallest eps >= 0 with ln delta(eps) <= each log_target (searched
+        on the estimate where this curve has one, unless estimate=False)."""
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
         cdef sp_direction d = <sp_direction> direction
         with nogil:
             for i in range(n):
-                res[i] = sp_smallest_eps_lean(self.fn, self.ctx, d, log_target[i],
-                                              self.log_tol, self.positive)
+                if self.est_fn != NULL and estimate:
+                    res[i] = sp_smallest_eps_estimated(self.fn, self.ctx, self.est_fn,
+                                                       self.est_ctx, self.est_margin, d,
+                                                       log_target[i], self.log_tol,
+                                                       self.positive)
+                else:
+                    res[i] = sp_smallest_eps_lean(self.fn, self.ctx, d, log_target[i],
+                                                  self.log_tol, self.positive)
         return out
 
 
@@ -226,7 +258,12 @@ cdef class PairCurveCore(CurveCore):
             lsp = _log_cumsum(lp, reverse=True)
             lcq = _log_cumsum(lq)
             self.monotone = _nearly_non_decreasing(lr)
-        self.arrays = [lp, lq, lr, lsp, lcq]
+            # the other tails, for the estimate that epsilon() searches on
+            # (where the cells are many: on a few the exact search is as cheap)
+            estimated = self.monotone and max_log_ratio < INFINITY and lp.shape[0] >= 1024
+            lsq = _log_cumsum(lq, reverse=True) if estimated else None
+            lcp = _log_cumsum(lp) if estimated else None
+        self.arrays = [lp, lq, lr, lsp, lcq, lsq, lcp]
         self.pair.lp = _data(lp)
         self.pair.lq = _data(lq)
         self.pair.lr = _data(lr)
@@ -237,9 +274,15 @@ cdef class PairCurveCore(CurveCore):
         self.pair.cell_log_positive = NULL
         self.pair.cell_ctx = NULL
         self.pair.lr_lo = NULL
+        self.pair.lsq = self.pair.lcp = NULL
+        if estimated:
+            self.pair.lsq = _data(lsq)
+            self.pair.lcp = _data(lcp)
         self.pair.max_log_ratio = max_log_ratio
+        self.pair.tail_tol = 0.0
         if max_log_ratio < INFINITY:
             self.log_tol = 1e-10    # Laplace/geometric noise: promised to 1e-10
+            self.pair.tail_tol = 2.0 ** -40   # ... so the sums may stop sooner
         if lr_lo is not None:
             lr_lo = _extended(lr_lo)
             if lr_lo.shape != lp.shape:
@@ -257,7 +300,7 @@ cdef class PairCurveCore(CurveCore):
             self.laplace.lr_q = _data(cells[3])
             self.laplace.ll_lo = self.laplace.rr_lo = NULL
             self.laplace.len = lp.shape[0]
-            self.laplace.scale = float(laplace[4])
+            sp_laplace_pair_set_scale(&self.laplace, float(laplace[4]))
             if len(laplace) > 5:
                 # low parts of ll_p - ll_q and lr_p - lr_q
                 low = [_extended(a) for a in laplace[5:7]]
@@ -271,12 +314,15 @@ cdef class PairCurveCore(CurveCore):
         sp_pair_init_zero(&self.pair)
         self.fn = sp_pair_curve_log_delta
         self.ctx = &self.pair
+        if estimated:
+            # noisy cells (promised to 1e-10): epsilon() searches an estimate
+            self._set_estimate(sp_pair_curve_log_delta_estimate, &self.pair, 2.0 ** -38)
 
-    def epsilon(self, double[::1] log_target, int direction):
+    def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
         """As CurveCore.epsilon, but a target of delta = 0 returns the zero
         point exactly: the smallest double at or above the largest log ratio
         (inf if delta > 0 at every finite eps), not a bisection's bracket."""
-        out = CurveCore.epsilon(self, log_target, direction)
+        out = CurveCore.epsilon(self, log_target, direction, estimate)
         zero = np.asarray(log_target) == -INFINITY
         if zero.any():
             out[zero] = max(self.zero_point(direction), 0.0)
@@ -384,6 +430,10 @@ cdef class GaussCurveCore(CurveCore):
         self.g.erfcx = _erfcx
         self.fn = sp_gauss_curve_log_delta
         self.ctx = &self.g
+        if monotone and np.count_nonzero(lp > lp.max() - 60) >= 20000:
+            # a wide law (the walk past the threshold, ~its width, dominates
+            # the root finding): epsilon() searches an estimate, verified on fn
+            self._set_estimate(sp_gauss_curve_log_delta_estimate, &self.g, 2.0 ** -34)
 
 
 def laplace_cells(lp, lq, double scale):
@@ -688,6 +738,7 @@ cdef class BoundedCurveCore(CurveCore):
     ln of delta_window(eps) + rest * (1 - e^(eps - lr_max))_+, and exactly 0
     from eps = zero_plus (zero_minus for delta_minus) on (see bounded.h)."""
     cdef sp_bounded b
+    cdef sp_bounded b_est[3]   # the same bound on the window's estimates
     cdef object inner      # keeps the window's core alive
 
     def __cinit__(self, CurveCore inner, double log_rest_p, double log_rest_q,
@@ -715,3 +766,11 @@ cdef class BoundedCurveCore(CurveCore):
         self.positive = positive
         self.fn = sp_bounded_log_delta
         self.ctx = &self.b
+        if inner.est_fn != NULL:
+            for i in range(3):
+                self.b_est[i] = self.b
+                self.b_est[i].fn = inner.est_fn
+                self.b_est[i].ctx = inner.est_ctx[i]
+                self.est_ctx[i] = &self.b_est[i]
+            self.est_fn = sp_bounded_log_delta
+            self.est_margin = inner.est_margin

@@ -7,6 +7,9 @@ cdef extern from "sp_curve.h" nogil:
         SP_MINUS
         SP_MAX
     ctypedef double (*sp_curve_fn)(double eps, sp_direction direction, const void *ctx) noexcept nogil
+    ctypedef struct sp_estimate:
+        const void *curve
+        int with_err
 
 cdef extern from "logspace.h" nogil:
     double sp_log1mexp(double a)
@@ -59,9 +62,13 @@ cdef extern from "pair_tail.h" nogil:
         const long double *lr_lo
         long double zero_hi[2]
         long double zero_lo[2]
+        const long double *lsq
+        const long double *lcp
+        double tail_tol
     void sp_pair_init_zero(sp_pair *pair)
     double sp_pair_zero_point(const sp_pair *pair, sp_direction direction)
     double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "search.h" nogil:
     double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
@@ -70,6 +77,10 @@ cdef extern from "search.h" nogil:
                                  double log_tol)
     double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
                                 double log_target, double log_tol, int positive)
+    double sp_smallest_eps_estimated(sp_curve_fn log_delta, const void *ctx, sp_curve_fn est,
+                                     const void *const est_ctx[3], double margin,
+                                     sp_direction direction, double log_target, double log_tol,
+                                     int positive)
 
 cdef extern from "poisson_binomial.h" nogil:
     ctypedef int (*sp_progress_fn)(void *ctx, double work) noexcept
@@ -93,6 +104,8 @@ cdef extern from "laplace.h" nogil:
         const long double *rr_lo
         long len
         double scale
+        double one_minus_u
+    void sp_laplace_pair_set_scale(sp_laplace_pair *pair, double scale)
     int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direction,
                              long double *out)
     long sp_laplace_deficits(const long double *la, const long double *lb,
@@ -135,6 +148,7 @@ cdef extern from "gaussian.h" nogil:
         double (*log_ndtr)(double) noexcept nogil
         double (*erfcx)(double) noexcept nogil
     double sp_gauss_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    double sp_gauss_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "dp.h" nogil:
     ctypedef struct sp_normal_fns:

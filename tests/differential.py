@@ -334,6 +334,71 @@ def _call(expr_obj, method, *args, **kw):
     return value, [f"{w.category.__name__}: {w.message}" for w in rec], exc
 
 
+# ---------------------------------------------------------------------------
+# stored truths: the default pytest run reads the oracle's values from
+# tests/data/oracle_values.json (tests/helpers.py oracle("differential_truth", ...))
+# instead of evaluating the mpmath oracle live; the exhaustive
+# test_stored_oracle_values_are_current recomputes them.
+# ---------------------------------------------------------------------------
+
+def _raw_truth(orc, method, arg):
+    """The oracle's answer as a list of mpf: deltas -> [delta_plus, delta_minus] at
+    the float eps ``arg``; zero_point -> [eps0, the smallest float >= eps0] (the float
+    kept exactly, eps0 to the store's 50 digits); [nan] where the oracle refuses."""
+    try:
+        if method == "deltas":
+            return list(orc.deltas([arg])[0])
+        z = orc.zero_point(arg)
+        return [z, mpf(O.smallest_float_at_least(z))]
+    except O.TooExpensive:
+        return [mpmath.nan]
+
+
+def case_oracle(case_id):
+    """A new oracle curve of a case id: ("random", seed, kind, index) or ("edge", i).
+    New for every stored value: the oracle widens its windows as it is queried, so a
+    shared curve's answers (and refusals) would depend on the order of the queries."""
+    if case_id[0] == "edge":
+        return EDGE_CASES[case_id[1]][2]()
+    return draw_case(*case_id[1:]).oracle
+
+
+def stored_truth(case_id, method, arg):
+    """_raw_truth of the case's oracle (the function helpers.oracle stores)."""
+    return _raw_truth(case_oracle(case_id), method, arg)
+
+
+class StoredOracle:
+    """A case's oracle curve whose answers come from tests/helpers.py's stored
+    oracle values (computed live and reported where missing)."""
+
+    def __init__(self, case_id):
+        self.case_id = case_id
+
+    def _get(self, method, arg):
+        from helpers import oracle
+        arg = float(arg) if method == "deltas" else arg
+        value = oracle("differential_truth", self.case_id, method, arg)
+        if mpmath.isnan(value[0]):
+            raise O.TooExpensive(f"{self.case_id} {method}({arg!r}) (stored)")
+        return value
+
+    def deltas(self, eps_list):
+        return [tuple(self._get("deltas", e)) for e in eps_list]
+
+    def zero_point_and_float(self, direction):
+        z, f = self._get("zero_point", direction)
+        return z, float(f)
+
+
+def _zero_and_float(orc, direction):
+    """(eps0, the smallest float >= eps0) of the oracle curve."""
+    if isinstance(orc, StoredOracle):
+        return orc.zero_point_and_float(direction)
+    z = orc.zero_point(direction)
+    return z, O.smallest_float_at_least(z)
+
+
 def _truth(orc, eps, direction):
     dp, dm = orc.deltas([eps])[0]
     return {"plus": dp, "minus": dm, "max": max(dp, dm)}[direction]
@@ -409,9 +474,11 @@ def _alarm(signum, frame):
 OPEN_ZERO_POINT_KINDS = ()
 
 
-def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False):
+def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False,
+             stored=False):
     """Draw one case and run every check on it (at most CASE_SECONDS, where SIGALRM
-    exists); returns a Result."""
+    exists); returns a Result.  stored: the oracle's answers from the stored values
+    (StoredOracle)."""
     import signal
     res = Result(kind)
     use_alarm = hasattr(signal, "SIGALRM")
@@ -421,7 +488,7 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False
     try:
         if skip_open and kind in OPEN_ZERO_POINT_KINDS:
             zero_point = False
-        return _run_case(res, seed, kind, index, zero_point, epsilon)
+        return _run_case(res, seed, kind, index, zero_point, epsilon, stored)
     except CaseTimeout:
         res.skipped += 1
         res.timeouts += 1
@@ -434,7 +501,7 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False
             signal.signal(signal.SIGALRM, old)
 
 
-def _run_case(res, seed, kind, index, zero_point, epsilon):
+def _run_case(res, seed, kind, index, zero_point, epsilon, stored=False):
     t0 = time.time()
     try:
         case = draw_case(seed, kind, index)
@@ -442,6 +509,8 @@ def _run_case(res, seed, kind, index, zero_point, epsilon):
         res.skipped += 1
         return res
     res.redrawn += case.redrawn
+    if stored:
+        case.oracle = StoredOracle(("random", seed, kind, index))
     curve = _build(case, res)
     if curve is None:
         return res
@@ -465,11 +534,10 @@ def _run_case(res, seed, kind, index, zero_point, epsilon):
 def _zero_point_checks(res, case, curve):
     for direction in DIRECTIONS:
         try:
-            z = case.oracle.zero_point(direction)
+            z, expected = _zero_and_float(case.oracle, direction)
         except O.TooExpensive:
             res.skipped += 1
             continue
-        expected = O.smallest_float_at_least(z)
         call = f"epsilon(0.0, direction={direction!r})"
         got, warns, exc = _call(curve, "epsilon", 0.0, direction=direction)
         res.comparisons += 1
@@ -538,9 +606,9 @@ def _run_one(args):
 
 
 def run(kinds, count, seed, zero_point=False, epsilon=False, jobs=1, progress=None,
-        skip_open=False):
+        skip_open=False, stored=False):
     """Run ``count`` cases per kind; returns {kind: Result}."""
-    tasks = [(seed, kind, i, zero_point, epsilon, skip_open)
+    tasks = [(seed, kind, i, zero_point, epsilon, skip_open, stored)
              for kind in kinds for i in range(count)]
     results = {kind: Result(kind) for kind in kinds}
     if jobs > 1:
@@ -638,7 +706,8 @@ EDGE_CASES = (
 )
 
 
-def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds=None):
+def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds=None,
+                   stored=False):
     """The fixed EDGE_CASES, with the same checks as random cases; {kind: Result}."""
     results = {}
     for i, (kind, expr, build, eps) in enumerate(EDGE_CASES):
@@ -648,6 +717,8 @@ def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds
         t0 = time.time()
         try:
             orc = build()
+            if stored:
+                orc = StoredOracle(("edge", i))
         except O.TooExpensive:
             res.skipped += 1
             results.setdefault(kind, Result(kind)).merge(res)

@@ -283,7 +283,234 @@ def independent_deltas(spec, eps):
     return [x for pair in _independent_curve(spec).deltas(list(eps)) for x in pair]
 
 
+# The noiseless iid count from the definitions (tests/test_counting.py).
+COUNTING_DPS = 50
+
+
+def _counting_logs(pi, direction):
+    pi = mpmath.mpf(pi)
+    lp = mpmath.log(pi) if pi > 0 else mpmath.ninf
+    lq = mpmath.log1p(-pi) if pi < 1 else mpmath.ninf
+    return (lq, lp) if direction == "minus" else (lp, lq)
+
+
+def counting_log_delta(n, pi, eps, direction):
+    """ln delta of counting(n, pi) in a direction ('plus', 'minus'), as mpf, from
+    the definitions alone (tests/test_counting.py's oracle; its docstring has the
+    derivation): the binomial pmf from loggamma at 50 digits with ln pi, ln(1 - pi)
+    of the exact float pi; every atom for n <= 3000, else the positive set
+    {k >= k0} term by term with a geometric remainder bound, or Euler-Maclaurin
+    (mpmath.sumem) where sqrt(N pi (1 - pi)) > 3000 and |eps| < 2e-3."""
+    with mpmath.workdps(COUNTING_DPS):
+        N = mpmath.mpf(n - 1)
+        lp, lq = _counting_logs(pi, direction)
+        if lp == mpmath.ninf or lq == mpmath.ninf:
+            return mpmath.mpf(0)                   # point masses one apart: delta = 1
+        eps = mpmath.mpf(eps)
+        lg_n = mpmath.loggamma(N + 1)
+
+        def logb(k):
+            if k < 0 or k > N:
+                return mpmath.ninf
+            return lg_n - mpmath.loggamma(k + 1) - mpmath.loggamma(N - k + 1) + k * lp + (N - k) * lq
+
+        if n <= 3000:
+            total = mpmath.mpf(0)
+            for k in range(n + 1):
+                t = mpmath.exp(logb(k - 1)) - mpmath.exp(eps + logb(k))
+                if t > 0:
+                    total += t
+            return mpmath.log(total) if total > 0 else mpmath.ninf
+
+        def log_ratio(k):                   # ln P(k)/Q(k) = ln b(k-1)/b(k)
+            return mpmath.log(k) - mpmath.log(n - k) + lq - lp if k < n else mpmath.inf
+
+        c = mpmath.exp(eps + lp - lq)
+        k0 = int(mpmath.floor(n * c / (1 + c))) + 1
+        while k0 > 1 and log_ratio(k0 - 1) > eps:
+            k0 -= 1
+        while k0 < n and not log_ratio(k0) > eps:
+            k0 += 1
+        sigma = mpmath.sqrt(N * mpmath.exp(lp) * mpmath.exp(lq))
+        if sigma > 3000 and abs(eps) < 2e-3:
+            # the summand decays by ~e^-eps per atom: smooth on the unit scale
+            def term(x):
+                return mpmath.exp(logb(x - 1)) - mpmath.exp(eps + logb(x))
+            return mpmath.log(mpmath.sumem(term, [k0, min(N + 1, k0 + 60 * sigma)]))
+        # terms relative to b(k0 - 1): t(k) = b(k-1) (1 - e^eps / r(k))
+        w, total, k = mpmath.mpf(1), mpmath.mpf(0), k0
+        tol = mpmath.mpf(10) ** (-COUNTING_DPS)
+        em, mean = mpmath.exp(eps), N * mpmath.exp(lp)
+        while k <= n:
+            r = mpmath.exp(log_ratio(k)) if k < n else mpmath.inf
+            total += w * (1 - em / r)
+            if k == n:
+                break
+            w = w / r                       # b(k) / b(k0 - 1)
+            if k > mean + 1:                # decreasing ratios: geometric bound
+                rho = (N - k) / (k + 1) * mpmath.exp(lp - lq)
+                if rho < 1 and w / (1 - rho) < tol * total:
+                    total += w / (1 - rho)
+                    break
+            k += 1
+        return logb(k0 - 1) + mpmath.log(total)
+
+
+# Noiseless Poisson sampling from the definitions (Smith 2009, "Differential
+# privacy and the secrecy of the sample", Alg. 2; used by tests/test_sampling.py):
+# every other record is kept with probability g, Z ~ Bin(N, rho) the count of the
+# kept others (rho = g pi), P(k) = g Z(k-1) + (1-g) Z(k), Q(k) = Z(k).
+
+def log_binom(N, rho, k):
+    """ln of the Bin(N, rho) pmf at k (mpmath loggamma, current precision)."""
+    return (mpmath.loggamma(N + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(N - k + 1)
+            + k * mpmath.log(rho) + (N - k) * mpmath.log1p(-rho))
+
+
+def first_above(N, rho, g, eps):
+    """First k with P(k)/Q(k) > e^eps (exact, mpmath)."""
+    g, w = mpmath.mpf(g), mpmath.exp(mpmath.mpf(eps))
+    # 1 - g + g k (1 - rho) / ((N + 1 - k) rho) > w  <=>  k > (w - 1 + g) (N + 1) rho / (g (1 - rho) + (w - 1 + g) rho)
+    a = w - 1 + g
+    k = int(mpmath.floor(a * (N + 1) * rho / (g * (1 - rho) + a * rho))) + 1
+    k = min(k, N + 1)
+
+    def ratio(j):           # P(j)/Q(j); Q(N+1) = 0
+        return mpmath.inf if j >= N + 1 else 1 - g + g * j * (1 - rho) / ((N + 1 - j) * rho)
+
+    while ratio(k) <= w:
+        k += 1
+    while k > 1 and ratio(k - 1) > w:
+        k -= 1
+    return k
+
+
+def _tail_delta_by_ratios(N, rho, g, eps, direction):
+    """ln delta of a large iid count from its definition, summed from the
+    threshold outward with exact pmf ratios Z(k)/Z(k-1) = (N-k+1) rho / (k (1-rho))
+    at 50 digits, relative to Z at the first positive term, until the terms
+    are below 1e-30 of the sum (they fall like a Gaussian tail).  Plus: terms
+    P(k) - e^eps Q(k) = g Z(k-1) + (1-g-e^eps) Z(k) for k >= k0 (the first k with
+    P/Q(k) > e^eps, Smith's P/Q increasing); minus: Q(k) - e^eps P(k) for
+    k <= k1 (the last k with Q/P(k) > e^eps)."""
+    g, w = mpmath.mpf(g), mpmath.exp(mpmath.mpf(eps))
+    up = lambda k: (N - k + 1) * rho / (k * (1 - rho))          # Z(k) / Z(k-1)
+    if direction == "plus":
+        k = first_above(N, rho, g, eps)
+        lz, zprev, z, step = log_binom(N, rho, k - 1), mpmath.mpf(1), up(k), 1
+        term_of = lambda zp, zk: g * zp + (1 - g - w) * zk
+    else:
+        c = 1 - w * (1 - g)
+        k = first_above(N, rho, g, eps)        # Q/P(j) > e^eps needs P/Q(j) < e^-eps
+        ratio = lambda j: 1 - g + g * j * (1 - rho) / ((N + 1 - j) * rho)      # P/Q(j)
+        while k > 0 and not ratio(k) < 1 / w:
+            k -= 1
+        while ratio(k + 1) < 1 / w:
+            k += 1
+        lz, z, zprev, step = log_binom(N, rho, k), mpmath.mpf(1), 1 / up(k), -1
+        term_of = lambda zp, zk: c * zk - w * g * zp
+    total = mpmath.mpf(0)
+    for _ in range(10 ** 6):
+        term = term_of(zprev, z)
+        assert term > 0
+        total += term
+        if term < total * mpmath.mpf(10) ** -30:
+            return lz + mpmath.log(total)
+        k += step
+        if step > 0:
+            zprev, z = z, z * up(k) if k <= N else mpmath.mpf(0)
+        else:
+            z, zprev = zprev, zprev / up(k) if k >= 1 else mpmath.mpf(0)
+    raise AssertionError("reference did not converge")
+
+
+def poisson_tail_log_delta(N, pi, g, eps, direction):
+    """ln delta (plus or minus) at eps of the noiseless Poisson-sampled iid count
+    with N other records, rate g: _tail_delta_by_ratios at rho = g pi (50 digits)."""
+    with mpmath.workdps(50):
+        return _tail_delta_by_ratios(N, mpmath.mpf(g) * mpmath.mpf(pi), g, eps, direction)
+
+
+# A sampled count plus Gaussian noise from the definitions (tests/test_noise_gaussian.py).
+
+def mixture_mp(A, B, lam):
+    """The sampled laws P(j) = lam A(j-1) + (1-lam) B(j), Q(j) = lam A(j) + (1-lam) B(j)."""
+    lam = mpmath.mpf(lam)
+    size = max(len(A) + 1, len(B))
+    P, Q = [], []
+    for j in range(size):
+        a1 = A[j - 1] if 1 <= j <= len(A) else 0
+        a0 = A[j] if j < len(A) else 0
+        b = B[j] if j < len(B) else 0
+        P.append(lam * a1 + (1 - lam) * b)
+        Q.append(lam * a0 + (1 - lam) * b)
+    return P, Q
+
+
+def gaussian_log_delta_mp(P, Q, sigma, eps, plus):
+    """ln delta of the laws P, Q (mpmath lists on 0..L-1) plus Gaussian(sigma) noise
+    from the definition (single sign change of the noisy log ratio), 50 digits."""
+    with mpmath.workdps(50):
+        sigma, eps = mpmath.mpf(sigma), mpmath.mpf(eps)
+        A, B = (P, Q) if plus else (Q, P)
+        D = [a - mpmath.exp(eps) * b for a, b in zip(A, B)]
+        if all(d <= 0 for d in D):
+            return -mpmath.inf
+        atoms = [k for k in range(len(A)) if A[k] > 0 or B[k] > 0]
+
+        def h(x):
+            fa = mpmath.fsum(A[k] * mpmath.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
+            fb = mpmath.fsum(B[k] * mpmath.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
+            return mpmath.inf if fb == 0 else (-mpmath.inf if fa == 0 else mpmath.log(fa / fb) - eps)
+
+        sgn = 1 if plus else -1
+        step = max(sigma, 1)
+        hi = (atoms[-1] if plus else atoms[0]) + sgn * step
+        while h(hi) <= 0:
+            step *= 2
+            hi += sgn * step
+        step = max(sigma, 1)
+        lo = (atoms[0] if plus else atoms[-1]) - sgn * step
+        while h(lo) > 0:
+            step *= 2
+            lo -= sgn * step
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if h(mid) > 0 else (mid, hi)
+            if abs(hi - lo) < mpmath.mpf(10) ** -30 * (1 + abs(hi)):
+                break
+        x = (lo + hi) / 2
+        side = (lambda k: mpmath.ncdf((k - x) / sigma)) if plus else (lambda k: mpmath.ncdf((x - k) / sigma))
+        return mpmath.log(mpmath.fsum(d * side(k) for k, d in enumerate(D) if d != 0))
+
+
+def sampled_gaussian_log_delta(sampling, n, pi, size, sigma, eps, plus):
+    """ln delta (plus if ``plus`` else minus) of counting(n, pi, noise=Gaussian(sigma))
+    sampled with sample_size=size (sampling "sample_size": P, Q the mixtures of
+    Bin(m-1, pi) and Bin(m, pi) with lambda = m/n) or Poisson sampling at
+    rate=size (Z = Bin(n-1, rate pi), P, Q its mixtures), at 50 digits."""
+    with mpmath.workdps(50):
+        if sampling == "poisson":
+            Z = binomial_mp(n - 1, mpmath.mpf(size) * mpmath.mpf(pi))
+            P, Q = mixture_mp(Z, Z, size)
+        else:
+            P, Q = mixture_mp(binomial_mp(size - 1, pi), binomial_mp(size, pi),
+                              mpmath.mpf(size) / n)
+        return gaussian_log_delta_mp(P, Q, sigma, eps, plus)
+
+
+def differential_truth(case_id, method, arg):
+    """The independent oracle's answer for one case of tests/differential.py
+    (its stored_truth: deltas at eps, or the zero point and the float above it)."""
+    import differential
+    return differential.stored_truth(case_id, method, arg)
+
+
 STORED_FUNCTIONS = {
+    "differential_truth": differential_truth,
+    "sampled_gaussian_log_delta": sampled_gaussian_log_delta,
+    "counting_log_delta": counting_log_delta,
+    "poisson_tail_log_delta": poisson_tail_log_delta,
     "windowed_delta_plus": windowed_delta_plus,
     "independent_deltas": independent_deltas,
     "secret_sample_log_delta_plus": secret_sample_log_delta_plus,

@@ -4,10 +4,13 @@ import os
 import subprocess
 import sys
 
+import math
+
 import pytest
 
 import statpriv
 from helpers import FAR_TAIL_LOG_DELTA
+from statpriv.cli import main
 
 
 def run(tmp_path, *args):
@@ -17,10 +20,18 @@ def run(tmp_path, *args):
                           capture_output=True, text=True, timeout=120)
 
 
-def test_delta_json(tmp_path):
-    out = run(tmp_path, "delta", "--n", "1000", "--pi", "0.5", "--eps", "0.01")
-    assert out.returncode == 0, out.stderr
-    data = json.loads(out.stdout)
+def run_main(capsys, *argv):
+    """statpriv.cli.main in this process: (exit status, stdout, stderr).  One test
+    (test_subprocess_strict_json_and_negative_inf) runs the real `python -m statpriv`."""
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_delta_json(capsys):
+    status, out, err = run_main(capsys, "delta", "--n", "1000", "--pi", "0.5", "--eps", "0.01")
+    assert status == 0, err
+    data = json.loads(out)
     curve = statpriv.counting(1000, 0.5)
     assert data["delta"] == curve.delta(0.01)
     assert data["delta_plus"] == curve.delta_plus(0.01)
@@ -28,41 +39,35 @@ def test_delta_json(tmp_path):
     assert data["n"] == 1000 and data["pi"] == 0.5 and data["eps"] == 0.01
 
 
-def test_delta_json_underflow_keeps_log(tmp_path):
-    out = run(tmp_path, "delta", "--n", "10000000", "--pi", "0.3", "--eps", "0.05")
-    data = json.loads(out.stdout)
+def test_delta_json_underflow_keeps_log(capsys):
+    _, out, _ = run_main(capsys, "delta", "--n", "10000000", "--pi", "0.3", "--eps", "0.05")
+    data = json.loads(out)
     assert data["delta"] == 0.0
     assert data["log_delta"] == pytest.approx(float(dict(FAR_TAIL_LOG_DELTA)[10 ** 7]), abs=1e-9)
 
 
-def test_epsilon_json_with_sample(tmp_path):
-    out = run(tmp_path, "epsilon", "--n", "100000", "--pi", "0.3", "--delta", "1e-6",
-              "--sample-size", "5000")
-    assert out.returncode == 0, out.stderr
-    data = json.loads(out.stdout)
+def test_epsilon_json_with_sample(capsys):
+    status, out, err = run_main(capsys, "epsilon", "--n", "100000", "--pi", "0.3", "--delta",
+                                "1e-6", "--sample-size", "5000")
+    assert status == 0, err
+    data = json.loads(out)
     assert data["eps"] == statpriv.counting(100000, 0.3, sample_size=5000).epsilon(1e-6)
     assert data["delta"] <= 1e-6
 
 
-def test_bad_input_exit_status(tmp_path):
-    out = run(tmp_path, "delta", "--n", "10", "--pi", "2", "--eps", "0.1")
-    assert out.returncode == 2
-    assert "pi must be in [0.0, 1.0]" in out.stderr
-    assert out.stdout == ""
+# The exit status 2, the message and the empty stdout of a bad pi: the first case
+# of test_errors_are_one_line; the real process passes main's status on
+# (test_subprocess_strict_json_and_negative_inf).
 
 
-def test_demo(tmp_path):
-    out = run(tmp_path, "demo")
-    assert out.returncode == 0, out.stderr
-    assert "referendum" in out.stdout and "worst-case DP" in out.stdout
-    assert "1.07e-10" in out.stdout   # delta(0.01) of 10^6 votes, pi = 0.5
+def test_demo(capsys):
+    status, out, err = run_main(capsys, "demo")
+    assert status == 0, err
+    assert "referendum" in out and "worst-case DP" in out
+    assert "1.07e-10" in out   # delta(0.01) of 10^6 votes, pi = 0.5
 
 
 # -- issue 12: strict JSON, one-line errors, negative values ------------------
-import math
-
-from statpriv.cli import main
-
 
 def _no_constants(name):
     raise AssertionError(f"non-standard JSON constant {name} in the output")
@@ -71,12 +76,6 @@ def _no_constants(name):
 def strict_loads(text):
     """json.loads that rejects Infinity / -Infinity / NaN (Python's default accepts them)."""
     return json.loads(text, parse_constant=_no_constants)
-
-
-def run_main(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.mark.parametrize("eps_args,eps", [
@@ -142,12 +141,15 @@ def test_figures_unwritable_out_is_one_line(capsys, tmp_path):
         assert "Traceback" not in err
 
 
-def test_subprocess_strict_json_and_negative_inf(tmp_path):
+def test_subprocess_strict_json_and_negative_inf(tmp_path, capsys):
+    # the real `python -m statpriv` from an empty directory: output, exit status
+    # (main's, passed on), one-line stderr
     out = run(tmp_path, "delta", "--n", "100", "--pi", "0.3", "--eps", "-inf")
     assert out.returncode == 0, out.stderr
     assert strict_loads(out.stdout)["delta"] == 1.0
     bad = run(tmp_path, "figures", "--out", "/proc/nonexistent/x")
     assert bad.returncode != 0 and bad.stdout == ""
+    assert bad.returncode == run_main(capsys, "figures", "--out", "/proc/nonexistent/x")[0]
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 

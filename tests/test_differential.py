@@ -4,7 +4,10 @@ The default run checks the fixed edge cases of the precision issues and a small 
 random slice of every kind (with zero-point and epsilon checks); the exhaustive run
 (``pytest -m exhaustive tests/test_differential.py -s``) does >= 10,000 comparisons.
 Counts are printed (use -s).  The generator and checks live in tests/differential.py
-(shared with tools/difftest.py).
+(shared with tools/difftest.py).  The default run reads the oracle's answers for its
+cases from tests/data/oracle_values.json (stored=True; the exhaustive
+test_stored_oracle_values_are_current recomputes them); the exhaustive sweep
+evaluates the oracle live.
 """
 import pytest
 
@@ -19,7 +22,7 @@ def _summary(results, label):
 
 
 def test_edge_cases():
-    failures, comparisons = _summary(differential.run_edge_cases(skip_open=True),
+    failures, comparisons = _summary(differential.run_edge_cases(skip_open=True, stored=True),
                                      "issue edge cases")
     assert comparisons > 100
     assert failures == 0
@@ -27,7 +30,7 @@ def test_edge_cases():
 
 def test_random_slice():
     results = differential.run(differential.KINDS, 2, seed=20261122, zero_point=True,
-                               epsilon=True, skip_open=True)
+                               epsilon=True, skip_open=True, stored=True)
     failures, comparisons = _summary(results, "random slice (2 curves per kind)")
     assert comparisons >= 300
     assert failures == 0

@@ -16,60 +16,12 @@ import pytest
 import statpriv
 from statpriv import _core
 from statpriv.counting import _binomial_window_laws
+from helpers import binomial_mp, gaussian_log_delta_mp, mixture_mp, oracle
 
 
-def _binom(N, p):
-    p = mp.mpf(p)
-    return [mp.binomial(N, k) * p ** k * (1 - p) ** (N - k) for k in range(N + 1)]
-
-
-def _mixture(A, B, lam):
-    lam = mp.mpf(lam)
-    size = max(len(A) + 1, len(B))
-    P, Q = [], []
-    for j in range(size):
-        a1 = A[j - 1] if 1 <= j <= len(A) else 0
-        a0 = A[j] if j < len(A) else 0
-        b = B[j] if j < len(B) else 0
-        P.append(lam * a1 + (1 - lam) * b)
-        Q.append(lam * a0 + (1 - lam) * b)
-    return P, Q
-
-
-def _mp_log_delta(P, Q, sigma, eps, plus):
-    """ln delta from the definition (single sign change), 50 digits."""
-    with mp.workdps(50):
-        sigma, eps = mp.mpf(sigma), mp.mpf(eps)
-        A, B = (P, Q) if plus else (Q, P)
-        D = [a - mp.exp(eps) * b for a, b in zip(A, B)]
-        if all(d <= 0 for d in D):
-            return -mp.inf
-        atoms = [k for k in range(len(A)) if A[k] > 0 or B[k] > 0]
-
-        def h(x):
-            fa = mp.fsum(A[k] * mp.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
-            fb = mp.fsum(B[k] * mp.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
-            return mp.inf if fb == 0 else (-mp.inf if fa == 0 else mp.log(fa / fb) - eps)
-
-        sgn = 1 if plus else -1
-        step = max(sigma, 1)
-        hi = (atoms[-1] if plus else atoms[0]) + sgn * step
-        while h(hi) <= 0:
-            step *= 2
-            hi += sgn * step
-        step = max(sigma, 1)
-        lo = (atoms[0] if plus else atoms[-1]) - sgn * step
-        while h(lo) > 0:
-            step *= 2
-            lo -= sgn * step
-        for _ in range(200):
-            mid = (lo + hi) / 2
-            lo, hi = (lo, mid) if h(mid) > 0 else (mid, hi)
-            if abs(hi - lo) < mp.mpf(10) ** -30 * (1 + abs(hi)):
-                break
-        x = (lo + hi) / 2
-        side = (lambda k: mp.ncdf((k - x) / sigma)) if plus else (lambda k: mp.ncdf((x - k) / sigma))
-        return mp.log(mp.fsum(d * side(k) for k, d in enumerate(D) if d != 0))
+# The definition-based references (tests/helpers.py, shared with the stored
+# oracle values "sampled_gaussian_log_delta").
+_binom, _mixture, _mp_log_delta = binomial_mp, mixture_mp, gaussian_log_delta_mp
 
 
 def _assert_log_close(ours, truth, what):
@@ -90,10 +42,9 @@ def test_poisson_sampling_far_tail(eps, plus):
     n, pi, rate, sigma = POISSON
     curve = statpriv.counting(n, pi, sample_rate=rate, sampling="poisson",
                               noise=statpriv.Gaussian(sigma))
-    Z = _binom(n - 1, mp.mpf(rate) * mp.mpf(pi))
-    P, Q = _mixture(Z, Z, rate)
     ours = curve.log_delta_plus(eps) if plus else curve.log_delta_minus(eps)
-    _assert_log_close(ours, _mp_log_delta(P, Q, sigma, eps, plus), (eps, plus))
+    truth = oracle("sampled_gaussian_log_delta", "poisson", n, pi, rate, sigma, eps, plus)
+    _assert_log_close(ours, truth, (eps, plus))
 
 
 def test_poisson_sampling_exact_zero_where_ratio_bounded():
@@ -117,10 +68,10 @@ def test_secret_sample_far_tail(eps):
 def test_sample_size_vs_definition():
     n, m, pi, sigma = 60, 12, 0.3, 0.7
     curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Gaussian(sigma))
-    P, Q = _mixture(_binom(m - 1, pi), _binom(m, pi), mp.mpf(m) / n)
     for eps, plus in [(0.0, True), (0.5, True), (0.2, False)]:
         ours = curve.log_delta_plus(eps) if plus else curve.log_delta_minus(eps)
-        _assert_log_close(ours, _mp_log_delta(P, Q, sigma, eps, plus), (eps, plus))
+        truth = oracle("sampled_gaussian_log_delta", "sample_size", n, pi, m, sigma, eps, plus)
+        _assert_log_close(ours, truth, (eps, plus))
 
 
 @pytest.mark.parametrize("sigma", [1e-3, 1e-10, 1e-50, 1e-200, 5e-324])
@@ -240,17 +191,24 @@ def test_secret_sample_near_zero_point_deep_tail(eps):
     # so it must come from the atoms' log-ratio differences, not from two
     # rounded log densities.  Reference: the independent oracle (mpmath from
     # the definition, hypergeometric laws, normal tail sums at the crossing).
-    import independent_oracle as O
+    # (stored: helpers.independent_deltas)
     n, m, K, sigma = 1000000000, 160, 900464197, 0.9904086155487369
     curve = statpriv.secret_sample(n, m, positives=K, noise=statpriv.Gaussian(sigma))
-    oracle = O.noisy(O.secret_sample(n, m, K), ("gaussian", sigma))
-    truth = mp.log(oracle.delta(eps, "minus"))
+    truth = mp.log(_independent_secret_noisy(n, m, K, sigma, eps, "minus"))
     ours = curve.log_delta_minus(eps)
     if truth > -700:
         _assert_rel_close(ours, truth, eps)
     else:
         _assert_log_close(ours, truth, eps)
         assert ours >= float(truth) - max(1e-10, 8 * abs(float(truth)) * 2.0 ** -52)
+
+
+def _independent_secret_noisy(n, m, K, sigma, eps, direction):
+    """delta (plus or minus) at eps of tests/independent_oracle.py's
+    noisy(secret_sample(n, m, K), Gaussian(sigma)), from the stored oracle values."""
+    spec = ("noisy", (("secret_sample", (n, m, K), {}), ("gaussian", sigma)), {})
+    plus, minus = oracle("independent_deltas", spec, [eps])
+    return plus if direction == "plus" else minus
 
 
 def _assert_no_under(ours, truth, what):
@@ -267,9 +225,7 @@ def test_far_tail_sum_terms_added_at_full_precision():
     n, pi, m, sigma = 144, 9.010036864638744e-26, 16, 73.33154879983003
     eps = 0.4304257268651199
     curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Gaussian(sigma))
-    with mp.workdps(50):
-        P, Q = _mixture(_binom(m - 1, pi), _binom(m, pi), mp.mpf(m) / n)
-    truth = _mp_log_delta(P, Q, sigma, eps, True)
+    truth = oracle("sampled_gaussian_log_delta", "sample_size", n, pi, m, sigma, eps, True)
     ours = curve.log_delta_plus(eps)
     _assert_log_close(ours, truth, eps)
     _assert_no_under(ours, truth, eps)
@@ -286,10 +242,10 @@ def test_secret_sample_far_tail_needs_extended_laws(m, K, sigma, eps, direction)
     # atoms' relative sizes at 1e-16: hypergeometric log pmfs rounded to
     # double (ulps of |ln H(j)| ~ 1e-13) put ln delta 3e-6 low.  Reference:
     # the independent oracle (mpmath from the definition).
-    import independent_oracle as O
+    # (stored: helpers.independent_deltas)
     n = 1000000000
     curve = statpriv.secret_sample(n, m, positives=K, noise=statpriv.Gaussian(sigma))
-    truth = mp.log(O.noisy(O.secret_sample(n, m, K), ("gaussian", sigma)).delta(eps, direction))
+    truth = mp.log(_independent_secret_noisy(n, m, K, sigma, eps, direction))
     ours = curve.log_delta_plus(eps) if direction == "plus" else curve.log_delta_minus(eps)
     _assert_log_close(ours, truth, eps)
     _assert_no_under(ours, truth, eps)
@@ -304,10 +260,7 @@ def test_poisson_sampling_rate_times_pi_below_double_range():
     n, pi, rate, sigma, eps = 300, 5e-324, 0.5, 127.07097593799567, 1e4
     curve = statpriv.counting(n, pi, sample_rate=rate, sampling="poisson",
                               noise=statpriv.Gaussian(sigma))
-    with mp.workdps(50):
-        Z = _binom(n - 1, mp.mpf(rate) * mp.mpf(pi))
-        P, Q = _mixture(Z, Z, rate)
-    truth = _mp_log_delta(P, Q, sigma, eps, True)
+    truth = oracle("sampled_gaussian_log_delta", "poisson", n, pi, rate, sigma, eps, True)
     ours = curve.log_delta_plus(eps)
     _assert_log_close(ours, truth, eps)
     _assert_no_under(ours, truth, eps)

@@ -37,9 +37,7 @@ def test_non_increasing_in_eps(n, pi, eps, step):
     assert hi <= lo + 1e-12
 
 
-@PROPERTY_SETTINGS
-@given(small_ns, pis)
-def test_delta_at_zero_is_total_variation(n, pi):
+def _check_total_variation(n, pi):
     # TV(S+1, S) = 1/2 sum_k |b(k-1) - b(k)|, b summed directly at 30 digits.
     with mpmath.workdps(30):
         p, N = mpmath.mpf(pi), n - 1
@@ -47,6 +45,21 @@ def test_delta_at_zero_is_total_variation(n, pi):
         shifted, same = [0] + b, b + [0]
         tv = sum(abs(x - y) for x, y in zip(shifted, same)) / 2
     assert statpriv.counting(n, pi).delta(0.0) == pytest.approx(float(tv), rel=1e-12, abs=1e-300)
+
+
+# An mpmath sum of up to 400 terms per example: 50 examples in the default run,
+# 500 in the exhaustive one (the other properties are float-only: 150).
+@settings(max_examples=50, deadline=None)
+@given(small_ns, pis)
+def test_delta_at_zero_is_total_variation(n, pi):
+    _check_total_variation(n, pi)
+
+
+@pytest.mark.exhaustive
+@settings(max_examples=500, deadline=None)
+@given(small_ns, pis)
+def test_delta_at_zero_is_total_variation_many(n, pi):
+    _check_total_variation(n, pi)
 
 
 @PROPERTY_SETTINGS

@@ -20,14 +20,9 @@ import mpmath
 import pytest
 
 import statpriv
-from helpers import assert_matches, check_curve, oracle
+from helpers import assert_matches, check_curve, first_above as _first_above, log_binom as _log_binom, oracle
 
 mp = mpmath.mp
-
-
-def _log_binom(N, rho, k):
-    return (mpmath.loggamma(N + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(N - k + 1)
-            + k * mpmath.log(rho) + (N - k) * mpmath.log1p(-rho))
 
 
 def _iid_pmf(N, rho):
@@ -72,23 +67,6 @@ def _tail_delta_plus(N, rho, g, eps, k0, terms=400):
     assert k == N + 1, "reference did not converge"
     return lg + mpmath.log(total)
 
-
-def _first_above(N, rho, g, eps):
-    """First k with P(k)/Q(k) > e^eps (exact, mpmath)."""
-    g, w = mpmath.mpf(g), mpmath.exp(mpmath.mpf(eps))
-    # 1 - g + g k (1 - rho) / ((N + 1 - k) rho) > w  <=>  k > (w - 1 + g) (N + 1) rho / (g (1 - rho) + (w - 1 + g) rho)
-    a = w - 1 + g
-    k = int(mpmath.floor(a * (N + 1) * rho / (g * (1 - rho) + a * rho))) + 1
-    k = min(k, N + 1)
-
-    def ratio(j):           # P(j)/Q(j); Q(N+1) = 0
-        return mpmath.inf if j >= N + 1 else 1 - g + g * j * (1 - rho) / ((N + 1 - j) * rho)
-
-    while ratio(k) <= w:
-        k += 1
-    while k > 1 and ratio(k - 1) > w:
-        k -= 1
-    return k
 
 
 SMALL = [(60, 0.3, 0.2), (25, 0.9, 1e-9), (40, 0.02, 1 - 1e-9), (30, 0.5, 0.999), (12, 1e-300, 0.5),
@@ -286,45 +264,6 @@ def test_mp_precision_of_noisy_poisson_sampling_is_the_oracle():
         assert abs(g - w) <= 1e-14 * w
 
 
-def _tail_delta_by_ratios(N, rho, g, eps, direction):
-    """ln delta of a large iid count from its definition, summed from the
-    threshold outward with exact pmf ratios Z(k)/Z(k-1) = (N-k+1) rho / (k (1-rho))
-    at 50 digits, relative to Z at the first positive term, until the terms
-    are below 1e-30 of the sum (they fall like a Gaussian tail).  Plus: terms
-    P(k) - e^eps Q(k) = g Z(k-1) + (1-g-e^eps) Z(k) for k >= k0 (the first k with
-    P/Q(k) > e^eps, Smith's P/Q increasing); minus: Q(k) - e^eps P(k) for
-    k <= k1 (the last k with Q/P(k) > e^eps)."""
-    g, w = mpmath.mpf(g), mpmath.exp(mpmath.mpf(eps))
-    up = lambda k: (N - k + 1) * rho / (k * (1 - rho))          # Z(k) / Z(k-1)
-    if direction == "plus":
-        k = _first_above(N, rho, g, eps)
-        lz, zprev, z, step = _log_binom(N, rho, k - 1), mpmath.mpf(1), up(k), 1
-        term_of = lambda zp, zk: g * zp + (1 - g - w) * zk
-    else:
-        c = 1 - w * (1 - g)
-        k = _first_above(N, rho, g, eps)        # Q/P(j) > e^eps needs P/Q(j) < e^-eps
-        ratio = lambda j: 1 - g + g * j * (1 - rho) / ((N + 1 - j) * rho)      # P/Q(j)
-        while k > 0 and not ratio(k) < 1 / w:
-            k -= 1
-        while ratio(k + 1) < 1 / w:
-            k += 1
-        lz, z, zprev, step = _log_binom(N, rho, k), mpmath.mpf(1), 1 / up(k), -1
-        term_of = lambda zp, zk: c * zk - w * g * zp
-    total = mpmath.mpf(0)
-    for _ in range(10 ** 6):
-        term = term_of(zprev, z)
-        assert term > 0
-        total += term
-        if term < total * mpmath.mpf(10) ** -30:
-            return lz + mpmath.log(total)
-        k += step
-        if step > 0:
-            zprev, z = z, z * up(k) if k <= N else mpmath.mpf(0)
-        else:
-            z, zprev = zprev, zprev / up(k) if k >= 1 else mpmath.mpf(0)
-    raise AssertionError("reference did not converge")
-
-
 @pytest.mark.parametrize("d", [1e-9, 1e-40])
 @pytest.mark.parametrize("direction", ["plus", "minus"])
 def test_large_n_epsilon_fast_route_is_tight_and_conservative(direction, d):
@@ -335,7 +274,7 @@ def test_large_n_epsilon_fast_route_is_tight_and_conservative(direction, d):
     eps = statpriv.counting(n, pi, sample_rate=g, sampling="poisson").epsilon(d, direction=direction)
     assert 0 < eps < 1
     with mp.workdps(50):
-        rho, N = mpmath.mpf(g) * mpmath.mpf(pi), n - 1
-        truth = lambda e: _tail_delta_by_ratios(N, rho, g, e, direction)
+        # poisson_tail_log_delta: mpmath from the definition (tests/helpers.py), stored
+        truth = lambda e: oracle("poisson_tail_log_delta", n - 1, pi, g, e, direction)
         assert truth(eps) <= mpmath.log(mpmath.mpf(d) * (1 + mpmath.mpf("1e-12")))
         assert truth(eps * (1 - 1e-9)) > mpmath.log(d)

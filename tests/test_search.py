@@ -278,3 +278,65 @@ def test_positive_mask():
     assert _positive_mask(*shifted) == (1 << PLUS) | (1 << MINUS) | (1 << MAX)
     wider = np.log([0.2, 0.5, 0.3]), np.array([ninf, 0.0, ninf])
     assert _positive_mask(*wider) == (1 << PLUS) | (1 << MAX)
+
+
+# ---- epsilon of large noisy curves: searched on an estimate, verified exactly ----
+
+# (curve, directions, the plain estimate's tolerance in ln delta relative to
+# max(1, |ln delta|)); the Gaussian case is a law wide enough (~2000 sd) for
+# its estimate to be used
+_ESTIMATED = [
+    (lambda: statpriv.counting(10**5, 0.3, noise=statpriv.Laplace(10.0)), (2,), 1e-12),
+    (lambda: statpriv.counting(10**5, 0.3, noise=statpriv.Geometric(0.8)), (2,), 1e-12),
+    pytest.param(lambda: statpriv.counting(10**5, 0.3, noise=statpriv.Laplace(10.0)), (0, 1, 2),
+                 1e-12, marks=pytest.mark.exhaustive),
+    pytest.param(lambda: statpriv.counting(10**5, 0.3, noise=statpriv.Geometric(0.8)),
+                 (0, 1, 2), 1e-12, marks=pytest.mark.exhaustive),
+    pytest.param(lambda: statpriv.counting(10**5, 0.3, sample_rate=0.5, sampling="poisson",
+                                           noise=statpriv.Laplace(3.0)), (0, 1, 2), 1e-12,
+                 marks=pytest.mark.exhaustive),
+    pytest.param(lambda: statpriv.counting(2 * 10**7, 0.3, noise=statpriv.Gaussian(3.0)), (2,),
+                 1e-10, marks=pytest.mark.exhaustive),
+]
+
+
+@pytest.mark.parametrize("make, directions, tol", _ESTIMATED)
+def test_estimated_epsilon_matches_the_exact_search(make, directions, tol):
+    """Noisy curves with many cells (sp_smallest_eps_estimated): the answer
+    meets the target on the exact curve and lies within 1e-9 relative above
+    the exact search's (sp_smallest_eps_lean, estimate=False), also on the
+    nearly flat part of the curve just below delta(0)."""
+    curve = make()
+    core = curve._core
+    assert core.log_delta_estimate(np.array([0.01]), 2) is not None
+    d0 = float(curve.delta(0.0))
+    targets = [1e-9, 1e-30, d0 * (1 - 1e-9)]
+    if len(directions) > 1:
+        targets += [1e-3]
+        targets += [1e-6, 1e-12, 1e-100, d0 * (1 - 1e-6)]
+    log_t = np.log(np.array(targets))
+    for direction in directions:
+        fast = core.epsilon(log_t, direction)
+        exact = core.epsilon(log_t, direction, False)
+        assert np.all(fast <= exact * (1 + 1e-9) + 1e-300), (direction, fast, exact)
+        assert np.all(fast >= exact * (1 - 1e-15)), (direction, fast, exact)
+        for t, e in zip(log_t, fast):
+            assert core.log_delta(np.array([e]), direction)[0] <= _aim(math.exp(t)) + 1e-15
+
+
+@pytest.mark.parametrize("make, directions, tol", _ESTIMATED)
+def test_estimate_bounds_the_exact_curve(make, directions, tol):
+    """The estimate (closed-form tails of the fully positive cells, or of the
+    atoms deep inside the Gaussian tail) agrees with the exact sum, and its
+    upper bound is not below it."""
+    core = make()._core
+    eps = np.linspace(0.0, 0.2, 41) if len(directions) > 1 else np.linspace(0.0, 0.05, 11)
+    for direction in (0, 1):
+        exact = core.log_delta(eps, direction)
+        plain = core.log_delta_estimate(eps, direction)
+        upper = core.log_delta_estimate(eps, direction, 1)
+        ok = np.isfinite(exact) & (exact > -1e300)
+        np.testing.assert_array_equal(np.isfinite(plain) & (plain > -1e300), ok)
+        scale = np.maximum(1.0, np.abs(exact[ok]))
+        assert np.all(np.abs(plain[ok] - exact[ok]) <= tol * scale)
+        assert np.all(upper[ok] >= exact[ok] - 1e-15 * scale)

@@ -8,6 +8,11 @@ a test that uses ``oracle(...)``:
 
     python tools/precompute_oracle.py [extra pytest args]
 
+With --keep, the stored values are kept and the values the selected tests ask
+for are added (a quick update after adding one test file):
+
+    python tools/precompute_oracle.py --keep tests/test_new.py
+
 The exhaustive test ``test_stored_oracle_values_are_current`` recomputes every
 stored value live and checks it agrees.
 """
@@ -23,8 +28,14 @@ def main(argv):
     if {"-h", "--help"} & set(argv):
         print(__doc__)
         return 0
+    keep = "--keep" in argv
+    argv = [a for a in argv if a != "--keep"]
     store = ROOT / "tests" / "data" / "oracle_values.json"
     backup = store.with_suffix(".json.bak")
+    if keep:
+        env = dict(os.environ, STATPRIV_RECORD_ORACLE="1")
+        return subprocess.call([sys.executable, "-m", "pytest", "-q", "-m", "", "-p",
+                                "no:cacheprovider", *argv], cwd=ROOT, env=env)
     if store.exists():
         store.replace(backup)    # only values some test still asks for are kept
     env = dict(os.environ, STATPRIV_RECORD_ORACLE="1")

@@ -110,6 +110,13 @@ class EmpiricalPrivacy:
     bound (~1e-14) added.
     """
 
+    def __new__(cls, data=None, *args, **kwargs):
+        # a dask DataFrame: the scale-out subclass (statpriv.empirical.distributed)
+        if cls is EmpiricalPrivacy and _is_dask(data):
+            from statpriv.empirical.distributed import DaskEmpiricalPrivacy
+            cls = DaskEmpiricalPrivacy
+        return super().__new__(cls)
+
     def __init__(self, data, query, *, individual="id", database="db", value="value",
                  estimator="kde-laplace", bandwidth="cv", workers=None, progress=None):
         _validate.choice("estimator", estimator, ESTIMATORS)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from statpriv._validate import ParameterTypeError
+from statpriv.empirical._exactsum import group_sums
 
 __all__ = ["Query", "parse_query", "Encoded", "encode", "DatabaseStats",
            "database_statistics", "leave_one_out", "generic_leave_one_out"]
@@ -175,7 +176,7 @@ def _quantile_sorted(sorted_values, start, size, k_removed_fn, level):
 
 def database_statistics(db_codes, values, n_databases, query):
     """(a) Per-database full statistics of records given by db_codes/values."""
-    total = np.bincount(db_codes, weights=values, minlength=n_databases)
+    total = group_sums(db_codes, values, n_databases)     # correctly rounded, any order
     count = np.bincount(db_codes, minlength=n_databases).astype(np.float64)
     if query.kind != "quantile":
         return DatabaseStats.from_sums(query, total, count)

@@ -92,14 +92,17 @@ def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
     the law's own ratio where the noise barely mixes (_laplace_atom_ratios)."""
     cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, scale)
     lr = _cells._log_ratio(cell_lp, cell_lq)
-    # the cells' logs are long double accurate (laplace_cells): a
-    # difference of two of them is good to ~1e-19 (1 + |a| + |b|)
-    with np.errstate(invalid="ignore"):
-        errs = [np.nan_to_num(2e-19 * (1.0 + np.abs(a.astype(np.float64))
-                                       + np.abs(b.astype(np.float64))), nan=4e-16,
-                              posinf=4e-16)
-                for a, b in ((cell_lp, cell_lq), (ll_p, ll_q), (lr_p, lr_q))]
-    if log_ratio is not None:
+    if log_ratio is None:
+        # the cells' logs are long double accurate (laplace_cells): a
+        # difference of two of them is good to ~1e-19 (1 + |a| + |b|)
+        with np.errstate(invalid="ignore"):
+            errs = [np.nan_to_num(2e-19 * (1.0 + np.abs(a.astype(np.float64))
+                                           + np.abs(b.astype(np.float64))), nan=4e-16,
+                                  posinf=4e-16)
+                    for a, b in ((cell_lp, cell_lq), (ll_p, ll_q), (lr_p, lr_q))]
+    else:
+        # (the errors come from _relative_log below, for all three)
+        errs = [None, None, None]
         pos, neg = _difference_parts(lp, lq, log_ratio)
         has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
         d_pos = d_neg = None
@@ -412,7 +415,6 @@ def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             cp = np.exp((prev_p - ib - lp[atom]).astype(np.float64))
             cq = np.exp((prev_q - ib - lq[atom]).astype(np.float64))
-            corr = np.log1p(cp.astype(ld)) - np.log1p(cq.astype(ld))
             lawr = law_lr[atom]
             # a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|,
             # ~1e-30 where refined (a non-zero low part); a difference of the
@@ -424,14 +426,18 @@ def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_
                 own = 2e-19 * (1.0 + np.abs(lp[atom].astype(np.float64))
                                + np.abs(lq[atom].astype(np.float64)))
             bound = own + 4e-16 * (cp + cq)
-        ok = (np.isfinite(lp[atom]) & np.isfinite(lq[atom]) & np.isfinite(lawr)
-              & np.isfinite(corr) & np.isfinite(base_q[i]) & (bound < err[i]))
-        idx = i[ok]
-        dl = lawr[ok] + corr[ok]
+            # the long double corrections only where this form can win
+            cand = np.flatnonzero(bound < err[i])
+            corr = np.log1p(cp[cand].astype(ld)) - np.log1p(cq[cand].astype(ld))
+        ok = (np.isfinite(lp[atom[cand]]) & np.isfinite(lq[atom[cand]]) & np.isfinite(lawr[cand])
+              & np.isfinite(corr) & np.isfinite(base_q[i[cand]]))
+        sel = cand[ok]
+        idx = i[sel]
+        dl = lawr[sel] + corr[ok]
         new_p = base_q[idx] + dl
         base_p[idx] = new_p
-        lo_out[idx] = (dl - (new_p - base_q[idx])) + lo_law[atom[ok]]
-        err[idx] = bound[ok]
+        lo_out[idx] = (dl - (new_p - base_q[idx])) + lo_law[atom[sel]]
+        err[idx] = bound[sel]
 
 
 def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q,

