@@ -446,6 +446,8 @@ def _compose_exact(curves, times):
 
 def _guarantee(name, pair):
     try:
+        if not isinstance(pair, (tuple, list, np.ndarray)):   # not bytes, sets, dicts, ...
+            raise TypeError
         eps, delta = pair
     except (TypeError, ValueError):
         raise _validate.ParameterTypeError(

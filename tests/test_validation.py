@@ -741,5 +741,10 @@ def test_new_names_errors_name_the_parameter(monkeypatch):
         statpriv.shuffle.randomized_response(5, 2.0 ** 64)        # was OverflowError
     with pytest.raises(ValueError, match=r"eps_grid must be 1-D, got an array of shape \(\)"):
         statpriv.audit_pld(CURVE, CURVE, 0.1)                   # was IndexError
+    with pytest.raises(TypeError, match=r"guarantees\[0\] must be an \(eps, delta\) pair, "
+                                        r"got b'\\x00\\x00'"):
+        statpriv.basic_composition(b"\x00\x00")                  # was (0.0, 0.0)
+    with pytest.raises(TypeError, match=r"first must be an \(eps, delta\) pair"):
+        statpriv.bounded_dependency_composition({0.5, 1e-6}, (0.5, 0.0), 0.0, 0.0)
     with pytest.raises(TypeError, match=r"curve must be a statpriv PrivacyCurve, got float"):
         statpriv.audit(0.5, 1e-3, 0.5)                            # was AttributeError
