@@ -24,7 +24,7 @@ import reprlib
 import numpy as np
 
 __all__ = ["ParameterTypeError", "real", "probability", "count", "real_array", "reals",
-           "ndim", "broadcast", "choice", "alias"]
+           "ndim", "broadcast", "choice", "alias", "seed"]
 
 _short = reprlib.Repr()
 _short.maxstring = 40
@@ -166,7 +166,7 @@ def real_array(name, values, *, low=-math.inf, high=math.inf, low_open=False,
     ``dims``: None (any shape) or a tuple of the accepted numbers of
     dimensions, e.g. (1,) for one value per record.  Scalars give 0-d arrays.
     """
-    if type(values) is float:                 # the common scalar query: checks in Python
+    if type(values) is float and (dims is None or 0 in dims):   # common scalar query: in Python
         _check_float_entry(name, values, low, high, low_open, high_open, allow_inf)
         return np.array(values)
     if values is None or isinstance(values, (str, bytes)):
@@ -235,6 +235,20 @@ def alias(name, value, alias_name, alias_value):
     if value is not None:
         raise ValueError(f"give {name} or {alias_name} (the same parameter), not both")
     return alias_name, alias_value
+
+
+def seed(name, value):
+    """A random seed: None, an integer >= 0 (any size) or a numpy Generator /
+    SeedSequence -- what np.random.default_rng takes, bools and strings not."""
+    if value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence)):
+        return value
+    value = _scalar(name, value, "None, an integer >= 0 or a numpy Generator")
+    if not isinstance(value, numbers.Integral):
+        raise ParameterTypeError(f"{name} must be None, an integer >= 0 or a numpy "
+                                 f"Generator, got {_describe(value)}")
+    if value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value}")
+    return int(value)
 
 
 def choice(name, value, options):

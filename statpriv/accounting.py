@@ -169,7 +169,7 @@ def _ctd_side(curve, direction, other, h, tail_mass):
     hi = int(math.ceil(hi_eps / h)) + 1
     lo = min(int(math.floor(-lo_eps / h)) - 1, hi - 1)
     if hi - lo + 1 > MAX_GRID:
-        raise ValueError(f"value_discretization_interval={h!r} needs a grid of {hi - lo + 1} "
+        raise ValueError(f"value_discretization_interval={h!r} needs a grid of {float(hi - lo + 1):.3g} "
                          f"losses (more than {MAX_GRID}); take a larger interval")
     eps = np.arange(lo, hi + 1, dtype=np.float64) * h
     # the connect-the-dots probabilities are second differences of delta over
@@ -390,6 +390,13 @@ def _ratio(claimed, exact):
     return r
 
 
+def _check_curve(curve):
+    from statpriv.curve import PrivacyCurve
+    if not isinstance(curve, PrivacyCurve):
+        raise _validate.ParameterTypeError(
+            f"curve must be a statpriv PrivacyCurve, got {type(curve).__name__}")
+
+
 def audit(claimed_eps, claimed_delta, curve):
     """Cross-check an (eps, delta) claim of another accountant against the exact curve.
 
@@ -415,6 +422,7 @@ def audit(claimed_eps, claimed_delta, curve):
     """
     eps = _validate.real("claimed_eps", claimed_eps, low=0.0, allow_inf=True)
     d = _validate.real("claimed_delta", claimed_delta, low=0.0, high=1.0)
+    _check_curve(curve)
     exact = float(curve.delta(eps))
     exact_eps = float(curve.epsilon(d))
     ratio = float(_ratio(d, exact))
@@ -474,6 +482,7 @@ def audit_pld(pld, curve, eps_grid):
     if not callable(getattr(pld, "get_delta_for_epsilon", None)):
         raise _validate.ParameterTypeError(
             f"pld must have a get_delta_for_epsilon method, got {type(pld).__name__}")
+    _check_curve(curve)
     eps = _validate.real_array("eps_grid", eps_grid, allow_inf=True, dims=(1,))
     if eps.size == 0:
         raise ValueError("eps_grid must hold at least one eps")

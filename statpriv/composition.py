@@ -291,7 +291,7 @@ def compose(*curves, times=1, value_discretization_interval=None, tail_mass_trun
     if value_discretization_interval is not None:
         value_discretization_interval = _validate.real(
             "value_discretization_interval", value_discretization_interval, low=0.0,
-            low_open=True)
+            high=1.0, low_open=True)     # a coarser grid moves every loss by > 1 nat
     h = 1e-4 if value_discretization_interval is None else value_discretization_interval
     plds = [c.privacy_loss_distribution(h, tail_mass_truncation=tail) for c in curves]
     if value_discretization_interval is None:
@@ -309,7 +309,11 @@ def compose(*curves, times=1, value_discretization_interval=None, tail_mass_trun
         if times > 1:
             g = _power(g, times, tail)
         sides.append(g)
-    plus, minus = (_grid_side(g, h) for g in sides)
+    try:
+        plus, minus = (_grid_side(g, h) for g in sides)
+    except ValueError as exc:                 # the composed losses span too many nats
+        raise ValueError(f"{exc}: too many compositions ({len(curves)} curve(s), "
+                         f"times={times}); compose fewer") from None
     description = _description(curves, times)
     pld = _pld.PrivacyLossDistribution(
         plus, minus, exact=False, discretization=h,
@@ -442,6 +446,8 @@ def _compose_exact(curves, times):
 
 def _guarantee(name, pair):
     try:
+        if not isinstance(pair, (tuple, list, np.ndarray)):   # not bytes, sets, dicts, ...
+            raise TypeError
         eps, delta = pair
     except (TypeError, ValueError):
         raise _validate.ParameterTypeError(

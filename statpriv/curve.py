@@ -203,6 +203,7 @@ class PrivacyCurve:
     # -- dp-accounting conventions ----------------------------------------
     def get_delta_for_epsilon(self, epsilon):
         """dp-accounting's name for ``delta(epsilon)`` (vectorised the same way)."""
+        _validate.real_array("epsilon", epsilon, allow_inf=True)     # errors name epsilon
         return self.delta(epsilon)
 
     def get_epsilon_for_delta(self, delta):

@@ -398,7 +398,7 @@ def _grid_from_cdf(cdf, sf, lower, upper, h):
     i_hi = math.ceil(upper / h)
     if i_hi - i_lo > 50_000_000:
         raise ValueError(f"value_discretization_interval={h!r} is too fine for this curve "
-                         f"({i_hi - i_lo} grid points)")
+                         f"({float(i_hi - i_lo):.3g} grid points)")
     idx = np.arange(i_lo, i_hi + 1, dtype=np.float64)
     f = np.concatenate(([0.0], cdf(idx * h)))
     g = np.concatenate(([1.0], sf(idx * h)))
@@ -454,6 +454,11 @@ def _continuous_dp(kind, param, h, tail_mass):
 
 def of_curve(curve, value_discretization_interval=None, tail_mass_truncation=1e-15):
     """PrivacyCurve -> PrivacyLossDistribution (see PrivacyCurve.privacy_loss_distribution)."""
+    h = 1e-4 if value_discretization_interval is None else value_discretization_interval
+    h = _validate.real("value_discretization_interval", h, low=0.0, high=1.0,
+                       low_open=True)    # a coarser grid moves every loss by > 1 nat
+    tail = _validate.real("tail_mass_truncation", tail_mass_truncation, low=0.0, high=0.5,
+                          low_open=True)
     own = getattr(curve, "_pld", None)
     if own is not None:                      # a composition: its grid PLD
         return own
@@ -467,10 +472,6 @@ def of_curve(curve, value_discretization_interval=None, tail_mass_truncation=1e-
         kind, param = dp_kind
         if kind == "geometric":
             return _geometric_dp(param)
-        h = 1e-4 if value_discretization_interval is None else value_discretization_interval
-        h = _validate.real("value_discretization_interval", h, low=0.0, low_open=True)
-        tail = _validate.real("tail_mass_truncation", tail_mass_truncation, low=0.0,
-                              high=0.5, low_open=True)
         return _continuous_dp(kind, param, h, tail)
     raise ValueError(f"{curve.description}: no privacy-loss distribution is available for "
                      "this curve (counts with Laplace or Gaussian noise, labelled "

@@ -385,7 +385,9 @@ SWEEP = [
 
 
 # parameters whose values are strings: a wrong string is a wrong value (ValueError)
-_CHOICES = ("precision", "direction", "sampling", "approx", "noise_kind", "kind")
+_LABELS = ()
+_CHOICES = ("precision", "direction", "sampling", "approx", "noise_kind", "kind", "attacker",
+            "method", "estimator", "distance", "kernel")
 
 
 def _draw_bad(data, cls, good):
@@ -399,6 +401,25 @@ def _no_nan(result):
         result = result.delta([0.0, 0.1])
     elif isinstance(result, statpriv.noise.Noise):
         result = result.param
+    elif hasattr(result, "get_delta_for_epsilon"):         # dp-accounting's PLD
+        result = result.get_delta_for_epsilon(0.1)
+    elif isinstance(result, statpriv.pld.PrivacyLossDistribution):
+        result = result.delta([0.0, 0.1])
+    elif hasattr(result, "total_risk"):                    # EmpiricalPrivacy, Conditioned
+        result = result.delta([0.0, 0.5])
+    elif hasattr(result, "to_numpy"):                      # a pandas Series
+        result = result.to_numpy()
+    elif type(result).__name__ == "NoiseSampler":
+        result = result(4)
+    elif isinstance(result, dict):                         # audit, audit_pld
+        result = [v for v in result.values() if isinstance(v, (float, np.ndarray))]
+        return all(_no_nan(v) for v in result)
+    elif hasattr(result, "worst_case"):                    # partial_knowledge
+        result = result.worst_case.delta(0.1)
+    elif hasattr(result, "upper"):                         # histogram_partial_knowledge
+        result = (result.lower.delta(0.1), result.upper.delta(0.1))
+    elif hasattr(result, "min_ratio"):                     # audit_pld
+        result = result.min_ratio
     if isinstance(result, tuple):
         return all(_no_nan(r) for r in result)
     if isinstance(result, list):                           # conjecture_check
@@ -406,13 +427,7 @@ def _no_nan(result):
     return not np.isnan(np.asarray(result, dtype=float)).any()
 
 
-@pytest.mark.parametrize("fn,good,param,valid", SWEEP)
-@settings(max_examples=30, deadline=None, derandomize=True, phases=_PHASES,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors])
-@given(data=st.data())
-def test_bad_input_sweep(fn, good, param, valid, data):
-    cls = data.draw(st.sampled_from(CLASSES), label="class")
-    value = _draw_bad(data, cls, good[param])
+def _check_bad_input(fn, good, param, valid, cls, value):
     kwargs = dict(good, **{param: value})
     try:
         result = fn(**kwargs)
@@ -421,11 +436,28 @@ def test_bad_input_sweep(fn, good, param, valid, data):
             f"{param}={value!r} ({cls}): message does not name {param!r}: {exc}")
         wrong_type = ("bool", "bytes", "complex", "object") if param in _CHOICES \
             else ("bool", "str", "numeric_str", "bytes", "complex", "object")
-        if cls in wrong_type and param != "noise":
+        if cls in wrong_type and param != "noise" and param not in _LABELS:
             assert isinstance(exc, TypeError), f"{param}={value!r} ({cls}): {exc!r}"
         return
     assert cls in valid, f"{param}={value!r} ({cls}) accepted, returned {result!r}"
     assert _no_nan(result), f"{param}={value!r} ({cls}) gave NaN: {result!r}"
+
+
+def _draw_and_check(fn, good, param, valid, data):
+    cls = data.draw(st.sampled_from(CLASSES), label="class")
+    _check_bad_input(fn, good, param, valid, cls, _draw_bad(data, cls, good[param]))
+
+
+_SWEEP_SETTINGS = dict(deadline=None, derandomize=True, phases=_PHASES,
+                       suppress_health_check=[HealthCheck.too_slow,
+                                              HealthCheck.differing_executors])
+
+
+@pytest.mark.parametrize("fn,good,param,valid", SWEEP)
+@settings(max_examples=30, **_SWEEP_SETTINGS)
+@given(data=st.data())
+def test_bad_input_sweep(fn, good, param, valid, data):
+    _draw_and_check(fn, good, param, valid, data)
 
 
 def test_zero_d_arrays_act_as_scalars():
@@ -448,3 +480,271 @@ def test_secret_sample_checks_noise_before_building_laws():
     with pytest.raises(ValueError, match="noise must be"):
         statpriv.secret_sample(10**9, 10**8, positives=4 * 10**8, noise="laplace")
     assert time.perf_counter() - t0 < 1.0
+
+
+# -- the same sweep over the public names added after issue 12 ----------------
+PK = statpriv.partial_knowledge(6, 0.3)
+PLD = CURVE.privacy_loss_distribution()
+COMPOSED = statpriv.compose(CURVE, times=2)
+_GUARANTEE_VALID = ("nested", "two_d")         # a 2x2 value unpacks as a pair of pairs: rejected
+
+
+def _compose_one(curves, **kw):
+    return statpriv.compose(curves, **kw)
+
+
+def _basic_one(guarantees, **kw):
+    return statpriv.basic_composition(guarantees, **kw)
+
+
+def _basic_pair(eps, delta):
+    return statpriv.basic_composition((eps, delta))
+
+
+def _clones(n, eps0):
+    return statpriv.shuffle.clones(n, eps0)
+
+
+def _rr(n, eps0):
+    return statpriv.shuffle.randomized_response(n, eps0)
+
+
+SWEEP_NEW = [
+    *[_case("partial_knowledge", statpriv.partial_knowledge, dict(n=6, p=0.3, known=1), p)
+      for p in ("n", "p", "known")],
+    _case("worst_case.bracket", PK.worst_case.bracket, dict(eps=0.1), "eps", ["huge_pos"]),
+    *[_case(f"{m}.delta", getattr(PK, m).delta, dict(eps=0.1), "eps", _EPS_VALID)
+      for m in ("worst_case", "uniform", "blanket")],
+    *[_case(f"{m}.epsilon", getattr(PK, m).epsilon, dict(delta=1e-3), "delta", _ARRAYS)
+      for m in ("worst_case", "uniform", "blanket")],
+    _case("closed_form_epsilon", PK.closed_form_epsilon, dict(delta=1e-3), "delta", _ARRAYS),
+    *[_case("histogram_partial_knowledge", statpriv.histogram_partial_knowledge,
+            dict(n=6, p=0.3, categories=3), p) for p in ("n", "p", "categories")],
+    *[_case("thresholded", statpriv.thresholded,
+            dict(n=6, pi=0.3, threshold=2, known=1, attacker="passive"), p)
+      for p in ("n", "pi", "threshold", "known", "attacker")],
+    *[_case("k_anonymity", statpriv.k_anonymity,
+            dict(n=6, probs=[0.3, 0.3, 0.4], k=2, source=0, target=1), p,
+            _ARRAYS[:0] if p != "probs" else ())
+      for p in ("n", "probs", "k", "source", "target")],
+    *[_case("shuffle.clones", _clones, dict(n=6, eps0=1.0), p) for p in ("n", "eps0")],
+    *[_case("shuffle.randomized_response", _rr, dict(n=6, eps0=1.0), p, ["huge_pos"]
+            if p == "eps0" else ()) for p in ("n", "eps0")],
+    _case("compose", _compose_one, dict(curves=CURVE), "curves"),
+    *[_case("compose", _compose_one, dict(curves=CURVE, times=2, exact=False,
+                                          value_discretization_interval=1e-3,
+                                          tail_mass_truncation=1e-15), p,
+            {"value_discretization_interval": ["none"], "exact": ["bool"]}.get(p, ()))
+      for p in ("times", "exact", "value_discretization_interval", "tail_mass_truncation")],
+    _case("basic_composition", _basic_one, dict(guarantees=(0.5, 1e-6)), "guarantees",
+          _GUARANTEE_VALID[:0]),
+    _case("basic_composition", _basic_one, dict(guarantees=(0.5, 1e-6), times=2), "times"),
+    _case("basic_composition", _basic_pair, dict(eps=0.5, delta=1e-6), "eps",
+          ["posinf", "huge_pos"]),
+    _case("basic_composition", _basic_pair, dict(eps=0.5, delta=1e-6), "delta"),
+    *[_case("bounded_dependency_composition", statpriv.bounded_dependency_composition,
+            dict(first=(0.5, 1e-6), second=(0.5, 1e-6), alpha=0.1, beta=1e-7), p,
+            ["posinf", "huge_pos"] if p == "alpha" else ())
+      for p in ("first", "second", "alpha", "beta")],
+    *[_case("rdp_to_dp", statpriv.rdp_to_dp,
+            dict(orders=[2.0, 4.0], rdp=[0.1, 0.3], delta=1e-6), p,
+            {"orders": ["posinf", "huge_pos"], "rdp": ["posinf", "huge_pos"]}.get(p, ()))
+      for p in ("orders", "rdp", "delta")],
+    _case("rdp_to_dp", statpriv.rdp_to_dp,
+          dict(orders=[2.0, 4.0], rdp=[0.1, 0.3], epsilon=1.0), "epsilon",
+          ["posinf", "huge_pos"]),
+    *[_case("curve.renyi", CURVE.renyi, dict(alpha=2.0, direction="max"), p,
+            ["posinf", "huge_pos", *_ARRAYS] if p == "alpha" else ())
+      for p in ("alpha", "direction")],
+    *[_case(f"{label}.privacy_loss_distribution", c.privacy_loss_distribution,
+            dict(value_discretization_interval=None, tail_mass_truncation=1e-15), p,
+            ["none"] if p == "value_discretization_interval" else ())
+      for p in ("value_discretization_interval", "tail_mass_truncation")
+      for label, c in (("counting", CURVE), ("dp.laplace", statpriv.dp.laplace(1.0)))],
+    *[_case("pld.renyi", PLD.renyi, dict(alpha=2.0, direction="max"), p,
+            ["posinf", "huge_pos", *_ARRAYS] if p == "alpha" else ())
+      for p in ("alpha", "direction")],
+    *[_case("curve.to_dp_accounting", CURVE.to_dp_accounting,
+            dict(value_discretization_interval=1e-2, method="auto", tail_mass=1e-15), p)
+      for p in ("value_discretization_interval", "method", "tail_mass")],
+    *[_case(f"{label}.{m}", getattr(obj, m), dict(eps=0.1, direction="max"), p,
+            _EPS_VALID if p == "eps" else ())
+      for label, obj in (("pld", PLD), ("composed", COMPOSED))
+      for m in (("delta", "delta_lower_bound") if label == "pld"
+                else ("delta_bounds", "discretization_error"))
+      for p in ("eps", "direction")],
+    _case("pld.side", PLD.side, dict(direction="plus"), "direction"),
+    _case("get_delta_for_epsilon", CURVE.get_delta_for_epsilon, dict(epsilon=0.1), "epsilon",
+          _EPS_VALID),
+    _case("get_epsilon_for_delta", CURVE.get_epsilon_for_delta, dict(delta=1e-3), "delta",
+          _ARRAYS),
+    *[_case("audit", statpriv.audit, dict(claimed_eps=0.5, claimed_delta=1e-3, curve=CURVE), p,
+            ["posinf", "huge_pos"] if p == "claimed_eps" else ())
+      for p in ("claimed_eps", "claimed_delta", "curve")],
+    *[_case("audit_pld", statpriv.audit_pld, dict(pld=CURVE, curve=CURVE, eps_grid=[0.0, 0.1]),
+            p, ["posinf", "neginf", "negative", "huge_pos", "huge_neg"]
+            if p == "eps_grid" else ())
+      for p in ("pld", "curve", "eps_grid")],
+]
+
+
+# one fixed value of every class for every new (function, parameter): the default run
+_FIXED = {"bool": True, "str": "abc", "numeric_str": "0.1", "bytes": b"0.5", "none": None,
+          "complex": 0.5 + 0j, "object": object(), "nan": NAN, "posinf": INF, "neginf": -INF,
+          "negative": -1.0, "huge_pos": 10 ** 400, "huge_neg": -(10 ** 400),
+          "ragged": [[0.5], [0.5, 0.5]], "zero_d_bad": np.array(NAN)}
+
+
+def _check_every_class(fn, good, param, valid):
+    for cls in CLASSES:
+        value = SHAPED[cls](good[param]) if cls in SHAPED else _FIXED[cls]
+        _check_bad_input(fn, good, param, valid, cls, value)
+
+
+@pytest.mark.parametrize("fn,good,param,valid", SWEEP_NEW)
+def test_new_names_reject_every_class(fn, good, param, valid):
+    _check_every_class(fn, good, param, valid)
+
+
+# ... and hypothesis draws within each class
+@pytest.mark.parametrize("fn,good,param,valid", SWEEP_NEW)
+@settings(max_examples=8, **_SWEEP_SETTINGS)
+@given(data=st.data())
+def test_new_names_bad_input_sweep(fn, good, param, valid, data):
+    _draw_and_check(fn, good, param, valid, data)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("fn,good,param,valid", SWEEP_NEW)
+@settings(max_examples=150, **_SWEEP_SETTINGS)
+@given(data=st.data())
+def test_new_names_bad_input_sweep_exhaustive(fn, good, param, valid, data):
+    _draw_and_check(fn, good, param, valid, data)
+
+
+# -- statpriv.empirical.EmpiricalPrivacy ----------------------------------------
+def _frame(**columns):
+    import pandas as pd
+    base = dict(id=[f"i{k % 4}" for k in range(12)], db=[k // 4 for k in range(12)],
+                value=[1.0, 2.5, 0.3, 4.0, 2.0, 1.5, 3.3, 0.7, 2.2, 1.1, 0.4, 3.9])
+    base.update(columns)
+    return pd.DataFrame(base)
+
+
+def _empirical(**kw):
+    good = dict(data=_frame(), query="mean")
+    good.update(kw)
+    return statpriv.empirical.EmpiricalPrivacy(good.pop("data"), good.pop("query"), **good)
+
+
+try:
+    import pandas  # noqa: F401  (the optional extra; the landed sweep above runs without it)
+except ImportError:
+    pandas = None
+_needs_pandas = pytest.mark.skipif(pandas is None, reason="pandas (optional extra) missing")
+EMP = _empirical() if pandas is not None else None
+EMP_GOOD = dict(query="mean", individual="id", database="db", value="value",
+                estimator="kde-laplace", bandwidth="silverman", workers=None, progress=None)
+_CHOICES += ("query", "bandwidth", "on")
+# column labels: any hashable is a label (True, b"x" too), an absent one a ValueError
+_LABELS = ("individual", "database", "value")
+
+SWEEP_EMPIRICAL = [] if pandas is None else [
+    _case("EmpiricalPrivacy", _empirical, dict(data=_frame(), **EMP_GOOD), "data"),
+    *[_case("EmpiricalPrivacy", _empirical, dict(data=_frame(), **EMP_GOOD), p,
+            {"bandwidth": ["huge_pos"], "workers": ["none"], "progress": ["none", "bool"]}
+            .get(p, ()))
+      for p in ("query", "individual", "database", "value", "estimator", "bandwidth",
+                "workers", "progress")],
+    *[_case(f"EmpiricalPrivacy.{m}", getattr(EMP, m), dict(eps=0.5), "eps",
+            ["posinf", "neginf", "negative", "huge_pos", "huge_neg", *_ARRAYS]
+            if m != "deltas" else ["posinf", "neginf", "negative", "huge_pos", "huge_neg"])
+      for m in ("delta", "total_risk", "deltas")],
+    _case("EmpiricalPrivacy.epsilon", EMP.epsilon, dict(delta=0.1), "delta", _ARRAYS),
+    *[_case("EmpiricalPrivacy.most_exposed", EMP.most_exposed, dict(k=2, eps=0.5), p,
+            ["huge_pos"] if p == "k" else ["posinf", "neginf", "negative", "huge_pos",
+                                           "huge_neg"])
+      for p in ("k", "eps")],
+    *[_case("EmpiricalPrivacy.noise_scale", EMP.noise_scale, dict(eps=0.5, distance="matching"),
+            p) for p in ("eps", "distance")],
+    *[_case("EmpiricalPrivacy.noise_sampler", EMP.noise_sampler,
+            dict(eps=0.5, kernel="gauss", seed=1, max_negative_mass=0.05, distance="matching"),
+            p, ["none", "huge_pos"] if p == "seed" else ())
+      for p in ("eps", "kernel", "seed", "max_negative_mass", "distance")],
+    *[_case("EmpiricalPrivacy.conditioned", EMP.conditioned, dict(on="count", bins=1), p)
+      for p in ("on", "bins")],
+]
+
+
+@pytest.mark.filterwarnings("ignore:Gaussian-kernel noise")
+@pytest.mark.parametrize("fn,good,param,valid", SWEEP_EMPIRICAL)
+def test_empirical_rejects_every_class(fn, good, param, valid):
+    _check_every_class(fn, good, param, valid)
+
+
+@pytest.mark.parametrize("make,kw,error,match", [
+    (lambda: _frame().iloc[:0], {}, ValueError, r"data is empty"),
+    (lambda: _frame().drop(columns="id"), {}, ValueError, r"individual='id' is not a column"),
+    (lambda: _frame().drop(columns="value"), {}, ValueError, r"value='value' is not a column"),
+    (lambda: _frame(), dict(database="nope"), ValueError, r"database='nope' is not a column"),
+    (lambda: _frame(value=[NAN] + [1.0] * 11), {}, ValueError,
+     r"value column 'value' has 1 NaN or infinite"),
+    (lambda: _frame(value=[INF] + [1.0] * 11), {}, ValueError, r"value column 'value' has 1"),
+    (lambda: _frame(value=["a"] * 12), {}, ValueError, r"value column 'value' must be numeric"),
+    (lambda: _frame(value=[True, False] * 6), {}, ValueError,
+     r"value column 'value' must be numeric"),
+    (lambda: _frame(db=[0] * 12), {}, ValueError, r"data has one database only"),
+    (lambda: _frame(id=[None] + ["i1"] * 11), {}, ValueError,
+     r"individual column 'id' has missing labels"),
+    (lambda: _frame().to_numpy(), {}, TypeError, r"data must be a pandas"),
+    (lambda: _frame(), dict(query="quantile:2"), ValueError, r"query 'quantile:q' needs"),
+    (lambda: _frame(), dict(query=lambda v: 1 / 0), ZeroDivisionError,
+     r"query '<lambda>' failed on a database's values"),
+    (lambda: _frame(), dict(estimator="kde"), ValueError, r"estimator must be one of"),
+    (lambda: _frame(), dict(bandwidth="scott"), ValueError, r"bandwidth must be one of"),
+    (lambda: _frame(), dict(bandwidth=1e9), ValueError,
+     r"bandwidth must lie in \[1e-06, 1e\+06\] x the standard deviation"),
+])
+@_needs_pandas
+def test_empirical_rejects_bad_frames(make, kw, error, match):
+    with pytest.raises(error, match=match):
+        _empirical(data=make(), **kw)
+
+
+@_needs_pandas
+def test_empirical_methods_reject():
+    with pytest.raises(ValueError, match=r"eps must lie in \(-inf, 700.0\]"):
+        EMP.delta(710.0)            # e^eps overflows: was NaN
+    with pytest.raises(ValueError, match=r"bins must be a number of buckets or at least two"):
+        EMP.conditioned("count", bins=[2.0, 1.0])
+    with pytest.raises(TypeError, match=r"seed must be None, an integer >= 0"):
+        EMP.noise_sampler(0.5, seed="1")
+    with pytest.raises(ValueError, match=r"eps = 300 .*take a smaller eps"):
+        EMP.noise_sampler(300.0, kernel="gauss")
+
+
+def test_new_names_errors_name_the_parameter(monkeypatch):
+    # the composed losses outgrow extended precision: the error names times
+    monkeypatch.setattr(statpriv.pld, "_MAX_LOSS_SPAN", 10.0)
+    with pytest.raises(ValueError, match=r"losses span .*too many compositions "
+                                         r"\(1 curve\(s\), times=5\)"):
+        statpriv.compose(CURVE, times=5)
+    monkeypatch.undo()
+    # huge grids: the size in 3 digits, not a 300-digit integer
+    with pytest.raises(ValueError, match=r"value_discretization_interval=1e-300 is too fine "
+                                         r"for this curve \(2e\+300 grid points\)"):
+        statpriv.dp.laplace(1.0).privacy_loss_distribution(1e-300)
+    # a grid coarser than one nat is refused by the exact curves too (was ignored)
+    with pytest.raises(ValueError, match=r"value_discretization_interval must be in \(0.0, 1.0\]"):
+        CURVE.privacy_loss_distribution(2.0)
+    with pytest.raises(ValueError, match=r"eps0 must be in \(0.0, 700.0\]"):
+        statpriv.shuffle.randomized_response(5, 2.0 ** 64)        # was OverflowError
+    with pytest.raises(ValueError, match=r"eps_grid must be 1-D, got an array of shape \(\)"):
+        statpriv.audit_pld(CURVE, CURVE, 0.1)                   # was IndexError
+    with pytest.raises(TypeError, match=r"guarantees\[0\] must be an \(eps, delta\) pair, "
+                                        r"got b'\\x00\\x00'"):
+        statpriv.basic_composition(b"\x00\x00")                  # was (0.0, 0.0)
+    with pytest.raises(TypeError, match=r"first must be an \(eps, delta\) pair"):
+        statpriv.bounded_dependency_composition({0.5, 1e-6}, (0.5, 0.0), 0.0, 0.0)
+    with pytest.raises(TypeError, match=r"curve must be a statpriv PrivacyCurve, got float"):
+        statpriv.audit(0.5, 1e-3, 0.5)                            # was AttributeError

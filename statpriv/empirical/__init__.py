@@ -53,6 +53,9 @@ import math
 import numpy as np
 
 from statpriv import _validate
+
+# e^eps overflows float64 beyond eps ~ 709.78: delta_i(eps) is evaluated up to here
+MAX_EPS = 700.0
 from statpriv.empirical import _loo
 from statpriv.empirical._estimators import ESTIMATORS, fit_estimator
 
@@ -120,6 +123,9 @@ class EmpiricalPrivacy:
         parsed = _loo.parse_query(query)
         if workers is not None:
             workers = _validate.count("workers", workers, low=1)
+        if progress is not None and not isinstance(progress, (bool, np.bool_)):
+            raise _validate.ParameterTypeError(f"progress must be None, True or False, got "
+                                               f"{type(progress).__name__}")
         if _is_dask(data):
             raise TypeError("data is a dask DataFrame: this in-memory path takes a pandas "
                             "DataFrame (compute() it, or use the Dask path)")
@@ -212,7 +218,7 @@ class EmpiricalPrivacy:
         return self._cache[eps]
 
     def _vectorised(self, eps, fn):
-        arr = _validate.real_array("eps", eps)
+        arr = _validate.real_array("eps", eps, high=MAX_EPS)
         out = np.array([fn(e) for e in arr.ravel()], dtype=np.float64).reshape(arr.shape)
         return float(out) if arr.ndim == 0 else out
 
@@ -224,7 +230,7 @@ class EmpiricalPrivacy:
     def deltas(self, eps):
         """delta_i(eps) for every individual: a pandas Series indexed by individual."""
         import pandas as pd
-        e = _validate.real("eps", eps)
+        e = _validate.real("eps", eps, high=MAX_EPS)
         return pd.Series(self._delta_values(e), index=self.individuals, name="delta")
 
     def total_risk(self, eps):
@@ -306,7 +312,7 @@ class EmpiricalPrivacy:
         Burchard, Daoud & Dotterrer as published -- NOT a guarantee: d_H ignores
         multiplicities (q = {0, 2, 2.001}, q_i = {0, 0.001, 2}, eps = 0.3 breaks
         it; docs/empirical.md).  d_H <= d_inf always."""
-        e = _validate.real("eps", eps, low=0.0, low_open=True)
+        e = _validate.real("eps", eps, low=0.0, low_open=True, high=MAX_EPS)
         _validate.choice("distance", distance, ("matching", "hausdorff"))
         d = self.matching_distance() if distance == "matching" else self.hausdorff()
         return float(d.max()) / e
@@ -320,6 +326,8 @@ class EmpiricalPrivacy:
         from statpriv.empirical._estimators import choose_scale
 
         _validate.choice("kernel", kernel, ("laplace", "gauss"))
+        seed = _validate.seed("seed", seed)
+        max_negative_mass = _validate.probability("max_negative_mass", max_negative_mass)
         lam = self.noise_scale(eps, distance)
         if self._estimator.kind == f"kde-{kernel}":
             s = self._estimator.scale
@@ -341,11 +349,15 @@ class EmpiricalPrivacy:
         import pandas as pd
 
         g = self._known_statistic(on)
-        if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
+        if _validate.ndim("bins", bins) == 0:
             nb = _validate.count("bins", bins, low=1)
             labels = pd.qcut(g, nb, duplicates="drop")
         else:
-            labels = pd.cut(g, bins)
+            edges = _validate.real_array("bins", bins, allow_inf=True, dims=(1,))
+            if edges.size < 2 or not (np.diff(edges) > 0).all():
+                raise ValueError(f"bins must be a number of buckets or at least two "
+                                 f"increasing edges, got {edges.tolist()}")
+            labels = pd.cut(g, edges)
         if labels.isna().any():
             raise ValueError(f"bins leave {int(labels.isna().sum())} database(s) outside "
                              f"every bucket")
@@ -373,13 +385,13 @@ class EmpiricalPrivacy:
         else:
             if self._encoded is None:
                 raise ValueError("on must be a pandas Series indexed by database here")
-            parsed = _loo.parse_query(on)
+            parsed = _loo.parse_query(on, "on")
             enc = self._encoded
             if parsed.kind == "callable":
                 order = np.argsort(enc.db_codes, kind="stable")
                 bounds = np.searchsorted(enc.db_codes[order], np.arange(len(self.databases) + 1))
-                vals = [float(parsed.func(enc.values[order[bounds[r]:bounds[r + 1]]]))
-                        for r in range(len(self.databases))]
+                vals = [_loo.evaluate(parsed.func, enc.values[order[bounds[r]:bounds[r + 1]]],
+                                      "on") for r in range(len(self.databases))]
             else:
                 vals = _loo.database_statistics(enc.db_codes, enc.values,
                                                 len(self.databases), parsed).q

@@ -97,11 +97,21 @@ def loo_log_likelihood(q, rel, kernel, scale, chunk=512):
     return total - R * math.log(R - 1)
 
 
+_BANDWIDTH_RANGE = (1e-6, 1e6)       # a numeric bandwidth, relative to std(q)
+
+
 def choose_scale(q, kind, bandwidth):
     """The kernel scale (Laplace b, Gaussian s, adaptive typical width)."""
     kernel = "laplace" if kind == "kde-laplace" else "gauss"
     if not isinstance(bandwidth, str):
-        return _validate.real("bandwidth", bandwidth, low=0.0, low_open=True)
+        h = _validate.real("bandwidth", bandwidth, low=0.0, low_open=True)
+        spread = float(np.std(q))
+        if spread > 0.0 and not _BANDWIDTH_RANGE[0] * spread <= h <= _BANDWIDTH_RANGE[1] * spread:
+            # beyond it the kernel integrals lose every digit (wider) or underflow
+            raise ValueError(f"bandwidth must lie in [{_BANDWIDTH_RANGE[0]:g}, "
+                             f"{_BANDWIDTH_RANGE[1]:g}] x the standard deviation of the query "
+                             f"values ({spread:.6g}), got {h!r}")
+        return h
     _validate.choice("bandwidth", bandwidth, ("cv", "silverman"))
     h = silverman(q)
     if kernel == "laplace":

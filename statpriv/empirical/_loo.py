@@ -42,12 +42,13 @@ class Query:
     name: str = ""
 
 
-def parse_query(query):
-    """'mean', 'sum', 'count', 'median', 'quantile:q' (0 <= q <= 1) or a callable."""
+def parse_query(query, name="query"):
+    """'mean', 'sum', 'count', 'median', 'quantile:q' (0 <= q <= 1) or a callable
+    (``name``: the parameter named in errors)."""
     if callable(query):
         return Query("callable", func=query, name=getattr(query, "__name__", repr(query)))
     if not isinstance(query, str):
-        raise ParameterTypeError(f"query must be 'mean', 'sum', 'count', 'median', "
+        raise ParameterTypeError(f"{name} must be 'mean', 'sum', 'count', 'median', "
                                  f"'quantile:q' or a callable, got {type(query).__name__}")
     if query in ("mean", "sum", "count"):
         return Query(query, name=query)
@@ -60,9 +61,9 @@ def parse_query(query):
         except ValueError:
             level = math.nan
         if not 0.0 <= level <= 1.0:
-            raise ValueError(f"query 'quantile:q' needs a level q in [0, 1], got {text!r}")
+            raise ValueError(f"{name} 'quantile:q' needs a level q in [0, 1], got {text!r}")
         return Query("quantile", level, name=query)
-    raise ValueError(f"query must be 'mean', 'sum', 'count', 'median', 'quantile:q' or a "
+    raise ValueError(f"{name} must be 'mean', 'sum', 'count', 'median', 'quantile:q' or a "
                      f"callable, got {query!r}")
 
 
@@ -276,10 +277,24 @@ def _quantile_loo(stats, g, g_db, values, remaining):
 def _one_database(args):
     """The generic path on one database: (q_r, present individual codes, loo values)."""
     func, vals, inds = args
-    full = float(func(vals))
+    full = evaluate(func, vals)
     present = np.unique(inds)
-    loo = np.array([float(func(vals[inds != i])) for i in present], dtype=np.float64)
+    loo = np.array([evaluate(func, vals[inds != i]) for i in present], dtype=np.float64)
     return full, present, loo
+
+
+def evaluate(func, vals, name="query"):
+    """float(func(vals)) of the user's callable ``name``; its failure is reported
+    as a failure of that parameter (same exception type)."""
+    try:
+        return float(func(vals))
+    except Exception as exc:
+        try:
+            error = type(exc)(f"{name} {getattr(func, '__name__', func)!r} failed on a "
+                              f"database's values: {exc}")
+        except Exception:                      # an exception class with another signature
+            raise exc from None
+        raise error from exc
 
 
 def generic_leave_one_out(func, enc, *, workers=None, progress=None):

@@ -80,8 +80,9 @@ def gaussian_kernel_noise(s, lam, eps, seed=None, max_negative_mass=0.05,
     """The band-limited FFT deconvolution of Laplace(lam) by N(0, s^2)."""
     if not 2.0 * lam * lam > s * s:
         raise ValueError(f"Gaussian kernel of sd {s:.6g} is too wide for the noise scale "
-                         f"lambda = {lam:.6g} (need lambda > s/sqrt 2): F l / F k has no "
-                         f"minimum to band-limit at; the kernel alone already smooths more")
+                         f"lambda = {lam:.6g} at eps = {eps:g} (need lambda > s/sqrt 2): "
+                         f"F l / F k has no minimum to band-limit at; the kernel alone "
+                         f"already smooths more (take a smaller eps or kernel='laplace')")
     W = math.sqrt(2.0 / (s * s) - 1.0 / (lam * lam))
     dx = math.pi / (4.0 * W)
     extent = 80.0 * lam

@@ -22,6 +22,7 @@ maximum.  delta = 0 exactly from eps = eps0 on (P/Q <= e^eps0 atom by atom).
 import math
 
 from statpriv import _validate, _vertices, oracle
+from statpriv.shuffle.clones import MAX_EPS0       # beyond it: no local privacy at all
 
 __all__ = ["randomized_response"]
 
@@ -40,7 +41,7 @@ def randomized_response(n, eps0):
     1.709740e-05
     """
     n = _validate.count("n", n, low=1)
-    eps0 = _validate.real("eps0", eps0, low=0.0, low_open=True)
+    eps0 = _validate.real("eps0", eps0, low=0.0, high=MAX_EPS0, low_open=True)
     p = 1.0 / (1.0 + math.exp(eps0))          # the flip probability, taken as exact
     N = n - 1
 
