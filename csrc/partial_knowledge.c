@@ -241,6 +241,8 @@ static double two_binom_log_hockey(const sp_vertex_sys *s, double n1, double n2,
     }
     const long double p = s->pe, q = s->qe;
     double lo = 0.0, hi = N;
+    int zero_below = 0;                                 /* every term k <= lo is <= 0 */
+    long double lc_lo = 0.0L, r_up = 0.0L, lc_hi, r_dn;
     if (depth > 0.0) {
         const double mu = (double)((long double)n1 * p + (long double)n2 * q);
         /* Bernstein: P(|S - mu| >= t) <= 2 exp(-t^2 / (2 (V + t/3))), so the
@@ -250,9 +252,27 @@ static double two_binom_log_hockey(const sp_vertex_sys *s, double n1, double n2,
         const double h = ceil(depth / 3.0 + sqrt(depth * depth / 9.0 + 2.0 * depth * V)) + 16.0;
         lo = fmax(0.0, floor(mu - h));
         hi = fmin(N, ceil(mu + h));
+        /* The terms (A c_{k-1} - B c_k)_+ = c_k (A c_{k-1}/c_k - B)_+ are
+         * zero below the first k with c_{k-1}/c_k > B/A (c is log-concave,
+         * so the ratio increases in k): start the window just below the
+         * normal estimate k* ~ mu + V ln(B/A) of that k.  Checked below on
+         * the exact anchor ratio; if the estimate overshot, the old start. */
+        const double kstar = mu + 0.5 + V * (double)logl(B / A);
+        const double guess = floor(kstar - 64.0 - 0.25 * sqrt(V));
+        if (guess > lo && guess + 2.0 < hi) {
+            long double lg = conv_log(s, n1, n2, guess);
+            long double rg = expl(conv_log(s, n1, n2, guess + 1.0) - lg);
+            if (A <= B * rg) {               /* term guess + 1 <= 0: so every term below */
+                lo = guess;
+                lc_lo = lg;
+                r_up = rg;
+                zero_below = 1;
+            }
+        }
     }
-    long double lc_lo, r_up, lc_hi, r_dn;
-    if (lo == 0.0) {
+    if (zero_below) {
+        /* anchors set above */
+    } else if (lo == 0.0) {
         lc_lo = (long double)n1 * lq + (long double)n2 * lp;
         r_up = (long double)n1 * (p / q) + (long double)n2 * (q / p);
     } else {
@@ -271,7 +291,7 @@ static double two_binom_log_hockey(const sp_vertex_sys *s, double n1, double n2,
     long double lower = hi == N ? sp_logaddexpl(win, top) : win;
     long double upper = sp_logaddexpl(win, top);
     long double log_rest = -INFINITY;                   /* ln of the mass outside */
-    if (lo > 0.0) {                                      /* c_{lo-j} <= c_lo (c_lo/c_{lo+1})^j */
+    if (lo > 0.0 && !zero_below) {                       /* c_{lo-j} <= c_lo (c_lo/c_{lo+1})^j */
         long double r = 1.0L / r_up;
         log_rest = r < 1.0L ? lc_lo + logl(r / (1.0L - r)) : INFINITY;
     }
