@@ -1,3 +1,4 @@
+#include <float.h>
 #include <stddef.h>
 #include <math.h>
 #include "partial_knowledge.h"
@@ -589,4 +590,86 @@ double sp_vertex_window_smallest_eps(const sp_vertex_sys *s, double n1, double n
 {
     window_ctx w = {s, n1, n2, depth};
     return sp_smallest_eps_lean(window_fn, &w, SP_PLUS, log_target, log_tol, 0);
+}
+
+/* ---- the blanket's epsilon search ---------------------------------------- */
+
+typedef struct {
+    const sp_blanket *bl;
+    double aim, root_aim;
+} blanket_search;
+
+/* sqrt(-aim) - sqrt(-ln delta): the sign of ln delta - aim, close to linear
+ * in eps (as in sp_smallest_eps_lean) */
+static double blanket_excess(double eps, const void *ctx)
+{
+    const blanket_search *s = (const blanket_search *)ctx;
+    double v = sp_blanket_log_delta(s->bl, eps);
+    if (isnan(v) || v == -INFINITY) {
+        return v;
+    }
+    return (v - s->aim) / (s->root_aim + sqrt(-fmin(v, 0.0)));
+}
+
+static double mean_b_fn(double eps, sp_direction direction, const void *ctx)
+{
+    (void)direction;
+    return (double)logl(blanket_H(*(const double *)ctx, eps));
+}
+
+double sp_blanket_smallest_eps(const sp_blanket *bl, double log_target, double log_tol)
+{
+    if (isnan(log_target) || isnan(log_tol) || !(log_target < 0.0) || !isfinite(log_target)
+        || bl->p >= 0.5 || bl->len <= BLANKET_ALL_B) {
+        return sp_smallest_eps_lean(sp_blanket_curve_log_delta, bl, SP_PLUS, log_target, log_tol, 0);
+    }
+    const double aim = sp_search_aim(log_target, log_tol);
+    blanket_search s = {bl, aim, sqrt(-aim)};
+    double glo = blanket_excess(0.0, &s);
+    if (isnan(glo)) {
+        return NAN;
+    }
+    if (!(glo > 0.0)) {
+        return 0.0;
+    }
+    /* the start: the eps of the single law at the mean b (a few cheap
+     * evaluations of one H), then a bracket around it widened 4-fold per
+     * step; Illinois from there.  hi always has g(hi) <= 0: certified. */
+    double m = floor(bl->N * 2.0 * bl->p);
+    double x = sp_smallest_eps_lean(mean_b_fn, &m, SP_PLUS, aim, 0.0, 0);
+    if (!(x > 0.0) || !isfinite(x)) {
+        return sp_smallest_eps_lean(sp_blanket_curve_log_delta, bl, SP_PLUS, log_target, log_tol, 0);
+    }
+    double gx = blanket_excess(x, &s);
+    if (isnan(gx)) {
+        return NAN;
+    }
+    double lo = 0.0, hi = INFINITY, ghi = -INFINITY, step = 1e-3;
+    if (gx > 0.0) {
+        lo = x;
+        glo = gx;
+    } else {
+        hi = x;
+        ghi = gx;
+    }
+    for (int i = 0; i < 12 && !(isfinite(hi) && lo > 0.0); i++) {
+        double y = gx > 0.0 ? x * (1.0 + step) : x / (1.0 + step);
+        double gy = blanket_excess(y, &s);
+        if (isnan(gy)) {
+            return NAN;
+        }
+        if (gy > 0.0) {
+            lo = y;
+            glo = gy;
+        } else {
+            hi = y;
+            ghi = gy;
+        }
+        step *= 4.0;
+    }
+    if (!isfinite(hi) || !(lo > 0.0)) {
+        return sp_smallest_eps_lean(sp_blanket_curve_log_delta, bl, SP_PLUS, log_target, log_tol, 0);
+    }
+    sp_illinois(blanket_excess, &s, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON, SP_SEARCH_MAX_EVALS);
+    return isnan(glo) ? NAN : hi;
 }

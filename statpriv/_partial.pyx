@@ -129,5 +129,16 @@ cdef class BlanketCore(_Curve):
         self.fn = sp_blanket_curve_log_delta
         self.ctx = &self.bl
 
+    def epsilon(self, double[::1] log_target, int direction):
+        """Searched from the eps of the law at the mean b
+        (sp_blanket_smallest_eps): a few evaluations of the sum."""
+        cdef Py_ssize_t i, n = log_target.shape[0]
+        out = np.empty(n)
+        cdef double[::1] res = out
+        with nogil:
+            for i in range(n):
+                res[i] = sp_blanket_smallest_eps(&self.bl, log_target[i], self.log_tol)
+        return out
+
     def __dealloc__(self):
         free(self.work)
