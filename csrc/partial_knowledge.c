@@ -640,20 +640,9 @@ double sp_blanket_smallest_eps(const sp_blanket *bl, double log_target, double l
     if (!(x > 0.0) || !isfinite(x)) {
         return sp_smallest_eps_lean(sp_blanket_curve_log_delta, bl, SP_PLUS, log_target, log_tol, 0);
     }
-    double gx = blanket_excess(x, &s);
-    if (isnan(gx)) {
-        return NAN;
-    }
-    double lo = 0.0, hi = INFINITY, ghi = -INFINITY, step = 1e-3;
-    if (gx > 0.0) {
-        lo = x;
-        glo = gx;
-    } else {
-        hi = x;
-        ghi = gx;
-    }
-    for (int i = 0; i < 12 && !(isfinite(hi) && lo > 0.0); i++) {
-        double y = gx > 0.0 ? x * (1.0 + step) : x / (1.0 + step);
+    double lo = 0.0, hi = INFINITY, ghi = -INFINITY, y = x, step = 1e-3;
+    int up = -1;                  /* widen upward (g(x) > 0) or downward */
+    for (int i = 0; i < 13 && !(isfinite(hi) && lo > 0.0); i++) {
         double gy = blanket_excess(y, &s);
         if (isnan(gy)) {
             return NAN;
@@ -665,6 +654,10 @@ double sp_blanket_smallest_eps(const sp_blanket *bl, double log_target, double l
             hi = y;
             ghi = gy;
         }
+        if (up < 0) {
+            up = gy > 0.0;
+        }
+        y = up ? x * (1.0 + step) : x / (1.0 + step);
         step *= 4.0;
     }
     if (!isfinite(hi) || !(lo > 0.0)) {
