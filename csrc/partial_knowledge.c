@@ -1,3 +1,4 @@
+#include <float.h>
 #include <stddef.h>
 #include <math.h>
 #include "partial_knowledge.h"
@@ -241,6 +242,8 @@ static double two_binom_log_hockey(const sp_vertex_sys *s, double n1, double n2,
     }
     const long double p = s->pe, q = s->qe;
     double lo = 0.0, hi = N;
+    int zero_below = 0;                                 /* every term k <= lo is <= 0 */
+    long double lc_lo = 0.0L, r_up = 0.0L, lc_hi, r_dn;
     if (depth > 0.0) {
         const double mu = (double)((long double)n1 * p + (long double)n2 * q);
         /* Bernstein: P(|S - mu| >= t) <= 2 exp(-t^2 / (2 (V + t/3))), so the
@@ -250,9 +253,27 @@ static double two_binom_log_hockey(const sp_vertex_sys *s, double n1, double n2,
         const double h = ceil(depth / 3.0 + sqrt(depth * depth / 9.0 + 2.0 * depth * V)) + 16.0;
         lo = fmax(0.0, floor(mu - h));
         hi = fmin(N, ceil(mu + h));
+        /* The terms (A c_{k-1} - B c_k)_+ = c_k (A c_{k-1}/c_k - B)_+ are
+         * zero below the first k with c_{k-1}/c_k > B/A (c is log-concave,
+         * so the ratio increases in k): start the window just below the
+         * normal estimate k* ~ mu + V ln(B/A) of that k.  Checked below on
+         * the exact anchor ratio; if the estimate overshot, the old start. */
+        const double kstar = mu + 0.5 + V * (double)logl(B / A);
+        const double guess = floor(kstar - 64.0 - 0.25 * sqrt(V));
+        if (guess > lo && guess + 2.0 < hi) {
+            long double lg = conv_log(s, n1, n2, guess);
+            long double rg = expl(conv_log(s, n1, n2, guess + 1.0) - lg);
+            if (A <= B * rg) {               /* term guess + 1 <= 0: so every term below */
+                lo = guess;
+                lc_lo = lg;
+                r_up = rg;
+                zero_below = 1;
+            }
+        }
     }
-    long double lc_lo, r_up, lc_hi, r_dn;
-    if (lo == 0.0) {
+    if (zero_below) {
+        /* anchors set above */
+    } else if (lo == 0.0) {
         lc_lo = (long double)n1 * lq + (long double)n2 * lp;
         r_up = (long double)n1 * (p / q) + (long double)n2 * (q / p);
     } else {
@@ -271,7 +292,7 @@ static double two_binom_log_hockey(const sp_vertex_sys *s, double n1, double n2,
     long double lower = hi == N ? sp_logaddexpl(win, top) : win;
     long double upper = sp_logaddexpl(win, top);
     long double log_rest = -INFINITY;                   /* ln of the mass outside */
-    if (lo > 0.0) {                                      /* c_{lo-j} <= c_lo (c_lo/c_{lo+1})^j */
+    if (lo > 0.0 && !zero_below) {                       /* c_{lo-j} <= c_lo (c_lo/c_{lo+1})^j */
         long double r = 1.0L / r_up;
         log_rest = r < 1.0L ? lc_lo + logl(r / (1.0L - r)) : INFINITY;
     }
@@ -569,4 +590,79 @@ double sp_vertex_window_smallest_eps(const sp_vertex_sys *s, double n1, double n
 {
     window_ctx w = {s, n1, n2, depth};
     return sp_smallest_eps_lean(window_fn, &w, SP_PLUS, log_target, log_tol, 0);
+}
+
+/* ---- the blanket's epsilon search ---------------------------------------- */
+
+typedef struct {
+    const sp_blanket *bl;
+    double aim, root_aim;
+} blanket_search;
+
+/* sqrt(-aim) - sqrt(-ln delta): the sign of ln delta - aim, close to linear
+ * in eps (as in sp_smallest_eps_lean) */
+static double blanket_excess(double eps, const void *ctx)
+{
+    const blanket_search *s = (const blanket_search *)ctx;
+    double v = sp_blanket_log_delta(s->bl, eps);
+    if (isnan(v) || v == -INFINITY) {
+        return v;
+    }
+    return (v - s->aim) / (s->root_aim + sqrt(-fmin(v, 0.0)));
+}
+
+static double mean_b_fn(double eps, sp_direction direction, const void *ctx)
+{
+    (void)direction;
+    return (double)logl(blanket_H(*(const double *)ctx, eps));
+}
+
+double sp_blanket_smallest_eps(const sp_blanket *bl, double log_target, double log_tol)
+{
+    if (isnan(log_target) || isnan(log_tol) || !(log_target < 0.0) || !isfinite(log_target)
+        || bl->p >= 0.5 || bl->len <= BLANKET_ALL_B) {
+        return sp_smallest_eps_lean(sp_blanket_curve_log_delta, bl, SP_PLUS, log_target, log_tol, 0);
+    }
+    const double aim = sp_search_aim(log_target, log_tol);
+    blanket_search s = {bl, aim, sqrt(-aim)};
+    double glo = blanket_excess(0.0, &s);
+    if (isnan(glo)) {
+        return NAN;
+    }
+    if (!(glo > 0.0)) {
+        return 0.0;
+    }
+    /* the start: the eps of the single law at the mean b (a few cheap
+     * evaluations of one H), then a bracket around it widened 4-fold per
+     * step; Illinois from there.  hi always has g(hi) <= 0: certified. */
+    double m = floor(bl->N * 2.0 * bl->p);
+    double x = sp_smallest_eps_lean(mean_b_fn, &m, SP_PLUS, aim, 0.0, 0);
+    if (!(x > 0.0) || !isfinite(x)) {
+        return sp_smallest_eps_lean(sp_blanket_curve_log_delta, bl, SP_PLUS, log_target, log_tol, 0);
+    }
+    double lo = 0.0, hi = INFINITY, ghi = -INFINITY, y = x, step = 1e-3;
+    int up = -1;                  /* widen upward (g(x) > 0) or downward */
+    for (int i = 0; i < 13 && !(isfinite(hi) && lo > 0.0); i++) {
+        double gy = blanket_excess(y, &s);
+        if (isnan(gy)) {
+            return NAN;
+        }
+        if (gy > 0.0) {
+            lo = y;
+            glo = gy;
+        } else {
+            hi = y;
+            ghi = gy;
+        }
+        if (up < 0) {
+            up = gy > 0.0;
+        }
+        y = up ? x * (1.0 + step) : x / (1.0 + step);
+        step *= 4.0;
+    }
+    if (!isfinite(hi) || !(lo > 0.0)) {
+        return sp_smallest_eps_lean(sp_blanket_curve_log_delta, bl, SP_PLUS, log_target, log_tol, 0);
+    }
+    sp_illinois(blanket_excess, &s, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON, SP_SEARCH_MAX_EVALS);
+    return isnan(glo) ? NAN : hi;
 }

@@ -107,5 +107,8 @@ int sp_blanket_init(sp_blanket *bl, double N, double p, double rel_tol, long dou
                     long work_len);
 double sp_blanket_log_delta(const sp_blanket *bl, double eps);
 double sp_blanket_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+/* The smallest eps with the blanket bound <= e^log_target (log_tol as in
+ * sp_smallest_eps), searched from the eps of the law at the mean b. */
+double sp_blanket_smallest_eps(const sp_blanket *bl, double log_target, double log_tol);
 
 #endif

@@ -256,6 +256,7 @@ cdef extern from "partial_knowledge.h" nogil:
                         long work_len)
     double sp_blanket_log_delta(const sp_blanket *bl, double eps)
     double sp_blanket_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    double sp_blanket_smallest_eps(const sp_blanket *bl, double log_target, double log_tol)
 
 cdef extern from "kde.h" nogil:
     cdef enum sp_kernel:

@@ -32,14 +32,16 @@ cdef class _Curve:
                 res[i] = self.fn(eps[i], dd, self.ctx)
         return out
 
+    cdef double _epsilon(self, double log_target) noexcept nogil:
+        return sp_smallest_eps_lean(self.fn, self.ctx, SP_PLUS, log_target, self.log_tol, 0)
+
     def epsilon(self, double[::1] log_target, int direction):
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
         with nogil:
             for i in range(n):
-                res[i] = sp_smallest_eps_lean(self.fn, self.ctx, SP_PLUS, log_target[i],
-                                              self.log_tol, 0)
+                res[i] = self._epsilon(log_target[i])
         return out
 
 
@@ -59,16 +61,10 @@ cdef class VertexCore(_Curve):
         self.fn = sp_vertex_curve_log_delta
         self.ctx = &self.sys
 
-    def epsilon(self, double[::1] log_target, int direction):
+    cdef double _epsilon(self, double log_target) noexcept nogil:
         """Every vertex searched only where it exceeds the running answer
         (sp_vertex_smallest_eps)."""
-        cdef Py_ssize_t i, n = log_target.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        with nogil:
-            for i in range(n):
-                res[i] = sp_vertex_smallest_eps(&self.sys, log_target[i], self.log_tol)
-        return out
+        return sp_vertex_smallest_eps(&self.sys, log_target, self.log_tol)
 
     def vertex_log_delta(self, double[::1] a, double eps):
         """ln H_eps(P_a || Q_a) at each vertex a (eps >= 0)."""
@@ -128,6 +124,11 @@ cdef class BlanketCore(_Curve):
             raise MemoryError("privacy blanket: window larger than its buffer")
         self.fn = sp_blanket_curve_log_delta
         self.ctx = &self.bl
+
+    cdef double _epsilon(self, double log_target) noexcept nogil:
+        """Searched from the eps of the law at the mean b
+        (sp_blanket_smallest_eps): a few evaluations of the sum."""
+        return sp_blanket_smallest_eps(&self.bl, log_target, self.log_tol)
 
     def __dealloc__(self):
         free(self.work)

@@ -54,13 +54,16 @@ def _depth(log_delta, N):
     return 50.0 + max(0.0, -log_delta) + 0.5 * math.log(N + 1.0)
 
 
-def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, budget=MAX_RANGES):
+def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, budget=MAX_RANGES,
+                      start=None):
     """Close every range whose bound is <= close(L) (close: a function of the
     running attained ln L, raised by the midpoints of the open ranges if
-    attaining).  Returns (ln certified, ln attained, a_attained,
-    open single vertices whose own bound exceeded close), or None if more
-    than budget ranges would be evaluated and budget < MAX_RANGES (at
-    MAX_RANGES the open ranges are closed with their bounds instead)."""
+    attaining), starting from the ranges start = (a1, a2) (default: a grid
+    covering 0..N).  Returns (ln certified, ln attained, a_attained,
+    open single vertices whose own bound exceeded close), or, if more than
+    budget ranges would be evaluated and budget < MAX_RANGES, (None, a1, a2):
+    the ranges still open (at MAX_RANGES the open ranges are closed with their
+    bounds instead)."""
     def attain(a):
         nonlocal L, a_best
         a = np.unique(np.clip(np.round(a), 0, N))
@@ -69,8 +72,11 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
         if lo[i] > L:
             L, a_best = float(lo[i]), int(a[i])
 
-    a1 = np.unique(np.round(np.linspace(0.0, N + 1.0, GRID)))[:-1]
-    a2 = np.append(a1[1:] - 1.0, float(N))
+    if start is None:
+        a1 = np.unique(np.round(np.linspace(0.0, N + 1.0, GRID)))[:-1]
+        a2 = np.append(a1[1:] - 1.0, float(N))
+    else:
+        a1, a2 = start
     certified, spent, flagged = -math.inf, 0, []
     while a1.size:
         spent += a1.size
@@ -81,7 +87,11 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
         done = (upper <= close(L)) | single
         if spent > budget:
             if budget < MAX_RANGES:
-                return None
+                # open: the ranges not closed and the single vertices flagged
+                # so far (their own bound exceeded close)
+                flagged.append(a1[single & (upper > close(L))])
+                singles = np.concatenate(flagged)
+                return None, np.concatenate([a1[~done], singles]), np.concatenate([a2[~done], singles])
             done[:] = True
         if done.any():
             certified = max(certified, float(upper[done].max()))
@@ -146,18 +156,24 @@ def log_epsilon(core, N, log_target):
     depth = _depth(log_target, N)
     ends = np.array([0.0, float(N)])
     eps = float(np.max(core.window_epsilon(ends, N - ends, depth, log_target)))
+    # A range certified below the target at one trial eps stays so at every
+    # larger one (H_eps is non-increasing in eps), and the trials only grow:
+    # each search resumes from the ranges the previous one left open.
+    start = None
     for eta, budget in EPSILON_SCHEDULE:
         for _ in range(16):
             if eps == math.inf:
                 return eps
             trial = eps * (1.0 + eta)
             found = _branch_and_bound(core, N, trial, depth, lambda L: log_target, -math.inf,
-                                      0, attaining=False, budget=budget)
-            if found is None:
+                                      0, attaining=False, budget=budget, start=start)
+            if found[0] is None:
+                start = found[1:]
                 break                              # over budget: a larger eta
             flagged = found[3]
             if flagged.size == 0:
                 return trial
+            start = (flagged, flagged)
             eps = max(eps, float(np.max(core.window_epsilon(flagged, N - flagged, depth,
                                                             log_target))))
     return math.inf
