@@ -41,7 +41,37 @@ _partial = _lazy.module("statpriv._partial")
 FULL_SWEEP_OTHERS = 1000      # every vertex on its whole support up to here
 EXACT_RATIO = 1.0 + 1e-13     # close ranges within this of the attained: exact
 MAX_RANGES = 1 << 14          # work budget: ranges evaluated in all
+RANGE_ATOMS = 1.5e8           # window atoms one branch and bound may sum (~0.5 s here)
+MIN_RANGES = 256
+WORK_LIMIT = 3e9              # atoms of one bracket / epsilon search beyond which we refuse
 GRID = 65
+
+
+def _window_atoms(N, p, depth):
+    """About how many atoms one vertex window holds at this depth (nats)."""
+    return 2.0 * math.sqrt(2.0 * max(depth, 1.0) * (N * p * (1.0 - p) + 1.0)) + 1.0
+
+
+def _range_budget(N, p, depth, budget=MAX_RANGES):
+    """The ranges one branch and bound may evaluate: ``budget`` while the
+    windows are small, fewer when they are large (deep tails, large N), so
+    that a bracket costs about RANGE_ATOMS atoms.  When the budget runs out
+    the open ranges are closed with their bounds: the certified end stays a
+    proof, the bracket is only wider."""
+    return int(min(budget, max(MIN_RANGES, RANGE_ATOMS / _window_atoms(N, p, depth))))
+
+
+def check_work(N, p, depth, what):
+    """Refuse up front what would take minutes: a search whose windows are
+    so wide (ln delta ~ -depth at N others) that even MIN_RANGES ranges and
+    the vertex grid exceed WORK_LIMIT atoms."""
+    work = (8 * GRID + 2 * MIN_RANGES) * _window_atoms(N, p, depth)
+    if work > WORK_LIMIT:
+        raise ValueError(
+            f"{what}: the exact worst case over the vertices at {N:.4g} others with "
+            f"ln delta near {-depth:.4g} would sum about {work:.2g} terms (minutes); "
+            f"use .blanket (a certified upper bound, cheap at any n) with .uniform "
+            f"(an attained lower bound), or ask at a larger delta (smaller eps)")
 
 
 def vertex_core(N, p, rr=False):
@@ -55,15 +85,15 @@ def _depth(log_delta, N):
 
 
 def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, budget=MAX_RANGES,
-                      start=None):
+                      start=None, give_up=False):
     """Close every range whose bound is <= close(L) (close: a function of the
     running attained ln L, raised by the midpoints of the open ranges if
     attaining), starting from the ranges start = (a1, a2) (default: a grid
     covering 0..N).  Returns (ln certified, ln attained, a_attained,
     open single vertices whose own bound exceeded close), or, if more than
-    budget ranges would be evaluated and budget < MAX_RANGES, (None, a1, a2):
-    the ranges still open (at MAX_RANGES the open ranges are closed with their
-    bounds instead)."""
+    budget ranges would be evaluated and give_up, (None, a1, a2): the ranges
+    still open (without give_up the open ranges are closed with their bounds
+    instead)."""
     def attain(a):
         nonlocal L, a_best
         a = np.unique(np.clip(np.round(a), 0, N))
@@ -86,7 +116,7 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
         single = a1 == a2
         done = (upper <= close(L)) | single
         if spent > budget:
-            if budget < MAX_RANGES:
+            if give_up:
                 # open: the ranges not closed and the single vertices flagged
                 # so far (their own bound exceeded close)
                 flagged.append(a1[single & (upper > close(L))])
@@ -102,11 +132,15 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
     return certified, L, a_best, np.concatenate(flagged)
 
 
-def log_bracket(core, N, eps, ratio=EXACT_RATIO):
-    """(ln attained, ln certified, a_attained) of the worst case at eps >= 0."""
+def log_bracket(core, N, p, eps, ratio=EXACT_RATIO, log_delta_floor=None):
+    """(ln attained, ln certified, a_attained) of the worst case at eps >= 0.
+    log_delta_floor: a function of eps giving a lower bound of ln delta (the
+    uniform vertex), to refuse up front what would take minutes."""
     if eps == math.inf:
         up, lo = core.bounds(np.array([0.0]), np.array([float(N)]), eps, 0.0)
         return float(lo[0]), float(up[0]), 0
+    if log_delta_floor is not None:
+        check_work(N, p, _depth(log_delta_floor(eps), N), f"delta at eps = {eps:.6g}")
     grid = np.unique(np.round(np.linspace(0.0, N, GRID)))
     depth = 60.0
     for _ in range(8):            # deepen the window until the grid sees delta
@@ -130,7 +164,8 @@ def log_bracket(core, N, eps, ratio=EXACT_RATIO):
         step = max(1.0, math.floor(step / 16.0))
     log_ratio = math.log(ratio)
     certified, L, a_best, _ = _branch_and_bound(core, N, eps, depth,
-                                                lambda L: L + log_ratio, L, a_best)
+                                                lambda L: L + log_ratio, L, a_best,
+                                                budget=_range_budget(N, p, depth))
     return L, max(certified, L), a_best
 
 
@@ -142,7 +177,7 @@ EPSILON_SCHEDULE = ((0.0, 400), (1e-6, 400), (1e-5, 800), (1e-4, 3000), (1e-3, 6
                     (1e-2, MAX_RANGES))
 
 
-def log_epsilon(core, N, log_target):
+def log_epsilon(core, N, p, log_target):
     """An eps at which the certified worst case is <= the target, within a
     relative eta of the smallest one (eta = 0 unless the branch and bound
     needs more than its budget there; see EPSILON_SCHEDULE): the vertices'
@@ -154,6 +189,7 @@ def log_epsilon(core, N, log_target):
     if log_target >= 0.0:
         return 0.0
     depth = _depth(log_target, N)
+    check_work(N, p, depth, f"epsilon at delta = {math.exp(log_target):.6g}")
     ends = np.array([0.0, float(N)])
     eps = float(np.max(core.window_epsilon(ends, N - ends, depth, log_target)))
     # A range certified below the target at one trial eps stays so at every
@@ -161,12 +197,15 @@ def log_epsilon(core, N, log_target):
     # each search resumes from the ranges the previous one left open.
     start = None
     for eta, budget in EPSILON_SCHEDULE:
+        last = budget == MAX_RANGES
+        budget = _range_budget(N, p, depth, budget)
         for _ in range(16):
             if eps == math.inf:
                 return eps
             trial = eps * (1.0 + eta)
             found = _branch_and_bound(core, N, trial, depth, lambda L: log_target, -math.inf,
-                                      0, attaining=False, budget=budget, start=start)
+                                      0, attaining=False, budget=budget, start=start,
+                                      give_up=not last)
             if found[0] is None:
                 start = found[1:]
                 break                              # over budget: a larger eta
@@ -204,31 +243,35 @@ class BracketCore:
     log_tol = 0.0
     positive = 0
 
-    def __init__(self, core, N):
-        self.core, self.N = core, N
+    def __init__(self, core, N, p, log_delta_floor=None):
+        self.core, self.N, self.p, self.floor = core, N, p, log_delta_floor
+
+    def _bracket(self, eps):
+        return log_bracket(self.core, self.N, self.p, eps, log_delta_floor=self.floor)
 
     def _log_delta(self, eps):
         if math.isnan(eps):
             return math.nan
         if eps < 0.0:
             # H_eps(P||Q) = 1 - e^eps + e^eps H_-eps(Q||P); the worst Q||P is the worst P||Q
-            up = log_bracket(self.core, self.N, -eps)[1]
+            up = self._bracket(-eps)[1]
             return float(np.logaddexp(math.log(-math.expm1(eps)), eps + up))
-        return log_bracket(self.core, self.N, eps)[1]
+        return self._bracket(eps)[1]
 
     def log_delta(self, eps, direction):
         return np.array([self._log_delta(float(e)) for e in eps])
 
     def epsilon(self, log_target, direction):
-        return np.array([log_epsilon(self.core, self.N, float(t)) for t in log_target])
+        return np.array([log_epsilon(self.core, self.N, self.p, float(t)) for t in log_target])
 
 
-def worst_case_curve(N, p, ref, description, rr=False):
+def worst_case_curve(N, p, ref, description, rr=False, log_delta_floor=None):
     """The exact worst case: every vertex on its whole support up to
     FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
     rr: the target's report pair is randomized response with flip
     probability p (else a shift); bracket then reports N - a (the others
-    with input 1)."""
+    with input 1).  log_delta_floor(eps): a lower bound of ln delta (e.g. the
+    uniform vertex), used to refuse up front what would take minutes."""
     core = vertex_core(N, p, rr)
     if N <= FULL_SWEEP_OTHERS:
         curve = WorstCaseCurve(core, ref, description)
@@ -239,8 +282,9 @@ def worst_case_curve(N, p, ref, description, rr=False):
 
         curve._log_bracket = log_bracket_full
     else:
-        curve = WorstCaseCurve(BracketCore(core, N), ref, description)
-        curve._log_bracket = lambda eps: log_bracket(core, N, eps)
+        bracket_core = BracketCore(core, N, p, log_delta_floor)
+        curve = WorstCaseCurve(bracket_core, ref, description)
+        curve._log_bracket = bracket_core._bracket
     if rr:
         inner = curve._log_bracket
 

@@ -86,8 +86,10 @@ class PartialKnowledge:
         docs/partial_knowledge.md)."""
         if self._worst is None:
             N, p = self.others, self.p
-            self._worst = _vertices.worst_case_curve(N, p, self._worst_ref,
-                                                     self._describe("worst case"))
+            uniform = self.uniform        # a vertex: its ln delta is a floor of the worst case
+            self._worst = _vertices.worst_case_curve(
+                N, p, self._worst_ref, self._describe("worst case"),
+                log_delta_floor=lambda eps: float(uniform.log_delta(eps)))
         return self._worst
 
     def _worst_ref(self, eps, direction):

@@ -256,3 +256,11 @@ def test_exhaustive_brute_force(n, p):
     refs = oracle.worst_case_delta(n - 1, p, eps)
     for e, ref in zip(eps, refs):
         assert_matches(curve.log_delta(e), ref, what=f"n={n} p={p} eps={e}")
+
+
+def test_worst_case_refuses_up_front_what_would_take_minutes():
+    # n = 1e9, eps = 0.01: ln delta ~ -1e4, every vertex window ~ 4e6 atoms wide;
+    # refused before any sum, naming the cheap alternatives
+    pk = statpriv.partial_knowledge(10**9, 0.3)
+    with pytest.raises(ValueError, match=r"\.blanket.*\.uniform"):
+        pk.worst_case.delta(0.01)
