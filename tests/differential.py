@@ -334,8 +334,19 @@ class Result:
 _METHOD = {"plus": "log_delta_plus", "minus": "log_delta_minus", "max": "log_delta"}
 
 
+_IN_CALL = []            # the statpriv call in progress (to tell a hang from a slow oracle)
+
+
 def _call(expr_obj, method, *args, **kw):
     """Call statpriv, catching warnings; returns (value, [warning texts], exception)."""
+    _IN_CALL[:] = [f"{method}{args!r}{kw if kw else ''}"]
+    try:
+        return _call_inner(expr_obj, method, *args, **kw)
+    finally:
+        _IN_CALL.clear()
+
+
+def _call_inner(expr_obj, method, *args, **kw):
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         try:
@@ -408,6 +419,7 @@ def _build(case, res):
 
 
 CASE_SECONDS = 90        # a case taking longer is abandoned and counted as skipped
+NEW_CASE_SECONDS = 30    # the same for NEW_KINDS (a hang inside statpriv is a failure)
 
 
 class CaseTimeout(BaseException):
@@ -434,12 +446,17 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False
     use_alarm = hasattr(signal, "SIGALRM")
     if use_alarm:
         old = signal.signal(signal.SIGALRM, _alarm)
-        signal.alarm(CASE_SECONDS)
+        signal.alarm(CASE_SECONDS if kind in KINDS else NEW_CASE_SECONDS)
     try:
         if skip_open and kind in OPEN_ZERO_POINT_KINDS:
             zero_point = False
         return _run_case(res, seed, kind, index, zero_point, epsilon)
     except CaseTimeout:
+        if _IN_CALL:
+            res.failures.append(f"[{kind}] HANG: statpriv call {_IN_CALL[0]} still running "
+                                f"after the case's time limit (case {seed}-{kind}-{index})")
+            _IN_CALL.clear()
+            return res
         res.skipped += 1
         res.timeouts += 1
         res.refusals.append(f"[{kind}] case {seed}-{kind}-{index}: oracle over "

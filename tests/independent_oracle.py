@@ -38,6 +38,13 @@ the eps0 where delta falls to 0, mpmath.inf if it never does):
     secret_sample(n, m, K)                   A. Smith 2009, secrecy of the sample
     dp_laplace(b), dp_gaussian(sigma), dp_geometric(alpha)    worst-case DP
     noisy(count_curve, ("laplace"|"gaussian"|"geometric", param))   count + noise
+    worst_case(N, p, vertices=None)          partial knowledge: max over the vertices
+    shuffled_rr(n, eps0, vertices=None)      shuffled randomized response (the same, rr pair)
+    blanket(N, p)                            the privacy-blanket bound (brute-force sum)
+    thresholded(n, pi, tau, known, attacker) thresholded count, active / passive attacker
+    k_anonymity(n, pa, pb, k, bound)         k-anonymous histogram, lower / upper
+    clones(n, eps0)                          shuffling by the clone reduction
+    product(a, b)                            two independent discrete releases (composition)
 """
 import math
 from fractions import Fraction
@@ -102,20 +109,25 @@ def _noise_floor():
     return mpf(2) ** (10 - mp.prec)
 
 
-def _pos(p, q, E, floor):
-    """(p - E q) if it is positive beyond the rounding noise, else 0."""
+def _pos(p, q, E, floor, em1=None):
+    """(p - E q) if it is positive beyond the rounding noise, else 0.  With em1 =
+    expm1(eps) given, an atom with p == q gives -em1 q exactly (> 0 for eps < 0, even
+    where e^eps rounds to 1 at the working precision, e.g. eps = -5e-324)."""
+    if em1 is not None and p == q:
+        t = -em1 * q
+        return t if t > 0 else mpf(0)
     t = p - E * q
     if t > floor * (abs(p) + E * abs(q)):
         return t
     return mpf(0)
 
 
-def _hs(P, Q, E):
-    """sum_x (P(x) - E Q(x))_+ over aligned lists."""
+def _hs(P, Q, E, em1=None):
+    """sum_x (P(x) - E Q(x))_+ over aligned lists (em1 = expm1(eps): see _pos)."""
     s = mpf(0)
     floor = _noise_floor()
     for p, q in zip(P, Q):
-        s += _pos(p, q, E, floor)
+        s += _pos(p, q, E, floor, em1)
     return s
 
 
@@ -209,8 +221,8 @@ class _DiscreteCurve(OracleCurve):
 
     def _eval(self, eps, dps):
         P, Q = self._get(dps)
-        E, _ = _exp_eps(eps)
-        return _hs(P, Q, E), _hs(Q, P, E)
+        E, em1 = _exp_eps(eps)
+        return _hs(P, Q, E, em1), _hs(Q, P, E, em1)
 
     def _zero(self, direction):
         P, Q = self._get(DPS + 10 + self.extra_dps)
@@ -1384,9 +1396,10 @@ class _MaxOfPairs(OracleCurve):
         return self._cache[dps]
 
     def _eval(self, eps, dps):
-        E, _ = _exp_eps(eps)
+        E, em1 = _exp_eps(eps)
         pairs = self._get(dps)
-        return (max(_hs(P, Q, E) for P, Q in pairs), max(_hs(Q, P, E) for P, Q in pairs))
+        return (max(_hs(P, Q, E, em1) for P, Q in pairs),
+                max(_hs(Q, P, E, em1) for P, Q in pairs))
 
     def _zero(self, direction):
         best = mpf(0)
@@ -1417,6 +1430,11 @@ class _Vertices(_MaxOfPairs):
         self.vertices = list(range(self.N + 1)) if vertices is None else list(vertices)
         self.params = dict(N=self.N, p=p, rr=rr, eps0=eps0, vertices=len(self.vertices))
         self.extra_dps = int(math.log10(self.N + 1)) + 2
+
+    def _zero(self, direction):
+        if self.rr:      # P/Q <= (1-p)/p = e^eps0, attained at an extreme atom: exactly eps0
+            return mpf(self.eps0)
+        return super()._zero(direction)
 
     def _p(self):
         if self.eps0 is not None:             # p = 1 / (1 + e^eps0) exactly
@@ -1587,6 +1605,11 @@ class _Clones(_DiscreteCurve):
         self.params = dict(n=self.n, eps0=self.eps0)
         if self.n > 110:
             raise TooExpensive("clones oracle: n <= 110")
+
+    def _zero(self, direction):
+        # P/Q at atom (c, j) is (alpha A(j-1) + beta A(j)) / (alpha A(j) + beta A(j-1))
+        # <= alpha / beta = e^eps0, attained at j = c + 1: exactly eps0
+        return mpf(self.eps0)
 
     def _laws(self):
         e0 = mpf(self.eps0)

@@ -33,10 +33,40 @@ def test_random_slice():
     assert failures == 0
 
 
+# New kinds (differential.NEW_KINDS) with failures still open, kind -> what fails; left
+# out of test_exhaustive and run by test_exhaustive_open_kinds (strict xfail: it starts
+# failing the day they are fixed -- then drop them from here).
+OPEN_NEW_KINDS = {
+    # filled below
+}
+
+# a cheap slice of the new kinds in the default run (1 curve each, all checks)
+DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_passive", "kanon_upper", "compose_grid")
+
+
+def test_random_slice_new_kinds():
+    kinds = [k for k in DEFAULT_NEW if k not in OPEN_NEW_KINDS]
+    results = differential.run(kinds, 1, seed=20261123, zero_point=True, epsilon=True)
+    failures, comparisons = _summary(results, "random slice of the new kinds (1 curve each)")
+    assert comparisons >= 50
+    assert failures == 0
+
+
 @pytest.mark.exhaustive
 def test_exhaustive():
-    results = differential.run(differential.KINDS, 25, seed=1, zero_point=True, epsilon=True,
+    kinds = differential.KINDS + tuple(k for k in differential.NEW_KINDS
+                                       if k not in OPEN_NEW_KINDS)
+    results = differential.run(kinds, 25, seed=1, zero_point=True, epsilon=True,
                                skip_open=True)
     failures, comparisons = _summary(results, "exhaustive (25 curves per kind)")
     assert comparisons >= 10_000
+    assert failures == 0
+
+
+@pytest.mark.exhaustive
+@pytest.mark.xfail(strict=True, reason="open classes of the new kinds (OPEN_NEW_KINDS)")
+def test_exhaustive_open_kinds():
+    results = differential.run(tuple(OPEN_NEW_KINDS), 25, seed=1, zero_point=True,
+                               epsilon=True)
+    failures, _ = _summary(results, "open new kinds (25 curves per kind)")
     assert failures == 0
