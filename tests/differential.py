@@ -340,10 +340,9 @@ _IN_CALL = []            # the statpriv call in progress (to tell a hang from a 
 def _call(expr_obj, method, *args, **kw):
     """Call statpriv, catching warnings; returns (value, [warning texts], exception)."""
     _IN_CALL[:] = [f"{method}{args!r}{kw if kw else ''}"]
-    try:
-        return _call_inner(expr_obj, method, *args, **kw)
-    finally:
-        _IN_CALL.clear()
+    out = _call_inner(expr_obj, method, *args, **kw)   # a CaseTimeout leaves _IN_CALL set
+    _IN_CALL.clear()
+    return out
 
 
 def _call_inner(expr_obj, method, *args, **kw):
