@@ -29,6 +29,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import mpmath
+from fractions import Fraction
 from mpmath import mpf
 
 import independent_oracle as O
@@ -39,6 +40,14 @@ LOG_ABS = 1e-10
 
 KINDS = ("binomial", "per_record", "subsample", "poisson", "secret",
          "dp_laplace", "dp_gaussian", "dp_geometric", "laplace", "gaussian", "geometric")
+# The partial-knowledge curves (Desfontaines, Mohammadi, Krahmer & Basin), shuffling
+# and composition, each against a brute force over explicit laws (small n), except
+# pk_bracket (large n: the branch-and-bound bracket against single vertices) and
+# compose_grid (the grid composition: no under-report, and its delta_bounds bracket).
+NEW_KINDS = ("pk_worst", "pk_bracket", "pk_blanket", "thr_active", "thr_passive",
+             "kanon_lower", "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact",
+             "compose_grid")
+ALL_KINDS = KINDS + NEW_KINDS
 
 EDGE_PIS = (0.0, 1.0, 5e-324, 1e-300, 1e-17, 1e-9, 1.0 - 2.0 ** -53, 1.0 - 1e-9, 0.5)
 VAR_CAP = 1e8            # n pi (1-pi) above this: the oracle window is too wide (redraw)
@@ -119,6 +128,7 @@ class Case:
     rel: float
     redrawn: int = 0
     info: dict = field(default_factory=dict)
+    mode: str = "exact"        # "upper": only an under-report fails (+ delta_bounds)
 
 
 def _count_law(rng, small, kind=None):
@@ -206,6 +216,8 @@ def _count_law(rng, small, kind=None):
 def draw_case(seed, kind, index):
     """The case (kind, index) of a run with this seed: deterministic."""
     rng = random.Random(f"{seed}-{kind}-{index}")
+    if kind in NEW_KINDS:
+        return _draw_new(rng, kind)
     if kind in ("binomial", "subsample", "poisson", "per_record", "secret"):
         expr, orc, scale, redraw = _count_law(rng, small=False, kind=kind)
         eps0 = _finite_zero(orc)
@@ -322,8 +334,18 @@ class Result:
 _METHOD = {"plus": "log_delta_plus", "minus": "log_delta_minus", "max": "log_delta"}
 
 
+_IN_CALL = []            # the statpriv call in progress (to tell a hang from a slow oracle)
+
+
 def _call(expr_obj, method, *args, **kw):
     """Call statpriv, catching warnings; returns (value, [warning texts], exception)."""
+    _IN_CALL[:] = [f"{method}{args!r}{kw if kw else ''}"]
+    out = _call_inner(expr_obj, method, *args, **kw)   # a CaseTimeout leaves _IN_CALL set
+    _IN_CALL.clear()
+    return out
+
+
+def _call_inner(expr_obj, method, *args, **kw):
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         try:
@@ -424,6 +446,10 @@ def check_values(res, case, curve, eps, direction, truth):
         res.warnings += 1
         _fail(res, case, call, ours, truth, "warning " + "; ".join(warns))
     ok, under, err, label = compare(float(ours), truth, case.rel)
+    if case.mode == "upper":
+        ok = not under and label != "nan"
+        if "bounds" in case.info:
+            _bounds_check(res, case, curve, eps, direction, truth)
     if label == "rel":
         res.max_rel = max(res.max_rel, abs(err))
     elif label == "log":
@@ -437,6 +463,7 @@ def check_values(res, case, curve, eps, direction, truth):
 
 def _build(case, res):
     import statpriv  # noqa: F401  (the expression refers to it)
+    import statpriv.shuffle  # noqa: F401
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         try:
@@ -456,6 +483,7 @@ def _build(case, res):
 
 
 CASE_SECONDS = 90        # a case taking longer is abandoned and counted as skipped
+NEW_CASE_SECONDS = 30    # the same for NEW_KINDS (a hang inside statpriv is a failure)
 
 
 class CaseTimeout(BaseException):
@@ -484,12 +512,17 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False
     use_alarm = hasattr(signal, "SIGALRM")
     if use_alarm:
         old = signal.signal(signal.SIGALRM, _alarm)
-        signal.alarm(CASE_SECONDS)
+        signal.alarm(CASE_SECONDS if kind in KINDS else NEW_CASE_SECONDS)
     try:
         if skip_open and kind in OPEN_ZERO_POINT_KINDS:
             zero_point = False
         return _run_case(res, seed, kind, index, zero_point, epsilon, stored)
     except CaseTimeout:
+        if _IN_CALL:
+            res.failures.append(f"[{kind}] HANG: statpriv call {_IN_CALL[0]} still running "
+                                f"after the case's time limit (case {seed}-{kind}-{index})")
+            _IN_CALL.clear()
+            return res
         res.skipped += 1
         res.timeouts += 1
         res.refusals.append(f"[{kind}] case {seed}-{kind}-{index}: oracle over "
@@ -515,6 +548,10 @@ def _run_case(res, seed, kind, index, zero_point, epsilon, stored=False):
     if curve is None:
         return res
     res.curves += 1
+    if case.mode == "bracket":
+        _bracket_checks(res, case, curve, epsilon, random.Random(f"eps-{seed}-{kind}-{index}"))
+        res.seconds = time.time() - t0
+        return res
     for eps in case.eps:
         try:
             dp, dm = case.oracle.deltas([eps])[0]
@@ -541,7 +578,8 @@ def _zero_point_checks(res, case, curve):
         call = f"epsilon(0.0, direction={direction!r})"
         got, warns, exc = _call(curve, "epsilon", 0.0, direction=direction)
         res.comparisons += 1
-        if exc is not None or warns or got != expected:
+        bad = got < expected if case.mode == "upper" and exc is None else got != expected
+        if exc is not None or warns or bad:
             why = "exception" if exc is not None else ("warning" if warns else
                                                        f"expected {expected!r}")
             ztxt = mpmath.nstr(z, 20) if z != mpmath.inf else "inf"
@@ -745,3 +783,235 @@ def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds
         res.seconds = time.time() - t0
         results.setdefault(kind, Result(kind)).merge(res)
     return results
+
+
+# ---------------------------------------------------------------------------
+# the partial-knowledge, shuffle and composition kinds (NEW_KINDS)
+# ---------------------------------------------------------------------------
+
+PK_PS = (5e-324, 1e-300, 1e-17, 1e-9, 0.5, 0.5 - 2.0 ** -54, 0.25, 0.49)
+EPS0S = (5e-324, 1e-300, 1e-17, 1e-6, 700.0, 40.0, 1.0)
+
+
+def _draw_p_half(rng):
+    """p in (0, 1/2]: the edges on purpose, else uniform or log-uniform."""
+    r = rng.random()
+    if r < 0.45:
+        return rng.choice(PK_PS)
+    if r < 0.75:
+        return max(rng.uniform(0.0, 0.5), 5e-324)
+    return 0.5 * 10.0 ** rng.uniform(-20, 0)
+
+
+def _draw_eps0(rng):
+    return rng.choice(EPS0S) if rng.random() < 0.4 else 10.0 ** rng.uniform(-3, 1.5)
+
+
+def _small_count(rng, atoms=60):
+    """(expr, oracle) of a small discrete count curve (edge parameters on purpose)."""
+    kind = rng.choice(("binomial", "binomial", "secret", "subsample", "per_record"))
+    if kind == "binomial":
+        n = rng.choice([1, 2, rng.randint(1, atoms - 1)])
+        pi = draw_pi(rng)
+        return f"statpriv.counting({n}, {pi!r})", O.binomial(n, pi)
+    if kind == "secret":
+        n = rng.randint(1, 10 ** 6) if rng.random() < 0.5 else rng.randint(1, atoms)
+        m = rng.randint(1, min(n, atoms - 2))
+        K = rng.choice([0, n - 1, rng.randint(0, n - 1)])
+        return f"statpriv.secret_sample({n}, {m}, positives={K})", O.secret_sample(n, m, K)
+    if kind == "subsample":
+        n = rng.choice([rng.randint(1, atoms), int(10 ** rng.uniform(0, 12))])
+        m = rng.randint(1, min(n, atoms - 2))
+        pi = draw_pi(rng)
+        return (f"statpriv.counting({n}, {pi!r}, sample_size={m})", O.subsample(n, pi, m))
+    groups = [(draw_pi(rng), rng.randint(1, 8)) for _ in range(rng.randint(1, 3))]
+    pis = [p for p, c in groups for _ in range(c)]
+    pexpr = " + ".join(f"[{p!r}]*{c}" for p, c in groups)
+    return f"statpriv.counting(None, {pexpr})", O.per_record(pis)
+
+
+def _sd(N, p):
+    return 1.0 / math.sqrt(max(N * p * (1 - p), 1e-300))
+
+
+def _draw_new(rng, kind):
+    if kind in ("pk_worst", "pk_blanket", "pk_bracket"):
+        p = _draw_p_half(rng)
+        if kind == "pk_bracket":
+            N = rng.randint(1001, 1150)
+            n = N + 1 + rng.choice([0, 0, rng.randint(0, 10 ** 9)])
+        else:
+            n = rng.choice([1, 2, rng.randint(1, 41 if kind == "pk_worst" else 61)])
+            N = None
+        known = rng.choice([0, 0, n - 1, rng.randint(0, n - 1)]) if N is None else n - 1 - N
+        N = n - 1 - known
+        what = "blanket" if kind == "pk_blanket" else "worst_case"
+        expr = f"statpriv.partial_knowledge({n}, {p!r}, known={known}).{what}"
+        orc = O.blanket(N, p) if kind == "pk_blanket" else O.worst_case(N, p)
+        k = 3 if kind == "pk_bracket" else 6
+        case = Case(kind, expr, orc, draw_eps(rng, _sd(N, p), None, k=k), REL_NOISELESS)
+        if kind == "pk_bracket":
+            case.mode = "bracket"
+            case.eps = [max(e, 0.0) for e in case.eps]
+            case.info = dict(N=N, p=p)
+        return case
+    if kind in ("thr_active", "thr_passive"):
+        n = rng.choice([1, 2, rng.randint(1, 60)])
+        known = rng.choice([0, 1 if n > 1 else 0, n - 1, rng.randint(0, n - 1)])
+        tau = rng.choice([0, 1, n, n + 1, n + 5, rng.randint(0, n + 2),
+                          rng.randint(0, max(1, n // 3))])
+        attacker = "active" if kind == "thr_active" else "passive"
+        if rng.random() < 0.3 and n > 1:
+            pis = [draw_pi(rng) for _ in range(n - 1)]
+            pexpr = repr(pis)
+            orc = O.thresholded(n, pis, tau, known, attacker)
+            scale = 1.0 / math.sqrt(max(sum(p * (1 - p) for p in pis), 1e-300))
+            n_expr = "None"
+        else:
+            pi = draw_pi(rng)
+            pexpr, n_expr = repr(pi), str(n)
+            orc = O.thresholded(n, pi, tau, known, attacker)
+            scale = _sd(n, pi)
+        expr = (f"statpriv.thresholded({n_expr}, {pexpr}, {tau}, known={known}, "
+                f"attacker={attacker!r})")
+        return Case(kind, expr, orc, draw_eps(rng, scale, _finite_zero(orc)), REL_NOISELESS,
+                    info=dict(n=n))
+    if kind in ("kanon_lower", "kanon_upper"):
+        n = rng.choice([1, 2, rng.randint(1, 45)])
+        edge = (5e-324, 1e-300, 1e-17, 0.0, 0.5, 1.0 - 2.0 ** -53, 2.0 ** -53)
+        for _ in range(50):
+            pa = rng.choice(edge) if rng.random() < 0.4 else rng.random() * rng.choice([1, 0.1, 1e-3])
+            pb = rng.choice(edge) if rng.random() < 0.4 else rng.random() * (1 - pa)
+            if rng.random() < 0.15:
+                pb = float(1 - Fraction(pa)) if float(1 - Fraction(pa)) + pa == 1 else pb
+            if Fraction(pa) + Fraction(pb) <= 1:
+                break
+        else:
+            pa, pb = 0.25, 0.5
+        rest = float(1 - Fraction(pa) - Fraction(pb))
+        others = []
+        if rng.random() < 0.5 and rest > 0:
+            x = rest * rng.random()
+            if Fraction(pa) + Fraction(pb) + Fraction(x) <= 1:
+                others = [x]
+        probs = [pa, pb] + others
+        order = list(range(len(probs)))
+        rng.shuffle(order)
+        perm = [probs[i] for i in order]
+        source, target = order.index(0), order.index(1)
+        k = rng.choice([1, 2, n, n + 1, rng.randint(1, n + 2), rng.randint(1, 5)])
+        bound = "lower" if kind == "kanon_lower" else "upper"
+        expr = (f"statpriv.k_anonymity({n}, {perm!r}, {k}, source={source}, "
+                f"target={target}).{bound}")
+        orc = O.k_anonymity(n, pa, pb, k, bound)
+        return Case(kind, expr, orc, draw_eps(rng, _sd(n, pa + pb) if pa + pb < 1 else 1.0,
+                                              _finite_zero(orc)), REL_NOISELESS)
+    if kind in ("shuffle_clones", "shuffle_rr"):
+        eps0 = _draw_eps0(rng)
+        if kind == "shuffle_clones":
+            n = rng.choice([1, 2, rng.randint(1, 100)])
+            expr, orc = f"statpriv.shuffle.clones({n}, {eps0!r})", O.clones(n, eps0)
+        else:
+            n = rng.choice([1, 2, rng.randint(1, 40)])
+            expr = f"statpriv.shuffle.randomized_response({n}, {eps0!r})"
+            orc = O.shuffled_rr(n, eps0)
+        return Case(kind, expr, orc, draw_eps(rng, eps0 / math.sqrt(n), eps0), REL_NOISELESS)
+    # compositions of two small discrete curves
+    e1, o1 = _small_count(rng)
+    if rng.random() < 0.3:
+        e2, o2, args = e1, o1, f"{e1}, times=2"
+    else:
+        e2, o2 = _small_count(rng)
+        args = f"{e1}, {e2}"
+    orc = O.product(o1, o2)
+    if kind == "compose_exact":
+        return Case(kind, f"statpriv.compose({args}, exact=True)", orc,
+                    draw_eps(rng, 1.0, _finite_zero(orc)), REL_NOISELESS)
+    return Case(kind, f"statpriv.compose({args})", orc, draw_eps(rng, 1.0, _finite_zero(orc)),
+                REL_NOISY, mode="upper", info=dict(bounds=True))
+
+
+def _bounds_check(res, case, curve, eps, direction, truth):
+    """compose_grid: delta_bounds(eps) = (lower, upper) must bracket the truth."""
+    lo_hi, warns, exc = _call(curve, "delta_bounds", eps, direction=direction)
+    call = f"delta_bounds({eps!r}, direction={direction!r})"
+    res.comparisons += 1
+    if exc is not None or warns:
+        _fail(res, case, call, repr(exc) if exc else warns, truth, "exception/warning")
+        return
+    lo, hi = (float(x) for x in lo_hi)
+    if mpf(lo) > truth * (1 + mpf(case.rel)) + mpf(1e-300):
+        _fail(res, case, call, (lo, hi), truth, "reported lower bound above the truth")
+    if mpf(hi) < truth * (1 - mpf(case.rel)):
+        res.under += 1
+        _fail(res, case, call, (lo, hi), truth, "reported upper bound below the truth", True)
+
+
+def _log(x):
+    return -math.inf if x == 0 else float(mpmath.log(x))
+
+
+def _bracket_checks(res, case, curve, epsilon, rng):
+    """pk_bracket (N > 1000 others: branch and bound).  At each eps: the vertex a the
+    bracket reports attains at least ``attained`` (brute force of that vertex), and the
+    certified end and the curve's delta (both directions) are at least the brute force
+    at the vertices a, N - a, 0, N (a lower bound of the worst case).  epsilon(d): the
+    true delta at the returned eps is at least that lower bound, so a lower bound above
+    d is an under-report (a necessary check only)."""
+    N, p = case.info["N"], case.info["p"]
+    tol = 1e-12
+    for eps in case.eps:
+        br, warns, exc = _call(curve, "_log_bracket", eps)
+        call = f"_log_bracket({eps!r})"
+        res.comparisons += 1
+        if exc is not None or warns:
+            res.failures.append(f"[{case.kind}] {case.expr}.{call} -> {exc or warns!r}")
+            continue
+        L, U, a = br
+        try:
+            at = O.worst_case(N, p, vertices=[a]).deltas([eps])[0][0]
+            lb = O.worst_case(N, p, vertices=sorted({a, N - a, 0, N})).deltas([eps])[0]
+        except O.TooExpensive:
+            res.skipped += 1
+            continue
+        if L > _log(at) + tol * max(1.0, abs(L)):
+            _fail(res, case, call + f" attained (a={a})", L, at, "attained above its vertex")
+        res.comparisons += 1
+        if U < _log(max(lb)) - tol * max(1.0, abs(U)):
+            res.under += 1
+            _fail(res, case, call + " certified", U, max(lb),
+                  "certified below a vertex", True)
+        for direction, truth in (("plus", lb[0]), ("minus", lb[1]), ("max", max(lb))):
+            ours, warns, exc = _call(curve, _METHOD[direction], eps)
+            res.comparisons += 1
+            c2 = f"{_METHOD[direction]}({eps!r})"
+            if exc is not None or warns:
+                _fail(res, case, c2, repr(exc) if exc else warns, truth, "exception/warning")
+            elif float(ours) < _log(truth) - tol * max(1.0, abs(float(ours))):
+                res.under += 1
+                _fail(res, case, c2, ours, truth, "below a vertex (lower bound)", True)
+    if not epsilon:
+        return
+    for d in (1.0, 10 ** rng.uniform(-30, 0), rng.choice([1e-300, 1e-12, 1e-6])):
+        e, warns, exc = _call(curve, "epsilon", d)
+        call = f"epsilon({d!r})"
+        res.comparisons += 1
+        if exc is not None or warns or not e >= 0:
+            res.failures.append(f"[{case.kind}] {case.expr}.{call} -> {exc or warns or e!r}")
+            continue
+        if d == 1.0 and e != 0.0:
+            res.failures.append(f"[{case.kind}] epsilon(1) must be 0: {case.expr}.{call} -> {e!r}")
+            continue
+        if not math.isfinite(e):
+            continue
+        br = curve._log_bracket(e)
+        try:
+            lb = max(O.worst_case(N, p, vertices=sorted({br[2], N - br[2], 0, N}))
+                     .deltas([e])[0])
+        except O.TooExpensive:
+            res.skipped += 1
+            continue
+        if lb > mpf(d) * (1 + mpf(1e-12)):
+            res.under += 1
+            res.failures.append(f"[{case.kind}] UNDER-REPORT epsilon: {case.expr}.{call} -> "
+                                f"{e!r}; delta at a vertex there {mpmath.nstr(lb, 17)} > {d!r}")

@@ -38,6 +38,13 @@ the eps0 where delta falls to 0, mpmath.inf if it never does):
     secret_sample(n, m, K)                   A. Smith 2009, secrecy of the sample
     dp_laplace(b), dp_gaussian(sigma), dp_geometric(alpha)    worst-case DP
     noisy(count_curve, ("laplace"|"gaussian"|"geometric", param))   count + noise
+    worst_case(N, p, vertices=None)          partial knowledge: max over the vertices
+    shuffled_rr(n, eps0, vertices=None)      shuffled randomized response (the same, rr pair)
+    blanket(N, p)                            the privacy-blanket bound (brute-force sum)
+    thresholded(n, pi, tau, known, attacker) thresholded count, active / passive attacker
+    k_anonymity(n, pa, pb, k, bound)         k-anonymous histogram, lower / upper
+    clones(n, eps0)                          shuffling by the clone reduction
+    product(a, b)                            two independent discrete releases (composition)
 """
 import math
 from fractions import Fraction
@@ -102,20 +109,25 @@ def _noise_floor():
     return mpf(2) ** (10 - mp.prec)
 
 
-def _pos(p, q, E, floor):
-    """(p - E q) if it is positive beyond the rounding noise, else 0."""
+def _pos(p, q, E, floor, em1=None):
+    """(p - E q) if it is positive beyond the rounding noise, else 0.  With em1 =
+    expm1(eps) given, an atom with p == q gives -em1 q exactly (> 0 for eps < 0, even
+    where e^eps rounds to 1 at the working precision, e.g. eps = -5e-324)."""
+    if em1 is not None and p == q:
+        t = -em1 * q
+        return t if t > 0 else mpf(0)
     t = p - E * q
     if t > floor * (abs(p) + E * abs(q)):
         return t
     return mpf(0)
 
 
-def _hs(P, Q, E):
-    """sum_x (P(x) - E Q(x))_+ over aligned lists."""
+def _hs(P, Q, E, em1=None):
+    """sum_x (P(x) - E Q(x))_+ over aligned lists (em1 = expm1(eps): see _pos)."""
     s = mpf(0)
     floor = _noise_floor()
     for p, q in zip(P, Q):
-        s += _pos(p, q, E, floor)
+        s += _pos(p, q, E, floor, em1)
     return s
 
 
@@ -209,8 +221,8 @@ class _DiscreteCurve(OracleCurve):
 
     def _eval(self, eps, dps):
         P, Q = self._get(dps)
-        E, _ = _exp_eps(eps)
-        return _hs(P, Q, E), _hs(Q, P, E)
+        E, em1 = _exp_eps(eps)
+        return _hs(P, Q, E, em1), _hs(Q, P, E, em1)
 
     def _zero(self, direction):
         P, Q = self._get(DPS + 10 + self.extra_dps)
@@ -1325,3 +1337,317 @@ def smallest_float_at_least(x):
     if mpf(f) < x:
         f = math.nextafter(f, math.inf)
     return f
+
+
+# ---------------------------------------------------------------------------
+# partial knowledge, thresholding, k-anonymity, shuffling, composition
+# (Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy with Partial
+# Knowledge"; Feldman, McMillan & Talwar, "Hiding among the clones"), brute force
+# over explicit laws of what the attacker sees
+# ---------------------------------------------------------------------------
+
+MAX_LAW_PAIRS_ATOMS = 40_000     # total atoms of the law pairs of a max-over-pairs curve
+
+
+def _convolve(A, B):
+    out = [mpf(0)] * (len(A) + len(B) - 1)
+    for i, a in enumerate(A):
+        if a == 0:
+            continue
+        for j, b in enumerate(B):
+            out[i + j] += a * b
+    return out
+
+
+def _bin_law(N, p, q):
+    """Bin(N, p) pmf (p, q = 1 - p given as mpf)."""
+    if N > MAX_ATOMS:
+        raise TooExpensive(f"Bin({N}) has more than {MAX_ATOMS} atoms")
+    return [_binom_int(N, k) * p ** k * q ** (N - k) for k in range(N + 1)]
+
+
+def _explicit(PQ):
+    """Aligned lists (P, Q) from a dict outcome -> [P mass, Q mass]."""
+    keys = list(PQ)
+    return [PQ[k][0] for k in keys], [PQ[k][1] for k in keys]
+
+
+def _add(PQ, key, which, mass):
+    if mass != 0:
+        PQ.setdefault(key, [mpf(0), mpf(0)])[which] += mass
+
+
+class _MaxOfPairs(OracleCurve):
+    """delta_plus = max_i H(P_i || Q_i), delta_minus = max_i H(Q_i || P_i) over a
+    family of explicit law pairs given by ``_pairs()`` (at the current precision)."""
+
+    def __init__(self):
+        self._cache = {}
+
+    def _get(self, dps):
+        if dps not in self._cache:
+            with mp.workdps(dps):
+                pairs = self._pairs()
+            if sum(len(P) for P, _ in pairs) > MAX_LAW_PAIRS_ATOMS:
+                raise TooExpensive(f"{self!r}: more than {MAX_LAW_PAIRS_ATOMS} atoms")
+            if len(self._cache) >= 3:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[dps] = pairs
+        return self._cache[dps]
+
+    def _eval(self, eps, dps):
+        E, em1 = _exp_eps(eps)
+        pairs = self._get(dps)
+        return (max(_hs(P, Q, E, em1) for P, Q in pairs),
+                max(_hs(Q, P, E, em1) for P, Q in pairs))
+
+    def _zero(self, direction):
+        best = mpf(0)
+        for P, Q in self._get(DPS + 10 + self.extra_dps):
+            if direction == "minus":
+                P, Q = Q, P
+            for p, q in zip(P, Q):
+                if p > 0:
+                    if q == 0:
+                        return mpmath.inf
+                    best = max(best, p / q)
+        return mpmath.log(best)
+
+
+class _Vertices(_MaxOfPairs):
+    """Partial knowledge (Desfontaines et al., Thm 3): N unknown others, each with the
+    property w.p. pi_j in [p, 1-p]; delta is convex in each pi_j, so its max over the
+    box is at a vertex: a others at p, N - a at 1 - p, S_a = Bin(a,p) + Bin(N-a,1-p).
+    Target pair: the shift (S_a + 1 vs S_a) or, rr=True (shuffled randomized
+    response with flip probability p), P = (1-p)(S_a+1) + p S_a, Q = p(S_a+1) + (1-p) S_a.
+    ``vertices``: the a to evaluate (default all 0..N)."""
+
+    kind = "vertices"
+
+    def __init__(self, N, p, rr=False, vertices=None, eps0=None):
+        super().__init__()
+        self.N, self.p, self.rr, self.eps0 = int(N), p, rr, eps0
+        self.vertices = list(range(self.N + 1)) if vertices is None else list(vertices)
+        self.params = dict(N=self.N, p=p, rr=rr, eps0=eps0, vertices=len(self.vertices))
+        self.extra_dps = int(math.log10(self.N + 1)) + 2
+
+    def _zero(self, direction):
+        if self.rr:      # P/Q <= (1-p)/p = e^eps0, attained at an extreme atom: exactly eps0
+            return mpf(self.eps0)
+        return super()._zero(direction)
+
+    def _p(self):
+        if self.eps0 is not None:             # p = 1 / (1 + e^eps0) exactly
+            e = mpmath.exp(-mpf(self.eps0))
+            return e / (1 + e), 1 / (1 + e)
+        return mpf(self.p), _one_minus(self.p)
+
+    def _pairs(self):
+        p, q = self._p()
+        out = []
+        for a in self.vertices:
+            S = _convolve(_bin_law(a, p, q), _bin_law(self.N - a, q, p))
+            if not self.rr:
+                out.append(_shift(S))
+                continue
+            P = [mpf(0)] * (len(S) + 1)
+            Q = [mpf(0)] * (len(S) + 1)
+            for k, s in enumerate(S):
+                P[k + 1] += q * s
+                P[k] += p * s
+                Q[k + 1] += p * s
+                Q[k] += q * s
+            out.append((P, Q))
+        return out
+
+
+def worst_case(N, p, vertices=None):
+    """Partial-knowledge worst case over the vertices (all a = 0..N by default)."""
+    return _Vertices(N, p, vertices=vertices)
+
+
+def shuffled_rr(n, eps0, vertices=None):
+    """n shuffled eps0-randomized-response bits, worst case over the others' inputs."""
+    return _Vertices(n - 1, None, rr=True, vertices=vertices, eps0=eps0)
+
+
+class _Blanket(_DiscreteCurve):
+    """Privacy blanket (Balle, Bell, Gascon & Nissim): the attacker learns b ~ Bin(N, 2p)
+    and sees A_b + 1 vs A_b, A_b ~ Bin(b, 1/2): atoms (b, j)."""
+
+    kind = "blanket"
+
+    def __init__(self, N, p):
+        super().__init__()
+        self.N, self.p = int(N), float(p)
+        self.params = dict(N=self.N, p=self.p)
+
+    def _laws(self):
+        g = 2 * mpf(self.p)
+        w = _bin_law(self.N, g, 1 - g)
+        PQ = {}
+        for b, wb in enumerate(w):
+            A = _bin_law(b, mpf(1) / 2, mpf(1) / 2)
+            for j, a in enumerate(A):
+                _add(PQ, (b, j + 1), 0, wb * a)
+                _add(PQ, (b, j), 1, wb * a)
+        return _explicit(PQ)
+
+
+def blanket(N, p):
+    return _Blanket(N, p)
+
+
+def _count_law(pis):
+    """pmf of a sum of independent Bernoulli(pi_j) (pi_j floats, exact convolution)."""
+    z = [mpf(1)]
+    for p in pis:
+        p = mpf(p)
+        q = 1 - p
+        new = [mpf(0)] * (len(z) + 1)
+        for k, zk in enumerate(z):
+            new[k] += zk * q
+            new[k + 1] += zk * p
+        z = new
+    return z
+
+
+class _Thresholded(_MaxOfPairs):
+    """Thresholded count (Desfontaines et al., Def. 15): K = x + b + Z released iff
+    K >= tau (else a single suppression outcome); x = 1 (P) or 0 (Q), b the ones among
+    the known records, Z the count of the unknown others.  Passive: the attacker sees
+    (b, release) -- one joint law; active: max over every b of positive probability."""
+
+    kind = "thresholded"
+
+    def __init__(self, n, pis, tau, known, attacker):
+        super().__init__()
+        self.pis, self.tau, self.known, self.attacker = list(pis), int(tau), int(known), attacker
+        self.params = dict(n=n, tau=tau, known=known, attacker=attacker)
+        if len(self.pis) > 4000:
+            raise TooExpensive("thresholded oracle: at most 4000 records")
+
+    def _pairs(self):
+        bl = _count_law(self.pis[:self.known])
+        z = _count_law(self.pis[self.known:])
+        pairs, PQ = [], {}
+        for b, wb in enumerate(bl):
+            if wb == 0:
+                continue
+            one = {}
+            for k, zk in enumerate(z):
+                for x in (1, 0):
+                    K = x + b + k
+                    out = K if K >= self.tau else None
+                    _add(one, out, 1 - x, zk)
+                    _add(PQ, (b, out), 1 - x, wb * zk)
+            pairs.append(_explicit(one))
+        return pairs if self.attacker == "active" else [_explicit(PQ)]
+
+
+def thresholded(n, pi, tau, known=0, attacker="passive"):
+    """pi a float (iid, n - 1 others) or a list of the n - 1 others' probabilities
+    (the first ``known`` are the known records)."""
+    pis = [pi] * (n - 1) if not isinstance(pi, (list, tuple)) else list(pi)
+    return _Thresholded(n, pis, tau, known, attacker)
+
+
+class _KAnonymity(_DiscreteCurve):
+    """k-anonymous histogram (Desfontaines et al., Def. 16): the n - 1 others are iid in
+    the source category (pa), the target category (pb) or elsewhere; A, B their counts.
+    P: (thr(A+1), thr(B)), Q: (thr(A), thr(B+1)), thr(x) = x if x >= k else suppressed.
+    lower: the attacker sees those two; upper: also m = A + B."""
+
+    kind = "k_anonymity"
+
+    def __init__(self, n, pa, pb, k, bound):
+        super().__init__()
+        self.N, self.pa, self.pb, self.k, self.bound = n - 1, pa, pb, k, bound
+        self.params = dict(n=n, pa=pa, pb=pb, k=k, bound=bound)
+        if (self.N + 1) ** 2 > 2 * MAX_ATOMS * 4:
+            raise TooExpensive("k-anonymity oracle: n too large")
+        self.extra_dps = 5
+
+    def _laws(self):
+        fa, fb = Fraction(self.pa), Fraction(self.pb)
+        fr = 1 - fa - fb
+        if fr < 0:
+            raise TooExpensive("probabilities sum above 1")
+        pa, pb, pr = _mp(fa), _mp(fb), _mp(fr)
+        N, k = self.N, self.k
+        thr = lambda x: x if x >= k else None   # noqa: E731
+        PQ = {}
+        for A in range(N + 1):
+            for B in range(N - A + 1):
+                R = N - A - B
+                w = (math.comb(N, A) * math.comb(N - A, B)) * pa ** A * pb ** B * pr ** R
+                if w == 0:
+                    continue
+                extra = (A + B,) if self.bound == "upper" else ()
+                _add(PQ, (thr(A + 1), thr(B)) + extra, 0, w)
+                _add(PQ, (thr(A), thr(B + 1)) + extra, 1, w)
+        return _explicit(PQ)
+
+
+def k_anonymity(n, pa, pb, k, bound):
+    return _KAnonymity(n, pa, pb, k, bound)
+
+
+class _Clones(_DiscreteCurve):
+    """Clone reduction (Feldman, McMillan & Talwar, Thm 3.2): C ~ Bin(n-1, e^-eps0),
+    A ~ Bin(C, 1/2), D ~ Bern(e^eps0 / (1 + e^eps0)); P = (C, A + D), Q = (C, A + 1 - D)."""
+
+    kind = "clones"
+
+    def __init__(self, n, eps0):
+        super().__init__()
+        self.n, self.eps0 = int(n), float(eps0)
+        self.params = dict(n=self.n, eps0=self.eps0)
+        if self.n > 110:
+            raise TooExpensive("clones oracle: n <= 110")
+
+    def _zero(self, direction):
+        # P/Q at atom (c, j) is (alpha A(j-1) + beta A(j)) / (alpha A(j) + beta A(j-1))
+        # <= alpha / beta = e^eps0, attained at j = c + 1: exactly eps0
+        return mpf(self.eps0)
+
+    def _laws(self):
+        e0 = mpf(self.eps0)
+        c_p, c_q = mpmath.exp(-e0), -mpmath.expm1(-e0)
+        alpha, beta = 1 / (1 + c_p), c_p / (1 + c_p)     # alpha = e^eps0 / (1 + e^eps0)
+        PQ = {}
+        for c, wc in enumerate(_bin_law(self.n - 1, c_p, c_q)):
+            for j, a in enumerate(_bin_law(c, mpf(1) / 2, mpf(1) / 2)):
+                m = wc * a
+                _add(PQ, (c, j + 1), 0, alpha * m)
+                _add(PQ, (c, j), 0, beta * m)
+                _add(PQ, (c, j), 1, alpha * m)
+                _add(PQ, (c, j + 1), 1, beta * m)
+        return _explicit(PQ)
+
+
+def clones(n, eps0):
+    return _Clones(n, eps0)
+
+
+class _Product(_DiscreteCurve):
+    """Two independent releases: P = P1 x P2, Q = Q1 x Q2 (explicit discrete curves)."""
+
+    kind = "product"
+
+    def __init__(self, a, b):
+        super().__init__()
+        self.a, self.b = a, b
+        self.params = dict(a=a.params, b=b.params)
+        self.extra_dps = max(a.extra_dps, b.extra_dps)
+
+    def _laws(self):
+        P1, Q1 = self.a._laws()
+        P2, Q2 = self.b._laws()
+        if len(P1) * len(P2) > MAX_ATOMS:
+            raise TooExpensive("product law too large")
+        return ([x * y for x in P1 for y in P2], [x * y for x in Q1 for y in Q2])
+
+
+def product(a, b):
+    return _Product(a, b)

@@ -26,7 +26,7 @@ import differential  # noqa: E402
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kinds", default="all",
-                    help="comma-separated subset of: " + ",".join(differential.KINDS))
+                    help="comma-separated subset of: " + ",".join(differential.ALL_KINDS))
     ap.add_argument("--count", type=int, default=50, help="random curves per kind")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--zero-point", action="store_true",
@@ -36,10 +36,10 @@ def main(argv=None):
     ap.add_argument("--max-lines", type=int, default=200, help="failing cases printed")
     ap.add_argument("--verbose", action="store_true", help="one line per finished case")
     args = ap.parse_args(argv)
-    kinds = differential.KINDS if args.kinds == "all" else tuple(args.kinds.split(","))
-    bad = [k for k in kinds if k not in differential.KINDS]
+    kinds = differential.ALL_KINDS if args.kinds == "all" else tuple(args.kinds.split(","))
+    bad = [k for k in kinds if k not in differential.ALL_KINDS]
     if bad:
-        ap.error(f"unknown kinds {bad}; choose from {','.join(differential.KINDS)}")
+        ap.error(f"unknown kinds {bad}; choose from {','.join(differential.ALL_KINDS)}")
     import statpriv
     print(f"statpriv from {os.path.dirname(statpriv.__file__)}; kinds {','.join(kinds)}; "
           f"count {args.count}; seed {args.seed}; zero-point {args.zero_point}; "
