@@ -9,12 +9,23 @@ void sp_clones_init(sp_clones *c, double n, double eps0)
 {
     const double N = n - 1.0;
     const long double p = expl(-(long double)eps0), q = -expm1l(-(long double)eps0);
-    const long double mean = (long double)N * p;
-    const double mean_hi = (double)mean;
+    /* The mean of the smaller side, N min(p, q), in extended precision: N p
+     * with p near 1 would carry p's absolute rounding (~1e-19), which is
+     * all of N q at eps0 ~ 1e-17.  With q the smaller one, the law is set up
+     * mirrored (the law of N - S, S ~ Bin(N, q)), whose mean N - N q the
+     * initialiser forms exactly from N q's double-double. */
+    const int mirrored = q < p;
+    const long double small = mirrored ? q : p;
+    const long double mean = (long double)N * small;
+    const double mean_hi = (double)mean, mean_lo = (double)(mean - (long double)mean_hi);
+    const double log_p = -eps0, log_q = (double)logl(q);
     c->n = n;
     c->eps0 = eps0;
-    sp_binom_init_ext(&c->mix, N, p, q, mean_hi, (double)(mean - (long double)mean_hi), -eps0,
-                      (double)logl(q), 0);
+    if (mirrored) {
+        sp_binom_init_ext(&c->mix, N, q, p, mean_hi, mean_lo, log_q, log_p, 1);
+    } else {
+        sp_binom_init_ext(&c->mix, N, p, q, mean_hi, mean_lo, log_p, log_q, 0);
+    }
     c->mode = fmin(N, floor((double)((long double)(N + 1.0) * p)));
     c->sd = sqrt((double)((long double)N * p * q));
 }

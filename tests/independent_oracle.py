@@ -1605,6 +1605,13 @@ class _Clones(_DiscreteCurve):
         self.params = dict(n=self.n, eps0=self.eps0)
         if self.n > 110:
             raise TooExpensive("clones oracle: n <= 110")
+        # P and Q differ by ~eps0 relative (alpha - beta = tanh(eps0 / 2)), and
+        # at eps a float below eps0 each atom's p - e^eps q by (eps0 - eps) /
+        # eps0 >= 2^-53 of that again: below ~1e-60 those differences round
+        # to exactly 0 at both working precisions, which would then "agree"
+        # on delta = 0.  Carry the digits to resolve them from the start.
+        if self.eps0 < 1e-20:
+            self.extra_dps = int(-math.log10(self.eps0)) + 20
 
     def _zero(self, direction):
         # P/Q at atom (c, j) is (alpha A(j-1) + beta A(j)) / (alpha A(j) + beta A(j-1))
