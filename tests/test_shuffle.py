@@ -44,6 +44,27 @@ def test_live_oracle_small(n, eps0):
         assert_matches(o, r, what=f"n={n} eps={e}")
 
 
+@pytest.mark.parametrize("n, eps0", [(41, 1e-17), (80, 1e-300), (1, 5e-324), (7, 1e-12)])
+def test_tiny_eps0(n, eps0):
+    # the mixing law Bin(n - 1, e^-eps0) has mean N - N q with N q ~ N eps0:
+    # formed as N e^-eps0 it loses q's digits (2% low at eps0 = 1e-17).
+    # Reference at eps = 0 from the definitions: H_0(P_c || Q_c) = a max_x
+    # b_c(x) = a C(c, c // 2) / 2^c (the shift's total variation), a = tanh(eps0 / 2).
+    with mpmath.workdps(400):
+        e0 = mpmath.mpf(eps0)
+        p, q = mpmath.exp(-e0), -mpmath.expm1(-e0)
+        exact = mpmath.tanh(e0 / 2) * mpmath.fsum(
+            math.comb(n - 1, c) * p ** c * q ** (n - 1 - c) * math.comb(c, c // 2) / mpmath.mpf(2) ** c
+            for c in range(n))
+    curve = shuffle.clones(n, eps0)
+    assert_matches(curve.log_delta(0.0), exact, what=f"n={n} eps0={eps0} eps=0")
+    # and next to the zero point, where e^eps0 - e^eps ~ eps0 * 2^-53
+    eps = [eps0 / 9, eps0 / 2, math.nextafter(eps0, 0.0), -math.nextafter(eps0, 0.0)]
+    eps = [e for e in eps if e != 0.0]
+    for e, o, r in zip(eps, curve.log_delta(eps), oracle.clones_delta(n, eps0, eps)):
+        assert_matches(o, r, what=f"n={n} eps0={eps0} eps={e}")
+
+
 def test_precision_mp_is_the_oracle():
     curve = shuffle.clones(30, 1.0)
     ref = oracle.clones_delta(30, 1.0, 0.2)

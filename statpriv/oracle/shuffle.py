@@ -30,40 +30,69 @@ def _clones_terms(n):
     return (n + 2.0) * (n + 1.0) / 2.0 * (1.0 + n / 3e5)
 
 
+def _guard_digits(e0):
+    """Digits beyond ``dps`` that the sums carry: P and Q differ by ~eps0
+    relative (alpha - beta = tanh(eps0 / 2)), and at a float eps just below
+    eps0 each atom's P - e^eps Q by another (eps0 - eps) / eps0 >= 2^-53;
+    at eps0 = 1e-300 both would round away at 50 digits (delta read as 0)."""
+    return max(0, int(-mp.log10(e0))) + 20 if e0 < 1 else 20
+
+
+def _clones_laws(n, e0):
+    """P, Q over (c, x) at the current precision (e0 an mpf > 0)."""
+    p = mp.exp(-e0)
+    q = -mp.expm1(-e0)                          # 1 - p, not formed by cancellation
+    alpha = mp.exp(e0) / (1 + mp.exp(e0))
+    beta = 1 / (1 + mp.exp(e0))                 # 1 - alpha, not formed by cancellation
+    N = n - 1
+    P, Q = [], []
+    for c in range(N + 1):
+        w = mpf(math.comb(N, c)) * p ** c * q ** (N - c)
+        half = mpf(2) ** (-c)
+        b = [mpf(math.comb(c, x)) * half for x in range(c + 1)]
+        for x in range(c + 2):
+            here = b[x] if x <= c else mpf(0)
+            below = b[x - 1] if x >= 1 else mpf(0)
+            P.append(w * (alpha * here + beta * below))
+            Q.append(w * (beta * here + alpha * below))
+    return P, Q
+
+
+def _checked_eps0(eps0):
+    e0 = _to_mpf(eps0, "eps0")
+    if e0 <= 0:
+        raise ValueError(f"eps0 must be > 0, got {eps0!r}")
+    return e0
+
+
 def clones_pmfs(n, eps0, dps=50):
-    """The laws P, Q of the clone reduction as flat lists over (c, x)."""
+    """The laws P, Q of the clone reduction as flat lists over (c, x)
+    (each atom to ``dps`` digits)."""
     n = _check_int(n, "n", lo=1)
     with mp.workdps(dps):
-        e0 = _to_mpf(eps0, "eps0")
-        if e0 <= 0:
-            raise ValueError(f"eps0 must be > 0, got {eps0!r}")
-        p = mp.exp(-e0)
-        alpha = mp.exp(e0) / (1 + mp.exp(e0))
-        beta = 1 / (1 + mp.exp(e0))             # 1 - alpha, not formed by cancellation
-        N = n - 1
-        P, Q = [], []
-        for c in range(N + 1):
-            w = mpf(math.comb(N, c)) * p ** c * (1 - p) ** (N - c)
-            half = mpf(2) ** (-c)
-            b = [mpf(math.comb(c, x)) * half for x in range(c + 1)]
-            for x in range(c + 2):
-                here = b[x] if x <= c else mpf(0)
-                below = b[x - 1] if x >= 1 else mpf(0)
-                P.append(w * (alpha * here + beta * below))
-                Q.append(w * (beta * here + alpha * below))
-        return P, Q
+        e0 = _checked_eps0(eps0)
+    with mp.workdps(dps + _guard_digits(e0)):
+        P, Q = _clones_laws(n, e0)
+    with mp.workdps(dps):
+        return [+v for v in P], [+v for v in Q]
 
 
 def clones_delta(n, eps0, eps, *, direction="max", dps=50, max_terms=None):
     """delta(eps) of n shuffled eps0-LDP reports by the clone reduction: the
-    hockey stick of clones_pmfs, term by term.  Refuses (ValueError) sizes
+    hockey stick of clones_pmfs, term by term, the laws and sums carried at
+    ``dps`` plus the digits that resolve P - e^eps Q (~eps0 (eps0 - eps)
+    relative) and the result rounded to ``dps``.  Refuses (ValueError) sizes
     whose estimated cost exceeds ``max_terms``."""
     _check_direction(direction)
     n = _check_int(n, "n", lo=1)
     dirs = 2 if direction == "max" else 1
     _guard(_clones_terms(n) * (1 + dirs), max_terms, f"the clone reduction over {n} users")
     with mp.workdps(dps):
-        P, Q = clones_pmfs(n, eps0, dps=dps)
+        e0 = _checked_eps0(eps0)
+    with mp.workdps(dps + _guard_digits(e0)):
+        P, Q = _clones_laws(n, e0)
         eps_vals, scalar = _eps_list(eps)
         res = _directional(P, Q, eps_vals, direction)
+    with mp.workdps(dps):
+        res = [+v for v in res]
         return res[0] if scalar else res
