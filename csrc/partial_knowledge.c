@@ -20,6 +20,24 @@ void sp_vertex_init(sp_vertex_sys *s, double N, double p, long double q0, long d
     s->lq1 = log1pl(-q0);
     s->a_lo = 0.0;
     s->a_hi = N;
+    s->eps0 = q0 > 0.0L ? (double)(s->lq1 - logl(q0)) : INFINITY;
+}
+
+void sp_vertex_init_rr(sp_vertex_sys *s, double N, double eps0)
+{
+    const long double e = (long double)eps0;
+    s->N = N;
+    s->pe = 1.0L / (1.0L + expl(e));
+    s->qe = 1.0L / (1.0L + expl(-e));
+    s->p = (double)s->pe;
+    s->lp = -log1pl(expl(e));
+    s->lq = -log1pl(expl(-e));
+    s->q0 = s->pe;
+    s->d = tanhl(0.5L * e);                 /* q1 - q0 */
+    s->lq1 = s->lq;
+    s->a_lo = 0.0;
+    s->a_hi = N;
+    s->eps0 = eps0;
 }
 
 /* Rescaling of the recurrence state: values are kept within 2^+-SCALE_BITS
@@ -115,12 +133,20 @@ static long double vertex_window_sum(const sp_vertex_sys *s, double n1, double n
 }
 
 /* A = q1 - e^eps q0 and B = e^eps (1 - q0) - (1 - q1); 0 if A <= 0, i.e.
- * from eps >= ln(q1 / q0) on (decided on the logs: A is a difference of
- * nearly equal numbers there). */
+ * from eps >= eps0 = ln(q1 / q0) on (decided on eps0 itself; A and B are
+ * then formed from eps -+ eps0: A is a difference of nearly equal numbers
+ * near eps0). */
 static int target_coefficients(const sp_vertex_sys *s, double eps, long double *A, long double *B)
 {
-    if (s->q0 > 0.0L && (long double)eps >= s->lq1 - logl(s->q0)) {
-        return 0;
+    if (s->q0 > 0.0L) {
+        /* randomized response: q1 / q0 = e^eps0, so A = q1 (1 - e^(eps - eps0))
+         * and B = q0 (e^(eps + eps0) - 1), from the exact difference eps - eps0 */
+        if (eps >= s->eps0) {
+            return 0;
+        }
+        *A = -(1.0L - s->q0) * expm1l((long double)eps - (long double)s->eps0);
+        *B = s->q0 * expm1l((long double)eps + (long double)s->eps0);
+        return *A > 0.0L;
     }
     const long double em1 = expm1l((long double)eps);
     *A = s->d - em1 * s->q0;
@@ -377,6 +403,11 @@ double sp_vertex_smallest_eps(const sp_vertex_sys *s, double log_target, double 
     }
     if (log_target >= 0.0) {
         return 0.0;
+    }
+    if (log_target == -INFINITY && isfinite(s->eps0)) {
+        /* delta = 0 exactly from eps0 on, and > 0 below it (the atom S = N
+         * of any vertex, with P / Q = e^eps0): the zero point is eps0 */
+        return s->eps0;
     }
     const double aim = sp_search_aim(log_target, log_tol);
     /* start at the middle vertex and the uniform one, then every vertex is

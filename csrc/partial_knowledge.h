@@ -43,10 +43,21 @@ typedef struct {
     long double d;          /* q1 - q0 (> 0) */
     long double lq1;        /* ln q1 */
     double a_lo, a_hi;      /* the vertices swept: a_lo..a_hi */
+    double eps0;            /* ln(q1 / q0) exactly: the zero point (+inf for a shift) */
 } sp_vertex_sys;
 
-/* p in (0, 1/2], q0 in [0, 1/2), d = 1 - 2 q0 given accurately; sweeps 0..N. */
+/* p in (0, 1/2], q0 in [0, 1/2), d = 1 - 2 q0 given accurately; sweeps 0..N.
+ * With q0 > 0 the zero point is taken as ln(q1 / q0) computed from q0. */
 void sp_vertex_init(sp_vertex_sys *s, double N, double p, long double q0, long double d);
+
+/* Shuffled eps0-randomized response, the randomization carried exactly:
+ * p = q0 = 1 / (1 + e^eps0) and q = q1 = 1 - p each computed from eps0 in
+ * extended precision (ln p = -log1p(e^eps0), ln q = -log1p(e^-eps0)), and
+ * the target's coefficients from eps0 itself (A = q1 (1 - e^(eps - eps0)),
+ * B = q0 (e^(eps + eps0) - 1): no cancellation near eps0), delta = 0
+ * exactly from eps = eps0 on.  s->p is p rounded to double (window
+ * estimates and the binomial anchors only). */
+void sp_vertex_init_rr(sp_vertex_sys *s, double N, double eps0);
 
 /* ln H_eps(P_a || Q_a) at one vertex, eps >= 0 (+inf allowed). */
 double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps);

@@ -240,7 +240,9 @@ cdef extern from "partial_knowledge.h" nogil:
         long double lq1
         double a_lo
         double a_hi
+        double eps0
     void sp_vertex_init(sp_vertex_sys *s, double N, double p, long double q0, long double d)
+    void sp_vertex_init_rr(sp_vertex_sys *s, double N, double eps0)
     double sp_vertex_log_hockey(const sp_vertex_sys *s, double a, double eps)
     double sp_vertex_log_hockey_bounds(const sp_vertex_sys *s, double n1, double n2, double eps,
                                        double depth, double *log_lower)

@@ -48,18 +48,23 @@ cdef class _Curve:
 cdef class VertexCore(_Curve):
     """The worst case over the vertices a = 0..N of [p, 1-p]^N, with the
     target's report Bernoulli(1 - q0) under P and Bernoulli(q0) under Q:
-    a shift (q0 = 0) or, with rr, randomized response (q0 = p; d = 1 - 2p
-    in extended precision)."""
+    a shift (q0 = 0) or, with rr = eps0 > 0, eps0-randomized response
+    (q0 = p = 1 / (1 + e^eps0), carried exactly from eps0: p is ignored)."""
     cdef sp_vertex_sys sys
 
-    def __cinit__(self, double N, double p, bint rr=False):
-        cdef long double pe = p
-        if rr:
-            sp_vertex_init(&self.sys, N, p, pe, 1.0 - 2.0 * pe)
+    def __cinit__(self, double N, double p, double rr=0.0):
+        if rr > 0.0:
+            sp_vertex_init_rr(&self.sys, N, rr)
         else:
             sp_vertex_init(&self.sys, N, p, 0.0, 1.0)
         self.fn = sp_vertex_curve_log_delta
         self.ctx = &self.sys
+
+    @property
+    def zero_point(self):
+        """The smallest eps with delta = 0 (eps0 for randomized response,
+        +inf for a shift)."""
+        return self.sys.eps0
 
     cdef double _epsilon(self, double log_target) noexcept nogil:
         """Every vertex searched only where it exceeds the running answer

@@ -74,8 +74,13 @@ def check_work(N, p, depth, what):
             f"(an attained lower bound), or ask at a larger delta (smaller eps)")
 
 
-def vertex_core(N, p, rr=False):
-    return _partial.VertexCore(float(N), float(p), rr)
+def vertex_core(N, p, rr=None):
+    """The C vertex system: a shift target (rr None), or eps0-randomized
+    response with rr = eps0 (p then only rounds 1 / (1 + e^eps0): the kernel
+    carries the randomization exactly from eps0)."""
+    if rr is True or rr is False:
+        raise TypeError("rr is eps0 (a float) or None")
+    return _partial.VertexCore(float(N), float(p), float(rr) if rr is not None else 0.0)
 
 
 def _depth(log_delta, N):
@@ -188,6 +193,8 @@ def log_epsilon(core, N, p, log_target):
         return math.nan
     if log_target >= 0.0:
         return 0.0
+    if log_target == -math.inf and core.zero_point < math.inf:
+        return core.zero_point           # delta = 0 exactly from eps0 on, > 0 below
     depth = _depth(log_target, N)
     check_work(N, p, depth, f"epsilon at delta = {math.exp(log_target):.6g}")
     ends = np.array([0.0, float(N)])
@@ -265,12 +272,12 @@ class BracketCore:
         return np.array([log_epsilon(self.core, self.N, self.p, float(t)) for t in log_target])
 
 
-def worst_case_curve(N, p, ref, description, rr=False, log_delta_floor=None):
+def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None):
     """The exact worst case: every vertex on its whole support up to
     FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
-    rr: the target's report pair is randomized response with flip
-    probability p (else a shift); bracket then reports N - a (the others
-    with input 1).  log_delta_floor(eps): a lower bound of ln delta (e.g. the
+    rr = eps0: the target's report pair is eps0-randomized response with
+    flip probability p = 1 / (1 + e^eps0), carried exactly from eps0 (else
+    a shift); bracket then reports N - a (the others with input 1).  log_delta_floor(eps): a lower bound of ln delta (e.g. the
     uniform vertex), used to refuse up front what would take minutes."""
     core = vertex_core(N, p, rr)
     if N <= FULL_SWEEP_OTHERS:
@@ -285,7 +292,7 @@ def worst_case_curve(N, p, ref, description, rr=False, log_delta_floor=None):
         bracket_core = BracketCore(core, N, p, log_delta_floor)
         curve = WorstCaseCurve(bracket_core, ref, description)
         curve._log_bracket = bracket_core._bracket
-    if rr:
+    if rr is not None:
         inner = curve._log_bracket
 
         def ones(eps):

@@ -1430,6 +1430,9 @@ class _Vertices(_MaxOfPairs):
         self.vertices = list(range(self.N + 1)) if vertices is None else list(vertices)
         self.params = dict(N=self.N, p=p, rr=rr, eps0=eps0, vertices=len(self.vertices))
         self.extra_dps = int(math.log10(self.N + 1)) + 2
+        if eps0 is not None and 0 < eps0 < 1:
+            # p = 1/2 - eps0/4 + ...: the atoms must resolve eps0 next to 1/2
+            self.extra_dps += int(-math.log10(eps0)) + 2
 
     def _zero(self, direction):
         if self.rr:      # P/Q <= (1-p)/p = e^eps0, attained at an extreme atom: exactly eps0

@@ -15,11 +15,48 @@ from helpers import assert_matches
                                         (1, 1.0, 0.2), (10, 1.0, -0.2)])
 def test_matches_brute_force(n, eps0, eps):
     curve = randomized_response(n, eps0)
-    p = 1.0 / (1.0 + math.exp(eps0))
     for direction, fn in (("max", curve.log_delta), ("plus", curve.log_delta_plus),
                           ("minus", curve.log_delta_minus)):
-        ref = oracle.worst_case_delta(n - 1, p, [eps], direction, rr=True)[0]
+        ref = oracle.worst_case_delta(n - 1, None, [eps], direction, rr=eps0)[0]
         assert_matches(fn(eps), ref, what=f"n={n} eps0={eps0} eps={eps} {direction}")
+
+
+def _two_users_delta(eps0, eps):
+    """n = 2 from the definition (mpmath, 400 digits: p = 1/2 - eps0/4 + ...
+    must resolve eps0 = 1e-300 next to 1/2): the other user's
+    report is Bernoulli(p) or Bernoulli(1 - p), p = 1 / (1 + e^eps0); the
+    target's Bernoulli(1 - p) under P, Bernoulli(p) under Q; max over both."""
+    import mpmath
+    with mpmath.workdps(400):
+        p = 1 / (1 + mpmath.exp(mpmath.mpf(eps0)))
+        q, ee = 1 - p, mpmath.exp(mpmath.mpf(eps))
+        best = mpmath.mpf(0)
+        for r in (p, q):                      # the other's probability to report 1
+            S = [1 - r, r]
+            P = [q * (S[k - 1] if k else 0) + p * (S[k] if k < 2 else 0) for k in range(3)]
+            Q = [p * (S[k - 1] if k else 0) + q * (S[k] if k < 2 else 0) for k in range(3)]
+            best = max(best, mpmath.fsum(max(u - ee * v, 0) for u, v in zip(P, Q)))
+        return best
+
+
+@pytest.mark.parametrize("eps0,eps", [(1e-17, 0.0), (1e-300, 0.0), (5.194028862734125, 5.19402886),
+                                      (5.194028862734125, 5.1940288627341245), (1e-6, 9.99999e-7),
+                                      (0.7, 0.69999999999)])
+def test_exact_randomization_near_the_zero_point(eps0, eps):
+    """p = 1/(1+e^eps0) is carried exactly: no cancellation near eps0, no
+    spurious zero for tiny eps0 (delta(0) = tanh(eps0 / 2) at n = 1)."""
+    curve = randomized_response(2, eps0)
+    for fn in (curve.log_delta, curve.log_delta_plus, curve.log_delta_minus):
+        assert_matches(fn(eps), _two_users_delta(eps0, eps), what=f"eps0={eps0} eps={eps}")
+
+
+@pytest.mark.parametrize("n,eps0", [(1, 5.194028862734125), (19, 1e-6), (2, 1e-17), (40, 3.3)])
+def test_zero_point_is_eps0_exactly(n, eps0):
+    curve = randomized_response(n, eps0)
+    for direction in ("plus", "minus", "max"):
+        assert curve.epsilon(0.0, direction=direction) == eps0
+    assert curve.delta(eps0) == 0.0 and curve.delta_plus(eps0) == 0.0
+    assert curve.delta_minus(eps0) == 0.0 and curve.delta(np.nextafter(eps0, 0)) > 0.0
 
 
 def test_zero_from_eps0_and_single_user():

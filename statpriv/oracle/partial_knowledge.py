@@ -8,6 +8,8 @@ summed over every outcome in both directions.  The worst case is the max over
 every vertex and both directions: nothing is pruned and no symmetry is used.
 The blanket sum is summed over every b.
 """
+import math
+
 import mpmath
 from mpmath import mp, mpf
 
@@ -51,20 +53,39 @@ def _q_pair(rr, p):
     return (1 - mpf(p), mpf(p)) if rr else (mpf(1), mpf(0))
 
 
+def _flip(rr, p):
+    """The records' flip probability at the current precision: p, or with
+    rr = eps0 (a number, not True) 1 / (1 + e^eps0) from eps0 itself."""
+    if rr is True or not rr:
+        return mpf(p)
+    return 1 / (1 + mpmath.exp(mpf(rr)))
+
+
+def _rr_dps(rr, dps):
+    """Digits to resolve p = 1/2 - eps0/4 + ... next to 1/2 (rr = eps0 < 1)."""
+    if rr is True or not rr or rr >= 1.0:
+        return dps
+    return dps + int(-math.log10(rr)) + 2
+
+
 def vertex_delta(N, a, p, eps_list, direction="max", rr=False, dps=50):
     """delta at vertex a: shift target, or (rr) randomized response whose
-    reports flip with probability p (the target's too)."""
+    reports flip with probability p (the target's too; rr = eps0: the flip
+    probability 1 / (1 + e^eps0), p ignored)."""
     _guard(N * N + 4.0 * N * len(eps_list), None, "partial knowledge (one vertex)")
-    with mp.workdps(dps):
+    with mp.workdps(_rr_dps(rr, dps)):
+        p = _flip(rr, p)
         q1, q0 = _q_pair(rr, p)
         P, Q = vertex_laws(N, a, p, q1, q0)
         return _directional(P, Q, [mpf(e) for e in eps_list], direction)
 
 
 def worst_case_delta(N, p, eps_list, direction="max", rr=False, dps=50):
-    """max over every vertex a = 0..N of delta_a (both directions as asked)."""
+    """max over every vertex a = 0..N of delta_a (both directions as asked;
+    rr as in vertex_delta)."""
     _guard((N + 1) * (N * N / 2 + 4.0 * N * len(eps_list)), None, "partial knowledge worst case")
-    with mp.workdps(dps):
+    with mp.workdps(_rr_dps(rr, dps)):
+        p = _flip(rr, p)
         q1, q0 = _q_pair(rr, p)
         best = [mpf(0)] * len(eps_list)
         for a in range(N + 1):

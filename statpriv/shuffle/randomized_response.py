@@ -17,7 +17,10 @@ partial-knowledge vertex machinery with the target's report pair
 (Bernoulli(1 - p), Bernoulli(p)) instead of a shift (statpriv._vertices,
 csrc/partial_knowledge.h): every vertex on its whole support up to 1000
 others, else branch and bound over ranges of inputs that closes to the exact
-maximum.  delta = 0 exactly from eps = eps0 on (P/Q <= e^eps0 atom by atom).
+maximum.  delta = 0 exactly from eps = eps0 on (P/Q <= e^eps0 atom by atom),
+and epsilon(0) = eps0.  The randomization is carried exactly from eps0
+(p and 1 - p each in extended precision, the target's coefficients from
+eps -+ eps0), not from p rounded to a float.
 """
 import math
 
@@ -42,12 +45,14 @@ def randomized_response(n, eps0):
     """
     n = _validate.count("n", n, low=1)
     eps0 = _validate.real("eps0", eps0, low=0.0, high=MAX_EPS0, low_open=True)
-    p = 1.0 / (1.0 + math.exp(eps0))          # the flip probability, taken as exact
+    # the flip probability 1 / (1 + e^eps0) rounded, for the work estimates
+    # only: the kernel and the reference carry it exactly from eps0
+    p = 1.0 / (1.0 + math.exp(eps0))
     N = n - 1
 
     def ref(eps, direction):
-        return oracle.worst_case_delta(N, p, eps, direction, rr=True)
+        return oracle.worst_case_delta(N, p, eps, direction, rr=eps0)
 
     return _vertices.worst_case_curve(N, p, ref,
                                       f"shuffled randomized response n={n}, eps0={eps0}",
-                                      rr=True)
+                                      rr=eps0)
