@@ -348,14 +348,41 @@ def _curve(pld, curves, times, description):
 
 # -- exact product of two PLDs -------------------------------------------------
 
+# Product atoms (n_a n_b) up to which the exact product PLD is built as one
+# PLDSide (sorted losses l_i + l_j and suffix sums, ~130 bytes per atom); above
+# it delta is the outer sum over the smaller side.
+EXACT_PRODUCT_ATOMS = 1 << 20
+
+
+def _product_side(a, b):
+    """The exact product of two PLDSides: a PLDSide with the atoms (l_i + l_j,
+    p_i q_j) of their evaluation arrays (tails at their loss bounds) in extended
+    precision, and the mass at +inf sum_i p_i c_b + c_a (T_b + e_b) (c: the +inf,
+    unbounded-tail and extra masses, T the total mass); delta(eps) is then the
+    PLDSide's O(log atoms) suffix-sum query and epsilon(delta) its closed-form
+    inverse on the loss interval found by binary search."""
+    la, pa, lb, pb = a._eval_losses, a._eval_probs, b._eval_losses, b._eval_probs
+    losses = (la[:, None] + lb[None, :]).ravel()
+    with np.errstate(under="ignore"):
+        probs = (pa[:, None] * pb[None, :]).ravel()
+    const = (np.sum(pa, dtype=np.longdouble) * b._const
+             + a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass)))
+    return _pld.PLDSide(losses, probs, 0.0, tail_mass=np.longdouble(const), tail_loss=math.inf)
+
+
 class _ProductSide:
-    """delta of the product of two PLDSides: sum_i p_i delta_b(eps - l_i) + const_a T_b."""
+    """delta of the product of two large PLDSides: sum_i p_i delta_b(eps - l_i) + const,
+    the shifts eps - l_i in extended precision."""
 
     def __init__(self, a, b):
         if a._eval_losses.size > b._eval_losses.size:
             a, b = b, a                       # the outer sum over the smaller side
         self.a, self.b = a, b
-        self.const = a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass))
+        self.const = (np.sum(a._eval_probs, dtype=np.longdouble) * b._const
+                      + a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass)))
+        la, lb = a._eval_losses, b._eval_losses
+        # the largest finite loss: delta = const beyond it
+        self.top = la[-1] + lb[-1] if la.size and lb.size else None
 
     def _delta_ld(self, eps):
         eps = np.asarray(eps, dtype=np.float64)
@@ -364,38 +391,54 @@ class _ProductSide:
         res = out.reshape(-1)
         la, pa = self.a._eval_losses, self.a._eval_probs
         for k, e in enumerate(flat):          # a loop over eps values, not atoms
-            shifted = (np.longdouble(e) - la).astype(np.float64)
             if not math.isfinite(e):
                 shifted = np.full(la.size, e)
+            else:
+                shifted = np.longdouble(e) - la
             res[k] = np.sum(pa * self.b._delta_ld(shifted)) + self.const
-        return out
+        return np.minimum(out, np.longdouble(1.0))
 
     def _log_delta(self, eps):
         with np.errstate(divide="ignore"):
             return np.log(self._delta_ld(eps)).astype(np.float64)
 
     def _epsilon(self, log_target):
-        """Bisection on float eps: the smallest eps with delta(eps) <= target."""
+        """The smallest float eps with delta(eps) <= target: inf below the mass at
+        +inf, the largest finite loss (rounded up) where the target is that mass,
+        else a bisection of at most 2100 steps between -1100 - 2 * span and the
+        largest loss (delta > 0 there only through atoms below it)."""
         target = np.exp(np.asarray(log_target, dtype=np.longdouble))
         out = np.empty(target.shape)
-        la, lb = self.a._eval_losses, self.b._eval_losses
-        top = float(la[-1] + lb[-1]) if la.size and lb.size else 0.0
+        floor = min(self.const, np.longdouble(1.0))
         for k, t in enumerate(target.ravel()):
-            if t < min(self.const, 1.0):
+            if t < floor:
                 out.flat[k] = math.inf
                 continue
-            lo, hi = -1.0, max(top, 0.0) + 1.0
-            while self._delta_ld(lo)[()] <= t and lo > -1e6:
-                lo *= 2.0
-            while self._delta_ld(hi)[()] > t:
-                hi = 2.0 * hi + 1.0
-            for _ in range(200):
+            if self.top is None:
+                out.flat[k] = -math.inf
+                continue
+            top = _ceil_float(self.top)
+            if t <= floor:
+                out.flat[k] = top
+                continue
+            span = float(self.top - self.a._eval_losses[0] - self.b._eval_losses[0])
+            lo, hi = -1100.0 - 2.0 * span, top
+            if self._delta_ld(lo)[()] <= t:
+                out.flat[k] = -math.inf
+                continue
+            for _ in range(2100):             # float bisection: <= 2100 halvings
                 mid = 0.5 * (lo + hi)
                 if mid in (lo, hi):
                     break
                 lo, hi = (lo, mid) if self._delta_ld(mid)[()] <= t else (mid, hi)
             out.flat[k] = hi
         return out
+
+
+def _ceil_float(x):
+    """The smallest float64 >= the long double x."""
+    f = float(x)
+    return math.nextafter(f, math.inf) if np.longdouble(f) < x else f
 
 
 class _ProductPLD:
@@ -437,8 +480,11 @@ def _compose_exact(curves, times):
                              f"atoms per direction; {c.description} has "
                              f"{max(p.plus.size, p.minus.size)}")
     description = _description(curves, times) + " (exact)"
-    pld = _ProductPLD(_ProductSide(pa.plus, pb.plus), _ProductSide(pa.minus, pb.minus),
-                      description)
+    sides = []
+    for x, y in ((pa.plus, pb.plus), (pa.minus, pb.minus)):
+        small = x._eval_losses.size * y._eval_losses.size <= EXACT_PRODUCT_ATOMS
+        sides.append(_product_side(x, y) if small else _ProductSide(x, y))
+    pld = _ProductPLD(sides[0], sides[1], description)
     return _curve(pld, curves, times, description)
 
 

@@ -101,7 +101,11 @@ class PLDSide:
         self._losses, self._probs = losses[order], probs[order]
         self._losses.flags.writeable = False
         self._probs.flags.writeable = False
-        self.infinity_mass = float(infinity_mass)
+        # a long double where the mass is below the float64 range (Q = 0 < P on
+        # an atom of mass e^-5000 still makes delta > 0 at every eps)
+        self.infinity_mass = (infinity_mass if isinstance(infinity_mass, _LD)
+                              and float(infinity_mass) == 0.0 < infinity_mass
+                              else float(infinity_mass))
         self.tail_mass = tail_mass if isinstance(tail_mass, _LD) else float(tail_mass)
         self.tail_loss = float(tail_loss)
         self.extra_mass = float(extra_mass)
@@ -130,24 +134,25 @@ class PLDSide:
 
     def total_mass(self):
         """sum p_i + infinity_mass + tail_mass (1 up to rounding and the tail bound)."""
-        return float(np.sum(self._probs)) + self.infinity_mass + float(self.tail_mass)
+        return float(np.sum(self._probs)) + float(self.infinity_mass) + float(self.tail_mass)
 
     def __repr__(self):
-        return (f"<PLDSide {self.size} atoms, infinity_mass={self.infinity_mass:.3g}, "
+        return (f"<PLDSide {self.size} atoms, infinity_mass={_fmt_mass(self.infinity_mass)}, "
                 f"tail_mass={_fmt_mass(self.tail_mass)}>")
 
     def _delta_ld(self, eps):
-        """delta at an array of eps (float64), extended precision."""
-        eps = np.asarray(eps, dtype=np.float64)
+        """delta at an array of eps (float64, or long double shifts), extended precision."""
+        eps = np.asarray(eps)
+        eps = eps.astype(_LD if eps.dtype == _LD else np.float64).astype(_LD)
         n = self._eval_losses.size
         out = np.full(eps.shape, self._const, dtype=_LD)
         if n == 0:
             return np.minimum(out, _LD(1.0))
-        j = np.searchsorted(self._eval_losses, eps.astype(_LD), side="right")
+        j = np.searchsorted(self._eval_losses, eps, side="right")
         inside = j < n
         jj = j[inside]
-        with np.errstate(over="ignore"):
-            gap = eps[inside].astype(_LD) - self._eval_losses[jj]
+        with np.errstate(over="ignore", invalid="ignore"):
+            gap = eps[inside] - self._eval_losses[jj]
             out[inside] += self._d[jj] - np.expm1(gap) * self._w[jj]
         return np.minimum(out, _LD(1.0))        # bounds may add up past 1; delta <= 1
 
@@ -174,6 +179,9 @@ class PLDSide:
         if j == len(losses):
             return min(const, 1.0)
         gap = e - losses[j]
+        if gap > -1e-3 * (1.0 + abs(e)):
+            # near an atom the float64-rounded loss would cost relative accuracy
+            return float(self._delta_ld(np.array([e]))[0])
         value = d[j] - math.expm1(gap) * w[j] if gap > -745.0 else d[j] + w[j]
         return min(value + const, 1.0)
 
@@ -195,14 +203,19 @@ class PLDSide:
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = (t - self._values[j]) / self._w[j]
             eps = self._eval_losses[j] + np.log1p(-np.minimum(frac, _LD(1.0)))
-        eps = eps.astype(np.float64)
-        eps = np.where(np.isnan(eps), -np.inf, eps)
+        eps = np.where(np.isnan(eps), _LD(-np.inf), eps)
+        rounded = eps.astype(np.float64)                  # rounded UP to a float
+        up = np.isfinite(rounded) & (rounded.astype(_LD) < eps)
+        rounded[up] = np.nextafter(rounded[up], np.inf)
+        eps = rounded
         # round up until the evaluated delta is at or below the target
         for _ in range(8):
-            bad = np.isfinite(eps) & (self._delta_ld(eps) > t)
+            # (a margin of 1e-15: the float64 query path rounds differently)
+            bad = np.isfinite(eps) & (self._delta_ld(eps) > t * _LD(1 - 1e-15))
             if not bad.any():
                 break
-            eps[bad] = np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
+            eps[bad] = np.nextafter(eps[bad], np.inf) if _ < 2 else \
+                np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
         out[active] = eps
         return out
 
@@ -334,7 +347,7 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound):
     at_inf = live & np.isposinf(loss)
     finite = live & np.isfinite(loss) & ~at_inf
     probs = np.exp(log_a[finite])
-    inf_mass = float(np.sum(np.exp(log_a[at_inf]))) if at_inf.any() else 0.0
+    inf_mass = np.sum(np.exp(log_a[at_inf]), dtype=_LD) if at_inf.any() else 0.0
     return PLDSide(loss[finite], probs, inf_mass, _mass_bound(log_rest), loss_bound)
 
 
