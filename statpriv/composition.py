@@ -352,6 +352,9 @@ def _curve(pld, curves, times, description):
 # PLDSide (sorted losses l_i + l_j and suffix sums, ~130 bytes per atom); above
 # it delta is the outer sum over the smaller side.
 EXACT_PRODUCT_ATOMS = 1 << 20
+# two units in the last place of a long double (relative): the rounding up of a
+# product loss l_i + l_j (see _product_side)
+_LD_ULP = 2.0 * float(np.finfo(np.longdouble).eps)
 
 
 def _product_side(a, b):
@@ -362,7 +365,13 @@ def _product_side(a, b):
     PLDSide's O(log atoms) suffix-sum query and epsilon(delta) its closed-form
     inverse on the loss interval found by binary search."""
     la, pa, lb, pb = a._eval_losses, a._eval_probs, b._eval_losses, b._eval_probs
-    losses = (la[:, None] + lb[None, :]).ravel()
+    # each part's loss is accurate to about one unit in the last place of the long
+    # double; their sum is rounded UP by that much (delta is non-decreasing in the
+    # losses), so that near the zero point, where delta ~ p (l - eps) and the
+    # gap l - eps is a few float64 ulps, the loss error cannot make it an
+    # under-report.
+    slack = _LD_ULP * (np.abs(la)[:, None] + np.abs(lb)[None, :])
+    losses = (la[:, None] + lb[None, :] + slack).ravel()
     with np.errstate(under="ignore"):
         probs = (pa[:, None] * pb[None, :]).ravel()
     const = (np.sum(pa, dtype=np.longdouble) * b._const
