@@ -355,6 +355,9 @@ EXACT_PRODUCT_ATOMS = 1 << 20
 # two units in the last place of a long double (relative): the rounding up of a
 # product loss l_i + l_j (see _product_side)
 _LD_ULP = 2.0 * float(np.finfo(np.longdouble).eps)
+# the same where the parts give their losses as hi + lo (closed forms refined
+# beyond long double, ~1e-30 relative)
+_DD_REL = 4e-30
 
 
 def _product_side(a, b):
@@ -365,18 +368,27 @@ def _product_side(a, b):
     PLDSide's O(log atoms) suffix-sum query and epsilon(delta) its closed-form
     inverse on the loss interval found by binary search."""
     la, pa, lb, pb = a._eval_losses, a._eval_probs, b._eval_losses, b._eval_probs
-    # each part's loss is accurate to about one unit in the last place of the long
-    # double; their sum is rounded UP by that much (delta is non-decreasing in the
-    # losses), so that near the zero point, where delta ~ p (l - eps) and the
-    # gap l - eps is a few float64 ulps, the loss error cannot make it an
-    # under-report.
-    slack = _LD_ULP * (np.abs(la)[:, None] + np.abs(lb)[None, :])
-    losses = (la[:, None] + lb[None, :] + slack).ravel()
+    x, y = la[:, None], lb[None, :]
+    with np.errstate(invalid="ignore"):
+        hi = x + y                                  # two-sum: x + y = hi + err exactly
+        yy = hi - x
+        err = (x - (hi - yy)) + (y - yy)
+        lo = err + a._eval_lo[:, None] + b._eval_lo[None, :]
+    # delta is non-decreasing in the losses: each sum is rounded UP by a bound on
+    # the parts' loss errors relative to |l_i| + |l_j| (two long-double ulps
+    # where a part has no low parts, 4e-30 where it has them), so that near the
+    # zero point, where delta ~ p (l - eps) and l - eps is a few float64 ulps,
+    # the loss error cannot make an under-report.
+    rel_a = _DD_REL if a._lo is not None else _LD_ULP
+    rel_b = _DD_REL if b._lo is not None else _LD_ULP
+    lo = lo + (rel_a * np.abs(x) + rel_b * np.abs(y))
+    losses, losses_lo = hi.ravel(), lo.ravel()
     with np.errstate(under="ignore"):
         probs = (pa[:, None] * pb[None, :]).ravel()
     const = (np.sum(pa, dtype=np.longdouble) * b._const
              + a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass)))
-    return _pld.PLDSide(losses, probs, 0.0, tail_mass=np.longdouble(const), tail_loss=math.inf)
+    return _pld.PLDSide(losses, probs, 0.0, tail_mass=np.longdouble(const), tail_loss=math.inf,
+                        losses_lo=losses_lo)
 
 
 class _ProductSide:

@@ -51,7 +51,8 @@ _DIRECTIONS = ("plus", "minus", "max")
 
 
 class DiscreteLaws(collections.namedtuple(
-        "DiscreteLaws", "log_p log_q loss log_rest_p log_rest_q loss_max loss_min")):
+        "DiscreteLaws", "log_p log_q loss log_rest_p log_rest_q loss_max loss_min loss_lo",
+        defaults=(None,))):
     """The generic hook behind ``PrivacyCurve.privacy_loss_distribution``.
 
     log_p, log_q: ln P(x), ln Q(x) on the atoms (any order, extended
@@ -59,7 +60,9 @@ class DiscreteLaws(collections.namedtuple(
     precision) or None to take log_p - log_q; log_rest_p, log_rest_q: ln of
     bounds on the P and Q mass outside the arrays (-inf: none); loss_max,
     loss_min: bounds on ln P/Q over the whole support (+-inf: unknown), used
-    as the losses of the rest.
+    as the losses of the rest; loss_lo (optional, None: unknown): the low
+    parts, ln P/Q = loss + loss_lo far beyond long double where the curve has
+    them (near the zero point delta ~ P(x) (loss - eps) needs them).
     """
     __slots__ = ()
 
@@ -93,12 +96,14 @@ class PLDSide:
     """
 
     def __init__(self, losses, probs, infinity_mass=0.0, tail_mass=0.0, tail_loss=math.inf,
-                 extra_mass=0.0):
+                 extra_mass=0.0, losses_lo=None):
         losses, probs = _ld(losses), _ld(probs)
         keep = probs > 0
         losses, probs = losses[keep], probs[keep]
         order = np.argsort(losses, kind="stable")
         self._losses, self._probs = losses[order], probs[order]
+        # low parts: the loss of atom i is losses[i] + losses_lo[i] (None: unknown)
+        self._lo = None if losses_lo is None else _ld(losses_lo)[keep][order]
         self._losses.flags.writeable = False
         self._probs.flags.writeable = False
         # a long double where the mass is below the float64 range (Q = 0 < P on
@@ -111,16 +116,18 @@ class PLDSide:
         self.extra_mass = float(extra_mass)
         # evaluation arrays: the tail as one more atom (or at +inf)
         l_eval, p_eval = self._losses, self._probs
+        lo_eval = np.zeros(l_eval.size, dtype=_LD) if self._lo is None else self._lo
         const = _LD(self.infinity_mass) + _LD(self.extra_mass)
         if self.tail_mass > 0.0:
             if math.isfinite(self.tail_loss):
                 at = np.searchsorted(l_eval, _LD(self.tail_loss))
                 l_eval = np.insert(l_eval, at, _LD(self.tail_loss))
                 p_eval = np.insert(p_eval, at, _LD(self.tail_mass))
+                lo_eval = np.insert(lo_eval, at, _LD(0.0))
             else:
                 const += _LD(self.tail_mass)
         self._const = const
-        self._eval_losses, self._eval_probs = l_eval, p_eval
+        self._eval_losses, self._eval_probs, self._eval_lo = l_eval, p_eval, lo_eval
         self._w, self._d = _suffix_sums(l_eval, p_eval)
         self._values = self._d + const          # delta at eps = l_j (decreasing in j)
 
@@ -149,10 +156,15 @@ class PLDSide:
         if n == 0:
             return np.minimum(out, _LD(1.0))
         j = np.searchsorted(self._eval_losses, eps, side="right")
+        # an eps between l_{j-1} and l_{j-1} + lo_{j-1} is still below that atom
+        prev = np.maximum(j - 1, 0)
+        with np.errstate(invalid="ignore"):
+            j = np.where((j > 0) & (eps - self._eval_losses[prev] < self._eval_lo[prev]),
+                         j - 1, j)
         inside = j < n
         jj = j[inside]
         with np.errstate(over="ignore", invalid="ignore"):
-            gap = eps[inside] - self._eval_losses[jj]
+            gap = (eps[inside] - self._eval_losses[jj]) - self._eval_lo[jj]
             out[inside] += self._d[jj] - np.expm1(gap) * self._w[jj]
         return np.minimum(out, _LD(1.0))        # bounds may add up past 1; delta <= 1
 
@@ -205,7 +217,8 @@ class PLDSide:
             eps = self._eval_losses[j] + np.log1p(-np.minimum(frac, _LD(1.0)))
         eps = np.where(np.isnan(eps), _LD(-np.inf), eps)
         rounded = eps.astype(np.float64)                  # rounded UP to a float
-        up = np.isfinite(rounded) & (rounded.astype(_LD) < eps)
+        with np.errstate(invalid="ignore"):
+            up = np.isfinite(rounded) & ((eps - rounded.astype(_LD)) + self._eval_lo[j] > 0)
         rounded[up] = np.nextafter(rounded[up], np.inf)
         eps = rounded
         # round up until the evaluated delta is at or below the target
@@ -336,8 +349,9 @@ class PrivacyLossDistribution:
 
 # -- constructors ------------------------------------------------------------
 
-def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound):
-    """The PLDSide of L = ln A/B under A from aligned log pmfs (extended precision)."""
+def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound, loss_lo=None):
+    """The PLDSide of L = ln A/B under A from aligned log pmfs (extended precision;
+    loss + loss_lo where the low parts are known)."""
     log_a, log_b = _ld(log_a), _ld(log_b)
     if loss is None:
         with np.errstate(invalid="ignore"):
@@ -348,7 +362,9 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound):
     finite = live & np.isfinite(loss) & ~at_inf
     probs = np.exp(log_a[finite])
     inf_mass = np.sum(np.exp(log_a[at_inf]), dtype=_LD) if at_inf.any() else 0.0
-    return PLDSide(loss[finite], probs, inf_mass, _mass_bound(log_rest), loss_bound)
+    lo = None if loss_lo is None else _ld(loss_lo)[finite]
+    return PLDSide(loss[finite], probs, inf_mass, _mass_bound(log_rest), loss_bound,
+                   losses_lo=lo)
 
 
 def _mass_bound(log_mass):
@@ -365,9 +381,10 @@ def _mass_bound(log_mass):
 def from_laws(laws, description="privacy-loss distribution"):
     """The exact PLD of a DiscreteLaws (both directions)."""
     loss = None if laws.loss is None else _ld(laws.loss)
-    plus = _side_from_logs(laws.log_p, laws.log_q, loss, laws.log_rest_p, laws.loss_max)
+    lo = None if laws.loss is None or laws.loss_lo is None else _ld(laws.loss_lo)
+    plus = _side_from_logs(laws.log_p, laws.log_q, loss, laws.log_rest_p, laws.loss_max, lo)
     minus = _side_from_logs(laws.log_q, laws.log_p, None if loss is None else -loss,
-                            laws.log_rest_q, -laws.loss_min)
+                            laws.log_rest_q, -laws.loss_min, None if lo is None else -lo)
     return PrivacyLossDistribution(plus, minus, exact=True, description=description)
 
 
