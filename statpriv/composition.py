@@ -358,6 +358,7 @@ _LD_ULP = 2.0 * float(np.finfo(np.longdouble).eps)
 # the same where the parts give their losses as hi + lo (closed forms refined
 # beyond long double, ~1e-30 relative)
 _DD_REL = 4e-30
+_LD_TINY = np.finfo(np.longdouble).smallest_subnormal
 
 
 def _product_side(a, b):
@@ -385,8 +386,14 @@ def _product_side(a, b):
     losses, losses_lo = hi.ravel(), lo.ravel()
     with np.errstate(under="ignore"):
         probs = (pa[:, None] * pb[None, :]).ravel()
-    const = (np.sum(pa, dtype=np.longdouble) * b._const
-             + a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass)))
+        # a product below the long double range (e^-11400) is kept at the smallest
+        # positive long double: an over-report there, never a lost atom
+        probs[probs == 0] = _LD_TINY            # (the parts' probabilities are > 0)
+        const = (np.sum(pa, dtype=np.longdouble) * b._const
+                 + a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass)))
+        if const == 0 and ((a._const > 0 and b.total_mass() > 0)
+                           or (b._const > 0 and pa.size > 0)):
+            const = _LD_TINY
     return _pld.PLDSide(losses, probs, 0.0, tail_mass=np.longdouble(const), tail_loss=math.inf,
                         losses_lo=losses_lo)
 

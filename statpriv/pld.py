@@ -166,6 +166,8 @@ class PLDSide:
         with np.errstate(over="ignore", invalid="ignore"):
             gap = (eps[inside] - self._eval_losses[jj]) - self._eval_lo[jj]
             out[inside] += self._d[jj] - np.expm1(gap) * self._w[jj]
+        # an atom above eps: delta > 0 even where it underflows the long double
+        out[inside & (out <= 0)] = np.finfo(_LD).smallest_subnormal
         return np.minimum(out, _LD(1.0))        # bounds may add up past 1; delta <= 1
 
     def delta(self, eps):
@@ -211,9 +213,11 @@ class PLDSide:
         # first j with delta(l_j) = values[j] <= t (values decrease; values[n-1] = const)
         j = np.searchsorted(-self._values, -t, side="left")
         j = np.minimum(j, n - 1)
+        j[t <= self._const] = n - 1      # delta = const only from the largest loss on
         # on (l_{j-1}, l_j]: delta = D_j + (1 - e^(eps - l_j)) W_j + const = t
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = (t - self._values[j]) / self._w[j]
+            frac[t <= self._const] = 0.0     # (w may underflow there)
             eps = self._eval_losses[j] + np.log1p(-np.minimum(frac, _LD(1.0)))
         eps = np.where(np.isnan(eps), _LD(-np.inf), eps)
         rounded = eps.astype(np.float64)                  # rounded UP to a float
@@ -360,8 +364,12 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound, loss_lo=None):
     live = np.isfinite(log_a)
     at_inf = live & np.isposinf(loss)
     finite = live & np.isfinite(loss) & ~at_inf
-    probs = np.exp(log_a[finite])
-    inf_mass = np.sum(np.exp(log_a[at_inf]), dtype=_LD) if at_inf.any() else 0.0
+    with np.errstate(under="ignore"):
+        # an atom below the long double range (e^-11400) is kept at the smallest
+        # positive long double (an over-report there), never dropped
+        probs = np.maximum(np.exp(log_a[finite]), np.finfo(_LD).smallest_subnormal)
+    inf_mass = max(np.sum(np.exp(log_a[at_inf]), dtype=_LD),
+                   np.finfo(_LD).smallest_subnormal) if at_inf.any() else 0.0
     lo = None if loss_lo is None else _ld(loss_lo)[finite]
     return PLDSide(loss[finite], probs, inf_mass, _mass_bound(log_rest), loss_bound,
                    losses_lo=lo)

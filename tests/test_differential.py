@@ -48,8 +48,6 @@ OPEN_NEW_KINDS = {
     "shuffle_clones": "under-reports ~2% at eps0 = 1e-17 (n = 41)",
     "shuffle_rr": "p = 1/(1+e^eps0) rounded to a float: delta 0 where > 0 (eps0 = 1e-17), "
                   "rel errors ~1e-9 near eps0, zero point 1 ulp off",
-    "compose_exact": "epsilon(d, direction='minus'/'max') hangs where the answer is inf; "
-                     "cancellation near zero points; finite eps0 where it is inf (1e-300^2)",
     "thr_passive": "oracle limitation: atom differences below ~1e-70 relative read as 0",
     "pk_bracket": "attained ~5e-12 relative above the brute force of its vertex (delta ~ 1)",
 }
