@@ -23,9 +23,17 @@ likewise delta_minus.  This module gives
   delta_grid(eps + k h) - moved - round-off and delta_grid(eps): the curve
   reports that bracket (``delta_bounds``).
 * ``compose(a, b, exact=True)``: the product PLD without a grid, for two
-  curves with at most EXACT_MAX_ATOMS atoms per direction: delta(eps) =
-  sum_i p_i delta_b(eps - l_i) (+ the +inf masses), each inner sum an O(1)
-  suffix-sum query -- the oracle of the grid path.
+  curves with at most EXACT_MAX_ATOMS atoms per direction.  Up to
+  EXACT_PRODUCT_ATOMS pairs it is one sorted PLDSide with the atoms
+  (l_i + l_j, p_i q_j): each loss a two-sum hi + lo carrying the parts' low
+  parts (near the zero point delta ~ p (l - eps) with l - eps a few float64
+  ulps), rounded up by a bound on the parts' loss errors; delta(eps) is an
+  O(log atoms) suffix-sum query and epsilon(delta) its closed-form inverse on
+  the loss interval found by binary search (epsilon(0): the largest finite
+  loss rounded up, inf with mass at +inf).  Larger products evaluate
+  delta(eps) = sum_i p_i delta_b(eps - l_i) (+ the +inf masses), the shifts in
+  extended precision, and invert it by a bounded float bisection -- the oracle
+  of the grid path.
 * ``basic_composition`` (sum eps, sum delta) and the bounded-dependency
   composition of Thm. 6 of the same paper (``bounded_dependency_composition``).
 """
