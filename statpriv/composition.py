@@ -414,8 +414,10 @@ class _ProductSide:
         if a._eval_losses.size > b._eval_losses.size:
             a, b = b, a                       # the outer sum over the smaller side
         self.a, self.b = a, b
-        self.const = (np.sum(a._eval_probs, dtype=np.longdouble) * b._const
-                      + a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass)))
+        # (b's own constant is inside each b._delta_ld term)
+        self.const = a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass))
+        # delta's floor (eps -> inf): also sum_i p_i c_b
+        self.floor = self.const + np.sum(a._eval_probs, dtype=np.longdouble) * b._const
         la, lb = a._eval_losses, b._eval_losses
         # the largest finite loss: delta = const beyond it
         self.top = la[-1] + lb[-1] if la.size and lb.size else None
@@ -445,7 +447,7 @@ class _ProductSide:
         largest loss (delta > 0 there only through atoms below it)."""
         target = np.exp(np.asarray(log_target, dtype=np.longdouble))
         out = np.empty(target.shape)
-        floor = min(self.const, np.longdouble(1.0))
+        floor = min(self.floor, np.longdouble(1.0))
         for k, t in enumerate(target.ravel()):
             if t < floor:
                 out.flat[k] = math.inf
