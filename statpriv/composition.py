@@ -378,10 +378,8 @@ def _product_side(a, b):
     inverse on the loss interval found by binary search."""
     la, pa, lb, pb = a._eval_losses, a._eval_probs, b._eval_losses, b._eval_probs
     x, y = la[:, None], lb[None, :]
+    hi, err = _two_sum(x, y)
     with np.errstate(invalid="ignore"):
-        hi = x + y                                  # two-sum: x + y = hi + err exactly
-        yy = hi - x
-        err = (x - (hi - yy)) + (y - yy)
         lo = err + a._eval_lo[:, None] + b._eval_lo[None, :]
     # delta is non-decreasing in the losses: each sum is rounded UP by a bound on
     # the parts' loss errors relative to |l_i| + |l_j| (two long-double ulps
@@ -418,9 +416,15 @@ class _ProductSide:
         self.const = a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass))
         # delta's floor (eps -> inf): also sum_i p_i c_b
         self.floor = self.const + np.sum(a._eval_probs, dtype=np.longdouble) * b._const
+        self.rel_a = _DD_REL if a._lo is not None else _LD_ULP
+        self.rel_b = _DD_REL if b._lo is not None else _LD_ULP
         la, lb = a._eval_losses, b._eval_losses
         # the largest finite loss: delta = const beyond it
-        self.top = la[-1] + lb[-1] if la.size and lb.size else None
+        self.top = None
+        if la.size and lb.size:                  # its low part, rounded up
+            self.top, err = _two_sum(la[-1], lb[-1])
+            self.top_lo = (err + a._eval_lo[-1] + b._eval_lo[-1]
+                           + self.rel_a * abs(la[-1]) + self.rel_b * abs(lb[-1]))
 
     def _delta_ld(self, eps):
         eps = np.asarray(eps, dtype=np.float64)
@@ -432,7 +436,11 @@ class _ProductSide:
             if not math.isfinite(e):
                 shifted = np.full(la.size, e)
             else:
-                shifted = np.longdouble(e) - la
+                # eps - l_i - lo_i, lowered by the loss error bound (see _product_side)
+                # and by the rounding of the long double shift itself (two ulps)
+                shifted = (np.longdouble(e) - la) - self.a._eval_lo
+                shifted = shifted - (self.rel_a * np.abs(la)
+                                     + (self.rel_b + _LD_ULP) * np.abs(shifted))
             res[k] = np.sum(pa * self.b._delta_ld(shifted)) + self.const
         return np.minimum(out, np.longdouble(1.0))
 
@@ -455,7 +463,7 @@ class _ProductSide:
             if self.top is None:
                 out.flat[k] = -math.inf
                 continue
-            top = _ceil_float(self.top)
+            top = _ceil_float(self.top, self.top_lo)
             if t <= floor:
                 out.flat[k] = top
                 continue
@@ -473,10 +481,18 @@ class _ProductSide:
         return out
 
 
-def _ceil_float(x):
-    """The smallest float64 >= the long double x."""
-    f = float(x)
-    return math.nextafter(f, math.inf) if np.longdouble(f) < x else f
+def _ceil_float(hi, lo):
+    """The smallest float64 >= the unevaluated long double sum hi + lo."""
+    f = float(hi + lo)
+    return math.nextafter(f, math.inf) if (hi - np.longdouble(f)) + lo > 0 else f
+
+
+def _two_sum(x, y):
+    """(hi, err) with x + y = hi + err exactly (Knuth's two-sum, long double)."""
+    with np.errstate(invalid="ignore"):
+        hi = x + y
+        yy = hi - x
+        return hi, (x - (hi - yy)) + (y - yy)
 
 
 class _ProductPLD:
