@@ -256,3 +256,23 @@ def test_exact_product_near_its_zero_point(build, parts):
             ours = curve.log_delta_plus(e)
             err = math.expm1(float(mpmath.mpf(ours) - mpmath.log(truth)))
             assert -1e-12 <= err <= 1e-12, (k, e, err)
+
+
+def test_exact_product_large_path_agrees_with_the_materialized_one(monkeypatch):
+    from statpriv import composition
+    a, b = statpriv.counting(60, 0.5), statpriv.counting(40, 0.3)
+    small = statpriv.compose(a, b, exact=True)
+    monkeypatch.setattr(composition, "EXACT_PRODUCT_ATOMS", 10)
+    large = statpriv.compose(a, b, exact=True)
+    assert type(large._pld.plus).__name__ == "_ProductSide"
+    eps = [0.0, 0.1, 0.7, 3.0]
+    for direction in ("plus", "minus"):
+        want = np.array([float(x) for x in oracle.composed_delta(
+            [(x.log_p, x.log_q) for x in (a.log_pmfs(), b.log_pmfs())], eps, direction)])
+        for c in (small, large):
+            got = c.delta_plus(eps) if direction == "plus" else c.delta_minus(eps)
+            assert np.all(got >= want * (1 - 1e-12))
+            np.testing.assert_allclose(got, want, rtol=1e-9)
+        for d in (1e-3, 1e-9):
+            e_large, e_small = (c.epsilon(d, direction=direction) for c in (large, small))
+            assert e_large == e_small or abs(e_large - e_small) < 1e-9
