@@ -146,11 +146,15 @@ def _law_source(lp, lq, lr, lr_lo, log_rest_p, log_rest_q, loss_max, loss_min):
     precision; the rest and the bounds on ln P/Q over the full support)."""
     def source():
         from statpriv import pld
-        loss = np.asarray(lr, dtype=np.longdouble)
+        hi = np.asarray(lr, dtype=np.longdouble)
+        loss, loss_lo = hi, None
         if lr_lo is not None:
-            loss = loss + np.asarray(lr_lo, dtype=np.longdouble)
+            lo = np.asarray(lr_lo, dtype=np.longdouble)
+            loss = hi + lo
+            with np.errstate(invalid="ignore"):
+                loss_lo = np.where(np.isfinite(loss), (hi - loss) + lo, 0.0)  # the residual
         return pld.DiscreteLaws(lp, lq, loss, float(log_rest_p), float(log_rest_q),
-                                float(loss_max), float(loss_min))
+                                float(loss_max), float(loss_min), loss_lo)
     return source
 
 

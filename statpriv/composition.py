@@ -23,9 +23,17 @@ likewise delta_minus.  This module gives
   delta_grid(eps + k h) - moved - round-off and delta_grid(eps): the curve
   reports that bracket (``delta_bounds``).
 * ``compose(a, b, exact=True)``: the product PLD without a grid, for two
-  curves with at most EXACT_MAX_ATOMS atoms per direction: delta(eps) =
-  sum_i p_i delta_b(eps - l_i) (+ the +inf masses), each inner sum an O(1)
-  suffix-sum query -- the oracle of the grid path.
+  curves with at most EXACT_MAX_ATOMS atoms per direction.  Up to
+  EXACT_PRODUCT_ATOMS pairs it is one sorted PLDSide with the atoms
+  (l_i + l_j, p_i q_j): each loss a two-sum hi + lo carrying the parts' low
+  parts (near the zero point delta ~ p (l - eps) with l - eps a few float64
+  ulps), rounded up by a bound on the parts' loss errors; delta(eps) is an
+  O(log atoms) suffix-sum query and epsilon(delta) its closed-form inverse on
+  the loss interval found by binary search (epsilon(0): the largest finite
+  loss rounded up, inf with mass at +inf).  Larger products evaluate
+  delta(eps) = sum_i p_i delta_b(eps - l_i) (+ the +inf masses), the shifts in
+  extended precision, and invert it by a bounded float bisection -- the oracle
+  of the grid path.
 * ``basic_composition`` (sum eps, sum delta) and the bounded-dependency
   composition of Thm. 6 of the same paper (``bounded_dependency_composition``).
 """
@@ -348,14 +356,75 @@ def _curve(pld, curves, times, description):
 
 # -- exact product of two PLDs -------------------------------------------------
 
+# Product atoms (n_a n_b) up to which the exact product PLD is built as one
+# PLDSide (sorted losses l_i + l_j and suffix sums, ~130 bytes per atom); above
+# it delta is the outer sum over the smaller side.
+EXACT_PRODUCT_ATOMS = 1 << 20
+# two units in the last place of a long double (relative): the rounding up of a
+# product loss l_i + l_j (see _product_side)
+_LD_ULP = 2.0 * float(np.finfo(np.longdouble).eps)
+# the same where the parts give their losses as hi + lo (closed forms refined
+# beyond long double, ~1e-30 relative)
+_DD_REL = 4e-30
+_LD_TINY = np.finfo(np.longdouble).smallest_subnormal
+
+
+def _product_side(a, b):
+    """The exact product of two PLDSides: a PLDSide with the atoms (l_i + l_j,
+    p_i q_j) of their evaluation arrays (tails at their loss bounds) in extended
+    precision, and the mass at +inf sum_i p_i c_b + c_a (T_b + e_b) (c: the +inf,
+    unbounded-tail and extra masses, T the total mass); delta(eps) is then the
+    PLDSide's O(log atoms) suffix-sum query and epsilon(delta) its closed-form
+    inverse on the loss interval found by binary search."""
+    la, pa, lb, pb = a._eval_losses, a._eval_probs, b._eval_losses, b._eval_probs
+    x, y = la[:, None], lb[None, :]
+    hi, err = _two_sum(x, y)
+    with np.errstate(invalid="ignore"):
+        lo = err + a._eval_lo[:, None] + b._eval_lo[None, :]
+    # delta is non-decreasing in the losses: each sum is rounded UP by a bound on
+    # the parts' loss errors relative to |l_i| + |l_j| (two long-double ulps
+    # where a part has no low parts, 4e-30 where it has them), so that near the
+    # zero point, where delta ~ p (l - eps) and l - eps is a few float64 ulps,
+    # the loss error cannot make an under-report.
+    rel_a = _DD_REL if a._lo is not None else _LD_ULP
+    rel_b = _DD_REL if b._lo is not None else _LD_ULP
+    lo = lo + (rel_a * np.abs(x) + rel_b * np.abs(y))
+    losses, losses_lo = hi.ravel(), lo.ravel()
+    with np.errstate(under="ignore"):
+        probs = (pa[:, None] * pb[None, :]).ravel()
+        # a product below the long double range (e^-11400) is kept at the smallest
+        # positive long double: an over-report there, never a lost atom
+        probs[probs == 0] = _LD_TINY            # (the parts' probabilities are > 0)
+        const = (np.sum(pa, dtype=np.longdouble) * b._const
+                 + a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass)))
+        if const == 0 and ((a._const > 0 and b.total_mass() > 0)
+                           or (b._const > 0 and pa.size > 0)):
+            const = _LD_TINY
+    return _pld.PLDSide(losses, probs, 0.0, tail_mass=np.longdouble(const), tail_loss=math.inf,
+                        losses_lo=losses_lo)
+
+
 class _ProductSide:
-    """delta of the product of two PLDSides: sum_i p_i delta_b(eps - l_i) + const_a T_b."""
+    """delta of the product of two large PLDSides: sum_i p_i delta_b(eps - l_i) + const,
+    the shifts eps - l_i in extended precision."""
 
     def __init__(self, a, b):
         if a._eval_losses.size > b._eval_losses.size:
             a, b = b, a                       # the outer sum over the smaller side
         self.a, self.b = a, b
+        # (b's own constant is inside each b._delta_ld term)
         self.const = a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass))
+        # delta's floor (eps -> inf): also sum_i p_i c_b
+        self.floor = self.const + np.sum(a._eval_probs, dtype=np.longdouble) * b._const
+        self.rel_a = _DD_REL if a._lo is not None else _LD_ULP
+        self.rel_b = _DD_REL if b._lo is not None else _LD_ULP
+        la, lb = a._eval_losses, b._eval_losses
+        # the largest finite loss: delta = const beyond it
+        self.top = None
+        if la.size and lb.size:                  # its low part, rounded up
+            self.top, err = _two_sum(la[-1], lb[-1])
+            self.top_lo = (err + a._eval_lo[-1] + b._eval_lo[-1]
+                           + self.rel_a * abs(la[-1]) + self.rel_b * abs(lb[-1]))
 
     def _delta_ld(self, eps):
         eps = np.asarray(eps, dtype=np.float64)
@@ -364,38 +433,66 @@ class _ProductSide:
         res = out.reshape(-1)
         la, pa = self.a._eval_losses, self.a._eval_probs
         for k, e in enumerate(flat):          # a loop over eps values, not atoms
-            shifted = (np.longdouble(e) - la).astype(np.float64)
             if not math.isfinite(e):
                 shifted = np.full(la.size, e)
+            else:
+                # eps - l_i - lo_i, lowered by the loss error bound (see _product_side)
+                # and by the rounding of the long double shift itself (two ulps)
+                shifted = (np.longdouble(e) - la) - self.a._eval_lo
+                shifted = shifted - (self.rel_a * np.abs(la)
+                                     + (self.rel_b + _LD_ULP) * np.abs(shifted))
             res[k] = np.sum(pa * self.b._delta_ld(shifted)) + self.const
-        return out
+        return np.minimum(out, np.longdouble(1.0))
 
     def _log_delta(self, eps):
         with np.errstate(divide="ignore"):
             return np.log(self._delta_ld(eps)).astype(np.float64)
 
     def _epsilon(self, log_target):
-        """Bisection on float eps: the smallest eps with delta(eps) <= target."""
+        """The smallest float eps with delta(eps) <= target: inf below the mass at
+        +inf, the largest finite loss (rounded up) where the target is that mass,
+        else a bisection of at most 2100 steps between -1100 - 2 * span and the
+        largest loss (delta > 0 there only through atoms below it)."""
         target = np.exp(np.asarray(log_target, dtype=np.longdouble))
         out = np.empty(target.shape)
-        la, lb = self.a._eval_losses, self.b._eval_losses
-        top = float(la[-1] + lb[-1]) if la.size and lb.size else 0.0
+        floor = min(self.floor, np.longdouble(1.0))
         for k, t in enumerate(target.ravel()):
-            if t < min(self.const, 1.0):
+            if t < floor:
                 out.flat[k] = math.inf
                 continue
-            lo, hi = -1.0, max(top, 0.0) + 1.0
-            while self._delta_ld(lo)[()] <= t and lo > -1e6:
-                lo *= 2.0
-            while self._delta_ld(hi)[()] > t:
-                hi = 2.0 * hi + 1.0
-            for _ in range(200):
+            if self.top is None:
+                out.flat[k] = -math.inf
+                continue
+            top = _ceil_float(self.top, self.top_lo)
+            if t <= floor:
+                out.flat[k] = top
+                continue
+            span = float(self.top - self.a._eval_losses[0] - self.b._eval_losses[0])
+            lo, hi = -1100.0 - 2.0 * span, top
+            if self._delta_ld(lo)[()] <= t:
+                out.flat[k] = -math.inf
+                continue
+            for _ in range(2100):             # float bisection: <= 2100 halvings
                 mid = 0.5 * (lo + hi)
                 if mid in (lo, hi):
                     break
                 lo, hi = (lo, mid) if self._delta_ld(mid)[()] <= t else (mid, hi)
             out.flat[k] = hi
         return out
+
+
+def _ceil_float(hi, lo):
+    """The smallest float64 >= the unevaluated long double sum hi + lo."""
+    f = float(hi + lo)
+    return math.nextafter(f, math.inf) if (hi - np.longdouble(f)) + lo > 0 else f
+
+
+def _two_sum(x, y):
+    """(hi, err) with x + y = hi + err exactly (Knuth's two-sum, long double)."""
+    with np.errstate(invalid="ignore"):
+        hi = x + y
+        yy = hi - x
+        return hi, (x - (hi - yy)) + (y - yy)
 
 
 class _ProductPLD:
@@ -437,8 +534,11 @@ def _compose_exact(curves, times):
                              f"atoms per direction; {c.description} has "
                              f"{max(p.plus.size, p.minus.size)}")
     description = _description(curves, times) + " (exact)"
-    pld = _ProductPLD(_ProductSide(pa.plus, pb.plus), _ProductSide(pa.minus, pb.minus),
-                      description)
+    sides = []
+    for x, y in ((pa.plus, pb.plus), (pa.minus, pb.minus)):
+        small = x._eval_losses.size * y._eval_losses.size <= EXACT_PRODUCT_ATOMS
+        sides.append(_product_side(x, y) if small else _ProductSide(x, y))
+    pld = _ProductPLD(sides[0], sides[1], description)
     return _curve(pld, curves, times, description)
 
 

@@ -51,7 +51,8 @@ _DIRECTIONS = ("plus", "minus", "max")
 
 
 class DiscreteLaws(collections.namedtuple(
-        "DiscreteLaws", "log_p log_q loss log_rest_p log_rest_q loss_max loss_min")):
+        "DiscreteLaws", "log_p log_q loss log_rest_p log_rest_q loss_max loss_min loss_lo",
+        defaults=(None,))):
     """The generic hook behind ``PrivacyCurve.privacy_loss_distribution``.
 
     log_p, log_q: ln P(x), ln Q(x) on the atoms (any order, extended
@@ -59,7 +60,9 @@ class DiscreteLaws(collections.namedtuple(
     precision) or None to take log_p - log_q; log_rest_p, log_rest_q: ln of
     bounds on the P and Q mass outside the arrays (-inf: none); loss_max,
     loss_min: bounds on ln P/Q over the whole support (+-inf: unknown), used
-    as the losses of the rest.
+    as the losses of the rest; loss_lo (optional, None: unknown): the low
+    parts, ln P/Q = loss + loss_lo far beyond long double where the curve has
+    them (near the zero point delta ~ P(x) (loss - eps) needs them).
     """
     __slots__ = ()
 
@@ -93,30 +96,38 @@ class PLDSide:
     """
 
     def __init__(self, losses, probs, infinity_mass=0.0, tail_mass=0.0, tail_loss=math.inf,
-                 extra_mass=0.0):
+                 extra_mass=0.0, losses_lo=None):
         losses, probs = _ld(losses), _ld(probs)
         keep = probs > 0
         losses, probs = losses[keep], probs[keep]
         order = np.argsort(losses, kind="stable")
         self._losses, self._probs = losses[order], probs[order]
+        # low parts: the loss of atom i is losses[i] + losses_lo[i] (None: unknown)
+        self._lo = None if losses_lo is None else _ld(losses_lo)[keep][order]
         self._losses.flags.writeable = False
         self._probs.flags.writeable = False
-        self.infinity_mass = float(infinity_mass)
+        # a long double where the mass is below the float64 range (Q = 0 < P on
+        # an atom of mass e^-5000 still makes delta > 0 at every eps)
+        self.infinity_mass = (infinity_mass if isinstance(infinity_mass, _LD)
+                              and float(infinity_mass) == 0.0 < infinity_mass
+                              else float(infinity_mass))
         self.tail_mass = tail_mass if isinstance(tail_mass, _LD) else float(tail_mass)
         self.tail_loss = float(tail_loss)
         self.extra_mass = float(extra_mass)
         # evaluation arrays: the tail as one more atom (or at +inf)
         l_eval, p_eval = self._losses, self._probs
+        lo_eval = np.zeros(l_eval.size, dtype=_LD) if self._lo is None else self._lo
         const = _LD(self.infinity_mass) + _LD(self.extra_mass)
         if self.tail_mass > 0.0:
             if math.isfinite(self.tail_loss):
                 at = np.searchsorted(l_eval, _LD(self.tail_loss))
                 l_eval = np.insert(l_eval, at, _LD(self.tail_loss))
                 p_eval = np.insert(p_eval, at, _LD(self.tail_mass))
+                lo_eval = np.insert(lo_eval, at, _LD(0.0))
             else:
                 const += _LD(self.tail_mass)
         self._const = const
-        self._eval_losses, self._eval_probs = l_eval, p_eval
+        self._eval_losses, self._eval_probs, self._eval_lo = l_eval, p_eval, lo_eval
         self._w, self._d = _suffix_sums(l_eval, p_eval)
         self._values = self._d + const          # delta at eps = l_j (decreasing in j)
 
@@ -130,25 +141,33 @@ class PLDSide:
 
     def total_mass(self):
         """sum p_i + infinity_mass + tail_mass (1 up to rounding and the tail bound)."""
-        return float(np.sum(self._probs)) + self.infinity_mass + float(self.tail_mass)
+        return float(np.sum(self._probs)) + float(self.infinity_mass) + float(self.tail_mass)
 
     def __repr__(self):
-        return (f"<PLDSide {self.size} atoms, infinity_mass={self.infinity_mass:.3g}, "
+        return (f"<PLDSide {self.size} atoms, infinity_mass={_fmt_mass(self.infinity_mass)}, "
                 f"tail_mass={_fmt_mass(self.tail_mass)}>")
 
     def _delta_ld(self, eps):
-        """delta at an array of eps (float64), extended precision."""
-        eps = np.asarray(eps, dtype=np.float64)
+        """delta at an array of eps (float64, or long double shifts), extended precision."""
+        eps = np.asarray(eps)
+        eps = eps.astype(_LD if eps.dtype == _LD else np.float64).astype(_LD)
         n = self._eval_losses.size
         out = np.full(eps.shape, self._const, dtype=_LD)
         if n == 0:
             return np.minimum(out, _LD(1.0))
-        j = np.searchsorted(self._eval_losses, eps.astype(_LD), side="right")
+        j = np.searchsorted(self._eval_losses, eps, side="right")
+        # an eps between l_{j-1} and l_{j-1} + lo_{j-1} is still below that atom
+        prev = np.maximum(j - 1, 0)
+        with np.errstate(invalid="ignore"):
+            j = np.where((j > 0) & (eps - self._eval_losses[prev] < self._eval_lo[prev]),
+                         j - 1, j)
         inside = j < n
         jj = j[inside]
-        with np.errstate(over="ignore"):
-            gap = eps[inside].astype(_LD) - self._eval_losses[jj]
+        with np.errstate(over="ignore", invalid="ignore"):
+            gap = (eps[inside] - self._eval_losses[jj]) - self._eval_lo[jj]
             out[inside] += self._d[jj] - np.expm1(gap) * self._w[jj]
+        # an atom above eps: delta > 0 even where it underflows the long double
+        out[inside & (out <= 0)] = np.finfo(_LD).smallest_subnormal
         return np.minimum(out, _LD(1.0))        # bounds may add up past 1; delta <= 1
 
     def delta(self, eps):
@@ -174,6 +193,9 @@ class PLDSide:
         if j == len(losses):
             return min(const, 1.0)
         gap = e - losses[j]
+        if gap > -1e-3 * (1.0 + abs(e)):
+            # near an atom the float64-rounded loss would cost relative accuracy
+            return float(self._delta_ld(np.array([e]))[0])
         value = d[j] - math.expm1(gap) * w[j] if gap > -745.0 else d[j] + w[j]
         return min(value + const, 1.0)
 
@@ -191,18 +213,26 @@ class PLDSide:
         # first j with delta(l_j) = values[j] <= t (values decrease; values[n-1] = const)
         j = np.searchsorted(-self._values, -t, side="left")
         j = np.minimum(j, n - 1)
+        j[t <= self._const] = n - 1      # delta = const only from the largest loss on
         # on (l_{j-1}, l_j]: delta = D_j + (1 - e^(eps - l_j)) W_j + const = t
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = (t - self._values[j]) / self._w[j]
+            frac[t <= self._const] = 0.0     # (w may underflow there)
             eps = self._eval_losses[j] + np.log1p(-np.minimum(frac, _LD(1.0)))
-        eps = eps.astype(np.float64)
-        eps = np.where(np.isnan(eps), -np.inf, eps)
+        eps = np.where(np.isnan(eps), _LD(-np.inf), eps)
+        rounded = eps.astype(np.float64)                  # rounded UP to a float
+        with np.errstate(invalid="ignore"):
+            up = np.isfinite(rounded) & ((eps - rounded.astype(_LD)) + self._eval_lo[j] > 0)
+        rounded[up] = np.nextafter(rounded[up], np.inf)
+        eps = rounded
         # round up until the evaluated delta is at or below the target
         for _ in range(8):
-            bad = np.isfinite(eps) & (self._delta_ld(eps) > t)
+            # (a margin of 1e-15: the float64 query path rounds differently)
+            bad = np.isfinite(eps) & (self._delta_ld(eps) > t * _LD(1 - 1e-15))
             if not bad.any():
                 break
-            eps[bad] = np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
+            eps[bad] = np.nextafter(eps[bad], np.inf) if _ < 2 else \
+                np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
         out[active] = eps
         return out
 
@@ -323,8 +353,9 @@ class PrivacyLossDistribution:
 
 # -- constructors ------------------------------------------------------------
 
-def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound):
-    """The PLDSide of L = ln A/B under A from aligned log pmfs (extended precision)."""
+def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound, loss_lo=None):
+    """The PLDSide of L = ln A/B under A from aligned log pmfs (extended precision;
+    loss + loss_lo where the low parts are known)."""
     log_a, log_b = _ld(log_a), _ld(log_b)
     if loss is None:
         with np.errstate(invalid="ignore"):
@@ -333,9 +364,15 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound):
     live = np.isfinite(log_a)
     at_inf = live & np.isposinf(loss)
     finite = live & np.isfinite(loss) & ~at_inf
-    probs = np.exp(log_a[finite])
-    inf_mass = float(np.sum(np.exp(log_a[at_inf]))) if at_inf.any() else 0.0
-    return PLDSide(loss[finite], probs, inf_mass, _mass_bound(log_rest), loss_bound)
+    with np.errstate(under="ignore"):
+        # an atom below the long double range (e^-11400) is kept at the smallest
+        # positive long double (an over-report there), never dropped
+        probs = np.maximum(np.exp(log_a[finite]), np.finfo(_LD).smallest_subnormal)
+    inf_mass = max(np.sum(np.exp(log_a[at_inf]), dtype=_LD),
+                   np.finfo(_LD).smallest_subnormal) if at_inf.any() else 0.0
+    lo = None if loss_lo is None else _ld(loss_lo)[finite]
+    return PLDSide(loss[finite], probs, inf_mass, _mass_bound(log_rest), loss_bound,
+                   losses_lo=lo)
 
 
 def _mass_bound(log_mass):
@@ -352,9 +389,10 @@ def _mass_bound(log_mass):
 def from_laws(laws, description="privacy-loss distribution"):
     """The exact PLD of a DiscreteLaws (both directions)."""
     loss = None if laws.loss is None else _ld(laws.loss)
-    plus = _side_from_logs(laws.log_p, laws.log_q, loss, laws.log_rest_p, laws.loss_max)
+    lo = None if laws.loss is None or laws.loss_lo is None else _ld(laws.loss_lo)
+    plus = _side_from_logs(laws.log_p, laws.log_q, loss, laws.log_rest_p, laws.loss_max, lo)
     minus = _side_from_logs(laws.log_q, laws.log_p, None if loss is None else -loss,
-                            laws.log_rest_q, -laws.loss_min)
+                            laws.log_rest_q, -laws.loss_min, None if lo is None else -lo)
     return PrivacyLossDistribution(plus, minus, exact=True, description=description)
 
 

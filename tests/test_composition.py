@@ -218,3 +218,61 @@ def test_degenerate_parts():
         assert np.all(comp.delta([0.0, 0.5, 5.0]) == 1.0)
         assert comp.epsilon(0.1) == math.inf
         assert comp.epsilon(1.0) == 0.0
+
+
+# -- compose(exact=True): hangs, lost +inf masses, the zero point ------------------
+
+def test_exact_product_epsilon_is_inf_without_a_search():
+    # mass at +inf in the minus direction (positives=0): inf at once, no bisection
+    c = statpriv.compose(statpriv.counting(14, 0.5), statpriv.secret_sample(798316, 9, positives=0),
+                         exact=True)
+    assert c.epsilon(1e-6, direction="minus") == math.inf
+    assert c.epsilon(0.0, direction="minus") == math.inf
+
+
+def test_exact_product_keeps_plus_inf_mass_below_the_float_range():
+    # P = 1e-300^7 ... on outcomes with Q = 0: delta > 0 at every eps
+    c = statpriv.compose(statpriv.counting(None, [0.0] * 3 + [1e-300] * 7 + [0.0] * 4), times=2,
+                         exact=True)
+    assert c.epsilon(0.0, direction="plus") == math.inf
+
+
+@pytest.mark.parametrize("build, parts", [
+    (lambda: statpriv.compose(statpriv.counting(33, 0.5, sample_size=8),
+                              statpriv.counting(31, 0.9999999999997639, sample_size=3), exact=True),
+     lambda O: (O.subsample(33, 0.5, 8), O.subsample(31, 0.9999999999997639, 3))),
+    (lambda: statpriv.compose(statpriv.secret_sample(60, 3, positives=59), times=2, exact=True),
+     lambda O: (O.secret_sample(60, 3, 59), O.secret_sample(60, 3, 59))),
+])
+def test_exact_product_near_its_zero_point(build, parts):
+    import independent_oracle as O
+    curve, orc = build(), O.product(*parts(O))   # mpmath over outcome pairs
+    z = orc.zero_point("plus")
+    assert curve.epsilon(0.0, direction="plus") == O.smallest_float_at_least(z)
+    for k in (3, 9, 13):
+        eps = float(z * (1 - mpmath.mpf(10) ** -k))
+        for e in (eps, math.nextafter(O.smallest_float_at_least(z), 0.0)):
+            truth = orc.deltas([e])[0][0]
+            ours = curve.log_delta_plus(e)
+            err = math.expm1(float(mpmath.mpf(ours) - mpmath.log(truth)))
+            assert -1e-12 <= err <= 1e-12, (k, e, err)
+
+
+def test_exact_product_large_path_agrees_with_the_materialized_one(monkeypatch):
+    from statpriv import composition
+    a, b = statpriv.counting(60, 0.5), statpriv.counting(40, 0.3)
+    small = statpriv.compose(a, b, exact=True)
+    monkeypatch.setattr(composition, "EXACT_PRODUCT_ATOMS", 10)
+    large = statpriv.compose(a, b, exact=True)
+    assert type(large._pld.plus).__name__ == "_ProductSide"
+    eps = [0.0, 0.1, 0.7, 3.0]
+    for direction in ("plus", "minus"):
+        want = np.array([float(x) for x in oracle.composed_delta(
+            [(x.log_p, x.log_q) for x in (a.log_pmfs(), b.log_pmfs())], eps, direction)])
+        for c in (small, large):
+            got = c.delta_plus(eps) if direction == "plus" else c.delta_minus(eps)
+            assert np.all(got >= want * (1 - 1e-12))
+            np.testing.assert_allclose(got, want, rtol=1e-9)
+        for d in (1e-3, 1e-9):
+            e_large, e_small = (c.epsilon(d, direction=direction) for c in (large, small))
+            assert e_large == e_small or abs(e_large - e_small) < 1e-9

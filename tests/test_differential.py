@@ -45,8 +45,6 @@ OPEN_NEW_KINDS = {
     "thr_active": "cancellation near the zero point",
     "kanon_lower": "cancellation near the zero point (n=2, probs [0, 0.5], eps -> ln 2)",
     "kanon_upper": "ln delta off by 4e3 at eps=1e4 with probs 5e-324/1e-300; epsilon under-reports",
-    "compose_exact": "epsilon(d, direction='minus'/'max') hangs where the answer is inf; "
-                     "cancellation near zero points; finite eps0 where it is inf (1e-300^2)",
     "thr_passive": "oracle limitation: atom differences below ~1e-70 relative read as 0",
     "pk_bracket": "attained ~5e-12 relative above the brute force of its vertex (delta ~ 1)",
 }
