@@ -203,12 +203,15 @@ cdef extern from "thresholding.h" nogil:
     ctypedef struct sp_thr_curve:
         const long double *lz
         const long double *lr
+        const long double *lr_lo
         const long double *lcz
         long first
         long len
         const long *t
         const long double *lw
         long nt
+        const long double *lb_hi
+        const long double *lb_lo
         double log_rest
         double log_rest_b
     double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx)

@@ -27,16 +27,22 @@ cdef long double *_p(long double[::1] a) noexcept nogil:
 cdef class ThresholdCore(CurveCore):
     """Thresholded count (csrc/thresholding.h): Z's window (ln pmf lz on
     first.., the log ratios lr, len + 1 entries), the thresholds t (non-
-    increasing) and, for the passive attacker, their log weights lw."""
+    increasing) and, for the passive attacker, their log weights lw;
+    optional refinements (None: unused): lr_lo the low parts of lr, lb_hi +
+    lb_lo = ln F(t-1)/F(t-2) per threshold."""
     cdef sp_thr_curve c
     cdef object arrays          # keeps the buffers the context points into alive
 
-    def __cinit__(self, lz, lr, long first, t, lw, double log_rest, double log_rest_b):
+    def __cinit__(self, lz, lr, long first, t, lw, double log_rest, double log_rest_b,
+                  lr_lo=None, lb_hi=None, lb_lo=None):
         cdef long double[::1] vz = _ld(lz)
         cdef long double[::1] vr = _ld(lr)
         cdef long double[::1] vc = np.empty(vz.shape[0], dtype=np.longdouble)
         cdef long[::1] vt = np.ascontiguousarray(t, dtype=np.int_)
         cdef long double[::1] vw
+        cdef long double[::1] vrl = None
+        cdef long double[::1] vbh = None
+        cdef long double[::1] vbl = None
         if vz.shape[0] == 0 or vr.shape[0] != vz.shape[0] + 1 or vt.shape[0] == 0:
             raise ValueError("statpriv internal error: bad thresholding window; please report")
         with nogil:
@@ -54,9 +60,24 @@ cdef class ThresholdCore(CurveCore):
             self.c.lw = &vw[0]
         else:
             vw = None
+        self.c.lr_lo = NULL
+        if lr_lo is not None:
+            vrl = _ld(lr_lo)
+            if vrl.shape[0] != vr.shape[0]:
+                raise ValueError("statpriv internal error: bad thresholding refinement")
+            self.c.lr_lo = &vrl[0]
+        self.c.lb_hi = NULL
+        self.c.lb_lo = NULL
+        if lb_hi is not None:
+            vbh = _ld(lb_hi)
+            vbl = _ld(lb_lo)
+            if vbh.shape[0] != vt.shape[0] or vbl.shape[0] != vt.shape[0]:
+                raise ValueError("statpriv internal error: bad thresholding refinement")
+            self.c.lb_hi = &vbh[0]
+            self.c.lb_lo = &vbl[0]
         self.c.log_rest = log_rest
         self.c.log_rest_b = log_rest_b
-        self.arrays = (vz, vr, vc, vt, vw)
+        self.arrays = (vz, vr, vc, vt, vw, vrl, vbh, vbl)
         self.fn = sp_thr_curve_log_delta
         self.ctx = &self.c
 

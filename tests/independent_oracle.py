@@ -1526,6 +1526,13 @@ class _Thresholded(_MaxOfPairs):
         self.params = dict(n=n, tau=tau, known=known, attacker=attacker)
         if len(self.pis) > 4000:
             raise TooExpensive("thresholded oracle: at most 4000 records")
+        # Differences of cdfs near 1 (the suppressed outcome) are as small as the
+        # smallest atom of the count laws, ~ prod_j min(pi_j, 1 - pi_j): carry that
+        # many digits more, or 1 - pi rounds to 1 and the difference reads 0.
+        need = sum(-math.log10(min(p, 1.0 - p)) for p in self.pis if 0.0 < p < 1.0)
+        self.extra_dps = int(need) + 5 if need > 20 else 0
+        if self.extra_dps > 20000 or len(self.pis) ** 2 * self.extra_dps > 2e8:
+            raise TooExpensive("thresholded oracle: atoms too small for the working precision")
 
     def _pairs(self):
         bl = _count_law(self.pis[:self.known])
