@@ -47,6 +47,10 @@ _core = _lazy.module("statpriv._core")
 # Windows of m, A and B: the atoms within this many nats of each law's
 # largest; the mass outside is bounded (unimodality) and added to delta.
 DROP_NATS = 1500.0
+# ... except laws with at most this many atoms, kept whole (nothing bounded):
+# with a tiny category probability delta can lie thousands of nats below the
+# largest atom, far under any DROP_NATS rest bound.
+FULL_SUPPORT = 1024
 # Refuse constructions whose cell sums would exceed this many pmf terms, and
 # curves whose every evaluation would (about 1e8 terms a second here).
 MAX_CELL_TERMS = 3e8
@@ -169,10 +173,13 @@ def k_anonymity(n, probs, k, *, source, target):
 
 
 def _window(N, p):
-    """(first, last, log_rest) of Bin(N, p): the atoms within DROP_NATS of the mode."""
+    """(first, last, log_rest) of Bin(N, p): the whole support up to
+    FULL_SUPPORT atoms, else the atoms within DROP_NATS of the mode."""
     if N == 0 or p == 0.0 or p == 1.0:
         at = N if p == 1.0 else 0
         return at, at, -math.inf
+    if N + 1 <= FULL_SUPPORT:
+        return 0, N, -math.inf
 
     def log_pmf(j):
         return float(_core.log_binom_pmf(float(N), p, np.array([float(j)]))[0])
