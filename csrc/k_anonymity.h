@@ -48,6 +48,13 @@ typedef struct {
     const long double *pu, *qu, *pv, *qv;
     long u_first, nu, v_first, nv;
     long double bb_x, bb_y, bb_c;   /* (bottom, bottom): P = X + C, Q = Y + C */
+    /* Optional (NULL / bb_refined = 0 when unused): ln P/Q of the (u, bottom)
+     * and (bottom, v) cells and of (bottom, bottom) as hi + lo to ~1e-30, so
+     * that P - e^eps Q = P (1 - e^(eps - ln P/Q)) keeps its relative accuracy
+     * where P/Q is near e^eps (and delta = 0 exactly from eps = ln P/Q on) */
+    const long double *lu_hi, *lu_lo, *lv_hi, *lv_lo;
+    long double bb_hi, bb_lo;
+    int bb_refined;
     double log_rest;             /* ln bound on the mass left out by the windows */
 } sp_kanon_curve;
 

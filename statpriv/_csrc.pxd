@@ -220,6 +220,13 @@ cdef extern from "k_anonymity.h" nogil:
     ctypedef struct sp_kanon_curve:
         long m_lo
         long m_hi
+        const long double *lu_hi
+        const long double *lu_lo
+        const long double *lv_hi
+        const long double *lv_lo
+        long double bb_hi
+        long double bb_lo
+        int bb_refined
         double log_rest
     void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, long k, int upper)
     double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b)

@@ -90,7 +90,7 @@ cdef class KAnonymityCore(CurveCore):
     cdef object arrays
 
     def __cinit__(self, double n_others, double pa, double pb, long k, bint upper, long m_lo,
-                  long m_hi, a_window, b_window, double log_rest):
+                  long m_hi, a_window, b_window, double log_rest, refined=None):
         cdef long a_lo = a_window[0], a_hi = a_window[1], b_lo = b_window[0], b_hi = b_window[1]
         cdef long count, u_first, nu, v_first, nv
         cdef long double[::1] mx, my, mc, pu, qu, pv, qv, line
@@ -119,6 +119,17 @@ cdef class KAnonymityCore(CurveCore):
                 sp_kanon_fill_lower(&self.c, a_lo, a_hi, b_lo, b_hi, u_first, nu, _p(pu), _p(qu),
                                     v_first, nv, _p(pv), _p(qv), _p(line))
             self.arrays = (pu, qu, pv, qv)
+            if refined is not None:
+                # ln P/Q of the one-suppressed cells and of (bottom, bottom) as hi + lo
+                lu_hi, lu_lo, lv_hi, lv_lo, bb = refined
+                lu_hi, lu_lo, lv_hi, lv_lo = _ld(lu_hi), _ld(lu_lo), _ld(lv_hi), _ld(lv_lo)
+                if len(lu_hi) != nu or len(lv_hi) != nv:
+                    raise ValueError("statpriv internal error: bad k-anonymity refinement")
+                self.c.lu_hi, self.c.lu_lo = _p(lu_hi), _p(lu_lo)
+                self.c.lv_hi, self.c.lv_lo = _p(lv_hi), _p(lv_lo)
+                self.c.bb_hi, self.c.bb_lo = bb
+                self.c.bb_refined = 1
+                self.arrays += (lu_hi, lu_lo, lv_hi, lv_lo)
         self.fn = sp_kanon_curve_log_delta
         self.ctx = &self.c
 

@@ -165,11 +165,78 @@ def k_anonymity(n, probs, k, *, source, target):
                             + ("the two counts and how many others are elsewhere)"
                                if bound == "upper" else "the two released counts only)"))
 
+    refined = None
+    if a_win[2] == -math.inf and b_win[2] == -math.inf:
+        refined = _lower_ratios(N, pa, pb, k, a_win, b_win)
     lower = curve("lower", _thr.KAnonymityCore(float(N), pa, pb, k, False, m_lo, m_hi,
-                                               a_win[:2], b_win[:2], rest_lower))
+                                               a_win[:2], b_win[:2], rest_lower, refined))
     upper = curve("upper", _thr.KAnonymityCore(float(N), pa, pb, k, True, m_lo, m_hi,
                                                a_win[:2], b_win[:2], rest_m))
     return KAnonymity(lower, upper, what)
+
+
+# The lower curve's suppressed cells get ln P/Q from 40-digit sums when they
+# hold at most this many pmf terms in all.
+REFINE_TERMS = 20000
+
+
+def _lower_ratios(N, pa, pb, k, a_win, b_win):
+    """ln P/Q of the lower curve's one-suppressed cells and of (bottom, bottom),
+    each as hi + lo to ~1e-30 (hi the nearest long double, lo a float; for
+    (bottom, bottom) hi a float), from exact 40-digit sums of f(a, b) =
+    P[A = a, B = b] -- or None when that would take more than REFINE_TERMS
+    terms.  The windows must hold all the mass (nothing left out).  Near
+    P/Q = e^eps the cell term P (1 - e^(eps - ln P/Q)) needs the log ratio
+    far beyond long double."""
+    u_first = max(k, a_win[0])
+    nu = max(0, a_win[1] + 2 - u_first)
+    v_first = max(k, b_win[0])
+    nv = max(0, b_win[1] + 2 - v_first)
+    if (nu + nv + k) * k > REFINE_TERMS:
+        return None
+    import mpmath
+    from fractions import Fraction
+    with mpmath.workdps(40):
+        fa, fb = Fraction(pa), Fraction(pb)
+        ma, mb, mc = (mpmath.mpf(v.numerator) / v.denominator for v in (fa, fb, 1 - fa - fb))
+
+        def f(a, b):
+            if a < 0 or b < 0 or a + b > N:
+                return mpmath.mpf(0)
+            return (mpmath.binomial(N, a) * mpmath.binomial(N - a, b)
+                    * ma ** a * mb ** b * mc ** (N - a - b))
+
+        def split(p, q):
+            if p == 0 and q == 0:
+                return np.longdouble(0), 0.0
+            if q == 0:
+                return np.longdouble(np.inf), 0.0
+            if p == 0:
+                return np.longdouble(-np.inf), 0.0
+            value = mpmath.log(p / q)
+            hi = np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
+            return hi, float(value - _laws._mpf_exact(hi))
+
+        # (u, bottom): P = sum_{b<k} f(u-1, b), Q = sum_{b<k-1} f(u, b);
+        # (bottom, v): P = sum_{a<k-1} f(a, v), Q = sum_{a<k} f(a, v-1)
+        cu = [split(mpmath.fsum(f(u - 1, b) for b in range(k)),
+                    mpmath.fsum(f(u, b) for b in range(k - 1))) for u in range(u_first, u_first + nu)]
+        cv = [split(mpmath.fsum(f(a, v) for a in range(k - 1)),
+                    mpmath.fsum(f(a, v - 1) for a in range(k))) for v in range(v_first, v_first + nv)]
+        # (bottom, bottom): P - Q = X - Y (the shared part C cancels exactly)
+        X = mpmath.fsum(f(a, k - 1) for a in range(k - 1))
+        Y = mpmath.fsum(f(k - 1, b) for b in range(k - 1))
+        C = mpmath.fsum(f(a, b) for a in range(k - 1) for b in range(k - 1))
+        if X + C == 0 or Y + C == 0:
+            bb = (math.inf if Y + C == 0 else -math.inf, 0.0) if X + C != Y + C else (0.0, 0.0)
+        else:
+            value = mpmath.log1p((X - Y) / (Y + C))
+            bb = (float(value), float(value - mpmath.mpf(float(value))))
+
+    def arrays(cells):
+        hi = np.array([c[0] for c in cells], dtype=np.longdouble)
+        return hi, np.array([c[1] for c in cells], dtype=np.longdouble)
+    return arrays(cu) + arrays(cv) + (bb,)
 
 
 def _window(N, p):

@@ -42,7 +42,6 @@ def test_random_slice():
 OPEN_NEW_KINDS = {
     # near their zero points the positive parts cancel (e.g. 1 - e^eps (1 - pi)):
     # relative errors up to 0.17 and under-reports, -inf where delta ~ 1e-18
-    "thr_active": "cancellation near the zero point",
     "kanon_lower": "cancellation near the zero point (n=2, probs [0, 0.5], eps -> ln 2)",
     "kanon_upper": "ln delta off by 4e3 at eps=1e4 with probs 5e-324/1e-300; epsilon under-reports",
     "shuffle_clones": "under-reports ~2% at eps0 = 1e-17 (n = 41)",
