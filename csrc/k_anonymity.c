@@ -52,6 +52,7 @@ void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, lon
     c->m_mode = (long)fmin(mode, n_others);
     c->merged_x = c->merged_y = c->merged_c = NULL;
     c->n_merged = 0;
+    c->merged_hi = c->merged_lo = NULL;
     c->pu = c->qu = c->pv = c->qv = NULL;
     c->u_first = c->nu = c->v_first = c->nv = 0;
     c->bb_x = c->bb_y = c->bb_c = -INFINITY;
@@ -385,9 +386,18 @@ static long double per_m(const sp_kanon_curve *c, long m, double eps, sp_directi
                                   range_sum(c, m, hi + 1, m + 1, eps, d));
     const long i = m - c->m_lo;
     if (i >= 0 && i < c->n_merged) {
-        const long double cell =
-            d == SP_PLUS ? log_pos_shared(c->merged_x[i], c->merged_y[i], c->merged_c[i], eps)
-                         : log_pos_shared(c->merged_y[i], c->merged_x[i], c->merged_c[i], eps);
+        long double cell;
+        if (c->merged_hi != NULL) {
+            cell = d == SP_PLUS
+                ? log_pos_ratio(sp_logaddexpl(c->merged_x[i], c->merged_c[i]), c->merged_hi[i],
+                                c->merged_lo[i], eps)
+                : log_pos_ratio(sp_logaddexpl(c->merged_y[i], c->merged_c[i]), -c->merged_hi[i],
+                                -c->merged_lo[i], eps);
+        } else {
+            cell = d == SP_PLUS
+                ? log_pos_shared(c->merged_x[i], c->merged_y[i], c->merged_c[i], eps)
+                : log_pos_shared(c->merged_y[i], c->merged_x[i], c->merged_c[i], eps);
+        }
         v = sp_logaddexpl(v, cell);
     }
     return v;

@@ -44,6 +44,8 @@ typedef struct {
      * X - e^eps Y - (e^eps - 1) C keeps its relative accuracy when P ~ Q) */
     const long double *merged_x, *merged_y, *merged_c;
     long n_merged;
+    /* optional (NULL when unused): ln P/Q of the merged cells as hi + lo to ~1e-30 */
+    const long double *merged_hi, *merged_lo;
     /* lower: (u, bottom) cells u = u_first + i, (bottom, v) cells, (bottom, bottom) */
     const long double *pu, *qu, *pv, *qv;
     long u_first, nu, v_first, nv;

@@ -220,6 +220,8 @@ cdef extern from "k_anonymity.h" nogil:
     ctypedef struct sp_kanon_curve:
         long m_lo
         long m_hi
+        const long double *merged_hi
+        const long double *merged_lo
         const long double *lu_hi
         const long double *lu_lo
         const long double *lv_hi

@@ -104,6 +104,14 @@ cdef class KAnonymityCore(CurveCore):
             with nogil:
                 sp_kanon_fill_merged(&self.c, count, _p(mx), _p(my), _p(mc))
             self.arrays = (mx, my, mc)
+            if refined is not None:
+                # ln P/Q of the merged cells as hi + lo
+                rh, rl = _ld(refined[0]), _ld(refined[1])
+                if len(rh) != count or len(rl) != count:
+                    raise ValueError("statpriv internal error: bad k-anonymity refinement")
+                if count > 0:
+                    self.c.merged_hi, self.c.merged_lo = _p(rh), _p(rl)
+                self.arrays += (rh, rl)
         else:
             # (u, bottom) cells: u - 1 or u in A's window, u >= k
             u_first = max(k, a_lo)

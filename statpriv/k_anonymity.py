@@ -171,7 +171,8 @@ def k_anonymity(n, probs, k, *, source, target):
     lower = curve("lower", _thr.KAnonymityCore(float(N), pa, pb, k, False, m_lo, m_hi,
                                                a_win[:2], b_win[:2], rest_lower, refined))
     upper = curve("upper", _thr.KAnonymityCore(float(N), pa, pb, k, True, m_lo, m_hi,
-                                               a_win[:2], b_win[:2], rest_m))
+                                               a_win[:2], b_win[:2], rest_m,
+                                               _merged_ratios(pa, pb, k, m_lo, m_hi)))
     return KAnonymity(lower, upper, what)
 
 
@@ -227,16 +228,55 @@ def _lower_ratios(N, pa, pb, k, a_win, b_win):
         X = mpmath.fsum(f(a, k - 1) for a in range(k - 1))
         Y = mpmath.fsum(f(k - 1, b) for b in range(k - 1))
         C = mpmath.fsum(f(a, b) for a in range(k - 1) for b in range(k - 1))
-        if X + C == 0 or Y + C == 0:
-            bb = (math.inf if Y + C == 0 else -math.inf, 0.0) if X + C != Y + C else (0.0, 0.0)
-        else:
-            value = mpmath.log1p((X - Y) / (Y + C))
-            bb = (float(value), float(value - mpmath.mpf(float(value))))
+        bb = _ratio_split(X, Y, C)
 
     def arrays(cells):
         hi = np.array([c[0] for c in cells], dtype=np.longdouble)
         return hi, np.array([c[1] for c in cells], dtype=np.longdouble)
     return arrays(cu) + arrays(cv) + (bb,)
+
+
+def _ratio_split(num, den, shared):
+    """ln (num + shared)/(den + shared) as (hi, lo) floats, hi + lo to ~1e-30
+    (log1p of (num - den)/(den + shared): the shared part cancels exactly)."""
+    import mpmath
+    p, q = num + shared, den + shared
+    if p == q:
+        return 0.0, 0.0
+    if q == 0 or p == 0:
+        return (math.inf if q == 0 else -math.inf), 0.0
+    value = mpmath.log1p((num - den) / q)
+    return float(value), float(value - mpmath.mpf(float(value)))
+
+
+def _merged_ratios(pa, pb, k, m_lo, m_hi):
+    """ln P/Q of the upper curve's merged cells (m = m_lo .. min(m_hi, 2k-3):
+    P = X + C, Q = Y + C with X = g_m(lo-1), Y = g_m(hi), C = sum_{lo<=s<hi}
+    g_m(s), g_m = Bin(m, rho)) as (hi, lo) arrays, from 40-digit sums; None
+    beyond REFINE_TERMS terms."""
+    count = max(0, min(m_hi, 2 * k - 3) - m_lo + 1)
+    if count * (k + 1) > REFINE_TERMS:
+        return None
+    import mpmath
+    from fractions import Fraction
+    fa, fb = Fraction(pa), Fraction(pb)
+    rho = fa / (fa + fb) if fa + fb > 0 else Fraction(1, 2)
+    out = []
+    with mpmath.workdps(40):
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        rc = mpmath.mpf((1 - rho).numerator) / (1 - rho).denominator
+
+        def g(m, s):
+            if s < 0 or s > m:
+                return mpmath.mpf(0)
+            return mpmath.binomial(m, s) * r ** s * rc ** (m - s)
+
+        for m in range(m_lo, m_lo + count):
+            lo, hi = max(m - k + 2, 0), min(m + 1, k - 1)
+            shared = mpmath.fsum(g(m, s) for s in range(lo, hi))
+            out.append(_ratio_split(g(m, lo - 1), g(m, hi), shared))
+    return (np.array([o[0] for o in out], dtype=np.longdouble),
+            np.array([o[1] for o in out], dtype=np.longdouble))
 
 
 def _window(N, p):
