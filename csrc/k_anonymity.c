@@ -408,32 +408,31 @@ static double kanon_nonneg(const sp_kanon_curve *c, double eps, sp_direction d)
     sp_logsum s = {0.0L, 0.0L};
     /* the lower curve's cells with a suppressed count (few, every one summed) */
     if (!c->upper) {
-        const int plus = d == SP_PLUS;
         for (long i = 0; i < c->nu; i++) {
             if (c->lu_hi != NULL) {
-                sp_logsum_add(&s, plus ? log_pos_ratio(c->pu[i], c->lu_hi[i], c->lu_lo[i], eps)
+                sp_logsum_add(&s, d == SP_PLUS ? log_pos_ratio(c->pu[i], c->lu_hi[i], c->lu_lo[i], eps)
                                        : log_pos_ratio(c->qu[i], -c->lu_hi[i], -c->lu_lo[i], eps));
             } else {
-                sp_logsum_add(&s, plus ? log_pos(c->pu[i], c->qu[i], eps)
+                sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pu[i], c->qu[i], eps)
                                        : log_pos(c->qu[i], c->pu[i], eps));
             }
         }
         for (long i = 0; i < c->nv; i++) {
             if (c->lv_hi != NULL) {
-                sp_logsum_add(&s, plus ? log_pos_ratio(c->pv[i], c->lv_hi[i], c->lv_lo[i], eps)
+                sp_logsum_add(&s, d == SP_PLUS ? log_pos_ratio(c->pv[i], c->lv_hi[i], c->lv_lo[i], eps)
                                        : log_pos_ratio(c->qv[i], -c->lv_hi[i], -c->lv_lo[i], eps));
             } else {
-                sp_logsum_add(&s, plus ? log_pos(c->pv[i], c->qv[i], eps)
+                sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pv[i], c->qv[i], eps)
                                        : log_pos(c->qv[i], c->pv[i], eps));
             }
         }
         if (c->bb_refined) {
-            sp_logsum_add(&s, plus ? log_pos_ratio(sp_logaddexpl(c->bb_x, c->bb_c), c->bb_hi,
+            sp_logsum_add(&s, d == SP_PLUS ? log_pos_ratio(sp_logaddexpl(c->bb_x, c->bb_c), c->bb_hi,
                                                    c->bb_lo, eps)
                                    : log_pos_ratio(sp_logaddexpl(c->bb_y, c->bb_c), -c->bb_hi,
                                                    -c->bb_lo, eps));
         } else {
-            sp_logsum_add(&s, plus ? log_pos_shared(c->bb_x, c->bb_y, c->bb_c, eps)
+            sp_logsum_add(&s, d == SP_PLUS ? log_pos_shared(c->bb_x, c->bb_y, c->bb_c, eps)
                                    : log_pos_shared(c->bb_y, c->bb_x, c->bb_c, eps));
         }
     }
