@@ -93,7 +93,7 @@ cdef class KAnonymityCore(CurveCore):
                   long m_hi, a_window, b_window, double log_rest, refined=None):
         cdef long a_lo = a_window[0], a_hi = a_window[1], b_lo = b_window[0], b_hi = b_window[1]
         cdef long count, u_first, nu, v_first, nv
-        cdef long double[::1] mx, my, mc, pu, qu, pv, qv, line
+        cdef long double[::1] mx, my, mc, pu, qu, pv, qv, line, vbb
         sp_kanon_init(&self.c, n_others, pa, pb, k, upper)
         self.c.m_lo = m_lo
         self.c.m_hi = m_hi
@@ -135,7 +135,8 @@ cdef class KAnonymityCore(CurveCore):
                     raise ValueError("statpriv internal error: bad k-anonymity refinement")
                 self.c.lu_hi, self.c.lu_lo = _p(lu_hi), _p(lu_lo)
                 self.c.lv_hi, self.c.lv_lo = _p(lv_hi), _p(lv_lo)
-                self.c.bb_hi, self.c.bb_lo = bb
+                vbb = _ld(bb)          # as long doubles: a double lo may be denormal
+                self.c.bb_hi, self.c.bb_lo = vbb[0], vbb[1]
                 self.c.bb_refined = 1
                 self.arrays += (lu_hi, lu_lo, lv_hi, lv_lo)
         self.fn = sp_kanon_curve_log_delta

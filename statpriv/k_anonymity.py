@@ -178,13 +178,12 @@ def k_anonymity(n, probs, k, *, source, target):
 
 # The lower curve's suppressed cells get ln P/Q from 40-digit sums when they
 # hold at most this many pmf terms in all.
-REFINE_TERMS = 20000
+REFINE_TERMS = 3000
 
 
 def _lower_ratios(N, pa, pb, k, a_win, b_win):
     """ln P/Q of the lower curve's one-suppressed cells and of (bottom, bottom),
-    each as hi + lo to ~1e-30 (hi the nearest long double, lo a float; for
-    (bottom, bottom) hi a float), from exact 40-digit sums of f(a, b) =
+    each as hi + lo (long doubles) to ~1e-30, from exact 40-digit sums of f(a, b) =
     P[A = a, B = b] -- or None when that would take more than REFINE_TERMS
     terms.  The windows must hold all the mass (nothing left out).  Near
     P/Q = e^eps the cell term P (1 - e^(eps - ln P/Q)) needs the log ratio
@@ -214,9 +213,7 @@ def _lower_ratios(N, pa, pb, k, a_win, b_win):
                 return np.longdouble(np.inf), 0.0
             if p == 0:
                 return np.longdouble(-np.inf), 0.0
-            value = mpmath.log(p / q)
-            hi = np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
-            return hi, float(value - _laws._mpf_exact(hi))
+            return _hi_lo(mpmath.log(p / q))
 
         # (u, bottom): P = sum_{b<k} f(u-1, b), Q = sum_{b<k-1} f(u, b);
         # (bottom, v): P = sum_{a<k-1} f(a, v), Q = sum_{a<k} f(a, v-1)
@@ -237,7 +234,7 @@ def _lower_ratios(N, pa, pb, k, a_win, b_win):
 
 
 def _ratio_split(num, den, shared):
-    """ln (num + shared)/(den + shared) as (hi, lo) floats, hi + lo to ~1e-30
+    """ln (num + shared)/(den + shared) as (hi, lo), hi + lo to ~1e-30
     (log1p of (num - den)/(den + shared): the shared part cancels exactly)."""
     import mpmath
     p, q = num + shared, den + shared
@@ -245,8 +242,16 @@ def _ratio_split(num, den, shared):
         return 0.0, 0.0
     if q == 0 or p == 0:
         return (math.inf if q == 0 else -math.inf), 0.0
-    value = mpmath.log1p((num - den) / q)
-    return float(value), float(value - mpmath.mpf(float(value)))
+    x = (num - den) / q
+    # log1p where P/Q is near 1 (there 1 + x would round); else the plain logs
+    return _hi_lo(mpmath.log1p(x) if abs(x) < 0.5 else mpmath.log(p) - mpmath.log(q))
+
+
+def _hi_lo(value):
+    """An mpmath number as (hi, lo) long doubles, hi + lo = value to ~1e-30
+    (long double lo: as a double it would be denormal where value ~ 1e-300)."""
+    hi = _laws._long_double(value)
+    return hi, _laws._long_double(value - _laws._mpf_exact(hi))
 
 
 def _merged_ratios(pa, pb, k, m_lo, m_hi):

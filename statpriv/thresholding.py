@@ -165,7 +165,8 @@ def _refinements(first, lz, lr, t, exact_pmf):
         lr_lo = np.zeros(len(lr), dtype=np.longdouble)
         for i in range(1, len(pm)):
             if pm[i - 1] > 0 and pm[i] > 0:
-                lr_lo[i] = float(mpmath.log(pm[i - 1] / pm[i]) - _laws._mpf_exact(lr[i]))
+                value = mpmath.log(pm[i - 1] / pm[i])
+                lr_lo[i] = _laws._long_double(value - _laws._mpf_exact(lr[i]))
         cdf = [pm[0]]
         for v in pm[1:]:
             cdf.append(cdf[-1] + v)
@@ -177,8 +178,8 @@ def _refinements(first, lz, lr, t, exact_pmf):
                 # log1p of z(t-1)/F(t-2): relatively exact even where
                 # F(t-1)/F(t-2) - 1 is far below the working precision
                 value = mpmath.log1p(pm[i1] / cdf[i2])
-                lb_hi[j] = np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
-                lb_lo[j] = float(value - _laws._mpf_exact(lb_hi[j]))
+                lb_hi[j] = _laws._long_double(value)
+                lb_lo[j] = _laws._long_double(value - _laws._mpf_exact(lb_hi[j]))
     return lr_lo, lb_hi, lb_lo
 
 
