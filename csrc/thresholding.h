@@ -12,7 +12,9 @@
  * F the cdf of Z.  The active attacker (chooses the known records) gets
  * max_b delta^b, the passive one sum_b P(b) delta^b (the hockey stick of
  * the joint law of (b, release)).  For eps >= 0 the first bottom term is 0
- * and the second is z(t-1) - (e^eps - 1) F(t-2).
+ * and the second is F(t-1) (1 - e^(eps - ln F(t-1)/F(t-2))); every term is
+ * formed from its log ratio (given as hi + lo where refined), so it keeps its
+ * relative accuracy near the zero points.
  *
  * z is given on a window (a sub-measure); the mass left out (log_rest) is
  * added to every delta^b, and the passive b-law's mass not enumerated
