@@ -52,9 +52,13 @@ void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, lon
     c->m_mode = (long)fmin(mode, n_others);
     c->merged_x = c->merged_y = c->merged_c = NULL;
     c->n_merged = 0;
+    c->merged_hi = c->merged_lo = NULL;
     c->pu = c->qu = c->pv = c->qv = NULL;
     c->u_first = c->nu = c->v_first = c->nv = 0;
     c->bb_x = c->bb_y = c->bb_c = -INFINITY;
+    c->lu_hi = c->lu_lo = c->lv_hi = c->lv_lo = NULL;
+    c->bb_hi = c->bb_lo = 0.0L;
+    c->bb_refined = 0;
     c->log_rest = -INFINITY;
 }
 
@@ -105,6 +109,20 @@ static long double log_pos(long double lnum, long double lden, double eps)
         return lnum;
     }
     const long double x = (long double)eps + lden - lnum;
+    return x < 0.0L ? lnum + sp_log1mexpl(x) : -INFINITY;
+}
+
+/* ln (P - e^eps Q)_+ = ln P + ln(1 - e^(eps - L)) from ln P and L = ln P/Q
+ * given as hi + lo (hi = +inf: Q = 0). */
+static long double log_pos_ratio(long double lnum, long double hi, long double lo, double eps)
+{
+    if (lnum == -INFINITY) {
+        return -INFINITY;
+    }
+    if (hi == INFINITY) {
+        return lnum;
+    }
+    const long double x = ((long double)eps - hi) - lo;
     return x < 0.0L ? lnum + sp_log1mexpl(x) : -INFINITY;
 }
 
@@ -368,9 +386,18 @@ static long double per_m(const sp_kanon_curve *c, long m, double eps, sp_directi
                                   range_sum(c, m, hi + 1, m + 1, eps, d));
     const long i = m - c->m_lo;
     if (i >= 0 && i < c->n_merged) {
-        const long double cell =
-            d == SP_PLUS ? log_pos_shared(c->merged_x[i], c->merged_y[i], c->merged_c[i], eps)
-                         : log_pos_shared(c->merged_y[i], c->merged_x[i], c->merged_c[i], eps);
+        long double cell;
+        if (c->merged_hi != NULL) {
+            cell = d == SP_PLUS
+                ? log_pos_ratio(sp_logaddexpl(c->merged_x[i], c->merged_c[i]), c->merged_hi[i],
+                                c->merged_lo[i], eps)
+                : log_pos_ratio(sp_logaddexpl(c->merged_y[i], c->merged_c[i]), -c->merged_hi[i],
+                                -c->merged_lo[i], eps);
+        } else {
+            cell = d == SP_PLUS
+                ? log_pos_shared(c->merged_x[i], c->merged_y[i], c->merged_c[i], eps)
+                : log_pos_shared(c->merged_y[i], c->merged_x[i], c->merged_c[i], eps);
+        }
         v = sp_logaddexpl(v, cell);
     }
     return v;
@@ -382,15 +409,32 @@ static double kanon_nonneg(const sp_kanon_curve *c, double eps, sp_direction d)
     /* the lower curve's cells with a suppressed count (few, every one summed) */
     if (!c->upper) {
         for (long i = 0; i < c->nu; i++) {
-            sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pu[i], c->qu[i], eps)
-                                           : log_pos(c->qu[i], c->pu[i], eps));
+            if (c->lu_hi != NULL) {
+                sp_logsum_add(&s, d == SP_PLUS ? log_pos_ratio(c->pu[i], c->lu_hi[i], c->lu_lo[i], eps)
+                                       : log_pos_ratio(c->qu[i], -c->lu_hi[i], -c->lu_lo[i], eps));
+            } else {
+                sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pu[i], c->qu[i], eps)
+                                       : log_pos(c->qu[i], c->pu[i], eps));
+            }
         }
         for (long i = 0; i < c->nv; i++) {
-            sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pv[i], c->qv[i], eps)
-                                           : log_pos(c->qv[i], c->pv[i], eps));
+            if (c->lv_hi != NULL) {
+                sp_logsum_add(&s, d == SP_PLUS ? log_pos_ratio(c->pv[i], c->lv_hi[i], c->lv_lo[i], eps)
+                                       : log_pos_ratio(c->qv[i], -c->lv_hi[i], -c->lv_lo[i], eps));
+            } else {
+                sp_logsum_add(&s, d == SP_PLUS ? log_pos(c->pv[i], c->qv[i], eps)
+                                       : log_pos(c->qv[i], c->pv[i], eps));
+            }
         }
-        sp_logsum_add(&s, d == SP_PLUS ? log_pos_shared(c->bb_x, c->bb_y, c->bb_c, eps)
-                                       : log_pos_shared(c->bb_y, c->bb_x, c->bb_c, eps));
+        if (c->bb_refined) {
+            sp_logsum_add(&s, d == SP_PLUS ? log_pos_ratio(sp_logaddexpl(c->bb_x, c->bb_c), c->bb_hi,
+                                                   c->bb_lo, eps)
+                                   : log_pos_ratio(sp_logaddexpl(c->bb_y, c->bb_c), -c->bb_hi,
+                                                   -c->bb_lo, eps));
+        } else {
+            sp_logsum_add(&s, d == SP_PLUS ? log_pos_shared(c->bb_x, c->bb_y, c->bb_c, eps)
+                                   : log_pos_shared(c->bb_y, c->bb_x, c->bb_c, eps));
+        }
     }
     /* sum over m outward from the mode of w(m) (unimodal): once the rest of
      * a side, at most (atoms left) * w(m), is below SP_TAIL_TOL of the sum,

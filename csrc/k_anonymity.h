@@ -44,10 +44,19 @@ typedef struct {
      * X - e^eps Y - (e^eps - 1) C keeps its relative accuracy when P ~ Q) */
     const long double *merged_x, *merged_y, *merged_c;
     long n_merged;
+    /* optional (NULL when unused): ln P/Q of the merged cells as hi + lo to ~1e-30 */
+    const long double *merged_hi, *merged_lo;
     /* lower: (u, bottom) cells u = u_first + i, (bottom, v) cells, (bottom, bottom) */
     const long double *pu, *qu, *pv, *qv;
     long u_first, nu, v_first, nv;
     long double bb_x, bb_y, bb_c;   /* (bottom, bottom): P = X + C, Q = Y + C */
+    /* Optional (NULL / bb_refined = 0 when unused): ln P/Q of the (u, bottom)
+     * and (bottom, v) cells and of (bottom, bottom) as hi + lo to ~1e-30, so
+     * that P - e^eps Q = P (1 - e^(eps - ln P/Q)) keeps its relative accuracy
+     * where P/Q is near e^eps (and delta = 0 exactly from eps = ln P/Q on) */
+    const long double *lu_hi, *lu_lo, *lv_hi, *lv_lo;
+    long double bb_hi, bb_lo;
+    int bb_refined;
     double log_rest;             /* ln bound on the mass left out by the windows */
 } sp_kanon_curve;
 

@@ -12,7 +12,9 @@
  * F the cdf of Z.  The active attacker (chooses the known records) gets
  * max_b delta^b, the passive one sum_b P(b) delta^b (the hockey stick of
  * the joint law of (b, release)).  For eps >= 0 the first bottom term is 0
- * and the second is z(t-1) - (e^eps - 1) F(t-2).
+ * and the second is F(t-1) (1 - e^(eps - ln F(t-1)/F(t-2))); every term is
+ * formed from its log ratio (given as hi + lo where refined), so it keeps its
+ * relative accuracy near the zero points.
  *
  * z is given on a window (a sub-measure); the mass left out (log_rest) is
  * added to every delta^b, and the passive b-law's mass not enumerated
@@ -30,11 +32,16 @@ typedef struct {
     const long double *lz;    /* ln z(first + i), i = 0..len-1 (every entry finite) */
     const long double *lr;    /* lr[i] = ln z(first+i-1) / z(first+i), i = 0..len:
                                * lr[0] = -inf, lr[len] = +inf (the window's edges) */
+    const long double *lr_lo; /* NULL, or low parts: lr[i] + lr_lo[i] = ln z(k-1)/z(k) to
+                               * ~1e-30 where refined (near the zero points the terms
+                               * z (1 - e^(eps - lr)) need lr - eps far beyond long double) */
     const long double *lcz;   /* ln sum_{j<=i} z(first + j), i = 0..len-1 */
     long first, len;
     const long *t;            /* thresholds tau - b on Z, non-increasing */
     const long double *lw;    /* ln P(b) of each threshold (passive), NULL: active (max) */
     long nt;
+    const long double *lb_hi, *lb_lo; /* NULL, or per threshold t[j]: ln F(t-1)/F(t-2) as
+                               * hi + lo (to ~1e-30; +inf if F(t-2) = 0 on the window) */
     double log_rest;          /* ln bound on z's mass outside the window (-inf: none) */
     double log_rest_b;        /* passive: ln bound on P(b) not enumerated (-inf: none) */
 } sp_thr_curve;

@@ -203,12 +203,15 @@ cdef extern from "thresholding.h" nogil:
     ctypedef struct sp_thr_curve:
         const long double *lz
         const long double *lr
+        const long double *lr_lo
         const long double *lcz
         long first
         long len
         const long *t
         const long double *lw
         long nt
+        const long double *lb_hi
+        const long double *lb_lo
         double log_rest
         double log_rest_b
     double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx)
@@ -217,6 +220,15 @@ cdef extern from "k_anonymity.h" nogil:
     ctypedef struct sp_kanon_curve:
         long m_lo
         long m_hi
+        const long double *merged_hi
+        const long double *merged_lo
+        const long double *lu_hi
+        const long double *lu_lo
+        const long double *lv_hi
+        const long double *lv_lo
+        long double bb_hi
+        long double bb_lo
+        int bb_refined
         double log_rest
     void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, long k, int upper)
     double sp_kanon_log_f(const sp_kanon_curve *c, long a, long b)

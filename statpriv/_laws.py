@@ -220,6 +220,13 @@ def _mpf_exact(x):
     return mpmath.mpf(num) / den
 
 
+def _long_double(value):
+    """An mpmath number as the nearest long double (the low part of a split log
+    ratio as a double would be denormal where the ratio is ~1e-300)."""
+    import mpmath
+    return np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
+
+
 def _float_up(value):
     """The smallest double >= an mpmath number (+-inf kept)."""
     import mpmath

@@ -27,16 +27,22 @@ cdef long double *_p(long double[::1] a) noexcept nogil:
 cdef class ThresholdCore(CurveCore):
     """Thresholded count (csrc/thresholding.h): Z's window (ln pmf lz on
     first.., the log ratios lr, len + 1 entries), the thresholds t (non-
-    increasing) and, for the passive attacker, their log weights lw."""
+    increasing) and, for the passive attacker, their log weights lw;
+    optional refinements (None: unused): lr_lo the low parts of lr, lb_hi +
+    lb_lo = ln F(t-1)/F(t-2) per threshold."""
     cdef sp_thr_curve c
     cdef object arrays          # keeps the buffers the context points into alive
 
-    def __cinit__(self, lz, lr, long first, t, lw, double log_rest, double log_rest_b):
+    def __cinit__(self, lz, lr, long first, t, lw, double log_rest, double log_rest_b,
+                  lr_lo=None, lb_hi=None, lb_lo=None):
         cdef long double[::1] vz = _ld(lz)
         cdef long double[::1] vr = _ld(lr)
         cdef long double[::1] vc = np.empty(vz.shape[0], dtype=np.longdouble)
         cdef long[::1] vt = np.ascontiguousarray(t, dtype=np.int_)
         cdef long double[::1] vw
+        cdef long double[::1] vrl = None
+        cdef long double[::1] vbh = None
+        cdef long double[::1] vbl = None
         if vz.shape[0] == 0 or vr.shape[0] != vz.shape[0] + 1 or vt.shape[0] == 0:
             raise ValueError("statpriv internal error: bad thresholding window; please report")
         with nogil:
@@ -54,9 +60,24 @@ cdef class ThresholdCore(CurveCore):
             self.c.lw = &vw[0]
         else:
             vw = None
+        self.c.lr_lo = NULL
+        if lr_lo is not None:
+            vrl = _ld(lr_lo)
+            if vrl.shape[0] != vr.shape[0]:
+                raise ValueError("statpriv internal error: bad thresholding refinement")
+            self.c.lr_lo = &vrl[0]
+        self.c.lb_hi = NULL
+        self.c.lb_lo = NULL
+        if lb_hi is not None:
+            vbh = _ld(lb_hi)
+            vbl = _ld(lb_lo)
+            if vbh.shape[0] != vt.shape[0] or vbl.shape[0] != vt.shape[0]:
+                raise ValueError("statpriv internal error: bad thresholding refinement")
+            self.c.lb_hi = &vbh[0]
+            self.c.lb_lo = &vbl[0]
         self.c.log_rest = log_rest
         self.c.log_rest_b = log_rest_b
-        self.arrays = (vz, vr, vc, vt, vw)
+        self.arrays = (vz, vr, vc, vt, vw, vrl, vbh, vbl)
         self.fn = sp_thr_curve_log_delta
         self.ctx = &self.c
 
@@ -69,10 +90,10 @@ cdef class KAnonymityCore(CurveCore):
     cdef object arrays
 
     def __cinit__(self, double n_others, double pa, double pb, long k, bint upper, long m_lo,
-                  long m_hi, a_window, b_window, double log_rest):
+                  long m_hi, a_window, b_window, double log_rest, refined=None):
         cdef long a_lo = a_window[0], a_hi = a_window[1], b_lo = b_window[0], b_hi = b_window[1]
         cdef long count, u_first, nu, v_first, nv
-        cdef long double[::1] mx, my, mc, pu, qu, pv, qv, line
+        cdef long double[::1] mx, my, mc, pu, qu, pv, qv, line, vbb
         sp_kanon_init(&self.c, n_others, pa, pb, k, upper)
         self.c.m_lo = m_lo
         self.c.m_hi = m_hi
@@ -83,6 +104,14 @@ cdef class KAnonymityCore(CurveCore):
             with nogil:
                 sp_kanon_fill_merged(&self.c, count, _p(mx), _p(my), _p(mc))
             self.arrays = (mx, my, mc)
+            if refined is not None:
+                # ln P/Q of the merged cells as hi + lo
+                rh, rl = _ld(refined[0]), _ld(refined[1])
+                if len(rh) != count or len(rl) != count:
+                    raise ValueError("statpriv internal error: bad k-anonymity refinement")
+                if count > 0:
+                    self.c.merged_hi, self.c.merged_lo = _p(rh), _p(rl)
+                self.arrays += (rh, rl)
         else:
             # (u, bottom) cells: u - 1 or u in A's window, u >= k
             u_first = max(k, a_lo)
@@ -98,6 +127,18 @@ cdef class KAnonymityCore(CurveCore):
                 sp_kanon_fill_lower(&self.c, a_lo, a_hi, b_lo, b_hi, u_first, nu, _p(pu), _p(qu),
                                     v_first, nv, _p(pv), _p(qv), _p(line))
             self.arrays = (pu, qu, pv, qv)
+            if refined is not None:
+                # ln P/Q of the one-suppressed cells and of (bottom, bottom) as hi + lo
+                lu_hi, lu_lo, lv_hi, lv_lo, bb = refined
+                lu_hi, lu_lo, lv_hi, lv_lo = _ld(lu_hi), _ld(lu_lo), _ld(lv_hi), _ld(lv_lo)
+                if len(lu_hi) != nu or len(lv_hi) != nv:
+                    raise ValueError("statpriv internal error: bad k-anonymity refinement")
+                self.c.lu_hi, self.c.lu_lo = _p(lu_hi), _p(lu_lo)
+                self.c.lv_hi, self.c.lv_lo = _p(lv_hi), _p(lv_lo)
+                vbb = _ld(bb)          # as long doubles: a double lo may be denormal
+                self.c.bb_hi, self.c.bb_lo = vbb[0], vbb[1]
+                self.c.bb_refined = 1
+                self.arrays += (lu_hi, lu_lo, lv_hi, lv_lo)
         self.fn = sp_kanon_curve_log_delta
         self.ctx = &self.c
 

@@ -111,10 +111,12 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
 
     if per_record:
         first, lz, lr, log_rest = _per_record_law(probs[known:])
+        exact_pmf = _per_record_exact(probs[known:], first, len(lz))
         b_first, lb, _, log_rest_b = _per_record_law(probs[:known])
         b_range = _support_range(probs[:known])
     else:
         first, lz, lr, log_rest = _iid_law(n - 1 - known, pi)
+        exact_pmf = _iid_exact(n - 1 - known, pi, first, len(lz))
         b_first, lb, _, log_rest_b = _iid_law(known, pi)
         b_range = (0 if pi < 1.0 else known, known if pi > 0.0 else 0)
     last = first + len(lz) - 1
@@ -129,7 +131,8 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
     else:
         t = threshold - (b_first + np.arange(len(lb), dtype=np.int64))
         lw = lb
-    core = _thr.ThresholdCore(lz, lr, first, t, lw, log_rest, log_rest_b)
+    lr_lo, lb_hi, lb_lo = _refinements(first, lz, lr, t, exact_pmf)
+    core = _thr.ThresholdCore(lz, lr, first, t, lw, log_rest, log_rest_b, lr_lo, lb_hi, lb_lo)
 
     ref_pi = probs.tolist() if per_record else pi
 
@@ -140,6 +143,80 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
     what = "per-record pi" if per_record else f"pi={pi}"
     return PrivacyCurve(core, ref, f"thresholded count n={n}, {what}, threshold={threshold}, "
                                    f"known={known}, {attacker} attacker")
+
+
+# Z's window up to this many atoms gets its log ratios refined from an exact
+# (40-digit) pmf at construction: near a zero point eps0 the terms
+# z (1 - e^(eps - L)) need L - eps to ~1e-12 relative where it is ~1e-16 eps0.
+_EXACT_ATOMS = 2048
+_EXACT_RECORDS = 300
+
+
+def _refinements(first, lz, lr, t, exact_pmf):
+    """(lr_lo, lb_hi, lb_lo) for ThresholdCore, or Nones without an exact pmf:
+    lr + lr_lo = ln z(k-1)/z(k) and lb_hi + lb_lo = ln F(t-1)/F(t-2) (F on
+    the window, as the C sums take it) to ~1e-30, from the pmf's 40-digit
+    values (a construction-time pass over the window, bounded by _EXACT_ATOMS)."""
+    if exact_pmf is None:
+        return None, None, None
+    import mpmath
+    with mpmath.workdps(40):
+        pm = exact_pmf()
+        lr_lo = np.zeros(len(lr), dtype=np.longdouble)
+        for i in range(1, len(pm)):
+            if pm[i - 1] > 0 and pm[i] > 0:
+                value = mpmath.log(pm[i - 1] / pm[i])
+                lr_lo[i] = _laws._long_double(value - _laws._mpf_exact(lr[i]))
+        cdf = [pm[0]]
+        for v in pm[1:]:
+            cdf.append(cdf[-1] + v)
+        lb_hi = np.full(len(t), np.inf, dtype=np.longdouble)
+        lb_lo = np.zeros(len(t), dtype=np.longdouble)
+        for j, tj in enumerate(t.tolist()):
+            i1, i2 = tj - 1 - first, tj - 2 - first
+            if 0 <= i2 and i1 < len(pm) and cdf[i2] > 0:
+                # log1p of z(t-1)/F(t-2): relatively exact even where
+                # F(t-1)/F(t-2) - 1 is far below the working precision
+                value = mpmath.log1p(pm[i1] / cdf[i2])
+                lb_hi[j] = _laws._long_double(value)
+                lb_lo[j] = _laws._long_double(value - _laws._mpf_exact(lb_hi[j]))
+    return lr_lo, lb_hi, lb_lo
+
+
+def _iid_exact(N, pi, first, length):
+    """A callable giving Bin(N, pi) on first..first+length-1 as 40-digit
+    mpmath numbers (None when the window is too long or the law a point)."""
+    if length > _EXACT_ATOMS or length < 2 or not 0.0 < pi < 1.0:
+        return None
+
+    def pmf():
+        import mpmath
+        p = mpmath.mpf(pi)
+        out = [mpmath.binomial(N, first) * p ** first * (1 - p) ** (N - first)]
+        for k in range(first + 1, first + length):
+            out.append(out[-1] * (N - k + 1) / k * p / (1 - p))
+        return out
+    return pmf
+
+
+def _per_record_exact(probs, first, length):
+    """The same for a sum of independent Bernoulli(probs) (exact convolution
+    of the records with 0 < pi < 1, at most _EXACT_RECORDS of them)."""
+    ones = int(np.count_nonzero(probs == 1.0))
+    live = probs[(probs > 0.0) & (probs < 1.0)]
+    if live.size > _EXACT_RECORDS or length < 2:
+        return None
+
+    def pmf():
+        import mpmath
+        law = [mpmath.mpf(1)]
+        for p in live.tolist():
+            p = mpmath.mpf(p)
+            law = [(law[j] if j < len(law) else 0) * (1 - p) + (law[j - 1] * p if j else 0)
+                   for j in range(len(law) + 1)]
+        lo = first - ones
+        return [law[j] if 0 <= j < len(law) else mpmath.mpf(0) for j in range(lo, lo + length)]
+    return pmf
 
 
 def _iid_law(N, pi):

@@ -1529,6 +1529,14 @@ class _Thresholded(_MaxOfPairs):
         self.params = dict(n=n, tau=tau, known=known, attacker=attacker)
         if len(self.pis) > 4000:
             raise TooExpensive("thresholded oracle: at most 4000 records")
+        # Differences of cdfs near 1 (the suppressed outcome) are as small as the
+        # smallest atom of the count laws, ~ prod_j min(pi_j, 1 - pi_j): carry that
+        # many digits more, or 1 - pi rounds to 1 and the difference reads 0.
+        need = sum(-math.log10(min(p, 1.0 - p)) for p in self.pis if 0.0 < p < 1.0)
+        # (capped so that the n^2 convolution stays affordable: beyond the cap a
+        # difference below ~10^-cap of an atom may still read 0)
+        cap = max(0, int(2e7 / (len(self.pis) + 1) ** 2))
+        self.extra_dps = min(int(need) + 5 if need > 20 else 0, cap, MAX_DPS - DPS - 100)
 
     def _pairs(self):
         bl = _count_law(self.pis[:self.known])
@@ -1569,7 +1577,15 @@ class _KAnonymity(_DiscreteCurve):
         self.params = dict(n=n, pa=pa, pb=pb, k=k, bound=bound)
         if (self.N + 1) ** 2 > 2 * MAX_ATOMS * 4:
             raise TooExpensive("k-anonymity oracle: n too large")
-        self.extra_dps = 5
+        # A suppressed outcome's P - Q is as small as the smallest atom, down to
+        # min(pa, pb, rest)^N: carry those digits too (else 1 - tiny rounds to 1).
+        rest = float(1 - Fraction(pa) - Fraction(pb))
+        small = min([p for p in (pa, pb, rest) if p > 0.0], default=1.0)
+        need = -self.N * math.log10(small) if small < 1.0 else 0.0
+        # (capped so that the N^2 atoms stay affordable: beyond the cap a difference
+        # below ~10^-cap of an atom may still read 0)
+        cap = max(0, int(2e7 / (self.N + 1) ** 2))
+        self.extra_dps = 5 + min(int(need) if need > 20 else 0, cap, MAX_DPS - DPS - 100)
 
     def _laws(self):
         fa, fb = Fraction(self.pa), Fraction(self.pb)

@@ -40,12 +40,6 @@ def test_random_slice():
 # out of test_exhaustive and run by test_exhaustive_open_kinds (strict xfail: it starts
 # failing the day they are fixed -- then drop them from here).
 OPEN_NEW_KINDS = {
-    # near their zero points the positive parts cancel (e.g. 1 - e^eps (1 - pi)):
-    # relative errors up to 0.17 and under-reports, -inf where delta ~ 1e-18
-    "thr_active": "cancellation near the zero point",
-    "kanon_lower": "cancellation near the zero point (n=2, probs [0, 0.5], eps -> ln 2)",
-    "kanon_upper": "ln delta off by 4e3 at eps=1e4 with probs 5e-324/1e-300; epsilon under-reports",
-    "thr_passive": "oracle limitation: atom differences below ~1e-70 relative read as 0",
     "pk_bracket": "attained ~5e-12 relative above the brute force of its vertex (delta ~ 1)",
 }
 

@@ -153,3 +153,24 @@ def test_random_small_cases_against_live_oracle():
                 for o, r in zip(ours, refs):
                     assert_matches(float(o), r, what=f"n={n} {probs} k={k} {source}->{target} "
                                                      f"{bound} {direction}")
+
+
+# Near a zero point P - e^eps Q cancels, and far tails lie below any windowed
+# rest (found by the differential test; truth from the independent mpmath oracle).
+_HARD = [
+    ((2, [0.0, 0.5], 2, 0, 1), "lower", "plus", 0.6931471805599453),
+    ((14, [5e-324, 1e-300], 10, 1, 0), "upper", "plus", 10000.0),
+    ((2, [1.1102230246251565e-16, 0.117450807381861, 0.7691697497002095], 2, 2, 0), "upper",
+     "minus", 36.47435567656948),
+]
+
+
+@pytest.mark.parametrize("args, bound, direction, eps", _HARD)
+def test_cancellation_and_far_tail(args, bound, direction, eps):
+    import independent_oracle as O
+    n, probs, k, s, t = args
+    curve = getattr(statpriv.k_anonymity(n, probs, k, source=s, target=t), bound)
+    ours = getattr(curve, f"log_delta_{direction}")(eps)
+    truth = O.k_anonymity(n, probs[s], probs[t], k, bound).delta(eps, direction)
+    diff = float(mpmath.mpf(ours) - mpmath.log(truth))
+    assert abs(math.expm1(diff)) <= 1e-12 or abs(diff) <= 1e-10 and ours < -700

@@ -221,3 +221,30 @@ def test_random_small_cases_against_live_oracle():
                 for o, r in zip(ours, refs):
                     assert_matches(float(o), r, what=f"n={n} pi={pi} tau={tau} known={known} "
                                                      f"{attacker} {direction}")
+
+
+# Near a zero point P - e^eps Q cancels: the cells' log ratios carry low parts
+# (found by the differential test; truth from the independent mpmath oracle).
+_NEAR_ZERO = [
+    ((2, 0.0024051543880138026, 2, 0), "minus", 0.00240805141796399),
+    ((25, 0.49715569152445194, 8, 1), "minus", 1.1732788551859517),
+    ((2, [1e-300], 2, 0), "minus", 9e-301),
+]
+
+
+@pytest.mark.parametrize("args, direction, eps", _NEAR_ZERO)
+def test_near_zero_point_cancellation(args, direction, eps):
+    import independent_oracle as O
+    n, pi, tau, known = args
+    curve = statpriv.thresholded(None if isinstance(pi, list) else n, pi, tau, known=known,
+                                 attacker="active")
+    ours = getattr(curve, f"log_delta_{direction}")(eps)
+    truth = O.thresholded(n, pi, tau, known, "active").delta(eps, direction)
+    err = math.expm1(float(mpmath.mpf(ours) - mpmath.log(truth)))
+    assert abs(err) <= 1e-12
+
+
+def test_exact_zero_point():
+    # ln F(55)/F(54) of Bin(55, 1/2) = -ln(1 - 2^-55) is just above 2^-55
+    curve = statpriv.thresholded(57, 0.5, 57, known=1, attacker="active")
+    assert curve.epsilon(0.0, direction="minus") == math.nextafter(2.0 ** -55, 1.0)
