@@ -38,13 +38,20 @@ def _mp_count_delta(n, pi, eps):
         return float(max(plus, minus))
 
 
-def _within(curve, pld, eps, h=H, tail=1e-15):
-    """curve.delta(eps) <= pld's delta <= (1 + c) curve.delta(eps - h) + T."""
+def _export_bounds(curve, pld, eps, h=H, tail=1e-15):
+    """(pld's delta, curve.delta(eps), (1 + c) curve.delta(eps - h) + T): the
+    export must lie between the last two (docs/accounting.md)."""
     exact = curve.delta(eps)
     got = pld.get_delta_for_epsilon(eps)
-    assert np.all(got >= exact * (1 - 1e-12)), np.min(got / exact)
     tail = max(tail, 1e-9 * curve.delta(math.inf))
     upper = curve.delta(eps - h) * (1 + accounting._ctd_inflation(h)) + tail
+    return got, exact, upper
+
+
+def _within(curve, pld, eps, h=H, tail=1e-15):
+    """curve.delta(eps) <= pld's delta <= (1 + c) curve.delta(eps - h) + T."""
+    got, exact, upper = _export_bounds(curve, pld, eps, h, tail)
+    assert np.all(got >= exact * (1 - 1e-12)), np.min(got / exact)
     assert np.all(got <= upper * (1 + 1e-12) + 1e-16), np.max(got - upper)
     return got, exact
 
@@ -74,7 +81,9 @@ def test_export_counting_against_mpmath_definition():
         "dp-laplace", "dp-gaussian", "dp-geometric", "dp-geometric-s3"])
 def test_export_is_pessimistic_and_within_the_discretisation_bound(make):
     curve = make()
-    _within(curve, curve.to_dp_accounting(H), EPS)
+    got, exact, upper = _export_bounds(curve, curve.to_dp_accounting(H), EPS)
+    assert np.all(got >= exact * (1 - 1e-12)), np.min(got / exact)            # pessimistic
+    assert np.all(got <= upper * (1 + 1e-12) + 1e-16), np.max(got - upper)    # within the bound
 
 
 def test_pmf_route_is_pessimistic_and_looser_than_connect_the_dots():
@@ -182,7 +191,9 @@ def test_export_composes_with_dp_accountings_laplace():
 def test_export_edge_curves(make):
     curve = make()
     for method in ("auto", "pmf") if curve._log_pmfs is not None else ("auto",):
-        _within(curve, curve.to_dp_accounting(H, method=method), EPS)
+        got, exact, upper = _export_bounds(curve, curve.to_dp_accounting(H, method=method), EPS)
+        assert np.all(got >= exact * (1 - 1e-12)), (method, np.min(got / exact))
+        assert np.all(got <= upper * (1 + 1e-12) + 1e-16), (method, np.max(got - upper))
 
 
 def test_export_refuses_grids_too_long():
@@ -205,7 +216,9 @@ def test_export_fine_grid_stays_pessimistic(make):
     curve = make()
     rng = np.random.default_rng(5)
     eps = np.sort(np.concatenate([rng.uniform(-0.1, 0.5, 3000), np.arange(-0.1, 0.5, 0.01)]))
-    _within(curve, curve.to_dp_accounting(1e-5), eps, 1e-5)
+    got, exact, upper = _export_bounds(curve, curve.to_dp_accounting(1e-5), eps, 1e-5)
+    assert np.all(got >= exact * (1 - 1e-12)), np.min(got / exact)            # pessimistic
+    assert np.all(got <= upper * (1 + 1e-12) + 1e-16), np.max(got - upper)    # within the bound
 
 
 def test_export_arguments_are_validated():
