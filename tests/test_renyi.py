@@ -24,7 +24,7 @@ def _renyi_mp(P, Q, a):
     return mpmath.log(s) / (a - 1)
 
 
-def _check(curve, P, Q, orders, rel=1e-12):
+def assert_renyi_matches_mpmath(curve, P, Q, orders, rel=1e-12):
     for direction, (A, B) in (("plus", (P, Q)), ("minus", (Q, P))):
         ours = curve.renyi(orders, direction)
         for a, v in zip(orders, ours):
@@ -41,7 +41,7 @@ def test_noiseless_count():
     n, pi = 25, 0.3
     with mpmath.workdps(40):
         z = binomial_mp(n - 1, pi)
-        _check(statpriv.counting(n, pi), [mpmath.mpf(0)] + z, z + [mpmath.mpf(0)],
+        assert_renyi_matches_mpmath(statpriv.counting(n, pi), [mpmath.mpf(0)] + z, z + [mpmath.mpf(0)],
                [0.3, 0.5, 0.9, 1.0, 2.0, math.inf])
 
 
@@ -52,14 +52,14 @@ def test_poisson_sampled_count():
         z = binomial_mp(n - 1, pi * r)
         Z = z + [mpmath.mpf(0)]
         P = [r * (Z[j - 1] if j else 0) + (1 - r) * Z[j] for j in range(n + 1)]
-        _check(statpriv.counting(n, pi, sample_rate=r, sampling="poisson"), P, Z,
+        assert_renyi_matches_mpmath(statpriv.counting(n, pi, sample_rate=r, sampling="poisson"), P, Z,
                ORDERS + [math.inf])
 
 
 def test_geometric_noise_count():
     with mpmath.workdps(30):
         P, Q = geometric_noise_mp(12, 0.3, 0.6, 100)       # beyond: < 0.6^100 = 7e-23
-        _check(statpriv.counting(12, 0.3, noise=statpriv.Geometric(0.6)), P, Q,
+        assert_renyi_matches_mpmath(statpriv.counting(12, 0.3, noise=statpriv.Geometric(0.6)), P, Q,
                ORDERS + [math.inf], rel=1e-11)
 
 

@@ -427,7 +427,7 @@ def _no_nan(result):
     return not np.isnan(np.asarray(result, dtype=float)).any()
 
 
-def _check_bad_input(fn, good, param, valid, cls, value):
+def assert_bad_input_rejected(fn, good, param, valid, cls, value):
     kwargs = dict(good, **{param: value})
     try:
         result = fn(**kwargs)
@@ -443,9 +443,9 @@ def _check_bad_input(fn, good, param, valid, cls, value):
     assert _no_nan(result), f"{param}={value!r} ({cls}) gave NaN: {result!r}"
 
 
-def _draw_and_check(fn, good, param, valid, data):
+def assert_drawn_bad_input_rejected(fn, good, param, valid, data):
     cls = data.draw(st.sampled_from(CLASSES), label="class")
-    _check_bad_input(fn, good, param, valid, cls, _draw_bad(data, cls, good[param]))
+    assert_bad_input_rejected(fn, good, param, valid, cls, _draw_bad(data, cls, good[param]))
 
 
 _SWEEP_SETTINGS = dict(deadline=None, derandomize=True, phases=_PHASES,
@@ -457,7 +457,7 @@ _SWEEP_SETTINGS = dict(deadline=None, derandomize=True, phases=_PHASES,
 @settings(max_examples=30, **_SWEEP_SETTINGS)
 @given(data=st.data())
 def test_bad_input_sweep(fn, good, param, valid, data):
-    _draw_and_check(fn, good, param, valid, data)
+    assert_drawn_bad_input_rejected(fn, good, param, valid, data)
 
 
 def test_zero_d_arrays_act_as_scalars():
@@ -595,15 +595,15 @@ _FIXED = {"bool": True, "str": "abc", "numeric_str": "0.1", "bytes": b"0.5", "no
           "ragged": [[0.5], [0.5, 0.5]], "zero_d_bad": np.array(NAN)}
 
 
-def _check_every_class(fn, good, param, valid):
+def assert_rejects_every_class(fn, good, param, valid):
     for cls in CLASSES:
         value = SHAPED[cls](good[param]) if cls in SHAPED else _FIXED[cls]
-        _check_bad_input(fn, good, param, valid, cls, value)
+        assert_bad_input_rejected(fn, good, param, valid, cls, value)
 
 
 @pytest.mark.parametrize("fn,good,param,valid", SWEEP_NEW)
 def test_new_names_reject_every_class(fn, good, param, valid):
-    _check_every_class(fn, good, param, valid)
+    assert_rejects_every_class(fn, good, param, valid)
 
 
 # ... and hypothesis draws within each class
@@ -611,7 +611,7 @@ def test_new_names_reject_every_class(fn, good, param, valid):
 @settings(max_examples=8, **_SWEEP_SETTINGS)
 @given(data=st.data())
 def test_new_names_bad_input_sweep(fn, good, param, valid, data):
-    _draw_and_check(fn, good, param, valid, data)
+    assert_drawn_bad_input_rejected(fn, good, param, valid, data)
 
 
 @pytest.mark.exhaustive
@@ -619,7 +619,7 @@ def test_new_names_bad_input_sweep(fn, good, param, valid, data):
 @settings(max_examples=150, **_SWEEP_SETTINGS)
 @given(data=st.data())
 def test_new_names_bad_input_sweep_exhaustive(fn, good, param, valid, data):
-    _draw_and_check(fn, good, param, valid, data)
+    assert_drawn_bad_input_rejected(fn, good, param, valid, data)
 
 
 # -- statpriv.empirical.EmpiricalPrivacy ----------------------------------------
@@ -679,7 +679,7 @@ SWEEP_EMPIRICAL = [] if pandas is None else [
 @pytest.mark.filterwarnings("ignore:Gaussian-kernel noise")
 @pytest.mark.parametrize("fn,good,param,valid", SWEEP_EMPIRICAL)
 def test_empirical_rejects_every_class(fn, good, param, valid):
-    _check_every_class(fn, good, param, valid)
+    assert_rejects_every_class(fn, good, param, valid)
 
 
 @pytest.mark.parametrize("make,kw,error,match", [
