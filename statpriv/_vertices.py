@@ -195,6 +195,8 @@ def log_epsilon(core, N, p, log_target):
         return 0.0
     if log_target == -math.inf and core.zero_point < math.inf:
         return core.zero_point           # delta = 0 exactly from eps0 on, > 0 below
+    if log_target == -math.inf:
+        return math.inf                  # a shift: the top atom of P has Q = 0 at every eps
     depth = _depth(log_target, N)
     check_work(N, p, depth, f"epsilon at delta = {math.exp(log_target):.6g}")
     ends = np.array([0.0, float(N)])

@@ -264,3 +264,10 @@ def test_worst_case_refuses_up_front_what_would_take_minutes():
     pk = statpriv.partial_knowledge(10**9, 0.3)
     with pytest.raises(ValueError, match=r"\.blanket.*\.uniform"):
         pk.worst_case.delta(0.01)
+
+
+def test_branch_and_bound_epsilon_of_zero_is_inf():
+    # a shift: P's top atom (N + 1 ones) has Q = 0, so delta > 0 at every finite eps
+    curve = statpriv.partial_knowledge(5000, 0.1).worst_case
+    assert curve.epsilon(0.0) == math.inf
+    assert curve.log_delta(50.0) > -math.inf
