@@ -1,8 +1,9 @@
 # The base class of every C curve's typed wrapper, declared here so that a
 # room's own extension (e.g. statpriv/shuffle/_clones.pyx) can subclass it:
 # `from statpriv._core cimport CurveCore`, set fn and ctx in __cinit__, and
-# inherit log_delta / epsilon (see statpriv/_core.pyx for the contract).
-from statpriv._csrc cimport sp_curve_fn, sp_estimate
+# inherit log_delta / epsilon (see statpriv/_core.pyx for the contract); a
+# kernel with its own inverse overrides _smallest_eps only.
+from statpriv._csrc cimport sp_curve_fn, sp_direction, sp_estimate
 
 
 cdef class CurveCore:
@@ -19,3 +20,6 @@ cdef class CurveCore:
     cdef sp_estimate estimates[3]   # est_ctx of a kernel's own estimate: 0, +1, -1
 
     cdef void _set_estimate(self, sp_curve_fn fn, const void *curve, double margin)
+    # epsilon() of one target, without the GIL: the generic search (on the
+    # estimate if set); a kernel with its own search overrides only this
+    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil

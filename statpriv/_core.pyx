@@ -73,23 +73,24 @@ cdef class CurveCore:
         return _evaluate(self.est_fn, self.est_ctx[0 if bound == 0 else (1 if bound > 0 else 2)],
                          eps, direction)
 
+    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+        if self.est_fn != NULL and estimate:
+            return sp_smallest_eps_estimated(self.fn, self.ctx, self.est_fn, self.est_ctx,
+                                             self.est_margin, d, log_target, self.log_tol,
+                                             self.positive)
+        return sp_smallest_eps_lean(self.fn, self.ctx, d, log_target, self.log_tol, self.positive)
+
     def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
         """Smallest eps >= 0 with ln delta(eps) <= each log_target (searched
-        on the estimate where this curve has one, unless estimate=False)."""
+        on the estimate where this curve has one, unless estimate=False; a
+        subclass with its own search overrides _smallest_eps)."""
         cdef Py_ssize_t i, n = log_target.shape[0]
         out = np.empty(n)
         cdef double[::1] res = out
         cdef sp_direction d = <sp_direction> direction
         with nogil:
             for i in range(n):
-                if self.est_fn != NULL and estimate:
-                    res[i] = sp_smallest_eps_estimated(self.fn, self.ctx, self.est_fn,
-                                                       self.est_ctx, self.est_margin, d,
-                                                       log_target[i], self.log_tol,
-                                                       self.positive)
-                else:
-                    res[i] = sp_smallest_eps_lean(self.fn, self.ctx, d, log_target[i],
-                                                  self.log_tol, self.positive)
+                res[i] = self._smallest_eps(log_target[i], d, estimate)
         return out
 
 
@@ -102,18 +103,10 @@ cdef class BinomialCurveCore(CurveCore):
         self.fn = sp_binom_curve_log_delta
         self.ctx = &self.curve
 
-    def epsilon(self, double[::1] log_target, int direction):
-        """Smallest eps >= 0 with ln delta(eps) <= each log_target: the
-        generic search, settled at large N on one exact sum (see
+    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+        """The generic search, settled at large N on one exact sum (see
         sp_binom_smallest_eps in csrc/search.h)."""
-        cdef Py_ssize_t i, n = log_target.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        cdef sp_direction d = <sp_direction> direction
-        with nogil:
-            for i in range(n):
-                res[i] = sp_binom_smallest_eps(&self.curve, d, log_target[i], self.log_tol)
-        return out
+        return sp_binom_smallest_eps(&self.curve, d, log_target, self.log_tol)
 
 
 cdef double _sampled_zero_point(sp_curve_fn fn, const void *ctx, int direction, double l1g_hi):
@@ -154,20 +147,11 @@ cdef class PoissonCurveCore(CurveCore):
         +inf for SP_PLUS."""
         return _sampled_zero_point(self.fn, self.ctx, direction, self.curve.l1g_hi)
 
-    def epsilon(self, double[::1] log_target, int direction):
-        """Smallest eps >= 0 with ln delta(eps) <= each log_target: at large N
-        solved on the exact shift sums of Z with the reduction's moving
-        target (sp_poisson_smallest_eps in csrc/poisson_sampling.h), else the generic
-        search."""
-        cdef Py_ssize_t i, n = log_target.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        cdef sp_direction d = <sp_direction> direction
-        with nogil:
-            for i in range(n):
-                res[i] = sp_poisson_smallest_eps(&self.curve, d, log_target[i],
-                                                 self.log_tol, self.positive)
-        return out
+    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+        """At large N solved on the exact shift sums of Z with the
+        reduction's moving target (sp_poisson_smallest_eps in
+        csrc/poisson_sampling.h), else the generic search."""
+        return sp_poisson_smallest_eps(&self.curve, d, log_target, self.log_tol, self.positive)
 
 
 cdef class SampledShiftCurveCore(CurveCore):

@@ -2,50 +2,19 @@
 """Typed wrappers over csrc/partial_knowledge.h: the vertex sweep (the exact
 worst case over [p, 1-p]^N, generic over the target's report pair) and the
 privacy-blanket sum.  Nothing here validates input (statpriv.partial_knowledge
-does); every loop runs without the GIL.  The cores have the CurveCore
-interface (log_delta, epsilon) that statpriv.curve.PrivacyCurve uses."""
+does); every loop runs without the GIL.  The cores subclass CurveCore
+(log_delta, epsilon) and override only its search (_smallest_eps)."""
 import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport malloc, free
-from libc.math cimport INFINITY
 
+from statpriv._core cimport CurveCore
 from statpriv._csrc cimport *
 
 cnp.import_array()
 
 
-cdef class _Curve:
-    """ln delta through an sp_curve_fn on a C context (the CurveCore interface
-    of statpriv.curve.PrivacyCurve: log_delta, epsilon, log_tol, positive)."""
-    cdef sp_curve_fn fn
-    cdef const void *ctx
-    cdef public double log_tol
-    cdef public int positive
-
-    def log_delta(self, double[::1] eps, int direction):
-        cdef Py_ssize_t i, n = eps.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        cdef sp_direction dd = <sp_direction> direction
-        with nogil:
-            for i in range(n):
-                res[i] = self.fn(eps[i], dd, self.ctx)
-        return out
-
-    cdef double _epsilon(self, double log_target) noexcept nogil:
-        return sp_smallest_eps_lean(self.fn, self.ctx, SP_PLUS, log_target, self.log_tol, 0)
-
-    def epsilon(self, double[::1] log_target, int direction):
-        cdef Py_ssize_t i, n = log_target.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        with nogil:
-            for i in range(n):
-                res[i] = self._epsilon(log_target[i])
-        return out
-
-
-cdef class VertexCore(_Curve):
+cdef class VertexCore(CurveCore):
     """The worst case over the vertices a = 0..N of [p, 1-p]^N, with the
     target's report Bernoulli(1 - q0) under P and Bernoulli(q0) under Q:
     a shift (q0 = 0) or, with rr = eps0 > 0, eps0-randomized response
@@ -66,7 +35,7 @@ cdef class VertexCore(_Curve):
         +inf for a shift)."""
         return self.sys.eps0
 
-    cdef double _epsilon(self, double log_target) noexcept nogil:
+    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
         """Every vertex searched only where it exceeds the running answer
         (sp_vertex_smallest_eps)."""
         return sp_vertex_smallest_eps(&self.sys, log_target, self.log_tol)
@@ -114,7 +83,7 @@ cdef class VertexCore(_Curve):
         return v, arg
 
 
-cdef class BlanketCore(_Curve):
+cdef class BlanketCore(CurveCore):
     """The privacy-blanket bound sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b)
     (sp_blanket in csrc/partial_knowledge.h; the window of b is built once)."""
     cdef sp_blanket bl
@@ -130,7 +99,7 @@ cdef class BlanketCore(_Curve):
         self.fn = sp_blanket_curve_log_delta
         self.ctx = &self.bl
 
-    cdef double _epsilon(self, double log_target) noexcept nogil:
+    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
         """Searched from the eps of the law at the mean b
         (sp_blanket_smallest_eps): a few evaluations of the sum."""
         return sp_blanket_smallest_eps(&self.bl, log_target, self.log_tol)

@@ -12,7 +12,7 @@ from statpriv._csrc cimport *
 cdef class ClonesCurveCore(CurveCore):
     """delta(eps) = sum_c Bin(n-1, e^-eps0)(c) H_eps(P_c || Q_c) (csrc/shuffle.h).
 
-    log_delta is CurveCore's; epsilon brackets from the closed form instead
+    log_delta and epsilon are CurveCore's; the search brackets from the closed form instead
     of the generic search, which would evaluate the curve far out in eps
     (slow there: the sum over c widens).  log_tol = 0: exact to 1e-13."""
     cdef sp_clones curve
@@ -22,16 +22,9 @@ cdef class ClonesCurveCore(CurveCore):
         self.fn = sp_clones_log_delta
         self.ctx = &self.curve
 
-    def epsilon(self, double[::1] log_target, int direction):
-        """Smallest eps >= 0 with ln delta(eps) <= each log_target (bracketed
-        from the closed form's order of magnitude, then Illinois)."""
-        cdef Py_ssize_t i, n = log_target.shape[0]
-        out = np.empty(n)
-        cdef double[::1] res = out
-        with nogil:
-            for i in range(n):
-                res[i] = sp_clones_smallest_eps(&self.curve, log_target[i], self.log_tol)
-        return out
+    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+        """Bracketed from the closed form's order of magnitude, then Illinois."""
+        return sp_clones_smallest_eps(&self.curve, log_target, self.log_tol)
 
     def log_inner(self, double[::1] clones, double eps):
         """ln H_eps(P_c || Q_c) at each number of clones c."""
