@@ -1,7 +1,9 @@
 #include <stddef.h>
+#include <stdlib.h>
 #include <math.h>
 #include "k_anonymity.h"
 #include "logspace.h"
+#include "xprec.h"
 
 /* ln SP_TAIL_TOL */
 #define LOG_TAIL_TOL (-41.58883083359671856503L)
@@ -473,4 +475,158 @@ double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *
         return kanon_direction(c, eps, direction);
     }
     return fmax(kanon_direction(c, eps, SP_PLUS), kanon_direction(c, eps, SP_MINUS));
+}
+
+/* --- construction-time refinements (xprec.h) ---------------------------- */
+
+/* t[i] = x^i / i!, i = 0..n-1 (0^0 = 1) */
+static void power_over_factorial(double x, long n, sp_xq *t)
+{
+    const sp_qq q = sp_qq_from((long double)x);
+    for (long i = 0; i < n; i++) {
+        t[i] = i == 0 ? sp_xq_from(1.0L)
+                      : sp_xq_div(sp_xq_mul_qq(t[i - 1], q), sp_xq_from((long double)i));
+    }
+}
+
+/* ln P/Q as hi + lo, P, Q >= 0 (0/0 -> 0, P/0 -> +inf, 0/Q -> -inf) */
+static void log_ratio(sp_xq p, sp_xq q, long double *hi, long double *lo)
+{
+    *lo = 0.0L;
+    if (sp_xq_is_zero(p) || sp_xq_is_zero(q)) {
+        *hi = sp_xq_is_zero(p) ? (sp_xq_is_zero(q) ? 0.0L : -INFINITY) : INFINITY;
+        return;
+    }
+    const sp_qq v = sp_xq_log(sp_xq_div(p, q));
+    *hi = v.hi;
+    *lo = v.lo;
+}
+
+/* ln (X + C)/(Y + C) as hi + lo: log1p((X - Y)/(Y + C)) where that is
+ * small (the shared part C cancels exactly), else the plain ratio */
+static void log_ratio_shared(sp_xq x, sp_xq y, sp_xq c, long double *hi, long double *lo)
+{
+    const sp_xq p = sp_xq_add(x, c), q = sp_xq_add(y, c);
+    const sp_xq d = sp_xq_add(x, sp_xq_neg(y));
+    if (sp_xq_is_zero(d) || sp_xq_is_zero(p) || sp_xq_is_zero(q)) {
+        log_ratio(sp_xq_is_zero(d) ? q : p, q, hi, lo);
+        return;
+    }
+    const sp_xq r = sp_xq_div(d, q);
+    if (r.e >= 0) {                                  /* |r| >= 1/2 */
+        log_ratio(p, q, hi, lo);
+        return;
+    }
+    const sp_qq v = sp_xq_log1p(r);
+    *hi = v.hi;
+    *lo = v.lo;
+}
+
+int sp_kanon_refine_merged(double pa, double pb, long k, long m_lo, long count,
+                           long double *hi, long double *lo)
+{
+    if (count <= 0) {
+        return 0;
+    }
+    if (pa + pb == 0.0) {
+        pa = pb = 1.0;                   /* rho = 1/2 */
+    }
+    /* g_m(s) = C(m, s) rho^s (1-rho)^(m-s) is proportional (in m) to
+     * pa^s / s! * pb^(m-s) / (m-s)!: the factor cancels in every ratio */
+    const long size = m_lo + count;
+    sp_xq *ta = malloc(2 * (size_t)size * sizeof *ta);
+    if (ta == NULL) {
+        return -1;
+    }
+    sp_xq *tb = ta + size;
+    power_over_factorial(pa, size, ta);
+    power_over_factorial(pb, size, tb);
+    for (long i = 0; i < count; i++) {
+        const long m = m_lo + i;
+        const long s_lo = m - k + 2 > 0 ? m - k + 2 : 0, s_hi = m + 1 < k - 1 ? m + 1 : k - 1;
+        const sp_xq zero = sp_xq_from(0.0L);
+        const sp_xq x = s_lo >= 1 ? sp_xq_mul(ta[s_lo - 1], tb[m - s_lo + 1]) : zero;
+        const sp_xq y = s_hi <= m ? sp_xq_mul(ta[s_hi], tb[m - s_hi]) : zero;
+        sp_xq c = zero;
+        for (long s = s_lo; s < s_hi; s++) {
+            c = sp_xq_add(c, sp_xq_mul(ta[s], tb[m - s]));
+        }
+        log_ratio_shared(x, y, c, &hi[i], &lo[i]);
+    }
+    free(ta);
+    return 0;
+}
+
+int sp_kanon_refine_lower(double N, double pa, double pb, long k, long u_first, long nu,
+                          long v_first, long nv, long double *lu_hi, long double *lu_lo,
+                          long double *lv_hi, long double *lv_lo, long double *bb)
+{
+    /* f(a, b) = pa^a/a! pb^b/b! h(a+b), h(s) = N!/(N-s)! pc^(N-s) (0 for s > N) */
+    const long a_max = (u_first + nu - 1 > k - 1 ? u_first + nu - 1 : k - 1);
+    const long b_max = (v_first + nv - 1 > k - 1 ? v_first + nv - 1 : k - 1);
+    const long s_max = a_max + b_max;
+    if (k < 1 || u_first < 1 || v_first < 1 || N < 0.0) {
+        return -2;
+    }
+    sp_xq *ta = malloc((size_t)(a_max + 1 + b_max + 1 + s_max + 1) * sizeof *ta);
+    if (ta == NULL) {
+        return -1;
+    }
+    sp_xq *tb = ta + a_max + 1, *th = tb + b_max + 1;
+    power_over_factorial(pa, a_max + 1, ta);
+    power_over_factorial(pb, b_max + 1, tb);
+    const sp_qq pc = sp_qq_add(sp_qq_two_sum(1.0L, -(long double)pa), sp_qq_from(-(long double)pb));
+    const long top = (double)s_max < N ? s_max : (long)N;
+    for (long s = top + 1; s <= s_max; s++) {
+        th[s] = sp_xq_from(0.0L);
+    }
+    sp_xq h = sp_xq_pow(sp_xq_norm(pc, 0), (unsigned long)(N - (double)top));
+    for (long i = 0; i < top; i++) {
+        h = sp_xq_mul(h, sp_xq_from((long double)N - (long double)i));
+    }
+    for (long s = top; s >= 0; s--) {            /* h(s-1) = h(s) pc / (N-s+1) */
+        th[s] = h;
+        if (s > 0) {
+            h = sp_xq_div(sp_xq_mul_qq(h, pc), sp_xq_from((long double)N - (long double)s + 1.0L));
+        }
+    }
+#define F(a, b) sp_xq_mul(sp_xq_mul(ta[(a)], tb[(b)]), th[(a) + (b)])
+    /* (u, bottom): P = sum_{b<k} f(u-1, b), Q = sum_{b<k-1} f(u, b) */
+    sp_xq prev_k = sp_xq_from(0.0L);
+    for (long a = u_first - 1; a < u_first + nu; a++) {
+        sp_xq row = sp_xq_from(0.0L);
+        for (long b = 0; b < k - 1; b++) {
+            row = sp_xq_add(row, F(a, b));
+        }
+        if (a >= u_first) {
+            log_ratio(prev_k, row, &lu_hi[a - u_first], &lu_lo[a - u_first]);
+        }
+        prev_k = sp_xq_add(row, F(a, k - 1));
+    }
+    /* (bottom, v): P = sum_{a<k-1} f(a, v), Q = sum_{a<k} f(a, v-1) */
+    prev_k = sp_xq_from(0.0L);
+    for (long b = v_first - 1; b < v_first + nv; b++) {
+        sp_xq col = sp_xq_from(0.0L);
+        for (long a = 0; a < k - 1; a++) {
+            col = sp_xq_add(col, F(a, b));
+        }
+        if (b >= v_first) {
+            log_ratio(col, prev_k, &lv_hi[b - v_first], &lv_lo[b - v_first]);
+        }
+        prev_k = sp_xq_add(col, F(k - 1, b));
+    }
+    /* (bottom, bottom): X = sum_{a<k-1} f(a, k-1), Y = sum_{b<k-1} f(k-1, b),
+     * C = sum_{a,b<k-1} f(a, b) */
+    sp_xq x = sp_xq_from(0.0L), y = x, c = x;
+    for (long a = 0; a < k - 1; a++) {
+        x = sp_xq_add(x, F(a, k - 1));
+        y = sp_xq_add(y, F(k - 1, a));
+        for (long b = 0; b < k - 1; b++) {
+            c = sp_xq_add(c, F(a, b));
+        }
+    }
+#undef F
+    log_ratio_shared(x, y, c, &bb[0], &bb[1]);
+    free(ta);
+    return 0;
 }

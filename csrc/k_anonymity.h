@@ -24,7 +24,8 @@
  * f(a, b) = P[A = a, B = b].  Every sum of positive parts runs from the
  * likelihood-ratio threshold outward with a geometric remainder bound
  * (added); the mass the windows leave out (log_rest) is added to delta.
- * Layer: uses pmf.h, logspace.h, sp_curve.h.  Pure, no global state. */
+ * Layer: uses pmf.h, logspace.h, sp_curve.h and (in the .c) xprec.h.  Pure, no
+ * global state; the refinements allocate one checked buffer each. */
 #ifndef STATPRIV_K_ANONYMITY_H
 #define STATPRIV_K_ANONYMITY_H
 
@@ -81,5 +82,23 @@ void sp_kanon_fill_lower(sp_kanon_curve *c, long a_lo, long a_hi, long b_lo, lon
                          long nv, long double *pv, long double *qv, long double *line);
 
 double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+
+/* Construction-time refinements (xprec.h arithmetic: the pmfs to ~1e-37
+ * relative, their log ratios to ~1e-35 absolute), each with one checked
+ * allocation; return 0, -1 (allocation failure) or -2 (bad arguments).
+ * Merged cells of the upper curve, m = m_lo .. m_lo + count - 1: ln P/Q as
+ * hi[i] + lo[i], P = X + C, Q = Y + C, formed as log1p((X - Y)/(Y + C)) where
+ * that is small (C cancels exactly); O(count k). */
+int sp_kanon_refine_merged(double pa, double pb, long k, long m_lo, long count,
+                           long double *hi, long double *lo);
+
+/* The lower curve's (u, bottom) cells u = u_first .. u_first + nu - 1 (u_first
+ * >= 1), (bottom, v) cells and the (bottom, bottom) cell (bb[0] + bb[1]),
+ * from f(a, b) = P[A = a, B = b] with A, B the counts of the n_others = N
+ * other records in the two categories (every atom: nothing windowed);
+ * O((nu + nv + k) k + u_first + v_first) operations. */
+int sp_kanon_refine_lower(double N, double pa, double pb, long k, long u_first, long nu,
+                          long v_first, long nv, long double *lu_hi, long double *lu_lo,
+                          long double *lv_hi, long double *lv_lo, long double *bb);
 
 #endif

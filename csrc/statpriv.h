@@ -61,6 +61,9 @@
  *   sp_curve.h          conventions: enum sp_direction {SP_PLUS, SP_MINUS,
  *                       SP_MAX} (the one direction encoding), the curve
  *                       interface sp_curve_fn, shared tolerances
+ *   xprec.h             doubled long doubles with a separate exponent (pmfs
+ *                       far outside float range to ~1e-37, their logs):
+ *                       construction-time refinements of log ratios
  *   logspace.h          log-space arithmetic: logaddexp, log1mexp, the
  *                       sp_logsum accumulator, fast exp/log of long doubles,
  *                       double-double helpers, log cumulative sums, the
@@ -98,6 +101,7 @@
 
 #include "sp_curve.h"
 #include "logspace.h"
+#include "xprec.h"
 #include "pmf.h"
 #include "poisson_binomial.h"
 #include "binomial_tail.h"

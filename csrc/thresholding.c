@@ -1,7 +1,9 @@
 #include <stddef.h>
+#include <stdlib.h>
 #include <math.h>
 #include "thresholding.h"
 #include "logspace.h"
+#include "xprec.h"
 
 /* ln of the positive part of the bottom cell of delta_minus at eps >= 0:
  * F(t-1) - e^eps F(t-2) = F(t-1) (1 - e^(eps - L)), L = ln F(t-1)/F(t-2) on
@@ -115,4 +117,115 @@ double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ct
         return thr_direction(c, eps, direction);
     }
     return fmax(thr_direction(c, eps, SP_PLUS), thr_direction(c, eps, SP_MINUS));
+}
+
+/* --- construction-time refinements (xprec.h) ---------------------------- */
+
+/* Z's law on the window, atom i = 0..len-1 (k = first + i), for the sweep
+ * below: either Bin(N, pi) through its exact ratios, or a pmf given as
+ * scaled values. */
+typedef struct {
+    const sp_xq *z;           /* the pmf on the window, or NULL: binomial */
+    long double n1;           /* N + 1 */
+    double pi;
+    long first;
+} thr_source;
+
+/* ln z(k-1)/z(k) and z(k) relative to z(k-1), for i >= 1 */
+static void thr_ratio(const thr_source *s, long i, sp_qq *log_ratio, sp_xq *step)
+{
+    if (s->z != NULL) {
+        const sp_xq r = sp_xq_div(s->z[i - 1], s->z[i]);
+        *log_ratio = sp_xq_log(r);
+        *step = sp_xq_div(s->z[i], s->z[i - 1]);
+        return;
+    }
+    /* z(k-1)/z(k) = k (1-pi) / ((N-k+1) pi) = 1 + x,
+     * x = (k - (N+1) pi) / ((N-k+1) pi): every product and difference exact */
+    const long double k = (long double)(s->first + i);
+    const sp_qq num = sp_qq_add(sp_qq_from(k), sp_qq_neg(sp_qq_two_prod(s->n1, s->pi)));
+    const sp_qq den = sp_qq_two_prod(s->n1 - k, s->pi);
+    const sp_xq x = sp_xq_div(sp_xq_norm(num, 0), sp_xq_norm(den, 0));
+    *log_ratio = sp_xq_log1p(x);
+    *step = sp_xq_div(sp_xq_norm(den, 0), sp_xq_norm(sp_qq_mul_ld(sp_qq_two_sum(1.0L, -s->pi), k), 0));
+}
+
+/* One sweep of the window: lr_lo[i] = ln z(k-1)/z(k) - lr[i] (i = 1..len-1;
+ * 0 at the edges) and, per threshold t[j], lb_hi[j] + lb_lo[j] =
+ * ln F(t-1)/F(t-2) = log1p(z(t-1)/F(t-2)) (F summed from the window's start;
+ * +inf, 0 where F(t-2) = 0 or z(t-1) is outside).  z is carried relative to
+ * z(first), so only ratios are ever formed. */
+static void thr_refine(const thr_source *s, long len, const long double *lr, const long *t,
+                       long nt, long double *lr_lo, long double *lb_hi, long double *lb_lo)
+{
+    for (long j = 0; j < nt; j++) {
+        lb_hi[j] = INFINITY;
+        lb_lo[j] = 0.0L;
+    }
+    lr_lo[0] = lr_lo[len] = 0.0L;
+    /* thresholds in increasing order of t: j from nt - 1 down (t non-increasing) */
+    long j = nt - 1;
+    while (j >= 0 && t[j] - 1 - s->first < 1) {
+        j--;
+    }
+    sp_xq z = sp_xq_from(1.0L), cdf = z;        /* z(first + i - 1), F(first + i - 1) */
+    for (long i = 1; i < len; i++) {
+        sp_qq log_ratio;
+        sp_xq step;
+        thr_ratio(s, i, &log_ratio, &step);
+        lr_lo[i] = isfinite(lr[i]) ? sp_qq_minus_ld(log_ratio, lr[i]) : 0.0L;
+        z = sp_xq_mul(z, step);
+        for (; j >= 0 && t[j] - 1 - s->first == i; j--) {
+            const sp_qq v = sp_xq_log1p(sp_xq_div(z, cdf));
+            lb_hi[j] = v.hi;
+            lb_lo[j] = v.lo;
+        }
+        cdf = sp_xq_add(cdf, z);
+    }
+}
+
+void sp_thr_refine_binomial(double N, double pi, long first, long len, const long double *lr,
+                            const long *t, long nt, long double *lr_lo, long double *lb_hi,
+                            long double *lb_lo)
+{
+    thr_source s = {NULL, (long double)N + 1.0L, pi, first};
+    thr_refine(&s, len, lr, t, nt, lr_lo, lb_hi, lb_lo);
+}
+
+int sp_thr_refine_records(const double *p, long n, long lo, long first, long len,
+                          const long double *lr, const long *t, long nt, long double *lr_lo,
+                          long double *lb_hi, long double *lb_lo)
+{
+    /* the law of the count of the first i records on atoms [base, top],
+     * base = max(0, lo - (n - i)) (lower atoms cannot reach the window any
+     * more), top = min(i, lo + len - 1), updated in place from the top down */
+    const long last = lo + len - 1;
+    if (len < 1 || lo < 0 || last > n) {
+        return -2;
+    }
+    sp_xq *w = malloc((size_t)(last + 1) * sizeof *w);
+    if (w == NULL) {
+        return -1;
+    }
+    w[0] = sp_xq_from(1.0L);
+    for (long a = 1; a <= last; a++) {
+        w[a] = sp_xq_from(0.0L);
+    }
+    for (long i = 1; i <= n; i++) {
+        const long base = lo - (n - i) > 0 ? lo - (n - i) : 0;
+        const long top = i < last ? i : last;
+        const sp_qq keep = sp_qq_two_sum(1.0L, -(long double)p[i - 1]);
+        const sp_qq move = sp_qq_from((long double)p[i - 1]);
+        for (long a = top; a >= base; a--) {
+            sp_xq v = sp_xq_mul_qq(w[a], keep);
+            if (a > 0) {
+                v = sp_xq_add(v, sp_xq_mul_qq(w[a - 1], move));
+            }
+            w[a] = v;
+        }
+    }
+    thr_source s = {w + lo, 0.0L, 0.0, first};
+    thr_refine(&s, len, lr, t, nt, lr_lo, lb_hi, lb_lo);
+    free(w);
+    return 0;
 }

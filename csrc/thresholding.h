@@ -22,7 +22,8 @@
  * in ONE sweep of the window from the top down (the likelihood ratio
  * z(k-1)/z(k) is non-decreasing, so every positive part is a term of a
  * running sum of non-negative terms: no cancellation).
- * Layer: uses sp_curve.h and logspace.h.  Pure: no allocation, no global state. */
+ * Layer: uses sp_curve.h, logspace.h and (in the .c) xprec.h.  Pure, no global state; only
+ * sp_thr_refine_records allocates (one checked buffer, freed before it returns). */
 #ifndef STATPRIV_THRESHOLDING_H
 #define STATPRIV_THRESHOLDING_H
 
@@ -48,5 +49,25 @@ typedef struct {
 
 /* The sp_curve_fn of a thresholded curve: ln delta(eps), any eps, any direction. */
 double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx);
+
+/* Construction-time refinements for sp_thr_curve (xprec.h arithmetic, one
+ * O(len) sweep): lr_lo[i] (i = 0..len) with lr[i] + lr_lo[i] = ln z(k-1)/z(k)
+ * to ~1e-35, and per threshold t[j] (non-increasing) lb_hi[j] + lb_lo[j] =
+ * ln F(t-1)/F(t-2) = log1p(z(t-1)/F(t-2)) (F from the window's start; +inf, 0
+ * where F(t-2) = 0 or t-1 is outside the window).
+ * Binomial: Z ~ Bin(N, pi), 0 < pi < 1, window first..first+len-1, from the
+ * exact ratios k (1-pi) / ((N-k+1) pi). */
+void sp_thr_refine_binomial(double N, double pi, long first, long len, const long double *lr,
+                            const long *t, long nt, long double *lr_lo, long double *lb_hi,
+                            long double *lb_lo);
+
+/* The same for Z = ones + the count of n independent Bernoulli(p[i]),
+ * 0 < p[i] < 1, the window's first atom being lo = first - ones of that
+ * count: the exact convolution on the atoms that reach the window
+ * (O(n (len + n)) operations, one allocation of lo + len scaled values).
+ * Returns 0, -1 (allocation failure) or -2 (a window outside 0..n). */
+int sp_thr_refine_records(const double *p, long n, long lo, long first, long len,
+                          const long double *lr, const long *t, long nt, long double *lr_lo,
+                          long double *lb_hi, long double *lb_lo);
 
 #endif

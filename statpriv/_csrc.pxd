@@ -215,6 +215,12 @@ cdef extern from "thresholding.h" nogil:
         double log_rest
         double log_rest_b
     double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    void sp_thr_refine_binomial(double N, double pi, long first, long len, const long double *lr,
+                                const long *t, long nt, long double *lr_lo, long double *lb_hi,
+                                long double *lb_lo)
+    int sp_thr_refine_records(const double *p, long n, long lo, long first, long len,
+                              const long double *lr, const long *t, long nt, long double *lr_lo,
+                              long double *lb_hi, long double *lb_lo)
 
 cdef extern from "k_anonymity.h" nogil:
     ctypedef struct sp_kanon_curve:
@@ -238,6 +244,11 @@ cdef extern from "k_anonymity.h" nogil:
                              long u_first, long nu, long double *pu, long double *qu, long v_first,
                              long nv, long double *pv, long double *qv, long double *line)
     double sp_kanon_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    int sp_kanon_refine_merged(double pa, double pb, long k, long m_lo, long count,
+                               long double *hi, long double *lo)
+    int sp_kanon_refine_lower(double N, double pa, double pb, long k, long u_first, long nu,
+                              long v_first, long nv, long double *lu_hi, long double *lu_lo,
+                              long double *lv_hi, long double *lv_lo, long double *bb)
 
 cdef extern from "partial_knowledge.h" nogil:
     ctypedef struct sp_vertex_sys:

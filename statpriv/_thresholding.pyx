@@ -145,3 +145,69 @@ cdef class KAnonymityCore(CurveCore):
     def log_f(self, long a, long b):
         """ln P[A = a, B = b] (for tests)."""
         return sp_kanon_log_f(&self.c, a, b)
+
+
+def thr_refine(lr, long first, t, double N=0.0, double pi=0.0, p=None, long lo=0):
+    """(lr_lo, lb_hi, lb_lo) for ThresholdCore (csrc/thresholding.h): Z ~
+    Bin(N, pi) (p None) or Z = ones + a sum of Bernoulli(p) whose window
+    starts at atom lo of that sum; one C sweep in doubled long double."""
+    cdef long double[::1] vr = _ld(lr)
+    cdef long[::1] vt = np.ascontiguousarray(t, dtype=np.int_)
+    cdef long length = vr.shape[0] - 1
+    cdef long nt = vt.shape[0]
+    cdef long double[::1] lr_lo = np.zeros(length + 1, dtype=np.longdouble)
+    cdef long double[::1] lb_hi = np.empty(nt, dtype=np.longdouble)
+    cdef long double[::1] lb_lo = np.empty(nt, dtype=np.longdouble)
+    cdef double[::1] vp
+    cdef int rc = 0
+    if length < 1 or nt < 1:
+        raise ValueError("statpriv internal error: bad thresholding refinement; please report")
+    if p is None:
+        with nogil:
+            sp_thr_refine_binomial(N, pi, first, length, &vr[0], &vt[0], nt, &lr_lo[0],
+                                   &lb_hi[0], &lb_lo[0])
+    else:
+        vp = np.ascontiguousarray(p, dtype=np.float64)
+        with nogil:
+            rc = sp_thr_refine_records(&vp[0] if vp.shape[0] else NULL, vp.shape[0], lo, first,
+                                       length, &vr[0], &vt[0], nt, &lr_lo[0], &lb_hi[0],
+                                       &lb_lo[0])
+        _check_refine(rc, "thresholding")
+    return np.asarray(lr_lo), np.asarray(lb_hi), np.asarray(lb_lo)
+
+
+def _check_refine(int rc, what):
+    if rc == -2:
+        raise ValueError(f"statpriv internal error: bad {what} refinement; please report")
+    if rc != 0:
+        raise MemoryError(f"statpriv: the {what} refinement could not allocate its tables")
+
+
+def kanon_refine_merged(double pa, double pb, long k, long m_lo, long count):
+    """(hi, lo): ln P/Q of the upper k-anonymity curve's merged cells
+    (csrc/k_anonymity.h, sp_kanon_refine_merged)."""
+    cdef long double[::1] hi = np.zeros(max(count, 0), dtype=np.longdouble)
+    cdef long double[::1] lo = np.zeros(max(count, 0), dtype=np.longdouble)
+    cdef int rc
+    with nogil:
+        rc = sp_kanon_refine_merged(pa, pb, k, m_lo, count, _p(hi), _p(lo))
+    _check_refine(rc, "k-anonymity")
+    return np.asarray(hi), np.asarray(lo)
+
+
+def kanon_refine_lower(double N, double pa, double pb, long k, long u_first, long nu,
+                       long v_first, long nv):
+    """(lu_hi, lu_lo, lv_hi, lv_lo, bb): ln P/Q of the lower k-anonymity
+    curve's suppressed cells (csrc/k_anonymity.h, sp_kanon_refine_lower)."""
+    cdef long double[::1] lu_hi = np.zeros(max(nu, 0), dtype=np.longdouble)
+    cdef long double[::1] lu_lo = np.zeros(max(nu, 0), dtype=np.longdouble)
+    cdef long double[::1] lv_hi = np.zeros(max(nv, 0), dtype=np.longdouble)
+    cdef long double[::1] lv_lo = np.zeros(max(nv, 0), dtype=np.longdouble)
+    cdef long double[::1] bb = np.zeros(2, dtype=np.longdouble)
+    cdef int rc
+    with nogil:
+        rc = sp_kanon_refine_lower(N, pa, pb, k, u_first, nu, v_first, nv, _p(lu_hi),
+                                   _p(lu_lo), _p(lv_hi), _p(lv_lo), &bb[0])
+    _check_refine(rc, "k-anonymity")
+    return (np.asarray(lu_hi), np.asarray(lu_lo), np.asarray(lv_hi), np.asarray(lv_lo),
+            np.asarray(bb))

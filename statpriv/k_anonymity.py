@@ -176,112 +176,38 @@ def k_anonymity(n, probs, k, *, source, target):
     return KAnonymity(lower, upper, what)
 
 
-# The lower curve's suppressed cells get ln P/Q from 40-digit sums when they
-# hold at most this many pmf terms in all.
-REFINE_TERMS = 3000
+# Near P/Q = e^eps a cell term P (1 - e^(eps - ln P/Q)) needs the log ratio far
+# beyond long double: the lower curve's suppressed cells and the upper
+# curve's merged cells get ln P/Q as hi + lo (~1e-35) from exact sums of the
+# pmfs in doubled long double (csrc/xprec.h, one C pass each), when that
+# takes at most REFINE_TERMS pmf terms.
+REFINE_TERMS = 3e7
 
 
 def _lower_ratios(N, pa, pb, k, a_win, b_win):
     """ln P/Q of the lower curve's one-suppressed cells and of (bottom, bottom),
-    each as hi + lo (long doubles) to ~1e-30, from exact 40-digit sums of f(a, b) =
-    P[A = a, B = b] -- or None when that would take more than REFINE_TERMS
-    terms.  The windows must hold all the mass (nothing left out).  Near
-    P/Q = e^eps the cell term P (1 - e^(eps - ln P/Q)) needs the log ratio
-    far beyond long double."""
+    each as hi + lo (long doubles), from exact sums of f(a, b) = P[A = a, B = b]
+    (C: sp_kanon_refine_lower) -- or None beyond REFINE_TERMS terms.  The
+    windows must hold all the mass (nothing left out)."""
     u_first = max(k, a_win[0])
     nu = max(0, a_win[1] + 2 - u_first)
     v_first = max(k, b_win[0])
     nv = max(0, b_win[1] + 2 - v_first)
-    if (nu + nv + k) * k > REFINE_TERMS:
+    tables = 2.0 * (max(u_first + nu, k) + max(v_first + nv, k))
+    if (nu + nv + k + 2.0) * k + tables > REFINE_TERMS:
         return None
-    import mpmath
-    from fractions import Fraction
-    with mpmath.workdps(40):
-        fa, fb = Fraction(pa), Fraction(pb)
-        ma, mb, mc = (mpmath.mpf(v.numerator) / v.denominator for v in (fa, fb, 1 - fa - fb))
-
-        def f(a, b):
-            if a < 0 or b < 0 or a + b > N:
-                return mpmath.mpf(0)
-            return (mpmath.binomial(N, a) * mpmath.binomial(N - a, b)
-                    * ma ** a * mb ** b * mc ** (N - a - b))
-
-        def split(p, q):
-            if p == 0 and q == 0:
-                return np.longdouble(0), 0.0
-            if q == 0:
-                return np.longdouble(np.inf), 0.0
-            if p == 0:
-                return np.longdouble(-np.inf), 0.0
-            return _hi_lo(mpmath.log(p / q))
-
-        # (u, bottom): P = sum_{b<k} f(u-1, b), Q = sum_{b<k-1} f(u, b);
-        # (bottom, v): P = sum_{a<k-1} f(a, v), Q = sum_{a<k} f(a, v-1)
-        cu = [split(mpmath.fsum(f(u - 1, b) for b in range(k)),
-                    mpmath.fsum(f(u, b) for b in range(k - 1))) for u in range(u_first, u_first + nu)]
-        cv = [split(mpmath.fsum(f(a, v) for a in range(k - 1)),
-                    mpmath.fsum(f(a, v - 1) for a in range(k))) for v in range(v_first, v_first + nv)]
-        # (bottom, bottom): P - Q = X - Y (the shared part C cancels exactly)
-        X = mpmath.fsum(f(a, k - 1) for a in range(k - 1))
-        Y = mpmath.fsum(f(k - 1, b) for b in range(k - 1))
-        C = mpmath.fsum(f(a, b) for a in range(k - 1) for b in range(k - 1))
-        bb = _ratio_split(X, Y, C)
-
-    def arrays(cells):
-        hi = np.array([c[0] for c in cells], dtype=np.longdouble)
-        return hi, np.array([c[1] for c in cells], dtype=np.longdouble)
-    return arrays(cu) + arrays(cv) + (bb,)
-
-
-def _ratio_split(num, den, shared):
-    """ln (num + shared)/(den + shared) as (hi, lo), hi + lo to ~1e-30
-    (log1p of (num - den)/(den + shared): the shared part cancels exactly)."""
-    import mpmath
-    p, q = num + shared, den + shared
-    if p == q:
-        return 0.0, 0.0
-    if q == 0 or p == 0:
-        return (math.inf if q == 0 else -math.inf), 0.0
-    x = (num - den) / q
-    # log1p where P/Q is near 1 (there 1 + x would round); else the plain logs
-    return _hi_lo(mpmath.log1p(x) if abs(x) < 0.5 else mpmath.log(p) - mpmath.log(q))
-
-
-def _hi_lo(value):
-    """An mpmath number as (hi, lo) long doubles, hi + lo = value to ~1e-30
-    (long double lo: as a double it would be denormal where value ~ 1e-300)."""
-    hi = _laws._long_double(value)
-    return hi, _laws._long_double(value - _laws._mpf_exact(hi))
+    return _thr.kanon_refine_lower(float(N), pa, pb, k, u_first, nu, v_first, nv)
 
 
 def _merged_ratios(pa, pb, k, m_lo, m_hi):
     """ln P/Q of the upper curve's merged cells (m = m_lo .. min(m_hi, 2k-3):
     P = X + C, Q = Y + C with X = g_m(lo-1), Y = g_m(hi), C = sum_{lo<=s<hi}
-    g_m(s), g_m = Bin(m, rho)) as (hi, lo) arrays, from 40-digit sums; None
-    beyond REFINE_TERMS terms."""
+    g_m(s), g_m = Bin(m, rho)) as (hi, lo) arrays, from exact sums (C:
+    sp_kanon_refine_merged); None beyond REFINE_TERMS terms."""
     count = max(0, min(m_hi, 2 * k - 3) - m_lo + 1)
-    if count * (k + 1) > REFINE_TERMS:
+    if count * (k + 1.0) + 2.0 * (m_lo + count) > REFINE_TERMS:
         return None
-    import mpmath
-    from fractions import Fraction
-    fa, fb = Fraction(pa), Fraction(pb)
-    rho = fa / (fa + fb) if fa + fb > 0 else Fraction(1, 2)
-    out = []
-    with mpmath.workdps(40):
-        r = mpmath.mpf(rho.numerator) / rho.denominator
-        rc = mpmath.mpf((1 - rho).numerator) / (1 - rho).denominator
-
-        def g(m, s):
-            if s < 0 or s > m:
-                return mpmath.mpf(0)
-            return mpmath.binomial(m, s) * r ** s * rc ** (m - s)
-
-        for m in range(m_lo, m_lo + count):
-            lo, hi = max(m - k + 2, 0), min(m + 1, k - 1)
-            shared = mpmath.fsum(g(m, s) for s in range(lo, hi))
-            out.append(_ratio_split(g(m, lo - 1), g(m, hi), shared))
-    return (np.array([o[0] for o in out], dtype=np.longdouble),
-            np.array([o[1] for o in out], dtype=np.longdouble))
+    return _thr.kanon_refine_merged(pa, pb, k, m_lo, count)
 
 
 def _window(N, p):

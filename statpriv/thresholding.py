@@ -111,12 +111,10 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
 
     if per_record:
         first, lz, lr, log_rest = _per_record_law(probs[known:])
-        exact_pmf = _per_record_exact(probs[known:], first, len(lz))
         b_first, lb, _, log_rest_b = _per_record_law(probs[:known])
         b_range = _support_range(probs[:known])
     else:
         first, lz, lr, log_rest = _iid_law(n - 1 - known, pi)
-        exact_pmf = _iid_exact(n - 1 - known, pi, first, len(lz))
         b_first, lb, _, log_rest_b = _iid_law(known, pi)
         b_range = (0 if pi < 1.0 else known, known if pi > 0.0 else 0)
     last = first + len(lz) - 1
@@ -131,7 +129,10 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
     else:
         t = threshold - (b_first + np.arange(len(lb), dtype=np.int64))
         lw = lb
-    lr_lo, lb_hi, lb_lo = _refinements(first, lz, lr, t, exact_pmf)
+    if per_record:
+        lr_lo, lb_hi, lb_lo = _per_record_refinements(probs[known:], first, lr, t)
+    else:
+        lr_lo, lb_hi, lb_lo = _iid_refinements(n - 1 - known, pi, first, lr, t)
     core = _thr.ThresholdCore(lz, lr, first, t, lw, log_rest, log_rest_b, lr_lo, lb_hi, lb_lo)
 
     ref_pi = probs.tolist() if per_record else pi
@@ -145,78 +146,40 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
                                    f"known={known}, {attacker} attacker")
 
 
-# Z's window up to this many atoms gets its log ratios refined from an exact
-# (40-digit) pmf at construction: near a zero point eps0 the terms
-# z (1 - e^(eps - L)) need L - eps to ~1e-12 relative where it is ~1e-16 eps0.
-_EXACT_ATOMS = 2048
-_EXACT_RECORDS = 300
+# Near a zero point eps0 the terms z (1 - e^(eps - L)) need L - eps to
+# ~1e-12 relative where it is ~1e-16 eps0: L = ln z(k-1)/z(k) and
+# ln F(t-1)/F(t-2) are refined at construction to ~1e-35 (lr + lr_lo,
+# lb_hi + lb_lo) by one C sweep over Z's window in doubled long double
+# (csrc/xprec.h): from the exact ratios k (1-pi)/((N-k+1) pi) of a binomial
+# (any window), from the exact convolution of a Poisson binomial's records
+# (while that takes at most REFINE_WORK operations: O(records x atoms)).
+REFINE_WORK = 4e7
 
 
-def _refinements(first, lz, lr, t, exact_pmf):
-    """(lr_lo, lb_hi, lb_lo) for ThresholdCore, or Nones without an exact pmf:
-    lr + lr_lo = ln z(k-1)/z(k) and lb_hi + lb_lo = ln F(t-1)/F(t-2) (F on
-    the window, as the C sums take it) to ~1e-30, from the pmf's 40-digit
-    values (a construction-time pass over the window, bounded by _EXACT_ATOMS)."""
-    if exact_pmf is None:
+def _iid_refinements(N, pi, first, lr, t):
+    """(lr_lo, lb_hi, lb_lo) for ThresholdCore, or Nones (a point law):
+    lr + lr_lo = ln z(k-1)/z(k) and lb_hi + lb_lo = ln F(t-1)/F(t-2) = log1p
+    (z(t-1)/F(t-2)) (F on the window, as the C sums take it) to ~1e-35."""
+    if len(lr) < 3 or not 0.0 < pi < 1.0:
         return None, None, None
-    import mpmath
-    with mpmath.workdps(40):
-        pm = exact_pmf()
-        lr_lo = np.zeros(len(lr), dtype=np.longdouble)
-        for i in range(1, len(pm)):
-            if pm[i - 1] > 0 and pm[i] > 0:
-                value = mpmath.log(pm[i - 1] / pm[i])
-                lr_lo[i] = _laws._long_double(value - _laws._mpf_exact(lr[i]))
-        cdf = [pm[0]]
-        for v in pm[1:]:
-            cdf.append(cdf[-1] + v)
-        lb_hi = np.full(len(t), np.inf, dtype=np.longdouble)
-        lb_lo = np.zeros(len(t), dtype=np.longdouble)
-        for j, tj in enumerate(t.tolist()):
-            i1, i2 = tj - 1 - first, tj - 2 - first
-            if 0 <= i2 and i1 < len(pm) and cdf[i2] > 0:
-                # log1p of z(t-1)/F(t-2): relatively exact even where
-                # F(t-1)/F(t-2) - 1 is far below the working precision
-                value = mpmath.log1p(pm[i1] / cdf[i2])
-                lb_hi[j] = _laws._long_double(value)
-                lb_lo[j] = _laws._long_double(value - _laws._mpf_exact(lb_hi[j]))
-    return lr_lo, lb_hi, lb_lo
+    return _thr.thr_refine(lr, first, t, N=float(N), pi=pi)
 
 
-def _iid_exact(N, pi, first, length):
-    """A callable giving Bin(N, pi) on first..first+length-1 as 40-digit
-    mpmath numbers (None when the window is too long or the law a point)."""
-    if length > _EXACT_ATOMS or length < 2 or not 0.0 < pi < 1.0:
-        return None
-
-    def pmf():
-        import mpmath
-        p = mpmath.mpf(pi)
-        out = [mpmath.binomial(N, first) * p ** first * (1 - p) ** (N - first)]
-        for k in range(first + 1, first + length):
-            out.append(out[-1] * (N - k + 1) / k * p / (1 - p))
-        return out
-    return pmf
-
-
-def _per_record_exact(probs, first, length):
-    """The same for a sum of independent Bernoulli(probs) (exact convolution
-    of the records with 0 < pi < 1, at most _EXACT_RECORDS of them)."""
+def _per_record_refinements(probs, first, lr, t):
+    """The same for a sum of independent Bernoulli(probs): the exact
+    convolution of the records with 0 < pi < 1 on the atoms that reach the
+    window, while its work (records x atoms) is at most REFINE_WORK."""
     ones = int(np.count_nonzero(probs == 1.0))
     live = probs[(probs > 0.0) & (probs < 1.0)]
-    if live.size > _EXACT_RECORDS or length < 2:
-        return None
-
-    def pmf():
-        import mpmath
-        law = [mpmath.mpf(1)]
-        for p in live.tolist():
-            p = mpmath.mpf(p)
-            law = [(law[j] if j < len(law) else 0) * (1 - p) + (law[j - 1] * p if j else 0)
-                   for j in range(len(law) + 1)]
-        lo = first - ones
-        return [law[j] if 0 <= j < len(law) else mpmath.mpf(0) for j in range(lo, lo + length)]
-    return pmf
+    length = len(lr) - 1
+    lo = first - ones
+    if length < 2 or live.size == 0:
+        return None, None, None
+    i = np.arange(1, live.size + 1, dtype=np.float64)
+    work = np.maximum(np.minimum(i, lo + length - 1) - np.maximum(0, lo - live.size + i) + 1, 0)
+    if work.sum() > REFINE_WORK:
+        return None, None, None
+    return _thr.thr_refine(lr, first, t, p=live, lo=lo)
 
 
 def _iid_law(N, pi):
