@@ -1530,9 +1530,11 @@ class _Thresholded(_MaxOfPairs):
         if len(self.pis) > 4000:
             raise TooExpensive("thresholded oracle: at most 4000 records")
         # Differences of cdfs near 1 (the suppressed outcome) are as small as the
-        # smallest atom of the count laws, ~ prod_j min(pi_j, 1 - pi_j): carry that
-        # many digits more, or 1 - pi rounds to 1 and the difference reads 0.
-        need = sum(-math.log10(min(p, 1.0 - p)) for p in self.pis if 0.0 < p < 1.0)
+        # smallest atom of the count laws, a ~ prod_j min(pi_j, 1 - pi_j), and at
+        # a float eps next to such a cell's ln P/Q = a + a^2/2 + ... the cell's
+        # term is of second order, ~a^2 (e.g. 1 - e^eps (1 - a) at eps = a): carry
+        # twice that many digits more, or it reads 0.
+        need = 2 * sum(-math.log10(min(p, 1.0 - p)) for p in self.pis if 0.0 < p < 1.0)
         # (capped so that the n^2 convolution stays affordable: beyond the cap a
         # difference below ~10^-cap of an atom may still read 0)
         cap = max(0, int(2e7 / (len(self.pis) + 1) ** 2))
