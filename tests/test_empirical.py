@@ -491,3 +491,31 @@ def test_densities_integrate_to_one(estimator):
     dx = x[1] - x[0]
     assert np.sum(p) * dx == pytest.approx(1, abs=1e-4)
     assert np.sum(p_i) * dx == pytest.approx(1, abs=1e-4)
+
+
+@pytest.mark.parametrize("block", [1 << 22, 7])
+def test_exact_group_sums_round_once(monkeypatch, block):
+    """statpriv.empirical._exactsum: per-group sums exact and rounded once
+    (math.fsum is the reference), in one block of limbs or many: wide
+    exponents, ties broken by a far smaller term, cancellation to 0 and to
+    subnormal totals, negative totals."""
+    from statpriv.empirical import _exactsum
+    monkeypatch.setattr(_exactsum, "_BLOCK", block)
+    rng = np.random.default_rng(11)
+    groups = [
+        [1.0, 2.0 ** -53, 2.0 ** -900],            # a tie, broken upwards by 2^-900
+        [1.0, 2.0 ** -53],                         # a tie: to even
+        [1.0, -2.0 ** -53, -2.0 ** -1074],         # a tie below, broken downwards
+        [1e308, -1e308, 5e-324, 1e-310],           # cancellation to a subnormal total
+        [0.1, -0.1, 0.3, -0.3],                    # to zero
+        [-1e300, 3.0, -2.0 ** -1000],              # negative
+        list(rng.standard_t(2, 300) * 10.0 ** rng.integers(-300, 300, 300)),
+        list(rng.normal(size=200) * 1e-310),
+        [],
+    ]
+    codes = np.concatenate([np.full(len(g), i) for i, g in enumerate(groups)]).astype(np.int64)
+    values = np.array([v for g in groups for v in g], dtype=np.float64)
+    perm = rng.permutation(len(values))
+    got = _exactsum.group_sums(codes[perm], values[perm], len(groups))
+    want = np.array([math.fsum(g) for g in groups])
+    np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
