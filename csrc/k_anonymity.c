@@ -490,34 +490,36 @@ static void power_over_factorial(double x, long n, sp_xq *t)
 }
 
 /* ln P/Q as hi + lo, P, Q >= 0 (0/0 -> 0, P/0 -> +inf, 0/Q -> -inf) */
-static void log_ratio(sp_xq p, sp_xq q, long double *hi, long double *lo)
+static void log_ratio(sp_xq p, sp_xq q, const sp_qq_logtab *tab, long double *hi,
+                      long double *lo)
 {
     *lo = 0.0L;
     if (sp_xq_is_zero(p) || sp_xq_is_zero(q)) {
         *hi = sp_xq_is_zero(p) ? (sp_xq_is_zero(q) ? 0.0L : -INFINITY) : INFINITY;
         return;
     }
-    const sp_qq v = sp_xq_log(sp_xq_div(p, q));
+    const sp_qq v = sp_xq_log(sp_xq_div(p, q), tab);
     *hi = v.hi;
     *lo = v.lo;
 }
 
 /* ln (X + C)/(Y + C) as hi + lo: log1p((X - Y)/(Y + C)) where that is
  * small (the shared part C cancels exactly), else the plain ratio */
-static void log_ratio_shared(sp_xq x, sp_xq y, sp_xq c, long double *hi, long double *lo)
+static void log_ratio_shared(sp_xq x, sp_xq y, sp_xq c, const sp_qq_logtab *tab,
+                             long double *hi, long double *lo)
 {
     const sp_xq p = sp_xq_add(x, c), q = sp_xq_add(y, c);
     const sp_xq d = sp_xq_add(x, sp_xq_neg(y));
     if (sp_xq_is_zero(d) || sp_xq_is_zero(p) || sp_xq_is_zero(q)) {
-        log_ratio(sp_xq_is_zero(d) ? q : p, q, hi, lo);
+        log_ratio(sp_xq_is_zero(d) ? q : p, q, tab, hi, lo);
         return;
     }
     const sp_xq r = sp_xq_div(d, q);
     if (r.e >= 0) {                                  /* |r| >= 1/2 */
-        log_ratio(p, q, hi, lo);
+        log_ratio(p, q, tab, hi, lo);
         return;
     }
-    const sp_qq v = sp_xq_log1p(r);
+    const sp_qq v = sp_xq_log1p(r, tab);
     *hi = v.hi;
     *lo = v.lo;
 }
@@ -539,6 +541,8 @@ int sp_kanon_refine_merged(double pa, double pb, long k, long m_lo, long count,
         return -1;
     }
     sp_xq *tb = ta + size;
+    sp_qq_logtab tab;
+    sp_qq_logtab_init(&tab);
     power_over_factorial(pa, size, ta);
     power_over_factorial(pb, size, tb);
     for (long i = 0; i < count; i++) {
@@ -551,7 +555,7 @@ int sp_kanon_refine_merged(double pa, double pb, long k, long m_lo, long count,
         for (long s = s_lo; s < s_hi; s++) {
             c = sp_xq_add(c, sp_xq_mul(ta[s], tb[m - s]));
         }
-        log_ratio_shared(x, y, c, &hi[i], &lo[i]);
+        log_ratio_shared(x, y, c, &tab, &hi[i], &lo[i]);
     }
     free(ta);
     return 0;
@@ -573,6 +577,8 @@ int sp_kanon_refine_lower(double N, double pa, double pb, long k, long u_first, 
         return -1;
     }
     sp_xq *tb = ta + a_max + 1, *th = tb + b_max + 1;
+    sp_qq_logtab tab;
+    sp_qq_logtab_init(&tab);
     power_over_factorial(pa, a_max + 1, ta);
     power_over_factorial(pb, b_max + 1, tb);
     const sp_qq pc = sp_qq_add(sp_qq_two_sum(1.0L, -(long double)pa), sp_qq_from(-(long double)pb));
@@ -599,7 +605,7 @@ int sp_kanon_refine_lower(double N, double pa, double pb, long k, long u_first, 
             row = sp_xq_add(row, F(a, b));
         }
         if (a >= u_first) {
-            log_ratio(prev_k, row, &lu_hi[a - u_first], &lu_lo[a - u_first]);
+            log_ratio(prev_k, row, &tab, &lu_hi[a - u_first], &lu_lo[a - u_first]);
         }
         prev_k = sp_xq_add(row, F(a, k - 1));
     }
@@ -611,7 +617,7 @@ int sp_kanon_refine_lower(double N, double pa, double pb, long k, long u_first, 
             col = sp_xq_add(col, F(a, b));
         }
         if (b >= v_first) {
-            log_ratio(col, prev_k, &lv_hi[b - v_first], &lv_lo[b - v_first]);
+            log_ratio(col, prev_k, &tab, &lv_hi[b - v_first], &lv_lo[b - v_first]);
         }
         prev_k = sp_xq_add(col, F(k - 1, b));
     }
@@ -626,7 +632,7 @@ int sp_kanon_refine_lower(double N, double pa, double pb, long k, long u_first, 
         }
     }
 #undef F
-    log_ratio_shared(x, y, c, &bb[0], &bb[1]);
+    log_ratio_shared(x, y, c, &tab, &bb[0], &bb[1]);
     free(ta);
     return 0;
 }

@@ -129,35 +129,37 @@ typedef struct {
     long double n1;           /* N + 1 */
     double pi;
     long first;
+    sp_qq_logtab tab;
 } thr_source;
 
-/* ln z(k-1)/z(k) and z(k) relative to z(k-1), for i >= 1 */
-static void thr_ratio(const thr_source *s, long i, sp_qq *log_ratio, sp_xq *step)
+/* r = z(k-1)/z(k) and ln r, for i >= 1 */
+static sp_xq thr_ratio(const thr_source *s, long i, sp_qq *log_ratio)
 {
     if (s->z != NULL) {
         const sp_xq r = sp_xq_div(s->z[i - 1], s->z[i]);
-        *log_ratio = sp_xq_log(r);
-        *step = sp_xq_div(s->z[i], s->z[i - 1]);
-        return;
+        *log_ratio = sp_xq_log(r, &s->tab);
+        return r;
     }
     /* z(k-1)/z(k) = k (1-pi) / ((N-k+1) pi) = 1 + x,
-     * x = (k - (N+1) pi) / ((N-k+1) pi): every product and difference exact */
+     * x = (k - (N+1) pi) / ((N-k+1) pi): every product and difference exact,
+     * so ln(1 + x) keeps its relative accuracy where x is tiny */
     const long double k = (long double)(s->first + i);
     const sp_qq num = sp_qq_add(sp_qq_from(k), sp_qq_neg(sp_qq_two_prod(s->n1, s->pi)));
     const sp_qq den = sp_qq_two_prod(s->n1 - k, s->pi);
     const sp_xq x = sp_xq_div(sp_xq_norm(num, 0), sp_xq_norm(den, 0));
-    *log_ratio = sp_xq_log1p(x);
-    *step = sp_xq_div(sp_xq_norm(den, 0), sp_xq_norm(sp_qq_mul_ld(sp_qq_two_sum(1.0L, -s->pi), k), 0));
+    *log_ratio = sp_xq_log1p(x, &s->tab);
+    return sp_xq_add(x, sp_xq_from(1.0L));
 }
 
 /* One sweep of the window: lr_lo[i] = ln z(k-1)/z(k) - lr[i] (i = 1..len-1;
  * 0 at the edges) and, per threshold t[j], lb_hi[j] + lb_lo[j] =
- * ln F(t-1)/F(t-2) = log1p(z(t-1)/F(t-2)) (F summed from the window's start;
- * +inf, 0 where F(t-2) = 0 or z(t-1) is outside).  z is carried relative to
- * z(first), so only ratios are ever formed. */
-static void thr_refine(const thr_source *s, long len, const long double *lr, const long *t,
+ * ln F(t-1)/F(t-2) = log1p(1/G) with G(i) = F(k-1)/z(k) = r(i) (1 + G(i-1))
+ * (F summed from the window's start; +inf, 0 where F(t-2) = 0 or z(t-1) is
+ * outside): only ratios are ever formed. */
+static void thr_refine(thr_source *s, long len, const long double *lr, const long *t,
                        long nt, long double *lr_lo, long double *lb_hi, long double *lb_lo)
 {
+    sp_qq_logtab_init(&s->tab);
     for (long j = 0; j < nt; j++) {
         lb_hi[j] = INFINITY;
         lb_lo[j] = 0.0L;
@@ -168,19 +170,18 @@ static void thr_refine(const thr_source *s, long len, const long double *lr, con
     while (j >= 0 && t[j] - 1 - s->first < 1) {
         j--;
     }
-    sp_xq z = sp_xq_from(1.0L), cdf = z;        /* z(first + i - 1), F(first + i - 1) */
+    const sp_xq one = sp_xq_from(1.0L);
+    sp_xq g = sp_xq_from(0.0L);
     for (long i = 1; i < len; i++) {
         sp_qq log_ratio;
-        sp_xq step;
-        thr_ratio(s, i, &log_ratio, &step);
+        const sp_xq r = thr_ratio(s, i, &log_ratio);
         lr_lo[i] = isfinite(lr[i]) ? sp_qq_minus_ld(log_ratio, lr[i]) : 0.0L;
-        z = sp_xq_mul(z, step);
+        g = sp_xq_mul(r, sp_xq_add(g, one));
         for (; j >= 0 && t[j] - 1 - s->first == i; j--) {
-            const sp_qq v = sp_xq_log1p(sp_xq_div(z, cdf));
+            const sp_qq v = sp_xq_log1p(sp_xq_div(one, g), &s->tab);
             lb_hi[j] = v.hi;
             lb_lo[j] = v.lo;
         }
-        cdf = sp_xq_add(cdf, z);
     }
 }
 
@@ -188,7 +189,11 @@ void sp_thr_refine_binomial(double N, double pi, long first, long len, const lon
                             const long *t, long nt, long double *lr_lo, long double *lb_hi,
                             long double *lb_lo)
 {
-    thr_source s = {NULL, (long double)N + 1.0L, pi, first};
+    thr_source s;
+    s.z = NULL;
+    s.n1 = (long double)N + 1.0L;
+    s.pi = pi;
+    s.first = first;
     thr_refine(&s, len, lr, t, nt, lr_lo, lb_hi, lb_lo);
 }
 
@@ -224,7 +229,11 @@ int sp_thr_refine_records(const double *p, long n, long lo, long first, long len
             w[a] = v;
         }
     }
-    thr_source s = {w + lo, 0.0L, 0.0, first};
+    thr_source s;
+    s.z = w + lo;
+    s.n1 = 0.0L;
+    s.pi = 0.0;
+    s.first = first;
     thr_refine(&s, len, lr, t, nt, lr_lo, lb_hi, lb_lo);
     free(w);
     return 0;
