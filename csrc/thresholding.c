@@ -132,30 +132,37 @@ typedef struct {
     sp_qq_logtab tab;
 } thr_source;
 
-/* r = z(k-1)/z(k) and ln r, for i >= 1 */
-static sp_xq thr_ratio(const thr_source *s, long i, sp_qq *log_ratio)
+/* ln r for r = z(k-1)/z(k) = a / b (i >= 1), with a and b scaled values
+ * proportional to z(k-1) and z(k) */
+static sp_qq thr_ratio(const thr_source *s, long i, sp_xq *a, sp_xq *b)
 {
     if (s->z != NULL) {
-        const sp_xq r = sp_xq_div(s->z[i - 1], s->z[i]);
-        *log_ratio = sp_xq_log(r, &s->tab);
-        return r;
+        *a = s->z[i - 1];
+        *b = s->z[i];
+        return sp_xq_log(sp_xq_div(*a, *b), &s->tab);
     }
-    /* z(k-1)/z(k) = k (1-pi) / ((N-k+1) pi) = 1 + x,
-     * x = (k - (N+1) pi) / ((N-k+1) pi): every product and difference exact,
-     * so ln(1 + x) keeps its relative accuracy where x is tiny */
+    /* z(k-1)/z(k) = k (1-pi) / ((N-k+1) pi) = 1 + x, x = num / den with
+     * num = k - (N+1) pi, den = (N-k+1) pi: every product and difference
+     * exact, so ln(1 + x) = 2 atanh(num / (num + 2 den)) keeps its relative
+     * accuracy where x is tiny */
     const long double k = (long double)(s->first + i);
     const sp_qq num = sp_qq_add(sp_qq_from(k), sp_qq_neg(sp_qq_two_prod(s->n1, s->pi)));
     const sp_qq den = sp_qq_two_prod(s->n1 - k, s->pi);
-    const sp_xq x = sp_xq_div(sp_xq_norm(num, 0), sp_xq_norm(den, 0));
-    *log_ratio = sp_xq_log1p(x, &s->tab);
-    return sp_xq_add(x, sp_xq_from(1.0L));
+    *a = sp_xq_norm(sp_qq_mul_ld(sp_qq_two_sum(1.0L, -s->pi), k), 0);
+    *b = sp_xq_norm(den, 0);
+    const sp_qq sum = sp_qq_add(num, sp_qq_add(den, den));
+    if (fabsl(num.hi) <= 0.35L * fabsl(sum.hi)) {
+        return sp_qq_atanh2(sp_qq_div(num, sum), &s->tab);
+    }
+    return sp_xq_log1p(sp_xq_div(sp_xq_norm(num, 0), *b), &s->tab);
 }
 
 /* One sweep of the window: lr_lo[i] = ln z(k-1)/z(k) - lr[i] (i = 1..len-1;
  * 0 at the edges) and, per threshold t[j], lb_hi[j] + lb_lo[j] =
- * ln F(t-1)/F(t-2) = log1p(1/G) with G(i) = F(k-1)/z(k) = r(i) (1 + G(i-1))
- * (F summed from the window's start; +inf, 0 where F(t-2) = 0 or z(t-1) is
- * outside): only ratios are ever formed. */
+ * ln F(t-1)/F(t-2) = log1p(1/G) with G(i) = F(k-1)/z(k) = r(i) (1 + G(i-1)),
+ * carried as a fraction U/V (U(i) = a(i) (U(i-1) + V(i-1)), V(i) = b(i)
+ * V(i-1): no division per atom; F summed from the window's start; +inf, 0
+ * where F(t-2) = 0 or z(t-1) is outside): only ratios are ever formed. */
 static void thr_refine(thr_source *s, long len, const long double *lr, const long *t,
                        long nt, long double *lr_lo, long double *lb_hi, long double *lb_lo)
 {
@@ -170,17 +177,17 @@ static void thr_refine(thr_source *s, long len, const long double *lr, const lon
     while (j >= 0 && t[j] - 1 - s->first < 1) {
         j--;
     }
-    const sp_xq one = sp_xq_from(1.0L);
-    sp_xq g = sp_xq_from(0.0L);
+    sp_xq u = sp_xq_from(0.0L), v = sp_xq_from(1.0L);
     for (long i = 1; i < len; i++) {
-        sp_qq log_ratio;
-        const sp_xq r = thr_ratio(s, i, &log_ratio);
+        sp_xq a, b;
+        const sp_qq log_ratio = thr_ratio(s, i, &a, &b);
         lr_lo[i] = isfinite(lr[i]) ? sp_qq_minus_ld(log_ratio, lr[i]) : 0.0L;
-        g = sp_xq_mul(r, sp_xq_add(g, one));
+        u = sp_xq_mul(a, sp_xq_add(u, v));
+        v = sp_xq_mul(b, v);
         for (; j >= 0 && t[j] - 1 - s->first == i; j--) {
-            const sp_qq v = sp_xq_log1p(sp_xq_div(one, g), &s->tab);
-            lb_hi[j] = v.hi;
-            lb_lo[j] = v.lo;
+            const sp_qq w = sp_xq_log1p(sp_xq_div(v, u), &s->tab);
+            lb_hi[j] = w.hi;
+            lb_lo[j] = w.lo;
         }
     }
 }

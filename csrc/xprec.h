@@ -129,16 +129,29 @@ static inline void sp_qq_logtab_init(sp_qq_logtab *t)
 
 /* 2 atanh(s) = ln((1 + s)/(1 - s)) for |s| <= ~0.3, to ~2^-2p relative:
  * 2 s sum_j s^2j / (2j+1) by Horner, as many terms as s^2j needs to fall
- * below 2^-2p (at most SP_QQ_TERMS: |s| <= 0.3 needs < 40). */
+ * below 2^-2p (at most SP_QQ_TERMS: |s| <= 0.3 needs < 40).  The terms from
+ * s^2j <= 2^-(p+4) on are summed in plain long double: their rounding is
+ * below 2^-(2p+4) of the sum. */
 static inline sp_qq sp_qq_atanh2(sp_qq s, const sp_qq_logtab *t)
 {
     const sp_qq s2 = sp_qq_mul(s, s);
-    int n = 0;
+    const long double tail_at = LDBL_EPSILON * 0.0625L;
+    int n = 0, split = -1;
     for (long double p = 1.0L; p > SP_QQ_EPS && n < SP_QQ_TERMS - 1; n++) {
+        if (split < 0 && p <= tail_at) {
+            split = n;
+        }
         p *= s2.hi;
     }
-    sp_qq sum = t->inv[n];
-    for (int j = n - 1; j >= 0; j--) {
+    if (split < 0) {
+        split = n;
+    }
+    long double tail = t->inv[n].hi;
+    for (int j = n - 1; j >= split; j--) {
+        tail = tail * s2.hi + t->inv[j].hi;
+    }
+    sp_qq sum = {tail, 0.0L};
+    for (int j = split - 1; j >= 0; j--) {
         sum = sp_qq_add(sp_qq_mul(sum, s2), t->inv[j]);
     }
     sum = sp_qq_mul(sum, s);
