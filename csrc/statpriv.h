@@ -61,13 +61,14 @@
  *   sp_curve.h          conventions: enum sp_direction {SP_PLUS, SP_MINUS,
  *                       SP_MAX} (the one direction encoding), the curve
  *                       interface sp_curve_fn, shared tolerances
- *   xprec.h             doubled long doubles with a separate exponent (pmfs
- *                       far outside float range to ~1e-37, their logs):
- *                       construction-time refinements of log ratios
  *   logspace.h          log-space arithmetic: logaddexp, log1mexp, the
  *                       sp_logsum accumulator, fast exp/log of long doubles,
  *                       double-double helpers, log cumulative sums, the
  *                       negative-eps identity
+ *   xprec.h             doubled long doubles with a separate exponent (pmfs
+ *                       far outside float range to ~1e-37, their logs):
+ *                       construction-time refinements of log ratios
+ *                       (uses logspace.h)
  *   pmf.h               Loader's binomial / hypergeometric log-pmfs
  *                       (stirlerr, bd0) and consistent pmf windows
  *   poisson_binomial.h  exact Poisson-binomial pmfs by a product tree

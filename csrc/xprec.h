@@ -15,12 +15,13 @@
  * caller's table of 1/(2j+1)) cut where its terms fall below 2^-2p; ln 2 as
  * three doubles (159 bits).
  * Everything is static inline, pure and allocation-free.
- * Layer: standalone (math.h, float.h only). */
+ * Layer: uses logspace.h (the x87 exponent access). */
 #ifndef STATPRIV_XPREC_H
 #define STATPRIV_XPREC_H
 
 #include <float.h>
 #include <math.h>
+#include "logspace.h"
 
 typedef struct {
     long double hi, lo;
@@ -181,14 +182,8 @@ static inline sp_qq sp_qq_ln2_times(long e)
  * than ldexpl in the per-atom loops). */
 static inline long double sp_pow2l(long k)
 {
-#if LDBL_MANT_DIG == 64 && defined(__x86_64__)
-    union {
-        long double v;
-        struct {
-            unsigned long long mant;
-            unsigned short sexp;
-        } p;
-    } u;
+#if SP_LDBL_X87
+    sp_ldbl_bits u;
     u.v = 0.0L;
     u.p.mant = 0x8000000000000000ULL;
     u.p.sexp = (unsigned short)(16383 + k);
@@ -201,14 +196,8 @@ static inline long double sp_pow2l(long k)
 /* the binary exponent k of x != 0 finite with |x| / 2^k in [0.5, 1) */
 static inline long sp_expl(long double x)
 {
-#if LDBL_MANT_DIG == 64 && defined(__x86_64__)
-    union {
-        long double v;
-        struct {
-            unsigned long long mant;
-            unsigned short sexp;
-        } p;
-    } u;
+#if SP_LDBL_X87
+    sp_ldbl_bits u;
     u.v = x;
     const int field = u.p.sexp & 0x7fff;
     if (field != 0) {

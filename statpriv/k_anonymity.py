@@ -181,7 +181,7 @@ def k_anonymity(n, probs, k, *, source, target):
 # curve's merged cells get ln P/Q as hi + lo (~1e-35) from exact sums of the
 # pmfs in doubled long double (csrc/xprec.h, one C pass each), when that
 # takes at most REFINE_TERMS pmf terms.
-REFINE_TERMS = 3e7
+REFINE_TERMS = 2e6
 
 
 def _lower_ratios(N, pa, pb, k, a_win, b_win):

@@ -153,7 +153,7 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
 # (csrc/xprec.h): from the exact ratios k (1-pi)/((N-k+1) pi) of a binomial
 # (any window), from the exact convolution of a Poisson binomial's records
 # (while that takes at most REFINE_WORK operations: O(records x atoms)).
-REFINE_WORK = 4e7
+REFINE_WORK = 4e6
 
 
 def _iid_refinements(N, pi, first, lr, t):
