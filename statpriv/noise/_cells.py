@@ -33,9 +33,11 @@ DROP_NATS = 11000.0
 
 
 def _trim_slice(lp, lq):
-    keep = (lp >= np.max(lp) - DROP_NATS) | (lq >= np.max(lq) - DROP_NATS)
-    idx = np.flatnonzero(keep)
-    return slice(idx[0], idx[-1] + 1)
+    keep = lp >= np.max(lp) - DROP_NATS
+    keep |= lq >= np.max(lq) - DROP_NATS
+    # the first and last kept atoms (argmax: the first True), without the
+    # index array of every kept atom
+    return slice(int(np.argmax(keep)), len(keep) - int(np.argmax(keep[::-1])))
 
 
 def trim(lp, lq):
@@ -71,12 +73,15 @@ def _log_sum(la):
     return float(top) + float(np.log(np.sum(np.exp((la - top).astype(np.float64)))))
 
 
-def trim_shift(lz):
-    """(lp, lq, cut, cut) for the pure shift P = Z(. - 1), Q = Z (lz: Z's log
-    pmf, one atom shorter than the shift arrays): Z trimmed like trim() and
-    the shift rebuilt on the window, ln of Z's cut mass (rounded up) twice."""
+def trim_shift(lz, shift=None):
+    """(lp, lq, cut, cut) for the pure shift P = Z(. - 1), Q = Z (lz: Q's log
+    pmf, Z's plus a last -inf atom): Z trimmed like trim() and the shift
+    rebuilt on the window, ln of Z's cut mass (rounded up) twice.  shift:
+    the arrays (lp, lq) themselves, returned as they are if nothing is cut."""
     lz = lz[:-1]
     sl, cut, _ = trim_bounded(lz, lz)
+    if sl.start == 0 and sl.stop == len(lz) and shift is not None:
+        return shift[0], shift[1], cut, cut      # nothing cut: the shift as given
     z = lz[sl]
     pad = np.full(1, -np.inf, dtype=z.dtype)
     return np.concatenate((pad, z)), np.concatenate((z, pad)), cut, cut
