@@ -7,11 +7,22 @@
 /* The linear sums S_j with f(cell j) = c e^m S_j for atoms w[k] = A(k) e^-m:
  * S = L_x + R_x on the atoms, L_x = sum_{k<=x} w_k alpha^(x-k),
  * R_x = sum_{k>x} w_k alpha^(k-x); the tails (x < 0 and x > n-1) aggregated. */
-static void geometric_sums(const long double *w, long n, long double alpha, long double *cell)
+static long double geometric_tail(long double alpha)
 {
-    const long double tail = alpha / (1.0L - alpha);           /* sum_{d>=1} alpha^d */
+    return alpha / (1.0L - alpha);                           /* sum_{d>=1} alpha^d */
+}
+
+/* geometric_sums, also setting *l_last = L_{n-2} (n >= 2) and *r_end =
+ * R_{-1} (the value before the left tail's factor), for the shift below. */
+static void geometric_sums_ends(const long double *w, long n, long double alpha, long double *cell,
+                                long double *l_last, long double *r_end)
+{
+    const long double tail = geometric_tail(alpha);
     long double L = 0.0L;
     for (long x = 0; x < n; x++) {
+        if (x == n - 1) {
+            *l_last = L;
+        }
         L = alpha * L + w[x];
         cell[x + 1] = L;
     }
@@ -21,7 +32,14 @@ static void geometric_sums(const long double *w, long n, long double alpha, long
         cell[x + 1] += R;
         R = alpha * (R + w[x]);                              /* R_{x-1} */
     }
+    *r_end = R;
     cell[0] = R / alpha * tail;                              /* x < 0: (A(0) + R_0) */
+}
+
+static void geometric_sums(const long double *w, long n, long double alpha, long double *cell)
+{
+    long double l_last = 0.0L, r_end = 0.0L;
+    geometric_sums_ends(w, n, alpha, cell, &l_last, &r_end);
 }
 
 static void geometric_side(const long double *la, long n, long double alpha, long double *cell,
@@ -34,6 +52,44 @@ static void geometric_side(const long double *la, long n, long double alpha, lon
     for (long j = 0; j < n + 2; j++) {
         cell[j] = m + lc + sp_fast_logl(cell[j]);
     }
+}
+
+int sp_geometric_shift_cells(const long double *lp, const long double *lq, long n, double alpha,
+                             long double *cell_lp, long double *cell_lq)
+{
+    if (n < 3) {
+        return sp_geometric_cells(lp, lq, n, alpha, cell_lp, cell_lq);
+    }
+    long double *w = malloc((size_t)n * sizeof *w);
+    if (w == NULL) {
+        return -1;
+    }
+    /* Q's side as geometric_side, keeping L_{n-2} and R_{-1} */
+    const long double a = alpha;
+    const long double m = sp_exp_scaled(lq, n, w);           /* = P's scale (the same atoms) */
+    const long double lc = log1pl(-a) - log1pl(a);
+    long double l_last = 0.0L, r_end = 0.0L;
+    geometric_sums_ends(w, n, a, cell_lq, &l_last, &r_end);
+    free(w);
+    /* P's scaled atoms are Q's one on (w_P(0) = 0: lp[0] = -inf), so each
+     * step of P's recursions repeats Q's one cell earlier: L_P(x) =
+     * L_Q(x-1), R_P(x) = R_Q(x-1), the same roundings.  Only P's ends
+     * differ: f_P(0) = 0 + R_Q(-1), the right tail L_P(n-1) = L_Q(n-2)
+     * times the tail factor, the left R_P(-1) = alpha (R_Q(-1) + 0) over
+     * alpha times it -- each the expression geometric_sums evaluates. */
+    const long double tail = geometric_tail(a);
+    const long double p0 = 0.0L + r_end, p_right = l_last * tail;
+    const long double p_left = a * (r_end + 0.0L) / a * tail;
+    cell_lp[0] = m + lc + sp_fast_logl(p_left);
+    cell_lp[1] = m + lc + sp_fast_logl(p0);
+    cell_lp[n + 1] = m + lc + sp_fast_logl(p_right);
+    for (long j = 0; j < n + 2; j++) {
+        cell_lq[j] = m + lc + sp_fast_logl(cell_lq[j]);
+    }
+    for (long j = 2; j <= n; j++) {
+        cell_lp[j] = cell_lq[j - 1];
+    }
+    return 0;
 }
 
 int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,

@@ -77,3 +77,21 @@ def test_geometric_noise_near_zero_point_vs_definition(case):
             for eps in _near_zero_point(eps0):
                 assert_matches(log_delta(eps), _geometric_noisy_mp(pp, qq, alpha, eps),
                                rel=1e-10, what=f"{case} {direction} eps={eps!r}")
+
+
+@pytest.mark.parametrize("n, pi, alpha", [(3, 0.5, 0.5), (5, 0.5, 0.1), (1000, 0.3, 0.9),
+                                          (10**6, 0.01, 0.99)])
+def test_geometric_shift_cells_bit_identical(n, pi, alpha):
+    """The shift's cells (P's taken from Q's one on, sp_geometric_shift_cells)
+    are the general cells bit for bit."""
+    import numpy as np
+    from statpriv import _core
+    from statpriv.counting import _binomial_window_laws
+    laws = _binomial_window_laws(n - 1, pi, 11000.0)
+    lp, lq = (np.asarray(a, dtype=np.longdouble) for a in laws[:2])
+    general = _core.geometric_cells(lp, lq, alpha)
+    shift = _core.geometric_cells(lp, lq, alpha, shift=True)
+    for a, b in zip(general, shift):
+        # the 80-bit values (the padding bytes of numpy's long double may differ)
+        assert np.array_equal(a.view(np.uint8).reshape(-1, 16)[:, :10],
+                              b.view(np.uint8).reshape(-1, 16)[:, :10])

@@ -174,12 +174,22 @@ def trimmed_ratios(lp, lq, log_ratio, log_ratio_lo):
         law_lr = atom_log_ratio = log_ratio
         if log_ratio_lo is not None:
             law_lo = np.asarray(log_ratio_lo, dtype=np.longdouble)[sl]
-        with np.errstate(invalid="ignore"):
-            # doubles suffice for a threshold (and exp of long doubles is slow)
-            tv = np.sum(np.abs(np.exp(lp.astype(np.float64)) - np.exp(lq.astype(np.float64))))
+        tv = _total_variation(lp, lq)
         if not tv < 0.25:
             log_ratio = None        # P and Q far apart: no cancellation to avoid
     return lp, lq, log_ratio, law_lr, law_lo, atom_log_ratio
+
+
+def _total_variation(lp, lq, chunk=1 << 16):
+    """sum |P - Q| in doubles (enough for a threshold, and exp of long
+    doubles is slow), in chunks: no full-length temporaries."""
+    tv = 0.0
+    with np.errstate(invalid="ignore"):
+        for start in range(0, len(lp), chunk):
+            p = np.exp(lp[start:start + chunk].astype(np.float64))
+            p -= np.exp(lq[start:start + chunk].astype(np.float64))
+            tv += float(np.sum(np.abs(p, out=p)))
+    return tv
 
 
 def _is_shift(lp, lq):
