@@ -206,8 +206,13 @@ def _mixture(log_a, log_b, rate, log_weights=None):
         if log_weights is None:
             log_weights = (np.log(np.longdouble(rate)), np.log1p(-np.longdouble(rate)))
         log_in, log_out = (np.asarray(w, dtype=dtype) for w in log_weights)
-        lp = np.logaddexp(log_in + shifted, log_out + base)
-        lq = np.logaddexp(log_in + same, log_out + base)
+        # in place (the same values as logaddexp(log_in + shifted, log_out
+        # + base), ...): no full-length temporaries
+        np.add(shifted, log_in, out=shifted)
+        np.add(same, log_in, out=same)
+        np.add(base, log_out, out=base)
+        lp = np.logaddexp(shifted, base, out=shifted)
+        lq = np.logaddexp(same, base, out=same)
     with np.errstate(invalid="ignore"):
         lr = lp - lq
     return lp, lq, lr

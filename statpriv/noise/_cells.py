@@ -32,9 +32,15 @@ DROP_NATS = 11000.0
 # comes from the extreme atoms of the support.
 
 
+def _largest(la):
+    """np.max(la) (NaN if any), by argmax: ~3x faster on long doubles."""
+    return la[np.argmax(la)]
+
+
 def _trim_slice(lp, lq):
-    keep = lp >= np.max(lp) - DROP_NATS
-    keep |= lq >= np.max(lq) - DROP_NATS
+    keep = lp >= _largest(lp) - DROP_NATS
+    if lq is not lp:
+        keep |= lq >= _largest(lq) - DROP_NATS
     # the first and last kept atoms (argmax: the first True), without the
     # index array of every kept atom
     return slice(int(np.argmax(keep)), len(keep) - int(np.argmax(keep[::-1])))
