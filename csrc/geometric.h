@@ -32,6 +32,15 @@ int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
                                    const long double *law_lr, long n, double alpha,
                                    const long double *cell_lq, long double *lr, double *err);
 
+/* sp_geometric_shift_cells, their log ratios (cell_lp - cell_lq, 0 where both are
+ * -inf) and sp_geometric_difference_ratios on them in one call, for a pure
+ * shift (lp[k] = lq[k-1], not checked): the same values bit for bit, with
+ * Q's atoms scaled and summed once.  Returns 0, or -1 if out of memory. */
+int sp_geometric_shift_ratios(const long double *lp, const long double *lq,
+                              const long double *law_lr, long n, double alpha,
+                              long double *cell_lp, long double *cell_lq, long double *lr,
+                              double *err);
+
 /* Deficits D(x) = ln R - ln f_A(x)/f_B(x) >= 0 of the geometric-noise density
  * ratio at the atom positions x = 0..n-1, below the exact right-tail ratio
  * ln R = r_hi + r_lo (ln G_A(1/alpha)/G_B(1/alpha)), each to relative error

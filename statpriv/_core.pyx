@@ -506,6 +506,30 @@ def geometric_difference_ratios(lp, lq, law_lr, double alpha, cell_lq, lr):
     return err
 
 
+def geometric_shift_ratios(lp, lq, law_lr, double alpha):
+    """(cell_lp, cell_lq, lr, err) of a pure shift (lp[k] = lq[k-1], the
+    caller checked): geometric_cells(..., shift=True), their log ratios
+    (_cells._log_ratio) and geometric_difference_ratios on them, bit for
+    bit, in one pass over Q's atoms (sp_geometric_shift_ratios)."""
+    cdef long double[::1] vp = _extended(lp)
+    cdef long double[::1] vq = _extended(lq)
+    cdef long double[::1] vr = _extended(law_lr)
+    cdef long n = vp.shape[0]
+    if vq.shape[0] != n or vr.shape[0] != n or n == 0:
+        raise ValueError("geometric_shift_ratios: arrays of inconsistent lengths")
+    out = [np.empty(n + 2, dtype=np.longdouble) for _ in range(3)]
+    err = np.empty(n + 2, dtype=np.float64)
+    cdef long double[::1] a = out[0], b = out[1], r = out[2]
+    cdef double[::1] e = err
+    cdef int status
+    with nogil:
+        status = sp_geometric_shift_ratios(&vp[0], &vq[0], &vr[0], n, alpha, &a[0], &b[0],
+                                           &r[0], &e[0])
+    if status != 0:
+        raise MemoryError("could not allocate the geometric-noise workspace")
+    return out[0], out[1], out[2], err
+
+
 def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mirror=False):
     """(deficit, rel_err): D(x) = ln R - ln f_A(x)/f_B(x) at the atoms under
     geometric(alpha) noise, R = exp(r_hi + r_lo) the exact right-tail ratio,

@@ -135,6 +135,10 @@ cdef extern from "geometric.h" nogil:
                             long double *cell_lp, long double *cell_lq)
     int sp_geometric_shift_cells(const long double *lp, const long double *lq, long n, double alpha,
                                   long double *cell_lp, long double *cell_lq)
+    int sp_geometric_shift_ratios(const long double *lp, const long double *lq,
+                                  const long double *law_lr, long n, double alpha,
+                                  long double *cell_lp, long double *cell_lq, long double *lr,
+                                  double *err)
     int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
                                        const long double *law_lr, long n, double alpha,
                                        const long double *cell_lq, long double *lr, double *err)
