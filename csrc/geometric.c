@@ -7,11 +7,22 @@
 /* The linear sums S_j with f(cell j) = c e^m S_j for atoms w[k] = A(k) e^-m:
  * S = L_x + R_x on the atoms, L_x = sum_{k<=x} w_k alpha^(x-k),
  * R_x = sum_{k>x} w_k alpha^(k-x); the tails (x < 0 and x > n-1) aggregated. */
-static void geometric_sums(const long double *w, long n, long double alpha, long double *cell)
+static long double geometric_tail(long double alpha)
 {
-    const long double tail = alpha / (1.0L - alpha);           /* sum_{d>=1} alpha^d */
+    return alpha / (1.0L - alpha);                           /* sum_{d>=1} alpha^d */
+}
+
+/* geometric_sums, also setting *l_last = L_{n-2} (n >= 2) and *r_end =
+ * R_{-1} (the value before the left tail's factor), for the shift below. */
+static void geometric_sums_ends(const long double *w, long n, long double alpha, long double *cell,
+                                long double *l_last, long double *r_end)
+{
+    const long double tail = geometric_tail(alpha);
     long double L = 0.0L;
     for (long x = 0; x < n; x++) {
+        if (x == n - 1) {
+            *l_last = L;
+        }
         L = alpha * L + w[x];
         cell[x + 1] = L;
     }
@@ -21,7 +32,73 @@ static void geometric_sums(const long double *w, long n, long double alpha, long
         cell[x + 1] += R;
         R = alpha * (R + w[x]);                              /* R_{x-1} */
     }
+    *r_end = R;
     cell[0] = R / alpha * tail;                              /* x < 0: (A(0) + R_0) */
+}
+
+static void geometric_sums(const long double *w, long n, long double alpha, long double *cell)
+{
+    long double l_last = 0.0L, r_end = 0.0L;
+    geometric_sums_ends(w, n, alpha, cell, &l_last, &r_end);
+}
+
+/* geometric_sums of w+ = max(w, 0) into pos and of w- = max(-w, 0) into
+ * neg in one pass each way: the same operations, interleaved. */
+static void geometric_sums_signed(const long double *w, long n, long double alpha,
+                                  long double *pos, long double *neg)
+{
+    const long double tail = geometric_tail(alpha);
+    long double Lp = 0.0L, Ln = 0.0L;
+    for (long x = 0; x < n; x++) {
+        Lp = alpha * Lp + (w[x] > 0.0L ? w[x] : 0.0L);
+        Ln = alpha * Ln + (w[x] < 0.0L ? -w[x] : 0.0L);
+        pos[x + 1] = Lp;
+        neg[x + 1] = Ln;
+    }
+    pos[n + 1] = Lp * tail;
+    neg[n + 1] = Ln * tail;
+    long double Rp = 0.0L, Rn = 0.0L;
+    for (long x = n - 1; x >= 0; x--) {
+        pos[x + 1] += Rp;
+        neg[x + 1] += Rn;
+        Rp = alpha * (Rp + (w[x] > 0.0L ? w[x] : 0.0L));
+        Rn = alpha * (Rn + (w[x] < 0.0L ? -w[x] : 0.0L));
+    }
+    pos[0] = Rp / alpha * tail;
+    neg[0] = Rn / alpha * tail;
+}
+
+/* The scaled signed difference law D = P - Q = Q expm1(lr) (= P where
+ * Q = 0) in place of the scaled Q in wq (scale M). */
+static void difference_law(const long double *lp, const long double *lq, const long double *law_lr,
+                           long n, long double M, long double *wq)
+{
+    for (long k = 0; k < n; k++) {
+        if (lq[k] == -INFINITY) {
+            wq[k] = M == -INFINITY ? 0.0L : sp_fast_expl(lp[k] - M);
+        } else if (isnan(law_lr[k])) {
+            wq[k] = 0.0L;
+        } else {
+            /* double expm1: the bound below is for doubles anyway */
+            wq[k] *= (long double)expm1((double)law_lr[k]);
+        }
+    }
+}
+
+/* Cell j's log ratio from the difference law where it is the more accurate
+ * (see sp_geometric_difference_ratios); returns its error bound. */
+static double difference_ratio(long double cell_lq, long double sq, long double sp,
+                               long double sn, long double *lr)
+{
+    if (cell_lq == -INFINITY || !(sq > 0.0L)) {
+        return 4e-16;                   /* a difference of two cell logs */
+    }
+    const double up = (double)(sp / sq), down = (double)(sn / sq);
+    if (up + down < 0.25) {
+        *lr = log1p(up - down);
+        return 4e-16 * (up + down) + 1e-18;
+    }
+    return 4e-16;
 }
 
 static void geometric_side(const long double *la, long n, long double alpha, long double *cell,
@@ -34,6 +111,44 @@ static void geometric_side(const long double *la, long n, long double alpha, lon
     for (long j = 0; j < n + 2; j++) {
         cell[j] = m + lc + sp_fast_logl(cell[j]);
     }
+}
+
+int sp_geometric_shift_cells(const long double *lp, const long double *lq, long n, double alpha,
+                             long double *cell_lp, long double *cell_lq)
+{
+    if (n < 3) {
+        return sp_geometric_cells(lp, lq, n, alpha, cell_lp, cell_lq);
+    }
+    long double *w = malloc((size_t)n * sizeof *w);
+    if (w == NULL) {
+        return -1;
+    }
+    /* Q's side as geometric_side, keeping L_{n-2} and R_{-1} */
+    const long double a = alpha;
+    const long double m = sp_exp_scaled(lq, n, w);           /* = P's scale (the same atoms) */
+    const long double lc = log1pl(-a) - log1pl(a);
+    long double l_last = 0.0L, r_end = 0.0L;
+    geometric_sums_ends(w, n, a, cell_lq, &l_last, &r_end);
+    free(w);
+    /* P's scaled atoms are Q's one on (w_P(0) = 0: lp[0] = -inf), so each
+     * step of P's recursions repeats Q's one cell earlier: L_P(x) =
+     * L_Q(x-1), R_P(x) = R_Q(x-1), the same roundings.  Only P's ends
+     * differ: f_P(0) = 0 + R_Q(-1), the right tail L_P(n-1) = L_Q(n-2)
+     * times the tail factor, the left R_P(-1) = alpha (R_Q(-1) + 0) over
+     * alpha times it -- each the expression geometric_sums evaluates. */
+    const long double tail = geometric_tail(a);
+    const long double p0 = 0.0L + r_end, p_right = l_last * tail;
+    const long double p_left = a * (r_end + 0.0L) / a * tail;
+    cell_lp[0] = m + lc + sp_fast_logl(p_left);
+    cell_lp[1] = m + lc + sp_fast_logl(p0);
+    cell_lp[n + 1] = m + lc + sp_fast_logl(p_right);
+    for (long j = 0; j < n + 2; j++) {
+        cell_lq[j] = m + lc + sp_fast_logl(cell_lq[j]);
+    }
+    for (long j = 2; j <= n; j++) {
+        cell_lp[j] = cell_lq[j - 1];
+    }
+    return 0;
 }
 
 int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
@@ -58,13 +173,11 @@ int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
      * noisy Q and the two parts of D share one scale, so the ratios need no
      * logs (the laws were trimmed to ~11000 nats below M: no underflow). */
     long double *wq = calloc((size_t)(n > 0 ? n : 1), sizeof *wq);
-    long double *w = calloc((size_t)(n > 0 ? n : 1), sizeof *w);
     long double *sq = malloc((size_t)(n + 2) * sizeof *sq);
     long double *sp = malloc((size_t)(n + 2) * sizeof *sp);
     long double *sn = malloc((size_t)(n + 2) * sizeof *sn);
-    if (wq == NULL || w == NULL || sq == NULL || sp == NULL || sn == NULL) {
+    if (wq == NULL || sq == NULL || sp == NULL || sn == NULL) {
         free(wq);
-        free(w);
         free(sq);
         free(sp);
         free(sn);
@@ -79,38 +192,70 @@ int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
     }
     geometric_sums(wq, n, alpha, sq);
     /* wq -> signed D = P - Q = Q expm1(lr) (= P where Q = 0): no cancellation */
-    for (long k = 0; k < n; k++) {
-        if (lq[k] == -INFINITY) {
-            wq[k] = M == -INFINITY ? 0.0L : sp_fast_expl(lp[k] - M);
-        } else if (isnan(law_lr[k])) {
-            wq[k] = 0.0L;
-        } else {
-            /* double expm1: the bound below is for doubles anyway */
-            wq[k] *= (long double)expm1((double)law_lr[k]);
-        }
-    }
-    for (long k = 0; k < n; k++) {
-        w[k] = wq[k] > 0.0L ? wq[k] : 0.0L;
-    }
-    geometric_sums(w, n, alpha, sp);
-    for (long k = 0; k < n; k++) {
-        w[k] = wq[k] < 0.0L ? -wq[k] : 0.0L;
-    }
-    geometric_sums(w, n, alpha, sn);
+    difference_law(lp, lq, law_lr, n, M, wq);
+    geometric_sums_signed(wq, n, alpha, sp, sn);
     for (long j = 0; j < n + 2; j++) {
-        err[j] = 4e-16;                 /* a difference of two cell logs */
-        if (cell_lq[j] == -INFINITY || !(sq[j] > 0.0L)) {
-            continue;
-        }
-        const double up = (double)(sp[j] / sq[j]), down = (double)(sn[j] / sq[j]);
-        if (up + down < 0.25) {
-            lr[j] = log1p(up - down);
-            err[j] = 4e-16 * (up + down) + 1e-18;
-        }
+        err[j] = difference_ratio(cell_lq[j], sq[j], sp[j], sn[j], &lr[j]);
     }
     free(wq);
-    free(w);
     free(sq);
+    free(sp);
+    free(sn);
+    return 0;
+}
+
+int sp_geometric_shift_ratios(const long double *lp, const long double *lq,
+                              const long double *law_lr, long n, double alpha,
+                              long double *cell_lp, long double *cell_lq, long double *lr,
+                              double *err)
+{
+    long double M = -INFINITY;
+    for (long k = 0; k < n; k++) {
+        M = fmaxl(M, fmaxl(lp[k], lq[k]));
+    }
+    long double *w = n >= 3 && M > -INFINITY ? malloc((size_t)n * sizeof *w) : NULL;
+    long double *sp = w != NULL ? malloc((size_t)(n + 2) * sizeof *sp) : NULL;
+    long double *sn = sp != NULL ? malloc((size_t)(n + 2) * sizeof *sn) : NULL;
+    if (sn == NULL) {
+        free(w);
+        free(sp);
+        /* (out of memory, or a degenerate law: the two steps, as they are) */
+        if (sp_geometric_shift_cells(lp, lq, n, alpha, cell_lp, cell_lq) != 0) {
+            return -1;
+        }
+        for (long j = 0; j < n + 2; j++) {
+            const long double d = cell_lp[j] - cell_lq[j];
+            lr[j] = isnan(d) ? 0.0L : d;
+        }
+        return sp_geometric_difference_ratios(lp, lq, law_lr, n, alpha, cell_lq, lr, err);
+    }
+    /* Q's linear sums: geometric_side's and sp_geometric_difference_ratios'
+     * alike (one scale M = max ln Q = max ln P: the same atoms) */
+    const long double a = alpha;
+    const long double m = sp_exp_scaled(lq, n, w);
+    const long double lc = log1pl(-a) - log1pl(a);
+    long double l_last = 0.0L, r_end = 0.0L;
+    geometric_sums_ends(w, n, a, cell_lq, &l_last, &r_end);
+    difference_law(lp, lq, law_lr, n, M, w);
+    geometric_sums_signed(w, n, a, sp, sn);
+    free(w);
+    /* the cells' logs (sp_geometric_shift_cells), their difference
+     * (_cells._log_ratio: 0 where both vanish) and where better the
+     * difference-law ratio, cell by cell from the left */
+    const long double tail = geometric_tail(a);
+    cell_lp[0] = m + lc + sp_fast_logl(a * (r_end + 0.0L) / a * tail);
+    cell_lp[1] = m + lc + sp_fast_logl(0.0L + r_end);
+    const long double p_right = m + lc + sp_fast_logl(l_last * tail);
+    for (long j = 0; j < n + 2; j++) {
+        const long double sq = cell_lq[j];
+        cell_lq[j] = m + lc + sp_fast_logl(sq);
+        if (j >= 2) {
+            cell_lp[j] = j == n + 1 ? p_right : cell_lq[j - 1];
+        }
+        const long double d = cell_lp[j] - cell_lq[j];
+        lr[j] = isnan(d) ? 0.0L : d;
+        err[j] = difference_ratio(cell_lq[j], sq, sp[j], sn[j], &lr[j]);
+    }
     free(sp);
     free(sn);
     return 0;

@@ -15,6 +15,12 @@
 int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                         long double *cell_lp, long double *cell_lq);
 
+/* sp_geometric_cells of a pure shift, lp[k] = lq[k-1] (lp[0] = lq[n-1] =
+ * -inf; not checked): P's cells are Q's one on except at the ends, the same
+ * values bit for bit at half the cost.  Returns 0, or -1 if out of memory. */
+int sp_geometric_shift_cells(const long double *lp, const long double *lq, long n, double alpha,
+                             long double *cell_lp, long double *cell_lq);
+
 /* Geometric-noise cell log ratios as log1p(((D+ - D-)*N) / (Q*N)), D = P - Q
  * with ln|D| = ln Q + ln|expm1(law_lr)| (ln P where Q = 0), each part
  * convolved with the noise on its own: where P and Q nearly agree (tiny
@@ -25,6 +31,15 @@ int sp_geometric_cells(const long double *lp, const long double *lq, long n, dou
 int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
                                    const long double *law_lr, long n, double alpha,
                                    const long double *cell_lq, long double *lr, double *err);
+
+/* sp_geometric_shift_cells, their log ratios (cell_lp - cell_lq, 0 where both are
+ * -inf) and sp_geometric_difference_ratios on them in one call, for a pure
+ * shift (lp[k] = lq[k-1], not checked): the same values bit for bit, with
+ * Q's atoms scaled and summed once.  Returns 0, or -1 if out of memory. */
+int sp_geometric_shift_ratios(const long double *lp, const long double *lq,
+                              const long double *law_lr, long n, double alpha,
+                              long double *cell_lp, long double *cell_lq, long double *lr,
+                              double *err);
 
 /* Deficits D(x) = ln R - ln f_A(x)/f_B(x) >= 0 of the geometric-noise density
  * ratio at the atom positions x = 0..n-1, below the exact right-tail ratio

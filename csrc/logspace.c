@@ -23,14 +23,41 @@ long double sp_log1mexpl(long double a)
     return a > -0.693147180559945309417232121458L ? logl(-expm1l(a)) : log1pl(-expl(a));
 }
 
+/* The log of a running sum as sp_log_cumsum reports it (not clamped). */
+static long double cumsum_value(const sp_logsum *acc)
+{
+    return acc->sum > 0.0L ? acc->ref + sp_fast_logl(acc->sum) : -INFINITY;
+}
+
 void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)
 {
     sp_logsum acc = {0.0L, 0.0L};
     for (long i = 0; i < n; i++) {
         long j = reverse ? n - 1 - i : i;
         sp_logsum_add(&acc, la[j]);
-        out[j] = acc.sum > 0.0L ? acc.ref + sp_fast_logl(acc.sum) : -INFINITY;
+        out[j] = cumsum_value(&acc);
     }
+}
+
+void sp_log_cumsum_mark(const long double *la, long n, int reverse, sp_logsum *marks)
+{
+    sp_logsum acc = {0.0L, 0.0L};
+    for (long i = 0; i < n; i++) {
+        if (i % SP_CUMSUM_STEP == 0) {
+            marks[i / SP_CUMSUM_STEP] = acc;
+        }
+        sp_logsum_add(&acc, la[reverse ? n - 1 - i : i]);
+    }
+}
+
+long double sp_log_cumsum_at(const sp_log_cumsum_marks *m, long j)
+{
+    const long i = m->reverse ? m->n - 1 - j : j;      /* j's place in summation order */
+    sp_logsum acc = m->marks[i / SP_CUMSUM_STEP];
+    for (long k = i - i % SP_CUMSUM_STEP; k <= i; k++) {
+        sp_logsum_add(&acc, m->la[m->reverse ? m->n - 1 - k : k]);
+    }
+    return cumsum_value(&acc);
 }
 
 double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)

@@ -92,6 +92,34 @@ static inline void sp_logsum_add(sp_logsum *a, long double log_term)
     a->sum += exp((double)(log_term - a->ref));
 }
 
+/* Checkpoints of sp_log_cumsum: the running sum's state before every
+ * SP_CUMSUM_STEP-th term in summation order, from which any out[j] of
+ * sp_log_cumsum is recomputed bit for bit (the same additions in the same
+ * order) with at most SP_CUMSUM_STEP terms.  Building them costs one exp
+ * per term (no log, nothing written per term), and they take two long
+ * doubles per SP_CUMSUM_STEP terms instead of one per term: for kernels
+ * that read a cumulative sum at a few places per query (pair_tail.h). */
+#define SP_CUMSUM_STEP 8
+typedef struct {
+    const long double *la;   /* the terms' logs, n of them (not owned) */
+    long n;
+    int reverse;             /* 0: sums of la[0..j]; else of la[j..n-1] */
+    const sp_logsum *marks;  /* sp_log_cumsum_marks_len(n) states (not owned) */
+} sp_log_cumsum_marks;
+
+static inline long sp_log_cumsum_marks_len(long n)
+{
+    return n > 0 ? (n - 1) / SP_CUMSUM_STEP + 1 : 0;
+}
+
+/* marks[b] = the state of sp_log_cumsum's running sum before its term
+ * number b * SP_CUMSUM_STEP (in summation order: from the right with
+ * reverse); sp_log_cumsum_marks_len(n) of them. */
+void sp_log_cumsum_mark(const long double *la, long n, int reverse, sp_logsum *marks);
+
+/* out[j] of sp_log_cumsum(m->la, m->n, m->reverse, out), bit for bit, 0 <= j < n. */
+long double sp_log_cumsum_at(const sp_log_cumsum_marks *m, long j);
+
 /* ln of the sum, clamped at 0: every sum here is a probability, and clamping
  * the rounding of a sum that is 1 keeps the result conservative. */
 static inline long double sp_logsum_log(const sp_logsum *a)

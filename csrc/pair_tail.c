@@ -3,6 +3,19 @@
 #include "pair_tail.h"
 #include "logspace.h"
 
+/* A tail sum at cell j: the array if given, else from its checkpoints. */
+static inline long double tail_at(const long double *sums, const sp_log_cumsum_marks *marks,
+                                  long j)
+{
+    return sums != NULL ? sums[j] : sp_log_cumsum_at(marks, j);
+}
+
+/* The pair holds a tail sum (array or checkpoints). */
+static inline int has_tail(const long double *sums, const sp_log_cumsum_marks *marks)
+{
+    return sums != NULL || marks->marks != NULL;
+}
+
 /* First index j in [lo, hi) with lr[j] > x, or hi (lr non-decreasing). */
 static long first_above(const long double *lr, long lo, long hi, long double x)
 {
@@ -112,7 +125,7 @@ static double pair_plus(const sp_pair *s, double eps)
         sp_logsum_add(&acc, cell_term(s, j, eps, SP_PLUS));
         if (s->monotone && j > start + 1 && j + 1 < s->len && acc.sum > 0.0L
             && (j - start) % 8 == 0) {
-            long double log_rest = s->lsp[j + 1];     /* terms <= P(cell), cells > j */
+            long double log_rest = tail_at(s->lsp, &s->lsp_marks, j + 1);  /* terms <= P(cell), cells > j */
             if (log_rest <= sp_logsum_log(&acc) + log_tol) {
                 sp_logsum_add(&acc, log_rest);
                 break;
@@ -133,7 +146,7 @@ static double pair_minus(const sp_pair *s, double eps)
     for (long j = start; j >= 0; j--) {
         sp_logsum_add(&acc, cell_term(s, j, eps, SP_MINUS));
         if (s->monotone && j < start - 1 && j > 0 && acc.sum > 0.0L && (start - j) % 8 == 0) {
-            long double log_rest = s->lcq[j - 1];
+            long double log_rest = tail_at(s->lcq, &s->lcq_marks, j - 1);
             if (log_rest <= sp_logsum_log(&acc) + log_tol) {
                 sp_logsum_add(&acc, log_rest);
                 break;
@@ -194,6 +207,7 @@ static double pair_estimate(const sp_pair *s, double eps, sp_direction direction
     const long double x = eps;
     long lo, hi, o;              /* the threshold cells [lo, hi) term by term; o: the closed form */
     const long double *la_tail, *lb_tail;
+    const sp_log_cumsum_marks *la_marks, *lb_marks;
     if (direction == SP_PLUS) {
         const long fa = first_above(s->lr, 0, s->len, x);
         lo = fa - 1 < 0 ? 0 : fa - 1;
@@ -201,6 +215,8 @@ static double pair_estimate(const sp_pair *s, double eps, sp_direction direction
         o = hi;                  /* cells >= fa + 1: their near end's ratio >= lr[fa] > eps */
         la_tail = s->lsp;
         lb_tail = s->lsq;
+        la_marks = &s->lsp_marks;
+        lb_marks = &s->lsq_marks;
     } else {
         long start = first_above(s->lr, 0, s->len, -x);
         if (start > s->len - 1) {
@@ -211,25 +227,29 @@ static double pair_estimate(const sp_pair *s, double eps, sp_direction direction
         o = start - 2;           /* cells <= start - 2: ratio <= lr[start - 1] <= -eps */
         la_tail = s->lcq;
         lb_tail = s->lcp;
+        la_marks = &s->lcq_marks;
+        lb_marks = &s->lcp_marks;
     }
     sp_logsum acc = {0.0L, 0.0L};
     for (long j = lo; j < hi; j++) {
         sp_logsum_add(&acc, cell_term(s, j, eps, direction));
     }
     const int outer = direction == SP_PLUS ? o < s->len : o >= 0;
-    if (outer && la_tail[o] > -INFINITY) {
+    const long double la_o = outer ? tail_at(la_tail, la_marks, o) : -INFINITY;
+    const long double lb_o = outer ? tail_at(lb_tail, lb_marks, o) : -INFINITY;
+    if (outer && la_o > -INFINITY) {
         /* A(o) (1 - e^(eps + ln B(o) - ln A(o))), A, B the tail sums */
         const long double eta = 0x1p-50L + (long double)s->len * 0x1p-63L;
         long double c = 1.0L, d_err = eta;          /* B(o) = 0: A(o) alone */
-        if (lb_tail[o] > -INFINITY) {
-            const long double d = (x + lb_tail[o]) - la_tail[o];
+        if (lb_o > -INFINITY) {
+            const long double d = (x + lb_o) - la_o;
             if (!(d < 0.0L)) {
                 return NAN;
             }
             c = -expm1l(d);
             /* the cells' logs are good to ~2^-52 of their size (double
              * transcendentals of the mantissa), which the tail sums inherit */
-            d_err = 2.0L * eta + 0x1p-52L * (fabsl(la_tail[o]) + fabsl(lb_tail[o]) + x);
+            d_err = 2.0L * eta + 0x1p-52L * (fabsl(la_o) + fabsl(lb_o) + x);
         }
         if (!(d_err <= 0x1p-20L * c)) {
             return NAN;
@@ -239,7 +259,7 @@ static double pair_estimate(const sp_pair *s, double eps, sp_direction direction
          * ~1e3 times the typical one at len = 1e6); 0 plain */
         const long double typical = d_err - 2.0L * (long double)s->len * 0x1p-63L;
         const long double v = c + (with_err > 0 ? d_err : (with_err < 0 ? -typical : 0.0L));
-        sp_logsum_add(&acc, v > 0.0L ? la_tail[o] + logl(v) : -INFINITY);
+        sp_logsum_add(&acc, v > 0.0L ? la_o + logl(v) : -INFINITY);
     }
     return (double)sp_logsum_log(&acc);
 }
@@ -247,7 +267,8 @@ static double pair_estimate(const sp_pair *s, double eps, sp_direction direction
 static double estimate_direction(const sp_pair *s, double eps, sp_direction direction,
                                  int with_err)
 {
-    if (eps >= 0.0 && eps < INFINITY && s->monotone && s->lsq != NULL && s->lcp != NULL
+    if (eps >= 0.0 && eps < INFINITY && s->monotone && has_tail(s->lsq, &s->lsq_marks)
+        && has_tail(s->lcp, &s->lcp_marks)
         && !sp_dd_geq(eps, 0.0L, s->zero_hi[direction], s->zero_lo[direction])) {
         double v = pair_estimate(s, eps, direction, with_err);
         if (!isnan(v)) {

@@ -12,6 +12,7 @@
 #define STATPRIV_PAIR_TAIL_H
 
 #include "sp_curve.h"
+#include "logspace.h"
 
 /* The cell-term callback: ln of the part of cell j that counts towards
  * delta in a direction at eps >= 0 (eps = +inf allowed), i.e.
@@ -71,6 +72,13 @@ typedef struct {
      * 0 for SP_TAIL_TOL; noisy cells, promised to 1e-10, use 2^-40 (the rest
      * bound then adds at most ~1e-12 of delta, and the sums stop ~25% sooner). */
     double tail_tol;
+    /* Optional: the four tail sums as checkpoints (sp_log_cumsum_marks,
+     * logspace.h) instead of arrays: where lsp (lcq, lsq, lcp) is NULL and
+     * lsp_marks.marks (...) is not, the kernel recomputes the same values at
+     * the few cells a query reads, bit for bit; 32 bytes per SP_CUMSUM_STEP
+     * cells each instead of 16 per cell.  Zero-initialise them when unused
+     * (marks NULL: the arrays, or no sum, as above). */
+    sp_log_cumsum_marks lsp_marks, lcq_marks, lsq_marks, lcp_marks;
 } sp_pair;
 
 /* Zero points from the cells: the largest lr + lr_lo (plus) and -(lr + lr_lo)

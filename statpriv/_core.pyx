@@ -238,30 +238,28 @@ cdef class PairCurveCore(CurveCore):
         lp, lq, lr = _extended(lp), _extended(lq), _extended(lr)
         if not (lp.shape == lq.shape == lr.shape) or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq, lr must be equal-length non-empty 1-d arrays")
-        with np.errstate(invalid="ignore"):
-            lsp = _log_cumsum(lp, reverse=True)
-            lcq = _log_cumsum(lq)
-            self.monotone = _nearly_non_decreasing(lr)
-            # the other tails, for the estimate that epsilon() searches on
-            # (where the cells are many: on a few the exact search is as cheap)
-            estimated = self.monotone and max_log_ratio < INFINITY and lp.shape[0] >= 1024
-            lsq = _log_cumsum(lq, reverse=True) if estimated else None
-            lcp = _log_cumsum(lp) if estimated else None
-        self.arrays = [lp, lq, lr, lsp, lcq, lsq, lcp]
+        self.monotone = _nearly_non_decreasing(lr)
+        # the other tails, for the estimate that epsilon() searches on
+        # (where the cells are many: on a few the exact search is as cheap)
+        estimated = self.monotone and max_log_ratio < INFINITY and lp.shape[0] >= 1024
+        self.arrays = [lp, lq, lr]
         self.pair.lp = _data(lp)
         self.pair.lq = _data(lq)
         self.pair.lr = _data(lr)
-        self.pair.lsp = _data(lsp)
-        self.pair.lcq = _data(lcq)
         self.pair.len = lp.shape[0]
         self.pair.monotone = self.monotone
         self.pair.cell_log_positive = NULL
         self.pair.cell_ctx = NULL
         self.pair.lr_lo = NULL
-        self.pair.lsq = self.pair.lcp = NULL
+        # the tail sums as checkpoints (the kernel reads them at a few cells
+        # per query): lsp, lcq always, lsq, lcp for the estimate
+        self.pair.lsp = self.pair.lcq = self.pair.lsq = self.pair.lcp = NULL
+        self._mark(&self.pair.lsp_marks, lp, True)
+        self._mark(&self.pair.lcq_marks, lq, False)
+        self.pair.lsq_marks.marks = self.pair.lcp_marks.marks = NULL
         if estimated:
-            self.pair.lsq = _data(lsq)
-            self.pair.lcp = _data(lcp)
+            self._mark(&self.pair.lsq_marks, lq, True)
+            self._mark(&self.pair.lcp_marks, lp, False)
         self.pair.max_log_ratio = max_log_ratio
         self.pair.tail_tol = 0.0
         if max_log_ratio < INFINITY:
@@ -301,6 +299,22 @@ cdef class PairCurveCore(CurveCore):
         if estimated:
             # noisy cells (promised to 1e-10): epsilon() searches an estimate
             self._set_estimate(sp_pair_curve_log_delta_estimate, &self.pair, 2.0 ** -38)
+
+    cdef _mark(self, sp_log_cumsum_marks *m, la, bint reverse):
+        """Checkpoints of the log cumulative sums of e^la (from the right with
+        reverse) into m; the buffer is kept alive in self.arrays."""
+        cdef long double[::1] va = la
+        cdef long n = va.shape[0]
+        # sp_logsum is two long doubles: a long double buffer of twice the length
+        buf = np.empty(2 * max(sp_log_cumsum_marks_len(n), 1), dtype=np.longdouble)
+        cdef long double[::1] vb = buf
+        with nogil:
+            sp_log_cumsum_mark(&va[0], n, reverse, <sp_logsum *> &vb[0])
+        self.arrays.append(buf)
+        m.la = &va[0]
+        m.n = n
+        m.reverse = reverse
+        m.marks = <const sp_logsum *> &vb[0]
 
     def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
         """As CurveCore.epsilon, but a target of delta = 0 returns the zero
@@ -445,18 +459,25 @@ def laplace_cells_one(la, double scale):
     return tuple(out)
 
 
-def geometric_cells(lp, lq, double alpha):
+def geometric_cells(lp, lq, double alpha, bint shift=False):
     """Cells of count laws plus two-sided geometric(alpha) noise: the pmf on the
-    n atoms' positions and the two aggregated tails, length n + 2, longdouble."""
+    n atoms' positions and the two aggregated tails, length n + 2, longdouble.
+    shift: the laws are a pure shift, lp[k] = lq[k-1] (the caller checked):
+    the same cells at half the cost (sp_geometric_shift_cells)."""
     cdef long double[::1] vp = _extended(lp)
     cdef long double[::1] vq = _extended(lq)
     cdef long n = vp.shape[0]
+    if vq.shape[0] != n:
+        raise ValueError("geometric_cells: lp and lq of different lengths")
     cell_lp = np.empty(n + 2, dtype=np.longdouble)
     cell_lq = np.empty(n + 2, dtype=np.longdouble)
     cdef long double[::1] a = cell_lp, b = cell_lq
     cdef int status
     with nogil:
-        status = sp_geometric_cells(&vp[0], &vq[0], n, alpha, &a[0], &b[0])
+        if shift:
+            status = sp_geometric_shift_cells(&vp[0], &vq[0], n, alpha, &a[0], &b[0])
+        else:
+            status = sp_geometric_cells(&vp[0], &vq[0], n, alpha, &a[0], &b[0])
     if status != 0:
         raise MemoryError("could not allocate the geometric-noise workspace")
     return cell_lp, cell_lq
@@ -483,6 +504,30 @@ def geometric_difference_ratios(lp, lq, law_lr, double alpha, cell_lq, lr):
     if status != 0:
         raise MemoryError("could not allocate the geometric-noise workspace")
     return err
+
+
+def geometric_shift_ratios(lp, lq, law_lr, double alpha):
+    """(cell_lp, cell_lq, lr, err) of a pure shift (lp[k] = lq[k-1], the
+    caller checked): geometric_cells(..., shift=True), their log ratios
+    (_cells._log_ratio) and geometric_difference_ratios on them, bit for
+    bit, in one pass over Q's atoms (sp_geometric_shift_ratios)."""
+    cdef long double[::1] vp = _extended(lp)
+    cdef long double[::1] vq = _extended(lq)
+    cdef long double[::1] vr = _extended(law_lr)
+    cdef long n = vp.shape[0]
+    if vq.shape[0] != n or vr.shape[0] != n or n == 0:
+        raise ValueError("geometric_shift_ratios: arrays of inconsistent lengths")
+    out = [np.empty(n + 2, dtype=np.longdouble) for _ in range(3)]
+    err = np.empty(n + 2, dtype=np.float64)
+    cdef long double[::1] a = out[0], b = out[1], r = out[2]
+    cdef double[::1] e = err
+    cdef int status
+    with nogil:
+        status = sp_geometric_shift_ratios(&vp[0], &vq[0], &vr[0], n, alpha, &a[0], &b[0],
+                                           &r[0], &e[0])
+    if status != 0:
+        raise MemoryError("could not allocate the geometric-noise workspace")
+    return out[0], out[1], out[2], err
 
 
 def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mirror=False):

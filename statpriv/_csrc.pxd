@@ -14,6 +14,17 @@ cdef extern from "sp_curve.h" nogil:
 cdef extern from "logspace.h" nogil:
     double sp_log1mexp(double a)
     void sp_log_cumsum(const long double *la, long n, int reverse, long double *out)
+    ctypedef struct sp_logsum:
+        long double ref
+        long double sum
+    ctypedef struct sp_log_cumsum_marks:
+        const long double *la
+        long n
+        int reverse
+        const sp_logsum *marks
+    long sp_log_cumsum_marks_len(long n)
+    void sp_log_cumsum_mark(const long double *la, long n, int reverse, sp_logsum *marks)
+    long double sp_log_cumsum_at(const sp_log_cumsum_marks *m, long j)
     double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
 
 cdef extern from "pmf.h" nogil:
@@ -65,6 +76,10 @@ cdef extern from "pair_tail.h" nogil:
         const long double *lsq
         const long double *lcp
         double tail_tol
+        sp_log_cumsum_marks lsp_marks
+        sp_log_cumsum_marks lcq_marks
+        sp_log_cumsum_marks lsq_marks
+        sp_log_cumsum_marks lcp_marks
     void sp_pair_init_zero(sp_pair *pair)
     double sp_pair_zero_point(const sp_pair *pair, sp_direction direction)
     double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
@@ -118,6 +133,12 @@ cdef extern from "laplace.h" nogil:
 cdef extern from "geometric.h" nogil:
     int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
                             long double *cell_lp, long double *cell_lq)
+    int sp_geometric_shift_cells(const long double *lp, const long double *lq, long n, double alpha,
+                                  long double *cell_lp, long double *cell_lq)
+    int sp_geometric_shift_ratios(const long double *lp, const long double *lq,
+                                  const long double *law_lr, long n, double alpha,
+                                  long double *cell_lp, long double *cell_lq, long double *lr,
+                                  double *err)
     int sp_geometric_difference_ratios(const long double *lp, const long double *lq,
                                        const long double *law_lr, long n, double alpha,
                                        const long double *cell_lq, long double *lr, double *err)

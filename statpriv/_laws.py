@@ -190,20 +190,29 @@ def _mixture(log_a, log_b, rate, log_weights=None):
     """
     size = max(len(log_a) + 1, len(log_b))
     dtype = np.result_type(log_a, log_b, np.float64)     # longdouble stays longdouble
-    shifted = np.full(size, -np.inf, dtype=dtype)
+    # -inf where A (B) has no atom; the arrays written once each
+    shifted = np.empty(size, dtype=dtype)
+    shifted[0] = -np.inf
     shifted[1:len(log_a) + 1] = log_a
-    same = np.full(size, -np.inf, dtype=dtype)
+    shifted[len(log_a) + 1:] = -np.inf
+    same = np.empty(size, dtype=dtype)
     same[:len(log_a)] = log_a
-    base = np.full(size, -np.inf, dtype=dtype)
-    base[:len(log_b)] = log_b
+    same[len(log_a):] = -np.inf
     if rate == 1.0:
         lp, lq = shifted, same           # the plain shift: nothing to mix
     else:
+        base = np.full(size, -np.inf, dtype=dtype)
+        base[:len(log_b)] = log_b
         if log_weights is None:
             log_weights = (np.log(np.longdouble(rate)), np.log1p(-np.longdouble(rate)))
         log_in, log_out = (np.asarray(w, dtype=dtype) for w in log_weights)
-        lp = np.logaddexp(log_in + shifted, log_out + base)
-        lq = np.logaddexp(log_in + same, log_out + base)
+        # in place (the same values as logaddexp(log_in + shifted, log_out
+        # + base), ...): no full-length temporaries
+        np.add(shifted, log_in, out=shifted)
+        np.add(same, log_in, out=same)
+        np.add(base, log_out, out=base)
+        lp = np.logaddexp(shifted, base, out=shifted)
+        lq = np.logaddexp(same, base, out=same)
     with np.errstate(invalid="ignore"):
         lr = lp - lq
     return lp, lq, lr

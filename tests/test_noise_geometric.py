@@ -77,3 +77,35 @@ def test_geometric_noise_near_zero_point_vs_definition(case):
             for eps in _near_zero_point(eps0):
                 assert_matches(log_delta(eps), _geometric_noisy_mp(pp, qq, alpha, eps),
                                rel=1e-10, what=f"{case} {direction} eps={eps!r}")
+
+
+def _same_bits(a, b):
+    import numpy as np
+    if a.dtype == np.longdouble:
+        # the 80-bit values (the padding bytes of numpy's long double may differ)
+        a, b = (x.view(np.uint8).reshape(-1, 16)[:, :10] for x in (a, b))
+    return a.shape == b.shape and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+@pytest.mark.parametrize("n, pi, alpha", [(2, 0.5, 0.5), (3, 0.5, 0.5), (5, 0.5, 0.1),
+                                          (1000, 0.3, 0.9), (10**6, 0.01, 0.99)])
+def test_geometric_shift_kernels_bit_identical(n, pi, alpha):
+    """The shift's kernels (P's cells taken from Q's one on,
+    sp_geometric_shift_cells; with the difference-law ratios in the same
+    pass, sp_geometric_shift_ratios) give the general kernels' values bit
+    for bit."""
+    import numpy as np
+    from statpriv import _core
+    from statpriv.counting import _binomial_window_laws
+    from statpriv.noise import _cells
+    laws = _binomial_window_laws(n - 1, pi, 11000.0)
+    lp, lq, law_lr = (np.asarray(a, dtype=np.longdouble) for a in laws[:3])
+    assert _cells._is_shift(lp, lq)
+    general = _core.geometric_cells(lp, lq, alpha)
+    shift = _core.geometric_cells(lp, lq, alpha, shift=True)
+    assert all(_same_bits(a, b) for a, b in zip(general, shift))
+    lr = _cells._log_ratio(*general)
+    err = _core.geometric_difference_ratios(lp, lq, law_lr, alpha, general[1], lr)
+    fused = _core.geometric_shift_ratios(lp, lq, law_lr, alpha)
+    assert all(_same_bits(a, b) for a, b in zip(general + (lr, err), fused))
+    assert n < 1000 or np.any(err < 4e-16)          # the difference-law form was taken

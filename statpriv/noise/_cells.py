@@ -32,10 +32,18 @@ DROP_NATS = 11000.0
 # comes from the extreme atoms of the support.
 
 
+def _largest(la):
+    """np.max(la) (NaN if any), by argmax: ~3x faster on long doubles."""
+    return la[np.argmax(la)]
+
+
 def _trim_slice(lp, lq):
-    keep = (lp >= np.max(lp) - DROP_NATS) | (lq >= np.max(lq) - DROP_NATS)
-    idx = np.flatnonzero(keep)
-    return slice(idx[0], idx[-1] + 1)
+    keep = lp >= _largest(lp) - DROP_NATS
+    if lq is not lp:
+        keep |= lq >= _largest(lq) - DROP_NATS
+    # the first and last kept atoms (argmax: the first True), without the
+    # index array of every kept atom
+    return slice(int(np.argmax(keep)), len(keep) - int(np.argmax(keep[::-1])))
 
 
 def trim(lp, lq):
@@ -71,12 +79,15 @@ def _log_sum(la):
     return float(top) + float(np.log(np.sum(np.exp((la - top).astype(np.float64)))))
 
 
-def trim_shift(lz):
-    """(lp, lq, cut, cut) for the pure shift P = Z(. - 1), Q = Z (lz: Z's log
-    pmf, one atom shorter than the shift arrays): Z trimmed like trim() and
-    the shift rebuilt on the window, ln of Z's cut mass (rounded up) twice."""
+def trim_shift(lz, shift=None):
+    """(lp, lq, cut, cut) for the pure shift P = Z(. - 1), Q = Z (lz: Q's log
+    pmf, Z's plus a last -inf atom): Z trimmed like trim() and the shift
+    rebuilt on the window, ln of Z's cut mass (rounded up) twice.  shift:
+    the arrays (lp, lq) themselves, returned as they are if nothing is cut."""
     lz = lz[:-1]
     sl, cut, _ = trim_bounded(lz, lz)
+    if sl.start == 0 and sl.stop == len(lz) and shift is not None:
+        return shift[0], shift[1], cut, cut      # nothing cut: the shift as given
     z = lz[sl]
     pad = np.full(1, -np.inf, dtype=z.dtype)
     return np.concatenate((pad, z)), np.concatenate((z, pad)), cut, cut
@@ -169,12 +180,22 @@ def trimmed_ratios(lp, lq, log_ratio, log_ratio_lo):
         law_lr = atom_log_ratio = log_ratio
         if log_ratio_lo is not None:
             law_lo = np.asarray(log_ratio_lo, dtype=np.longdouble)[sl]
-        with np.errstate(invalid="ignore"):
-            # doubles suffice for a threshold (and exp of long doubles is slow)
-            tv = np.sum(np.abs(np.exp(lp.astype(np.float64)) - np.exp(lq.astype(np.float64))))
+        tv = _total_variation(lp, lq)
         if not tv < 0.25:
             log_ratio = None        # P and Q far apart: no cancellation to avoid
     return lp, lq, log_ratio, law_lr, law_lo, atom_log_ratio
+
+
+def _total_variation(lp, lq, chunk=1 << 16):
+    """sum |P - Q| in doubles (enough for a threshold, and exp of long
+    doubles is slow), in chunks: no full-length temporaries."""
+    tv = 0.0
+    with np.errstate(invalid="ignore"):
+        for start in range(0, len(lp), chunk):
+            p = np.exp(lp[start:start + chunk].astype(np.float64))
+            p -= np.exp(lq[start:start + chunk].astype(np.float64))
+            tv += float(np.sum(np.abs(p, out=p)))
+    return tv
 
 
 def _is_shift(lp, lq):

@@ -53,15 +53,17 @@ class Laplace(Noise):
             # a pure shift P = Z(. - 1), Q = Z: trim Z and rebuild the
             # shift, so the window stays an exact shift (_laplace_shift_core's
             # closed-form ratios); both laws lose Z's cut mass
-            lp, lq, cut_p, cut_q = _cells.trim_shift(lq)
+            lp, lq, cut_p, cut_q = _cells.trim_shift(lq, (lp, lq))
             return lp, lq, None, None, cut_p, cut_q    # the shift's ratios: closed form
         return super()._trim(lp, lq, lr, lr_lo)
 
     def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
+        sl = _cells._trim_slice(lp, lq)
+        if _cells._is_shift(lp[sl], lq[sl]):
+            # (the shift's ratios are closed forms: no law ratio needed)
+            return _laplace_shift_core(lp[sl], lq[sl], self.scale, tail_ratio)
         lp, lq, log_ratio, law_lr, law_lo, _ = _cells.trimmed_ratios(lp, lq, log_ratio,
                                                                      log_ratio_lo)
-        if _cells._is_shift(lp, lq):
-            return _laplace_shift_core(lp, lq, self.scale, tail_ratio)
         return _laplace_core(lp, lq, self.scale, tail_ratio, log_ratio, law_lr, law_lo)
 
     # statpriv.interval: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi &
@@ -164,21 +166,24 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
         ib_lo = ld(float(ib_mp - _mpf_exact(ib)))
     ln2 = np.log(ld(2))
     # P's cells from Q's: L_P(j) = L_Q(j-1), R_P(j) = R_Q(j-1) (cells i = j + 1)
-    ll_p = np.full(n + 1, -np.inf, dtype=ld)
-    lr_p = np.full(n + 1, -np.inf, dtype=ld)
+    ll_p = np.empty(n + 1, dtype=ld)
+    lr_p = np.empty(n + 1, dtype=ld)
     cell_lp = np.empty(n + 1, dtype=ld)
     ll_p[2:n] = ll_q[1:n - 1]
     lr_p[2:n] = lr_q[1:n - 1]
+    ll_p[[0, 1, n]] = -np.inf                                # L_P(-1) = L_P(0) = 0
+    lr_p[[0, n]] = -np.inf                                   # the tail cells' R
     lr_p[1] = np.logaddexp(lq[0], lr_q[1] - ib)              # R_P(0) = Q(0) + u R_Q(0)
     cell_lp[2:n] = cell_lq[1:n - 1]
     cell_lp[1] = lr_p[1] + np.log(-np.expm1(-ib)) - ln2      # (1 - u) R_P(0) / 2
     cell_lp[0] = lr_p[1] - ib - ln2                          # u R_P(0) / 2
     cell_lp[n] = cell_lq[n] + ib                             # L_P(n-1) / 2 = w L_Q(n-1) / 2
     lr = _cells._log_ratio(cell_lp, cell_lq)
-    cell_lo = _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo)
+    near_cells, near_lo = _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo)
     ll_lo = np.zeros(n + 1, dtype=ld)
     rr_lo = np.zeros(n + 1, dtype=ld)
     q = lq[0:n - 1]                                          # Q(j), j = i - 1
+    lt_all = np.empty(n - 1, dtype=np.float64)               # one buffer for both sides
     for base, target, lo_out, prev, sign in ((ll_q, ll_p, ll_lo, ll_q[0:n - 1], -1),
                                              (lr_q, lr_p, rr_lo, lr_q[1:n], 1)):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -188,7 +193,7 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
             # logs in double, ~2e-16 absolute) is as good as double s
             # screened in double (no long double temporaries over every
             # atom), then ln t again in long double on the chosen cells
-            lt = np.subtract(q, prev, dtype=np.float64)
+            lt = np.subtract(q, prev, dtype=np.float64, out=lt_all)
             lt += np.float64(ib)
             ok = np.flatnonzero((lt < -4.0) & np.isfinite(prev) & np.isfinite(base[1:n]))
             lt = ((q[ok] - prev[ok]) + ib).astype(np.float64)
@@ -206,11 +211,10 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
         target[ok + 1] = new
         lo_out[ok + 1] = -sign * ib_lo + e1 + e2
     lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, b, ((0,), (n,)))
-    if cell_lo is not None:           # the interior cells' ratios near +-1/b, as hi + lo
+    if near_cells is not None:        # the interior cells' ratios near +-1/b, as hi + lo
         if lr_lo is None:
-            lr_lo = cell_lo
-        else:
-            lr_lo[1:n] = cell_lo[1:n]
+            lr_lo = np.zeros(n + 1, dtype=ld)
+        lr_lo[near_cells] = near_lo   # (exact_tails sets only the tail cells)
     _clip_interior(lr, lr_lo, sides)
     bound = _core.zero_point_up("laplace", b)
     return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=(ll_p, lr_p, ll_q, lr_q, b, ll_lo, rr_lo),
@@ -227,22 +231,27 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo):
     y = ((w - 1) Q(j) + (w - u) R_Q(j)) / (w C_Q) and
     z = w ((1 - u^2) L_Q(j-1) + (1 - u) Q(j)) / C_Q; the form with the
     smaller of y, z where it is below 1/2 (modifies lr in place).  1/b is
-    ib + ib_lo (double-double); returns the low parts of the cells' ratios
-    (an array over the cells; None if no cell takes a form): near the zero
+    ib + ib_lo (double-double); returns (cells, low parts) of the cells'
+    ratios that take a form ((None, None) if none): near the zero
     point 1/b delta is proportional to the distance of the ratio from eps,
     so 1/b rounded to long double (~1e-17 absolute) alone would put
     ~1e-17 / (1/b - eps) relative error into delta."""
     n = len(lq)
     if n < 2:
-        return None
+        return None, None
     ld = np.longdouble
     # only cells whose (rounded) ratio is within 1/32 of +-1/b need the forms
-    # (there y or z < 1/64 becomes possible); the rest keep the difference
-    r = np.abs(lr[1:n].astype(np.float64))
+    # (there y or z < 1/64 becomes possible); the rest keep the difference.
+    # Screened in long double with a wider margin (boolean temporaries only),
+    # then the test in double on the candidates
+    inner = lr[1:n]
+    cut = ib - ld(0.04)
+    near = np.flatnonzero((inner > cut) | (inner < -cut))
+    r = np.abs(inner[near].astype(np.float64))
     r -= np.float64(ib)
-    near = np.flatnonzero(np.abs(r) < 1 / 32)
+    near = near[np.abs(r) < 1 / 32]
     if near.size == 0:
-        return None
+        return None, None
     ln_hw = np.log(-np.expm1(-ib)) - np.log(ld(2))          # ln((1 - u) / 2)
     c = cell_lq[near + 1] - ln_hw                            # ln C_Q(j)
     q = lq[near]
@@ -258,13 +267,14 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo):
         y, z = np.exp(ly), np.exp(lz)
         form_a = np.isfinite(c) & (y < 0.5) & ~(z < y)
         form_b = np.isfinite(c) & (z < 0.5) & ~form_a
-    lo = np.zeros(len(lr), dtype=ld)
+    cells, lows = [], []
     for form, sign, small in ((form_a, 1, -y[form_a]), (form_b, -1, z[form_b])):
         hi, err = _cells._two_sum(np.full(small.size, sign * ib, dtype=ld),
                                   np.log1p(small).astype(ld))
         lr[near[form] + 1] = hi
-        lo[near[form] + 1] = err + sign * ib_lo
-    return lo
+        cells.append(near[form] + 1)
+        lows.append(err + sign * ib_lo)
+    return np.concatenate(cells), np.concatenate(lows)
 
 
 def _clip_interior(lr, lr_lo, sides):
@@ -273,14 +283,25 @@ def _clip_interior(lr, lr_lo, sides):
     tail's, so that no interior cell sets a zero point beyond the exact one
     (the kernel takes the largest cell ratio) and cells within rounding of
     it keep the tail's exact value."""
-    if lr_lo is None or len(lr) < 3:
+    if lr_lo is None or len(lr) < 3 or not sides:
         return
     inner, inner_lo = lr[1:-1], lr_lo[1:-1]
+    # the test (inner - hi) + (inner_lo - lo) only on a superset of the cells
+    # that pass it, screened by the high parts alone: a cell passes only if
+    # inner - hi exceeds -(inner_lo - lo), at most L + |lo| with L = max
+    # |inner_lo| (NaN low parts never pass and are left out of L), so
+    # inner >= hi - 4 (L + |lo|) (hi + ... on the left; the factor covers
+    # the rounding of both sides).  No long double temporaries over every
+    # cell; the same cells as the test on all of them.
+    with np.errstate(invalid="ignore"):
+        big = max(abs(np.fmax.reduce(inner_lo)), abs(np.fmin.reduce(inner_lo)))
     for side in sides:
         hi, lo = (lr[-1], lr_lo[-1]) if side == 1 else (lr[0], lr_lo[0])
+        margin = 4 * (big + abs(lo))
         with np.errstate(invalid="ignore"):
-            past = (inner - hi) + (inner_lo - lo)
-        past = past > 0 if side == 1 else past < 0
+            near = np.flatnonzero(inner >= hi - margin if side == 1 else inner <= hi + margin)
+            past = (inner[near] - hi) + (inner_lo[near] - lo)
+        past = near[past > 0 if side == 1 else past < 0]
         inner[past] = hi
         inner_lo[past] = lo
 
