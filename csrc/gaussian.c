@@ -24,6 +24,27 @@ static inline void gauss_logsum_add(sp_logsum *a, long double log_term)
     sp_logsum_add(a, log_term);
 }
 
+/* The same with every exponential in long double, for the one-sided tail
+ * sums of the monotone path: far beyond the atoms their positive and
+ * negative parts cancel to ~1/(sigma t) relative (t: the crossing's
+ * distance from the atoms in sd; 1e-5 at sigma = 200, t = 470), so each
+ * term must keep ~1e-19 relative, not the 1.1e-16 of a double exp. */
+static inline void gauss_logsum_addl(sp_logsum *a, long double log_term)
+{
+    if (log_term == -INFINITY) {
+        return;
+    }
+    if (a->sum == 0.0L) {
+        a->ref = log_term;
+        a->sum = 1.0L;
+    } else if (log_term > a->ref) {
+        a->sum = a->sum * expl(a->ref - log_term) + 1.0L;
+        a->ref = log_term;
+    } else {
+        a->sum += expl(log_term - a->ref);
+    }
+}
+
 /* The index of the atom nearest x, within [0, len-1]. */
 static inline long sp_nearest_atom(double x, long len)
 {
@@ -76,13 +97,16 @@ static int gauss_log_d(const sp_gauss *g, sp_direction direction, long k, double
     } else {
         u = la - lb;
     }
-    /* u is exact to ~1e-30 absolute; ln(1 - e^-|u|) needs only double */
+    /* u is exact to ~1e-30 absolute; ln(1 - e^-|u|) in long double: it is
+     * ~ln|u|, -25 at u ~ 1e-11, where a double carries 1.8e-15 absolute, and
+     * the far-tail sums cancel their positive and negative parts to
+     * 1/(sigma t) relative (1e-5 at sigma = 200, t = 470 sd) */
     if (u > 0.0L) {
-        *ld = la + (u == INFINITY ? 0.0L : (long double)sp_log1mexp((double)-u));
+        *ld = la + (u == INFINITY ? 0.0L : sp_log1mexpl(-u));
         return 1;
     }
     if (u < 0.0L) {
-        *ld = lb + (u == -INFINITY ? 0.0L : (long double)sp_log1mexp((double)u));
+        *ld = lb + (u == -INFINITY ? 0.0L : sp_log1mexpl(u));
         return -1;
     }
     return 0;
@@ -313,6 +337,15 @@ static double standardize(double x, double k, double s)
     return d == 0.0 ? 0.0 : d / s;
 }
 
+/* The same in long double, for the far-tail sums: ln erfcx(v / sqrt 2)
+ * moves by the relative error of v, and a double v (1.1e-16) would reach
+ * delta amplified by the cancellation of those sums (see gauss_log_d). */
+static long double standardizel(double x, double k, double s)
+{
+    long double d = (long double)x - (long double)k;
+    return d == 0.0L ? 0.0L : d / (long double)s;
+}
+
 /* ln of sum_k D_k P[N(k, sigma^2) in [a, b]] with D_k = A(k) - e^eps B(k),
  * the positive and negative terms summed apart in log space (per atom
  * without cancellation: D_k = A(k)(1 - e^(eps + ln B(k) - ln A(k)))).
@@ -390,13 +423,13 @@ static long double log_erfcxl(long double z)
  * double), not from the rounded double v; cref is 0 or c (a common factor
  * e^-c taken out of every term when x is beyond all atoms: the far-tail
  * terms that cancel then keep their differences exactly). */
-static long double log_upper(const sp_gauss *g, double v, long double jterm, long double c,
+static long double log_upper(const sp_gauss *g, long double v, long double jterm, long double c,
                              long double cref)
 {
-    if (v > 1.0) {
-        return -((c - cref) + jterm) + (log_erfcxl((long double)v * 0.70710678118654752440084L) - LN2);
+    if (v > 1.0L) {
+        return -((c - cref) + jterm) + (log_erfcxl(v * 0.70710678118654752440084L) - LN2);
     }
-    return (long double)g->log_ndtr(-v) + cref;
+    return (long double)g->log_ndtr((double)-v) + cref;
 }
 
 /* The one-sided sums of the monotone path: with T_k = P[N(k, sigma^2) > x]
@@ -425,7 +458,7 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
         for (long k = side == 0 ? k0 : k0 + 1; k >= 0 && k < len; k += step) {
             const long double j = (long double)(k0 - k);
             /* v: distance of x from atom k in sd, on the far side of the tail */
-            double v = standardize(x, (double)k, s);
+            long double v = standardizel(x, (double)k, s);
             if (!upper) {
                 v = -v;
             }
@@ -446,9 +479,9 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
                 if (fabsl(ra - rb) > 1e-5L || ra == -INFINITY || rb == -INFINITY
                     || estimate != NULL) {
                     if (ra > rb) {
-                        gauss_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
+                        gauss_logsum_addl(&pos, ra + sp_log1mexpl(rb - ra) + cref);
                     } else if (rb > ra) {
-                        gauss_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                        gauss_logsum_addl(&neg, rb + sp_log1mexpl(ra - rb) + cref);
                     }
                     if (estimate != NULL && *estimate != 0 && ra > -INFINITY
                         && rb > -INFINITY) {
@@ -459,7 +492,7 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
                         if (*estimate > 0) {
                             rel += 2.0L * (long double)len * 0x1p-63L;
                         }
-                        gauss_logsum_add(*estimate > 0 ? &pos : &neg,
+                        gauss_logsum_addl(*estimate > 0 ? &pos : &neg,
                                          fmaxl(ra, rb) + logl(rel) + cref);
                     }
                     break;
@@ -482,12 +515,13 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
             long double ld;
             const int sign = gauss_log_d(g, direction, k, eps, &ld);
             if (sign != 0) {
-                gauss_logsum_add(sign > 0 ? &pos : &neg, ld + lt);
+                gauss_logsum_addl(sign > 0 ? &pos : &neg, ld + lt);
             }
         }
     }
-    *lpos = pos.sum > 0.0L ? pos.ref + sp_fast_logl(pos.sum) : -INFINITY;
-    *lneg = neg.sum > 0.0L ? neg.ref + sp_fast_logl(neg.sum) : -INFINITY;
+    /* logl, not sp_fast_logl (1e-16 absolute): see gauss_logsum_addl */
+    *lpos = pos.sum > 0.0L ? pos.ref + logl(pos.sum) : -INFINITY;
+    *lneg = neg.sum > 0.0L ? neg.ref + logl(neg.sum) : -INFINITY;
     *lref = cref;
 }
 
