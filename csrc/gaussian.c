@@ -24,6 +24,29 @@ static inline void gauss_logsum_add(sp_logsum *a, long double log_term)
     sp_logsum_add(a, log_term);
 }
 
+/* The same with every exponential in long double (each term to ~1e-19
+ * relative, not the 1.1e-16 of a double exp), for the extended pass of the
+ * one-sided tail sums (log_tail_piece); ext = 0 is gauss_logsum_add. */
+static inline void gauss_logsum_addl(sp_logsum *a, long double log_term, int ext)
+{
+    if (!ext) {
+        gauss_logsum_add(a, log_term);
+        return;
+    }
+    if (log_term == -INFINITY) {
+        return;
+    }
+    if (a->sum == 0.0L) {
+        a->ref = log_term;
+        a->sum = 1.0L;
+    } else if (log_term > a->ref) {
+        a->sum = a->sum * expl(a->ref - log_term) + 1.0L;
+        a->ref = log_term;
+    } else {
+        a->sum += expl(log_term - a->ref);
+    }
+}
+
 /* The index of the atom nearest x, within [0, len-1]. */
 static inline long sp_nearest_atom(double x, long len)
 {
@@ -61,8 +84,13 @@ static inline long sp_nearest_atom(double x, long len)
  * one log1mexp of u, which comes from the accurate ln P/Q (g->lr, g->lr_lo:
  * closed forms, double-double where refined) when the caller gave it, so
  * D_k keeps its relative accuracy when P(k) and Q(k) agree to 1e-9 (tiny
- * sampling rates) and when eps is near ln A(k)/B(k) (the zero point). */
-static int gauss_log_d(const sp_gauss *g, sp_direction direction, long k, double eps, long double *ld)
+ * sampling rates) and when eps is near ln A(k)/B(k) (the zero point).
+ * ln(1 - e^-|u|) is ~ln|u| (-25 at u ~ 1e-11): in double (ext = 0) it
+ * carries half an ulp of its size, 1.8e-15 absolute there, which the
+ * cancelling tail sums amplify (log_tail_piece); ext = 1 takes it in long
+ * double.  *mag (if not NULL) is raised to |ln(1 - e^-|u|)|. */
+static int gauss_log_d(const sp_gauss *g, sp_direction direction, long k, double eps, int ext,
+                       long double *ld, long double *mag)
 {
     const long double la = direction == SP_PLUS ? g->lp[k] : g->lq[k];
     const long double lb = (direction == SP_PLUS ? g->lq[k] : g->lp[k]) + (long double)eps;
@@ -76,16 +104,18 @@ static int gauss_log_d(const sp_gauss *g, sp_direction direction, long k, double
     } else {
         u = la - lb;
     }
-    /* u is exact to ~1e-30 absolute; ln(1 - e^-|u|) needs only double */
-    if (u > 0.0L) {
-        *ld = la + (u == INFINITY ? 0.0L : (long double)sp_log1mexp((double)-u));
-        return 1;
+    /* u is exact to ~1e-30 absolute */
+    if (u == 0.0L) {
+        return 0;
     }
-    if (u < 0.0L) {
-        *ld = lb + (u == -INFINITY ? 0.0L : (long double)sp_log1mexp((double)u));
-        return -1;
+    const long double au = -fabsl(u);
+    const long double l = au == -INFINITY ? 0.0L
+                          : (ext ? sp_log1mexpl(au) : (long double)sp_log1mexp((double)au));
+    if (mag != NULL) {
+        *mag = fmaxl(*mag, -l);
     }
-    return 0;
+    *ld = (u > 0.0L ? la : lb) + l;
+    return u > 0.0L ? 1 : -1;
 }
 
 static long double log_density_rel(const long double *la, long double amax, long len,
@@ -313,6 +343,18 @@ static double standardize(double x, double k, double s)
     return d == 0.0 ? 0.0 : d / s;
 }
 
+/* The same in long double with ext (the extended pass of the tail sums:
+ * ln erfcx(v / sqrt 2) moves by the relative error of v, 1.1e-16 in a
+ * double), else the double one. */
+static long double standardizel(double x, double k, double s, int ext)
+{
+    if (!ext) {
+        return (long double)standardize(x, k, s);
+    }
+    long double d = (long double)x - (long double)k;
+    return d == 0.0L ? 0.0L : d / (long double)s;
+}
+
 /* ln of sum_k D_k P[N(k, sigma^2) in [a, b]] with D_k = A(k) - e^eps B(k),
  * the positive and negative terms summed apart in log space (per atom
  * without cancellation: D_k = A(k)(1 - e^(eps + ln B(k) - ln A(k)))).
@@ -344,7 +386,7 @@ static void log_interval_sum(const sp_gauss *g, sp_direction direction, double e
                 }
             }
             long double ld;
-            const int sign = gauss_log_d(g, direction, k, eps, &ld);
+            const int sign = gauss_log_d(g, direction, k, eps, 0, &ld, NULL);
             if (sign == 0) {
                 continue;
             }
@@ -390,21 +432,24 @@ static long double log_erfcxl(long double z)
  * double), not from the rounded double v; cref is 0 or c (a common factor
  * e^-c taken out of every term when x is beyond all atoms: the far-tail
  * terms that cancel then keep their differences exactly). */
-static long double log_upper(const sp_gauss *g, double v, long double jterm, long double c,
+static long double log_upper(const sp_gauss *g, long double v, long double jterm, long double c,
                              long double cref)
 {
-    if (v > 1.0) {
-        return -((c - cref) + jterm) + (log_erfcxl((long double)v * 0.70710678118654752440084L) - LN2);
+    if (v > 1.0L) {
+        return -((c - cref) + jterm) + (log_erfcxl(v * 0.70710678118654752440084L) - LN2);
     }
-    return (long double)g->log_ndtr(-v) + cref;
+    return (long double)g->log_ndtr((double)-v) + cref;
 }
 
 /* The one-sided sums of the monotone path: with T_k = P[N(k, sigma^2) > x]
  * (upper) or < x (lower) and D_k = A(k) - e^eps B(k), the logs of the sums
- * of the positive and of the negative D_k T_k. */
+ * of the positive and of the negative D_k T_k.  ext = 0: the per-term
+ * logarithms and exponentials in double (each term to ~2^-52 (*mag + 16)
+ * relative, *mag >= |ln(1 - e^-|u|)| over the terms, see gauss_log_d);
+ * ext = 1: all in long double (~1e-18 relative). */
 static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, double x, int upper,
-                         long double inv2s2, const int *estimate, long double *lpos,
-                         long double *lneg, long double *lref)
+                         long double inv2s2, const int *estimate, int ext, long double *lpos,
+                         long double *lneg, long double *lref, long double *mag)
 {
     const long double *lsa = direction == SP_PLUS ? g->lsp : g->lsq, *lca = direction == SP_PLUS ? g->lcp : g->lcq;
     const long double *lsb = direction == SP_PLUS ? g->lsq : g->lsp, *lcb = direction == SP_PLUS ? g->lcq : g->lcp;
@@ -425,7 +470,7 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
         for (long k = side == 0 ? k0 : k0 + 1; k >= 0 && k < len; k += step) {
             const long double j = (long double)(k0 - k);
             /* v: distance of x from atom k in sd, on the far side of the tail */
-            double v = standardize(x, (double)k, s);
+            long double v = standardizel(x, (double)k, s, ext);
             if (!upper) {
                 v = -v;
             }
@@ -445,10 +490,12 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
                 long double rb = (side == 0 ? lcb[k] : lsb[k]) + eps;
                 if (fabsl(ra - rb) > 1e-5L || ra == -INFINITY || rb == -INFINITY
                     || estimate != NULL) {
-                    if (ra > rb) {
-                        gauss_logsum_add(&pos, ra + sp_log1mexp((double)(rb - ra)) + cref);
-                    } else if (rb > ra) {
-                        gauss_logsum_add(&neg, rb + sp_log1mexp((double)(ra - rb)) + cref);
+                    if (ra != rb) {
+                        const long double d = -fabsl(ra - rb);
+                        const long double l = ext ? sp_log1mexpl(d)
+                                                  : (long double)sp_log1mexp((double)d);
+                        *mag = fmaxl(*mag, -l);
+                        gauss_logsum_addl(ra > rb ? &pos : &neg, fmaxl(ra, rb) + l + cref, ext);
                     }
                     if (estimate != NULL && *estimate != 0 && ra > -INFINITY
                         && rb > -INFINITY) {
@@ -459,8 +506,8 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
                         if (*estimate > 0) {
                             rel += 2.0L * (long double)len * 0x1p-63L;
                         }
-                        gauss_logsum_add(*estimate > 0 ? &pos : &neg,
-                                         fmaxl(ra, rb) + logl(rel) + cref);
+                        gauss_logsum_addl(*estimate > 0 ? &pos : &neg,
+                                          fmaxl(ra, rb) + logl(rel) + cref, ext);
                     }
                     break;
                 }
@@ -480,24 +527,41 @@ static void log_tail_sum(const sp_gauss *g, sp_direction direction, double eps, 
                 }
             }
             long double ld;
-            const int sign = gauss_log_d(g, direction, k, eps, &ld);
+            const int sign = gauss_log_d(g, direction, k, eps, ext, &ld, mag);
             if (sign != 0) {
-                gauss_logsum_add(sign > 0 ? &pos : &neg, ld + lt);
+                gauss_logsum_addl(sign > 0 ? &pos : &neg, ld + lt, ext);
             }
         }
     }
-    *lpos = pos.sum > 0.0L ? pos.ref + sp_fast_logl(pos.sum) : -INFINITY;
-    *lneg = neg.sum > 0.0L ? neg.ref + sp_fast_logl(neg.sum) : -INFINITY;
+    /* sp_fast_logl is good to 1e-16 absolute: logl in the extended pass */
+    *lpos = pos.sum > 0.0L ? pos.ref + (ext ? logl(pos.sum) : sp_fast_logl(pos.sum)) : -INFINITY;
+    *lneg = neg.sum > 0.0L ? neg.ref + (ext ? logl(neg.sum) : sp_fast_logl(neg.sum)) : -INFINITY;
     *lref = cref;
 }
 
 /* ln int_x^inf (upper) or int_-inf^x of (f_A - e^eps f_B), an interval on
- * which it is >= 0. */
+ * which it is >= 0: pos - neg of the tail sums.  Their difference loses
+ * the factor (pos + neg) / (pos - neg) of their relative error: far beyond
+ * the atoms the normal masses of neighbouring atoms differ by ~1/(sigma t)
+ * relative (t: the crossing's distance from the atoms in sd; 1e-5 at
+ * sigma = 200, t = 470), and where P ~ Q or eps is near the zero point the
+ * D_k nearly balance.  The sums are taken in double first (each term to
+ * 2^-52 (mag + 16) relative) and again in long double where that error,
+ * so amplified, could exceed 2^-40 of delta (the estimate keeps the double
+ * pass: the search verifies it on the exact curve). */
 static long double log_tail_piece(const sp_gauss *g, sp_direction direction, double eps, double x, int upper,
                                   long double inv2s2, const int *estimate)
 {
-    long double lpos, lneg, cref;
-    log_tail_sum(g, direction, eps, x, upper, inv2s2, estimate, &lpos, &lneg, &cref);
+    long double lpos, lneg, cref, mag = 0.0L;
+    log_tail_sum(g, direction, eps, x, upper, inv2s2, estimate, 0, &lpos, &lneg, &cref, &mag);
+    if (estimate == NULL && lpos > -INFINITY) {
+        const long double d = lneg - lpos;      /* <= 0 unless the sums cancel below rounding */
+        const long double amplify = d < 0.0L ? (1.0L + expl(d)) / -expm1l(d) : INFINITY;
+        if (amplify * 0x1p-52L * (mag + 16.0L) > 0x1p-40L) {
+            log_tail_sum(g, direction, eps, x, upper, inv2s2, estimate, 1, &lpos, &lneg, &cref,
+                         &mag);
+        }
+    }
     if (lpos == -INFINITY) {
         return -INFINITY;
     }
@@ -541,7 +605,7 @@ static int far_sign(const sp_gauss *g, sp_direction direction, double eps, int d
     for (long i = 0; i < g->len; i++) {
         long k = dir > 0 ? g->len - 1 - i : i;
         long double ld;
-        int sign = gauss_log_d(g, direction, k, eps, &ld);
+        int sign = gauss_log_d(g, direction, k, eps, 0, &ld, NULL);
         if (sign != 0) {
             return sign;
         }

@@ -15,9 +15,13 @@
  * Exact per direction: delta = sum_k D_k P[N(k, sigma^2) on the positive
  * side of x*], D_k = A(k) - e^eps B(k), at the single sign change x* of
  * f_A - e^eps f_B (monotone laws; Karlin's variation diminishing property
- * of the Gaussian kernel), summed per atom in log space; ln delta is
- * accurate to ~1e-13 relative to |ln delta| + 1 (the double ln Phi of the
- * normal masses), wherever it lies, for the atoms in lp/lq.
+ * of the Gaussian kernel), summed per atom in log space, positive and
+ * negative D apart and again in long double where the two sums cancel
+ * (beyond the atoms, to ~1/(sigma t) relative): delta to ~1e-11 relative
+ * (2^-40 from the tail sums, the rest from the closed-form inner sums,
+ * which are used only where they do not cancel below 1e-5) plus the
+ * rounding of the double ln delta, wherever it lies, for the atoms in
+ * lp/lq (the monotone path; the grid path of other laws is in double).
  *
  * Return convention of sp_gauss_curve_log_delta:
  *   -inf      delta = 0 exactly: eps >= ln max_k A(k)/B(k) (possible only

@@ -264,3 +264,30 @@ def test_poisson_sampling_rate_times_pi_below_double_range():
     ours = curve.log_delta_plus(eps)
     _assert_log_close(ours, truth, eps)
     _assert_no_under(ours, truth, eps)
+
+
+# n = 9e11, m = 104: P/Q = 1 + O(1e-8) and eps a fraction of the zero point
+# 1.1545e-10 (of delta_minus; of delta_plus for pi -> 1 - pi).  The crossing
+# lies 470..48000 sd beyond the atoms, where the normal tails of neighbouring
+# atoms differ by only ~1/(sigma t) relative: the positive and negative tail
+# sums cancel to 1e-5..1e-9, and the double rounding of ln|D_k| (~ln|u|, -25,
+# half an ulp = 1.8e-15), of (x - k)/sigma and of the exps, so amplified, put
+# ln delta up to 3.3 tolerances off (2.3e-10 above the truth at sigma = 204.5,
+# below it at sigma >= 2000).  The sums are redone in long double there.
+_PI_SMALL = 0.00011167363987083057
+
+
+@pytest.mark.parametrize("pi,sigma,eps,plus", [
+    (_PI_SMALL, 204.51804593513333, 1.0390780380478605e-10, False),
+    (_PI_SMALL, 2000.0, 5.7726557669575e-11, False),
+    (_PI_SMALL, 20000.0, 5.7726557669575e-11, False),
+    (1.0 - _PI_SMALL, 204.51804593513333, 1.03907803805235e-10, True),
+    (1.0 - _PI_SMALL, 2000.0, 5.7726557669575e-11, True),
+])
+def test_far_tail_sums_cancelling_to_1e5_and_beyond(pi, sigma, eps, plus):
+    n, m = 900899166355, 104
+    curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Gaussian(sigma))
+    truth = oracle("sampled_gaussian_log_delta", "sample_size", n, pi, m, sigma, eps, plus)
+    ours = curve.log_delta_plus(eps) if plus else curve.log_delta_minus(eps)
+    _assert_log_close(ours, truth, eps)
+    _assert_no_under(ours, truth, eps)
