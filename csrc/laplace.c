@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "laplace.h"
 #include "logspace.h"
+#include "ldmath.h"
 
 /* (a/2)(1 - e^(-t0/b))^2 is the exact integral up to the interior root t0
  * (use a e^(-t0/b) = |c| e^(-(1-t0)/b) to eliminate |c|): no cancellation. */
@@ -129,16 +130,25 @@ long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, lon
     return cell_log_positive(la_p, lc_p, la_q, lc_q, eps, la_lo, lc_lo, b, -expm1(-1.0 / b));
 }
 
-/* ln x to ~1e-19 (precise: logl) or ~1e-16 absolute (sp_fast_logl). */
+/* ln x to ~1e-19 (precise: sp_ld_log) or ~1e-16 absolute (sp_fast_logl). */
 static inline long double laplace_log(long double x, int precise)
 {
     if (!precise) {
         return sp_fast_logl(x);
     }
-    return x > 0.0L ? logl(x) : (x == 0.0L ? -INFINITY : NAN);
+    return x > 0.0L ? sp_ld_log(x) : (x == 0.0L ? -INFINITY : NAN);
 }
 
-/* precise != 0: atoms and logs to long double accuracy (expl, logl), which
+static long double laplace_max(const long double *la, long n)
+{
+    long double m = -INFINITY;
+    for (long k = 0; k < n; k++) {
+        m = fmaxl(m, la[k]);
+    }
+    return m;
+}
+
+/* precise != 0: atoms and logs to long double accuracy (ldmath.h), which
  * the difference-law cells of nearly equal laws need (their L and R cancel
  * to 1e-12 and less); 0: double-accurate exps and logs of the mantissa,
  * enough where the log ratios come from closed forms (the pure shift). */
@@ -149,11 +159,14 @@ static void laplace_side(const long double *la, long n, long double b, long doub
      * computed in place as linear values relative to max A: L_j in ll[j+1],
      * R_j in lr[j+1] (cell j+1 is the interval [j, j+1]); w in cell[]. */
     long double *w = cell, *L = ll + 1, *R = lr + 1;
-    const long double m = sp_exp_scaled(la, n, w);
+    long double m;
     if (precise) {
+        m = laplace_max(la, n);
         for (long k = 0; k < n; k++) {
-            w[k] = la[k] == -INFINITY ? 0.0L : expl(la[k] - m);
+            w[k] = la[k] == -INFINITY ? 0.0L : sp_ld_exp(la[k] - m);
         }
+    } else {
+        m = sp_exp_scaled(la, n, w);
     }
     const long double u = expl(-1.0L / b), half_width = -expm1l(-1.0L / b) / 2.0L;
     L[0] = w[0];
@@ -190,6 +203,144 @@ void sp_laplace_cells_one(const long double *la, long n, double b, long double *
                           long double *ll, long double *lr)
 {
     laplace_side(la, n, b, cell_la, ll, lr, 0);
+}
+
+/* D(k) = P(k) - Q(k) = Q(k) expm1(ln P(k)/Q(k)) from the accurate atom log
+ * ratio lr (so D keeps its relative accuracy where P and Q nearly agree),
+ * = P(k) where Q(k) = 0, and P (1 - e^-lr) where Q e^lr would overflow or Q
+ * underflowed; p, q: the atoms, linear (relative to the same e^m). */
+static long double laplace_atom_difference(long double p, long double q, long double lq,
+                                           long double lr)
+{
+    if (lq == -INFINITY) {
+        return p;
+    }
+    if (isnan(lr)) {
+        return 0.0L;
+    }
+    const long double x = sp_ld_expm1(lr);
+    if (q > 0.0L && x < 1e4000L) {
+        return q * x;
+    }
+    return p * -sp_ld_expm1(-lr);
+}
+
+/* One cell's (or one L's, one R's) logs from the linear values relative to
+ * e^m: base (Q's), own (P's), dv (D's, signed), av (|D|'s).  With the
+ * difference law (diff) and |D| < base / 4: ln P = ln Q + log1p(D / Q),
+ * error estimate 4e-16 |D|/Q + 1e-18 (as the numpy form had it); else the
+ * log of P's own value, error estimate 4e-16 (diff) or 2e-19 (1 + |ln P| +
+ * |ln Q|) (plain: the two long double logs; 4e-16 where one is infinite).
+ * *ratio: ln P - ln Q (log1p form, or the difference of the logs, 0 where
+ * both are -inf). */
+static inline void laplace_emit(long double m, long double base, long double own, long double dv,
+                         long double av, int diff, long double *lbase, long double *lown,
+                         long double *ratio, double *err)
+{
+    const long double lb = base > 0.0L ? m + sp_ld_log(base) : (base == 0.0L ? -INFINITY : NAN);
+    *lbase = lb;
+    if (diff && base > 0.0L && av < 0.25L * base && isfinite(lb)) {
+        const long double t = sp_ld_log1p(dv / base);
+        *lown = lb + t;
+        *ratio = t;
+        *err = 4e-16 * (double)(av / base) + 1e-18;
+        return;
+    }
+    const long double lo = own > 0.0L ? m + sp_ld_log(own) : (own == 0.0L ? -INFINITY : NAN);
+    *lown = lo;
+    const long double r = lo - lb;
+    *ratio = isnan(r) ? 0.0L : r;
+    if (diff) {
+        *err = 4e-16;
+    } else {
+        const double e = 2e-19 * (1.0 + fabs((double)lo) + fabs((double)lb));
+        *err = isfinite(e) ? e : 4e-16;
+    }
+}
+
+int sp_laplace_cells_diff(const long double *lp, const long double *lq, const long double *law_lr,
+                          long n, double b, long double *cell_lp, long double *cell_lq,
+                          long double *ll_p, long double *lr_p, long double *ll_q,
+                          long double *lr_q, long double *cell_lr, double *err_c, double *err_l,
+                          double *err_r)
+{
+    const int diff = law_lr != NULL;
+    long double *dd = NULL;
+    if (diff) {
+        dd = malloc((size_t)n * sizeof *dd);
+        if (dd == NULL) {
+            return -1;
+        }
+    }
+    long double m = fmaxl(laplace_max(lp, n), laplace_max(lq, n));
+    if (!isfinite(m)) {
+        m = 0.0L;
+    }
+    const long double inv_b = 1.0L / (long double)b;
+    const long double u = expl(-inv_b), hw = -expm1l(-inv_b) / 2.0L;
+    /* the atoms, linear relative to e^m: P(k) in ll_p[k+1], Q(k) in ll_q[k+1]
+     * (read back before the forward pass overwrites them), D(k) in dd[k] */
+    for (long k = 0; k < n; k++) {
+        const long double p = lp[k] == -INFINITY ? 0.0L : sp_ld_exp(lp[k] - m);
+        const long double q = lq[k] == -INFINITY ? 0.0L : sp_ld_exp(lq[k] - m);
+        ll_p[k + 1] = p;
+        ll_q[k + 1] = q;
+        if (diff) {
+            dd[k] = laplace_atom_difference(p, q, lq[k], law_lr[k]);
+        }
+    }
+    /* R_A(j) = sum_{k>j} A(k) u^(k-j-1), at index j + 1: P's in lr_p, Q's in
+     * lr_q, D's in cell_lp, |D|'s in cell_lq (each read before overwritten) */
+    lr_p[n] = lr_q[n] = cell_lp[n] = cell_lq[n] = 0.0L;
+    for (long j = n - 2; j >= 0; j--) {
+        lr_p[j + 1] = ll_p[j + 2] + u * lr_p[j + 2];
+        lr_q[j + 1] = ll_q[j + 2] + u * lr_q[j + 2];
+        if (diff) {
+            cell_lp[j + 1] = dd[j + 1] + u * cell_lp[j + 2];
+            cell_lq[j + 1] = fabsl(dd[j + 1]) + u * cell_lq[j + 2];
+        }
+    }
+    /* L_A(j) = sum_{k<=j} A(k) u^(j-k), forward; cells: the left tail
+     * (A(0) + u R_0) / 2, [j, j+1]: (1 - u)(L_j + R_j) / 2, the right tail
+     * L_{n-1} / 2 */
+    long double l_p = 0.0L, l_q = 0.0L, l_d = 0.0L, l_a = 0.0L;
+    for (long j = 0; j < n; j++) {
+        const long double d = diff ? dd[j] : 0.0L;
+        l_p = u * l_p + ll_p[j + 1];
+        l_q = u * l_q + ll_q[j + 1];
+        l_d = u * l_d + d;
+        l_a = u * l_a + fabsl(d);
+        if (j + 1 < n) {
+            const long double r_p = lr_p[j + 1], r_q = lr_q[j + 1];
+            const long double r_d = diff ? cell_lp[j + 1] : 0.0L;
+            const long double r_a = diff ? cell_lq[j + 1] : 0.0L;
+            if (j == 0) {
+                laplace_emit(m, (ll_q[1] + u * r_q) / 2.0L, (ll_p[1] + u * r_p) / 2.0L,
+                             (d + u * r_d) / 2.0L, (fabsl(d) + u * r_a) / 2.0L, diff,
+                             &cell_lq[0], &cell_lp[0], &cell_lr[0], &err_c[0]);
+            }
+            long double unused;
+            laplace_emit(m, hw * (l_q + r_q), hw * (l_p + r_p), hw * (l_d + r_d),
+                         hw * (l_a + r_a), diff, &cell_lq[j + 1], &cell_lp[j + 1],
+                         &cell_lr[j + 1], &err_c[j + 1]);
+            laplace_emit(m, l_q, l_p, l_d, l_a, diff, &ll_q[j + 1], &ll_p[j + 1], &unused,
+                         &err_l[j + 1]);
+            laplace_emit(m, r_q, r_p, r_d, r_a, diff, &lr_q[j + 1], &lr_p[j + 1], &unused,
+                         &err_r[j + 1]);
+        } else {
+            if (j == 0) {                      /* one atom: R_0 = 0 */
+                laplace_emit(m, ll_q[1] / 2.0L, ll_p[1] / 2.0L, d / 2.0L, fabsl(d) / 2.0L, diff,
+                             &cell_lq[0], &cell_lp[0], &cell_lr[0], &err_c[0]);
+            }
+            laplace_emit(m, l_q / 2.0L, l_p / 2.0L, l_d / 2.0L, l_a / 2.0L, diff, &cell_lq[n],
+                         &cell_lp[n], &cell_lr[n], &err_c[n]);
+        }
+    }
+    ll_p[0] = lr_p[0] = ll_q[0] = lr_q[0] = -INFINITY;
+    ll_p[n] = lr_p[n] = ll_q[n] = lr_q[n] = -INFINITY;     /* atom n-1's L, R are not a cell's */
+    err_l[0] = err_r[0] = err_l[n] = err_r[n] = 4e-16;
+    free(dd);
+    return 0;
 }
 
 

@@ -6,7 +6,7 @@
  * t in [0, 1], with L, R per law, and the positive part of f_P - e^eps f_Q
  * there is a closed form (at most one sign change): sp_laplace_cell_term is
  * the pair kernel's cell callback that evaluates it.
- * Layer: uses pair_tail.h (the callback type), logspace.h, sp_curve.h. */
+ * Layer: uses pair_tail.h (the callback type), logspace.h, ldmath.h, sp_curve.h. */
 #ifndef STATPRIV_LAPLACE_H
 #define STATPRIV_LAPLACE_H
 
@@ -27,7 +27,7 @@ long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, lon
  * Writes the log masses of every cell under P and Q (cell_lp, cell_lq) and,
  * for the interior cells 1..n-1, the logs of L and R of P and Q
  * (sp_laplace_pair's ll_p ...); entries 0 and n of those are set to -inf.
- * Exps and logs to long double accuracy (expl, logl). */
+ * Exps and logs to long double accuracy (ldmath.h). */
 void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
                       long double *cell_lp, long double *cell_lq,
                       long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q);
@@ -37,6 +37,27 @@ void sp_laplace_cells(const long double *lp, const long double *lq, long n, doub
  * and logs to ~1e-16 (fast): the shift's ratios near +-1/b are closed forms. */
 void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
                           long double *ll, long double *lr);
+
+/* sp_laplace_cells in one pass, with the P side from the difference law
+ * where P and Q nearly agree.  law_lr: the accurate ln P(k)/Q(k) (NULL: the
+ * plain cells of sp_laplace_cells).  With it, D = P - Q = Q expm1(law_lr)
+ * is convolved beside P and Q (D and |D| by the same linear recursions, all
+ * relative to one scale), and where |D| * N < (Q * N) / 4 on a cell (resp.
+ * its L, its R) P's log is Q's + log1p((D * N) / (Q * N)): the log ratio
+ * keeps its relative accuracy where a difference of two rounded logs
+ * would cancel.  Besides sp_laplace_cells' outputs, writes cell_lr (n + 1):
+ * ln of the cells' mass ratio P/Q (the log1p term, or cell_lp - cell_lq; 0
+ * where both vanish), and err_c, err_l, err_r (n + 1 doubles): estimates of
+ * the absolute error of the cells', L's and R's log ratios (4e-16 |D|/Q +
+ * 1e-18 on the log1p form, 4e-16 on the others with law_lr; without it
+ * 2e-19 (1 + |ln P| + |ln Q|), 4e-16 where either is infinite).  Exps and
+ * logs to long double accuracy (ldmath.h).  Allocates n long doubles (with
+ * law_lr); returns 0, or -1 if that fails. */
+int sp_laplace_cells_diff(const long double *lp, const long double *lq, const long double *law_lr,
+                          long n, double b, long double *cell_lp, long double *cell_lq,
+                          long double *ll_p, long double *lr_p, long double *ll_q,
+                          long double *lr_q, long double *cell_lr, double *err_c, double *err_l,
+                          double *err_r);
 
 /* The interior cells' data of a pair under Laplace(b) noise: the logs of L
  * and R of P and Q per cell (as sp_laplace_cells writes them; the cells are

@@ -65,6 +65,8 @@
  *                       sp_logsum accumulator, fast exp/log of long doubles,
  *                       double-double helpers, log cumulative sums, the
  *                       negative-eps identity
+ *   ldmath.h            accurate fast exp, expm1, log, log1p of long doubles
+ *                       (tables of 2^-8 steps, tools/gen_ldmath.py)
  *   pmf.h               Loader's binomial / hypergeometric log-pmfs
  *                       (stirlerr, bd0) and consistent pmf windows
  *   poisson_binomial.h  exact Poisson-binomial pmfs by a product tree
@@ -98,6 +100,7 @@
 
 #include "sp_curve.h"
 #include "logspace.h"
+#include "ldmath.h"
 #include "pmf.h"
 #include "poisson_binomial.h"
 #include "binomial_tail.h"

@@ -433,6 +433,61 @@ def laplace_cells(lp, lq, double scale):
     return tuple(out)
 
 
+def laplace_cells_diff(lp, lq, law_lr, double scale):
+    """Cells of count laws plus Laplace(scale) noise in one pass, P's logs from
+    the difference law D = Q expm1(law_lr) where P and Q nearly agree
+    (law_lr: the accurate ln P/Q per atom, or None for the plain cells; see
+    sp_laplace_cells_diff): (cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q,
+    cell_lr) longdouble and (err_c, err_l, err_r) float64, each of length
+    n + 1 (cell_lr: the cells' log mass ratio; err_*: estimates of the
+    absolute error of the cells', L's and R's log ratios)."""
+    cdef long double[::1] vp = _extended(lp)
+    cdef long double[::1] vq = _extended(lq)
+    cdef long n = vp.shape[0]
+    cdef long double[::1] vr
+    cdef const long double *pr = NULL
+    if vq.shape[0] != n:
+        raise ValueError("laplace_cells_diff: arrays of inconsistent lengths")
+    if law_lr is not None:
+        vr = _extended(law_lr)
+        if vr.shape[0] != n:
+            raise ValueError("laplace_cells_diff: arrays of inconsistent lengths")
+        pr = &vr[0]
+    out = [np.empty(n + 1, dtype=np.longdouble) for _ in range(7)]
+    errs = [np.empty(n + 1, dtype=np.float64) for _ in range(3)]
+    cdef long double[::1] a = out[0], b = out[1], c = out[2], d = out[3], e = out[4], f = out[5]
+    cdef long double[::1] g = out[6]
+    cdef double[::1] x = errs[0], y = errs[1], z = errs[2]
+    cdef int rc
+    with nogil:
+        rc = sp_laplace_cells_diff(&vp[0], &vq[0], pr, n, scale, &a[0], &b[0], &c[0], &d[0],
+                                   &e[0], &f[0], &g[0], &x[0], &y[0], &z[0])
+    if rc != 0:
+        raise MemoryError("laplace_cells_diff: out of memory")
+    return tuple(out) + tuple(errs)
+
+
+def _ldmath(name, x):
+    """The accurate fast long double functions of csrc/ldmath.h on an array
+    (name: 'exp', 'expm1', 'log', 'log1p'); for the tests."""
+    cdef long double[::1] v = _extended(np.ravel(x))
+    out = np.empty(v.shape[0], dtype=np.longdouble)
+    cdef long double[::1] o = out
+    cdef long i, n = v.shape[0]
+    cdef int kind = ("exp", "expm1", "log", "log1p").index(name)
+    with nogil:
+        for i in range(n):
+            if kind == 0:
+                o[i] = sp_ld_exp(v[i])
+            elif kind == 1:
+                o[i] = sp_ld_expm1(v[i])
+            elif kind == 2:
+                o[i] = sp_ld_log(v[i])
+            else:
+                o[i] = sp_ld_log1p(v[i])
+    return out
+
+
 def laplace_cells_one(la, double scale):
     """One law's Laplace(scale) cells: (cell_la, ll, lr), each of length n + 1,
     longdouble (as laplace_cells returns for P)."""

@@ -95,6 +95,11 @@ cdef extern from "laplace.h" nogil:
                           long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
     void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
                               long double *ll, long double *lr)
+    int sp_laplace_cells_diff(const long double *lp, const long double *lq,
+                              const long double *law_lr, long n, double b, long double *cell_lp,
+                              long double *cell_lq, long double *ll_p, long double *lr_p,
+                              long double *ll_q, long double *lr_q, long double *cell_lr,
+                              double *err_c, double *err_l, double *err_r)
     ctypedef struct sp_laplace_pair:
         const long double *ll_p
         const long double *lr_p
@@ -288,3 +293,9 @@ cdef extern from "kde.h" nogil:
                       double *out_plus, double *out_minus)
     void sp_hausdorff(const double *a, size_t n, const double *rows, size_t m, size_t count,
                       double *out)
+
+cdef extern from "ldmath.h" nogil:
+    long double sp_ld_exp(long double x)
+    long double sp_ld_expm1(long double x)
+    long double sp_ld_log(long double x)
+    long double sp_ld_log1p(long double x)

@@ -3,7 +3,7 @@
 On every unit interval between atoms both noisy densities are
 (L e^(-t/b) + R e^(-(1-t)/b)) / (2b), so f_P - e^eps f_Q changes sign at most
 once there and its positive part integrates in closed form; O(atoms)
-(csrc/laplace.c, the cells of _core.laplace_cells).  Laplace(b) noise makes
+(csrc/laplace.c, the cells of _core.laplace_cells_diff).  Laplace(b) noise makes
 every count here pure DP (|ln f_P/f_Q| <= 1/b; Breutigam & Reischuk Lemma 5),
 so delta is exactly 0 from eps = 1/b on -- from the exact zero point
 ln G_P(e^(1/b))/G_Q(e^(1/b)) where the laws' generating functions are known.
@@ -84,41 +84,20 @@ class Laplace(Noise):
 
 
 def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
-    """Laplace(scale) noise on general (trimmed) laws: the cells of both laws,
-    their log ratios from the difference law where P and Q are close
-    (log_ratio given, _difference_parts), exact at the tails (tail_ratio),
+    """Laplace(scale) noise on general (trimmed) laws: the cells of both laws
+    in one C pass, their log ratios from the difference law D = P - Q =
+    Q expm1(log_ratio) where P and Q are close (log_ratio given: ln P = ln Q
+    + log1p((D*N)/(Q*N)) where |D|*N < (Q*N)/4; sp_laplace_cells_diff),
+    exact at the tails (tail_ratio),
     in double-double near the zero points (_laplace_end_ratios, and as ln R
     -+ a deficit from the exact tail ratio, _laplace_deficit_ratios) and from
     the law's own ratio where the noise barely mixes (_laplace_atom_ratios)."""
-    cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, scale)
-    lr = _cells._log_ratio(cell_lp, cell_lq)
-    if log_ratio is None:
-        # the cells' logs are long double accurate (laplace_cells): a
-        # difference of two of them is good to ~1e-19 (1 + |a| + |b|)
-        with np.errstate(invalid="ignore"):
-            errs = [np.nan_to_num(2e-19 * (1.0 + np.abs(a.astype(np.float64))
-                                           + np.abs(b.astype(np.float64))), nan=4e-16,
-                                  posinf=4e-16)
-                    for a, b in ((cell_lp, cell_lq), (ll_p, ll_q), (lr_p, lr_q))]
-    else:
-        # (the errors come from _relative_log below, for all three)
-        errs = [None, None, None]
-        pos, neg = _difference_parts(lp, lq, log_ratio)
-        has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
-        d_pos = d_neg = None
-        if has_pos and has_neg:
-            # one pass: the two laws' cells are computed independently
-            both = _core.laplace_cells(pos, neg, scale)
-            d_pos, d_neg = (both[0], None, both[2], both[3]), (both[1], None, both[4], both[5])
-        elif has_pos:
-            d_pos = _core.laplace_cells(pos, pos, scale)
-        elif has_neg:
-            d_neg = _core.laplace_cells(neg, neg, scale)
-        for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
-            # cells (k = 0: the log ratio itself), then L and R of P from Q's
-            up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
-            down = d_neg[(0, 2, 3)[k]] if d_neg is not None else None
-            errs[k] = _relative_log(base, up, down, target, add_base=k > 0)
+    # one C pass (sp_laplace_cells_diff): with log_ratio (P and Q close) P's
+    # cells from the difference law D = Q expm1(log_ratio) where D * N is
+    # small against Q * N, ln P = ln Q + log1p((D * N)/(Q * N)); errs: the
+    # estimated absolute errors of the cells', L's and R's log ratios
+    (cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q, lr,
+     *errs) = _core.laplace_cells_diff(lp, lq, log_ratio, scale)
     n = len(cell_lp)
     lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, scale, ((0,), (n - 1,)))
     bound = _core.zero_point_up("laplace", scale)     # 1/b rounded up
@@ -283,36 +262,6 @@ def _clip_interior(lr, lr_lo, sides):
         past = past > 0 if side == 1 else past < 0
         inner[past] = hi
         inner_lo[past] = lo
-
-
-def _difference_parts(lp, lq, law_lr):
-    """log D+ and log D- of D = P - Q = Q expm1(lr) (= P where Q = 0)."""
-    ld = np.longdouble
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        mag = np.where(np.isfinite(lq), lq + np.log(np.abs(np.expm1(law_lr))),
-                       np.where(np.isfinite(lp), lp, -np.inf)).astype(ld)
-    mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
-    pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
-    neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
-    return pos, neg
-
-
-def _relative_log(base, up, down, target, add_base):
-    """Where the convolved difference is small against the base (Q's) value,
-    target = [base +] log1p((up - down) / base) in place (logs throughout)."""
-    n = len(base)
-    up = np.full(n, -np.inf, dtype=np.longdouble) if up is None else up
-    down = np.full(n, -np.inf, dtype=np.longdouble) if down is None else down
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        u, d = np.exp(up - base), np.exp(down - base)
-        better = np.isfinite(base) & (u + d < 0.25)
-        value = np.log1p(u - d)
-        if add_base:
-            value = base + value
-    target[better] = value[better]
-    err = np.full(n, 4e-16)
-    err[better] = 4e-16 * (u[better] + d[better]).astype(np.float64) + 1e-18
-    return err
 
 
 def _end_fraction(la, pos, atoms, l_base, step, side):
