@@ -344,6 +344,58 @@ int sp_laplace_cells_diff(const long double *lp, const long double *lq, const lo
 }
 
 
+void sp_laplace_atom_ratios(const long double *lp, const long double *lq,
+                            const long double *law_lr, const long double *law_lo, long n, double b,
+                            long double *ll_p, long double *lr_p, const long double *ll_q,
+                            const long double *lr_q, double *err_l, double *err_r,
+                            long double *ll_lo, long double *rr_lo)
+{
+    const long double ib = 1.0L / (long double)b;
+    for (int side = 0; side < 2; side++) {
+        /* L reads L(j - 1) of the cell to its left, R reads R(j + 1) of the
+         * cell to its right: walk away from what is read, so every form is
+         * built from the values before this side's changes */
+        for (long step = 1; step < n; step++) {
+            const long i = side == 0 ? n - step : step;          /* interior cell */
+            const long atom = side == 0 ? i - 1 : i;             /* the atom j or j + 1 */
+            long double prev_p, prev_q;
+            if (side == 0) {
+                prev_p = ll_p[i - 1];
+                prev_q = ll_q[i - 1];
+            } else {
+                prev_p = i + 1 < n ? lr_p[i + 1] : -INFINITY;
+                prev_q = i + 1 < n ? lr_q[i + 1] : -INFINITY;
+            }
+            const double cp = exp((double)((prev_p - ib) - lp[atom]));
+            const double cq = exp((double)((prev_q - ib) - lq[atom]));
+            const long double lawr = law_lr[atom];
+            /* a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|,
+             * ~1e-30 where refined (a non-zero low part); a difference of
+             * the laws' logs only to ~2e-19 (|ln P| + |ln Q|) */
+            const double own = law_lo != NULL
+                ? (law_lo[atom] != 0.0L ? 1e-30 : 4e-19) * (1.0 + fabs((double)lawr))
+                : 2e-19 * (1.0 + fabs((double)lp[atom]) + fabs((double)lq[atom]));
+            const double bound = own + 4e-16 * (cp + cq);
+            double *err = side == 0 ? err_l : err_r;
+            if (!(bound < err[i])) {
+                continue;
+            }
+            const long double corr = sp_ld_log1p((long double)cp) - sp_ld_log1p((long double)cq);
+            long double *base_p = side == 0 ? ll_p : lr_p, *lo_out = side == 0 ? ll_lo : rr_lo;
+            const long double base_q = side == 0 ? ll_q[i] : lr_q[i];
+            if (!(isfinite(lp[atom]) && isfinite(lq[atom]) && isfinite(lawr) && isfinite(corr)
+                  && isfinite(base_q))) {
+                continue;
+            }
+            const long double dl = lawr + corr;
+            const long double new_p = base_q + dl;
+            base_p[i] = new_p;
+            lo_out[i] = (dl - (new_p - base_q)) + (law_lo != NULL ? law_lo[atom] : 0.0L);
+            err[i] = bound;
+        }
+    }
+}
+
 void sp_laplace_pair_set_scale(sp_laplace_pair *pair, double scale)
 {
     pair->scale = scale;

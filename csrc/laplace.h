@@ -59,6 +59,25 @@ int sp_laplace_cells_diff(const long double *lp, const long double *lq, const lo
                           long double *lr_q, long double *cell_lr, double *err_c, double *err_l,
                           double *err_r);
 
+/* L and R log ratios of the interior cells from the laws' own ratio where
+ * the noise barely mixes: L_A(j) = A(j) + u L_A(j-1), R_A(j) = A(j+1) +
+ * u R_A(j+1) (u = e^(-1/b)), so
+ *   ln L_P(j)/L_Q(j) = ln P(j)/Q(j) + log1p(u L_P(j-1)/P(j)) - log1p(u L_Q(j-1)/Q(j))
+ * and likewise R with the atom j + 1: the law's ratio law_lr (+ law_lo, may
+ * be NULL) plus two corrections cp, cq known to their own relative precision
+ * (double exps of long double differences).  Its error bound, own + 4e-16
+ * (cp + cq) with own ~4e-19 |lr| (~1e-30 where law_lo is non-zero; 2e-19
+ * (1 + |ln P| + |ln Q|) without law_lo), is compared with err_l / err_r:
+ * where it is smaller the form is set (ll_p / lr_p = ln Q's + the ratio's
+ * high part, ll_lo / rr_lo its low part) and err_l / err_r lowered to the
+ * bound.  Each form is built from the values before this pass.  Arrays of
+ * n + 1 cells (interior 1..n-1); modifies them in place. */
+void sp_laplace_atom_ratios(const long double *lp, const long double *lq,
+                            const long double *law_lr, const long double *law_lo, long n, double b,
+                            long double *ll_p, long double *lr_p, const long double *ll_q,
+                            const long double *lr_q, double *err_l, double *err_r,
+                            long double *ll_lo, long double *rr_lo);
+
 /* The interior cells' data of a pair under Laplace(b) noise: the logs of L
  * and R of P and Q per cell (as sp_laplace_cells writes them; the cells are
  * those of the sp_pair it goes with, len of them), and optionally (NULL when

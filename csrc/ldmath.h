@@ -34,20 +34,22 @@ extern const long double sp_ldm_log_hi[182];
 extern const double sp_ldm_log_lo[182];
 extern const long double sp_ldm_ln2_hi, sp_ldm_ln2_lo, sp_ldm_ln2_256_hi, sp_ldm_ln2_256_lo;
 
-/* e^r - 1 - r for |r| <= ~ln2/512 (all in x87 registers: a conversion to
- * double and back costs more than the long double multiplications). */
+/* e^r - 1 - r for |r| <= ~ln2/512, in x87 registers (a conversion to
+ * double and back costs more than the long double multiplications); the
+ * coefficients from r^3 on are doubles (their terms are below 2^-26: a
+ * relative 2^-53 of them is far below 2^-64), which load faster. */
 static inline long double sp_ldm_exp_poly(long double r)
 {
-    return r * r * (0.5L + r * (0.16666666666666666666L + r * (0.041666666666666666667L
-                    + r * (0.0083333333333333333333L + r * (0.0013888888888888888889L
-                    + r * 0.00019841269841269841270L)))));
+    return r * r * (0.5L + r * ((long double)(1.0 / 6) + r * ((long double)(1.0 / 24)
+                    + r * ((long double)(1.0 / 120) + r * ((long double)(1.0 / 720)
+                    + r * (long double)(1.0 / 5040))))));
 }
 
-/* log1p(r) - r for |r| <= 2^-8.5. */
+/* log1p(r) - r for |r| <= 2^-8.5 (coefficients as for sp_ldm_exp_poly). */
 static inline long double sp_ldm_log_poly(long double r)
 {
-    return r * r * (-0.5L + r * (0.33333333333333333333L + r * (-0.25L + r * (0.2L
-                    + r * (-0.16666666666666666667L + r * (0.14285714285714285714L
+    return r * r * (-0.5L + r * ((long double)(1.0 / 3) + r * (-0.25L + r * (0.2
+                    + r * ((long double)(-1.0 / 6) + r * ((long double)(1.0 / 7)
                     + r * -0.125L))))));
 }
 

@@ -467,6 +467,59 @@ def laplace_cells_diff(lp, lq, law_lr, double scale):
     return tuple(out) + tuple(errs)
 
 
+def laplace_atom_ratios(lp, lq, law_lr, law_lo, double scale, ll_p, lr_p, ll_q, lr_q,
+                        double[::1] err_l, double[::1] err_r, ll_lo, rr_lo):
+    """The Laplace L and R log ratios from the laws' own ratio where the noise
+    barely mixes (sp_laplace_atom_ratios): modifies ll_p, lr_p, err_l,
+    err_r, ll_lo, rr_lo in place (longdouble / float64 arrays of n + 1
+    cells; law_lo may be None)."""
+    cdef long double[::1] vp = _extended(lp)
+    cdef long double[::1] vq = _extended(lq)
+    cdef long double[::1] vr = _extended(law_lr)
+    cdef long double[::1] vlo
+    cdef const long double *plo = NULL
+    cdef long n = vp.shape[0]
+    cdef long double[::1] a = ll_p, b = lr_p, c = ll_q, d = lr_q, e = ll_lo, f = rr_lo
+    if (vq.shape[0] != n or vr.shape[0] != n or a.shape[0] != n + 1 or b.shape[0] != n + 1
+            or c.shape[0] != n + 1 or d.shape[0] != n + 1 or e.shape[0] != n + 1
+            or f.shape[0] != n + 1 or err_l.shape[0] != n + 1 or err_r.shape[0] != n + 1):
+        raise ValueError("laplace_atom_ratios: arrays of inconsistent lengths")
+    if law_lo is not None:
+        vlo = _extended(law_lo)
+        if vlo.shape[0] != n:
+            raise ValueError("laplace_atom_ratios: arrays of inconsistent lengths")
+        plo = &vlo[0]
+    if n < 2:
+        return
+    with nogil:
+        sp_laplace_atom_ratios(&vp[0], &vq[0], &vr[0], plo, n, scale, &a[0], &b[0], &c[0],
+                               &d[0], &err_l[0], &err_r[0], &e[0], &f[0])
+
+
+def log_mixture(log_a, log_b, log_in, log_out, long size):
+    """(lp, lq) longdouble of length size: ln(rate A(j-1) + (1-rate) B(j)) and
+    ln(rate A(j) + (1-rate) B(j)) from the log pmfs log_a, log_b and log_in =
+    ln rate, log_out = ln(1 - rate) (sp_log_mixture: numpy's logaddexp with
+    the accurate fast long double exp and log1p)."""
+    cdef long double[::1] va = _extended(log_a)
+    cdef long double[::1] vb = _extended(log_b)
+    cdef long na = va.shape[0], nb = vb.shape[0]
+    if size < na + 1 and size < nb:
+        raise ValueError("log_mixture: size below the laws' support")
+    lp = np.empty(size, dtype=np.longdouble)
+    lq = np.empty(size, dtype=np.longdouble)
+    cdef long double[::1] vp = lp, vq = lq
+    # (a Python scalar would pass through double: the weights go as an array)
+    cdef long double[::1] w = _extended(np.array([log_in, log_out], dtype=np.longdouble))
+    cdef const long double *pa = &va[0] if na else NULL
+    cdef const long double *pb = &vb[0] if nb else NULL
+    if size == 0:
+        return lp, lq
+    with nogil:
+        sp_log_mixture(pa, na, pb, nb, w[0], w[1], size, &vp[0], &vq[0])
+    return lp, lq
+
+
 def _ldmath(name, x):
     """The accurate fast long double functions of csrc/ldmath.h on an array
     (name: 'exp', 'expm1', 'log', 'log1p'); for the tests."""

@@ -23,6 +23,9 @@ cdef extern from "pmf.h" nogil:
     double sp_log_binom_pmf(const sp_binom *b, double k)
     double sp_log_hypergeom_pmf(double j, double N, double K, double m)
     void sp_binom_window_logl(double N, double pi, double first, long count, long double *out)
+    void sp_log_mixture(const long double *log_a, long na, const long double *log_b, long nb,
+                        long double log_in, long double log_out, long size, long double *lp,
+                        long double *lq)
 
 cdef extern from "binomial_tail.h" nogil:
     ctypedef struct sp_binom_curve:
@@ -100,6 +103,11 @@ cdef extern from "laplace.h" nogil:
                               long double *cell_lq, long double *ll_p, long double *lr_p,
                               long double *ll_q, long double *lr_q, long double *cell_lr,
                               double *err_c, double *err_l, double *err_r)
+    void sp_laplace_atom_ratios(const long double *lp, const long double *lq,
+                                const long double *law_lr, const long double *law_lo, long n,
+                                double b, long double *ll_p, long double *lr_p,
+                                const long double *ll_q, const long double *lr_q, double *err_l,
+                                double *err_r, long double *ll_lo, long double *rr_lo)
     ctypedef struct sp_laplace_pair:
         const long double *ll_p
         const long double *lr_p

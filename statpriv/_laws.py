@@ -190,6 +190,15 @@ def _mixture(log_a, log_b, rate, log_weights=None):
     """
     size = max(len(log_a) + 1, len(log_b))
     dtype = np.result_type(log_a, log_b, np.float64)     # longdouble stays longdouble
+    if dtype == np.longdouble and rate != 1.0:
+        # one C pass, no full-size temporaries (numpy's long double
+        # logaddexp with the accurate fast exp/log1p of csrc/ldmath.h)
+        if log_weights is None:
+            log_weights = (np.log(np.longdouble(rate)), np.log1p(-np.longdouble(rate)))
+        lp, lq = _core.log_mixture(log_a, log_b, log_weights[0], log_weights[1], size)
+        with np.errstate(invalid="ignore"):
+            lr = lp - lq
+        return lp, lq, lr
     shifted = np.full(size, -np.inf, dtype=dtype)
     shifted[1:len(log_a) + 1] = log_a
     same = np.full(size, -np.inf, dtype=dtype)

@@ -342,51 +342,11 @@ def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_
     precision.  Small b or steep laws make the corrections small, and this
     form then beats the difference of two cell logs (~1e-19 |ln L|): it is
     set (ll_p / lr_p high parts, ll_lo / rr_lo low parts) where its bound
-    is below err_l / err_r.  Modifies the arrays in place.
+    is below err_l / err_r (one C pass, sp_laplace_atom_ratios).  Modifies
+    the arrays in place.
     """
-    ld = np.longdouble
-    n = len(lp)
-    if n < 2:
-        return
-    ib = 1 / ld(b)
-    lo_law = np.zeros(n, dtype=ld) if law_lo is None else law_lo
-    i = np.arange(1, n)                       # interior cells, atom j = i - 1
-    for side in (0, 1):
-        atom = i - 1 if side == 0 else i      # the atom j (L) or j + 1 (R)
-        if side == 0:
-            prev_p, prev_q = ll_p[i - 1], ll_q[i - 1]      # ln L_A(j - 1) (-inf at i = 1)
-            base_p, base_q, lo_out, err = ll_p, ll_q, ll_lo, err_l
-        else:
-            nxt = np.minimum(i + 1, n)
-            prev_p = np.where(i + 1 < n, lr_p[nxt], -np.inf)   # ln R_A(j + 1)
-            prev_q = np.where(i + 1 < n, lr_q[nxt], -np.inf)
-            base_p, base_q, lo_out, err = lr_p, lr_q, rr_lo, err_r
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            cp = np.exp((prev_p - ib - lp[atom]).astype(np.float64))
-            cq = np.exp((prev_q - ib - lq[atom]).astype(np.float64))
-            lawr = law_lr[atom]
-            # a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|,
-            # ~1e-30 where refined (a non-zero low part); a difference of the
-            # laws' logs only to ~2e-19 (|ln P| + |ln Q|)
-            if law_lo is not None:
-                own = np.where(lo_law[atom] != 0, 1e-30, 4e-19) * (
-                    1.0 + np.abs(lawr.astype(np.float64)))
-            else:
-                own = 2e-19 * (1.0 + np.abs(lp[atom].astype(np.float64))
-                               + np.abs(lq[atom].astype(np.float64)))
-            bound = own + 4e-16 * (cp + cq)
-            # the long double corrections only where this form can win
-            cand = np.flatnonzero(bound < err[i])
-            corr = np.log1p(cp[cand].astype(ld)) - np.log1p(cq[cand].astype(ld))
-        ok = (np.isfinite(lp[atom[cand]]) & np.isfinite(lq[atom[cand]]) & np.isfinite(lawr[cand])
-              & np.isfinite(corr) & np.isfinite(base_q[i[cand]]))
-        sel = cand[ok]
-        idx = i[sel]
-        dl = lawr[sel] + corr[ok]
-        new_p = base_q[idx] + dl
-        base_p[idx] = new_p
-        lo_out[idx] = (dl - (new_p - base_q[idx])) + lo_law[atom[sel]]
-        err[idx] = bound[sel]
+    _core.laplace_atom_ratios(lp, lq, law_lr, law_lo, b, ll_p, lr_p, ll_q, lr_q, err_l, err_r,
+                              ll_lo, rr_lo)
 
 
 def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q,
