@@ -143,7 +143,7 @@ static long double laplace_max(const long double *la, long n)
 {
     long double m = -INFINITY;
     for (long k = 0; k < n; k++) {
-        m = fmaxl(m, la[k]);
+        m = la[k] > m ? la[k] : m;            /* NaN skipped (fmaxl is a libm call) */
     }
     return m;
 }
@@ -531,6 +531,23 @@ static double laplace_log1p_rel(double r, double a, double *rel)
     return d;
 }
 
+/* A bound on the absolute error of an atom's log ratio: ~4e-19 (1 + |lr|)
+ * for a closed form (closed != 0), ~1e-30 (1 + |lr|) where refined (a
+ * non-zero low part lo), ~2e-19 (1 + |ln P| + |ln Q|) for a difference of
+ * the laws' logs; INFINITY where that is not finite. */
+static double laplace_atom_ratio_err(long double lr, long double lo, long double lp,
+                                     long double lq, int closed)
+{
+    double e;
+    if (closed) {
+        const double one_plus = 1.0 + fabs((double)lr);
+        e = (lo != 0.0L ? 1e-30 : 4e-19) * one_plus;
+    } else {
+        e = 2e-19 * (1.0 + fabs((double)lp) + fabs((double)lq));
+    }
+    return isfinite(e) ? e : INFINITY;
+}
+
 /* Deficits of the Laplace-noise L and R log ratios against the right-tail
  * ratio (see laplace.h).  With u = e^(-1/b), w = 1/u, F = A - R B and
  * sum_k F(k) w^k = 0 (R = G_A(w) / G_B(w)), for the cell [x, x+1]:
@@ -543,7 +560,7 @@ static double laplace_log1p_rel(double r, double a, double *rel)
  * below it the cancellation is in the error bound. */
 long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
                          const long double *lr_in, const long double *lo_in,
-                         const double *lr_err_in, const long double *ll_a_in,
+                         const long double *ll_a_in,
                          const long double *rb_in, const long double *cell_a_in, long n,
                          int mirror, double b, long double r_hi, long double r_lo,
                          long double *dl_out, long double *er_out, long double *dc_out,
@@ -559,14 +576,6 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
     const laplace_scaled empty = {0.0L, 0.0L, 0, 0};
     laplace_signed s = {empty, empty, empty}, t = {empty, empty, empty};
     long done = n;
-    for (long c = 0; c <= n; c++) {
-        rel_l_out[c] = INFINITY;
-        rel_r_out[c] = INFINITY;
-        rel_c_out[c] = INFINITY;
-        dl_out[c] = 0.0L;
-        er_out[c] = 0.0L;
-        dc_out[c] = 0.0L;
-    }
     for (long x = n - 2; x >= 0; x--) {
         const long k = x + 1;
         const long double la = AT(la_in, k), lb = AT(lb_in, k);
@@ -584,7 +593,15 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
             negative = 1;
             l_err = lf + logl(0x1p-50L + 0x1p-63L * fabsl(lb));
         } else {
-            const long double lr = sign * AT(lr_in, k);
+            /* the atom ratio: closed form (lr_in, + lo_in) or the difference
+             * of the laws' logs */
+            long double lr;
+            if (lr_in != NULL) {
+                lr = sign * AT(lr_in, k);
+            } else {
+                lr = la - lb;
+                lr = isnan(lr) ? 0.0L : lr;
+            }
             const long double lo = lo_in == NULL ? 0.0L : sign * AT(lo_in, k);
             if (isnan(lr)) {
                 break;
@@ -601,7 +618,10 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
             } else if (d < 0.0L) {
                 lf = la + log(expm1(-(double)d));            /* A (e^-d - 1) */
             }
-            const long double e = AT(lr_err_in, k);
+            const long double e = laplace_atom_ratio_err(lr_in == NULL ? lr : AT(lr_in, k),
+                                                         lo_in == NULL ? 0.0L : AT(lo_in, k),
+                                                         mirror ? lb : la, mirror ? la : lb,
+                                                         lr_in != NULL);
             l_err = logl(expl(la) * e + (lf > -INFINITY ? expl(lf) : 0.0L)
                          * (0x1p-50L + 0x1p-63L * (fabsl(la) + fabsl(lb))));
             if (!(l_err > -INFINITY) || !isfinite(l_err)) {
@@ -616,6 +636,8 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
         laplace_signed_add(&t, lf, negative, l_err, inv_b);
         done = x;
         const long c = x + 1;
+        CELL(rel_l_out, c) = CELL(rel_r_out, c) = CELL(rel_c_out, c) = INFINITY;
+        CELL(dl_out, c) = CELL(er_out, c) = CELL(dc_out, c) = 0.0L;
         const long double ll_a = CELL(ll_a_in, c), rb = CELL(rb_in, c);
         /* the sums' own roundings: ~2^-63 per step and per rescale, and m / b */
         const int rescales = s.pos.rescales + s.neg.rescales + t.pos.rescales + t.neg.rescales;

@@ -110,16 +110,21 @@ int sp_laplace_cell_term(const void *ctx, long j, double eps, sp_direction direc
  * (rel_l, rel_r; INFINITY where not computed) however small they are; below
  * the crossing the positive and negative terms are summed apart and the
  * cancellation goes into the bounds.  lr_ab + lo_ab (lo_ab may be NULL):
- * ln A(k)/B(k) to absolute error lr_err[k]; ll_a, rb, cell_a (n + 1 cells):
+ * the closed-form ln A(k)/B(k), good to ~4e-19 (1 + |lr|) (~1e-30 where lo_ab
+ * is non-zero); lr_ab NULL: ln A(k) - ln B(k), good to ~2e-19 (1 + |ln A| +
+ * |ln B|) (0 where both vanish); ll_a, rb, cell_a (n + 1 cells):
  * ln L_A, ln R_B and ln of A's cell masses; dc: the deficit of the cell-mass
  * log ratio (R C_B - C_A = hw (S - T), a difference: rel_c carries its
  * amplification).  mirror != 0: the left tail of B/A, read from the far end
  * -- pass A = Q, B = P, ll_a = ln R_Q, rb = ln L_P and ln R = -(left ln P/Q);
  * then dl, er are the deficit of ln R_Q/R_P and the excess of ln L_Q/L_P (dc
  * of ln C_Q/C_P), at the original cells.  Returns the lowest atom x computed
- * (n if none).  Allocates nothing. */
+ * (n if none): only the cells x + 1 .. n - 1 (mirrored: 1 .. n - 1 - x) of
+ * the outputs are written (0 and INFINITY where not computed there), the
+ * others are left as they are (so a caller's untouched pages stay
+ * unmapped).  Allocates nothing. */
 long sp_laplace_deficits(const long double *la, const long double *lb, const long double *lr_ab,
-                         const long double *lo_ab, const double *lr_err, const long double *ll_a,
+                         const long double *lo_ab, const long double *ll_a,
                          const long double *rb, const long double *cell_a, long n, int mirror,
                          double b, long double r_hi, long double r_lo, long double *dl,
                          long double *er, long double *dc, double *rel_l, double *rel_r,

@@ -35,22 +35,28 @@ extern const double sp_ldm_log_lo[182];
 extern const long double sp_ldm_ln2_hi, sp_ldm_ln2_lo, sp_ldm_ln2_256_hi, sp_ldm_ln2_256_lo;
 
 /* e^r - 1 - r for |r| <= ~ln2/512, in x87 registers (a conversion to
- * double and back costs more than the long double multiplications); the
- * coefficients from r^3 on are doubles (their terms are below 2^-26: a
- * relative 2^-53 of them is far below 2^-64), which load faster. */
+ * double and back costs more than the long double multiplications), by
+ * Estrin's scheme (pairs of terms in parallel: a Horner chain of seven
+ * dependent multiply-adds was the bottleneck); the coefficients from r^3
+ * on are doubles (their terms are below 2^-26: a relative 2^-53 of them is
+ * far below 2^-64). */
 static inline long double sp_ldm_exp_poly(long double r)
 {
-    return r * r * (0.5L + r * ((long double)(1.0 / 6) + r * ((long double)(1.0 / 24)
-                    + r * ((long double)(1.0 / 120) + r * ((long double)(1.0 / 720)
-                    + r * (long double)(1.0 / 5040))))));
+    const long double r2 = r * r;
+    const long double a = 0.5L + r * (long double)(1.0 / 6);
+    const long double b = (long double)(1.0 / 24) + r * (long double)(1.0 / 120);
+    const long double c = (long double)(1.0 / 720) + r * (long double)(1.0 / 5040);
+    return r2 * (a + r2 * (b + r2 * c));
 }
 
-/* log1p(r) - r for |r| <= 2^-8.5 (coefficients as for sp_ldm_exp_poly). */
+/* log1p(r) - r for |r| <= 2^-8.5 (the same way). */
 static inline long double sp_ldm_log_poly(long double r)
 {
-    return r * r * (-0.5L + r * ((long double)(1.0 / 3) + r * (-0.25L + r * (0.2
-                    + r * ((long double)(-1.0 / 6) + r * ((long double)(1.0 / 7)
-                    + r * -0.125L))))));
+    const long double r2 = r * r;
+    const long double a = -0.5L + r * (long double)(1.0 / 3);
+    const long double b = -0.25L + r * (long double)0.2;
+    const long double c = (long double)(-1.0 / 6) + r * (long double)(1.0 / 7);
+    return r2 * (a + r2 * (b + r2 * (c - 0.125L * r2)));
 }
 
 /* x = k ln2/256 + r: k (returned) and r (in *r), the product subtracted in

@@ -619,38 +619,48 @@ def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mi
     return deficit, rel
 
 
-def laplace_deficits(la, lb, lr_ab, lo_ab, lr_err, ll_a, rb, cell_a, double scale, r_hi, r_lo,
+def laplace_deficits(la, lb, lr_ab, lo_ab, ll_a, rb, cell_a, double scale, r_hi, r_lo,
                      bint mirror=False):
-    """(dl, er, dc, rel_l, rel_r, rel_c) on the n + 1 cells: the deficit of
-    the Laplace L log ratio below, the excess of the R log ratio above and the
-    deficit of the cell-mass log ratio below the exact right-tail ratio ln R =
-    r_hi + r_lo, with relative error bounds (inf where not computed); lo_ab
-    may be None; mirror: the left tail (see csrc/laplace.h)."""
+    """(first, dl, er, dc, rel_l, rel_r, rel_c): the deficit of the Laplace L
+    log ratio below, the excess of the R log ratio above and the deficit of
+    the cell-mass log ratio below the exact right-tail ratio ln R = r_hi +
+    r_lo, with relative error bounds (inf where not computed), on the cells
+    first .. first + len - 1 that the kernel reached (it stops where the
+    forms no longer help: every other cell has no value).  lr_ab: the
+    closed-form atom log ratio (None: the difference of the laws' logs);
+    lo_ab may be None; mirror: the left tail (see csrc/laplace.h)."""
     cdef long double[::1] va = _extended(la)
     cdef long double[::1] vb = _extended(lb)
-    cdef long double[::1] vr = _extended(lr_ab)
+    cdef long double[::1] vr
     cdef long double[::1] vo
-    cdef double[::1] ve = np.ascontiguousarray(lr_err, dtype=np.float64)
     cdef long double[::1] vl = _extended(ll_a)
     cdef long double[::1] vrb = _extended(rb)
     cdef long double[::1] vca = _extended(cell_a)
     cdef long n = va.shape[0]
     cdef const long double *po = NULL
-    if (vb.shape[0] != n or vr.shape[0] != n or ve.shape[0] != n or vl.shape[0] != n + 1
-            or vrb.shape[0] != n + 1 or vca.shape[0] != n + 1):
+    cdef const long double *pr = NULL
+    if vb.shape[0] != n or vl.shape[0] != n + 1 or vrb.shape[0] != n + 1 or vca.shape[0] != n + 1:
         raise ValueError("laplace_deficits: arrays of inconsistent lengths")
+    if lr_ab is not None:
+        vr = _extended(lr_ab)
+        if vr.shape[0] != n:
+            raise ValueError("laplace_deficits: arrays of inconsistent lengths")
+        if n > 0:
+            pr = &vr[0]
     if lo_ab is not None:
         vo = _extended(lo_ab)
         if vo.shape[0] != n:
             raise ValueError("laplace_deficits: arrays of inconsistent lengths")
         if n > 0:
             po = &vo[0]
+    # calloc'ed (np.zeros): the kernel writes only the cells it reaches, so
+    # the pages of the others are never touched (first touches are slow)
     dl = np.zeros(n + 1, dtype=np.longdouble)
     er = np.zeros(n + 1, dtype=np.longdouble)
     dc = np.zeros(n + 1, dtype=np.longdouble)
-    rel_l = np.full(n + 1, np.inf)
-    rel_r = np.full(n + 1, np.inf)
-    rel_c = np.full(n + 1, np.inf)
+    rel_l = np.zeros(n + 1)
+    rel_r = np.zeros(n + 1)
+    rel_c = np.zeros(n + 1)
     cdef long double[::1] d = dl
     cdef long double[::1] x = er
     cdef long double[::1] y = dc
@@ -660,12 +670,15 @@ def laplace_deficits(la, lb, lr_ab, lo_ab, lr_err, ll_a, rb, cell_a, double scal
     # through a long double array: a Python-level conversion would round to double
     cdef long double[::1] vhl = _extended([r_hi, r_lo])
     cdef long double hi = vhl[0], lo = vhl[1]
+    cdef long done = n
     if n > 1:
         with nogil:
-            sp_laplace_deficits(&va[0], &vb[0], &vr[0], po, &ve[0], &vl[0], &vrb[0], &vca[0], n,
-                                mirror, scale, hi, lo, &d[0], &x[0], &y[0], &el[0], &ex[0],
-                                &ey[0])
-    return dl, er, dc, rel_l, rel_r, rel_c
+            done = sp_laplace_deficits(&va[0], &vb[0], pr, po, &vl[0], &vrb[0], &vca[0], n,
+                                       mirror, scale, hi, lo, &d[0], &x[0], &y[0], &el[0],
+                                       &ex[0], &ey[0])
+    # the cells written: done + 1 .. n - 1 (mirrored: 1 .. n - 1 - done)
+    first, stop = (1, max(n - done, 1)) if mirror else (done + 1, max(n, done + 1))
+    return (first,) + tuple(a[first:stop] for a in (dl, er, dc, rel_l, rel_r, rel_c))
 
 
 def binom_window_logl(double N, double pi, long first, long count):

@@ -123,7 +123,7 @@ cdef extern from "laplace.h" nogil:
                              long double *out)
     long sp_laplace_deficits(const long double *la, const long double *lb,
                              const long double *lr_ab, const long double *lo_ab,
-                             const double *lr_err, const long double *ll_a, const long double *rb,
+                             const long double *ll_a, const long double *rb,
                              const long double *cell_a, long n, int mirror, double b,
                              long double r_hi, long double r_lo, long double *dl, long double *er,
                              long double *dc, double *rel_l, double *rel_r, double *rel_c)

@@ -381,54 +381,52 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
     ld = np.longdouble
     f = np.float64
     with np.errstate(invalid="ignore", over="ignore"):
-        if law_lr is None:
-            atom_lr = _cells._log_ratio(lp, lq)
-            atom_err = 2e-19 * (1.0 + np.abs(lp.astype(f)) + np.abs(lq.astype(f)))
-        else:
-            atom_lr = law_lr
-            atom_err = 4e-19 * (1.0 + np.abs(atom_lr.astype(f)))
-            if law_lo is not None:
-                # refined cells (a non-zero low part): ~1e-30
-                atom_err = np.where(law_lo != 0, 1e-30 * (1.0 + np.abs(atom_lr.astype(f))),
-                                    atom_err)
-        atom_err = np.nan_to_num(atom_err, nan=np.inf, posinf=np.inf)
+        # the atom log ratio (law_lr + law_lo, else ln P - ln Q) and its
+        # error bound per atom are the kernel's (sp_laplace_deficits)
         mine = [np.zeros(n + 1, dtype=bool) for _ in range(3)]    # set here: cells, L, R
         for side in sides:
             tail = n if side == 1 else 0
             hi, lo = lr[tail], lr_lo[tail]
             zero = np.zeros(n + 1, dtype=ld)
             if side == 1:
-                dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
-                    lp, lq, atom_lr, law_lo, atom_err, ll_p, lr_q, cell_lp, b, hi, lo)
+                first, dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
+                    lp, lq, law_lr, law_lo, ll_p, lr_q, cell_lp, b, hi, lo)
                 # L: ln R - dl;  R: ln R + er;  cells: ln R - dc
                 parts = ((dl, rel_l, -1, ll_p, ll_q, ll_lo, errs[1], mine[1]),
                          (er, rel_r, 1, lr_p, lr_q, rr_lo, errs[2], mine[2]),
                          (dc, rel_c, -1, lr, zero, lr_lo, errs[0], mine[0]))
             else:
-                dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
-                    lq, lp, atom_lr, law_lo, atom_err, lr_q, ll_p, cell_lq, b, -hi, -lo,
-                    mirror=True)
+                first, dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
+                    lq, lp, law_lr, law_lo, lr_q, ll_p, cell_lq, b, -hi, -lo, mirror=True)
                 # dl: deficit of ln R_Q/R_P below -ln R_left, so ln R_P/R_Q =
                 # ln R_left + dl; er: ln L_P/L_Q = ln R_left - er; cells + dc
                 parts = ((dl, rel_l, 1, lr_p, lr_q, rr_lo, errs[2], mine[2]),
                          (er, rel_r, -1, ll_p, ll_q, ll_lo, errs[1], mine[1]),
                          (dc, rel_c, 1, lr, zero, lr_lo, errs[0], mine[0]))
             for corr, rel, sign, target, base, lo_out, err, own in parts:
-                bound = rel * np.abs(corr.astype(f))
-                bound[[0, n]] = np.inf                  # the tail cells are exact
+                # only the cells the kernel computed (near the tail, from
+                # cell `first` on, with a finite rel) can take the form; the
+                # tail cells themselves are exact
+                at = np.flatnonzero(np.isfinite(rel))
+                cand = at + first
+                inner = (cand >= 1) & (cand <= n - 1)
+                at, cand = at[inner], cand[inner]
+                bound = rel[at] * np.abs(corr[at].astype(f))
                 # an absolute error below 1e-20 (a fraction 1e-15 of any
                 # distance from eps that matters) is taken over the other
                 # forms' estimates (the end-ratio form's omits the atoms'
                 # errors), but not over the other side's value of this form
-                ok = np.flatnonzero(np.isfinite(bound) & np.isfinite(base)
-                                    & ((bound < err) | (~own & (bound < 1e-20))))
+                keep = (np.isfinite(bound) & np.isfinite(base[cand])
+                        & ((bound < err[cand]) | (~own[cand] & (bound < 1e-20))))
+                ok, bound = cand[keep], bound[keep]
                 if ok.size == 0:
                     continue
-                value, e = _cells._two_sum(np.full(ok.size, hi, dtype=ld), sign * corr[ok])
+                value, e = _cells._two_sum(np.full(ok.size, hi, dtype=ld),
+                                           sign * corr[at[keep]])
                 new = base[ok] + value
                 target[ok] = new
                 lo_out[ok] = (value - (new - base[ok])) + e + lo
-                err[ok] = bound[ok]
+                err[ok] = bound
                 own[ok] = True
 
 
