@@ -520,6 +520,19 @@ def log_mixture(log_a, log_b, log_in, log_out, long size):
     return lp, lq
 
 
+def poisson_log_ratio(n, double rate, double pi, first, long count):
+    """ln P(j)/Q(j) = log1p((j - n rate pi)/((n - j) pi)) of the Poisson-sampled
+    count laws at j = first .. first+count-1, longdouble (sp_poisson_log_ratio)."""
+    # n and first through a long double array (a Python int may exceed 2^53)
+    cdef long double[::1] v = _extended(np.array([np.longdouble(n), np.longdouble(first)]))
+    out = np.empty(max(count, 0), dtype=np.longdouble)
+    cdef long double[::1] o = out
+    if count > 0:
+        with nogil:
+            sp_poisson_log_ratio(v[0], rate, pi, v[1], count, &o[0])
+    return out
+
+
 def _ldmath(name, x):
     """The accurate fast long double functions of csrc/ldmath.h on an array
     (name: 'exp', 'expm1', 'log', 'log1p'); for the tests."""

@@ -204,9 +204,7 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
     # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
     # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
     # ln(1 - rate) at j = 0, the zero point of delta_minus.
-    j = ld(first) + np.arange(len(lr), dtype=ld)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lr = np.log1p((j - ld(n) * ld(rate) * ld(pi)) / ((ld(n) - j) * ld(pi)))
+    lr = _core.poisson_log_ratio(n, rate, pi, first, len(lr))      # one C pass
     if 0 <= n - first < len(lr):
         lr[n - first] = np.inf
     if rate == 1.0 and first == 0:
