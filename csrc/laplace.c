@@ -265,13 +265,10 @@ int sp_laplace_cells_diff(const long double *lp, const long double *lq, const lo
                           double *err_r)
 {
     const int diff = law_lr != NULL;
-    long double *dd = NULL;
-    if (diff) {
-        dd = malloc((size_t)n * sizeof *dd);
-        if (dd == NULL) {
-            return -1;
-        }
-    }
+    /* D(k) in cell_lr[k + 1] until the forward pass writes cell k + 1 there
+     * (after reading it): no workspace (a fresh array's first touch costs
+     * more than the arithmetic) */
+    long double *dd = cell_lr + 1;
     long double m = fmaxl(laplace_max(lp, n), laplace_max(lq, n));
     if (!isfinite(m)) {
         m = 0.0L;
@@ -339,7 +336,6 @@ int sp_laplace_cells_diff(const long double *lp, const long double *lq, const lo
     ll_p[0] = lr_p[0] = ll_q[0] = lr_q[0] = -INFINITY;
     ll_p[n] = lr_p[n] = ll_q[n] = lr_q[n] = -INFINITY;     /* atom n-1's L, R are not a cell's */
     err_l[0] = err_r[0] = err_l[n] = err_r[n] = 4e-16;
-    free(dd);
     return 0;
 }
 

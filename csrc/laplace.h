@@ -51,8 +51,8 @@ void sp_laplace_cells_one(const long double *la, long n, double b, long double *
  * the absolute error of the cells', L's and R's log ratios (4e-16 |D|/Q +
  * 1e-18 on the log1p form, 4e-16 on the others with law_lr; without it
  * 2e-19 (1 + |ln P| + |ln Q|), 4e-16 where either is infinite).  Exps and
- * logs to long double accuracy (ldmath.h).  Allocates n long doubles (with
- * law_lr); returns 0, or -1 if that fails. */
+ * logs to long double accuracy (ldmath.h).  Allocates nothing (D lives in
+ * cell_lr until its cells are written); returns 0. */
 int sp_laplace_cells_diff(const long double *lp, const long double *lq, const long double *law_lr,
                           long n, double b, long double *cell_lp, long double *cell_lq,
                           long double *ll_p, long double *lr_p, long double *ll_q,

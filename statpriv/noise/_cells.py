@@ -170,8 +170,13 @@ def trimmed_ratios(lp, lq, log_ratio, log_ratio_lo):
         if log_ratio_lo is not None:
             law_lo = np.asarray(log_ratio_lo, dtype=np.longdouble)[sl]
         with np.errstate(invalid="ignore"):
-            # doubles suffice for a threshold (and exp of long doubles is slow)
-            tv = np.sum(np.abs(np.exp(lp.astype(np.float64)) - np.exp(lq.astype(np.float64))))
+            # doubles suffice for a threshold (and exp of long doubles is
+            # slow); in place: two temporaries (first touches are slow)
+            a, b = lp.astype(np.float64), lq.astype(np.float64)
+            np.exp(a, out=a)
+            np.exp(b, out=b)
+            np.subtract(a, b, out=a)
+            tv = np.sum(np.abs(a, out=a))
         if not tv < 0.25:
             log_ratio = None        # P and Q far apart: no cancellation to avoid
     return lp, lq, log_ratio, law_lr, law_lo, atom_log_ratio
