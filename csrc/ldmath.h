@@ -130,9 +130,10 @@ static inline long double sp_ld_log(long double x)
         const long e = (long)u.p.sexp - 16383 + half;
         const int sh = 55 + half;                          /* m = mant 2^-(63 + half) */
         const unsigned long long i = ((mant >> (sh - 1)) + 1) >> 1;        /* 181..362 */
-        /* |d| <= 2^(sh-1); i << sh wraps to 0 for i = 256, sh = 56: the
-         * difference modulo 2^64 is still the exact signed value */
-        const long long d = (long long)(mant - (i << sh));
+        /* d = mant - i 2^sh, |d| <= 2^(sh-1): formed modulo 2^64 (i << sh
+         * wraps to 0 for i = 256, sh = 56) and read back as signed */
+        const unsigned long long ud = mant - (i << sh);
+        const long long d = ud >> 63 ? -(long long)(0ULL - ud) : (long long)ud;
         const long double r = (long double)d * (half ? 0x1p-64L : 0x1p-63L)
                               * sp_ldm_log_inv[i - 181];
         const long double hi = (long double)e * sp_ldm_ln2_hi + sp_ldm_log_hi[i - 181];
