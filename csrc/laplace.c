@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "laplace.h"
 #include "logspace.h"
+#include "ldmath.h"
 
 /* (a/2)(1 - e^(-t0/b))^2 is the exact integral up to the interior root t0
  * (use a e^(-t0/b) = |c| e^(-(1-t0)/b) to eliminate |c|): no cancellation. */
@@ -129,16 +130,25 @@ long double sp_laplace_cell_log_positive(long double la_p, long double lc_p, lon
     return cell_log_positive(la_p, lc_p, la_q, lc_q, eps, la_lo, lc_lo, b, -expm1(-1.0 / b));
 }
 
-/* ln x to ~1e-19 (precise: logl) or ~1e-16 absolute (sp_fast_logl). */
+/* ln x to ~1e-19 (precise: sp_ld_log) or ~1e-16 absolute (sp_fast_logl). */
 static inline long double laplace_log(long double x, int precise)
 {
     if (!precise) {
         return sp_fast_logl(x);
     }
-    return x > 0.0L ? logl(x) : (x == 0.0L ? -INFINITY : NAN);
+    return x > 0.0L ? sp_ld_log(x) : (x == 0.0L ? -INFINITY : NAN);
 }
 
-/* precise != 0: atoms and logs to long double accuracy (expl, logl), which
+static long double laplace_max(const long double *la, long n)
+{
+    long double m = -INFINITY;
+    for (long k = 0; k < n; k++) {
+        m = la[k] > m ? la[k] : m;            /* NaN skipped (fmaxl is a libm call) */
+    }
+    return m;
+}
+
+/* precise != 0: atoms and logs to long double accuracy (ldmath.h), which
  * the difference-law cells of nearly equal laws need (their L and R cancel
  * to 1e-12 and less); 0: double-accurate exps and logs of the mantissa,
  * enough where the log ratios come from closed forms (the pure shift). */
@@ -149,11 +159,14 @@ static void laplace_side(const long double *la, long n, long double b, long doub
      * computed in place as linear values relative to max A: L_j in ll[j+1],
      * R_j in lr[j+1] (cell j+1 is the interval [j, j+1]); w in cell[]. */
     long double *w = cell, *L = ll + 1, *R = lr + 1;
-    const long double m = sp_exp_scaled(la, n, w);
+    long double m;
     if (precise) {
+        m = laplace_max(la, n);
         for (long k = 0; k < n; k++) {
-            w[k] = la[k] == -INFINITY ? 0.0L : expl(la[k] - m);
+            w[k] = la[k] == -INFINITY ? 0.0L : sp_ld_exp(la[k] - m);
         }
+    } else {
+        m = sp_exp_scaled(la, n, w);
     }
     const long double u = expl(-1.0L / b), half_width = -expm1l(-1.0L / b) / 2.0L;
     L[0] = w[0];
@@ -192,6 +205,192 @@ void sp_laplace_cells_one(const long double *la, long n, double b, long double *
     laplace_side(la, n, b, cell_la, ll, lr, 0);
 }
 
+/* D(k) = P(k) - Q(k) = Q(k) expm1(ln P(k)/Q(k)) from the accurate atom log
+ * ratio lr (so D keeps its relative accuracy where P and Q nearly agree),
+ * = P(k) where Q(k) = 0, and P (1 - e^-lr) where Q e^lr would overflow or Q
+ * underflowed; p, q: the atoms, linear (relative to the same e^m). */
+static long double laplace_atom_difference(long double p, long double q, long double lq,
+                                           long double lr)
+{
+    if (lq == -INFINITY) {
+        return p;
+    }
+    if (isnan(lr)) {
+        return 0.0L;
+    }
+    const long double x = sp_ld_expm1(lr);
+    if (q > 0.0L && x < 1e4000L) {
+        return q * x;
+    }
+    return p * -sp_ld_expm1(-lr);
+}
+
+/* One cell's (or one L's, one R's) logs from the linear values relative to
+ * e^m: base (Q's), own (P's), dv (D's, signed), av (|D|'s).  With the
+ * difference law (diff) and |D| < base / 4: ln P = ln Q + log1p(D / Q),
+ * error estimate 4e-16 |D|/Q + 1e-18 (as the numpy form had it); else the
+ * log of P's own value, error estimate 4e-16 (diff) or 2e-19 (1 + |ln P| +
+ * |ln Q|) (plain: the two long double logs; 4e-16 where one is infinite).
+ * *ratio: ln P - ln Q (log1p form, or the difference of the logs, 0 where
+ * both are -inf). */
+static inline void laplace_emit(long double m, long double base, long double own, long double dv,
+                         long double av, int diff, long double *lbase, long double *lown,
+                         long double *ratio, double *err)
+{
+    const long double lb = base > 0.0L ? m + sp_ld_log(base) : (base == 0.0L ? -INFINITY : NAN);
+    *lbase = lb;
+    if (diff && base > 0.0L && av < 0.25L * base && isfinite(lb)) {
+        const long double t = sp_ld_log1p(dv / base);
+        *lown = lb + t;
+        *ratio = t;
+        *err = 4e-16 * (double)(av / base) + 1e-18;
+        return;
+    }
+    const long double lo = own > 0.0L ? m + sp_ld_log(own) : (own == 0.0L ? -INFINITY : NAN);
+    *lown = lo;
+    const long double r = lo - lb;
+    *ratio = isnan(r) ? 0.0L : r;
+    if (diff) {
+        *err = 4e-16;
+    } else {
+        const double e = 2e-19 * (1.0 + fabs((double)lo) + fabs((double)lb));
+        *err = isfinite(e) ? e : 4e-16;
+    }
+}
+
+int sp_laplace_cells_diff(const long double *lp, const long double *lq, const long double *law_lr,
+                          long n, double b, long double *cell_lp, long double *cell_lq,
+                          long double *ll_p, long double *lr_p, long double *ll_q,
+                          long double *lr_q, long double *cell_lr, double *err_c, double *err_l,
+                          double *err_r)
+{
+    const int diff = law_lr != NULL;
+    /* D(k) in cell_lr[k + 1] until the forward pass writes cell k + 1 there
+     * (after reading it): no workspace (a fresh array's first touch costs
+     * more than the arithmetic) */
+    long double *dd = cell_lr + 1;
+    long double m = fmaxl(laplace_max(lp, n), laplace_max(lq, n));
+    if (!isfinite(m)) {
+        m = 0.0L;
+    }
+    const long double inv_b = 1.0L / (long double)b;
+    const long double u = expl(-inv_b), hw = -expm1l(-inv_b) / 2.0L;
+    /* the atoms, linear relative to e^m: P(k) in ll_p[k+1], Q(k) in ll_q[k+1]
+     * (read back before the forward pass overwrites them), D(k) in dd[k] */
+    for (long k = 0; k < n; k++) {
+        const long double p = lp[k] == -INFINITY ? 0.0L : sp_ld_exp(lp[k] - m);
+        const long double q = lq[k] == -INFINITY ? 0.0L : sp_ld_exp(lq[k] - m);
+        ll_p[k + 1] = p;
+        ll_q[k + 1] = q;
+        if (diff) {
+            dd[k] = laplace_atom_difference(p, q, lq[k], law_lr[k]);
+        }
+    }
+    /* R_A(j) = sum_{k>j} A(k) u^(k-j-1), at index j + 1: P's in lr_p, Q's in
+     * lr_q, D's in cell_lp, |D|'s in cell_lq (each read before overwritten) */
+    lr_p[n] = lr_q[n] = cell_lp[n] = cell_lq[n] = 0.0L;
+    for (long j = n - 2; j >= 0; j--) {
+        lr_p[j + 1] = ll_p[j + 2] + u * lr_p[j + 2];
+        lr_q[j + 1] = ll_q[j + 2] + u * lr_q[j + 2];
+        if (diff) {
+            cell_lp[j + 1] = dd[j + 1] + u * cell_lp[j + 2];
+            cell_lq[j + 1] = fabsl(dd[j + 1]) + u * cell_lq[j + 2];
+        }
+    }
+    /* L_A(j) = sum_{k<=j} A(k) u^(j-k), forward; cells: the left tail
+     * (A(0) + u R_0) / 2, [j, j+1]: (1 - u)(L_j + R_j) / 2, the right tail
+     * L_{n-1} / 2 */
+    long double l_p = 0.0L, l_q = 0.0L, l_d = 0.0L, l_a = 0.0L;
+    for (long j = 0; j < n; j++) {
+        const long double d = diff ? dd[j] : 0.0L;
+        l_p = u * l_p + ll_p[j + 1];
+        l_q = u * l_q + ll_q[j + 1];
+        l_d = u * l_d + d;
+        l_a = u * l_a + fabsl(d);
+        if (j + 1 < n) {
+            const long double r_p = lr_p[j + 1], r_q = lr_q[j + 1];
+            const long double r_d = diff ? cell_lp[j + 1] : 0.0L;
+            const long double r_a = diff ? cell_lq[j + 1] : 0.0L;
+            if (j == 0) {
+                laplace_emit(m, (ll_q[1] + u * r_q) / 2.0L, (ll_p[1] + u * r_p) / 2.0L,
+                             (d + u * r_d) / 2.0L, (fabsl(d) + u * r_a) / 2.0L, diff,
+                             &cell_lq[0], &cell_lp[0], &cell_lr[0], &err_c[0]);
+            }
+            long double unused;
+            laplace_emit(m, hw * (l_q + r_q), hw * (l_p + r_p), hw * (l_d + r_d),
+                         hw * (l_a + r_a), diff, &cell_lq[j + 1], &cell_lp[j + 1],
+                         &cell_lr[j + 1], &err_c[j + 1]);
+            laplace_emit(m, l_q, l_p, l_d, l_a, diff, &ll_q[j + 1], &ll_p[j + 1], &unused,
+                         &err_l[j + 1]);
+            laplace_emit(m, r_q, r_p, r_d, r_a, diff, &lr_q[j + 1], &lr_p[j + 1], &unused,
+                         &err_r[j + 1]);
+        } else {
+            if (j == 0) {                      /* one atom: R_0 = 0 */
+                laplace_emit(m, ll_q[1] / 2.0L, ll_p[1] / 2.0L, d / 2.0L, fabsl(d) / 2.0L, diff,
+                             &cell_lq[0], &cell_lp[0], &cell_lr[0], &err_c[0]);
+            }
+            laplace_emit(m, l_q / 2.0L, l_p / 2.0L, l_d / 2.0L, l_a / 2.0L, diff, &cell_lq[n],
+                         &cell_lp[n], &cell_lr[n], &err_c[n]);
+        }
+    }
+    ll_p[0] = lr_p[0] = ll_q[0] = lr_q[0] = -INFINITY;
+    ll_p[n] = lr_p[n] = ll_q[n] = lr_q[n] = -INFINITY;     /* atom n-1's L, R are not a cell's */
+    err_l[0] = err_r[0] = err_l[n] = err_r[n] = 4e-16;
+    return 0;
+}
+
+
+void sp_laplace_atom_ratios(const long double *lp, const long double *lq,
+                            const long double *law_lr, const long double *law_lo, long n, double b,
+                            long double *ll_p, long double *lr_p, const long double *ll_q,
+                            const long double *lr_q, double *err_l, double *err_r,
+                            long double *ll_lo, long double *rr_lo)
+{
+    const long double ib = 1.0L / (long double)b;
+    for (int side = 0; side < 2; side++) {
+        /* L reads L(j - 1) of the cell to its left, R reads R(j + 1) of the
+         * cell to its right: walk away from what is read, so every form is
+         * built from the values before this side's changes */
+        for (long step = 1; step < n; step++) {
+            const long i = side == 0 ? n - step : step;          /* interior cell */
+            const long atom = side == 0 ? i - 1 : i;             /* the atom j or j + 1 */
+            long double prev_p, prev_q;
+            if (side == 0) {
+                prev_p = ll_p[i - 1];
+                prev_q = ll_q[i - 1];
+            } else {
+                prev_p = i + 1 < n ? lr_p[i + 1] : -INFINITY;
+                prev_q = i + 1 < n ? lr_q[i + 1] : -INFINITY;
+            }
+            const double cp = exp((double)((prev_p - ib) - lp[atom]));
+            const double cq = exp((double)((prev_q - ib) - lq[atom]));
+            const long double lawr = law_lr[atom];
+            /* a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|,
+             * ~1e-30 where refined (a non-zero low part); a difference of
+             * the laws' logs only to ~2e-19 (|ln P| + |ln Q|) */
+            const double own = law_lo != NULL
+                ? (law_lo[atom] != 0.0L ? 1e-30 : 4e-19) * (1.0 + fabs((double)lawr))
+                : 2e-19 * (1.0 + fabs((double)lp[atom]) + fabs((double)lq[atom]));
+            const double bound = own + 4e-16 * (cp + cq);
+            double *err = side == 0 ? err_l : err_r;
+            if (!(bound < err[i])) {
+                continue;
+            }
+            const long double corr = sp_ld_log1p((long double)cp) - sp_ld_log1p((long double)cq);
+            long double *base_p = side == 0 ? ll_p : lr_p, *lo_out = side == 0 ? ll_lo : rr_lo;
+            const long double base_q = side == 0 ? ll_q[i] : lr_q[i];
+            if (!(isfinite(lp[atom]) && isfinite(lq[atom]) && isfinite(lawr) && isfinite(corr)
+                  && isfinite(base_q))) {
+                continue;
+            }
+            const long double dl = lawr + corr;
+            const long double new_p = base_q + dl;
+            base_p[i] = new_p;
+            lo_out[i] = (dl - (new_p - base_q)) + (law_lo != NULL ? law_lo[atom] : 0.0L);
+            err[i] = bound;
+        }
+    }
+}
 
 void sp_laplace_pair_set_scale(sp_laplace_pair *pair, double scale)
 {
@@ -328,6 +527,23 @@ static double laplace_log1p_rel(double r, double a, double *rel)
     return d;
 }
 
+/* A bound on the absolute error of an atom's log ratio: ~4e-19 (1 + |lr|)
+ * for a closed form (closed != 0), ~1e-30 (1 + |lr|) where refined (a
+ * non-zero low part lo), ~2e-19 (1 + |ln P| + |ln Q|) for a difference of
+ * the laws' logs; INFINITY where that is not finite. */
+static double laplace_atom_ratio_err(long double lr, long double lo, long double lp,
+                                     long double lq, int closed)
+{
+    double e;
+    if (closed) {
+        const double one_plus = 1.0 + fabs((double)lr);
+        e = (lo != 0.0L ? 1e-30 : 4e-19) * one_plus;
+    } else {
+        e = 2e-19 * (1.0 + fabs((double)lp) + fabs((double)lq));
+    }
+    return isfinite(e) ? e : INFINITY;
+}
+
 /* Deficits of the Laplace-noise L and R log ratios against the right-tail
  * ratio (see laplace.h).  With u = e^(-1/b), w = 1/u, F = A - R B and
  * sum_k F(k) w^k = 0 (R = G_A(w) / G_B(w)), for the cell [x, x+1]:
@@ -340,7 +556,7 @@ static double laplace_log1p_rel(double r, double a, double *rel)
  * below it the cancellation is in the error bound. */
 long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
                          const long double *lr_in, const long double *lo_in,
-                         const double *lr_err_in, const long double *ll_a_in,
+                         const long double *ll_a_in,
                          const long double *rb_in, const long double *cell_a_in, long n,
                          int mirror, double b, long double r_hi, long double r_lo,
                          long double *dl_out, long double *er_out, long double *dc_out,
@@ -356,14 +572,6 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
     const laplace_scaled empty = {0.0L, 0.0L, 0, 0};
     laplace_signed s = {empty, empty, empty}, t = {empty, empty, empty};
     long done = n;
-    for (long c = 0; c <= n; c++) {
-        rel_l_out[c] = INFINITY;
-        rel_r_out[c] = INFINITY;
-        rel_c_out[c] = INFINITY;
-        dl_out[c] = 0.0L;
-        er_out[c] = 0.0L;
-        dc_out[c] = 0.0L;
-    }
     for (long x = n - 2; x >= 0; x--) {
         const long k = x + 1;
         const long double la = AT(la_in, k), lb = AT(lb_in, k);
@@ -381,7 +589,15 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
             negative = 1;
             l_err = lf + logl(0x1p-50L + 0x1p-63L * fabsl(lb));
         } else {
-            const long double lr = sign * AT(lr_in, k);
+            /* the atom ratio: closed form (lr_in, + lo_in) or the difference
+             * of the laws' logs */
+            long double lr;
+            if (lr_in != NULL) {
+                lr = sign * AT(lr_in, k);
+            } else {
+                lr = la - lb;
+                lr = isnan(lr) ? 0.0L : lr;
+            }
             const long double lo = lo_in == NULL ? 0.0L : sign * AT(lo_in, k);
             if (isnan(lr)) {
                 break;
@@ -398,7 +614,10 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
             } else if (d < 0.0L) {
                 lf = la + log(expm1(-(double)d));            /* A (e^-d - 1) */
             }
-            const long double e = AT(lr_err_in, k);
+            const long double e = laplace_atom_ratio_err(lr_in == NULL ? lr : AT(lr_in, k),
+                                                         lo_in == NULL ? 0.0L : AT(lo_in, k),
+                                                         mirror ? lb : la, mirror ? la : lb,
+                                                         lr_in != NULL);
             l_err = logl(expl(la) * e + (lf > -INFINITY ? expl(lf) : 0.0L)
                          * (0x1p-50L + 0x1p-63L * (fabsl(la) + fabsl(lb))));
             if (!(l_err > -INFINITY) || !isfinite(l_err)) {
@@ -413,6 +632,8 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
         laplace_signed_add(&t, lf, negative, l_err, inv_b);
         done = x;
         const long c = x + 1;
+        CELL(rel_l_out, c) = CELL(rel_r_out, c) = CELL(rel_c_out, c) = INFINITY;
+        CELL(dl_out, c) = CELL(er_out, c) = CELL(dc_out, c) = 0.0L;
         const long double ll_a = CELL(ll_a_in, c), rb = CELL(rb_in, c);
         /* the sums' own roundings: ~2^-63 per step and per rescale, and m / b */
         const int rescales = s.pos.rescales + s.neg.rescales + t.pos.rescales + t.neg.rescales;

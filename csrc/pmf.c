@@ -1,6 +1,7 @@
 #include <math.h>
 #include "pmf.h"
 #include "logspace.h"
+#include "ldmath.h"
 
 #define LN_SQRT_2PI 0.918938533204672741780329736406
 
@@ -270,5 +271,34 @@ void sp_binom_window_logl(double N, double pi, double first, long count, long do
     for (long i = m; i > 0; i--) {
         long double k = (long double)first + (long double)i;
         out[i - 1] = out[i] - logl(((long double)N - k + 1.0L) / k) - log_odds;
+    }
+}
+
+/* numpy's logaddexp for long doubles (npy_logaddexpl), with ldmath.h */
+static inline long double pmf_logaddexpl(long double x, long double y)
+{
+    if (x == y) {                       /* also equal infinities */
+        return x + 0.693147180559945309417232121458176568L;
+    }
+    const long double d = x - y;
+    if (d > 0.0L) {
+        return x + sp_ld_log1p(sp_ld_exp(-d));
+    }
+    if (d <= 0.0L) {
+        return y + sp_ld_log1p(sp_ld_exp(d));
+    }
+    return d;                           /* NaN */
+}
+
+void sp_log_mixture(const long double *log_a, long na, const long double *log_b, long nb,
+                    long double log_in, long double log_out, long size, long double *lp,
+                    long double *lq)
+{
+    for (long j = 0; j < size; j++) {
+        const long double shifted = j >= 1 && j - 1 < na ? log_a[j - 1] : -INFINITY;
+        const long double same = j < na ? log_a[j] : -INFINITY;
+        const long double out = log_out + (j < nb ? log_b[j] : -INFINITY);
+        lp[j] = pmf_logaddexpl(log_in + shifted, out);
+        lq[j] = pmf_logaddexpl(log_in + same, out);
     }
 }

@@ -52,4 +52,16 @@ double sp_log_hypergeom_pmf(double j, double N, double K, double m);
  * likelihood-ratio threshold amplifies that ~1e4-fold at n ~ 1e6. */
 void sp_binom_window_logl(double N, double pi, double first, long count, long double *out);
 
+/* The laws of a count with the target kept with probability rate: with
+ * shifted(j) = a(j-1), same(j) = a(j), base(j) = b(j) (0 outside a's na,
+ * b's nb atoms), for j = 0..size-1
+ *   lp[j] = ln(rate shifted(j) + (1 - rate) base(j)),
+ *   lq[j] = ln(rate same(j) + (1 - rate) base(j)),
+ * from log_a, log_b and log_in = ln rate, log_out = ln(1 - rate): each a
+ * logaddexp as numpy's (x + ln 2 where x = y, else max + log1p(e^-|x - y|)),
+ * with the accurate fast long double exp and log1p of ldmath.h. */
+void sp_log_mixture(const long double *log_a, long na, const long double *log_b, long nb,
+                    long double log_in, long double log_out, long size, long double *lp,
+                    long double *lq);
+
 #endif

@@ -1,6 +1,7 @@
 #include <math.h>
 #include "poisson_sampling.h"
 #include "logspace.h"
+#include "ldmath.h"
 #include "search.h"
 
 void sp_poisson_curve_init(sp_poisson_curve *c, double N, long double p, long double q,
@@ -273,4 +274,14 @@ double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction
     }
     return sp_smallest_eps(sp_poisson_curve_log_delta, c, direction, log_target, log_tol,
                            positive);
+}
+
+void sp_poisson_log_ratio(long double n, double g, double pi, long double first, long count,
+                          long double *out)
+{
+    const long double mean = n * (long double)g * (long double)pi, p = (long double)pi;
+    for (long i = 0; i < count; i++) {
+        const long double j = first + (long double)i;
+        out[i] = sp_ld_log1p((j - mean) / ((n - j) * p));
+    }
 }

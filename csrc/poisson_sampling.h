@@ -54,4 +54,12 @@ typedef struct {
 
 double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx);
 
+/* The atoms' log likelihood ratio of the Poisson-sampled count laws
+ * (P = g Z(.-1) + (1-g) Z, Q = Z, Z ~ Bin(n-1, g pi)):
+ *   ln P(j)/Q(j) = log1p((j - n g pi) / ((n - j) pi)),  j = first .. first+count-1,
+ * in long double as numpy forms it (n g pi first, then one division and a
+ * log1p: ldmath.h's; +inf at j = n).  One pass, no temporaries. */
+void sp_poisson_log_ratio(long double n, double g, double pi, long double first, long count,
+                          long double *out);
+
 #endif

@@ -69,6 +69,8 @@
  *                       far outside float range to ~1e-37, their logs):
  *                       construction-time refinements of log ratios
  *                       (uses logspace.h)
+ *   ldmath.h            accurate fast exp, expm1, log, log1p of long doubles
+ *                       (tables of 2^-8 steps, tools/gen_ldmath.py)
  *   pmf.h               Loader's binomial / hypergeometric log-pmfs
  *                       (stirlerr, bd0) and consistent pmf windows
  *   poisson_binomial.h  exact Poisson-binomial pmfs by a product tree
@@ -103,6 +105,7 @@
 #include "sp_curve.h"
 #include "logspace.h"
 #include "xprec.h"
+#include "ldmath.h"
 #include "pmf.h"
 #include "poisson_binomial.h"
 #include "binomial_tail.h"

@@ -447,6 +447,127 @@ def laplace_cells(lp, lq, double scale):
     return tuple(out)
 
 
+def laplace_cells_diff(lp, lq, law_lr, double scale):
+    """Cells of count laws plus Laplace(scale) noise in one pass, P's logs from
+    the difference law D = Q expm1(law_lr) where P and Q nearly agree
+    (law_lr: the accurate ln P/Q per atom, or None for the plain cells; see
+    sp_laplace_cells_diff): (cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q,
+    cell_lr) longdouble and (err_c, err_l, err_r) float64, each of length
+    n + 1 (cell_lr: the cells' log mass ratio; err_*: estimates of the
+    absolute error of the cells', L's and R's log ratios)."""
+    cdef long double[::1] vp = _extended(lp)
+    cdef long double[::1] vq = _extended(lq)
+    cdef long n = vp.shape[0]
+    cdef long double[::1] vr
+    cdef const long double *pr = NULL
+    if vq.shape[0] != n:
+        raise ValueError("laplace_cells_diff: arrays of inconsistent lengths")
+    if law_lr is not None:
+        vr = _extended(law_lr)
+        if vr.shape[0] != n:
+            raise ValueError("laplace_cells_diff: arrays of inconsistent lengths")
+        pr = &vr[0]
+    out = [np.empty(n + 1, dtype=np.longdouble) for _ in range(7)]
+    errs = [np.empty(n + 1, dtype=np.float64) for _ in range(3)]
+    cdef long double[::1] a = out[0], b = out[1], c = out[2], d = out[3], e = out[4], f = out[5]
+    cdef long double[::1] g = out[6]
+    cdef double[::1] x = errs[0], y = errs[1], z = errs[2]
+    cdef int rc
+    with nogil:
+        rc = sp_laplace_cells_diff(&vp[0], &vq[0], pr, n, scale, &a[0], &b[0], &c[0], &d[0],
+                                   &e[0], &f[0], &g[0], &x[0], &y[0], &z[0])
+    if rc != 0:
+        raise MemoryError("laplace_cells_diff: out of memory")
+    return tuple(out) + tuple(errs)
+
+
+def laplace_atom_ratios(lp, lq, law_lr, law_lo, double scale, ll_p, lr_p, ll_q, lr_q,
+                        double[::1] err_l, double[::1] err_r, ll_lo, rr_lo):
+    """The Laplace L and R log ratios from the laws' own ratio where the noise
+    barely mixes (sp_laplace_atom_ratios): modifies ll_p, lr_p, err_l,
+    err_r, ll_lo, rr_lo in place (longdouble / float64 arrays of n + 1
+    cells; law_lo may be None)."""
+    cdef long double[::1] vp = _extended(lp)
+    cdef long double[::1] vq = _extended(lq)
+    cdef long double[::1] vr = _extended(law_lr)
+    cdef long double[::1] vlo
+    cdef const long double *plo = NULL
+    cdef long n = vp.shape[0]
+    cdef long double[::1] a = ll_p, b = lr_p, c = ll_q, d = lr_q, e = ll_lo, f = rr_lo
+    if (vq.shape[0] != n or vr.shape[0] != n or a.shape[0] != n + 1 or b.shape[0] != n + 1
+            or c.shape[0] != n + 1 or d.shape[0] != n + 1 or e.shape[0] != n + 1
+            or f.shape[0] != n + 1 or err_l.shape[0] != n + 1 or err_r.shape[0] != n + 1):
+        raise ValueError("laplace_atom_ratios: arrays of inconsistent lengths")
+    if law_lo is not None:
+        vlo = _extended(law_lo)
+        if vlo.shape[0] != n:
+            raise ValueError("laplace_atom_ratios: arrays of inconsistent lengths")
+        plo = &vlo[0]
+    if n < 2:
+        return
+    with nogil:
+        sp_laplace_atom_ratios(&vp[0], &vq[0], &vr[0], plo, n, scale, &a[0], &b[0], &c[0],
+                               &d[0], &err_l[0], &err_r[0], &e[0], &f[0])
+
+
+def log_mixture(log_a, log_b, log_in, log_out, long size):
+    """(lp, lq) longdouble of length size: ln(rate A(j-1) + (1-rate) B(j)) and
+    ln(rate A(j) + (1-rate) B(j)) from the log pmfs log_a, log_b and log_in =
+    ln rate, log_out = ln(1 - rate) (sp_log_mixture: numpy's logaddexp with
+    the accurate fast long double exp and log1p)."""
+    cdef long double[::1] va = _extended(log_a)
+    cdef long double[::1] vb = _extended(log_b)
+    cdef long na = va.shape[0], nb = vb.shape[0]
+    if size < na + 1 and size < nb:
+        raise ValueError("log_mixture: size below the laws' support")
+    lp = np.empty(size, dtype=np.longdouble)
+    lq = np.empty(size, dtype=np.longdouble)
+    cdef long double[::1] vp = lp, vq = lq
+    # (a Python scalar would pass through double: the weights go as an array)
+    cdef long double[::1] w = _extended(np.array([log_in, log_out], dtype=np.longdouble))
+    cdef const long double *pa = &va[0] if na else NULL
+    cdef const long double *pb = &vb[0] if nb else NULL
+    if size == 0:
+        return lp, lq
+    with nogil:
+        sp_log_mixture(pa, na, pb, nb, w[0], w[1], size, &vp[0], &vq[0])
+    return lp, lq
+
+
+def poisson_log_ratio(n, double rate, double pi, first, long count):
+    """ln P(j)/Q(j) = log1p((j - n rate pi)/((n - j) pi)) of the Poisson-sampled
+    count laws at j = first .. first+count-1, longdouble (sp_poisson_log_ratio)."""
+    # n and first through a long double array (a Python int may exceed 2^53)
+    cdef long double[::1] v = _extended(np.array([np.longdouble(n), np.longdouble(first)]))
+    out = np.empty(max(count, 0), dtype=np.longdouble)
+    cdef long double[::1] o = out
+    if count > 0:
+        with nogil:
+            sp_poisson_log_ratio(v[0], rate, pi, v[1], count, &o[0])
+    return out
+
+
+def _ldmath(name, x):
+    """The accurate fast long double functions of csrc/ldmath.h on an array
+    (name: 'exp', 'expm1', 'log', 'log1p'); for the tests."""
+    cdef long double[::1] v = _extended(np.ravel(x))
+    out = np.empty(v.shape[0], dtype=np.longdouble)
+    cdef long double[::1] o = out
+    cdef long i, n = v.shape[0]
+    cdef int kind = ("exp", "expm1", "log", "log1p").index(name)
+    with nogil:
+        for i in range(n):
+            if kind == 0:
+                o[i] = sp_ld_exp(v[i])
+            elif kind == 1:
+                o[i] = sp_ld_expm1(v[i])
+            elif kind == 2:
+                o[i] = sp_ld_log(v[i])
+            else:
+                o[i] = sp_ld_log1p(v[i])
+    return out
+
+
 def laplace_cells_one(la, double scale):
     """One law's Laplace(scale) cells: (cell_la, ll, lr), each of length n + 1,
     longdouble (as laplace_cells returns for P)."""
@@ -556,38 +677,48 @@ def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mi
     return deficit, rel
 
 
-def laplace_deficits(la, lb, lr_ab, lo_ab, lr_err, ll_a, rb, cell_a, double scale, r_hi, r_lo,
+def laplace_deficits(la, lb, lr_ab, lo_ab, ll_a, rb, cell_a, double scale, r_hi, r_lo,
                      bint mirror=False):
-    """(dl, er, dc, rel_l, rel_r, rel_c) on the n + 1 cells: the deficit of
-    the Laplace L log ratio below, the excess of the R log ratio above and the
-    deficit of the cell-mass log ratio below the exact right-tail ratio ln R =
-    r_hi + r_lo, with relative error bounds (inf where not computed); lo_ab
-    may be None; mirror: the left tail (see csrc/laplace.h)."""
+    """(first, dl, er, dc, rel_l, rel_r, rel_c): the deficit of the Laplace L
+    log ratio below, the excess of the R log ratio above and the deficit of
+    the cell-mass log ratio below the exact right-tail ratio ln R = r_hi +
+    r_lo, with relative error bounds (inf where not computed), on the cells
+    first .. first + len - 1 that the kernel reached (it stops where the
+    forms no longer help: every other cell has no value).  lr_ab: the
+    closed-form atom log ratio (None: the difference of the laws' logs);
+    lo_ab may be None; mirror: the left tail (see csrc/laplace.h)."""
     cdef long double[::1] va = _extended(la)
     cdef long double[::1] vb = _extended(lb)
-    cdef long double[::1] vr = _extended(lr_ab)
+    cdef long double[::1] vr
     cdef long double[::1] vo
-    cdef double[::1] ve = np.ascontiguousarray(lr_err, dtype=np.float64)
     cdef long double[::1] vl = _extended(ll_a)
     cdef long double[::1] vrb = _extended(rb)
     cdef long double[::1] vca = _extended(cell_a)
     cdef long n = va.shape[0]
     cdef const long double *po = NULL
-    if (vb.shape[0] != n or vr.shape[0] != n or ve.shape[0] != n or vl.shape[0] != n + 1
-            or vrb.shape[0] != n + 1 or vca.shape[0] != n + 1):
+    cdef const long double *pr = NULL
+    if vb.shape[0] != n or vl.shape[0] != n + 1 or vrb.shape[0] != n + 1 or vca.shape[0] != n + 1:
         raise ValueError("laplace_deficits: arrays of inconsistent lengths")
+    if lr_ab is not None:
+        vr = _extended(lr_ab)
+        if vr.shape[0] != n:
+            raise ValueError("laplace_deficits: arrays of inconsistent lengths")
+        if n > 0:
+            pr = &vr[0]
     if lo_ab is not None:
         vo = _extended(lo_ab)
         if vo.shape[0] != n:
             raise ValueError("laplace_deficits: arrays of inconsistent lengths")
         if n > 0:
             po = &vo[0]
+    # calloc'ed (np.zeros): the kernel writes only the cells it reaches, so
+    # the pages of the others are never touched (first touches are slow)
     dl = np.zeros(n + 1, dtype=np.longdouble)
     er = np.zeros(n + 1, dtype=np.longdouble)
     dc = np.zeros(n + 1, dtype=np.longdouble)
-    rel_l = np.full(n + 1, np.inf)
-    rel_r = np.full(n + 1, np.inf)
-    rel_c = np.full(n + 1, np.inf)
+    rel_l = np.zeros(n + 1)
+    rel_r = np.zeros(n + 1)
+    rel_c = np.zeros(n + 1)
     cdef long double[::1] d = dl
     cdef long double[::1] x = er
     cdef long double[::1] y = dc
@@ -597,12 +728,15 @@ def laplace_deficits(la, lb, lr_ab, lo_ab, lr_err, ll_a, rb, cell_a, double scal
     # through a long double array: a Python-level conversion would round to double
     cdef long double[::1] vhl = _extended([r_hi, r_lo])
     cdef long double hi = vhl[0], lo = vhl[1]
+    cdef long done = n
     if n > 1:
         with nogil:
-            sp_laplace_deficits(&va[0], &vb[0], &vr[0], po, &ve[0], &vl[0], &vrb[0], &vca[0], n,
-                                mirror, scale, hi, lo, &d[0], &x[0], &y[0], &el[0], &ex[0],
-                                &ey[0])
-    return dl, er, dc, rel_l, rel_r, rel_c
+            done = sp_laplace_deficits(&va[0], &vb[0], pr, po, &vl[0], &vrb[0], &vca[0], n,
+                                       mirror, scale, hi, lo, &d[0], &x[0], &y[0], &el[0],
+                                       &ex[0], &ey[0])
+    # the cells written: done + 1 .. n - 1 (mirrored: 1 .. n - 1 - done)
+    first, stop = (1, max(n - done, 1)) if mirror else (done + 1, max(n, done + 1))
+    return (first,) + tuple(a[first:stop] for a in (dl, er, dc, rel_l, rel_r, rel_c))
 
 
 def binom_window_logl(double N, double pi, long first, long count):

@@ -34,6 +34,9 @@ cdef extern from "pmf.h" nogil:
     double sp_log_binom_pmf(const sp_binom *b, double k)
     double sp_log_hypergeom_pmf(double j, double N, double K, double m)
     void sp_binom_window_logl(double N, double pi, double first, long count, long double *out)
+    void sp_log_mixture(const long double *log_a, long na, const long double *log_b, long nb,
+                        long double log_in, long double log_out, long size, long double *lp,
+                        long double *lq)
 
 cdef extern from "binomial_tail.h" nogil:
     ctypedef struct sp_binom_curve:
@@ -53,6 +56,8 @@ cdef extern from "poisson_sampling.h" nogil:
         const void *inner_ctx
         double g, l1g_hi, l1g_lo
     double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    void sp_poisson_log_ratio(long double n, double g, double pi, long double first, long count,
+                              long double *out)
     double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction,
                                    double log_target, double log_tol, int positive)
 
@@ -110,6 +115,16 @@ cdef extern from "laplace.h" nogil:
                           long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
     void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
                               long double *ll, long double *lr)
+    int sp_laplace_cells_diff(const long double *lp, const long double *lq,
+                              const long double *law_lr, long n, double b, long double *cell_lp,
+                              long double *cell_lq, long double *ll_p, long double *lr_p,
+                              long double *ll_q, long double *lr_q, long double *cell_lr,
+                              double *err_c, double *err_l, double *err_r)
+    void sp_laplace_atom_ratios(const long double *lp, const long double *lq,
+                                const long double *law_lr, const long double *law_lo, long n,
+                                double b, long double *ll_p, long double *lr_p,
+                                const long double *ll_q, const long double *lr_q, double *err_l,
+                                double *err_r, long double *ll_lo, long double *rr_lo)
     ctypedef struct sp_laplace_pair:
         const long double *ll_p
         const long double *lr_p
@@ -125,7 +140,7 @@ cdef extern from "laplace.h" nogil:
                              long double *out)
     long sp_laplace_deficits(const long double *la, const long double *lb,
                              const long double *lr_ab, const long double *lo_ab,
-                             const double *lr_err, const long double *ll_a, const long double *rb,
+                             const long double *ll_a, const long double *rb,
                              const long double *cell_a, long n, int mirror, double b,
                              long double r_hi, long double r_lo, long double *dl, long double *er,
                              long double *dc, double *rel_l, double *rel_r, double *rel_c)
@@ -320,3 +335,9 @@ cdef extern from "kde.h" nogil:
                       double *out_plus, double *out_minus)
     void sp_hausdorff(const double *a, size_t n, const double *rows, size_t m, size_t count,
                       double *out)
+
+cdef extern from "ldmath.h" nogil:
+    long double sp_ld_exp(long double x)
+    long double sp_ld_expm1(long double x)
+    long double sp_ld_log(long double x)
+    long double sp_ld_log1p(long double x)

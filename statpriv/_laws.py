@@ -179,17 +179,29 @@ def _laws_source(laws):
                        lr_max, lr_min)
 
 
-def _mixture(log_a, log_b, rate, log_weights=None):
+def _mixture(log_a, log_b, rate, log_weights=None, ratio=True):
     """Logs of P(j) = rate A(j-1) + (1-rate) B(j), Q(j) = rate A(j) + (1-rate) B(j).
 
     A is the law of the others' count when the target is in the sample, B when
     it is not; with rate = 1 this is the plain shift P = A(.-1), Q = A.
     ``log_weights`` = (ln rate, ln(1 - rate)) accurately (e.g. from the exact
     m/n); by default ln rate and log1p(-rate) in extended precision.
-    Returns lp, lq on j = 0..L-1 and the generic log ratio lp - lq.
+    Returns lp, lq on j = 0..L-1 and the generic log ratio lp - lq (None
+    with ratio=False: a caller with a closed form spares the array).
     """
     size = max(len(log_a) + 1, len(log_b))
     dtype = np.result_type(log_a, log_b, np.float64)     # longdouble stays longdouble
+    if dtype == np.longdouble and rate != 1.0:
+        # one C pass, no full-size temporaries (numpy's long double
+        # logaddexp with the accurate fast exp/log1p of csrc/ldmath.h)
+        if log_weights is None:
+            log_weights = (np.log(np.longdouble(rate)), np.log1p(-np.longdouble(rate)))
+        lp, lq = _core.log_mixture(log_a, log_b, log_weights[0], log_weights[1], size)
+        if not ratio:
+            return lp, lq, None
+        with np.errstate(invalid="ignore"):
+            lr = lp - lq
+        return lp, lq, lr
     # -inf where A (B) has no atom; the arrays written once each
     shifted = np.empty(size, dtype=dtype)
     shifted[0] = -np.inf
@@ -213,6 +225,8 @@ def _mixture(log_a, log_b, rate, log_weights=None):
         np.add(base, log_out, out=base)
         lp = np.logaddexp(shifted, base, out=shifted)
         lq = np.logaddexp(same, base, out=same)
+    if not ratio:
+        return lp, lq, None
     with np.errstate(invalid="ignore"):
         lr = lp - lq
     return lp, lq, lr
@@ -285,21 +299,33 @@ def _refine_log_ratio(lp, lq, lr, err, exact):
         return lo
     # The selection is a heuristic on magnitudes: float64 is enough for it
     # (a gap that rounds to 0 only selects the cell).
+    # (in place where possible: every fresh full-size temporary costs its
+    # first-touch page faults, more than the arithmetic)
     lpf, lqf = lp.astype(np.float64), lq.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         log_err = np.log(np.asarray(err, dtype=np.float64))
-        gap = np.diff(lr).astype(np.float64)
-        log_gap = np.log(-np.expm1(-gap))           # ln(1 - e^(lr_j - lr_{j+1}))
-        up = log_err[:-1] + lpf[:-1] - lpf[1:] - log_gap
-        down = log_err[1:] + lqf[1:] - lqf[:-1] - log_gap
+        log_gap = np.diff(lr).astype(np.float64)    # ln(1 - e^(lr_j - lr_{j+1})):
+        np.negative(log_gap, out=log_gap)
+        np.expm1(log_gap, out=log_gap)
+        np.negative(log_gap, out=log_gap)
+        np.log(log_gap, out=log_gap)
+        up = log_err[:-1] + lpf[:-1]
+        up -= lpf[1:]
+        up -= log_gap
+        down = np.add(log_err[1:], lqf[1:], out=log_err[1:])
+        down -= lqf[:-1]
+        down -= log_gap
     need = np.full(n, -np.inf)
-    need[:-1] = np.fmax(need[:-1], up)
-    need[1:] = np.fmax(need[1:], down)
+    np.fmax(need[:-1], up, out=need[:-1])
+    np.fmax(need[1:], down, out=need[1:])
     # Where delta underflows, the promise is on ln delta: 1e-10 absolute or
     # 8 ulps of |ln delta|, so cells that deep need correspondingly less.
-    depth = np.fmin(lpf, lqf)
-    log_tol = np.where(depth > -700.0, np.log(1e-14),
-                       np.log(np.fmax(1e-11, 1e-16 * np.abs(depth))))
+    depth = np.fmin(lpf, lqf, out=lpf)
+    log_tol = np.abs(depth, out=lqf)
+    log_tol *= 1e-16
+    np.fmax(1e-11, log_tol, out=log_tol)
+    np.log(log_tol, out=log_tol)
+    log_tol[depth > -700.0] = np.log(1e-14)
     candidates = np.flatnonzero(finite & (need > log_tol))
     if len(candidates) > _MAX_REFINED:
         candidates = candidates[np.argpartition(-need[candidates], _MAX_REFINED)[:_MAX_REFINED]]

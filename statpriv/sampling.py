@@ -184,7 +184,9 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
         if shift != 0.0:
             k = ld(first) + np.arange(len(log_z), dtype=ld)
             log_z = log_z + (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
-    lp, lq, lr = _mixture(log_z, log_z, rate)
+    # the generic ratio lp - lq only where no closed form replaces it below
+    closed = 0.0 < rho < 1.0 and not tiny
+    lp, lq, lr = _mixture(log_z, log_z, rate, ratio=not closed)
     tail_ratio = _poisson_tail_ratio(rate)
     if log_rest > -math.inf:
         log_rest += 1e-12 * (1.0 + abs(log_rest))
@@ -204,15 +206,19 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
     # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
     # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
     # ln(1 - rate) at j = 0, the zero point of delta_minus.
-    j = ld(first) + np.arange(len(lr), dtype=ld)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lr = np.log1p((j - ld(n) * ld(rate) * ld(pi)) / ((ld(n) - j) * ld(pi)))
+    lr = _core.poisson_log_ratio(n, rate, pi, first, len(lp))      # one C pass
     if 0 <= n - first < len(lr):
         lr[n - first] = np.inf
     if rate == 1.0 and first == 0:
         lr[0] = -np.inf
+    # err = 4e-19 |lr| + 2e-19 n rate / max(n - j, 1), in place (two arrays)
+    err = lr.astype(np.float64)
+    np.abs(err, out=err)
+    err *= 4e-19
     jf = first + np.arange(len(lr), dtype=np.float64)
-    err = 4e-19 * np.abs(lr.astype(np.float64)) + 2e-19 * n * rate / np.maximum(n - jf, 1)
+    np.subtract(n, jf, out=jf)
+    np.maximum(jf, 1, out=jf)
+    err += np.divide(2e-19 * n * rate, jf, out=jf)
 
     def exact(jj):                 # at the absolute atom jj
         import mpmath

@@ -3,7 +3,7 @@
 On every unit interval between atoms both noisy densities are
 (L e^(-t/b) + R e^(-(1-t)/b)) / (2b), so f_P - e^eps f_Q changes sign at most
 once there and its positive part integrates in closed form; O(atoms)
-(csrc/laplace.c, the cells of _core.laplace_cells).  Laplace(b) noise makes
+(csrc/laplace.c, the cells of _core.laplace_cells_diff).  Laplace(b) noise makes
 every count here pure DP (|ln f_P/f_Q| <= 1/b; Breutigam & Reischuk Lemma 5),
 so delta is exactly 0 from eps = 1/b on -- from the exact zero point
 ln G_P(e^(1/b))/G_Q(e^(1/b)) where the laws' generating functions are known.
@@ -86,41 +86,20 @@ class Laplace(Noise):
 
 
 def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
-    """Laplace(scale) noise on general (trimmed) laws: the cells of both laws,
-    their log ratios from the difference law where P and Q are close
-    (log_ratio given, _difference_parts), exact at the tails (tail_ratio),
+    """Laplace(scale) noise on general (trimmed) laws: the cells of both laws
+    in one C pass, their log ratios from the difference law D = P - Q =
+    Q expm1(log_ratio) where P and Q are close (log_ratio given: ln P = ln Q
+    + log1p((D*N)/(Q*N)) where |D|*N < (Q*N)/4; sp_laplace_cells_diff),
+    exact at the tails (tail_ratio),
     in double-double near the zero points (_laplace_end_ratios, and as ln R
     -+ a deficit from the exact tail ratio, _laplace_deficit_ratios) and from
     the law's own ratio where the noise barely mixes (_laplace_atom_ratios)."""
-    cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q = _core.laplace_cells(lp, lq, scale)
-    lr = _cells._log_ratio(cell_lp, cell_lq)
-    if log_ratio is None:
-        # the cells' logs are long double accurate (laplace_cells): a
-        # difference of two of them is good to ~1e-19 (1 + |a| + |b|)
-        with np.errstate(invalid="ignore"):
-            errs = [np.nan_to_num(2e-19 * (1.0 + np.abs(a.astype(np.float64))
-                                           + np.abs(b.astype(np.float64))), nan=4e-16,
-                                  posinf=4e-16)
-                    for a, b in ((cell_lp, cell_lq), (ll_p, ll_q), (lr_p, lr_q))]
-    else:
-        # (the errors come from _relative_log below, for all three)
-        errs = [None, None, None]
-        pos, neg = _difference_parts(lp, lq, log_ratio)
-        has_pos, has_neg = np.isfinite(pos).any(), np.isfinite(neg).any()
-        d_pos = d_neg = None
-        if has_pos and has_neg:
-            # one pass: the two laws' cells are computed independently
-            both = _core.laplace_cells(pos, neg, scale)
-            d_pos, d_neg = (both[0], None, both[2], both[3]), (both[1], None, both[4], both[5])
-        elif has_pos:
-            d_pos = _core.laplace_cells(pos, pos, scale)
-        elif has_neg:
-            d_neg = _core.laplace_cells(neg, neg, scale)
-        for k, (base, target) in enumerate(((cell_lq, lr), (ll_q, ll_p), (lr_q, lr_p))):
-            # cells (k = 0: the log ratio itself), then L and R of P from Q's
-            up = d_pos[(0, 2, 3)[k]] if d_pos is not None else None
-            down = d_neg[(0, 2, 3)[k]] if d_neg is not None else None
-            errs[k] = _relative_log(base, up, down, target, add_base=k > 0)
+    # one C pass (sp_laplace_cells_diff): with log_ratio (P and Q close) P's
+    # cells from the difference law D = Q expm1(log_ratio) where D * N is
+    # small against Q * N, ln P = ln Q + log1p((D * N)/(Q * N)); errs: the
+    # estimated absolute errors of the cells', L's and R's log ratios
+    (cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q, lr,
+     *errs) = _core.laplace_cells_diff(lp, lq, log_ratio, scale)
     n = len(cell_lp)
     lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, scale, ((0,), (n - 1,)))
     bound = _core.zero_point_up("laplace", scale)     # 1/b rounded up
@@ -306,36 +285,6 @@ def _clip_interior(lr, lr_lo, sides):
         inner_lo[past] = lo
 
 
-def _difference_parts(lp, lq, law_lr):
-    """log D+ and log D- of D = P - Q = Q expm1(lr) (= P where Q = 0)."""
-    ld = np.longdouble
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        mag = np.where(np.isfinite(lq), lq + np.log(np.abs(np.expm1(law_lr))),
-                       np.where(np.isfinite(lp), lp, -np.inf)).astype(ld)
-    mag = np.where(np.isnan(mag), -np.inf, mag).astype(ld)
-    pos = np.where((law_lr > 0) | ~np.isfinite(lq), mag, -np.inf).astype(ld)
-    neg = np.where((law_lr < 0) & np.isfinite(lq), mag, -np.inf).astype(ld)
-    return pos, neg
-
-
-def _relative_log(base, up, down, target, add_base):
-    """Where the convolved difference is small against the base (Q's) value,
-    target = [base +] log1p((up - down) / base) in place (logs throughout)."""
-    n = len(base)
-    up = np.full(n, -np.inf, dtype=np.longdouble) if up is None else up
-    down = np.full(n, -np.inf, dtype=np.longdouble) if down is None else down
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        u, d = np.exp(up - base), np.exp(down - base)
-        better = np.isfinite(base) & (u + d < 0.25)
-        value = np.log1p(u - d)
-        if add_base:
-            value = base + value
-    target[better] = value[better]
-    err = np.full(n, 4e-16)
-    err[better] = 4e-16 * (u[better] + d[better]).astype(np.float64) + 1e-18
-    return err
-
-
 def _end_fraction(la, pos, atoms, l_base, step, side):
     """ln(U / (base + U)) per position j of ``pos``, U = sum over the atoms k
     (of ``atoms``) beyond j (k > j on the right, k <= j on the left) of
@@ -414,51 +363,11 @@ def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_
     precision.  Small b or steep laws make the corrections small, and this
     form then beats the difference of two cell logs (~1e-19 |ln L|): it is
     set (ll_p / lr_p high parts, ll_lo / rr_lo low parts) where its bound
-    is below err_l / err_r.  Modifies the arrays in place.
+    is below err_l / err_r (one C pass, sp_laplace_atom_ratios).  Modifies
+    the arrays in place.
     """
-    ld = np.longdouble
-    n = len(lp)
-    if n < 2:
-        return
-    ib = 1 / ld(b)
-    lo_law = np.zeros(n, dtype=ld) if law_lo is None else law_lo
-    i = np.arange(1, n)                       # interior cells, atom j = i - 1
-    for side in (0, 1):
-        atom = i - 1 if side == 0 else i      # the atom j (L) or j + 1 (R)
-        if side == 0:
-            prev_p, prev_q = ll_p[i - 1], ll_q[i - 1]      # ln L_A(j - 1) (-inf at i = 1)
-            base_p, base_q, lo_out, err = ll_p, ll_q, ll_lo, err_l
-        else:
-            nxt = np.minimum(i + 1, n)
-            prev_p = np.where(i + 1 < n, lr_p[nxt], -np.inf)   # ln R_A(j + 1)
-            prev_q = np.where(i + 1 < n, lr_q[nxt], -np.inf)
-            base_p, base_q, lo_out, err = lr_p, lr_q, rr_lo, err_r
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            cp = np.exp((prev_p - ib - lp[atom]).astype(np.float64))
-            cq = np.exp((prev_q - ib - lq[atom]).astype(np.float64))
-            lawr = law_lr[atom]
-            # a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|,
-            # ~1e-30 where refined (a non-zero low part); a difference of the
-            # laws' logs only to ~2e-19 (|ln P| + |ln Q|)
-            if law_lo is not None:
-                own = np.where(lo_law[atom] != 0, 1e-30, 4e-19) * (
-                    1.0 + np.abs(lawr.astype(np.float64)))
-            else:
-                own = 2e-19 * (1.0 + np.abs(lp[atom].astype(np.float64))
-                               + np.abs(lq[atom].astype(np.float64)))
-            bound = own + 4e-16 * (cp + cq)
-            # the long double corrections only where this form can win
-            cand = np.flatnonzero(bound < err[i])
-            corr = np.log1p(cp[cand].astype(ld)) - np.log1p(cq[cand].astype(ld))
-        ok = (np.isfinite(lp[atom[cand]]) & np.isfinite(lq[atom[cand]]) & np.isfinite(lawr[cand])
-              & np.isfinite(corr) & np.isfinite(base_q[i[cand]]))
-        sel = cand[ok]
-        idx = i[sel]
-        dl = lawr[sel] + corr[ok]
-        new_p = base_q[idx] + dl
-        base_p[idx] = new_p
-        lo_out[idx] = (dl - (new_p - base_q[idx])) + lo_law[atom[sel]]
-        err[idx] = bound[sel]
+    _core.laplace_atom_ratios(lp, lq, law_lr, law_lo, b, ll_p, lr_p, ll_q, lr_q, err_l, err_r,
+                              ll_lo, rr_lo)
 
 
 def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q,
@@ -493,54 +402,52 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
     ld = np.longdouble
     f = np.float64
     with np.errstate(invalid="ignore", over="ignore"):
-        if law_lr is None:
-            atom_lr = _cells._log_ratio(lp, lq)
-            atom_err = 2e-19 * (1.0 + np.abs(lp.astype(f)) + np.abs(lq.astype(f)))
-        else:
-            atom_lr = law_lr
-            atom_err = 4e-19 * (1.0 + np.abs(atom_lr.astype(f)))
-            if law_lo is not None:
-                # refined cells (a non-zero low part): ~1e-30
-                atom_err = np.where(law_lo != 0, 1e-30 * (1.0 + np.abs(atom_lr.astype(f))),
-                                    atom_err)
-        atom_err = np.nan_to_num(atom_err, nan=np.inf, posinf=np.inf)
+        # the atom log ratio (law_lr + law_lo, else ln P - ln Q) and its
+        # error bound per atom are the kernel's (sp_laplace_deficits)
         mine = [np.zeros(n + 1, dtype=bool) for _ in range(3)]    # set here: cells, L, R
         for side in sides:
             tail = n if side == 1 else 0
             hi, lo = lr[tail], lr_lo[tail]
             zero = np.zeros(n + 1, dtype=ld)
             if side == 1:
-                dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
-                    lp, lq, atom_lr, law_lo, atom_err, ll_p, lr_q, cell_lp, b, hi, lo)
+                first, dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
+                    lp, lq, law_lr, law_lo, ll_p, lr_q, cell_lp, b, hi, lo)
                 # L: ln R - dl;  R: ln R + er;  cells: ln R - dc
                 parts = ((dl, rel_l, -1, ll_p, ll_q, ll_lo, errs[1], mine[1]),
                          (er, rel_r, 1, lr_p, lr_q, rr_lo, errs[2], mine[2]),
                          (dc, rel_c, -1, lr, zero, lr_lo, errs[0], mine[0]))
             else:
-                dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
-                    lq, lp, atom_lr, law_lo, atom_err, lr_q, ll_p, cell_lq, b, -hi, -lo,
-                    mirror=True)
+                first, dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
+                    lq, lp, law_lr, law_lo, lr_q, ll_p, cell_lq, b, -hi, -lo, mirror=True)
                 # dl: deficit of ln R_Q/R_P below -ln R_left, so ln R_P/R_Q =
                 # ln R_left + dl; er: ln L_P/L_Q = ln R_left - er; cells + dc
                 parts = ((dl, rel_l, 1, lr_p, lr_q, rr_lo, errs[2], mine[2]),
                          (er, rel_r, -1, ll_p, ll_q, ll_lo, errs[1], mine[1]),
                          (dc, rel_c, 1, lr, zero, lr_lo, errs[0], mine[0]))
             for corr, rel, sign, target, base, lo_out, err, own in parts:
-                bound = rel * np.abs(corr.astype(f))
-                bound[[0, n]] = np.inf                  # the tail cells are exact
+                # only the cells the kernel computed (near the tail, from
+                # cell `first` on, with a finite rel) can take the form; the
+                # tail cells themselves are exact
+                at = np.flatnonzero(np.isfinite(rel))
+                cand = at + first
+                inner = (cand >= 1) & (cand <= n - 1)
+                at, cand = at[inner], cand[inner]
+                bound = rel[at] * np.abs(corr[at].astype(f))
                 # an absolute error below 1e-20 (a fraction 1e-15 of any
                 # distance from eps that matters) is taken over the other
                 # forms' estimates (the end-ratio form's omits the atoms'
                 # errors), but not over the other side's value of this form
-                ok = np.flatnonzero(np.isfinite(bound) & np.isfinite(base)
-                                    & ((bound < err) | (~own & (bound < 1e-20))))
+                keep = (np.isfinite(bound) & np.isfinite(base[cand])
+                        & ((bound < err[cand]) | (~own[cand] & (bound < 1e-20))))
+                ok, bound = cand[keep], bound[keep]
                 if ok.size == 0:
                     continue
-                value, e = _cells._two_sum(np.full(ok.size, hi, dtype=ld), sign * corr[ok])
+                value, e = _cells._two_sum(np.full(ok.size, hi, dtype=ld),
+                                           sign * corr[at[keep]])
                 new = base[ok] + value
                 target[ok] = new
                 lo_out[ok] = (value - (new - base[ok])) + e + lo
-                err[ok] = bound[ok]
+                err[ok] = bound
                 own[ok] = True
 
 
