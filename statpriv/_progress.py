@@ -12,7 +12,8 @@ can be wanted.  The decision:
   callback, the fast path is untouched); above, the bar is shown at once.
 * no estimate: the bar appears once DELAY seconds have passed and the
   elapsed time, projected over ``total`` from the work reported so far,
-  exceeds SECONDS.  Before that tqdm is not even imported.
+  exceeds SECONDS (``total`` None: once SECONDS have passed; tqdm then
+  counts without a percentage).  Before that tqdm is not even imported.
 * ``show=True`` / ``show=False`` forces it on (even off a terminal) / off.
 
 The bar is tqdm.auto's with ``disable=None`` (off when stderr is not a
@@ -58,7 +59,8 @@ class _Bar:
     __slots__ = ("total", "kwargs", "start", "done", "tqdm", "now")
 
     def __init__(self, total, now, kwargs):
-        self.total, self.now, self.kwargs = float(total), now, kwargs
+        self.total = None if total is None else float(total)
+        self.now, self.kwargs = now, kwargs
         self.start, self.done, self.tqdm = time.perf_counter(), 0.0, None
         if now:
             self._open()
@@ -73,7 +75,10 @@ class _Bar:
             self.tqdm.update(n)
             return
         elapsed = time.perf_counter() - self.start
-        if elapsed >= DELAY and elapsed * self.total >= SECONDS * self.done:
+        if self.total is None:
+            if elapsed >= SECONDS:
+                self._open()
+        elif elapsed >= DELAY and elapsed * self.total >= SECONDS * self.done:
             self._open()
 
     def close(self):
@@ -83,8 +88,9 @@ class _Bar:
 
 @contextlib.contextmanager
 def bar(total, desc, *, unit="it", unit_scale=False, seconds=None, show=None):
-    """A progress bar over ``total`` units of work (module docstring): yields
-    an object with update(n), or None when no bar can be wanted."""
+    """A progress bar over ``total`` units of work (None: unknown; module
+    docstring): yields an object with update(n), or None when no bar can be
+    wanted."""
     if show is False or (show is None and seconds is not None and seconds < SECONDS):
         yield None
         return

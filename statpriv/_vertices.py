@@ -176,8 +176,9 @@ def log_bracket(core, N, p, eps, ratio=EXACT_RATIO, log_delta_floor=None):
     depth = _depth(L, N) if L > -math.inf else 0.0        # 0: the whole support
     budget = _range_budget(N, p, depth)
     levels = 1 + int(math.log(max(N, 1.0)) / math.log(16.0))
-    # the laws evaluated at most: the refinement, the ranges and their midpoints
-    with _progress.bar(33 * levels + 2 * budget, f"worst case over {N:.3g} vertices",
+    # the laws evaluated: the refinement, then the ranges and their midpoints
+    # (each up to twice the budget: the last round of halvings overshoots it)
+    with _progress.bar(33 * levels + 4 * budget, f"worst case over {N:.3g} vertices",
                        unit="law") as bar:
         # local refinement around the best vertex (a grid shrinking 16x per level)
         step = max(1.0, math.floor(N / (GRID - 1)))

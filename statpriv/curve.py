@@ -97,7 +97,10 @@ class PrivacyCurve:
             if self._reference is None:
                 raise ValueError("this curve has no mpmath reference")
             from statpriv import oracle             # the size guard (max_terms)
-            with oracle.term_budget(max_terms):
+            from statpriv.oracle._common import reporting
+            with oracle.term_budget(max_terms), \
+                    _progress.bar(None, "mpmath reference", unit="term") as bar, \
+                    reporting(bar):
                 values = self._reference([float(e) for e in arr.ravel()], direction)
             import mpmath
             logs = [mpmath.log(v) if v > 0 else mpmath.mpf("-inf") for v in values]

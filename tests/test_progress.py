@@ -57,6 +57,10 @@ SITES = [
      "composing 6 mechanisms"),
     ("long arrays", lambda: statpriv.counting(1000, 0.5).log_delta(np.linspace(-1, 1, 9000)),
      "delta at 9,000 values"),
+    ("mpmath reference", lambda: statpriv.counting(200, 0.3).delta(0.1, precision="mp"),
+     "mpmath reference"),
+    ("mpmath noise", lambda: statpriv.counting(2, 0.3, noise=statpriv.Laplace(1.0)).delta(
+        0.1, precision="mp"), "mpmath reference"),
 ]
 
 
