@@ -26,7 +26,7 @@ _DIRECTIONS = {"plus": 0, "minus": 1, "max": 2}
 # when the whole takes seconds (e.g. a connect-the-dots export of a noisy
 # curve: 1e5 eps at ~50 us each); the values are the same, each element is
 # evaluated on its own.
-CHUNK = 4096
+CHUNK = 1024
 
 
 def _in_chunks(evaluate, flat, direction, what):
