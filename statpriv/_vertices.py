@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from statpriv import _lazy
+from statpriv import _lazy, _progress
 from statpriv.curve import PrivacyCurve
 
 _partial = _lazy.module("statpriv._partial")
@@ -45,6 +45,7 @@ RANGE_ATOMS = 1.5e8           # window atoms one branch and bound may sum (~0.5 
 MIN_RANGES = 256
 WORK_LIMIT = 3e9              # atoms of one bracket / epsilon search beyond which we refuse
 GRID = 65
+CHUNK_ATOMS = 2e7             # with a progress bar: window atoms between two reports (~0.3 s)
 
 
 def _window_atoms(N, p, depth):
@@ -74,6 +75,22 @@ def check_work(N, p, depth, what):
             f"(an attained lower bound), or ask at a larger delta (smaller eps)")
 
 
+def _bounds(core, n1, n2, eps, depth, bar=None):
+    """core.bounds (upper, lower) on the laws Bin(n1, p) + Bin(n2, 1 - p);
+    with a progress bar, in chunks of about CHUNK_ATOMS window atoms, each
+    reported as its number of laws (the values are the same: one law at a
+    time in C)."""
+    if bar is None:
+        return core.bounds(n1, n2, eps, depth)
+    size = max(1, int(CHUNK_ATOMS / _window_atoms(float(np.max(n1 + n2, initial=0.0)), 0.5,
+                                                  depth)))
+    parts = [core.bounds(n1[i:j], n2[i:j], eps, depth)
+             for i, j in _progress.chunks(n1.size, size, bar)]
+    if not parts:
+        return np.empty(0), np.empty(0)
+    return tuple(np.concatenate(column) for column in zip(*parts))
+
+
 def vertex_core(N, p, rr=None):
     """The C vertex system: a shift target (rr None), or eps0-randomized
     response with rr = eps0 (p then only rounds 1 / (1 + e^eps0): the kernel
@@ -90,7 +107,7 @@ def _depth(log_delta, N):
 
 
 def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, budget=MAX_RANGES,
-                      start=None, give_up=False):
+                      start=None, give_up=False, bar=None):
     """Close every range whose bound is <= close(L) (close: a function of the
     running attained ln L, raised by the midpoints of the open ranges if
     attaining), starting from the ranges start = (a1, a2) (default: a grid
@@ -98,11 +115,11 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
     open single vertices whose own bound exceeded close), or, if more than
     budget ranges would be evaluated and give_up, (None, a1, a2): the ranges
     still open (without give_up the open ranges are closed with their bounds
-    instead)."""
+    instead).  bar: a progress bar (statpriv._progress) told the laws evaluated."""
     def attain(a):
         nonlocal L, a_best
         a = np.unique(np.clip(np.round(a), 0, N))
-        _, lo = core.bounds(a, N - a, eps, depth)
+        _, lo = _bounds(core, a, N - a, eps, depth, bar)
         i = int(np.argmax(lo))
         if lo[i] > L:
             L, a_best = float(lo[i]), int(a[i])
@@ -115,7 +132,7 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
     certified, spent, flagged = -math.inf, 0, []
     while a1.size:
         spent += a1.size
-        upper, _ = core.bounds(a1, N - a2, eps, depth)      # vertex a1 of N - (a2 - a1) others
+        upper, _ = _bounds(core, a1, N - a2, eps, depth, bar)  # vertex a1 of N - (a2 - a1) others
         if attaining:
             attain(np.floor(0.5 * (a1 + a2)))
         single = a1 == a2
@@ -134,7 +151,8 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
         a1, a2 = a1[~done], a2[~done]
         mid = np.floor(0.5 * (a1 + a2))
         a1, a2 = np.concatenate([a1, mid + 1.0]), np.concatenate([mid, a2])
-    return certified, L, a_best, np.concatenate(flagged)
+    # (flagged is empty when the search resumed from no open range at all)
+    return certified, L, a_best, np.concatenate(flagged or [np.empty(0)])
 
 
 def log_bracket(core, N, p, eps, ratio=EXACT_RATIO, log_delta_floor=None):
@@ -156,21 +174,27 @@ def log_bracket(core, N, p, eps, ratio=EXACT_RATIO, log_delta_floor=None):
             break
         depth = max(2.0 * depth, _depth(float(np.max(up)), N))
     depth = _depth(L, N) if L > -math.inf else 0.0        # 0: the whole support
-    # local refinement around the best vertex (a grid shrinking 16x per level)
-    step = max(1.0, math.floor(N / (GRID - 1)))
-    while True:
-        a = np.unique(np.clip(a_best + step * np.arange(-16.0, 17.0), 0, N))
-        _, lo = core.bounds(a, N - a, eps, depth)
-        i = int(np.argmax(lo))
-        if lo[i] > L:
-            L, a_best = float(lo[i]), int(a[i])
-        if step == 1.0:
-            break
-        step = max(1.0, math.floor(step / 16.0))
-    log_ratio = math.log(ratio)
-    certified, L, a_best, _ = _branch_and_bound(core, N, eps, depth,
-                                                lambda L: L + log_ratio, L, a_best,
-                                                budget=_range_budget(N, p, depth))
+    budget = _range_budget(N, p, depth)
+    levels = 1 + int(math.log(max(N, 1.0)) / math.log(16.0))
+    # the laws evaluated: the refinement, then the ranges and their midpoints
+    # (each up to twice the budget: the last round of halvings overshoots it)
+    with _progress.bar(33 * levels + 4 * budget, f"worst case over {N:.3g} vertices",
+                       unit="law") as bar:
+        # local refinement around the best vertex (a grid shrinking 16x per level)
+        step = max(1.0, math.floor(N / (GRID - 1)))
+        while True:
+            a = np.unique(np.clip(a_best + step * np.arange(-16.0, 17.0), 0, N))
+            _, lo = _bounds(core, a, N - a, eps, depth, bar)
+            i = int(np.argmax(lo))
+            if lo[i] > L:
+                L, a_best = float(lo[i]), int(a[i])
+            if step == 1.0:
+                break
+            step = max(1.0, math.floor(step / 16.0))
+        log_ratio = math.log(ratio)
+        certified, L, a_best, _ = _branch_and_bound(core, N, eps, depth,
+                                                    lambda L: L + log_ratio, L, a_best,
+                                                    budget=budget, bar=bar)
     return L, max(certified, L), a_best
 
 
@@ -205,25 +229,28 @@ def log_epsilon(core, N, p, log_target):
     # larger one (H_eps is non-increasing in eps), and the trials only grow:
     # each search resumes from the ranges the previous one left open.
     start = None
-    for eta, budget in EPSILON_SCHEDULE:
-        last = budget == MAX_RANGES
-        budget = _range_budget(N, p, depth, budget)
-        for _ in range(16):
-            if eps == math.inf:
-                return eps
-            trial = eps * (1.0 + eta)
-            found = _branch_and_bound(core, N, trial, depth, lambda L: log_target, -math.inf,
-                                      0, attaining=False, budget=budget, start=start,
-                                      give_up=not last)
-            if found[0] is None:
-                start = found[1:]
-                break                              # over budget: a larger eta
-            flagged = found[3]
-            if flagged.size == 0:
-                return trial
-            start = (flagged, flagged)
-            eps = max(eps, float(np.max(core.window_epsilon(flagged, N - flagged, depth,
-                                                            log_target))))
+    # the ranges evaluated if each eta spends its budget once (the usual worst)
+    total = sum(_range_budget(N, p, depth, budget) for _, budget in EPSILON_SCHEDULE)
+    with _progress.bar(total, f"epsilon over {N:.3g} vertices", unit="law") as bar:
+        for eta, budget in EPSILON_SCHEDULE:
+            last = budget == MAX_RANGES
+            budget = _range_budget(N, p, depth, budget)
+            for _ in range(16):
+                if eps == math.inf:
+                    return eps
+                trial = eps * (1.0 + eta)
+                found = _branch_and_bound(core, N, trial, depth, lambda L: log_target,
+                                          -math.inf, 0, attaining=False, budget=budget,
+                                          start=start, give_up=not last, bar=bar)
+                if found[0] is None:
+                    start = found[1:]
+                    break                              # over budget: a larger eta
+                flagged = found[3]
+                if flagged.size == 0:
+                    return trial
+                start = (flagged, flagged)
+                eps = max(eps, float(np.max(core.window_epsilon(flagged, N - flagged, depth,
+                                                                log_target))))
     return math.inf
 
 

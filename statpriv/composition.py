@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from statpriv import _validate
+from statpriv import _progress, _validate
 from statpriv import pld as _pld
 from statpriv.curve import PrivacyCurve
 
@@ -168,17 +168,30 @@ def _convolve(a, b, tail):
     return _truncate(g, tail)
 
 
-def _power(g, k, tail):
-    """k-fold convolution of g by repeated squaring."""
+def _power(g, k, tail, bar=None):
+    """k-fold convolution of g by repeated squaring (bar: a progress bar
+    told each convolution, _power_steps(k) in all)."""
     result = None
     base = g
     while True:
         if k & 1:
-            result = base if result is None else _convolve(result, base, tail)
+            result = base if result is None else _tick(bar, _convolve(result, base, tail))
         k >>= 1
         if not k:
             return result
-        base = _convolve(base, base, tail)
+        base = _tick(bar, _convolve(base, base, tail))
+
+
+def _power_steps(k):
+    """The convolutions of _power(g, k)."""
+    return k.bit_length() - 1 + bin(k).count("1") - 1
+
+
+def _tick(bar, value):
+    """value, after one step reported to the progress bar (if any)."""
+    if bar is not None:
+        bar.update()
+    return value
 
 
 def _grid_side(g, h):
@@ -309,19 +322,20 @@ def compose(*curves, times=1, value_discretization_interval=None, tail_mass_trun
                 else c.privacy_loss_distribution(h, tail_mass_truncation=tail)
                 for p, c in zip(plds, curves)]
     sides = []
-    for direction in ("plus", "minus"):
-        grids = [_to_grid(p.side(direction), p, h, tail) for p in plds]
-        g = grids[0]
-        for other in grids[1:]:
-            g = _convolve(g, other, tail)
-        if times > 1:
-            g = _power(g, times, tail)
-        sides.append(g)
-    try:
-        plus, minus = (_grid_side(g, h) for g in sides)
-    except ValueError as exc:                 # the composed losses span too many nats
-        raise ValueError(f"{exc}: too many compositions ({len(curves)} curve(s), "
-                         f"times={times}); compose fewer") from None
+    # steps: per direction the convolutions, then the side's suffix sums
+    steps = 2 * (len(curves) - 1 + _power_steps(times) + 1)
+    with _progress.bar(steps, f"composing {k:,} mechanisms", unit="step") as bar:
+        for direction in ("plus", "minus"):
+            grids = [_to_grid(p.side(direction), p, h, tail) for p in plds]
+            g = grids[0]
+            for other in grids[1:]:
+                g = _tick(bar, _convolve(g, other, tail))
+            sides.append(_power(g, times, tail, bar))
+        try:
+            plus, minus = (_tick(bar, _grid_side(g, h)) for g in sides)
+        except ValueError as exc:                 # the composed losses span too many nats
+            raise ValueError(f"{exc}: too many compositions ({len(curves)} curve(s), "
+                             f"times={times}); compose fewer") from None
     description = _description(curves, times)
     pld = _pld.PrivacyLossDistribution(
         plus, minus, exact=False, discretization=h,

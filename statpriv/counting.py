@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from statpriv import _laws, _lazy, _validate, oracle
+from statpriv import _laws, _lazy, _progress, _validate, oracle
 from statpriv import sampling as _sampling
 from statpriv._laws import (NO_REST, _Laws, _binomial_log_pmf, _check_support,
                             _dd, _float_up, _log1p_mp, _mixture, _mpf_exact, _pair_curve)
@@ -35,10 +35,8 @@ discrete = _lazy.module("statpriv.discrete")      # PrivacyCurve.log_pmfs of the
 MAX_CONVOLUTION_WORK = 3e10
 # Estimated multiply-adds (_product_tree_work, ~1.3x the real count) per cpu
 # second of the product tree, measured at n = 1e5 to 1e6 distinct pi (3.6e8
-# to 4.4e8); for the message and the progress bar.
+# to 4.4e8); for the message and the progress bar (statpriv._progress).
 CONVOLUTION_RATE = 4e8
-# Show a progress bar (tqdm, only on a terminal) above this estimated time.
-PROGRESS_SECONDS = 3.0
 # Per-record pi: up to this many records with 0 < pi < 1 the Poisson-binomial
 # is convolved in log space on its whole support whenever the (linear-range)
 # product tree would cut atoms: exact deep tails, ~0.1 s at the limit.
@@ -365,19 +363,16 @@ def _poisson_binomial_window(probs):
             f"into one binomial: e.g. round pi)")
     args = (np.ascontiguousarray(values), np.ascontiguousarray(counts, dtype=np.float64),
             drop, _laws.MAX_SUPPORT)
-    if work < PROGRESS_SECONDS * CONVOLUTION_RATE:
-        first, log_z, log_rest = _core.binomial_sum_window(*args)
-        if log_rest > -math.inf and probs.size <= EXACT_LOG_RECORDS:
-            # the tree's linear range cut atoms that deep tails need (delta_plus
-            # at large eps is the top atoms, e.g. a product of pi_j ~ 1e-300):
-            # few records, so convolve the whole support in log space instead
-            return 0, _log_space_poisson_binomial(values, counts), -math.inf
-        return first, log_z, log_rest
-    from tqdm.auto import tqdm     # only for long runs; disable=None: off when not a terminal
-
-    with tqdm(total=work, disable=None, unit="MAC", unit_scale=True, leave=False,
-              desc=f"convolving {probs.size:,} per-record pi") as bar:
-        return _core.binomial_sum_window(*args, progress=bar, step=work / 200.0)
+    with _progress.bar(work, f"convolving {probs.size:,} per-record pi", unit="MAC",
+                       unit_scale=True, seconds=work / CONVOLUTION_RATE) as bar:
+        first, log_z, log_rest = _core.binomial_sum_window(*args, progress=bar,
+                                                           step=_progress.step(work))
+    if log_rest > -math.inf and probs.size <= EXACT_LOG_RECORDS:
+        # the tree's linear range cut atoms that deep tails need (delta_plus
+        # at large eps is the top atoms, e.g. a product of pi_j ~ 1e-300):
+        # few records, so convolve the whole support in log space instead
+        return 0, _log_space_poisson_binomial(values, counts), -math.inf
+    return first, log_z, log_rest
 
 
 def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):

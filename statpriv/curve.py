@@ -17,11 +17,23 @@ import math
 
 import numpy as np
 
-from statpriv import _validate
+from statpriv import _progress, _validate
 
 # _core.PLUS, MINUS, MAX (csrc: SP_PLUS, SP_MINUS, SP_MAX), spelled out so that
 # importing statpriv does not load the compiled core (tests/test_import.py checks)
 _DIRECTIONS = {"plus": 0, "minus": 1, "max": 2}
+# Arrays longer than this are evaluated in chunks of it, with a progress bar
+# when the whole takes seconds (e.g. a connect-the-dots export of a noisy
+# curve: 1e5 eps at ~50 us each); the values are the same, each element is
+# evaluated on its own.
+CHUNK = 1024
+
+
+def _in_chunks(evaluate, flat, direction, what):
+    """evaluate(flat, direction), CHUNK elements at a time (a long array)."""
+    with _progress.bar(flat.size, f"{what} at {flat.size:,} values", unit="value") as bar:
+        return np.concatenate([np.asarray(evaluate(flat[i:j], direction))
+                               for i, j in _progress.chunks(flat.size, CHUNK, bar)])
 
 
 class PrivacyCurve:
@@ -85,14 +97,19 @@ class PrivacyCurve:
             if self._reference is None:
                 raise ValueError("this curve has no mpmath reference")
             from statpriv import oracle             # the size guard (max_terms)
-            with oracle.term_budget(max_terms):
+            from statpriv.oracle._common import reporting
+            with oracle.term_budget(max_terms), \
+                    _progress.bar(None, "mpmath reference", unit="term") as bar, \
+                    reporting(bar):
                 values = self._reference([float(e) for e in arr.ravel()], direction)
             import mpmath
             logs = [mpmath.log(v) if v > 0 else mpmath.mpf("-inf") for v in values]
             out = np.array(logs, dtype=object).reshape(arr.shape)
             return out[()] if scalar else out
         flat = np.ascontiguousarray(arr.ravel())
-        out = self._core.log_delta(flat, _DIRECTIONS[direction]).reshape(arr.shape)
+        evaluate, d = self._core.log_delta, _DIRECTIONS[direction]
+        out = (evaluate(flat, d) if flat.size <= CHUNK
+               else _in_chunks(evaluate, flat, d, "delta")).reshape(arr.shape)
         return float(out[()]) if scalar else out
 
     def log_delta(self, eps, precision="float", *, max_terms=None):
@@ -170,7 +187,9 @@ class PrivacyCurve:
         scalar = arr.ndim == 0
         with np.errstate(divide="ignore"):
             log_target = np.ascontiguousarray(np.log(arr).ravel())
-        out = self._core.epsilon(log_target, _DIRECTIONS[direction]).reshape(arr.shape)
+        evaluate, d = self._core.epsilon, _DIRECTIONS[direction]
+        out = (evaluate(log_target, d) if log_target.size <= CHUNK
+               else _in_chunks(evaluate, log_target, d, "epsilon")).reshape(arr.shape)
         return float(out[()]) if scalar else out
 
     def log_pmfs(self):

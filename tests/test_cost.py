@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import statpriv
-from statpriv import reference
+from statpriv import _progress, reference
 from statpriv.noise import _cells as noisy
 
 from helpers import oracle
@@ -309,7 +309,7 @@ def test_progress_reports_and_interrupt():
 def test_progress_bar_path_builds_the_same_curve(monkeypatch):
     probs = np.random.default_rng(11).uniform(0, 1, 2000)
     plain = statpriv.counting(None, probs)
-    monkeypatch.setattr(counting_mod, "PROGRESS_SECONDS", 0.0)    # tqdm, disabled off a tty
+    monkeypatch.setattr(_progress, "SECONDS", 0.0)    # tqdm, disabled off a tty
     barred = statpriv.counting(None, probs)
     eps = [0.0, 0.05, 0.5]
     assert np.array_equal(plain.log_delta(eps), barred.log_delta(eps))

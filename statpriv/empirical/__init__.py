@@ -101,7 +101,8 @@ class EmpiricalPrivacy:
     workers : int, optional
         Processes for a callable query (concurrent.futures).
     progress : bool, optional
-        Progress bar of the callable path (None: tqdm's default).
+        Progress bar of the callable path: None (shown on a terminal when
+        the pass takes more than a few seconds), True (always), False (never).
 
     The estimator is fitted once on q and applied unchanged to every q_i
     (docs/empirical.md).  delta_i is never below the integral of the

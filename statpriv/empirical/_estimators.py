@@ -26,12 +26,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from statpriv import _validate
+from statpriv import _progress, _validate
 
 __all__ = ["ESTIMATORS", "Estimator", "fit_estimator"]
 
 ESTIMATORS = ("kde-laplace", "kde-gauss", "kde-adaptive", "ecdf")
 DEFAULT_TOL = 1e-14     # quadrature bound per individual (Gaussian kernels), added to delta
+# Gaussian kernels cost 1-10 ms per individual: this many at a time, with a
+# progress bar when all of them take seconds (each row is integrated on its own)
+GAUSS_ROWS = 256
 
 
 def _kde():
@@ -203,8 +206,7 @@ class Estimator:
         else:
             if wrows is None:
                 wrows = np.full(rows.shape, self.scale)
-            plus, minus, bound = kde.bound_delta(kde.GAUSS, self._a, self._wa, rows, wrows,
-                                                 eps, tol)
+            plus, minus, bound = _gauss_deltas(kde, self._a, self._wa, rows, wrows, eps, tol)
         return np.minimum(np.maximum(plus, minus), 1.0), bound
 
     def deltas(self, Q, eps, tol=DEFAULT_TOL):
@@ -245,3 +247,14 @@ def fit_estimator(q, estimator="kde-laplace", bandwidth="cv"):
     scale = choose_scale(q, estimator, bandwidth)
     widths = scale * _relative_widths(q, estimator)
     return Estimator(estimator, q, scale=scale, widths=widths)
+
+
+def _gauss_deltas(kde, a, wa, rows, wrows, eps, tol):
+    """kde.bound_delta with Gaussian kernels, GAUSS_ROWS rows at a time for
+    many rows (the same values: each row is integrated on its own)."""
+    if len(rows) <= GAUSS_ROWS:
+        return kde.bound_delta(kde.GAUSS, a, wa, rows, wrows, eps, tol)
+    with _progress.bar(len(rows), "Gaussian-kernel deltas", unit="individual") as bar:
+        parts = [kde.bound_delta(kde.GAUSS, a, wa, rows[i:j], wrows[i:j], eps, tol)
+                 for i, j in _progress.chunks(len(rows), GAUSS_ROWS, bar)]
+    return tuple(np.concatenate(column) for column in zip(*parts))

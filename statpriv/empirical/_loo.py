@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from statpriv import _progress
 from statpriv._validate import ParameterTypeError
 from statpriv.empirical._exactsum import group_sums
 
@@ -301,30 +302,29 @@ def generic_leave_one_out(func, enc, *, workers=None, progress=None):
     """q (R,) and Q (I, R) for a callable query: func(values of one database)
     -> a real number, evaluated on every database and on every database with
     each present individual removed.  workers: None (this process) or a
-    number of processes (concurrent.futures; func must be picklable)."""
-    from tqdm.auto import tqdm
-
+    number of processes (concurrent.futures; func must be picklable).
+    progress: None (a bar on a terminal when the pass takes seconds), True
+    (always) or False (never); statpriv._progress."""
     R, n_ind = len(enc.databases), len(enc.individuals)
     order = np.argsort(enc.db_codes, kind="stable")
     bounds = np.searchsorted(enc.db_codes[order], np.arange(R + 1))
     tasks = [(func, enc.values[order[bounds[r]:bounds[r + 1]]],
               enc.ind_codes[order[bounds[r]:bounds[r + 1]]]) for r in range(R)]
-    bar = tqdm(total=R, desc="leave-one-out", unit="db", disable=progress is False,
-               leave=False)
     results = []
+    pool = None
+    if workers:
+        from concurrent.futures import ProcessPoolExecutor
+        pool = ProcessPoolExecutor(max_workers=int(workers))
+    show = None if progress is None else bool(progress)
     try:
-        if workers:
-            from concurrent.futures import ProcessPoolExecutor
-            with ProcessPoolExecutor(max_workers=int(workers)) as pool:
-                for res in pool.map(_one_database, tasks):
-                    results.append(res)
+        with _progress.bar(R, "leave-one-out", unit="db", show=show) as bar:
+            for res in (map if pool is None else pool.map)(_one_database, tasks):
+                results.append(res)
+                if bar is not None:
                     bar.update()
-        else:
-            for task in tasks:
-                results.append(_one_database(task))
-                bar.update()
     finally:
-        bar.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)    # Ctrl-C: drop the queued databases
     q = np.array([r[0] for r in results])
     Q = np.tile(q, (n_ind, 1))
     for r, (_, present, loo) in enumerate(results):

@@ -111,6 +111,7 @@ def _hs_sum(P, Q, eeps):
         t = p - eeps * q
         if t > 0:
             s += t
+    _tick(len(P))
     return s
 
 
@@ -173,6 +174,30 @@ def term_budget(max_terms):
         yield
     finally:
         _BUDGET.reset(token)
+
+
+# The progress bar of the running precision="mp" call (statpriv._progress;
+# PrivacyCurve sets it): the long loops report to it.  Context-local like the
+# budget.
+_PROGRESS = contextvars.ContextVar("statpriv_reference_progress", default=None)
+
+
+@contextlib.contextmanager
+def reporting(progress):
+    """Within the block the long loops of the oracle report their terms to
+    ``progress`` (an object with update(n), or None)."""
+    token = _PROGRESS.set(progress)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def _tick(terms=1):
+    """``terms`` more done: told to the progress bar of the call, if any."""
+    progress = _PROGRESS.get()
+    if progress is not None:
+        progress.update(terms)
 
 
 def _row_terms(N):

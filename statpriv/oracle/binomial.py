@@ -16,7 +16,7 @@ from mpmath import mp, mpf
 
 from statpriv.oracle._common import (
     _check_direction, _check_int, _check_prob, _directional, _eps_list, _eval_terms,
-    _guard, _is_sequence, _row_terms)
+    _guard, _is_sequence, _row_terms, _tick)
 
 __all__ = ["counting_pmfs", "counting_delta", "estimate_terms"]
 
@@ -37,6 +37,7 @@ def _binomial_pmf(N, p):
         pk = mpf(1) if k == 0 else p ** k
         qk = mpf(1) if N - k == 0 else q ** (N - k)
         out.append(mpf(math.comb(N, k)) * pk * qk)
+        _tick()
     return out
 
 
@@ -50,6 +51,7 @@ def _poisson_binomial_pmf(ps):
             new[k] += v * q
             new[k + 1] += v * p
         pmf = new
+        _tick(len(pmf))
     return pmf
 
 
@@ -64,6 +66,7 @@ def _hypergeom_pmf(N, K, m):
         else:
             num = math.comb(K, j) * math.comb(N - K, m - j)
             out.append(mpf(num) / mpf(den))
+        _tick()
     return out
 
 

@@ -11,7 +11,7 @@ import mpmath
 from mpmath import mp, mpf
 
 from statpriv.oracle._common import (
-    _check_direction, _eps_list, _eval_terms, _guard, _is_sequence, _to_mpf)
+    _check_direction, _eps_list, _eval_terms, _guard, _is_sequence, _tick, _to_mpf)
 from statpriv.oracle._mixture import _LN2, _NoisyMixture
 from statpriv.oracle._quad import _bracket_root, _gl_piece, _sign, _ts_piece
 from statpriv.oracle.binomial import _counting_size, counting_pmfs
@@ -186,6 +186,7 @@ def _continuous_hs(mix, A, eps, ee, dps):
             v, e = _ts_piece(F, a, b)
         else:
             v, e = _gl_piece(F, a, b)
+        _tick()
         return v * sc, e * sc
 
     ef = float(eps)

@@ -28,7 +28,7 @@ import os
 
 import numpy as np
 
-from statpriv import dp
+from statpriv import _progress, dp
 from statpriv.counting import counting
 from statpriv.dp import amplify
 from statpriv.noise import Gaussian, Geometric, Laplace
@@ -532,4 +532,10 @@ def make_figures(out_dir, *, which=None, dpi=120):
         raise ValueError(f"unknown figure(s) {unknown}; choose from {list(FIGURES)}")
     _figure()   # fail early with the install hint if matplotlib is missing
     os.makedirs(out_dir, exist_ok=True)
-    return {name: FIGURES[name](out_dir, dpi=dpi) for name in names}
+    written = {}
+    with _progress.bar(len(names), "figures", unit="figure") as bar:
+        for name in names:
+            written[name] = FIGURES[name](out_dir, dpi=dpi)
+            if bar is not None:
+                bar.update()
+    return written
