@@ -161,6 +161,56 @@ static inline long double weight_at(const sp_thr_curve *c, long i)
     return c->lw == NULL ? 0.0L : weight_from(c, cell_of(c, 0) - i);
 }
 
+/* Term i's parts: *log_mass = ln z(k-1) (plus) or ln z(k) (minus) and *x =
+ * eps - L (plus) or eps + L (minus), L = lr + lr_lo, the term being
+ * e^log_mass (1 - e^x) where x < 0; returns 0 where the term is 0. */
+static inline int term_parts(const sp_thr_curve *c, long i, double eps, sp_direction d,
+                             long double *log_mass, long double *x)
+{
+    const long double lr = c->lr[i];
+    const long double lo = c->lr_lo == NULL ? 0.0L : c->lr_lo[i];
+    if (d == SP_PLUS) {
+        if (i == 0) {
+            return 0;
+        }
+        *log_mass = c->lz[i - 1];
+        *x = lr == INFINITY ? -INFINITY : ((long double)eps - lr) - lo;
+    } else {
+        if (i == c->len) {
+            return 0;
+        }
+        *log_mass = c->lz[i];
+        *x = lr == -INFINITY ? -INFINITY : ((long double)eps + lr) + lo;
+    }
+    return *x < 0.0L;
+}
+
+/* acc += e^log_mass (1 - e^x), x < 0: one exp and one expm1 of doubles (x
+ * is exact to ~1e-19 relative in long double; its double keeps 1e-16 of
+ * the factor); x closer to 0 than 2^-1000 (where the double would lose
+ * it) through sp_log1mexpl. */
+static inline void add_term(sp_logsum *a, long double log_mass, long double x)
+{
+    if (log_mass == -INFINITY) {
+        return;
+    }
+    if (x > -0x1p-1000L) {
+        sp_logsum_add(a, log_mass + sp_log1mexpl(x));
+        return;
+    }
+    const double f = -expm1((double)x);
+    if (a->sum == 0.0L) {
+        a->ref = log_mass;
+        a->sum = f;
+        return;
+    }
+    if (log_mass > a->ref + 600.0L) {
+        a->sum *= exp((double)(a->ref - log_mass));
+        a->ref = log_mass;
+    }
+    a->sum += exp((double)(log_mass - a->ref)) * f;
+}
+
 /* ln sum_{i >= from} term_plus(i) W(i), from >= 0. */
 static long double fast_plus(const sp_thr_curve *c, double eps, long from)
 {
@@ -171,9 +221,9 @@ static long double fast_plus(const sp_thr_curve *c, double eps, long from)
     start = start < from ? from : start;
     start = start < 1 ? 1 : start;                  /* term 0 of plus is 0 */
     for (long i = start; i <= c->len; i++) {
-        const long double v = term(c, i, eps, SP_PLUS);
-        if (v > -INFINITY) {
-            sp_logsum_add(&acc, v + weight_at(c, i));
+        long double m, x;
+        if (term_parts(c, i, eps, SP_PLUS, &m, &x)) {
+            add_term(&acc, m + weight_at(c, i), x);
         }
         if (i < c->len && acc.sum > 0.0L && (i - start) % THR_CHECK == 0) {
             const long double rest = c->lsz[i] + wmax;
@@ -186,19 +236,30 @@ static long double fast_plus(const sp_thr_curve *c, double eps, long from)
     return sp_logsum_log(&acc);
 }
 
-/* ln sum_{from <= i < len} term_minus(i) W(i), from >= 0. */
-static long double fast_minus(const sp_thr_curve *c, double eps, long from)
+/* out[k] = ln sum_{from[k] <= i < len} term_minus(i) W(i) for the cells
+ * from[0] >= from[1] >= ... >= from[nf-1] >= 0: one downward sum, read at
+ * each from[k] (after the stop: the sum so far plus the rest's bound). */
+static void fast_minus_at(const sp_thr_curve *c, double eps, const long *from, int nf,
+                          long double *out)
 {
     const long double log_tol = logl(SP_TAIL_TOL);
     sp_logsum acc = {0.0L, 0.0L};
     long start = thr_first_above(c->lr, 0, c->len + 1, -(long double)eps) + 1;
     start = start > c->len - 1 ? c->len - 1 : start;
-    for (long i = start; i >= from; i--) {
-        const long double v = term(c, i, eps, SP_MINUS);
-        if (v > -INFINITY) {
-            sp_logsum_add(&acc, v + weight_at(c, i));
+    int k = 0;
+    for (; k < nf && from[k] > start; k++) {
+        out[k] = -INFINITY;                         /* no positive term from there on */
+    }
+    const long last = from[nf - 1];
+    for (long i = start; i >= last && k < nf; i--) {
+        long double m, x;
+        if (term_parts(c, i, eps, SP_MINUS, &m, &x)) {
+            add_term(&acc, m + weight_at(c, i), x);
         }
-        if (i > from && acc.sum > 0.0L && (start - i) % THR_CHECK == 0) {
+        for (; k < nf && from[k] == i; k++) {
+            out[k] = sp_logsum_log(&acc);
+        }
+        if (i > last && acc.sum > 0.0L && (start - i) % THR_CHECK == 0) {
             const long double rest = c->lcz[i - 1] + weight_at(c, i - 1);
             if (rest <= sp_logsum_log(&acc) + log_tol) {
                 sp_logsum_add(&acc, rest);
@@ -206,7 +267,17 @@ static long double fast_minus(const sp_thr_curve *c, double eps, long from)
             }
         }
     }
-    return sp_logsum_log(&acc);
+    for (; k < nf; k++) {
+        out[k] = sp_logsum_log(&acc);
+    }
+}
+
+/* ln sum_{from <= i < len} term_minus(i) W(i), from >= 0. */
+static long double fast_minus(const sp_thr_curve *c, double eps, long from)
+{
+    long double out;
+    fast_minus_at(c, eps, &from, 1, &out);
+    return out;
 }
 
 /* The thresholds [*jlo, *jhi] whose bottom cell reaches the window
@@ -233,21 +304,29 @@ static long first_bottom(const sp_thr_curve *c, double eps, long jlo, long jhi)
     return lo;
 }
 
-/* ln sum_j P(b_j) bottom(j) (passive, minus, eps >= 0). */
+/* ln sum_j P(b_j) bottom(j) (passive, minus, eps >= 0), from j_s, the
+ * threshold whose cell t - 1 is Z's mode (or j* if later), outward: upward
+ * (smaller t; the rest after j <= F(t_{j+1} - 1) sum_{j'>j} P(b_j')) and
+ * downward to j* (larger t; bottom(j) <= F(t-1) - F(t-2) = z(t-1) for eps
+ * >= 0, so the rest below j is <= sum_{k >= t_j} z(k) = e^lsz[c_j] times
+ * the total weight). */
 static long double fast_bottom_passive(const sp_thr_curve *c, double eps)
 {
     const long double log_tol = logl(SP_TAIL_TOL);
     sp_logsum acc = {0.0L, 0.0L};
     long jlo, jhi;
     bottom_range(c, &jlo, &jhi);
-    long start = first_bottom(c, eps, jlo, jhi) - 2;
-    start = start < jlo ? jlo : start;
-    for (long j = start; j <= jhi; j++) {
+    long low = first_bottom(c, eps, jlo, jhi) - 2;
+    low = low < jlo ? jlo : low;
+    const long mode = thr_first_above(c->lr, 0, c->len + 1, 0.0L) - 1;
+    long js = cell_of(c, 0) - 1 - mode;
+    js = js < low ? low : (js > jhi ? jhi : js);
+    for (long j = js; j <= jhi; j++) {
         const long double v = bottom_minus(c, j, eps);
         if (v > -INFINITY) {
             sp_logsum_add(&acc, v + c->lw[j]);
         }
-        if (j < jhi && acc.sum > 0.0L && (j - start) % THR_CHECK == 0) {
+        if (j < jhi && acc.sum > 0.0L && (j - js) % THR_CHECK == 0) {
             const long double rest = c->lcz[cell_of(c, j + 1) - 1] + weight_from(c, j + 1);
             if (rest <= sp_logsum_log(&acc) + log_tol) {
                 sp_logsum_add(&acc, rest);
@@ -255,15 +334,29 @@ static long double fast_bottom_passive(const sp_thr_curve *c, double eps)
             }
         }
     }
+    for (long j = js - 1; j >= low; j--) {
+        const long double v = bottom_minus(c, j, eps);
+        if (v > -INFINITY) {
+            sp_logsum_add(&acc, v + c->lw[j]);
+        }
+        if (j > low && acc.sum > 0.0L && (js - j) % THR_CHECK == 0) {
+            /* right of the mode z(k) <= z(t_j - 1) for k >= t_j - 1: also
+             * <= z(c_j) sum_{j'<j} P(b_j') */
+            const long cj = cell_of(c, j);
+            long double rest = -INFINITY;
+            if (cj <= c->len - 1) {
+                rest = c->lsz[cj] + weight_from(c, 0);
+                if (cj >= mode) {
+                    rest = fminl(rest, c->lz[cj] + c->lwp[j - 1]);
+                }
+            }
+            if (rest <= sp_logsum_log(&acc) + log_tol) {
+                sp_logsum_add(&acc, rest);
+                break;
+            }
+        }
+    }
     return sp_logsum_log(&acc);
-}
-
-/* ln of threshold j's delta_minus (active). */
-static long double minus_of(const sp_thr_curve *c, double eps, long j)
-{
-    const long from = cell_of(c, j) < 0 ? 0 : cell_of(c, j);
-    const long double released = from <= c->len - 1 ? fast_minus(c, eps, from) : -INFINITY;
-    return sp_logaddexpl(released, bottom_minus(c, j, eps));
 }
 
 static long double fast_active_minus(const sp_thr_curve *c, double eps)
@@ -275,11 +368,30 @@ static long double fast_active_minus(const sp_thr_curve *c, double eps)
     const long a = thr_first_above(c->lr, 0, c->len + 1, -(long double)eps);
     const long jm = cell_of(c, 0) - a;
     const long jp = jstar > jm ? jstar : jm;
-    long double best = minus_of(c, eps, c->nt - 1);
+    /* the candidates in increasing j (decreasing first cell) */
+    long cand[4], from[4];
+    int nc = 0;
     for (long j = jp - 1; j <= jp + 1; j++) {
         if (j >= 0 && j < c->nt - 1) {
-            best = fmaxl(best, minus_of(c, eps, j));
+            cand[nc++] = j;
         }
+    }
+    cand[nc++] = c->nt - 1;
+    int nr = 0;                                     /* those with a released cell */
+    for (int k = 0; k < nc; k++) {
+        const long cj = cell_of(c, cand[k]);
+        if (cj <= c->len - 1) {
+            from[nr++] = cj < 0 ? 0 : cj;
+        }
+    }
+    long double released[4];
+    if (nr > 0) {
+        fast_minus_at(c, eps, from, nr, released);
+    }
+    long double best = -INFINITY;
+    for (int k = 0; k < nc; k++) {
+        const long double r = k >= nc - nr ? released[k - (nc - nr)] : -INFINITY;
+        best = fmaxl(best, sp_logaddexpl(r, bottom_minus(c, cand[k], eps)));
     }
     return best;
 }
@@ -300,14 +412,16 @@ static double thr_fast(const sp_thr_curve *c, double eps, sp_direction d)
     return (double)sp_logaddexpl(v, (long double)c->log_rest);
 }
 
-void sp_thr_prepare(sp_thr_curve *c, long double *lsz, long double *lws)
+void sp_thr_prepare(sp_thr_curve *c, long double *lsz, long double *lws, long double *lwp)
 {
     c->fast = 0;
     c->lsz = lsz;
     c->lws = c->lw != NULL ? lws : NULL;
+    c->lwp = c->lw != NULL ? lwp : NULL;
     sp_log_cumsum(c->lz, c->len, 1, lsz);
     if (c->lw != NULL) {
         sp_log_cumsum(c->lw, c->nt, 1, lws);
+        sp_log_cumsum(c->lw, c->nt, 0, lwp);
     }
     if (c->lb_hi == NULL || c->lb_lo == NULL || c->len < 2) {
         return;

@@ -45,7 +45,7 @@ cdef class ThresholdCore(CurveCore):
         cdef long double[::1] vrl = None
         cdef long double[::1] vbh = None
         cdef long double[::1] vbl = None
-        cdef long double[::1] vsz, vws
+        cdef long double[::1] vsz, vws, vwp
         if vz.shape[0] == 0 or vr.shape[0] != vz.shape[0] + 1 or vt.shape[0] == 0:
             raise ValueError("statpriv internal error: bad thresholding window; please report")
         with nogil:
@@ -82,11 +82,12 @@ cdef class ThresholdCore(CurveCore):
         self.c.log_rest_b = log_rest_b
         vsz = np.empty(vz.shape[0], dtype=np.longdouble)
         vws = np.empty(max(vt.shape[0], 1), dtype=np.longdouble)
+        vwp = np.empty(max(vt.shape[0], 1), dtype=np.longdouble)
         with nogil:
-            sp_thr_prepare(&self.c, &vsz[0], &vws[0])
+            sp_thr_prepare(&self.c, &vsz[0], &vws[0], &vwp[0])
         if not fast:
             self.c.fast = 0
-        self.arrays = (vz, vr, vc, vt, vw, vrl, vbh, vbl, vsz, vws)
+        self.arrays = (vz, vr, vc, vt, vw, vrl, vbh, vbl, vsz, vws, vwp)
         self.fn = sp_thr_curve_log_delta
         self.ctx = &self.c
 
