@@ -45,7 +45,21 @@ typedef struct {
                                * hi + lo (to ~1e-30; +inf if F(t-2) = 0 on the window) */
     double log_rest;          /* ln bound on z's mass outside the window (-inf: none) */
     double log_rest_b;        /* passive: ln bound on P(b) not enumerated (-inf: none) */
+    /* Optional (set by sp_thr_prepare; fast = 0: the full sweep): the
+     * sums from the threshold cells outward with a bounded rest. */
+    const long double *lsz;   /* ln sum_{j>=i} z(first + j), i = 0..len-1 */
+    const long double *lws;   /* passive: ln sum_{j'>=j} P(b_j'), j = 0..nt-1 */
+    const long double *lwp;   /* passive: ln sum_{j'<=j} P(b_j'), j = 0..nt-1 */
+    int fast;
 } sp_thr_curve;
+
+/* The fast evaluation (see thresholding.c): fills lsz (len entries) and,
+ * passive, lws and lwp (nt entries each) and sets c->fast = 1 where it applies: the
+ * thresholds consecutive (t[j] = t[0] - j), lr non-decreasing, and the
+ * refinements lb_hi / lb_lo given with ln F(t-1)/F(t-2) non-increasing in t
+ * (both hold exactly for a log-concave z; a rounding that breaks them
+ * keeps the full sweep).  c->lsz / c->lws / c->lwp point into the buffers. */
+void sp_thr_prepare(sp_thr_curve *c, long double *lsz, long double *lws, long double *lwp);
 
 /* The sp_curve_fn of a thresholded curve: ln delta(eps), any eps, any direction. */
 double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx);

@@ -250,6 +250,11 @@ cdef extern from "thresholding.h" nogil:
         const long double *lb_lo
         double log_rest
         double log_rest_b
+        const long double *lsz
+        const long double *lws
+        const long double *lwp
+        int fast
+    void sp_thr_prepare(sp_thr_curve *c, long double *lsz, long double *lws, long double *lwp)
     double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx)
     void sp_thr_refine_binomial(double N, double pi, long first, long len, const long double *lr,
                                 const long *t, long nt, long double *lr_lo, long double *lb_hi,

@@ -29,12 +29,14 @@ cdef class ThresholdCore(CurveCore):
     first.., the log ratios lr, len + 1 entries), the thresholds t (non-
     increasing) and, for the passive attacker, their log weights lw;
     optional refinements (None: unused): lr_lo the low parts of lr, lb_hi +
-    lb_lo = ln F(t-1)/F(t-2) per threshold."""
+    lb_lo = ln F(t-1)/F(t-2) per threshold.  ``fast`` (default): the sums
+    from the threshold cells outward with a bounded rest where they apply
+    (sp_thr_prepare); False: one full sweep of the window per query."""
     cdef sp_thr_curve c
     cdef object arrays          # keeps the buffers the context points into alive
 
     def __cinit__(self, lz, lr, long first, t, lw, double log_rest, double log_rest_b,
-                  lr_lo=None, lb_hi=None, lb_lo=None):
+                  lr_lo=None, lb_hi=None, lb_lo=None, bint fast=True):
         cdef long double[::1] vz = _ld(lz)
         cdef long double[::1] vr = _ld(lr)
         cdef long double[::1] vc = np.empty(vz.shape[0], dtype=np.longdouble)
@@ -43,6 +45,7 @@ cdef class ThresholdCore(CurveCore):
         cdef long double[::1] vrl = None
         cdef long double[::1] vbh = None
         cdef long double[::1] vbl = None
+        cdef long double[::1] vsz, vws, vwp
         if vz.shape[0] == 0 or vr.shape[0] != vz.shape[0] + 1 or vt.shape[0] == 0:
             raise ValueError("statpriv internal error: bad thresholding window; please report")
         with nogil:
@@ -77,9 +80,21 @@ cdef class ThresholdCore(CurveCore):
             self.c.lb_lo = &vbl[0]
         self.c.log_rest = log_rest
         self.c.log_rest_b = log_rest_b
-        self.arrays = (vz, vr, vc, vt, vw, vrl, vbh, vbl)
+        vsz = np.empty(vz.shape[0], dtype=np.longdouble)
+        vws = np.empty(max(vt.shape[0], 1), dtype=np.longdouble)
+        vwp = np.empty(max(vt.shape[0], 1), dtype=np.longdouble)
+        with nogil:
+            sp_thr_prepare(&self.c, &vsz[0], &vws[0], &vwp[0])
+        if not fast:
+            self.c.fast = 0
+        self.arrays = (vz, vr, vc, vt, vw, vrl, vbh, vbl, vsz, vws, vwp)
         self.fn = sp_thr_curve_log_delta
         self.ctx = &self.c
+
+    @property
+    def fast(self):
+        """Whether queries take the sums from the threshold cells outward."""
+        return bool(self.c.fast)
 
 
 cdef class KAnonymityCore(CurveCore):

@@ -248,3 +248,34 @@ def test_exact_zero_point():
     # ln F(55)/F(54) of Bin(55, 1/2) = -ln(1 - 2^-55) is just above 2^-55
     curve = statpriv.thresholded(57, 0.5, 57, known=1, attacker="active")
     assert curve.epsilon(0.0, direction="minus") == math.nextafter(2.0 ** -55, 1.0)
+
+
+@pytest.mark.parametrize("attacker", ["passive", "active"])
+def test_outward_sums_match_the_full_sweep(monkeypatch, attacker):
+    """The queries' sums from the threshold cells outward (rest bounded and
+    added once below 2^-60 of the sum) against the full sweep of the window
+    (csrc/thresholding.c), on a windowed law (the early stops do apply), at
+    eps across the curve, its zero points and their neighbours: the same
+    delta to rounding, never below it by more than rounding."""
+    from statpriv import thresholding as T
+    from statpriv import _thresholding as core
+
+    def curve(fast):
+        monkeypatch.setattr(T, "_thr", type("M", (), {
+            "ThresholdCore": staticmethod(lambda *a, **k: core.ThresholdCore(*a, fast=fast, **k)),
+            "thr_refine": staticmethod(core.thr_refine)}))
+        c = statpriv.thresholded(20000, 0.3, 6050, known=400, attacker=attacker)
+        assert c._core.fast == fast
+        return c
+
+    fast, full = curve(True), curve(False)
+    eps = [-0.1, -1e-3, 0.0, 1e-6, 1e-3, 0.01, 0.03, 0.1, 0.5, math.inf]
+    for direction in ("plus", "minus"):
+        z = full.epsilon(0.0, direction=direction)
+        if 0 < z < math.inf:
+            eps += [z, float(np.nextafter(z, 0)), z * (1 - 1e-12)]
+    for name in ("log_delta_plus", "log_delta_minus"):
+        a, b = getattr(fast, name)(eps), getattr(full, name)(eps)
+        assert np.array_equal(np.isneginf(a), np.isneginf(b))
+        ok = np.isfinite(b)
+        assert np.all(np.abs(a[ok] - b[ok]) <= 1e-13 * np.maximum(1.0, np.abs(b[ok]))), name
