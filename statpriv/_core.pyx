@@ -739,11 +739,16 @@ def laplace_deficits(la, lb, lr_ab, lo_ab, ll_a, rb, cell_a, double scale, r_hi,
     return (first,) + tuple(a[first:stop] for a in (dl, er, dc, rel_l, rel_r, rel_c))
 
 
-def binom_window_logl(double N, double pi, long first, long count):
+def binom_window_logl(double N, double pi, long first, long count, out=None):
     """ln Bin(N, pi) pmf at first..first+count-1 in extended precision, with
-    neighbours consistent to ~1e-19 (exact ratios from Loader's value at the mode)."""
-    out = np.empty(count, dtype=np.longdouble)
+    neighbours consistent to ~1e-19 (exact ratios from Loader's value at the mode).
+    out: a contiguous longdouble array of length count to write into (a view
+    of a larger buffer, e.g. with padding atoms around it), returned."""
+    if out is None:
+        out = np.empty(count, dtype=np.longdouble)
     cdef long double[::1] res = out
+    if res.shape[0] != count or count < 1:
+        raise ValueError("out must hold count >= 1 atoms")
     with nogil:
         sp_binom_window_logl(N, pi, <double> first, count, &res[0])
     return out
