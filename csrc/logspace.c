@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stddef.h>
 #include "logspace.h"
 
 double sp_logaddexp(double a, double b)
@@ -47,6 +48,25 @@ void sp_log_cumsum_mark(const long double *la, long n, int reverse, sp_logsum *m
             marks[i / SP_CUMSUM_STEP] = acc;
         }
         sp_logsum_add(&acc, la[reverse ? n - 1 - i : i]);
+    }
+}
+
+void sp_log_cumsum_mark_both(const long double *la, long n, sp_logsum *fwd, sp_logsum *rev)
+{
+    if (fwd == NULL || rev == NULL) {
+        if (fwd != NULL || rev != NULL) {
+            sp_log_cumsum_mark(la, n, rev != NULL, fwd != NULL ? fwd : rev);
+        }
+        return;
+    }
+    sp_logsum a = {0.0L, 0.0L}, b = {0.0L, 0.0L};
+    for (long i = 0; i < n; i++) {
+        if (i % SP_CUMSUM_STEP == 0) {
+            fwd[i / SP_CUMSUM_STEP] = a;
+            rev[i / SP_CUMSUM_STEP] = b;
+        }
+        sp_logsum_add(&a, la[i]);
+        sp_logsum_add(&b, la[n - 1 - i]);
     }
 }
 
