@@ -89,7 +89,9 @@ long double sp_exp_scaled(const long double *la, long n, long double *w)
 {
     long double m = -INFINITY;
     for (long k = 0; k < n; k++) {
-        m = fmaxl(m, la[k]);
+        /* fmaxl(m, la[k]) without the libm call: m is never NaN, a NaN
+         * la[k] is skipped, and m >= la[k] keeps m, as fmaxl does */
+        m = la[k] > m ? la[k] : m;
     }
     for (long k = 0; k < n; k++) {
         w[k] = sp_fast_expl(la[k] - m);
