@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stddef.h>
 #include "logspace.h"
 
 double sp_logaddexp(double a, double b)
@@ -50,6 +51,25 @@ void sp_log_cumsum_mark(const long double *la, long n, int reverse, sp_logsum *m
     }
 }
 
+void sp_log_cumsum_mark_both(const long double *la, long n, sp_logsum *fwd, sp_logsum *rev)
+{
+    if (fwd == NULL || rev == NULL) {
+        if (fwd != NULL || rev != NULL) {
+            sp_log_cumsum_mark(la, n, rev != NULL, fwd != NULL ? fwd : rev);
+        }
+        return;
+    }
+    sp_logsum a = {0.0L, 0.0L}, b = {0.0L, 0.0L};
+    for (long i = 0; i < n; i++) {
+        if (i % SP_CUMSUM_STEP == 0) {
+            fwd[i / SP_CUMSUM_STEP] = a;
+            rev[i / SP_CUMSUM_STEP] = b;
+        }
+        sp_logsum_add(&a, la[i]);
+        sp_logsum_add(&b, la[n - 1 - i]);
+    }
+}
+
 long double sp_log_cumsum_at(const sp_log_cumsum_marks *m, long j)
 {
     const long i = m->reverse ? m->n - 1 - j : j;      /* j's place in summation order */
@@ -69,7 +89,9 @@ long double sp_exp_scaled(const long double *la, long n, long double *w)
 {
     long double m = -INFINITY;
     for (long k = 0; k < n; k++) {
-        m = fmaxl(m, la[k]);
+        /* fmaxl(m, la[k]) without the libm call: m is never NaN, a NaN
+         * la[k] is skipped, and m >= la[k] keeps m, as fmaxl does */
+        m = la[k] > m ? la[k] : m;
     }
     for (long k = 0; k < n; k++) {
         w[k] = sp_fast_expl(la[k] - m);

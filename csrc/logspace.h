@@ -117,6 +117,10 @@ static inline long sp_log_cumsum_marks_len(long n)
  * reverse); sp_log_cumsum_marks_len(n) of them. */
 void sp_log_cumsum_mark(const long double *la, long n, int reverse, sp_logsum *marks);
 
+/* sp_log_cumsum_mark from the left into fwd and from the right into rev
+ * (either NULL: not wanted) in one pass over la, bit for bit as two calls. */
+void sp_log_cumsum_mark_both(const long double *la, long n, sp_logsum *fwd, sp_logsum *rev);
+
 /* out[j] of sp_log_cumsum(m->la, m->n, m->reverse, out), bit for bit, 0 <= j < n. */
 long double sp_log_cumsum_at(const sp_log_cumsum_marks *m, long j);
 

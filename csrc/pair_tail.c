@@ -64,31 +64,41 @@ static inline long double cell_term(const sp_pair *s, long j, double eps, sp_dir
     return point_term(s, j, eps, direction);
 }
 
+/* The largest (hi, lo) of a direction, updated by one cell (the running
+ * maximum of sp_pair_init_zero). */
+static inline void zero_update(long double *hi, long double *lo, long double h, long double l)
+{
+    if (!isnan(h) && !sp_dd_geq(*hi, *lo, h, l)) {
+        *hi = h;
+        *lo = l;
+    }
+}
+
 void sp_pair_init_zero(sp_pair *s)
 {
+    /* both directions in one pass over the cells (the same comparisons, in
+     * the same order, as one pass per direction) */
+    long double hi[2] = {-INFINITY, -INFINITY}, lo[2] = {0.0L, 0.0L};
+    const int use_cells = s->cell_log_positive == NULL || s->monotone;
+    for (long j = 0; use_cells && j < s->len; j++) {
+        const long double h = s->lr[j];
+        /* (the low part +0, never -0, where there is none: as before) */
+        const int no_lo = s->lr_lo == NULL || isinf(h);
+        if (s->lp[j] != -INFINITY) {
+            zero_update(&hi[0], &lo[0], h, no_lo ? 0.0L : s->lr_lo[j]);
+        }
+        if (s->lq[j] != -INFINITY) {
+            zero_update(&hi[1], &lo[1], -h, no_lo ? 0.0L : -s->lr_lo[j]);
+        }
+    }
     for (int d = 0; d < 2; d++) {
         const sp_direction dir = d == 0 ? SP_PLUS : SP_MINUS;
-        long double hi = -INFINITY, lo = 0.0L;
-        const int use_cells = s->cell_log_positive == NULL || s->monotone;
-        for (long j = 0; use_cells && j < s->len; j++) {
-            const long double *la = dir == SP_PLUS ? s->lp : s->lq;
-            if (la[j] == -INFINITY) {
-                continue;
-            }
-            long double h = dir == SP_PLUS ? s->lr[j] : -s->lr[j];
-            long double l = s->lr_lo == NULL || isinf(h) ? 0.0L
-                            : (dir == SP_PLUS ? s->lr_lo[j] : -s->lr_lo[j]);
-            if (!isnan(h) && !sp_dd_geq(hi, lo, h, l)) {
-                hi = h;
-                lo = l;
-            }
+        if (!use_cells || sp_dd_geq(hi[d], lo[d], s->max_log_ratio, 0.0L)) {
+            hi[d] = s->max_log_ratio;
+            lo[d] = 0.0L;
         }
-        if (!use_cells || sp_dd_geq(hi, lo, s->max_log_ratio, 0.0L)) {
-            hi = s->max_log_ratio;
-            lo = 0.0L;
-        }
-        s->zero_hi[dir] = hi;
-        s->zero_lo[dir] = lo;
+        s->zero_hi[dir] = hi[d];
+        s->zero_lo[dir] = lo[d];
     }
 }
 

@@ -254,12 +254,10 @@ cdef class PairCurveCore(CurveCore):
         # the tail sums as checkpoints (the kernel reads them at a few cells
         # per query): lsp, lcq always, lsq, lcp for the estimate
         self.pair.lsp = self.pair.lcq = self.pair.lsq = self.pair.lcp = NULL
-        self._mark(&self.pair.lsp_marks, lp, True)
-        self._mark(&self.pair.lcq_marks, lq, False)
+        # (each law's two directions in one pass over it)
         self.pair.lsq_marks.marks = self.pair.lcp_marks.marks = NULL
-        if estimated:
-            self._mark(&self.pair.lsq_marks, lq, True)
-            self._mark(&self.pair.lcp_marks, lp, False)
+        self._mark(&self.pair.lcp_marks if estimated else NULL, &self.pair.lsp_marks, lp)
+        self._mark(&self.pair.lcq_marks, &self.pair.lsq_marks if estimated else NULL, lq)
         self.pair.max_log_ratio = max_log_ratio
         self.pair.tail_tol = 0.0
         if max_log_ratio < INFINITY:
@@ -300,21 +298,32 @@ cdef class PairCurveCore(CurveCore):
             # noisy cells (promised to 1e-10): epsilon() searches an estimate
             self._set_estimate(sp_pair_curve_log_delta_estimate, &self.pair, 2.0 ** -38)
 
-    cdef _mark(self, sp_log_cumsum_marks *m, la, bint reverse):
-        """Checkpoints of the log cumulative sums of e^la (from the right with
-        reverse) into m; the buffer is kept alive in self.arrays."""
+    cdef _mark(self, sp_log_cumsum_marks *fwd, sp_log_cumsum_marks *rev, la):
+        """Checkpoints of the log cumulative sums of e^la from the left into fwd
+        and from the right into rev (either NULL: not wanted), in one pass;
+        the buffers are kept alive in self.arrays."""
         cdef long double[::1] va = la
         cdef long n = va.shape[0]
-        # sp_logsum is two long doubles: a long double buffer of twice the length
-        buf = np.empty(2 * max(sp_log_cumsum_marks_len(n), 1), dtype=np.longdouble)
-        cdef long double[::1] vb = buf
+        cdef long k = max(sp_log_cumsum_marks_len(n), 1)
+        cdef sp_logsum *out[2]
+        cdef sp_log_cumsum_marks *m
+        cdef long double[::1] vb
+        out[0] = out[1] = NULL
+        for side in range(2):
+            m = fwd if side == 0 else rev
+            if m == NULL:
+                continue
+            # sp_logsum is two long doubles: a long double buffer of twice the length
+            buf = np.empty(2 * k, dtype=np.longdouble)
+            vb = buf
+            self.arrays.append(buf)
+            out[side] = <sp_logsum *> &vb[0]
+            m.la = &va[0]
+            m.n = n
+            m.reverse = side == 1
+            m.marks = out[side]
         with nogil:
-            sp_log_cumsum_mark(&va[0], n, reverse, <sp_logsum *> &vb[0])
-        self.arrays.append(buf)
-        m.la = &va[0]
-        m.n = n
-        m.reverse = reverse
-        m.marks = <const sp_logsum *> &vb[0]
+            sp_log_cumsum_mark_both(&va[0], n, out[0], out[1])
 
     def epsilon(self, double[::1] log_target, int direction, bint estimate=True):
         """As CurveCore.epsilon, but a target of delta = 0 returns the zero
@@ -739,11 +748,16 @@ def laplace_deficits(la, lb, lr_ab, lo_ab, ll_a, rb, cell_a, double scale, r_hi,
     return (first,) + tuple(a[first:stop] for a in (dl, er, dc, rel_l, rel_r, rel_c))
 
 
-def binom_window_logl(double N, double pi, long first, long count):
+def binom_window_logl(double N, double pi, long first, long count, out=None):
     """ln Bin(N, pi) pmf at first..first+count-1 in extended precision, with
-    neighbours consistent to ~1e-19 (exact ratios from Loader's value at the mode)."""
-    out = np.empty(count, dtype=np.longdouble)
+    neighbours consistent to ~1e-19 (exact ratios from Loader's value at the mode).
+    out: a contiguous longdouble array of length count to write into (a view
+    of a larger buffer, e.g. with padding atoms around it), returned."""
+    if out is None:
+        out = np.empty(count, dtype=np.longdouble)
     cdef long double[::1] res = out
+    if res.shape[0] != count or count < 1:
+        raise ValueError("out must hold count >= 1 atoms")
     with nogil:
         sp_binom_window_logl(N, pi, <double> first, count, &res[0])
     return out

@@ -24,6 +24,7 @@ cdef extern from "logspace.h" nogil:
         const sp_logsum *marks
     long sp_log_cumsum_marks_len(long n)
     void sp_log_cumsum_mark(const long double *la, long n, int reverse, sp_logsum *marks)
+    void sp_log_cumsum_mark_both(const long double *la, long n, sp_logsum *fwd, sp_logsum *rev)
     long double sp_log_cumsum_at(const sp_log_cumsum_marks *m, long j)
     double sp_log_hockey_negative_eps(double eps, double log_reverse_at_minus_eps)
 

@@ -420,6 +420,25 @@ def _binomial_log_pmf(N, pi, first, last):
     return _core.log_binom_pmf(float(N), pi, np.arange(first, last + 1, dtype=np.float64))
 
 
+def _binomial_shift(N, pi, first, last):
+    """(lp, lq, lr) of the plain shift of Z = Bin(N, pi) on first..last, as
+    _mixture(log_z, log_z, 1.0): P = Z(. - 1), Q = Z on L + 1 atoms.  Both
+    laws are views of ONE buffer [-inf, ln Z, -inf] (lp its first L + 1
+    atoms, lq its last): no copies of ln Z (fresh full-size arrays cost
+    more than the arithmetic at n = 1e9).  The views must stay read-only."""
+    if not 0.0 < pi < 1.0:
+        log_z = _binomial_log_pmf(N, pi, first, last)
+        return _mixture(log_z, log_z, 1.0)
+    count = last - first + 1
+    buf = np.empty(count + 2, dtype=np.longdouble)
+    buf[0] = buf[count + 1] = -np.inf
+    _core.binom_window_logl(float(N), pi, first, count, out=buf[1:count + 1])
+    lp, lq = buf[:count + 1], buf[1:]
+    with np.errstate(invalid="ignore"):
+        lr = lp - lq
+    return lp, lq, lr
+
+
 def _check_support(size, what):
     """Refuse a window of more than MAX_SUPPORT atoms, before allocating it."""
     if size > MAX_SUPPORT:

@@ -226,8 +226,7 @@ def _binomial_window_laws(N, pi, drop=None):
     support first (at n = 1e6 that is 1e6 atoms of which ~14% are kept)."""
     first, last, log_rest = _laws._binomial_window(N, pi, True, drop)
     _check_support(last - first + 2, "n")
-    log_z = _binomial_log_pmf(N, pi, first, last)
-    lp, lq, lr = _mixture(log_z, log_z, 1.0)
+    lp, lq, lr = _laws._binomial_shift(N, pi, first, last)
     rest = NO_REST if log_rest == -math.inf else (log_rest, log_rest, math.inf, -math.inf)
     return _Laws(lp, lq, lr, True, None, lambda w: w, rest)
 

@@ -475,3 +475,18 @@ def test_monotone_flag_is_the_numpy_test():
         assert _core.PairCurveCore(lp, lp, lr).monotone == want
         seen.add(want)
     assert seen == {True, False}
+
+
+def test_binomial_shift_views_match_the_mixture_bit_for_bit():
+    # the noisy paths' shift laws as two views of one padded buffer: the same
+    # arrays as _mixture(ln Z, ln Z, 1) on a full window and a cut one
+    from statpriv import _laws
+    for N, pi, first, last in ((1000, 0.3, 0, 1000), (10**6, 0.5, 499000, 501000), (7, 0.9, 2, 5)):
+        log_z = _laws._binomial_log_pmf(N, pi, first, last)
+        want = _laws._mixture(log_z, log_z, 1.0)
+        got = _laws._binomial_shift(N, pi, first, last)
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        assert np.shares_memory(got[0], got[1])
+    with pytest.raises(ValueError, match="out"):
+        _core.binom_window_logl(10.0, 0.5, 0, 3, out=np.empty(2, dtype=np.longdouble))

@@ -194,7 +194,7 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
         if lr_lo is None:
             lr_lo = np.zeros(n + 1, dtype=ld)
         lr_lo[near_cells] = near_lo   # (exact_tails sets only the tail cells)
-    _clip_interior(lr, lr_lo, sides)
+    _clip_interior(lr, lr_lo, sides, _interior_lo_bound(lr_lo, near_cells))
     bound = _core.zero_point_up("laplace", b)
     return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=(ll_p, lr_p, ll_q, lr_q, b, ll_lo, rr_lo),
                                max_log_ratio=bound, lr_lo=lr_lo)
@@ -256,12 +256,34 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo):
     return np.concatenate(cells), np.concatenate(lows)
 
 
-def _clip_interior(lr, lr_lo, sides):
+def _interior_lo_bound(lr_lo, cells):
+    """_clip_interior's L = max |lr_lo| over the interior cells 1..len-2
+    (NaN left out), as it computes it, where lr_lo is zero on the interior
+    except at ``cells`` (None: none): from those cells alone, without two
+    reductions over every cell.  None (compute it over all) where no
+    interior zero is known to be left (every interior cell listed)."""
+    if lr_lo is None or len(lr_lo) < 3:
+        return None
+    if cells is None:
+        cells = np.zeros(0, dtype=np.intp)
+    cells = cells[(cells >= 1) & (cells <= len(lr_lo) - 2)]
+    if len(cells) >= len(lr_lo) - 2:
+        return None
+    zero = np.longdouble(0)
+    vals = lr_lo[cells] if len(cells) else np.zeros(1, dtype=np.longdouble)
+    with np.errstate(invalid="ignore"):
+        # fmax/fmin over the zeros and the listed cells: fmax(0, fmax over the cells)
+        return max(abs(np.fmax(zero, np.fmax.reduce(vals))),
+                   abs(np.fmin(zero, np.fmin.reduce(vals))))
+
+
+def _clip_interior(lr, lr_lo, sides, big=None):
     """Interior cells' mass ratios lie between the exact tail ratios (monotone
     laws): clamp their rounding, as the unevaluated sums lr + lr_lo, to the
     tail's, so that no interior cell sets a zero point beyond the exact one
     (the kernel takes the largest cell ratio) and cells within rounding of
-    it keep the tail's exact value."""
+    it keep the tail's exact value.  big: max |lr_lo| over the interior
+    cells if the caller knows it (_interior_lo_bound), else computed here."""
     if lr_lo is None or len(lr) < 3 or not sides:
         return
     inner, inner_lo = lr[1:-1], lr_lo[1:-1]
@@ -272,8 +294,9 @@ def _clip_interior(lr, lr_lo, sides):
     # inner >= hi - 4 (L + |lo|) (hi + ... on the left; the factor covers
     # the rounding of both sides).  No long double temporaries over every
     # cell; the same cells as the test on all of them.
-    with np.errstate(invalid="ignore"):
-        big = max(abs(np.fmax.reduce(inner_lo)), abs(np.fmin.reduce(inner_lo)))
+    if big is None:
+        with np.errstate(invalid="ignore"):
+            big = max(abs(np.fmax.reduce(inner_lo)), abs(np.fmin.reduce(inner_lo)))
     for side in sides:
         hi, lo = (lr[-1], lr_lo[-1]) if side == 1 else (lr[0], lr_lo[0])
         margin = 4 * (big + abs(lo))
