@@ -226,15 +226,19 @@ class _DiscreteCurve(OracleCurve):
 
     def _zero(self, direction):
         P, Q = self._get(DPS + 10 + self.extra_dps)
-        if direction == "minus":
-            P, Q = Q, P
-        best = mpf(0)
-        for p, q in zip(P, Q):
-            if p > 0:
-                if q == 0:
-                    return mpmath.inf
-                best = max(best, p / q)
-        return mpmath.log(best)
+        return _log_max_ratio(P, Q) if direction != "minus" else _log_max_ratio(Q, P)
+
+
+def _log_max_ratio(P, Q):
+    """ln max_k P(k)/Q(k) over the atoms of P (inf if P has an atom where Q has
+    none): the zero point of H_eps(P||Q)."""
+    best = mpf(0)
+    for p, q in zip(P, Q):
+        if p > 0:
+            if q == 0:
+                return mpmath.inf
+            best = max(best, p / q)
+    return mpmath.log(best)
 
 
 def _shift(Z):
@@ -1402,16 +1406,9 @@ class _MaxOfPairs(OracleCurve):
                 max(_hs(Q, P, E, em1) for P, Q in pairs))
 
     def _zero(self, direction):
-        best = mpf(0)
-        for P, Q in self._get(DPS + 10 + self.extra_dps):
-            if direction == "minus":
-                P, Q = Q, P
-            for p, q in zip(P, Q):
-                if p > 0:
-                    if q == 0:
-                        return mpmath.inf
-                    best = max(best, p / q)
-        return mpmath.log(best)
+        pairs = self._get(DPS + 10 + self.extra_dps)
+        return max(_log_max_ratio(P, Q) if direction != "minus" else _log_max_ratio(Q, P)
+                   for P, Q in pairs)
 
 
 class _Vertices(_MaxOfPairs):
