@@ -18,8 +18,8 @@ from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
 from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
-from statpriv.composition import basic_composition, bounded_dependency_composition, compose
-from statpriv.renyi import rdp_to_dp
+from statpriv.accounting import (basic_composition, bounded_dependency_composition, compose,
+                                 rdp_to_dp)
 from statpriv.k_anonymity import k_anonymity
 from statpriv.thresholding import thresholded
 from statpriv.dp import amplify
@@ -28,15 +28,20 @@ from statpriv.noise import Gaussian, Geometric, Laplace
 from statpriv.partial_knowledge import histogram_partial_knowledge, partial_knowledge
 from statpriv.analysis.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
 
-# The landed module names of the moved modules: statpriv.utility is
+# The earlier module names of moved modules: statpriv.utility is
 # statpriv.analysis.utility (the same object: `import statpriv.utility`,
 # monkeypatching and pickling all see one module), likewise interval,
-# conjecture, and statpriv.figures / statpriv.demo for statpriv.papers.*.
+# conjecture, statpriv.figures / statpriv.demo for statpriv.papers.*,
+# statpriv.pld (statpriv.laws.pld), statpriv.renyi and statpriv.composition
+# (statpriv.accounting.*) and statpriv.sampling (statpriv.counting.sampling).
 import sys as _sys
+from statpriv.accounting import composition, renyi
 from statpriv.analysis import conjecture, interval, utility
+from statpriv.counting import sampling
+from statpriv.laws import pld
 from statpriv.papers import demo, figures
 
-for _module in (conjecture, interval, utility, demo, figures):
+for _module in (conjecture, interval, utility, demo, figures, pld, renyi, composition, sampling):
     _sys.modules.setdefault(f"statpriv.{_module.__name__.rpartition('.')[2]}", _module)
 del _module
 

@@ -16,12 +16,12 @@ import math
 
 import numpy as np
 
-from statpriv import _lazy, _validate, oracle
-from statpriv.curve import PrivacyCurve
+from statpriv import _validate
+from statpriv.curve.recipe import factory
+from statpriv.noise import Gaussian, Geometric, Laplace
 
-_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
-
+@factory
 def laplace(scale, sensitivity=1.0):
     """Laplace mechanism with scale b (count units), sensitivity s (default 1).
 
@@ -56,9 +56,10 @@ def laplace(scale, sensitivity=1.0):
     >>> curve.delta(0.5), curve.epsilon(0.0)
     (0.0, 0.5)
     """
-    return _noise_curve("laplace", "scale", scale, sensitivity, oracle.dp_laplace_delta)
+    return _noise_curve(Laplace, scale, sensitivity)
 
 
+@factory
 def gaussian(sigma, sensitivity=1.0):
     """Gaussian mechanism N(0, sigma^2), sensitivity s (default 1).
 
@@ -96,12 +97,13 @@ def gaussian(sigma, sensitivity=1.0):
     >>> print(f"{curve.epsilon(1e-5):.10f}")
     4.3771780957
     """
-    return _noise_curve("gaussian", "sigma", sigma, sensitivity, oracle.dp_gaussian_delta)
+    return _noise_curve(Gaussian, sigma, sensitivity)
 
 
-def _noise_curve(kind, name, value, sensitivity, reference):
-    """dp.laplace / dp.gaussian: the closed form (csrc/dp.c) at the noise
-    parameter value / sensitivity, at sensitivity 1."""
+def _noise_curve(kind, value, sensitivity):
+    """dp.laplace / dp.gaussian: the noise kind's closed form (csrc/dp.c) at
+    the noise parameter value / sensitivity, at sensitivity 1."""
+    name = kind.param_name
     value = _validate.real(name, value, low=0.0, low_open=True)
     sensitivity = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
     unit = value / sensitivity
@@ -109,12 +111,10 @@ def _noise_curve(kind, name, value, sensitivity, reference):
         raise ValueError(f"{name} / sensitivity must be in (0.0, inf), got {value!r} / "
                          f"{sensitivity!r}")
     described = "" if sensitivity == 1.0 else f", sensitivity={sensitivity}"
-    curve = PrivacyCurve(_core.DPCurveCore(kind, unit), lambda eps, d: reference(unit, eps),
-                         f"DP {kind} {name}={value}{described}")
-    curve._dp_accounting_params = (kind, unit)
-    return curve
+    return kind(unit)._dp_curve(f"DP {kind.kind} {name}={value}{described}")
 
 
+@factory
 def geometric(alpha, sensitivity=1):
     """Two-sided geometric (discrete Laplace) noise P(k) = (1-alpha)/(1+alpha) alpha^|k|,
     integer sensitivity s (default 1).
@@ -160,31 +160,15 @@ def geometric(alpha, sensitivity=1):
     """
     alpha = _validate.real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     sensitivity = _validate.count("sensitivity", sensitivity, low=1, high=MAX_GEOMETRIC_SENSITIVITY)
+    noise = Geometric(alpha)
     if sensitivity == 1:
-        zero_point = _core.neg_log_double_double(alpha)
-        curve = PrivacyCurve(_core.DPCurveCore("geometric", alpha, zero_point),
-                             lambda eps, d: oracle.dp_geometric_delta(alpha, eps),
-                             f"DP geometric alpha={alpha}")
-    else:
-        curve = _lumped_geometric(alpha, sensitivity)
-        curve._description = f"DP geometric alpha={alpha}, sensitivity={sensitivity}"
-    curve._dp_accounting_params = ("geometric", (alpha, sensitivity))
-    return curve
+        return noise._dp_curve(f"DP geometric alpha={alpha}")
+    return noise._dp_lumped_curve(sensitivity, f"DP geometric alpha={alpha}, "
+                                               f"sensitivity={sensitivity}")
 
 
 # Largest integer sensitivity of dp.geometric (s + 1 atoms).
 MAX_GEOMETRIC_SENSITIVITY = 10**6
-
-
-def _lumped_geometric(alpha, s):
-    """The s + 1 lumped atoms of geometric(alpha) noise at sensitivity s
-    (see geometric): x <= 0, x = 1 .. s-1, x >= s."""
-    from statpriv.discrete import from_log_pmfs
-    la, l1p = np.log(alpha), np.log1p(alpha)
-    log_c = np.log1p(-alpha) - l1p
-    x = np.arange(1, s, dtype=np.float64)
-    log_p = np.concatenate(([s * la - l1p], log_c + (s - x) * la, [-l1p]))
-    return from_log_pmfs(log_p, log_p[::-1].copy())
 
 
 def amplify(eps, delta, rate=None, *, sampling_prob=None):

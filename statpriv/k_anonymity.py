@@ -36,7 +36,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from statpriv import _laws, _lazy, _validate, oracle
+from statpriv import _lazy, _validate, oracle
+from statpriv.laws import windows
 from statpriv.curve import PrivacyCurve
 
 __all__ = ["k_anonymity", "KAnonymity"]
@@ -223,4 +224,4 @@ def _window(N, p):
         return float(_core.log_binom_pmf(float(N), p, np.array([float(j)]))[0])
 
     mode = min(max(math.floor((N + 1) * p), 0), N)
-    return _laws._unimodal_window(log_pmf, 0, N, mode, DROP_NATS)
+    return windows.unimodal_window(log_pmf, 0, N, mode, DROP_NATS)

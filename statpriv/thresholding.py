@@ -26,14 +26,15 @@ import math
 
 import numpy as np
 
-from statpriv import _laws, _lazy, _validate, oracle
+from statpriv import _lazy, _validate, oracle
+from statpriv.laws import windows
 from statpriv.curve import PrivacyCurve
 
 __all__ = ["thresholded"]
 
 _thr = _lazy.module("statpriv._thresholding")
 _core = _lazy.module("statpriv._core")
-_counting = _lazy.module("statpriv.counting")
+_per_record = _lazy.module("statpriv.counting.per_record")
 
 # Every C evaluation sweeps the window of Z once: the whole support up to
 # FULL_SUPPORT atoms, else the atoms within DROP_NATS of the largest (the
@@ -196,9 +197,9 @@ def _iid_law(N, pi):
             return float(_core.log_binom_pmf(float(N), pi, np.array([float(j)]))[0])
 
         mode = min(max(math.floor((N + 1) * pi), 0), N)
-        first, last, log_rest = _laws._unimodal_window(log_pmf, 0, N, mode, DROP_NATS)
-    _laws._check_support(last - first + 1, "n")
-    lz = np.asarray(_laws._binomial_log_pmf(N, pi, first, last), dtype=np.longdouble)
+        first, last, log_rest = windows.unimodal_window(log_pmf, 0, N, mode, DROP_NATS)
+    windows.check_support(last - first + 1, "n")
+    lz = np.asarray(windows.binomial_log_pmf(N, pi, first, last), dtype=np.longdouble)
     ld = np.longdouble
     k = np.arange(first + 1, last + 1, dtype=ld)
     inner = np.log(k) + np.log1p(-ld(pi)) - np.log(ld(N) - k + 1) - np.log(ld(pi))
@@ -215,7 +216,7 @@ def _per_record_law(probs):
     live = probs[(probs > 0.0) & (probs < 1.0)]
     if live.size == 0:
         return _point_law(ones)
-    first, lz, log_rest = _counting._poisson_binomial_window(live)
+    first, lz, log_rest = _per_record.poisson_binomial_window(live)
     lz = np.asarray(lz, dtype=np.longdouble)
     keep = np.flatnonzero(np.isfinite(lz))
     lz = lz[keep[0]:keep[-1] + 1]

@@ -17,6 +17,7 @@ from scipy import stats
 
 import statpriv
 from statpriv import accounting
+from statpriv.curve import export
 
 H = 1e-3          # the default 1e-4 is tested where it is cheap; 1e-3 keeps grids short
 # eps off the loss grid (a grid point is where connect-the-dots is exact)
@@ -44,7 +45,7 @@ def _export_bounds(curve, pld, eps, h=H, tail=1e-15):
     exact = curve.delta(eps)
     got = pld.get_delta_for_epsilon(eps)
     tail = max(tail, 1e-9 * curve.delta(math.inf))
-    upper = curve.delta(eps - h) * (1 + accounting._ctd_inflation(h)) + tail
+    upper = curve.delta(eps - h) * (1 + export._ctd_inflation(h)) + tail
     return got, exact, upper
 
 
@@ -121,12 +122,12 @@ def test_connect_the_dots_equals_dp_accountings_fixed_gap_factory():
     grid = np.arange(-2000, 3001)
     deltas = curve.delta_plus(grid * H)
     theirs = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(H, -2000, 3000, deltas)
-    probs, infinity = accounting._connect_dots(deltas, H)
+    probs, infinity = export._connect_dots(deltas, H)
     ours = pld_pmf.DensePLDPmf(H, -2000, probs, infinity, True)
     e = np.linspace(-3.0, 4.0, 201) + 0.37 * H
     np.testing.assert_allclose(ours.get_delta_for_epsilon(e), theirs.get_delta_for_epsilon(e),
                                rtol=1e-12, atol=1e-300)
-    assert accounting._connect_dots([0.3], H)[1] == 0.3
+    assert export._connect_dots([0.3], H)[1] == 0.3
 
 
 def test_dp_curves_use_dp_accountings_own_plds():
@@ -190,7 +191,7 @@ def test_export_composes_with_dp_accountings_laplace():
 ], ids=["disjoint", "half-at-inf", "identical", "poisson"])
 def test_export_edge_curves(make):
     curve = make()
-    for method in ("auto", "pmf") if curve._log_pmfs is not None else ("auto",):
+    for method in ("auto", "pmf") if curve.laws is not None and curve.laws.has_log_pmfs else ("auto",):
         got, exact, upper = _export_bounds(curve, curve.to_dp_accounting(H, method=method), EPS)
         assert np.all(got >= exact * (1 - 1e-12)), (method, np.min(got / exact))
         assert np.all(got <= upper * (1 + 1e-12) + 1e-16), (method, np.max(got - upper))
@@ -274,7 +275,7 @@ def test_event_and_accountant_are_module_names():
     # built on first use (dp-accounting is optional) but named as module attributes
     for name in ("StatprivCurveEvent", "StatprivPLDAccountant"):
         cls = getattr(accounting, name)
-        assert (cls.__module__, cls.__qualname__) == ("statpriv.accounting", name)
+        assert (cls.__module__, cls.__qualname__) == ("statpriv.accounting.dp_accounting", name)
     with pytest.raises(AttributeError):
         accounting.NoSuchThing
 

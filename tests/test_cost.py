@@ -18,13 +18,14 @@ import pytest
 
 import statpriv
 from statpriv import _progress, reference
-from statpriv.noise import _cells as noisy
+from statpriv.laws import pair_curve
+from statpriv.laws import windows as noisy
 
 from helpers import oracle
 
-counting_mod = sys.modules["statpriv.counting"]
-laws_mod = sys.modules["statpriv._laws"]
-sampling_mod = sys.modules["statpriv.sampling"]
+counting_mod = sys.modules["statpriv.counting.per_record"]
+laws_mod = sys.modules["statpriv.laws.windows"]
+sampling_mod = sys.modules["statpriv.counting.sampling"]
 
 EPS = np.array([-0.2, 0.0, 0.002, 0.02, 0.1, 0.3, 0.6, 1.0, 2.0, 5.0])
 
@@ -77,7 +78,7 @@ CASES = [
     ("sample_size pi small", lambda: statpriv.counting(20000, 0.02, sample_size=15000)),
     # the law arrays of Poisson sampling (used with noise; noiseless curves reduce
     # to the binomial shift curve and cut no window)
-    ("poisson", lambda: laws_mod._pair_curve(
+    ("poisson", lambda: pair_curve(
         sampling_mod._poisson_sample_laws(12000, 0.4, 0.7), None, "poisson laws")),
     ("secret", lambda: statpriv.secret_sample(20000, 8000, 7000)),
     ("per-record", lambda: statpriv.counting(
@@ -126,7 +127,7 @@ def test_windowed_noise_matches_full_support(noise, monkeypatch):
     # Laplace / geometric noise: delta is exactly 0 from the pure-DP point on
     curve = statpriv.counting(20000, 0.3, noise=noise)
     if not isinstance(noise, statpriv.Gaussian):
-        zero = noisy.max_log_ratio(noise)
+        zero = noise.zero_point_up()
         assert curve.delta(zero) == 0.0
         assert curve.epsilon(0.0) == pytest.approx(zero, rel=1e-15)
 
@@ -213,7 +214,7 @@ TREES = [
 def test_product_tree_matches_mpmath(case, drop, monkeypatch):
     monkeypatch.setattr(noisy, "DROP_NATS", drop)
     probs = TREES[case]
-    first, log_pmf, log_rest = counting_mod._poisson_binomial_window(probs.copy())
+    first, log_pmf, log_rest = counting_mod.poisson_binomial_window(probs.copy())
     truth = _mp_poisson_binomial(probs[(probs > 0) & (probs < 1)])
     missing = mpmath.fsum(truth[:first]) + mpmath.fsum(truth[first + len(log_pmf):])
     for i, x in enumerate(log_pmf):
@@ -277,7 +278,7 @@ def test_window_width_bound_holds():
                   np.full(3000, 1e-3)):
         width, _ = counting_mod._product_tree_work(*np.unique(probs, return_counts=True),
                                                    noisy.DROP_NATS)
-        _, log_pmf, _ = counting_mod._poisson_binomial_window(probs)
+        _, log_pmf, _ = counting_mod.poisson_binomial_window(probs)
         assert len(log_pmf) <= width
 
 

@@ -41,7 +41,7 @@ TESTS = _docstring_tests()
 
 def test_some_docstrings_have_examples():
     names = {t.name for t in TESTS}
-    for want in ("statpriv.counting.counting", "statpriv.sampling.secret_sample",
+    for want in ("statpriv.counting.counting", "statpriv.counting.secret_sample.secret_sample",
                  "statpriv.discrete.from_log_pmfs", "statpriv.dp.laplace",
                  "statpriv.curve.PrivacyCurve.delta", "statpriv.curve.PrivacyCurve.epsilon"):
         assert want in names

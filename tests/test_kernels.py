@@ -479,12 +479,12 @@ def test_monotone_flag_is_the_numpy_test():
 
 def test_binomial_shift_views_match_the_mixture_bit_for_bit():
     # the noisy paths' shift laws as two views of one padded buffer: the same
-    # arrays as _mixture(ln Z, ln Z, 1) on a full window and a cut one
-    from statpriv import _laws
+    # arrays as mixture(ln Z, ln Z, 1) on a full window and a cut one
+    from statpriv.laws import mixture, windows
     for N, pi, first, last in ((1000, 0.3, 0, 1000), (10**6, 0.5, 499000, 501000), (7, 0.9, 2, 5)):
-        log_z = _laws._binomial_log_pmf(N, pi, first, last)
-        want = _laws._mixture(log_z, log_z, 1.0)
-        got = _laws._binomial_shift(N, pi, first, last)
+        log_z = windows.binomial_log_pmf(N, pi, first, last)
+        want = mixture.mixture(log_z, log_z, 1.0)
+        got = mixture.binomial_shift(N, pi, first, last)
         for a, b in zip(got, want):
             assert a.dtype == b.dtype and np.array_equal(a, b)
         assert np.shares_memory(got[0], got[1])

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from statpriv import _core
-from statpriv._laws import _mpf_exact
+from statpriv._xprec import mpf_exact as _mpf_exact
 
 ld = np.longdouble
 ULP = 2.0 ** -63          # one unit in the last place of a long double in [1, 2)

@@ -11,8 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 import statpriv
 from statpriv import _core
-from statpriv.counting import _binomial_window_laws
-from statpriv.sampling import _subsample_laws
+from statpriv.counting.binomial import binomial_window_laws
+from statpriv.counting.sampling import _subsample_laws
 from helpers import assert_matches, check_against_reference, oracle
 
 NOISES = [statpriv.Laplace(0.5), statpriv.Laplace(3.0), statpriv.Gaussian(0.05),
@@ -54,7 +54,8 @@ def test_tiny_delta_vs_oracle(noise, eps):
 
 def test_gaussian_monotone_and_grid_paths_agree():
     # One crossing solved for vs every sign change found on a sigma/8 grid.
-    lp, lq = _binomial_window_laws(299, 0.4)[:2]
+    laws = binomial_window_laws(299, 0.4)
+    lp, lq = laws.log_p, laws.log_q
     eps = np.array([0.0, 0.003, 0.05, 0.4, 2.0])
     for sigma in (0.05, 0.2, 1.0, 4.0):
         solved = _core.GaussCurveCore(lp, lq, sigma, True)
@@ -67,7 +68,8 @@ def test_gaussian_monotone_and_grid_paths_agree():
 def test_geometric_matches_direct_convolution():
     # numpy convolution of the count pmf with the geometric pmf on a wide window
     n, pi, alpha = 40, 0.3, 0.6
-    lp, lq = _subsample_laws(n, pi, n)[:2]
+    laws = _subsample_laws(n, pi, n)
+    lp, lq = laws.log_p, laws.log_q
     k = np.arange(-400, 401)
     g = (1 - alpha) / (1 + alpha) * alpha ** np.abs(k)
     fp, fq = np.convolve(np.exp(lp), g), np.convolve(np.exp(lq), g)

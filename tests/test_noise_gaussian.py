@@ -15,7 +15,7 @@ import pytest
 
 import statpriv
 from statpriv import _core
-from statpriv.counting import _binomial_window_laws
+from statpriv.counting.binomial import binomial_window_laws
 from helpers import binomial_mp, gaussian_log_delta_mp, mixture_mp, oracle
 
 
@@ -114,7 +114,8 @@ def test_windowed_delta_stays_positive():
 
 def test_grid_path_agrees_with_single_crossing():
     # the general (non-monotone) scan against the one-crossing path
-    lp, lq, _, _ = _binomial_window_laws(299, 0.4)
+    laws = binomial_window_laws(299, 0.4)
+    lp, lq = laws.log_p, laws.log_q
     eps = np.array([0.0, 0.05, 0.4, 2.0])
     for sigma in (0.05, 1.0):
         solved = _core.GaussCurveCore(lp, lq, sigma, True)

@@ -96,11 +96,12 @@ def test_geometric_shift_kernels_bit_identical(n, pi, alpha):
     for bit."""
     import numpy as np
     from statpriv import _core
-    from statpriv.counting import _binomial_window_laws
+    from statpriv.counting.binomial import binomial_window_laws
     from statpriv.noise import _cells
-    laws = _binomial_window_laws(n - 1, pi, 11000.0)
-    lp, lq, law_lr = (np.asarray(a, dtype=np.longdouble) for a in laws[:3])
-    assert _cells._is_shift(lp, lq)
+    laws = binomial_window_laws(n - 1, pi, 11000.0)
+    lp, lq, law_lr = (np.asarray(a, dtype=np.longdouble)
+                      for a in (laws.log_p, laws.log_q, laws.log_ratio))
+    assert _cells.is_shift(lp, lq)
     general = _core.geometric_cells(lp, lq, alpha)
     shift = _core.geometric_cells(lp, lq, alpha, shift=True)
     assert all(_same_bits(a, b) for a, b in zip(general, shift))

@@ -1,23 +1,37 @@
 """Additive noise for counts, in count units with sensitivity 1 (docs/mathematics.md §6).
 
-A noise object only describes the distribution; ``statpriv.counting(...,
-noise=...)`` turns it into the exact statistical-privacy curve of the noisy
-count, and ``noise.dp_curve()`` gives the worst-case DP curve (the special
-case without data randomness).  Breutigam & Reischuk measures noise in fraction units:
-a fraction-unit scale psi is psi * n here.
+A noise object describes the distribution and is the strategy of everything
+that depends on it: ``statpriv.counting(..., noise=...)`` hands the count's
+laws to ``noise.curve(laws, ...)``, which trims them once where the kind needs
+it, builds the kind's exact evaluator and bounds what was cut; the same object
+owns the kind's worst-case DP facts -- ``dp_curve()`` (the special case
+without data randomness), the zero point, the closed-form Renyi divergence,
+the DP privacy-loss distribution and dp-accounting's own PLD of the mechanism
+-- so generic code calls methods and never asks which kind it holds.
+Breutigam & Reischuk measure noise in fraction units: a fraction-unit scale
+psi is psi * n here.
 
-One module per kind (laplace, gaussian, geometric): the class -- its
-parameter, validation, dp_curve, the small formulas statpriv.interval needs
--- and the builder of its noisy-count evaluator (``Noise._core``);
-_cells holds the pipeline they share.  NOISE_KINDS, below, is the one table
-of the kinds: the command line, statpriv.interval and statpriv.utility read
-it.  A new kind is a subclass in a new module here, added to that table
-(plus its C cells and its oracle module).
+One module per kind (laplace, gaussian, geometric) holds its class; _cells
+holds the cell pipeline the linear-scale kinds share.  NOISE_KINDS, below, is
+the one table of the kinds: the command line, statpriv.interval and
+statpriv.utility read it.  A new kind is one module with a ``Noise``
+subclass plus one entry in that table (and its C cells and oracle branch;
+docs/architecture.md walks through it).
 """
-from statpriv import _validate, dp  # noqa: F401  (statpriv.noise.dp: a landed name)
+import math
+
+import numpy as np
+
+from statpriv import _lazy
+from statpriv.curve import PrivacyCurve
+from statpriv.curve.recipe import factory
+from statpriv.laws import LawSource, windows
+from statpriv.laws import renyi as _renyi
 from statpriv.noise import _cells
 
-__all__ = ["NOISE_KINDS", "Gaussian", "Geometric", "Laplace", "Noise"]
+__all__ = ["DPPair", "NOISE_KINDS", "Gaussian", "Geometric", "Laplace", "Noise"]
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
 
 class Noise:
@@ -28,23 +42,25 @@ class Noise:
     so a curve can never see a parameter that was not validated.  Equal
     objects hash equal; build a new object for a new parameter.
 
-    A kind sets, besides ``kind``:
+    A kind sets ``kind``, ``param_name`` (the name of its parameter, a
+    read-only property alike), ``pure_dp`` (True if the noise alone is
+    (eps, 0)-DP for some eps: statpriv.interval asks for a delta for the
+    other kinds), ``_variance_factor`` (variance / param^2 where that is a
+    constant, else None: statpriv.utility's equal-utility noise), and
+    ``_tail_w`` (None, or mpf p -> w: beyond the last atom the noisy
+    densities' ratio is G_P(w)/G_Q(w) of the count laws' generating
+    functions, before the first G_P(1/w)/G_Q(1/w) -- the exact zero points:
+    e^(1/b) for Laplace(b), 1/alpha for geometric), and implements:
 
-    param_name : the name of its parameter (a read-only property alike).
-    pure_dp : True if the noise alone is (eps, 0)-DP for some eps (delta is
-        exactly 0 from a finite eps on); statpriv.interval asks for a delta
-        for the other kinds.
-    _tail_w : None, or mpf p -> w (mpmath): beyond the last atom the noisy
-        densities' ratio is G_P(w)/G_Q(w) (generating functions of the count
-        laws), before the first G_P(1/w)/G_Q(1/w) -- the exact zero points
-        (e^(1/b) for Laplace(b), 1/alpha for geometric).
-    _trims : the evaluator scales the atoms linearly (long double range), so
-        atoms more than _cells.DROP_NATS below the largest are cut first,
-        their mass bounded (``_trim``).
-    _variance_factor : variance / param^2 where that is a constant, else
-        None (statpriv.utility's equal-utility noise).
-    _core(lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo) :
-        the C evaluator of the count laws plus this noise (see _cells.core).
+    _core(laws) : the C evaluator of (trimmed, live) count laws plus this noise;
+    _trim(laws) : the laws the evaluator takes (default: the atoms within
+        DROP_NATS of the largest, the cut mass added to the rests);
+    zero_point_up() : the smallest float >= sup |ln f_P/f_Q| of any count
+        plus this noise (inf if none);
+    dp_core(), _dp_reference() : the worst-case DP curve's C evaluator and
+        mpmath brute force;
+    dp_renyi(alpha), dp_privacy_loss_distribution(h, tail),
+    dp_accounting_pld(h, sensitivity), dp_loss_span() : its DP facts;
     _interval_epsilon / _interval_confidence / _interval_width /
     _interval_noise : the per-kind formulas of statpriv.interval.
     """
@@ -54,7 +70,6 @@ class Noise:
     param_name = None
     pure_dp = False
     _tail_w = None
-    _trims = True
     _variance_factor = None
 
     def __init__(self, param):
@@ -87,19 +102,149 @@ class Noise:
     def __hash__(self):
         return hash((self.kind, self._param))
 
-    def _trim(self, lp, lq, lr, lr_lo):
-        """(lp, lq, lr, lr_lo, cut_p, cut_q): the laws without the atoms far
-        below the largest, ln of the P and Q mass cut (statpriv._laws._pair_curve)."""
-        return _cells.trim_laws(lp, lq, lr, lr_lo)
+    # -- a count plus this noise -----------------------------------------------
+    def window_drop(self):
+        """Atoms more than this many nats below the largest are cut before the
+        noise is added (the cells scale atoms linearly), or None (every atom
+        is kept): a window may be cut there up front."""
+        return windows.DROP_NATS
 
-    def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
+    def _trim(self, laws):
+        return _cells.trim(laws)
+
+    def _core(self, laws):
         raise ValueError(f"noise must be {kinds_text()}, got {self!r}")
+
+    def _release_laws(self, laws, zero_plus, zero_minus):
+        """What the noisy curve knows of its laws (PrivacyCurve's ``laws``):
+        none by default (the noisy outcomes are continuous)."""
+        return None
+
+    def curve(self, laws, reference, description):
+        """The curve of count laws (statpriv.laws.Laws, live atoms) plus this noise:
+        H_eps(P*N || Q*N).  The laws are trimmed once (``_trim``); with a
+        window the mass left out is added to delta (BoundedCurveCore), and
+        delta is 0 from the zero points on: the laws' bounds on ln P/Q (a
+        noisy density is a mixture of the atoms' pairs) and the noise's own
+        (``zero_points``)."""
+        ld = np.longdouble
+        laws = self._trim(laws.replace(log_p=np.asarray(laws.log_p, dtype=ld),
+                                       log_q=np.asarray(laws.log_q, dtype=ld)))
+        core = self._core(laws)
+        zero_plus, zero_minus = laws.log_ratio_max, -laws.log_ratio_min
+        if laws.windowed:
+            noise_plus, noise_minus = self.zero_points(laws.tail_ratio)
+            zero_plus, zero_minus = min(zero_plus, noise_plus), min(zero_minus, noise_minus)
+            core = _core.BoundedCurveCore(core, laws.log_rest_p, laws.log_rest_q, math.inf,
+                                          -math.inf, zero_plus, zero_minus)
+        return PrivacyCurve(core, reference, f"{description}, noise={self!r}",
+                            laws=self._release_laws(laws, zero_plus, zero_minus))
+
+    def zero_point_up(self):
+        """The smallest float >= the largest |ln f_P/f_Q| of any count plus
+        this noise (Breutigam & Reischuk Lemma 5): delta is 0 from there on;
+        inf for noise that is not pure DP."""
+        return math.inf
+
+    def zero_points(self, tail_ratio=None):
+        """(zero_plus, zero_minus): floats at or above sup ln f_P/f_Q (resp.
+        f_Q/f_P) of the FULL count laws plus this noise, whatever was cut:
+        the exact ln G_P(w)/G_Q(w) rounded up where the generating-function
+        ratio is known (``tail_ratio``; w from ``_tail_w``), else the pure-DP
+        bound zero_point_up(); inf for noise without one (Gaussian)."""
+        if self._tail_w is None:
+            return math.inf, math.inf
+        bound = self.zero_point_up()
+        if tail_ratio is None:
+            return bound, bound
+        import mpmath
+        from statpriv._xprec import float_up
+        with mpmath.workdps(40):
+            w = self._tail_w(mpmath.mpf(self.param))
+            plus = float_up(mpmath.log(tail_ratio(w)))
+            minus = float_up(-mpmath.log(tail_ratio(1 / w)))
+        return min(plus, bound), min(minus, bound)
+
+    # -- worst-case DP: the noise alone, N against N + 1 ------------------------
+    @factory
+    def dp_curve(self):
+        """The worst-case DP curve of this noise (sensitivity 1): statpriv.dp."""
+        return self._dp_curve(f"DP {self.kind} {self.param_name}={self.param}")
+
+    def _dp_curve(self, description):
+        reference = self._dp_reference()
+        return PrivacyCurve(self.dp_core(), lambda eps, direction: reference(eps),
+                            description, laws=DPPair(self))
+
+    def dp_loss_span(self):
+        """The width of the losses dp-accounting's PLD of the mechanism spans
+        (its grid needs about span / h bins); 0 where it is a few atoms."""
+        return 0.0
+
+
+class DPPair(LawSource):
+    """The laws of a worst-case DP curve: noise N against N + sensitivity.
+
+    What the curve knows of them (PrivacyCurve's ``laws``): the noise kind's
+    closed-form Renyi divergence and DP privacy-loss distribution, and
+    dp-accounting's own PLD of the mechanism (the export's native route) --
+    or, where the pair is given as discrete ``laws`` (dp.geometric at an
+    integer sensitivity > 1: the lumped atoms), the exact PLD and Renyi
+    divergence of those.  ``native_export`` False keeps the export on the
+    curve's own delta (connect-the-dots): a labelled approximation that is
+    not dp-accounting's mechanism."""
+
+    def __init__(self, noise, sensitivity=1, *, laws=None, native_export=True):
+        self.noise, self.sensitivity, self.laws = noise, sensitivity, laws
+        self.native_export = bool(native_export)
+
+    @property
+    def has_log_pmfs(self):
+        return self.laws is not None and self.laws.has_log_pmfs
+
+    def log_pmfs(self):
+        return super().log_pmfs() if self.laws is None else self.laws.log_pmfs()
+
+    def privacy_loss_distribution(self, value_discretization_interval=1e-4,
+                                  tail_mass_truncation=1e-15, description=None):
+        if self.laws is not None:
+            return self.laws.privacy_loss_distribution(value_discretization_interval,
+                                                       tail_mass_truncation, description)
+        return self.noise.dp_privacy_loss_distribution(value_discretization_interval,
+                                                       tail_mass_truncation)
+
+    def renyi(self, alpha, direction="max"):
+        """D_alpha (symmetric: every direction alike): the kind's closed form,
+        or the exact PLD's of the lumped atoms."""
+        if self.laws is not None:
+            return self.privacy_loss_distribution().renyi(alpha, direction)
+        arr = _renyi.orders(alpha)
+        out = np.array([self.noise.dp_renyi(float(a)) for a in arr.ravel()]).reshape(arr.shape)
+        return float(out[()]) if arr.ndim == 0 else out
+
+    def dp_accounting_pld(self, value_discretization_interval):
+        """dp-accounting's own PLD of the mechanism (None: not the export's route)."""
+        if not self.native_export:
+            return None
+        from statpriv.curve.export import MAX_GRID
+        h = value_discretization_interval
+        span = self.noise.dp_loss_span()
+        if span / h > MAX_GRID:
+            raise ValueError(f"value_discretization_interval={h!r} needs a PLD of about "
+                             f"{span / h:.3g} bins (more than {MAX_GRID}); take a larger interval")
+        return self.noise.dp_accounting_pld(h, self.sensitivity)
 
 
 def kinds_text(prefix="statpriv."):
     """'statpriv.Laplace, Gaussian or Geometric': the kinds, for messages."""
     names = [cls.__name__ for cls in NOISE_KINDS.values()]
     return prefix + ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _dp_accounting_pld_module():
+    """dp-accounting's privacy_loss_distribution module (the optional extra)."""
+    from statpriv.curve.export import _dp_accounting
+    return _dp_accounting()[1]
 
 
 from statpriv.noise.laplace import Laplace  # noqa: E402  (the kinds subclass Noise)

@@ -16,8 +16,9 @@ import math
 
 import numpy as np
 
-from statpriv import _lazy, _validate, dp
-from statpriv.noise import Noise, _cells
+from statpriv import _lazy, _validate, oracle
+from statpriv.laws import pld
+from statpriv.noise import Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
@@ -28,7 +29,6 @@ class Gaussian(Noise):
     __slots__ = ()
     kind = "gaussian"
     param_name = "sigma"
-    _trims = False             # the kernel works in logs and keeps every atom
     _variance_factor = 1.0
 
     def __init__(self, sigma):
@@ -42,24 +42,69 @@ class Gaussian(Noise):
     def variance(self):
         return self.param * self.param
 
-    def dp_curve(self):
-        return dp.gaussian(self.param)
+    def window_drop(self):
+        return None                # the kernel works in logs and keeps every atom
 
-    def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
+    def _trim(self, laws):
+        return laws                # (at large eps the extreme atoms dominate)
+
+    def _core(self, laws):
         # the accurate ln P/Q (and its low parts) gives every D_k = P(k) -
         # e^eps Q(k) its relative accuracy (csrc/gaussian.c, gauss_log_d)
         # monotone_ratio (P is Q shifted by one, Q log-concave: binomial,
         # Poisson-binomial) implies the monotone likelihood ratio; no check
-        mlr = bool(monotone_ratio) or _cells.monotone_likelihood_ratio(lp, lq)
-        return _core.GaussCurveCore(lp, lq, self.sigma, mlr, lr=log_ratio, lr_lo=log_ratio_lo)
+        lp, lq = laws.log_p, laws.log_q
+        mlr = bool(laws.monotone_ratio) or _cells.monotone_likelihood_ratio(lp, lq)
+        return _core.GaussCurveCore(lp, lq, self.sigma, mlr, lr=laws.log_ratio,
+                                    lr_lo=laws.log_ratio_lo)
+
+    # -- worst-case DP (Balle & Wang, "Improving the Gaussian mechanism for
+    # differential privacy", Thm. 8; csrc/dp.c)
+    def dp_core(self):
+        return _core.DPCurveCore("gaussian", self.sigma)
+
+    def _dp_reference(self):
+        sigma = self.sigma
+        return lambda eps: oracle.dp_gaussian_delta(sigma, eps)
+
+    def dp_renyi(self, alpha):
+        """alpha / (2 sigma^2) (Mironov, "Renyi differential privacy")."""
+        return alpha / (2.0 * self.sigma * self.sigma)
+
+    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
+        """Pessimistic PLD on the grid h Z: L ~ N(mu, 2 mu), mu = 1/(2 sigma^2),
+        both sides; the mass beyond mu +- z/sigma (tail_mass_truncation in
+        all) moved, the upper part to +inf."""
+        from scipy import special
+        sigma = self.sigma
+        mu = 1.0 / (2.0 * sigma * sigma)
+        s = 1.0 / sigma
+        z = float(-special.ndtri(tail_mass_truncation / 2.0))
+
+        def cdf(t):
+            return special.ndtr((t - mu) / s)
+
+        def sf(t):
+            return special.ndtr((mu - t) / s)
+        return pld.from_loss_cdf(cdf, sf, mu - z * s, mu + z * s, value_discretization_interval,
+                                 tail_mass_truncation, f"DP gaussian {sigma}")
+
+    def dp_loss_span(self):
+        # dp-accounting's grid, truncated at its default log mass -50:
+        # |L| <= 1/(2 sigma^2) + 10/sigma
+        return 1.0 / self.sigma ** 2 + 20.0 / self.sigma
+
+    def dp_accounting_pld(self, value_discretization_interval, sensitivity=1):
+        return _dp_accounting_pld_module().from_gaussian_mechanism(
+            self.sigma, value_discretization_interval=value_discretization_interval)
 
     # statpriv.interval: P[|N| < t] = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2));
     # not pure DP: the level is the smallest eps with delta_sigma(eps) <= delta
-    # on the worst-case curve dp.gaussian(sigma)
+    # on the worst-case curve Gaussian(sigma).dp_curve()
     @staticmethod
     def _interval_epsilon(width, confidence, count, delta):
         sigma = width * count / _gaussian_z(confidence)
-        return dp.gaussian(sigma).epsilon(delta)
+        return Gaussian(sigma).dp_curve().epsilon(delta)
 
     @staticmethod
     def _interval_confidence(eps, width, count, delta):
@@ -83,7 +128,7 @@ def _gaussian_z(p):
 
 
 def _gaussian_sigma_for(eps, delta):
-    """Smallest sigma with delta_sigma(eps) <= delta on dp.gaussian(sigma).
+    """Smallest sigma with delta_sigma(eps) <= delta on Gaussian(sigma).dp_curve().
 
     delta_sigma(eps) falls strictly from 1 (sigma -> 0) to 0 (sigma -> inf), so
     the root of ln delta_sigma(eps) = ln delta in ln sigma is bracketed by
@@ -92,7 +137,7 @@ def _gaussian_sigma_for(eps, delta):
     log_target = math.log(delta)
 
     def f(log_sigma):
-        return dp.gaussian(math.exp(log_sigma)).log_delta(eps) - log_target
+        return Gaussian(math.exp(log_sigma)).dp_curve().log_delta(eps) - log_target
 
     guess = math.log(max(math.sqrt(2.0 * math.log(1.25 / delta)) / eps, 1e-300))
     lo = hi = guess

@@ -11,8 +11,11 @@ import math
 
 import numpy as np
 
-from statpriv import _lazy, _validate, dp
-from statpriv.noise import Noise, _cells
+from statpriv import _lazy, _validate, _xprec, oracle
+from statpriv.curve import PrivacyCurve
+from statpriv.laws import LazyLaws, Laws, pair_core, pld
+from statpriv.laws.discrete import discrete_reference, laws_from_log_pmfs
+from statpriv.noise import DPPair, Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 _LN2 = math.log(2.0)
@@ -49,14 +52,15 @@ class Geometric(Noise):
     def variance(self):
         return 2.0 * self.param / (1.0 - self.param) ** 2
 
-    def dp_curve(self):
-        return dp.geometric(self.param)
+    def zero_point_up(self):
+        return _zero_point_up(self.alpha)
 
-    def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
-        lp, lq, log_ratio, law_lr, law_lo, atom_log_ratio = _cells.trimmed_ratios(
-            lp, lq, log_ratio, log_ratio_lo)
+    def _core(self, laws):
+        lp, lq = laws.log_p, laws.log_q
+        log_ratio, law_lr, law_lo, atom_log_ratio = _cells.close_ratios(
+            lp, lq, laws.log_ratio, laws.log_ratio_lo)
         # a pure shift (a count without sampling): P's cells are Q's one on
-        shift = _cells._is_shift(lp, lq)
+        shift = _cells.is_shift(lp, lq)
         if shift and log_ratio is not None:
             # the three steps below in one pass (the same values)
             cell_lp, cell_lq, lr, err = _core.geometric_shift_ratios(lp, lq, log_ratio,
@@ -70,14 +74,83 @@ class Geometric(Noise):
             else:
                 err = np.full(len(lr), 4e-16)
         n = len(cell_lp)
-        lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, self.alpha,
+        lr_lo, sides = _cells.exact_tails(lr, laws.tail_ratio, _tail_w, self.alpha,
                                           ((0, 1), (n - 2, n - 1)))
         if lr_lo is not None:
             atom_lr = atom_log_ratio if atom_log_ratio is not None else _cells._log_ratio(lp, lq)
             _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, self.alpha,
                                       lr, lr_lo, sides, err)
-        bound = _core.zero_point_up("geometric", self.alpha)   # -ln alpha rounded up
+        bound = _zero_point_up(self.alpha)                     # -ln alpha rounded up
         return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
+
+    def _release_laws(self, laws, zero_plus, zero_minus):
+        """The noisy release is discrete: its exact laws are the pmfs of the
+        count plus the noise on the atoms and two aggregated tails
+        (_core.geometric_cells; beyond the last atom both noisy pmfs decay
+        like alpha^t, so each tail is one atom of constant loss), built on
+        first use (the privacy-loss distribution, compositions)."""
+        lp, lq, alpha = laws.log_p, laws.log_q, self.alpha
+        rest_p, rest_q = float(laws.log_rest_p), float(laws.log_rest_q)
+
+        def build():
+            cell_lp, cell_lq = _core.geometric_cells(lp, lq, alpha)
+            return Laws(cell_lp, cell_lq, None, log_rest_p=rest_p, log_rest_q=rest_q,
+                        log_ratio_max=float(zero_plus), log_ratio_min=float(-zero_minus))
+        return LazyLaws(build)
+
+    # -- worst-case DP: delta(eps) = max(0, 1 - alpha e^eps) / (1 + alpha) (csrc/dp.c)
+    def dp_core(self):
+        # -ln alpha to ~106 bits (mpmath), held as a double-double
+        return _core.DPCurveCore("geometric", self.alpha, _core.neg_log_double_double(self.alpha))
+
+    def _dp_reference(self):
+        alpha = self.alpha
+        return lambda eps: oracle.dp_geometric_delta(alpha, eps)
+
+    def _dp_lumped_curve(self, sensitivity, description):
+        """The worst-case DP curve at an integer sensitivity s > 1: the outcomes
+        x <= 0 (all of likelihood ratio alpha^s) and x >= s (ratio alpha^-s)
+        lumped, which leaves the curve unchanged, and the s + 1 atoms
+        P = (alpha^s, c alpha^(s-1), ..., c alpha, 1) / ..., Q the mirror
+        image, c = (1-alpha)/(1+alpha), taken as exact discrete laws."""
+        alpha, s = self.alpha, sensitivity
+        la, l1p = np.log(alpha), np.log1p(alpha)
+        log_c = np.log1p(-alpha) - l1p
+        x = np.arange(1, s, dtype=np.float64)
+        log_p = np.concatenate(([s * la - l1p], log_c + (s - x) * la, [-l1p]))
+        log_q = log_p[::-1].copy()
+        laws = laws_from_log_pmfs(log_p, log_q, 0).live()
+        return PrivacyCurve(pair_core(laws), discrete_reference(log_p, log_q), description,
+                            laws=DPPair(self, s, laws=laws))
+
+    def dp_renyi(self, alpha):
+        """ln( (g^(1-a) + g^a) / (1 + g) ) / (a - 1) for geometric(g): P(x <= 0)
+        = 1/(1+g) at loss -ln g, the rest at ln g; -ln g at a = inf."""
+        import mpmath
+        with mpmath.workdps(40):
+            g = mpmath.mpf(self.alpha)
+            if alpha == math.inf:
+                return float(-mpmath.log(g))
+            if alpha == 1.0:
+                return float(-mpmath.log(g) * (1 - g) / (1 + g))
+            al = mpmath.mpf(alpha)
+            s = (g ** (1 - al) + g ** al) / (1 + g)
+            return float(mpmath.log(s) / (al - 1))
+
+    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
+        """Exact: P = geometric at 0, Q at 1; L = -ln alpha on x <= 0 (P-mass
+        1/(1+alpha)), ln alpha on x >= 1 (mass alpha/(1+alpha)); symmetric."""
+        a = np.longdouble(self.alpha)
+        eps0 = -np.log(a)
+        side = pld.PLDSide([-eps0, eps0], [a / (1 + a), 1 / (1 + a)])
+        return pld.PrivacyLossDistribution(side, side, exact=True,
+                                           description=f"DP geometric alpha={self.alpha}")
+
+    def dp_accounting_pld(self, value_discretization_interval, sensitivity=1):
+        # dp-accounting's discrete Laplace, parameter -ln alpha
+        return _dp_accounting_pld_module().from_discrete_laplace_mechanism(
+            -math.log(self.alpha), sensitivity=sensitivity,
+            value_discretization_interval=value_discretization_interval, use_connect_dots=True)
 
     # statpriv.interval: alpha = e^(-eps) (eps-DP for sensitivity 1); with
     # K = ceil(w c), P[|N| < w c] = P[|N| <= K - 1] = 1 - 2 alpha^K / (1 + alpha)
@@ -96,6 +169,11 @@ class Geometric(Noise):
     @classmethod
     def _interval_noise(cls, width, confidence, count):
         return cls(math.exp(-_geometric_epsilon(_integer_bound(width * count), confidence)))
+
+
+def _zero_point_up(alpha):
+    """-ln alpha rounded up to a float: delta = 0 exactly from there on."""
+    return _core.zero_point_up("geometric", alpha)
 
 
 def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err):
@@ -132,7 +210,7 @@ def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_l
             bound = rel[ok] * d[ok].astype(np.float64)
             better = bound < err[ok + 1]
             ok, bound, d = ok[better], bound[better], d[ok[better]]
-            new_hi, e = _cells._two_sum(np.full(len(ok), hi, dtype=np.longdouble),
+            new_hi, e = _xprec.two_sum(np.full(len(ok), hi, dtype=np.longdouble),
                                         -d if side == 1 else d)
             lr[ok + 1] = new_hi
             lr_lo[ok + 1] = e + lo

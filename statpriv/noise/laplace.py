@@ -12,8 +12,9 @@ import math
 
 import numpy as np
 
-from statpriv import _lazy, _validate, dp
-from statpriv.noise import Noise, _cells
+from statpriv import _lazy, _validate, _xprec, oracle
+from statpriv.laws import pld
+from statpriv.noise import Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
@@ -45,26 +46,79 @@ class Laplace(Noise):
     def variance(self):
         return 2.0 * self.param * self.param
 
-    def dp_curve(self):
-        return dp.laplace(self.param)
+    def zero_point_up(self):
+        return _zero_point_up(self.scale)
 
-    def _trim(self, lp, lq, lr, lr_lo):
-        if _cells._is_shift(lp, lq):
+    def _trim(self, laws):
+        if _cells.is_shift(laws.log_p, laws.log_q):
             # a pure shift P = Z(. - 1), Q = Z: trim Z and rebuild the
             # shift, so the window stays an exact shift (_laplace_shift_core's
             # closed-form ratios); both laws lose Z's cut mass
-            lp, lq, cut_p, cut_q = _cells.trim_shift(lq, (lp, lq))
-            return lp, lq, None, None, cut_p, cut_q    # the shift's ratios: closed form
-        return super()._trim(lp, lq, lr, lr_lo)
+            lp, lq, cut_p, cut_q = _cells.trim_shift(laws.log_q, (laws.log_p, laws.log_q))
+            return laws.replace(log_p=lp, log_q=lq, log_ratio=None, log_ratio_lo=None,
+                                log_rest_p=float(np.logaddexp(laws.log_rest_p, cut_p)),
+                                log_rest_q=float(np.logaddexp(laws.log_rest_q, cut_q)))
+        return super()._trim(laws)
 
-    def _core(self, lp, lq, monotone_ratio, tail_ratio, log_ratio, log_ratio_lo):
-        sl = _cells._trim_slice(lp, lq)
-        if _cells._is_shift(lp[sl], lq[sl]):
+    def _core(self, laws):
+        lp, lq = laws.log_p, laws.log_q
+        if _cells.is_shift(lp, lq):
             # (the shift's ratios are closed forms: no law ratio needed)
-            return _laplace_shift_core(lp[sl], lq[sl], self.scale, tail_ratio)
-        lp, lq, log_ratio, law_lr, law_lo, _ = _cells.trimmed_ratios(lp, lq, log_ratio,
-                                                                     log_ratio_lo)
-        return _laplace_core(lp, lq, self.scale, tail_ratio, log_ratio, law_lr, law_lo)
+            return _laplace_shift_core(lp, lq, self.scale, laws.tail_ratio)
+        log_ratio, law_lr, law_lo, _ = _cells.close_ratios(lp, lq, laws.log_ratio,
+                                                           laws.log_ratio_lo)
+        return _laplace_core(lp, lq, self.scale, laws.tail_ratio, log_ratio, law_lr, law_lo)
+
+    # -- worst-case DP: delta(eps) = max(0, 1 - exp((eps - 1/b)/2)) (csrc/dp.c)
+    def dp_core(self):
+        return _core.DPCurveCore("laplace", self.scale)
+
+    def _dp_reference(self):
+        b = self.scale
+        return lambda eps: oracle.dp_laplace_delta(b, eps)
+
+    def dp_renyi(self, alpha):
+        """ln( a/(2a-1) e^((a-1)/b) + (a-1)/(2a-1) e^(-a/b) ) / (a - 1) (Mironov,
+        "Renyi differential privacy", Table II; a = 1/2 as the limit, the KL
+        divergence 1/b + e^(-1/b) - 1 at a = 1, 1/b at a = inf)."""
+        import mpmath
+        with mpmath.workdps(40):
+            b = mpmath.mpf(self.scale)
+            if alpha == math.inf:
+                return float(1 / b)
+            if alpha == 1.0:
+                return float(1 / b + mpmath.expm1(-1 / b))
+            al = mpmath.mpf(alpha)
+            if alpha == 0.5:
+                s = mpmath.exp(-1 / (2 * b)) * (1 + 1 / (2 * b))
+            else:
+                s = (al / (2 * al - 1) * mpmath.exp((al - 1) / b)
+                     + (al - 1) / (2 * al - 1) * mpmath.exp(-al / b))
+            return float(mpmath.log(s) / (al - 1))
+
+    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
+        """Pessimistic PLD on the grid h Z: L = 1/b with mass 1/2, -1/b with
+        mass e^(-1/b)/2, and in between P[L <= t] = e^(-(1 - b t)/(2b))/2
+        (both sides equal; nothing truncated)."""
+        b = self.scale
+        lower, upper = -1.0 / b, 1.0 / b
+
+        def cdf(t):
+            with np.errstate(over="ignore"):
+                inner = 0.5 * np.exp(-(1.0 - b * np.minimum(t, upper)) / (2.0 * b))
+            return np.where(t < lower, 0.0, np.where(t >= upper, 1.0, inner))
+
+        def sf(t):
+            return 1.0 - cdf(t)               # the inner CDF is <= 1/2: no cancellation
+        return pld.from_loss_cdf(cdf, sf, lower, upper, value_discretization_interval, 0.0,
+                                 f"DP laplace {b}")
+
+    def dp_loss_span(self):
+        return 2.0 / self.scale              # |L| <= 1/b
+
+    def dp_accounting_pld(self, value_discretization_interval, sensitivity=1):
+        return _dp_accounting_pld_module().from_laplace_mechanism(
+            self.scale, value_discretization_interval=value_discretization_interval)
 
     # statpriv.interval: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi &
     # D'Acquisto eq. (9)), hence eps = -ln(1 - p)/(w c) (eq. (10))
@@ -85,6 +139,11 @@ class Laplace(Noise):
         return cls(width * count / -math.log1p(-confidence))
 
 
+def _zero_point_up(b):
+    """1/b rounded up to a float: delta = 0 exactly from there on."""
+    return _core.zero_point_up("laplace", b)
+
+
 def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
     """Laplace(scale) noise on general (trimmed) laws: the cells of both laws
     in one C pass, their log ratios from the difference law D = P - Q =
@@ -102,7 +161,7 @@ def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
      *errs) = _core.laplace_cells_diff(lp, lq, log_ratio, scale)
     n = len(cell_lp)
     lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, scale, ((0,), (n - 1,)))
-    bound = _core.zero_point_up("laplace", scale)     # 1/b rounded up
+    bound = _zero_point_up(scale)                     # 1/b rounded up
     if lr_lo is not None:
         ll_lo, rr_lo = _laplace_end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, scale,
                                            lr, lr_lo, sides, errs[1], errs[2])
@@ -135,14 +194,13 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
     needed: one pass over Q's cells, O(atoms).
     """
     import mpmath
-    from statpriv._laws import _mpf_exact
     ld = np.longdouble
     n = len(lp)
     cell_lq, ll_q, lr_q = _core.laplace_cells_one(lq, b)
     with mpmath.workdps(40):
         ib_mp = 1 / mpmath.mpf(b)
         ib = ld(mpmath.nstr(ib_mp, 25, strip_zeros=False))
-        ib_lo = ld(float(ib_mp - _mpf_exact(ib)))
+        ib_lo = ld(float(ib_mp - _xprec.mpf_exact(ib)))
     ln2 = np.log(ld(2))
     # P's cells from Q's: L_P(j) = L_Q(j-1), R_P(j) = R_Q(j-1) (cells i = j + 1)
     ll_p = np.empty(n + 1, dtype=ld)
@@ -195,7 +253,7 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
             lr_lo = np.zeros(n + 1, dtype=ld)
         lr_lo[near_cells] = near_lo   # (exact_tails sets only the tail cells)
     _clip_interior(lr, lr_lo, sides, _interior_lo_bound(lr_lo, near_cells))
-    bound = _core.zero_point_up("laplace", b)
+    bound = _zero_point_up(b)
     return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=(ll_p, lr_p, ll_q, lr_q, b, ll_lo, rr_lo),
                                max_log_ratio=bound, lr_lo=lr_lo)
 
@@ -248,7 +306,7 @@ def _shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo):
         form_b = np.isfinite(c) & (z < 0.5) & ~form_a
     cells, lows = [], []
     for form, sign, small in ((form_a, 1, -y[form_a]), (form_b, -1, z[form_b])):
-        hi, err = _cells._two_sum(np.full(small.size, sign * ib, dtype=ld),
+        hi, err = _xprec.two_sum(np.full(small.size, sign * ib, dtype=ld),
                                   np.log1p(small).astype(ld))
         lr[near[form] + 1] = hi
         cells.append(near[form] + 1)
@@ -465,7 +523,7 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
                 ok, bound = cand[keep], bound[keep]
                 if ok.size == 0:
                     continue
-                value, e = _cells._two_sum(np.full(ok.size, hi, dtype=ld),
+                value, e = _xprec.two_sum(np.full(ok.size, hi, dtype=ld),
                                            sign * corr[at[keep]])
                 new = base[ok] + value
                 target[ok] = new

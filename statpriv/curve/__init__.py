@@ -42,28 +42,39 @@ class PrivacyCurve:
     Parameters
     ----------
     core : statpriv._core.CurveCore
-        The C evaluator of ln delta.
+        The C evaluator of ln delta (or any object with the same
+        ``log_delta(eps, direction)`` and ``epsilon(log_target, direction)``).
     reference : callable(eps_list, direction) -> list of mpmath.mpf, optional
         The mpmath brute force for ``precision="mp"``.
     description : str
         What the curve is, for repr.
     exact : bool
         False for labelled approximations (``approx="normal"``).
+    laws : optional, keyword only
+        What the curve knows of its pair of laws, given at construction: a
+        ``statpriv.laws.Laws`` value (discrete atoms), a lazy source, the
+        noise pair of a worst-case DP curve (``statpriv.noise.DPPair``) or a
+        privacy-loss distribution.  It answers ``log_pmfs()`` (where
+        ``has_log_pmfs``), ``privacy_loss_distribution(h, tail, description)``
+        and, where the kind has them, a closed-form ``renyi(alpha,
+        direction)`` and a native ``dp_accounting_pld(h)``; None: the curve
+        has none of these (delta and epsilon only).
 
-    Curves are immutable: ``description`` and ``exact`` are read-only and no
-    public attribute can be added.
+    Curves are immutable: ``description``, ``exact``, ``laws`` and
+    ``params`` are read-only and no public attribute can be added.  A curve
+    built by a public factory remembers the call (``params``) and pickles by
+    repeating it: a curve is rebuilt, not its C state copied.
     """
 
-    _log_pmfs = None        # LogPmfs, or a callable returning them, on discrete curves
-    _dp_accounting_params = None   # (kind, parameter) on statpriv.dp.* curves (accounting export)
-    _pld_laws = None        # callable -> statpriv.pld.DiscreteLaws (extended precision)
-    _pld = None             # the PrivacyLossDistribution of a composition
+    _recipe = None          # the public factory call that built the curve (statpriv.curve.recipe)
 
-    def __init__(self, core, reference=None, description="privacy curve", exact=True):
+    def __init__(self, core, reference=None, description="privacy curve", exact=True, *,
+                 laws=None):
         self._core = core
         self._reference = reference
         self._description = str(description)
         self._exact = bool(exact)
+        self._laws = laws
 
     def __setattr__(self, name, value):
         if not name.startswith("_"):
@@ -79,6 +90,23 @@ class PrivacyCurve:
     def exact(self):
         """False for labelled approximations (``approx="normal"``); read-only."""
         return self._exact
+
+    @property
+    def laws(self):
+        """What the curve knows of its pair of laws (see the class docstring), or None."""
+        return self._laws
+
+    @property
+    def params(self):
+        """The arguments of the public factory call that built the curve, by
+        name (a new dict); empty for a curve built otherwise."""
+        return {} if self._recipe is None else self._recipe.arguments()
+
+    def __reduce__(self):
+        if self._recipe is None:
+            raise TypeError(f"cannot pickle <PrivacyCurve {self.description}>: it was not built "
+                            "by a public statpriv factory, so it cannot be rebuilt")
+        return self._recipe.reduce()
 
     def __repr__(self):
         return f"<PrivacyCurve {self.description}>"
@@ -193,13 +221,13 @@ class PrivacyCurve:
         return float(out[()]) if scalar else out
 
     def log_pmfs(self):
-        """The discrete laws behind the curve, as statpriv.discrete.LogPmfs.
+        """The discrete laws behind the curve, as statpriv.laws.LogPmfs.
 
         A named tuple (support_start, log_p, log_q, log_rest_p, log_rest_q):
         ln P(x), ln Q(x) on the atoms x = support_start, support_start + 1,
         ... (P: target positive/present, Q: negative/absent).  For large
         counts the arrays are a window of the laws -- the atoms within a fixed
-        number of nats of the largest (statpriv._laws._window) -- and
+        number of nats of the largest (statpriv.laws.windows.window) -- and
         log_rest_p, log_rest_q are ln of bounds on the mass outside it, which
         the curve adds to delta; -inf when the arrays are the whole laws.
 
@@ -213,11 +241,11 @@ class PrivacyCurve:
         >>> laws.support_start, [round(float(v), 4) for v in laws.log_p.tolist()]
         (0, [-inf, -1.3863, -0.6931, -1.3863])
         """
-        laws = self._log_pmfs
-        if laws is None:
+        laws = self._laws
+        if laws is None or not laws.has_log_pmfs:
             raise ValueError(f"{self.description}: no discrete laws are available for this "
                              "curve (noisy, sampled or continuous mechanisms)")
-        return laws() if callable(laws) else laws
+        return laws.log_pmfs()
 
     # -- dp-accounting conventions ----------------------------------------
     def get_delta_for_epsilon(self, epsilon):
@@ -234,20 +262,20 @@ class PrivacyCurve:
         """A pessimistic dp-accounting PrivacyLossDistribution of this curve:
         delta(eps) <= its delta(eps) <= (1 + c) delta(eps - h) + T, h =
         value_discretization_interval, c and T small (see
-        statpriv.accounting.to_dp_accounting; needs the optional extra
+        statpriv.curve.export.to_dp_accounting; needs the optional extra
         ``statpriv[accounting]``)."""
-        from statpriv import accounting
-        return accounting.to_dp_accounting(self, value_discretization_interval,
-                                           method=method, tail_mass=tail_mass)
+        from statpriv.curve import export
+        return export.to_dp_accounting(self, value_discretization_interval,
+                                       method=method, tail_mass=tail_mass)
 
     def total_variation(self):
         """delta(0): the total-variation distance between P and Q."""
         return self.delta(0.0)
 
-    # -- accounting (statpriv.pld, statpriv.renyi) ------------------------
+    # -- accounting (the curve's laws: statpriv.laws.pld, statpriv.laws.renyi) --
     def privacy_loss_distribution(self, value_discretization_interval=None, *,
                                   tail_mass_truncation=1e-15):
-        """The privacy-loss distribution (statpriv.pld.PrivacyLossDistribution).
+        """The privacy-loss distribution (statpriv.laws.pld.PrivacyLossDistribution).
 
         Both directions: the atoms (loss ln P(x)/Q(x), probability P(x)) and
         (ln Q(x)/P(x), Q(x)), the mass at +inf and the mass a window leaves
@@ -267,8 +295,16 @@ class PrivacyCurve:
         >>> [round(float(x), 4) for x in pld.plus.losses], round(pld.plus.infinity_mass, 12)
         ([-0.6931, 0.6931], 0.25)
         """
-        from statpriv import pld
-        return pld.of_curve(self, value_discretization_interval, tail_mass_truncation)
+        h = 1e-4 if value_discretization_interval is None else value_discretization_interval
+        h = _validate.real("value_discretization_interval", h, low=0.0, high=1.0,
+                           low_open=True)    # a coarser grid moves every loss by > 1 nat
+        tail = _validate.real("tail_mass_truncation", tail_mass_truncation, low=0.0, high=0.5,
+                              low_open=True)
+        if self._laws is None:
+            raise ValueError(f"{self.description}: no privacy-loss distribution is available for "
+                             "this curve (counts with Laplace or Gaussian noise, labelled "
+                             "approximations)")
+        return self._laws.privacy_loss_distribution(h, tail, self.description)
 
     def renyi(self, alpha, direction="max"):
         """Renyi divergence D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or the max.
@@ -278,11 +314,21 @@ class PrivacyCurve:
         max ln P/Q at alpha = inf.  +inf where the supports differ (alpha >= 1).
         Closed forms for dp.gaussian (alpha / (2 sigma^2)), dp.laplace and
         dp.geometric; log-space sums over the exact PLD otherwise.  See
-        statpriv.renyi.
+        statpriv.laws.renyi.
 
         >>> import statpriv
         >>> statpriv.dp.gaussian(2.0).renyi(4.0)
         0.5
         """
-        from statpriv import renyi
-        return renyi.curve_renyi(self, alpha, direction)
+        _validate.choice("direction", direction, ("plus", "minus", "max"))
+        closed_form = getattr(self._laws, "renyi", None)
+        if closed_form is not None:
+            return closed_form(alpha, direction)
+        return self.privacy_loss_distribution().renyi(alpha, direction)
+
+    def _with_recipe(self, recipe):
+        """A fresh copy of this curve that remembers ``recipe`` (statpriv.curve.recipe)."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        object.__setattr__(twin, "_recipe", recipe)
+        return twin

@@ -1,4 +1,4 @@
-"""statpriv curves inside Google's dp-accounting library (optional extra ``statpriv[accounting]``).
+"""A curve as a dp-accounting privacy-loss distribution (optional extra ``statpriv[accounting]``).
 
 A privacy-loss distribution (PLD) of a pair of laws (P, Q) is the law of the
 privacy loss L = ln P(x)/Q(x) for x ~ P, with an atom at +inf for the P mass
@@ -11,11 +11,9 @@ tight differential privacy guarantees using FFT"; Doroshenko, Ghazi, Kamath,
 Kumar & Manurangsi, "Connect the Dots").  dp-accounting holds PLDs on a grid
 of losses k h (h = ``value_discretization_interval``) and composes them by
 convolution.  This module exports a statpriv curve into such a PLD
-(``to_dp_accounting``, also ``PrivacyCurve.to_dp_accounting``), wraps a curve
-as a dp-accounting event with an accountant that composes it
-(``StatprivCurveEvent``, ``StatprivPLDAccountant``), and cross-checks another
-accountant's numbers against the exact curve (``audit``, ``audit_pld``; also
-``statpriv.audit``).
+(``to_dp_accounting``, also ``PrivacyCurve.to_dp_accounting``); the event and
+accountant that compose curves inside dp-accounting, and the audit of another
+accountant's numbers, are statpriv.accounting's.
 
 Directions and neighbouring relation.  statpriv's P is the law of the release
 when the target's record is positive (present), Q when it is negative; the
@@ -69,17 +67,13 @@ import numpy as np
 
 from statpriv import _validate
 
-__all__ = ["to_dp_accounting", "StatprivCurveEvent", "StatprivPLDAccountant", "audit",
-           "audit_pld", "AuditResult"]
+__all__ = ["MAX_GRID", "to_dp_accounting"]
 
 # Atoms whose mass underflows (ln mass below this) go to the +inf atom.
 _LOG_TINY = -690.0
 # The largest PLD grid the export builds (each side); beyond it a ValueError
 # asks for a larger value_discretization_interval.
 MAX_GRID = 4_000_000
-# Relative error of statpriv's float delta (docs/precision.md): a claim this
-# close below the computed delta is not flagged as optimistic.
-_AUDIT_SLACK = 1e-10
 
 
 def _dp_accounting():
@@ -91,7 +85,6 @@ def _dp_accounting():
     return pld_pmf, privacy_loss_distribution
 
 
-# -- export -------------------------------------------------------------
 def _pmf_side(log_upper, log_lower, log_rest_upper, h, tail_mass):
     """(lower index, dense probs, infinity mass) of the PLD of (upper, lower):
     losses rounded up to the grid k h; the +inf atom holds the upper mass
@@ -219,29 +212,6 @@ def _ctd_route(curve, h, tail_mass):
                                        _ctd_side(curve, "minus", "plus", h, tail_mass))
 
 
-def _native_route(params, h):
-    """dp-accounting's own PLD of a statpriv.dp.* curve (sensitivity folded
-    into the parameter)."""
-    _, pld = _dp_accounting()
-    kind, value = params
-    # the losses dp-accounting's grid spans: |L| <= 1/b (Laplace); Gaussian,
-    # truncated at its default log mass -50: |L| <= 1/(2 sigma^2) + 10/sigma
-    span = {"laplace": lambda: 2.0 / value,
-            "gaussian": lambda: 1.0 / value ** 2 + 20.0 / value}.get(kind, lambda: 0.0)()
-    if span / h > MAX_GRID:
-        raise ValueError(f"value_discretization_interval={h!r} needs a PLD of about "
-                         f"{span / h:.3g} bins (more than {MAX_GRID}); take a larger interval")
-    if kind == "laplace":
-        return pld.from_laplace_mechanism(value, value_discretization_interval=h)
-    if kind == "gaussian":
-        return pld.from_gaussian_mechanism(value, value_discretization_interval=h)
-    # dp.geometric(alpha, sensitivity=s): discrete Laplace, parameter -ln alpha
-    alpha, sens = value
-    return pld.from_discrete_laplace_mechanism(-math.log(alpha), sensitivity=sens,
-                                               value_discretization_interval=h,
-                                               use_connect_dots=True)
-
-
 def to_dp_accounting(curve, value_discretization_interval=1e-4, *, method="auto",
                      tail_mass=1e-15):
     """A pessimistic dp-accounting PrivacyLossDistribution of ``curve``.
@@ -292,214 +262,15 @@ def to_dp_accounting(curve, value_discretization_interval=1e-4, *, method="auto"
                        low=0.0, high=1.0, low_open=True)
     method = _validate.choice("method", method, ("auto", "pmf", "connect_dots"))
     tail_mass = _validate.real("tail_mass", tail_mass, low=0.0, high=1e-6)
-    native = getattr(curve, "_dp_accounting_params", None)
+    native = getattr(curve.laws, "dp_accounting_pld", None)
     if method == "auto":
         if native is not None:
-            return _native_route(native, h)
+            exported = native(h)            # a statpriv.dp.* curve: dp-accounting's own PLD
+            if exported is not None:
+                return exported
         method = "connect_dots"
     if method == "pmf":
         return _pmf_route(curve, h, tail_mass)
     return _ctd_route(curve, h, tail_mass)
 
 
-# -- the accountant adapter ----------------------------------------------
-_CLASSES = {}
-
-
-def _classes():
-    """Build StatprivCurveEvent and StatprivPLDAccountant on first use (they
-    subclass dp-accounting classes, an optional import)."""
-    if _CLASSES:
-        return _CLASSES
-    import attr
-    from dp_accounting import dp_event, privacy_accountant
-    from dp_accounting.pld import pld_privacy_accountant
-
-    relation = privacy_accountant.NeighboringRelation
-
-    @attr.s(frozen=True, slots=True, auto_attribs=True)
-    class StatprivCurveEvent(dp_event.DpEvent):
-        """A dp-accounting event: one release whose privacy curve is ``curve``
-        (a statpriv PrivacyCurve).  The neighbouring relation of a statpriv
-        curve is replace-one (the target's value switches), so only an
-        accountant with ``NeighboringRelation.REPLACE_ONE`` composes it."""
-        curve: object
-
-    class StatprivPLDAccountant(pld_privacy_accountant.PLDAccountant):
-        """dp-accounting's PLDAccountant that also composes StatprivCurveEvent
-        (the curve's pessimistic PLD, ``to_dp_accounting`` at the
-        accountant's interval, self-composed ``count`` times); every other
-        event goes to the parent.  The neighbouring relation defaults to
-        REPLACE_ONE, the relation of statpriv's curves; under another
-        relation a StatprivCurveEvent is refused (``supports`` is False,
-        ``compose`` raises UnsupportedEventError)."""
-
-        def __init__(self, neighboring_relation=relation.REPLACE_ONE,
-                     value_discretization_interval=1e-4):
-            super().__init__(neighboring_relation, value_discretization_interval)
-
-        def _maybe_compose(self, event, count, do_compose):
-            if not isinstance(event, StatprivCurveEvent):
-                return super()._maybe_compose(event, count, do_compose)
-            if self.neighboring_relation != relation.REPLACE_ONE:
-                return self.CompositionErrorDetails(
-                    invalid_event=event,
-                    error_message=("a statpriv curve is a replace-one curve (the target's "
-                                   "value switches): use neighboring_relation=REPLACE_ONE, "
-                                   f"found {self.neighboring_relation}"))
-            if do_compose:
-                pld = to_dp_accounting(event.curve, self._value_discretization_interval)
-                if count > 1:
-                    pld = pld.self_compose(count)
-                self._pld = self._pld.compose(pld)
-            return None
-
-    for cls in (StatprivCurveEvent, StatprivPLDAccountant):
-        cls.__module__, cls.__qualname__ = __name__, cls.__name__     # picklable by name
-    _CLASSES.update(StatprivCurveEvent=StatprivCurveEvent,
-                    StatprivPLDAccountant=StatprivPLDAccountant)
-    return _CLASSES
-
-
-def __getattr__(name):
-    if name in ("StatprivCurveEvent", "StatprivPLDAccountant"):
-        return _classes()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# -- audit ----------------------------------------------------------------
-class AuditResult(dict):
-    """The outcome of ``audit`` / ``audit_pld``: a dict (keys also readable as
-    attributes); ``str()`` is the message.  ``optimistic`` is the alarm: the
-    claim lies below the exact curve."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __str__(self):
-        return self["message"]
-
-
-def _ratio(claimed, exact):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(exact > 0, np.asarray(claimed, dtype=float) / np.where(exact > 0, exact, 1.0),
-                     np.where(np.asarray(claimed) > 0, np.inf, 1.0))
-    return r
-
-
-def _check_curve(curve):
-    from statpriv.curve import PrivacyCurve
-    if not isinstance(curve, PrivacyCurve):
-        raise _validate.ParameterTypeError(
-            f"curve must be a statpriv PrivacyCurve, got {type(curve).__name__}")
-
-
-def audit(claimed_eps, claimed_delta, curve):
-    """Cross-check an (eps, delta) claim of another accountant against the exact curve.
-
-    The claim "the release is (claimed_eps, claimed_delta)-DP" holds iff
-    claimed_delta >= delta(claimed_eps) of the exact curve.
-
-    Returns
-    -------
-    AuditResult (a dict) with
-        ``exact_delta`` = curve.delta(claimed_eps), ``delta_ratio`` =
-        claimed_delta / exact_delta (> 1: pessimistic by that factor; < 1:
-        optimistic), ``exact_eps`` = curve.epsilon(claimed_delta) and
-        ``eps_ratio`` = claimed_eps / exact_eps, ``optimistic`` (bool, the
-        alarm: claimed_delta below the exact delta beyond statpriv's own
-        1e-10 relative error) and ``message``.
-
-    Examples
-    --------
-    >>> import statpriv
-    >>> r = statpriv.audit(0.01, 1e-6, statpriv.counting(10**6, 0.5))
-    >>> r.optimistic, round(r.delta_ratio)
-    (False, 9304)
-    """
-    eps = _validate.real("claimed_eps", claimed_eps, low=0.0, allow_inf=True)
-    d = _validate.real("claimed_delta", claimed_delta, low=0.0, high=1.0)
-    _check_curve(curve)
-    exact = float(curve.delta(eps))
-    exact_eps = float(curve.epsilon(d))
-    ratio = float(_ratio(d, exact))
-    eps_ratio = float(_ratio(eps, exact_eps)) if math.isfinite(exact_eps) else 0.0
-    optimistic = d < exact * (1.0 - _AUDIT_SLACK)
-    if optimistic:
-        message = (f"OPTIMISTIC: the claim ({eps:g}, {d:.6g}) is below the exact curve: "
-                   f"delta({eps:g}) = {exact:.6g} ({ratio:.4g} x the exact delta); the "
-                   f"smallest eps for delta {d:.6g} is {exact_eps:.6g}")
-    else:
-        message = (f"ok: the claim ({eps:g}, {d:.6g}) holds; it is pessimistic by a factor "
-                   f"{ratio:.4g} in delta (exact {exact:.6g}) and {eps_ratio:.4g} in eps "
-                   f"(exact {exact_eps:.6g})")
-    return AuditResult(claimed_eps=eps, claimed_delta=d, exact_delta=exact,
-                       delta_ratio=ratio, exact_eps=exact_eps, eps_ratio=eps_ratio,
-                       optimistic=bool(optimistic), message=message)
-
-
-def _claimed_deltas(pld, eps):
-    """pld.get_delta_for_epsilon at every eps: one call on the sorted grid
-    (dp-accounting's vectorised form wants ascending eps), else one call per
-    eps for PLDs that take scalars only."""
-    order = np.argsort(eps, kind="stable")
-    try:
-        got = np.asarray(pld.get_delta_for_epsilon(eps[order]), dtype=float)
-    except (TypeError, ValueError):
-        got = None
-    if got is None or got.shape != eps.shape:
-        return np.array([float(pld.get_delta_for_epsilon(float(e))) for e in eps])
-    claimed = np.empty_like(eps)
-    claimed[order] = got
-    return claimed
-
-
-def audit_pld(pld, curve, eps_grid):
-    """Cross-check another accountant's PLD against the exact curve on a grid of eps.
-
-    ``pld`` is anything with ``get_delta_for_epsilon(eps)`` (a dp-accounting
-    PrivacyLossDistribution, a statpriv PLD, a PrivacyCurve); its delta is
-    compared with curve.delta at every eps of ``eps_grid``.
-
-    Returns
-    -------
-    AuditResult (a dict) with arrays ``eps``, ``claimed_delta``,
-    ``exact_delta``, ``delta_ratio`` (claimed / exact), ``optimistic`` (per
-    eps), and ``any_optimistic``, ``worst_eps`` (the eps of the smallest
-    ratio), ``min_ratio``, ``max_ratio`` and ``message``.
-
-    Examples
-    --------
-    >>> import statpriv
-    >>> curve = statpriv.counting(1000, 0.5)
-    >>> r = statpriv.audit_pld(curve.to_dp_accounting(), curve, [0.0, 0.1, 0.2])
-    >>> r.any_optimistic, 1.0 <= r.min_ratio < 1.01
-    (False, True)
-    """
-    if not callable(getattr(pld, "get_delta_for_epsilon", None)):
-        raise _validate.ParameterTypeError(
-            f"pld must have a get_delta_for_epsilon method, got {type(pld).__name__}")
-    _check_curve(curve)
-    eps = _validate.real_array("eps_grid", eps_grid, allow_inf=True, dims=(1,))
-    if eps.size == 0:
-        raise ValueError("eps_grid must hold at least one eps")
-    claimed = _claimed_deltas(pld, eps)
-    exact = np.asarray(curve.delta(eps), dtype=float)
-    ratio = _ratio(claimed, exact)
-    optimistic = claimed < exact * (1.0 - _AUDIT_SLACK)
-    worst = int(np.argmin(ratio))
-    if optimistic.any():
-        bad = np.flatnonzero(optimistic)
-        message = (f"OPTIMISTIC at {bad.size} of {eps.size} eps: at eps = {eps[worst]:g} the "
-                   f"PLD claims delta = {claimed[worst]:.6g}, the exact curve has "
-                   f"{exact[worst]:.6g} ({ratio[worst]:.4g} x)")
-    else:
-        message = (f"ok: the PLD is never below the exact curve on {eps.size} eps; "
-                   f"pessimistic by a factor {ratio.min():.4g} to {ratio.max():.4g}")
-    return AuditResult(eps=eps, claimed_delta=claimed, exact_delta=exact, delta_ratio=ratio,
-                       optimistic=optimistic, any_optimistic=bool(optimistic.any()),
-                       worst_eps=float(eps[worst]), min_ratio=float(ratio.min()),
-                       max_ratio=float(ratio.max()), message=message)

@@ -34,37 +34,23 @@ both sums of non-negative terms (no cancellation), precomputed once in
 extended precision: a query is a binary search and O(1) arithmetic.
 """
 import bisect
-import collections
 import math
 
 import numpy as np
 
 from statpriv import _validate
+from statpriv.curve import PrivacyCurve
+from statpriv.laws.renyi import renyi_from_pld
 
-__all__ = ["PLDSide", "PrivacyLossDistribution"]
+
+__all__ = ["PLDCore", "PLDSide", "PrivacyLossDistribution", "from_laws", "from_log_pmfs",
+           "renyi_from_pld"]
 
 _LD = np.longdouble
 # Losses are shifted by their midpoint before e^(-l) is formed: extended
 # precision holds e^(+-11000), so losses may span up to this many nats.
 _MAX_LOSS_SPAN = 22000.0
 _DIRECTIONS = ("plus", "minus", "max")
-
-
-class DiscreteLaws(collections.namedtuple(
-        "DiscreteLaws", "log_p log_q loss log_rest_p log_rest_q loss_max loss_min loss_lo",
-        defaults=(None,))):
-    """The generic hook behind ``PrivacyCurve.privacy_loss_distribution``.
-
-    log_p, log_q: ln P(x), ln Q(x) on the atoms (any order, extended
-    precision); loss: ln P(x)/Q(x) on them (accurate form, extended
-    precision) or None to take log_p - log_q; log_rest_p, log_rest_q: ln of
-    bounds on the P and Q mass outside the arrays (-inf: none); loss_max,
-    loss_min: bounds on ln P/Q over the whole support (+-inf: unknown), used
-    as the losses of the rest; loss_lo (optional, None: unknown): the low
-    parts, ln P/Q = loss + loss_lo far beyond long double where the curve has
-    them (near the zero point delta ~ P(x) (loss - eps) needs them).
-    """
-    __slots__ = ()
 
 
 def _ld(values):
@@ -340,15 +326,20 @@ class PrivacyLossDistribution:
     def to_curve(self):
         """The PrivacyCurve of this PLD (delta, epsilon, log_delta; O(log atoms) per
         query), e.g. for a PLD built by hand or by another accountant."""
-        from statpriv.curve import PrivacyCurve
-        curve = PrivacyCurve(PLDCore(self), None, self.description, exact=self.exact)
-        curve._pld = self
-        return curve
+        return PrivacyCurve(PLDCore(self), None, self.description, exact=self.exact, laws=self)
 
     def renyi(self, alpha, direction="max"):
-        """D_alpha from the PLD (see statpriv.renyi.renyi_from_pld)."""
-        from statpriv import renyi
-        return renyi.renyi_from_pld(self, alpha, direction)
+        """D_alpha per direction ('plus': D(P||Q), 'minus': D(Q||P)) or the max,
+        vectorised over alpha (see renyi_from_pld)."""
+        return renyi_from_pld(self, alpha, direction)
+
+    # the laws of a curve built from this PLD (PrivacyCurve's ``laws``)
+    has_log_pmfs = False
+
+    def privacy_loss_distribution(self, value_discretization_interval=None,
+                                  tail_mass_truncation=None, description=None):
+        """This PLD itself (a curve built by ``to_curve`` or a composition)."""
+        return self
 
 
 # -- constructors ------------------------------------------------------------
@@ -386,44 +377,48 @@ def _mass_bound(log_mass):
     return max(np.exp(_LD(log_mass)) * _LD(1.0 + 1e-15), tiny)
 
 
-def from_laws(laws, description="privacy-loss distribution"):
-    """The exact PLD of a DiscreteLaws (both directions)."""
-    loss = None if laws.loss is None else _ld(laws.loss)
-    lo = None if laws.loss is None or laws.loss_lo is None else _ld(laws.loss_lo)
-    plus = _side_from_logs(laws.log_p, laws.log_q, loss, laws.log_rest_p, laws.loss_max, lo)
-    minus = _side_from_logs(laws.log_q, laws.log_p, None if loss is None else -loss,
-                            laws.log_rest_q, -laws.loss_min, None if lo is None else -lo)
+def _from_logs(log_p, log_q, loss, log_rest_p, log_rest_q, loss_max, loss_min, loss_lo,
+               description):
+    """The exact PLD (both directions) of aligned log pmfs: loss = ln P/Q on
+    the atoms (None: log_p - log_q), with its low parts loss_lo (or None);
+    the rests at the losses loss_max (plus) and -loss_min (minus)."""
+    plus = _side_from_logs(log_p, log_q, loss, log_rest_p, loss_max, loss_lo)
+    minus = _side_from_logs(log_q, log_p, None if loss is None else -loss, log_rest_q,
+                            -loss_min, None if loss_lo is None else -loss_lo)
     return PrivacyLossDistribution(plus, minus, exact=True, description=description)
 
 
+def from_laws(laws, description="privacy-loss distribution"):
+    """The exact PLD of a statpriv.laws.Laws value (both directions).
+
+    The losses are ln P/Q = log_ratio + log_ratio_lo as one long double with
+    its residual as the low part (near a zero point delta ~ P(x) (loss -
+    eps) needs them); log_ratio None: ln P - ln Q.  The rests (window or
+    trimmed mass) go to the tails at log_ratio_max and -log_ratio_min."""
+    loss = loss_lo = None
+    if laws.log_ratio is not None:
+        hi = np.asarray(laws.log_ratio, dtype=_LD)
+        loss = hi
+        if laws.log_ratio_lo is not None:
+            lo = np.asarray(laws.log_ratio_lo, dtype=_LD)
+            loss = hi + lo
+            with np.errstate(invalid="ignore"):
+                loss_lo = np.where(np.isfinite(loss), (hi - loss) + lo, 0.0)   # the residual
+        loss = _ld(loss)
+        loss_lo = None if loss_lo is None else _ld(loss_lo)
+    return _from_logs(laws.log_p, laws.log_q, loss, float(laws.log_rest_p),
+                      float(laws.log_rest_q), float(laws.log_ratio_max),
+                      float(laws.log_ratio_min), loss_lo, description)
+
+
 def from_log_pmfs(log_pmfs, description="privacy-loss distribution"):
-    """The exact PLD of a statpriv.discrete.LogPmfs (float64 logs; rest masses as
+    """The exact PLD of a statpriv.laws.LogPmfs (float64 logs; rest masses as
     tails at +inf)."""
-    return from_laws(DiscreteLaws(log_pmfs.log_p, log_pmfs.log_q, None, log_pmfs.log_rest_p,
-                                  log_pmfs.log_rest_q, math.inf, -math.inf), description)
+    return _from_logs(log_pmfs.log_p, log_pmfs.log_q, None, log_pmfs.log_rest_p,
+                      log_pmfs.log_rest_q, math.inf, -math.inf, None, description)
 
 
-def _dp_kind(curve):
-    """(kind, param) of a statpriv.dp curve, or None."""
-    core = curve._core
-    kind = getattr(core, "kind", None)
-    if kind is None:
-        return None
-    return kind, float(core.param)
-
-
-def _geometric_dp(alpha):
-    """Exact PLD of dp.geometric(alpha): P = geometric at 0, Q at 1.  L = -ln alpha
-    on x <= 0 (P-mass 1/(1+alpha)), ln alpha on x >= 1 (mass alpha/(1+alpha));
-    symmetric."""
-    a = _LD(alpha)
-    eps0 = -np.log(a)
-    side = PLDSide([-eps0, eps0], [a / (1 + a), 1 / (1 + a)])
-    return PrivacyLossDistribution(side, side, exact=True,
-                                   description=f"DP geometric alpha={alpha}")
-
-
-def _grid_from_cdf(cdf, sf, lower, upper, h):
+def grid_from_cdf(cdf, sf, lower, upper, h):
     """Pessimistic grid of a loss with CDF ``cdf`` and survival function ``sf``
     (vectorised, float64, accurate to a few ulps) on [lower, upper]: the mass of
     ((i-1)h, ih] at ih (the first point also takes everything below it), the mass
@@ -449,71 +444,17 @@ def _grid_from_cdf(cdf, sf, lower, upper, h):
     return idx, probs, above
 
 
-def _continuous_dp(kind, param, h, tail_mass):
-    """Pessimistic PLD of dp.gaussian / dp.laplace on the grid h Z (both sides equal).
-
-    Gaussian(sigma), sensitivity 1: L ~ N(mu, 2 mu), mu = 1/(2 sigma^2).
-    Laplace(b): L = 1/b with mass 1/2, -1/b with mass e^(-1/b)/2, and in
-    between P[L <= t] = e^(-(1 - b t)/(2b))/2.  Each grid point ih carries the
-    mass of ((i-1)h, ih] (losses rounded up); the mass above the last point
-    (at most tail_mass/2) goes to +inf, the mass below the first stays at it.
-    """
-    from scipy import special
-    if kind == "gaussian":
-        mu = 1.0 / (2.0 * param * param)
-        s = 1.0 / param
-        z = float(-special.ndtri(tail_mass / 2.0))
-        lower, upper = mu - z * s, mu + z * s
-
-        def cdf(t):
-            return special.ndtr((t - mu) / s)
-
-        def sf(t):
-            return special.ndtr((mu - t) / s)
-        moved = tail_mass
-    else:
-        b = param
-        lower, upper = -1.0 / b, 1.0 / b
-
-        def cdf(t):
-            with np.errstate(over="ignore"):
-                inner = 0.5 * np.exp(-(1.0 - b * np.minimum(t, upper)) / (2.0 * b))
-            return np.where(t < lower, 0.0, np.where(t >= upper, 1.0, inner))
-
-        def sf(t):
-            return 1.0 - cdf(t)               # the inner CDF is <= 1/2: no cancellation
-        moved = 0.0
-    idx, probs, above = _grid_from_cdf(cdf, sf, lower, upper, h)
+def from_loss_cdf(cdf, sf, lower, upper, h, moved, description):
+    """The pessimistic PLD, both sides equal, of a symmetric mechanism whose
+    loss has CDF ``cdf`` and survival function ``sf`` on [lower, upper], on
+    the grid h Z (grid_from_cdf; the mass above the last point to +inf):
+    a worst-case DP curve of continuous noise.  ``moved``: the mass the
+    bounds leave out beyond the grid (added to moved_mass)."""
+    idx, probs, above = grid_from_cdf(cdf, sf, lower, upper, h)
     side = PLDSide(idx.astype(_LD) * _LD(h), probs, infinity_mass=above)
     return PrivacyLossDistribution(side, side, exact=False, discretization=h,
                                    rounding_bound=h, moved_mass=moved + above,
-                                   description=f"DP {kind} {param}")
-
-
-def of_curve(curve, value_discretization_interval=None, tail_mass_truncation=1e-15):
-    """PrivacyCurve -> PrivacyLossDistribution (see PrivacyCurve.privacy_loss_distribution)."""
-    h = 1e-4 if value_discretization_interval is None else value_discretization_interval
-    h = _validate.real("value_discretization_interval", h, low=0.0, high=1.0,
-                       low_open=True)    # a coarser grid moves every loss by > 1 nat
-    tail = _validate.real("tail_mass_truncation", tail_mass_truncation, low=0.0, high=0.5,
-                          low_open=True)
-    own = getattr(curve, "_pld", None)
-    if own is not None:                      # a composition: its grid PLD
-        return own
-    source = getattr(curve, "_pld_laws", None)
-    if source is not None:
-        return from_laws(source(), curve.description)
-    if getattr(curve, "_log_pmfs", None) is not None:
-        return from_log_pmfs(curve.log_pmfs(), curve.description)
-    dp_kind = _dp_kind(curve)
-    if dp_kind is not None:
-        kind, param = dp_kind
-        if kind == "geometric":
-            return _geometric_dp(param)
-        return _continuous_dp(kind, param, h, tail)
-    raise ValueError(f"{curve.description}: no privacy-loss distribution is available for "
-                     "this curve (counts with Laplace or Gaussian noise, labelled "
-                     "approximations)")
+                                   description=description)
 
 
 class PLDCore:
@@ -545,3 +486,4 @@ class PLDCore:
         out = np.maximum.reduce([s._epsilon(log_target) for s in sides])
         out[np.asarray(log_target) >= 0.0] = 0.0     # delta <= 1 everywhere
         return np.maximum(out, 0.0)          # epsilon >= 0; epsilon(1) = 0
+

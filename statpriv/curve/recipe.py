@@ -1,0 +1,60 @@
+"""Curves remember the public call that built them: parameters and pickling.
+
+A curve holds compiled state (C arrays behind a typed core) that cannot be
+copied meaningfully, but it is a deterministic function of the arguments of
+the public factory that built it.  ``factory`` wraps each public factory
+(statpriv.counting, dp.gaussian, compose, ...) so that the curve it returns
+carries that call -- ``curve.params`` -- and pickles (``copy.deepcopy``,
+multiprocessing, Dask) by calling the factory again: a curve is rebuilt, not
+its C state copied.  The call is attached as the curve is returned, to a
+fresh copy: nothing is written on a curve after it was handed out.
+"""
+import functools
+import inspect
+from typing import Any, Callable, NamedTuple, Tuple
+
+__all__ = ["Recipe", "factory", "rebuild"]
+
+
+class Recipe(NamedTuple):
+    """A public factory call: function(*args, **kwargs), then the attributes in ``then``."""
+
+    function: Callable
+    args: Tuple[Any, ...]
+    kwargs: dict
+    then: Tuple[str, ...] = ()
+
+    def arguments(self):
+        """The call's arguments by parameter name (a new dict)."""
+        bound = inspect.signature(self.function).bind(*self.args, **self.kwargs)
+        return dict(bound.arguments)
+
+    def reduce(self):
+        """The pickle protocol's (callable, args) that rebuilds the curve."""
+        return rebuild, (self.function, self.args, self.kwargs, self.then)
+
+    def attach(self, result):
+        """``result`` of the call (a curve, or a named tuple of curves) as fresh
+        copies that remember this call (each field of a tuple as ``then``)."""
+        if hasattr(result, "_with_recipe"):
+            return result._with_recipe(self)
+        if isinstance(result, tuple) and hasattr(result, "_fields"):
+            return type(result)(*(self._replace(then=self.then + (name,)).attach(value)
+                                  for name, value in zip(result._fields, result)))
+        return result
+
+
+def rebuild(function, args, kwargs, then=()):
+    """Call the factory again and follow ``then``: the unpickled curve."""
+    result = function(*args, **kwargs)
+    for name in then:
+        result = getattr(result, name)
+    return result
+
+
+def factory(function):
+    """Decorator of a public curve factory: its curves remember the call."""
+    @functools.wraps(function)
+    def build(*args, **kwargs):
+        return Recipe(build, args, kwargs).attach(function(*args, **kwargs))
+    return build

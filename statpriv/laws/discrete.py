@@ -1,0 +1,134 @@
+"""The laws of ``from_log_pmfs``: any two discrete laws, normalised and sorted by ratio.
+
+The hockey-stick sums do not depend on the order of the atoms, so the atoms
+are sorted by ln P(x)/Q(x) (atoms where both laws vanish are dropped) and the
+pair kernel sums from the likelihood-ratio threshold outward.  The laws are
+normalised exactly (P / sum P, Q / sum Q, the sums in extended precision), and
+the log ratios of the atoms where the curve reaches 0 (and of those whose
+rounding would matter near the threshold) are refined to double-double from
+the exact inputs, with the normalising sums in mpmath.
+"""
+import math
+
+import numpy as np
+
+from statpriv import _xprec
+from statpriv.laws import refine
+from statpriv.laws.pair import Laws, LogPmfs
+
+__all__ = ["SUM_TOLERANCE", "discrete_reference", "laws_from_log_pmfs", "log_total"]
+
+# |sum of a law's pmf - 1| accepted by from_log_pmfs (then normalised exactly).
+SUM_TOLERANCE = 1e-9
+
+# Largest number of atoms within the significant range of the largest (see
+# _mp_log_total) for which the normalising constants are summed in mpmath to
+# give the zero points' log ratios in double-double; above it the log ratios
+# are extended precision (~1e-18 absolute) only.
+_MAX_MP_NORMALISER = 200_000
+
+
+def log_total(name, arr):
+    """ln sum_x e^arr[x] in extended precision; ValueError unless within SUM_TOLERANCE of 0."""
+    ld = np.longdouble
+    k = int(np.argmax(arr))
+    top = ld(arr[k])
+    if top == -np.inf:
+        raise ValueError(f"{name} has no mass: every entry is -inf")
+    # top + log1p(the others relative to the largest): a law within 1e-24 of
+    # normalised keeps that 1e-24 (a log of a sum near 1 would round it away)
+    others = np.exp(np.delete(arr, k).astype(ld) - top)
+    log_total = top + np.log1p(np.sum(others))       # pairwise summation
+    if not abs(float(np.expm1(log_total))) <= SUM_TOLERANCE:
+        raise ValueError(f"{name} must be a log-pmf: sum exp({name}) = "
+                         f"{float(np.exp(log_total))!r}, not 1 within {SUM_TOLERANCE:g} "
+                         f"(statpriv.discrete.SUM_TOLERANCE)")
+    return log_total
+
+
+def _mp_log_total(arr):
+    """ln sum_x e^arr[x] in mpmath at the current precision (mp.dps digits):
+    the atoms within dps ln 10 + ln len + 5 nats of the largest (the others
+    weigh less than the precision asked for), or None when there are more
+    than _MAX_MP_NORMALISER of them."""
+    import mpmath
+    top = float(np.max(arr))
+    nats = mpmath.mp.dps * math.log(10.0) + math.log(arr.size + 1.0) + 5.0
+    near = arr[arr >= top - nats]
+    if near.size > _MAX_MP_NORMALISER:
+        return None
+    return mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(x))) for x in near))
+
+
+def laws_from_log_pmfs(lp, lq, start):
+    """Laws of two validated float64 log-pmf arrays of equal length (each
+    summing to 1 within SUM_TOLERANCE): normalised, sorted by ln P/Q, the
+    extreme and threshold-critical ratios refined; ``given`` keeps the
+    arrays as given (read-only) with their first outcome ``start``."""
+    total_p, total_q = log_total("log_p", lp), log_total("log_q", lq)
+
+    ld = np.longdouble
+    live = np.flatnonzero(np.isfinite(lp) | np.isfinite(lq))
+    # atoms where both laws vanish add nothing to either sum: dropped (the
+    # noiseless pair kernel does not need consecutive atoms)
+    cp = lp[live].astype(ld) - total_p
+    cq = lq[live].astype(ld) - total_q
+    with np.errstate(invalid="ignore"):
+        lr = (lp[live].astype(ld) - lq[live].astype(ld)) - (total_p - total_q)
+    lr[np.isneginf(cp)] = -np.inf
+    lr[np.isneginf(cq) & np.isfinite(cp)] = np.inf
+    # The hockey-stick sums do not depend on the order of the atoms: sorted
+    # by ln P/Q the ratio is monotone, and the kernel sums from the
+    # threshold outward with its remainder bound (O(len) otherwise)
+    order = np.argsort(lr, kind="stable")
+    live, cp, cq, lr = live[order], cp[order], cq[order], lr[order]
+
+    lr_lo = None
+    import mpmath
+    # digits: 45 beyond the smallest |extreme log ratio| (a zero point near
+    # eps = 0 needs ln P/Q to 1e-45 of itself, not of the O(1) logs it comes from)
+    finite_lr = lr[np.isfinite(lr)].astype(np.float64)
+    need = 0.0
+    if finite_lr.size:
+        for v in (finite_lr.max(), finite_lr.min()):
+            if v != 0.0:
+                need = max(need, -math.log10(abs(v)))
+    with mpmath.workdps(45 + min(int(math.ceil(need)), 120)):
+        mp_p, mp_q = _mp_log_total(lp), _mp_log_total(lq)
+        if mp_p is not None and mp_q is not None:
+            shift = mp_p - mp_q
+            # |error| of lr: the difference of two doubles in long double, the
+            # normalisers' pairwise sums
+            err = (np.abs(lr.astype(np.float64)) * 1.1e-19 + 1e-18 * math.log2(len(lp) + 2.0))
+
+            def exact(i):
+                a, b = float(lp[live[i]]), float(lq[live[i]])
+                if a == -math.inf or b == -math.inf:
+                    return mpmath.mpf("-inf") if a == -math.inf else mpmath.mpf("inf")
+                return mpmath.mpf(a) - mpmath.mpf(b) - shift
+
+            lr_lo = refine.refine_log_ratio(cp, cq, lr, err, exact)
+            # the zero points are the extreme ratios wherever they sit (the
+            # ratio need not be monotone): those cells, and every cell tied
+            # with them up to the rounding of lr, are refined too
+            finite = np.flatnonzero(np.isfinite(lr))
+            if finite.size:
+                vals = lr[finite].astype(np.float64)
+                cells = set()
+                for top in (vals.max(), vals.min()):
+                    tied = finite[np.abs(vals - top) <= 1e-15 * (1.0 + abs(top))]
+                    cells.update(int(i) for i in tied[:refine.MAX_REFINED])
+                for i in sorted(cells):
+                    lr_lo[i] = float(exact(i) - _xprec.mpf_exact(lr[i]))
+    lp.flags.writeable = False
+    lq.flags.writeable = False
+    return Laws(cp, cq, lr, False, lr_lo, given=LogPmfs(start, lp, lq, -math.inf, -math.inf))
+
+
+def discrete_reference(lp, lq):
+    """The mpmath brute force (statpriv.oracle.discrete_delta) over these atoms,
+    as a curve's ``reference``."""
+    def ref(eps_list, direction):
+        from statpriv import oracle
+        return oracle.discrete_delta(lp, lq, eps_list, direction)
+    return ref

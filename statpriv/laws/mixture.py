@@ -1,0 +1,97 @@
+"""The laws of a count with the target in or out: shifts and sampling mixtures.
+
+With A the law of the others' count when the target is in the release (or
+sampled) and B when it is not, P(j) = rate A(j-1) + (1-rate) B(j) and
+Q(j) = rate A(j) + (1-rate) B(j) (Breutigam & Reischuk, "Statistical
+Privacy", Thm 4.1; A. Smith 2009); rate = 1 is the plain shift P = Z(.-1),
+Q = Z of an unsampled count.
+"""
+import math
+
+import numpy as np
+
+from statpriv import _lazy
+from statpriv.laws import windows
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+
+
+def mixture(log_a, log_b, rate, log_weights=None, ratio=True):
+    """Logs of P(j) = rate A(j-1) + (1-rate) B(j), Q(j) = rate A(j) + (1-rate) B(j).
+
+    A is the law of the others' count when the target is in the sample, B when
+    it is not; with rate = 1 this is the plain shift P = A(.-1), Q = A.
+    ``log_weights`` = (ln rate, ln(1 - rate)) accurately (e.g. from the exact
+    m/n); by default ln rate and log1p(-rate) in extended precision.
+    Returns lp, lq on j = 0..L-1 and the generic log ratio lp - lq (None
+    with ratio=False: a caller with a closed form spares the array).
+    """
+    size = max(len(log_a) + 1, len(log_b))
+    dtype = np.result_type(log_a, log_b, np.float64)     # longdouble stays longdouble
+    if dtype == np.longdouble and rate != 1.0:
+        # one C pass, no full-size temporaries (numpy's long double
+        # logaddexp with the accurate fast exp/log1p of csrc/ldmath.h)
+        if log_weights is None:
+            log_weights = (np.log(np.longdouble(rate)), np.log1p(-np.longdouble(rate)))
+        lp, lq = _core.log_mixture(log_a, log_b, log_weights[0], log_weights[1], size)
+        if not ratio:
+            return lp, lq, None
+        with np.errstate(invalid="ignore"):
+            lr = lp - lq
+        return lp, lq, lr
+    # -inf where A (B) has no atom; the arrays written once each
+    shifted = np.empty(size, dtype=dtype)
+    shifted[0] = -np.inf
+    shifted[1:len(log_a) + 1] = log_a
+    shifted[len(log_a) + 1:] = -np.inf
+    same = np.empty(size, dtype=dtype)
+    same[:len(log_a)] = log_a
+    same[len(log_a):] = -np.inf
+    if rate == 1.0:
+        lp, lq = shifted, same           # the plain shift: nothing to mix
+    else:
+        base = np.full(size, -np.inf, dtype=dtype)
+        base[:len(log_b)] = log_b
+        if log_weights is None:
+            log_weights = (np.log(np.longdouble(rate)), np.log1p(-np.longdouble(rate)))
+        log_in, log_out = (np.asarray(w, dtype=dtype) for w in log_weights)
+        # in place (the same values as logaddexp(log_in + shifted, log_out
+        # + base), ...): no full-length temporaries
+        np.add(shifted, log_in, out=shifted)
+        np.add(same, log_in, out=same)
+        np.add(base, log_out, out=base)
+        lp = np.logaddexp(shifted, base, out=shifted)
+        lq = np.logaddexp(same, base, out=same)
+    if not ratio:
+        return lp, lq, None
+    with np.errstate(invalid="ignore"):
+        lr = lp - lq
+    return lp, lq, lr
+
+
+def mixture_rest(rest_a, rest_b, log_weights):
+    """ln of the bound on the mixture's mass left out: rate rest_a + (1-rate) rest_b."""
+    parts = [float(log_weights[0]) + rest_a]
+    if rest_b > -math.inf and float(log_weights[1]) > -math.inf:
+        parts.append(float(log_weights[1]) + rest_b)
+    r = float(np.logaddexp.reduce(parts))
+    return r + 1e-12 * (1.0 + abs(r)) if r > -math.inf else r
+
+
+def binomial_shift(N, pi, first, last):
+    """(lp, lq, lr) of the plain shift of Z = Bin(N, pi) on first..last, as
+    mixture(log_z, log_z, 1.0): P = Z(. - 1), Q = Z on L + 1 atoms.  Both
+    laws are views of ONE buffer [-inf, ln Z, -inf] (lp its first L + 1
+    atoms, lq its last): no copies of ln Z (fresh full-size arrays cost
+    more than the arithmetic at n = 1e9).  The views must stay read-only."""
+    if not 0.0 < pi < 1.0:
+        log_z = windows.binomial_log_pmf(N, pi, first, last)
+        return mixture(log_z, log_z, 1.0)
+    count = last - first + 1
+    buf = np.empty(count + 2, dtype=np.longdouble)
+    buf[0] = buf[count + 1] = -np.inf
+    _core.binom_window_logl(float(N), pi, first, count, out=buf[1:count + 1])
+    lp, lq = buf[:count + 1], buf[1:]
+    with np.errstate(invalid="ignore"):
+        lr = lp - lq
+    return lp, lq, lr

@@ -1,0 +1,222 @@
+"""The pair of laws (P, Q) behind a curve, and its noiseless curve.
+
+Every count mechanism reduces to two laws on consecutive integer atoms, P
+(the target record has the property, or is in) and Q (it has not, or is out),
+with delta_plus(eps) = H_eps(P||Q) and delta_minus(eps) = H_eps(Q||P)
+(Breutigam & Reischuk, "Statistical Privacy", Thm 4.2).  ``Laws`` is that
+pair as one immutable value -- log pmfs in extended precision, the accurate
+log ratio with its low parts, the exact generating-function ratio of the
+tails, and the bounded rest of a window -- shared by the pair kernel, by
+``from_log_pmfs``, by ``PrivacyCurve.log_pmfs()`` and by the privacy-loss
+distribution.  ``pair_curve`` wraps laws as a PrivacyCurve, with noise
+(``noise.curve(laws, ...)``, each kind's strategy) or without.
+"""
+import collections
+import dataclasses
+import math
+from typing import Callable, Optional
+
+import numpy as np
+
+from statpriv import _lazy
+from statpriv.curve import PrivacyCurve
+from statpriv.laws import pld
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+
+__all__ = ["LawSource", "Laws", "LazyLaws", "LogPmfs", "pair_core", "pair_curve"]
+
+
+class LogPmfs(collections.namedtuple(
+        "LogPmfs", "support_start log_p log_q log_rest_p log_rest_q")):
+    """The discrete laws behind a curve (``PrivacyCurve.log_pmfs()``).
+
+    Attributes
+    ----------
+    support_start : int
+        The atom (integer outcome) of index 0 of the arrays.
+    log_p, log_q : numpy.ndarray of float64 (read-only)
+        ln P(x) and ln Q(x) on x = support_start, support_start + 1, ...
+        (-inf where an atom has no mass); for ``from_log_pmfs`` curves the
+        arrays as given (the curve normalises them, see there).
+    log_rest_p, log_rest_q : float
+        ln of an upper bound on the P and Q mass outside the arrays: -inf
+        when the arrays hold the whole laws.  Curves of large counts work on a
+        window of the laws (the atoms whose mass matters); the rest is bounded
+        by these and added to delta, never dropped.
+    """
+    __slots__ = ()
+
+
+class LawSource:
+    """What a curve knows of its pair of laws (``PrivacyCurve(..., laws=...)``).
+
+    The curve asks its laws for ``log_pmfs()`` (where ``has_log_pmfs``), for
+    ``privacy_loss_distribution(h, tail_mass_truncation, description)``, and,
+    where a kind defines them, for a closed-form ``renyi(alpha, direction)``
+    and a native dp-accounting PLD ``dp_accounting_pld(h)``.  The base
+    supplies the defaults: no atoms, no PLD."""
+
+    has_log_pmfs = False
+
+    def log_pmfs(self):
+        raise ValueError("no discrete laws are available for this curve (noisy, sampled or "
+                         "continuous mechanisms)")
+
+    def privacy_loss_distribution(self, value_discretization_interval=None,
+                                  tail_mass_truncation=None, description=None):
+        raise ValueError(f"{description}: no privacy-loss distribution is available for this "
+                         "curve (counts with Laplace or Gaussian noise, labelled approximations)")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Laws(LawSource):
+    """A pair of laws on consecutive atoms: the value every pair curve is built from.
+
+    Attributes
+    ----------
+    log_p, log_q : arrays (float64 or long double)
+        ln P and ln Q on the atoms (-inf where a law has no mass).
+    log_ratio : array or None
+        ln P/Q on the atoms, from a closed form where the mechanism has one
+        (-inf where P = 0, +inf where Q = 0); None: ln P - ln Q.
+    monotone_ratio : bool
+        P is Q shifted by one atom of a log-concave law (no sampling), so
+        the ratio is non-decreasing and the noise kernels keep it monotone.
+    log_ratio_lo : array or None
+        Low parts: ln P/Q = log_ratio + log_ratio_lo to ~1e-30 on the cells
+        where a closed form was evaluated in higher precision.
+    tail_ratio : callable or None
+        w -> G_P(w) / G_Q(w) as an mpmath number: the ratio of the laws'
+        generating functions sum_k P(k) w^k, exactly (from the definitions,
+        not from the arrays).  With Laplace(b) noise the noisy ratio beyond
+        the last atom is this at w = e^(1/b) (before the first: w = e^(-1/b)),
+        with geometric(alpha) noise at w = 1/alpha (alpha): the exact zero
+        points of these monotone-ratio laws.
+    log_rest_p, log_rest_q : float
+        ln of bounds on the P and Q mass the arrays leave out (-inf when they
+        hold the full laws; else they are sub-measures on a window).
+    log_ratio_max, log_ratio_min : float
+        log_ratio_max >= ln P/Q >= log_ratio_min over the FULL support
+        (rounded outward from the closed form at the true extreme atoms: the
+        exact zero points; +-inf if unbounded or unknown).
+    start : int or None
+        The integer outcome of index 0 (None: the atoms are not outcomes in
+        order, e.g. sorted by ratio).
+    given : LogPmfs or None
+        The laws as the caller gave them (from_log_pmfs), returned by
+        ``log_pmfs()`` instead of these arrays.
+    """
+
+    log_p: np.ndarray
+    log_q: np.ndarray
+    log_ratio: Optional[np.ndarray]
+    monotone_ratio: bool = False
+    log_ratio_lo: Optional[np.ndarray] = None
+    tail_ratio: Optional[Callable] = None
+    log_rest_p: float = -math.inf
+    log_rest_q: float = -math.inf
+    log_ratio_max: float = math.inf
+    log_ratio_min: float = -math.inf
+    start: Optional[int] = None
+    given: Optional[LogPmfs] = None
+
+    def replace(self, **changes):
+        """A copy with the given fields changed (dataclasses.replace)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def windowed(self):
+        """True when the arrays leave mass out (a window, trimmed atoms)."""
+        return self.log_rest_p > -math.inf or self.log_rest_q > -math.inf
+
+    def live(self):
+        """The laws on the atoms from the first to the last where P or Q > 0."""
+        live = np.flatnonzero(np.isfinite(self.log_p) | np.isfinite(self.log_q))
+        sl = slice(live[0], live[-1] + 1)
+        lr = None if self.log_ratio is None else self.log_ratio[sl]
+        if lr is not None and np.isnan(lr).any():
+            raise RuntimeError("statpriv internal error: the support of P and Q is not contiguous "
+                               "(an atom where both laws vanish inside it); please report")
+        return self.replace(log_p=self.log_p[sl], log_q=self.log_q[sl], log_ratio=lr,
+                            log_ratio_lo=None if self.log_ratio_lo is None
+                            else self.log_ratio_lo[sl],
+                            start=None if self.start is None else self.start + sl.start)
+
+    def with_cut(self, sl, cut_p, cut_q):
+        """The laws on the atoms ``sl``, the P and Q mass cut off (ln) added to the rests."""
+        return self.replace(
+            log_p=self.log_p[sl], log_q=self.log_q[sl],
+            log_ratio=None if self.log_ratio is None else self.log_ratio[sl],
+            log_ratio_lo=None if self.log_ratio_lo is None else self.log_ratio_lo[sl],
+            log_rest_p=float(np.logaddexp(self.log_rest_p, cut_p)),
+            log_rest_q=float(np.logaddexp(self.log_rest_q, cut_q)))
+
+    # -- what a curve asks its laws -------------------------------------------
+    @property
+    def has_log_pmfs(self):
+        return self.given is not None or self.start is not None
+
+    def log_pmfs(self):
+        """LogPmfs: the arrays as given, or float64 copies of these atoms."""
+        if self.given is not None:
+            return self.given
+        if self.start is None:
+            return super().log_pmfs()
+        a, b = np.array(self.log_p, dtype=np.float64), np.array(self.log_q, dtype=np.float64)
+        a.flags.writeable = False
+        b.flags.writeable = False
+        return LogPmfs(int(self.start), a, b, float(self.log_rest_p), float(self.log_rest_q))
+
+    def privacy_loss_distribution(self, value_discretization_interval=None,
+                                  tail_mass_truncation=None, description=None):
+        """The exact PLD of these atoms (statpriv.laws.pld.from_laws)."""
+        return pld.from_laws(self, description)
+
+
+class LazyLaws(LawSource):
+    """Laws built on first use, each time (nothing is cached on the curve):
+    ``build()`` returns the Laws; ``log_pmfs`` says whether the curve
+    promises its atoms (``PrivacyCurve.log_pmfs()``)."""
+
+    def __init__(self, build, *, log_pmfs=False):
+        self._build = build
+        self.has_log_pmfs = bool(log_pmfs)
+
+    def laws(self):
+        """The Laws value, built now."""
+        return self._build()
+
+    def log_pmfs(self):
+        if not self.has_log_pmfs:
+            return super().log_pmfs()
+        return self.laws().live().log_pmfs()
+
+    def privacy_loss_distribution(self, value_discretization_interval=None,
+                                  tail_mass_truncation=None, description=None):
+        return pld.from_laws(self.laws(), description)
+
+
+def pair_core(laws):
+    """The noiseless C evaluator of live laws: the pair kernel on the arrays,
+    and with a window (laws.windowed) the curve delta_window(eps) + rest_p
+    (1 - e^(eps - log_ratio_max))_+ (rest_q (1 - e^(eps + log_ratio_min))_+
+    for delta_minus; rest_p + rest_q for eps < 0), which is never below the
+    true curve and equals it to 1e-12 relative wherever delta >= 1e12 rest
+    (bounded.h); delta_plus is exactly 0 from the float log_ratio_max on (the
+    true sup ln P/Q rounded up), delta_minus from -log_ratio_min."""
+    core = _core.PairCurveCore(laws.log_p, laws.log_q, laws.log_ratio, lr_lo=laws.log_ratio_lo)
+    if laws.windowed:
+        core = _core.BoundedCurveCore(core, laws.log_rest_p, laws.log_rest_q,
+                                      laws.log_ratio_max, laws.log_ratio_min,
+                                      laws.log_ratio_max, -laws.log_ratio_min)
+    return core
+
+
+def pair_curve(laws, reference, description, noise=None):
+    """The PrivacyCurve of count laws, plus ``noise`` if given (its strategy:
+    ``noise.curve``), on the atoms where either law has mass."""
+    laws = laws.live()
+    if noise is not None:
+        return noise.curve(laws, reference, description)
+    return PrivacyCurve(pair_core(laws), reference, description, laws=laws)
