@@ -23,3 +23,7 @@ cdef class CurveCore:
     # epsilon() of one target, without the GIL: the generic search (on the
     # estimate if set); a kernel with its own search overrides only this
     cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil
+
+
+# A long double memoryview's data pointer, for the rooms' own wrappers.
+cdef const long double *_data(long double[::1] a) noexcept

@@ -44,6 +44,7 @@ __all__ = ["k_anonymity", "KAnonymity"]
 
 _thr = _lazy.module("statpriv._thresholding")
 _core = _lazy.module("statpriv._core")
+_law_kernels = _lazy.module("statpriv.laws._kernels")
 
 # Windows of m, A and B: the atoms within this many nats of each law's
 # largest; the mass outside is bounded (unimodality) and added to delta.
@@ -221,7 +222,7 @@ def _window(N, p):
         return 0, N, -math.inf
 
     def log_pmf(j):
-        return float(_core.log_binom_pmf(float(N), p, np.array([float(j)]))[0])
+        return float(_law_kernels.log_binom_pmf(float(N), p, np.array([float(j)]))[0])
 
     mode = min(max(math.floor((N + 1) * p), 0), N)
     return windows.unimodal_window(log_pmf, 0, N, mode, DROP_NATS)

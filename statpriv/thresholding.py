@@ -34,6 +34,7 @@ __all__ = ["thresholded"]
 
 _thr = _lazy.module("statpriv._thresholding")
 _core = _lazy.module("statpriv._core")
+_law_kernels = _lazy.module("statpriv.laws._kernels")
 _per_record = _lazy.module("statpriv.counting.per_record")
 
 # Every C evaluation sweeps the window of Z once: the whole support up to
@@ -194,7 +195,7 @@ def _iid_law(N, pi):
         first, last, log_rest = 0, N, -math.inf
     else:
         def log_pmf(j):
-            return float(_core.log_binom_pmf(float(N), pi, np.array([float(j)]))[0])
+            return float(_law_kernels.log_binom_pmf(float(N), pi, np.array([float(j)]))[0])
 
         mode = min(max(math.floor((N + 1) * pi), 0), N)
         first, last, log_rest = windows.unimodal_window(log_pmf, 0, N, mode, DROP_NATS)

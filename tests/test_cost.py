@@ -285,7 +285,7 @@ def test_window_width_bound_holds():
 def test_progress_reports_and_interrupt():
     values, counts = np.unique(np.random.default_rng(10).uniform(0, 1, 3000), return_counts=True)
     args = (values, counts.astype(np.float64), 3000.0, 10**7)
-    plain = statpriv._core.binomial_sum_window(*args)
+    plain = statpriv.laws._kernels.binomial_sum_window(*args)
 
     class Bar:
         done = 0.0
@@ -294,7 +294,7 @@ def test_progress_reports_and_interrupt():
             self.done += work
 
     bar = Bar()
-    reported = statpriv._core.binomial_sum_window(*args, progress=bar, step=1.0)
+    reported = statpriv.laws._kernels.binomial_sum_window(*args, progress=bar, step=1.0)
     assert reported[0] == plain[0] and np.array_equal(reported[1], plain[1])
     _, estimate = counting_mod._product_tree_work(values, counts.astype(np.float64), 3000.0)
     assert 0.5 * estimate <= bar.done <= estimate      # the estimate is an over-estimate
@@ -304,7 +304,7 @@ def test_progress_reports_and_interrupt():
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        statpriv._core.binomial_sum_window(*args, progress=Stop(), step=1.0)
+        statpriv.laws._kernels.binomial_sum_window(*args, progress=Stop(), step=1.0)
 
 
 def test_progress_bar_path_builds_the_same_curve(monkeypatch):

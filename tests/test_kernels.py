@@ -19,6 +19,7 @@ import pytest
 
 import statpriv
 from statpriv import Geometric, Laplace, _core, counting, secret_sample
+from statpriv.laws import _kernels as law_kernels
 from helpers import assert_matches
 
 DPS = 60
@@ -406,7 +407,7 @@ STIRLERR_KS = [1, 2, 3, 7, 12, 25, 49, 50, 51, 52, 53, 100, 1000, 12345, 10 ** 6
 def test_log_binom_pmf_at_the_mean_stirlerr(p, mult):
     for k in STIRLERR_KS:
         N = mult * k
-        ours = _core.log_binom_pmf(float(N), p, np.array([float(k)]))[0]
+        ours = law_kernels.log_binom_pmf(float(N), p, np.array([float(k)]))[0]
         _assert_ulps(ours, _ln_binom_pmf(N, p, k), 2, f"N={N} p={p} k={k}")
 
 
@@ -429,7 +430,7 @@ def test_log_binom_pmf_off_the_mean_bd0(N, p):
     # Measured: <= 1.6 ulps of |ln b| except just above the switch (k ~ 2.077 M),
     # where the closed form x ln(x/M) - d cancels (up to 8.2 ulps seen there,
     # e.g. N = 1e15, p = 1e-9, k = 2076953): the bound is 10 ulps.
-    ours = _core.log_binom_pmf(N, p, np.array(ks, dtype=float))
+    ours = law_kernels.log_binom_pmf(N, p, np.array(ks, dtype=float))
     for k, o in zip(ks, ours):
         _assert_ulps(o, _ln_binom_pmf(int(N), p, k), 10, f"N={N} p={p} k={k}")
 
@@ -441,20 +442,20 @@ def test_log_hypergeom_pmf_points(N, K, m):
     mode = (m + 1) * (K + 1) // (N + 2)
     js = sorted({0, 1, mode - 10, mode - 1, mode, mode + 1, mode + 10, m // 2, min(K, m)})
     js = [j for j in js if 0 <= j <= min(K, m) and m - j <= N - K]
-    ours = _core.log_hypergeom_pmf(np.array(js, dtype=float), float(N), float(K), float(m))
+    ours = law_kernels.log_hypergeom_pmf(np.array(js, dtype=float), float(N), float(K), float(m))
     for j, o in zip(js, ours):
         _assert_ulps(o, _ln_hypergeom_pmf(j, N, K, m), 8, f"N={N} K={K} m={m} j={j}")
 
 
 def test_log_hypergeom_pmf_exact_small_case_and_support():
     # N = 10, K = 3, m = 4: P[J = j] = C(3, j) C(7, 4 - j) / C(10, 4) = (35, 105, 63, 7) / 210
-    ours = _core.log_hypergeom_pmf(np.array([-1.0, 0.0, 1.0, 2.0, 3.0, 4.0]), 10.0, 3.0, 4.0)
+    ours = law_kernels.log_hypergeom_pmf(np.array([-1.0, 0.0, 1.0, 2.0, 3.0, 4.0]), 10.0, 3.0, 4.0)
     assert ours[0] == ours[5] == -math.inf
     for o, c in zip(ours[1:5], (35, 105, 63, 7)):
         _assert_ulps(o, mpmath.log(mpmath.mpf(c) / 210), 4, f"j for {c}/210")
     # m = 0 and m = N: J is determined
-    assert list(_core.log_hypergeom_pmf(np.array([0.0, 1.0]), 10.0, 3.0, 0.0)) == [0.0, -math.inf]
-    assert _core.log_hypergeom_pmf(np.array([3.0]), 10.0, 3.0, 10.0)[0] == 0.0
+    assert list(law_kernels.log_hypergeom_pmf(np.array([0.0, 1.0]), 10.0, 3.0, 0.0)) == [0.0, -math.inf]
+    assert law_kernels.log_hypergeom_pmf(np.array([3.0]), 10.0, 3.0, 10.0)[0] == 0.0
 
 
 def test_monotone_flag_is_the_numpy_test():
@@ -489,4 +490,4 @@ def test_binomial_shift_views_match_the_mixture_bit_for_bit():
             assert a.dtype == b.dtype and np.array_equal(a, b)
         assert np.shares_memory(got[0], got[1])
     with pytest.raises(ValueError, match="out"):
-        _core.binom_window_logl(10.0, 0.5, 0, 3, out=np.empty(2, dtype=np.longdouble))
+        law_kernels.binom_window_logl(10.0, 0.5, 0, 3, out=np.empty(2, dtype=np.longdouble))

@@ -13,6 +13,7 @@ import statpriv
 from statpriv import _core
 from statpriv.counting.binomial import binomial_window_laws
 from statpriv.counting.sampling import _subsample_laws
+from statpriv.noise import _kernels as noise_kernels
 from helpers import assert_matches, check_against_reference, oracle
 
 NOISES = [statpriv.Laplace(0.5), statpriv.Laplace(3.0), statpriv.Gaussian(0.05),
@@ -58,8 +59,8 @@ def test_gaussian_monotone_and_grid_paths_agree():
     lp, lq = laws.log_p, laws.log_q
     eps = np.array([0.0, 0.003, 0.05, 0.4, 2.0])
     for sigma in (0.05, 0.2, 1.0, 4.0):
-        solved = _core.GaussCurveCore(lp, lq, sigma, True)
-        scanned = _core.GaussCurveCore(lp, lq, sigma, False)
+        solved = noise_kernels.GaussCurveCore(lp, lq, sigma, True)
+        scanned = noise_kernels.GaussCurveCore(lp, lq, sigma, False)
         for direction in (0, 1):
             a, b = solved.log_delta(eps, direction), scanned.log_delta(eps, direction)
             assert np.allclose(a, b, rtol=1e-11, atol=1e-11), (sigma, direction, a - b)

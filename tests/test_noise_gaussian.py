@@ -16,6 +16,7 @@ import pytest
 import statpriv
 from statpriv import _core
 from statpriv.counting.binomial import binomial_window_laws
+from statpriv.noise import _kernels as noise_kernels
 from helpers import binomial_mp, gaussian_log_delta_mp, mixture_mp, oracle
 
 
@@ -118,8 +119,8 @@ def test_grid_path_agrees_with_single_crossing():
     lp, lq = laws.log_p, laws.log_q
     eps = np.array([0.0, 0.05, 0.4, 2.0])
     for sigma in (0.05, 1.0):
-        solved = _core.GaussCurveCore(lp, lq, sigma, True)
-        scanned = _core.GaussCurveCore(lp, lq, sigma, False)
+        solved = noise_kernels.GaussCurveCore(lp, lq, sigma, True)
+        scanned = noise_kernels.GaussCurveCore(lp, lq, sigma, False)
         for direction in (_core.PLUS, _core.MINUS):
             a, b = solved.log_delta(eps, direction), scanned.log_delta(eps, direction)
             assert np.allclose(a, b, rtol=1e-11, atol=1e-11), (sigma, direction, a - b)

@@ -270,7 +270,8 @@ def test_epsilon_zero_gaussian_noise():
 
 
 def test_positive_mask():
-    from statpriv._core import _positive_mask, PLUS, MINUS, MAX
+    from statpriv._core import PLUS, MINUS, MAX
+    from statpriv.noise._kernels import _positive_mask
     ninf = -np.inf
     same = np.log([0.2, 0.5, 0.3]), np.log([0.3, 0.5, 0.2])
     assert _positive_mask(*same) == 0                       # f_P/f_Q bounded

@@ -22,6 +22,7 @@ __all__ = ["CONVOLUTION_RATE", "EXACT_LOG_RECORDS", "MAX_CONVOLUTION_WORK", "per
            "per_record_laws", "poisson_binomial_window"]
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_law_kernels = _lazy.module("statpriv.laws._kernels")
 
 # Per-record pi: refuse product trees estimated above this many multiply-adds
 # (about a minute here, ~3e6 distinct pi); see _poisson_binomial_window.
@@ -222,7 +223,7 @@ def poisson_binomial_window(probs):
             drop, windows.MAX_SUPPORT)
     with _progress.bar(work, f"convolving {probs.size:,} per-record pi", unit="MAC",
                        unit_scale=True, seconds=work / CONVOLUTION_RATE) as bar:
-        first, log_z, log_rest = _core.binomial_sum_window(*args, progress=bar,
+        first, log_z, log_rest = _law_kernels.binomial_sum_window(*args, progress=bar,
                                                            step=_progress.step(work))
     if log_rest > -math.inf and probs.size <= EXACT_LOG_RECORDS:
         # the tree's linear range cut atoms that deep tails need (delta_plus

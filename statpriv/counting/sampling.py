@@ -30,6 +30,7 @@ from statpriv.laws.mixture import mixture, mixture_rest
 __all__ = ["poisson_curve", "poisson_tail_ratio", "subsample_curve"]
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_law_kernels = _lazy.module("statpriv.laws._kernels")
 
 
 def subsample_curve(n, pi, m, noise, ref):
@@ -206,7 +207,7 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
     # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
     # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
     # ln(1 - rate) at j = 0, the zero point of delta_minus.
-    lr = _core.poisson_log_ratio(n, rate, pi, first, len(lp))      # one C pass
+    lr = _law_kernels.poisson_log_ratio(n, rate, pi, first, len(lp))      # one C pass
     if 0 <= n - first < len(lr):
         lr[n - first] = np.inf
     if rate == 1.0 and first == 0:

@@ -17,6 +17,7 @@ from statpriv.noise import Noise, kinds_text
 __all__ = ["secret_sample"]
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_law_kernels = _lazy.module("statpriv.laws._kernels")
 
 
 @factory
@@ -56,8 +57,8 @@ def secret_sample(n, sample_size, positives, *, noise=None):
         first, last = min(first, b0), max(last, b1)
     windows.check_support(last - first + 1, "sample_size (or n)")
     j = first + np.arange(last - first + 1, dtype=np.float64)
-    log_in = _core.log_hypergeom_pmf(j[j <= m - 1], N, float(K), float(m - 1))
-    log_out = _core.log_hypergeom_pmf(j, N, float(K), float(m)) if m < n else np.full(1, -np.inf)
+    log_in = _law_kernels.log_hypergeom_pmf(j[j <= m - 1], N, float(K), float(m - 1))
+    log_out = _law_kernels.log_hypergeom_pmf(j, N, float(K), float(m)) if m < n else np.full(1, -np.inf)
     if noisy_path:
         # noise smooths the laws over many atoms, and in its far tails delta is
         # a difference of nearly equal sums over neighbouring atoms: the
@@ -160,7 +161,7 @@ def _hypergeom_window(N, K, m, noisy_path):
     """(first, last, log_rest): the window of the hypergeometric law of the
     positives in m draws from N records of which K are positive."""
     def log_pmf(j):
-        return float(_core.log_hypergeom_pmf(np.array([float(j)]), float(N), float(K),
+        return float(_law_kernels.log_hypergeom_pmf(np.array([float(j)]), float(N), float(K),
                                              float(m))[0])
 
     lo, hi = max(0, m - (N - K)), min(K, m)

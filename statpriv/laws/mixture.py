@@ -14,6 +14,7 @@ from statpriv import _lazy
 from statpriv.laws import windows
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_law_kernels = _lazy.module("statpriv.laws._kernels")
 
 
 def mixture(log_a, log_b, rate, log_weights=None, ratio=True):
@@ -33,7 +34,7 @@ def mixture(log_a, log_b, rate, log_weights=None, ratio=True):
         # logaddexp with the accurate fast exp/log1p of csrc/ldmath.h)
         if log_weights is None:
             log_weights = (np.log(np.longdouble(rate)), np.log1p(-np.longdouble(rate)))
-        lp, lq = _core.log_mixture(log_a, log_b, log_weights[0], log_weights[1], size)
+        lp, lq = _law_kernels.log_mixture(log_a, log_b, log_weights[0], log_weights[1], size)
         if not ratio:
             return lp, lq, None
         with np.errstate(invalid="ignore"):
@@ -90,7 +91,7 @@ def binomial_shift(N, pi, first, last):
     count = last - first + 1
     buf = np.empty(count + 2, dtype=np.longdouble)
     buf[0] = buf[count + 1] = -np.inf
-    _core.binom_window_logl(float(N), pi, first, count, out=buf[1:count + 1])
+    _law_kernels.binom_window_logl(float(N), pi, first, count, out=buf[1:count + 1])
     lp, lq = buf[:count + 1], buf[1:]
     with np.errstate(invalid="ignore"):
         lr = lp - lq

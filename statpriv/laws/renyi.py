@@ -20,7 +20,7 @@ import numpy as np
 
 from statpriv import _lazy, _validate
 
-_renyi_kernel = _lazy.module("statpriv._accounting")   # the C log moment (csrc/renyi.h)
+_renyi_kernel = _lazy.module("statpriv.laws._kernels")   # the C log moment (csrc/renyi.h)
 
 __all__ = ["orders", "renyi_from_pld"]
 

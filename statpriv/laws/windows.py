@@ -15,6 +15,7 @@ import numpy as np
 from statpriv import _lazy
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_law_kernels = _lazy.module("statpriv.laws._kernels")
 
 # Atoms more than this many nats below the largest are cut where the atoms go
 # to linear long double scale (noise cells, privacy-loss distributions: the
@@ -101,7 +102,7 @@ def binomial_window(N, pi, noisy_path, drop=None):
     unimodality (unimodal_window), instead of building the full support
     first (at n = 1e6 that is 1e6 atoms of which ~14% are kept)."""
     def log_pmf(k):
-        return float(_core.log_binom_pmf(float(N), pi, np.array([float(k)]))[0])
+        return float(_law_kernels.log_binom_pmf(float(N), pi, np.array([float(k)]))[0])
 
     mode = min(max(math.floor((N + 1) * pi), 0), N)
     first, last, log_rest = window(log_pmf, 0, N, mode, noisy_path)
@@ -112,10 +113,10 @@ def binomial_window(N, pi, noisy_path, drop=None):
 
 def binomial_log_pmf(N, pi, first, last):
     """ln Bin(N, pi) on first..last; in extended precision with neighbours
-    consistent to ~1e-19 for 0 < pi < 1 (see _core.binom_window_logl)."""
+    consistent to ~1e-19 for 0 < pi < 1 (see statpriv.laws._kernels.binom_window_logl)."""
     if 0.0 < pi < 1.0:
-        return _core.binom_window_logl(float(N), pi, first, last - first + 1)
-    return _core.log_binom_pmf(float(N), pi, np.arange(first, last + 1, dtype=np.float64))
+        return _law_kernels.binom_window_logl(float(N), pi, first, last - first + 1)
+    return _law_kernels.log_binom_pmf(float(N), pi, np.arange(first, last + 1, dtype=np.float64))
 
 
 def check_support(size, what):

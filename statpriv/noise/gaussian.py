@@ -21,6 +21,7 @@ from statpriv.laws import pld
 from statpriv.noise import Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_kernels = _lazy.module("statpriv.noise._kernels")
 
 
 class Gaussian(Noise):
@@ -55,13 +56,13 @@ class Gaussian(Noise):
         # Poisson-binomial) implies the monotone likelihood ratio; no check
         lp, lq = laws.log_p, laws.log_q
         mlr = bool(laws.monotone_ratio) or _cells.monotone_likelihood_ratio(lp, lq)
-        return _core.GaussCurveCore(lp, lq, self.sigma, mlr, lr=laws.log_ratio,
+        return _kernels.GaussCurveCore(lp, lq, self.sigma, mlr, lr=laws.log_ratio,
                                     lr_lo=laws.log_ratio_lo)
 
     # -- worst-case DP (Balle & Wang, "Improving the Gaussian mechanism for
     # differential privacy", Thm. 8; csrc/dp.c)
     def dp_core(self):
-        return _core.DPCurveCore("gaussian", self.sigma)
+        return _kernels.GaussianDPCore(self.sigma)
 
     def _dp_reference(self):
         sigma = self.sigma

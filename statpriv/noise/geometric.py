@@ -1,6 +1,6 @@
 """Two-sided geometric noise: the class and the exact curve of a count plus it.
 
-The exact pmf of the sum on the atoms (_core.geometric_cells), plus the two
+The exact pmf of the sum on the atoms (_kernels.geometric_cells), plus the two
 geometric tails summed in closed form (their sign is constant).  Geometric
 (alpha) noise makes every count here pure DP (|ln f_P/f_Q| <= -ln alpha;
 Breutigam & Reischuk Lemma 5), so delta is exactly 0 from that eps on -- from
@@ -18,6 +18,7 @@ from statpriv.laws.discrete import discrete_reference, laws_from_log_pmfs
 from statpriv.noise import DPPair, Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_kernels = _lazy.module("statpriv.noise._kernels")
 _LN2 = math.log(2.0)
 
 
@@ -63,13 +64,13 @@ class Geometric(Noise):
         shift = _cells.is_shift(lp, lq)
         if shift and log_ratio is not None:
             # the three steps below in one pass (the same values)
-            cell_lp, cell_lq, lr, err = _core.geometric_shift_ratios(lp, lq, log_ratio,
+            cell_lp, cell_lq, lr, err = _kernels.geometric_shift_ratios(lp, lq, log_ratio,
                                                                       self.alpha)
         else:
-            cell_lp, cell_lq = _core.geometric_cells(lp, lq, self.alpha, shift=shift)
+            cell_lp, cell_lq = _kernels.geometric_cells(lp, lq, self.alpha, shift=shift)
             lr = _cells._log_ratio(cell_lp, cell_lq)
             if log_ratio is not None:
-                err = _core.geometric_difference_ratios(lp, lq, log_ratio, self.alpha,
+                err = _kernels.geometric_difference_ratios(lp, lq, log_ratio, self.alpha,
                                                         cell_lq, lr)
             else:
                 err = np.full(len(lr), 4e-16)
@@ -86,14 +87,14 @@ class Geometric(Noise):
     def _release_laws(self, laws, zero_plus, zero_minus):
         """The noisy release is discrete: its exact laws are the pmfs of the
         count plus the noise on the atoms and two aggregated tails
-        (_core.geometric_cells; beyond the last atom both noisy pmfs decay
+        (_kernels.geometric_cells; beyond the last atom both noisy pmfs decay
         like alpha^t, so each tail is one atom of constant loss), built on
         first use (the privacy-loss distribution, compositions)."""
         lp, lq, alpha = laws.log_p, laws.log_q, self.alpha
         rest_p, rest_q = float(laws.log_rest_p), float(laws.log_rest_q)
 
         def build():
-            cell_lp, cell_lq = _core.geometric_cells(lp, lq, alpha)
+            cell_lp, cell_lq = _kernels.geometric_cells(lp, lq, alpha)
             return Laws(cell_lp, cell_lq, None, log_rest_p=rest_p, log_rest_q=rest_q,
                         log_ratio_max=float(zero_plus), log_ratio_min=float(-zero_minus))
         return LazyLaws(build)
@@ -101,7 +102,7 @@ class Geometric(Noise):
     # -- worst-case DP: delta(eps) = max(0, 1 - alpha e^eps) / (1 + alpha) (csrc/dp.c)
     def dp_core(self):
         # -ln alpha to ~106 bits (mpmath), held as a double-double
-        return _core.DPCurveCore("geometric", self.alpha, _core.neg_log_double_double(self.alpha))
+        return _kernels.GeometricDPCore(self.alpha, _kernels.neg_log_double_double(self.alpha))
 
     def _dp_reference(self):
         alpha = self.alpha
@@ -173,7 +174,7 @@ class Geometric(Noise):
 
 def _zero_point_up(alpha):
     """-ln alpha rounded up to a float: delta = 0 exactly from there on."""
-    return _core.zero_point_up("geometric", alpha)
+    return _kernels.geometric_zero_point_up(alpha)
 
 
 def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err):
@@ -200,11 +201,11 @@ def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_l
         for side in sides:
             if side == 1:
                 hi, lo = lr[n + 1], lr_lo[n + 1]
-                d, rel = _core.geometric_deficits(lp, lq, atom_lr, cell_lp[1:n + 1], alpha,
+                d, rel = _kernels.geometric_deficits(lp, lq, atom_lr, cell_lp[1:n + 1], alpha,
                                                   hi, lo)
             else:
                 hi, lo = lr[0], lr_lo[0]
-                d, rel = _core.geometric_deficits(lq, lp, atom_lr, cell_lq[1:n + 1], alpha,
+                d, rel = _kernels.geometric_deficits(lq, lp, atom_lr, cell_lq[1:n + 1], alpha,
                                                   -hi, -lo, mirror=True)
             ok = np.flatnonzero(np.isfinite(rel))          # atoms x; cell x + 1
             bound = rel[ok] * d[ok].astype(np.float64)

@@ -3,7 +3,7 @@
 On every unit interval between atoms both noisy densities are
 (L e^(-t/b) + R e^(-(1-t)/b)) / (2b), so f_P - e^eps f_Q changes sign at most
 once there and its positive part integrates in closed form; O(atoms)
-(csrc/laplace.c, the cells of _core.laplace_cells_diff).  Laplace(b) noise makes
+(csrc/laplace.c, the cells of _kernels.laplace_cells_diff).  Laplace(b) noise makes
 every count here pure DP (|ln f_P/f_Q| <= 1/b; Breutigam & Reischuk Lemma 5),
 so delta is exactly 0 from eps = 1/b on -- from the exact zero point
 ln G_P(e^(1/b))/G_Q(e^(1/b)) where the laws' generating functions are known.
@@ -17,6 +17,7 @@ from statpriv.laws import pld
 from statpriv.noise import Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_kernels = _lazy.module("statpriv.noise._kernels")
 
 
 def _tail_w(p):
@@ -71,7 +72,7 @@ class Laplace(Noise):
 
     # -- worst-case DP: delta(eps) = max(0, 1 - exp((eps - 1/b)/2)) (csrc/dp.c)
     def dp_core(self):
-        return _core.DPCurveCore("laplace", self.scale)
+        return _kernels.LaplaceDPCore(self.scale)
 
     def _dp_reference(self):
         b = self.scale
@@ -141,7 +142,7 @@ class Laplace(Noise):
 
 def _zero_point_up(b):
     """1/b rounded up to a float: delta = 0 exactly from there on."""
-    return _core.zero_point_up("laplace", b)
+    return _kernels.laplace_zero_point_up(b)
 
 
 def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
@@ -158,7 +159,7 @@ def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
     # small against Q * N, ln P = ln Q + log1p((D * N)/(Q * N)); errs: the
     # estimated absolute errors of the cells', L's and R's log ratios
     (cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q, lr,
-     *errs) = _core.laplace_cells_diff(lp, lq, log_ratio, scale)
+     *errs) = _kernels.laplace_cells_diff(lp, lq, log_ratio, scale)
     n = len(cell_lp)
     lr_lo, sides = _cells.exact_tails(lr, tail_ratio, _tail_w, scale, ((0,), (n - 1,)))
     bound = _zero_point_up(scale)                     # 1/b rounded up
@@ -196,7 +197,7 @@ def _laplace_shift_core(lp, lq, b, tail_ratio):
     import mpmath
     ld = np.longdouble
     n = len(lp)
-    cell_lq, ll_q, lr_q = _core.laplace_cells_one(lq, b)
+    cell_lq, ll_q, lr_q = _kernels.laplace_cells_one(lq, b)
     with mpmath.workdps(40):
         ib_mp = 1 / mpmath.mpf(b)
         ib = ld(mpmath.nstr(ib_mp, 25, strip_zeros=False))
@@ -447,7 +448,7 @@ def _laplace_atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_
     is below err_l / err_r (one C pass, sp_laplace_atom_ratios).  Modifies
     the arrays in place.
     """
-    _core.laplace_atom_ratios(lp, lq, law_lr, law_lo, b, ll_p, lr_p, ll_q, lr_q, err_l, err_r,
+    _kernels.laplace_atom_ratios(lp, lq, law_lr, law_lo, b, ll_p, lr_p, ll_q, lr_q, err_l, err_r,
                               ll_lo, rr_lo)
 
 
@@ -491,14 +492,14 @@ def _laplace_deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p
             hi, lo = lr[tail], lr_lo[tail]
             zero = np.zeros(n + 1, dtype=ld)
             if side == 1:
-                first, dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
+                first, dl, er, dc, rel_l, rel_r, rel_c = _kernels.laplace_deficits(
                     lp, lq, law_lr, law_lo, ll_p, lr_q, cell_lp, b, hi, lo)
                 # L: ln R - dl;  R: ln R + er;  cells: ln R - dc
                 parts = ((dl, rel_l, -1, ll_p, ll_q, ll_lo, errs[1], mine[1]),
                          (er, rel_r, 1, lr_p, lr_q, rr_lo, errs[2], mine[2]),
                          (dc, rel_c, -1, lr, zero, lr_lo, errs[0], mine[0]))
             else:
-                first, dl, er, dc, rel_l, rel_r, rel_c = _core.laplace_deficits(
+                first, dl, er, dc, rel_l, rel_r, rel_c = _kernels.laplace_deficits(
                     lq, lp, law_lr, law_lo, lr_q, ll_p, cell_lq, b, -hi, -lo, mirror=True)
                 # dl: deficit of ln R_Q/R_P below -ln R_left, so ln R_P/R_Q =
                 # ln R_left + dl; er: ln L_P/L_Q = ln R_left - er; cells + dc

@@ -1,0 +1,155 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Typed wrappers of the law kernels (csrc/pmf.c, poisson_binomial.c,
+poisson_sampling.c, ldmath.h, renyi.c): log pmfs, mixtures, the
+Poisson-binomial product tree and the Renyi log moment, for statpriv.laws,
+statpriv.counting and statpriv.thresholding.
+
+Nothing here validates input: the Python layer does that and documents the
+formulas.  Every loop over atoms runs without the GIL.
+"""
+import numpy as np
+cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
+from libc.math cimport logl
+from libc.stdlib cimport free
+
+from statpriv._csrc cimport *
+from statpriv._core import _extended
+
+cnp.import_array()
+
+
+def log_mixture(log_a, log_b, log_in, log_out, long size):
+    """(lp, lq) longdouble of length size: ln(rate A(j-1) + (1-rate) B(j)) and
+    ln(rate A(j) + (1-rate) B(j)) from the log pmfs log_a, log_b and log_in =
+    ln rate, log_out = ln(1 - rate) (sp_log_mixture: numpy's logaddexp with
+    the accurate fast long double exp and log1p)."""
+    cdef long double[::1] va = _extended(log_a)
+    cdef long double[::1] vb = _extended(log_b)
+    cdef long na = va.shape[0], nb = vb.shape[0]
+    if size < na + 1 and size < nb:
+        raise ValueError("log_mixture: size below the laws' support")
+    lp = np.empty(size, dtype=np.longdouble)
+    lq = np.empty(size, dtype=np.longdouble)
+    cdef long double[::1] vp = lp, vq = lq
+    # (a Python scalar would pass through double: the weights go as an array)
+    cdef long double[::1] w = _extended(np.array([log_in, log_out], dtype=np.longdouble))
+    cdef const long double *pa = &va[0] if na else NULL
+    cdef const long double *pb = &vb[0] if nb else NULL
+    if size == 0:
+        return lp, lq
+    with nogil:
+        sp_log_mixture(pa, na, pb, nb, w[0], w[1], size, &vp[0], &vq[0])
+    return lp, lq
+
+
+def poisson_log_ratio(n, double rate, double pi, first, long count):
+    """ln P(j)/Q(j) = log1p((j - n rate pi)/((n - j) pi)) of the Poisson-sampled
+    count laws at j = first .. first+count-1, longdouble (sp_poisson_log_ratio)."""
+    # n and first through a long double array (a Python int may exceed 2^53)
+    cdef long double[::1] v = _extended(np.array([np.longdouble(n), np.longdouble(first)]))
+    out = np.empty(max(count, 0), dtype=np.longdouble)
+    cdef long double[::1] o = out
+    if count > 0:
+        with nogil:
+            sp_poisson_log_ratio(v[0], rate, pi, v[1], count, &o[0])
+    return out
+
+
+def binom_window_logl(double N, double pi, long first, long count, out=None):
+    """ln Bin(N, pi) pmf at first..first+count-1 in extended precision, with
+    neighbours consistent to ~1e-19 (exact ratios from Loader's value at the mode).
+    out: a contiguous longdouble array of length count to write into (a view
+    of a larger buffer, e.g. with padding atoms around it), returned."""
+    if out is None:
+        out = np.empty(count, dtype=np.longdouble)
+    cdef long double[::1] res = out
+    if res.shape[0] != count or count < 1:
+        raise ValueError("out must hold count >= 1 atoms")
+    with nogil:
+        sp_binom_window_logl(N, pi, <double> first, count, &res[0])
+    return out
+
+
+def log_binom_pmf(double N, double pi, double[::1] k):
+    """ln Bin(N, pi) pmf at each k by Loader's saddle-point form."""
+    cdef sp_binom b
+    cdef Py_ssize_t i, n = k.shape[0]
+    out = np.empty(n)
+    cdef double[::1] res = out
+    sp_binom_init(&b, N, pi, 0)
+    with nogil:
+        for i in range(n):
+            res[i] = sp_log_binom_pmf(&b, k[i])
+    return out
+
+
+def log_hypergeom_pmf(double[::1] j, double N, double K, double m):
+    """ln P[J = j], J positives in m draws from N records with K positive."""
+    cdef Py_ssize_t i, n = j.shape[0]
+    out = np.empty(n)
+    cdef double[::1] res = out
+    with nogil:
+        for i in range(n):
+            res[i] = sp_log_hypergeom_pmf(j[i], N, K, m)
+    return out
+
+
+cdef int _progress(void *ctx, double work) noexcept with gil:
+    # reports to a tqdm-like object's update(); non-zero (abandon) on Ctrl-C
+    try:
+        (<object> ctx).update(work)
+        PyErr_CheckSignals()
+    except BaseException:
+        return 1
+    return 0
+
+
+def binomial_sum_window(double[::1] probs, double[::1] counts, double drop_nats, long max_len,
+                        progress=None, double step=1e8):
+    """ln pmf of S = sum_g Bin(counts[g], probs[g]) on the window where it matters:
+    (first, log_pmf longdouble, log_rest) with e^log_rest >= the mass of S the
+    window does not carry (see csrc/poisson_binomial.h).  Raises ValueError if a window would exceed
+    max_len atoms.  ``progress``: an object with update(multiply_adds), called
+    every ``step`` multiply-adds (e.g. a tqdm bar); KeyboardInterrupt stops the work."""
+    cdef long double *buf = NULL
+    cdef long first = 0, n = 0
+    cdef long double rest = 0.0
+    cdef int status
+    cdef long groups = probs.shape[0]
+    cdef const double *pp = &probs[0] if groups > 0 else NULL
+    cdef const double *pc = &counts[0] if groups > 0 else NULL
+    cdef sp_progress_fn fn = NULL
+    if progress is not None:
+        fn = _progress
+    cdef void *ctx = <void *> progress
+    with nogil:
+        status = sp_binomial_sum_window_progress(pp, pc, groups, drop_nats, max_len, &buf,
+                                                 &first, &n, &rest, fn, ctx, step)
+    if status == -1:
+        raise MemoryError("could not allocate the convolution buffers")
+    if status == -2:
+        raise ValueError(f"the Poisson-binomial window would exceed {max_len} atoms")
+    if status == -3:
+        raise KeyboardInterrupt("per-record convolution interrupted")
+    out = np.empty(n, dtype=np.longdouble)
+    cdef long double[::1] res = out
+    cdef long i
+    for i in range(n):
+        res[i] = buf[i]
+    free(buf)
+    return first, out, float(logl(rest)) if rest > 0 else -np.inf
+
+
+def renyi_log_moment(log_p, loss, double t):
+    """ln sum_i e^(log_p[i] + t loss[i]) (long double in, long double out)."""
+    cdef const long double[::1] a = np.ascontiguousarray(log_p, dtype=np.longdouble)
+    cdef const long double[::1] b = np.ascontiguousarray(loss, dtype=np.longdouble)
+    cdef long n = a.shape[0]
+    cdef long double out = -np.inf
+    if b.shape[0] != n:
+        raise ValueError("renyi_log_moment: log_p and loss of different lengths")
+    if n:
+        with nogil:
+            out = sp_renyi_log_moment(&a[0], &b[0], n, t)
+    return np.longdouble(out)
