@@ -43,16 +43,11 @@ the curve's own bounded window rest is part of its delta already):
   delta(hi h).  It needs only delta(eps), so it serves every curve.
 
 ``method="auto"`` takes dp-accounting's own PLD for ``statpriv.dp.*`` curves
-(its closed-form connect-the-dots, as tight as ours: same delta to 1e-9
-relative for dp.gaussian(3), dp.laplace(2)) and connect-the-dots for every
-other curve, discrete laws included.  Measured at h = 1e-4 on eps off the
-grid (bench/bench_accounting.py; docs/accounting.md): the pmf route is above
-the exact delta by a median 1e-4 .. 2e-2 relative (counting(1000, 0.5):
-2e-3; counting(10**6, 0.3): 7e-2) -- every atom pays up to h in loss --
-while connect-the-dots is exact at the grid points and above by a median
-1e-11 .. 1e-4 (the chord between grid points); after a 2-fold composition
-of counting(200, 0.5), checked against the exact product of the atoms, the
-pmf route is 1e-3 above, connect-the-dots 5e-10.  The connect-the-dots
+(its closed-form connect-the-dots, as tight as ours) and connect-the-dots for
+every other curve, discrete laws included: the pmf route pays up to h in loss
+on every atom, connect-the-dots is exact at the grid points and above the
+curve only by the chord between them (the measured gaps are in
+docs/benchmarks.md, from bench/bench_accounting.py).  The connect-the-dots
 probabilities are second differences of delta divided by e^h - 1, so their
 float error is ~2^-53/h relative; the deltas fed to it are raised by
 max(1e-12, 1e-15/h) relative (1e-11 at h = 1e-4) to keep the PLD above the
