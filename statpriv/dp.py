@@ -3,8 +3,11 @@
 Worst-case DP is statistical privacy without data randomness: the attacker
 knows every other record, so the released value is Z = N (the noise) under
 one hypothesis and N + 1 under the other (Breutigam & Reischuk, "Statistical
-Privacy").  All three curves are symmetric (delta_plus = delta_minus), and for
-eps < 0, delta(eps) = 1 - e^eps + e^eps delta(-eps).
+Privacy").  Each noise kind (statpriv.noise) owns its curve: laplace,
+gaussian and geometric here validate the parameters and ask the kind for it.
+``randomized_response`` is the k-ary local mechanism, as exact discrete laws.
+Every curve is symmetric (delta_plus = delta_minus), and for eps < 0,
+delta(eps) = 1 - e^eps + e^eps delta(-eps).
 
 The closed forms are evaluated in C (csrc/dp.c) with full relative accuracy
 up to the zero point eps0 (Laplace, geometric: delta = 0 exactly for
@@ -18,6 +21,8 @@ import numpy as np
 
 from statpriv import _validate
 from statpriv.curve.recipe import factory
+from statpriv.laws import pair_curve
+from statpriv.laws.discrete import laws_from_log_pmfs
 from statpriv.noise import Gaussian, Geometric, Laplace
 
 
@@ -169,6 +174,66 @@ def geometric(alpha, sensitivity=1):
 
 # Largest integer sensitivity of dp.geometric (s + 1 atoms).
 MAX_GEOMETRIC_SENSITIVITY = 10**6
+
+
+# Largest k of dp.randomized_response (its k - 2 other values are one lumped atom).
+MAX_RANDOMIZED_RESPONSE_K = 10**12
+
+
+@factory
+def randomized_response(eps0, k=2):
+    """k-ary randomized response with parameter eps0 (Warner 1965; the local
+    eps0-DP mechanism): the report is the true value with probability
+    e^eps0 / (e^eps0 + k - 1) and each of the k - 1 other values with
+    probability 1 / (e^eps0 + k - 1).
+
+    Neighbouring inputs are the target's value a and another value b
+    (replace-one): P = (e^eps0, 1, 1, ..., 1) / Z on the reports (a, b,
+    others), Q = (1, e^eps0, 1, ..., 1) / Z, Z = e^eps0 + k - 1, so
+
+        delta(eps) = max(0, e^eps0 - e^eps) / (e^eps0 + k - 1)   (eps >= 0),
+
+    zero from eps0 on; symmetric.  The k - 2 other reports have the same
+    probability under P and Q and are lumped into one atom (the curve does not
+    change), so k costs nothing.  Exact discrete laws: the privacy-loss
+    distribution, Renyi divergences and compositions are exact.
+
+    Parameters
+    ----------
+    eps0 : float >= 0
+        The local privacy parameter (inf rejected).
+    k : int in [2, 10**12], optional
+        The number of values (default 2: binary randomized response).
+
+    Returns
+    -------
+    PrivacyCurve
+        The curve above; ``epsilon(0.0)`` is eps0; ``precision="mp"`` sums the
+        k outcomes in mpmath.
+
+    Examples
+    --------
+    >>> curve = randomized_response(1.0)
+    >>> print(f"{curve.delta(0.5):.10f}")          # (e - e^0.5) / (e + 1)
+    0.2876491366
+    >>> curve.epsilon(0.0)
+    1.0
+    """
+    eps0 = _validate.real("eps0", eps0, low=0.0)
+    k = _validate.count("k", k, low=2, high=MAX_RANDOMIZED_RESPONSE_K)
+    log_z = eps0 + math.log1p((k - 1) * math.exp(-eps0))
+    # reports (a, b[, the k - 2 others lumped]): ln P and ln Q
+    log_p = [eps0 - log_z, -log_z] + ([math.log(k - 2) - log_z] if k > 2 else [])
+    log_q = [-log_z, eps0 - log_z] + log_p[2:]
+    lp, lq = np.array(log_p), np.array(log_q)
+    return pair_curve(laws_from_log_pmfs(lp, lq, 0),
+                      lambda eps, direction: _rr_reference(eps0, k, eps, direction),
+                      f"DP randomized response eps0={eps0}, k={k}")
+
+
+def _rr_reference(eps0, k, eps, direction):
+    from statpriv import oracle
+    return oracle.dp_randomized_response_delta(eps0, k, eps, direction=direction)
 
 
 def amplify(eps, delta, rate=None, *, sampling_prob=None):

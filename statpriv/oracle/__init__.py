@@ -11,7 +11,8 @@ tests use it.
     binomial       counting_pmfs / counting_delta / estimate_terms: binomial,
                    Poisson-binomial and hypergeometric pmfs, sampling mixtures
     secret_sample  secret_sample_pmfs / secret_sample_delta
-    dp             dp_laplace_delta / dp_gaussian_delta / dp_geometric_delta
+    dp             dp_laplace_delta / dp_gaussian_delta / dp_geometric_delta /
+                   dp_randomized_response_delta
     noise          noisy_counting_delta (Laplace, Gaussian, geometric noise),
                    with _mixture (pointwise densities of count + noise) and
                    _quad (quadrature pieces, bracketed roots)
@@ -26,21 +27,26 @@ tests use it.
                    poisson_binomial_delta: the vertices of [p, 1-p]^N, the blanket
     empirical      kde_hockey_stick: two kernel density estimates (empirical DP)
 
-A new mechanism's oracle is one module here with an ``__all__``, listed once
-in ``_MODULES``.  The public names are resolved lazily (PEP 562), so
-``import statpriv`` does not import mpmath: ``statpriv.oracle.counting_delta``
-imports the module that defines it on first use.
+A new mechanism's oracle is a function in one of these modules, or one new
+module here with an ``__all__`` (found by itself: every module of this package
+that has an ``__all__`` is searched).  The public names are resolved lazily
+(PEP 562), so ``import statpriv`` does not import mpmath:
+``statpriv.oracle.counting_delta`` imports the module that defines it on
+first use.
 """
 
 import importlib
-
-_MODULES = ("_common", "binomial", "secret_sample", "dp", "noise", "normal_approx", "discrete",
-            "composition", "shuffle", "thresholding", "partial_knowledge",
-            "empirical")
+import pkgutil
 
 
 def _modules():
-    return [importlib.import_module(f"{__name__}.{name}") for name in _MODULES]
+    """The oracle modules that export names (an ``__all__``), in name order."""
+    found = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, "__all__"):
+            found.append(module)
+    return found
 
 
 def __getattr__(name):

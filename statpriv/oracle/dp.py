@@ -8,9 +8,10 @@ closed forms the fast path uses.
 import mpmath
 from mpmath import mp, mpf
 
-from statpriv.oracle._common import _check_direction, _eps_list, _pick, _to_mpf
+from statpriv.oracle._common import _check_direction, _eps_list, _guard, _pick, _to_mpf
 
-__all__ = ["dp_laplace_delta", "dp_gaussian_delta", "dp_geometric_delta"]
+__all__ = ["dp_laplace_delta", "dp_gaussian_delta", "dp_geometric_delta",
+           "dp_randomized_response_delta"]
 
 
 # --------------------------------------------------------------------------
@@ -193,4 +194,31 @@ def dp_geometric_delta(alpha, eps, dps=50, *, direction="max"):
                 minus = side(lambda k: P(k) - ee * P(k - 1))
             v = _pick(direction, plus, minus)
             out.append(+v)
+        return out[0] if scalar else out
+
+
+def dp_randomized_response_delta(eps0, k, eps, dps=50, *, direction="max"):
+    """k-ary randomized response with parameter eps0: the report is the true
+    value w.p. e^eps0 / Z and each other value w.p. 1 / Z, Z = e^eps0 + k - 1;
+    P is the report's law for the target's value a, Q for b != a.  The
+    hockey stick summed over all k outcomes, term by term."""
+    _check_direction(direction)
+    with mp.workdps(dps):
+        eps_vals, scalar = _eps_list(eps)
+        with mp.workdps(dps + 15):
+            e0 = _to_mpf(eps0, "eps0")
+        k = int(k)
+        if not (e0 >= 0 and k >= 2):
+            raise ValueError(f"need eps0 >= 0 and k >= 2, got {eps0!r}, {k!r}")
+        _guard(2.0 * k * max(len(eps_vals), 1), None, "k-ary randomized response")
+        out = []
+        for e in eps_vals:
+            with mp.workdps(dps + 15):
+                z = mpmath.exp(e0) + (k - 1)
+                p = [mpmath.exp(e0) / z, 1 / z] + [1 / z] * (k - 2)
+                q = [1 / z, mpmath.exp(e0) / z] + [1 / z] * (k - 2)
+                ee = mpmath.exp(e)
+                plus = mpmath.fsum(max(a - ee * b, mpf(0)) for a, b in zip(p, q))
+                minus = mpmath.fsum(max(b - ee * a, mpf(0)) for a, b in zip(p, q))
+            out.append(+_pick(direction, plus, minus))
         return out[0] if scalar else out
