@@ -20,7 +20,7 @@ from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
 from statpriv.composition import basic_composition, bounded_dependency_composition, compose
 from statpriv.renyi import rdp_to_dp
-from statpriv.k_anonymity import k_anonymity
+from statpriv.thresholding.k_anonymity import k_anonymity
 from statpriv.thresholding import thresholded
 from statpriv.dp import amplify
 from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
@@ -31,14 +31,16 @@ from statpriv.analysis.utility import equal_utility_epsilon, equal_utility_noise
 # The landed module names of the moved modules: statpriv.utility is
 # statpriv.analysis.utility (the same object: `import statpriv.utility`,
 # monkeypatching and pickling all see one module), likewise interval,
-# conjecture, and statpriv.figures / statpriv.demo for statpriv.papers.*.
+# conjecture, statpriv.figures / statpriv.demo for statpriv.papers.*, and
+# statpriv.k_anonymity for statpriv.thresholding.k_anonymity.
 import sys as _sys
 from statpriv.analysis import conjecture, interval, utility
 from statpriv.papers import demo, figures
+from statpriv.thresholding import k_anonymity as _k_anonymity_module
 
-for _module in (conjecture, interval, utility, demo, figures):
+for _module in (conjecture, interval, utility, demo, figures, _k_anonymity_module):
     _sys.modules.setdefault(f"statpriv.{_module.__name__.rpartition('.')[2]}", _module)
-del _module
+del _module, _k_anonymity_module
 
 __version__ = "0.1.0"
 __all__ = [

@@ -39,14 +39,15 @@ import math
 
 import numpy as np
 
-from statpriv import _lazy, _validate, _vertices, oracle
+from statpriv import _lazy, _validate, oracle
 from statpriv.counting import counting
 from statpriv.curve import PrivacyCurve
+from statpriv.partial_knowledge import vertices
 
 __all__ = ["partial_knowledge", "histogram_partial_knowledge", "PartialKnowledge",
            "HistogramPartialKnowledge"]
 
-_partial = _lazy.module("statpriv._partial")
+_partial = _lazy.module("statpriv.partial_knowledge._partial")
 
 # The blanket sum: every b is summed while the window of Bin(N, 2p) has at
 # most 4096 atoms; beyond, blocks of b on which H is bounded by its value at
@@ -82,12 +83,12 @@ class PartialKnowledge:
         of the target, and an attacker who learns W sees F shifted, so
         H(S_a + 1 || S_a) <= H(F + 1 || F).  Ranges within 1 + 1e-13 of the
         attained vertex are closed, the others halved: the bracket closes and
-        the curve is the exact worst case (statpriv._vertices,
+        the curve is the exact worst case (statpriv.partial_knowledge.vertices,
         docs/partial_knowledge.md)."""
         if self._worst is None:
             N, p = self.others, self.p
             uniform = self.uniform        # a vertex: its ln delta is a floor of the worst case
-            self._worst = _vertices.worst_case_curve(
+            self._worst = vertices.worst_case_curve(
                 N, p, self._worst_ref, self._describe("worst case"),
                 log_delta_floor=lambda eps: float(uniform.log_delta(eps)))
         return self._worst

@@ -36,7 +36,7 @@ import numpy as np
 from statpriv import _lazy, _progress
 from statpriv.curve import PrivacyCurve
 
-_partial = _lazy.module("statpriv._partial")
+_partial = _lazy.module("statpriv.partial_knowledge._partial")
 
 FULL_SWEEP_OTHERS = 1000      # every vertex on its whole support up to here
 EXACT_RATIO = 1.0 + 1e-13     # close ranges within this of the attained: exact

@@ -41,7 +41,7 @@ from statpriv.curve import PrivacyCurve
 
 __all__ = ["k_anonymity", "KAnonymity"]
 
-_thr = _lazy.module("statpriv._thresholding")
+_thr = _lazy.module("statpriv.thresholding._thresholding")
 _core = _lazy.module("statpriv._core")
 
 # Windows of m, A and B: the atoms within this many nats of each law's
@@ -143,15 +143,15 @@ def k_anonymity(n, probs, k, *, source, target):
              + 2.0 * k * min(2 * k, m_hi - m_lo + 1))
     if cells > MAX_CELL_TERMS:
         raise ValueError(f"k-anonymity with n={n}, k={k}: the suppressed cells need about "
-                         f"{cells:.1e} pmf terms, more than statpriv.k_anonymity.MAX_CELL_TERMS "
-                         f"= {MAX_CELL_TERMS:.0e}; use a smaller k or n")
+                         f"{cells:.1e} pmf terms, more than statpriv.thresholding.k_anonymity."
+                         f"MAX_CELL_TERMS = {MAX_CELL_TERMS:.0e}; use a smaller k or n")
     # one evaluation: the m within ~12 sd of the mode, each a sum over ~10 sd of A | m
     sd_m = math.sqrt(N * pm * (1.0 - pm))
     sd_a = math.sqrt(N * pm * min(pa, pb) / pm) if pm > 0.0 else 0.0
     work = min(m_hi - m_lo + 1, 24.0 * sd_m + 1.0) * (10.0 * sd_a + 10.0)
     if work > MAX_EVAL_TERMS:
         raise ValueError(f"k-anonymity with n={n}: every evaluation would sum about {work:.1e} "
-                         f"terms (~{work / 1e8:.0f} s), more than statpriv.k_anonymity."
+                         f"terms (~{work / 1e8:.0f} s), more than statpriv.thresholding.k_anonymity."
                          f"MAX_EVAL_TERMS = {MAX_EVAL_TERMS:.0e}; use a smaller n")
     rest_lower = float(np.logaddexp.reduce([rest_m, a_win[2], b_win[2]]))
     ref_probs = ps.tolist()

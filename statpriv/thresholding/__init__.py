@@ -31,7 +31,7 @@ from statpriv.curve import PrivacyCurve
 
 __all__ = ["thresholded"]
 
-_thr = _lazy.module("statpriv._thresholding")
+_thr = _lazy.module("statpriv.thresholding._thresholding")
 _core = _lazy.module("statpriv._core")
 _counting = _lazy.module("statpriv.counting")
 
