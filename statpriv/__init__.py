@@ -28,7 +28,7 @@ from statpriv.noise import Gaussian, Geometric, Laplace
 from statpriv.partial_knowledge import histogram_partial_knowledge, partial_knowledge
 from statpriv.analysis.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
 
-# The landed module names of the moved modules: statpriv.utility is
+# The old module names of the moved modules: statpriv.utility is
 # statpriv.analysis.utility (the same object: `import statpriv.utility`,
 # monkeypatching and pickling all see one module), likewise interval,
 # conjecture, statpriv.figures / statpriv.demo for statpriv.papers.*, and
