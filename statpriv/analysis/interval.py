@@ -104,7 +104,7 @@ def interval_epsilon(width, confidence, count, noise_kind="laplace", delta=None)
 
     - "laplace":   eps = -ln(1 - p)/(w c)  (eq. (10); computed as -log1p(-p)/(w c)).
       Example (Naldi & D'Acquisto §3): c = 100, w = 0.2, p = 0.8 gives
-      eps = ln 5 / 20 = 0.0804718956..., which the seed rounds to 0.08.
+      eps = ln 5 / 20 = 0.0804718956..., which the paper rounds to 0.08.
     - "geometric": the eps with 1 - 2 alpha^K/(1+alpha) = p, alpha = e^-eps,
       K = ceil(w c) (closed form eps = ln((1+p)/(1-p)) for K = 1, else a
       bracketed root; see statpriv.noise.geometric._geometric_epsilon).

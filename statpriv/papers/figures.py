@@ -4,7 +4,7 @@ Fig. 6 (nested noise) from the exact curves (Fig. 4, thresholding: statpriv.pape
 Every plotted statistical-privacy (SP) value comes from ``statpriv.counting(...)``,
 the exact curve (docs/mathematics.md §3-6).  Where Breutigam & Reischuk's figures rest on its normal
 approximation (Lemma 6, and Lemma 10 = Lemma 6 at the equal-utility sigma: the only
-formulas the seed gives for Gaussian noise, so presumably every Gaussian-noise curve
+formulas the paper gives for Gaussian noise, so presumably every Gaussian-noise curve
 of Figs. 1, 2, 5, 6 and 8), the approximation is drawn as well, dashed and labelled
 "normal approx. (Lemma 6)", with its largest relative deviation from the exact curve
 printed in the plot; every other line is exact and says so.  (At these parameters
@@ -51,7 +51,7 @@ NORMAL_LABEL = "normal approx. (Lemma 6)"
 
 # Desfontaines et al. Fig. 6 (nested noise): the extracted text keeps no parameters; these are
 # assumed (see nested_noise_data).
-SEED004_P = 0.1                     # uncertainty p of every unknown record (the seed's
+SEED004_P = 0.1                     # uncertainty p of every unknown record (the paper's
                                     # running example: "at least 10%")
 SEED004_N_UNKNOWN = 100             # unknown records (the target included)
 SEED004_EPS0 = 0.5                  # geometric noise alpha = exp(-eps0): eps0-DP alone
@@ -193,7 +193,7 @@ def nested_noise_data(*, p=SEED004_P, n_unknown=SEED004_N_UNKNOWN, eps0=SEED004_
 
     Desfontaines et al.'s formulas and figure parameters were lost in extraction; ASSUMED here:
     every record the attacker does not know has the property with probability
-    p = 0.1 (the seed's running example, "uncertainty at least 10%"; all pi_j = p is
+    p = 0.1 (the paper's running example, "uncertainty at least 10%"; all pi_j = p is
     the attained worst case of docs/mathematics.md), n_unknown = 100 unknown records (the
     target included; known records only shift the count, docs/mathematics.md §2), and the
     geometric noise has alpha = exp(-eps0) with eps0 = 0.5, so that the noise alone
@@ -229,7 +229,7 @@ def figure_numbers():
     """The numbers Breutigam & Reischuk prints or states in its text, recomputed.
 
     ``dp_gaussian_nu1`` / ``dp_gaussian_nu3``: worst-case DP Gaussian delta at
-    eps = 0.01 for nu = 1 and 3 (the seed prints 0.38 and 0.128; docs/mathematics.md §6 has
+    eps = 0.01 for nu = 1 and 3 (the paper prints 0.38 and 0.128; docs/mathematics.md §6 has
     0.379841760124599 and 0.128067047707446).  The other entries are the exact SP
     values at n = 1000, pi = 0.5 behind Figs. 1 and 5 and the equal-utility
     Laplace DP level of §4.4 at lambda = 0.1.
@@ -370,7 +370,7 @@ def fig5(out_dir, dpi=120):
 
 
 def fig6(out_dir, dpi=120):
-    """Fig. 6: DP/SP delta ratio for n = 100.  The seed's caption does not say which
+    """Fig. 6: DP/SP delta ratio for n = 100.  The paper's caption does not say which
     noise; its text discusses it with Laplace noise, so both panels are drawn."""
     fig, axes = plotting.figure(ncols=2)
     for ax, kind in zip(axes, ("laplace", "gaussian")):
@@ -417,7 +417,7 @@ def fig8(out_dir, dpi=120):
 
 def seed004_fig6(out_dir, dpi=120):
     """Desfontaines et al. Fig. 6: noiseless count + two-sided geometric noise (nested noise).
-    Parameters ASSUMED (the seed's were lost): see nested_noise_data."""
+    Parameters ASSUMED (the paper's were lost): see nested_noise_data."""
     data = nested_noise_data()
     fig, (left, right) = plotting.figure(ncols=2)
     left.plot(data["eps"], data["noiseless"], color="tab:blue", lw=1.8,

@@ -8,7 +8,7 @@ running "at least 10% uncertain" example), eps = 0.5, delta = 1e-6.
 * Fig. 2 -- Thm 3's bounds against the number of records: the closed form
   of Balle, Bell, Gascon & Nissim (the paper quotes it), the numerically
   evaluated privacy blanket, the uniform configuration (all pi_j = p, the
-  seed's lower end) and statpriv's exact worst case over [p, 1-p]^N.
+  paper's lower end) and statpriv's exact worst case over [p, 1-p]^N.
 * Fig. 3 -- delta against the number of known records, for several p: the
   exact worst case over the remaining unknown records.
 * Fig. 5 -- the double guarantee of §5.2: delta against the number of known
@@ -106,7 +106,7 @@ def seed004_fig2(out_dir, dpi=120):
         ax.plot(n, data[prefix + "worst_case"], color="tab:green", lw=3.0, alpha=0.6,
                 label="exact worst case over [p, 1-p]^N (statpriv)")
         ax.plot(n, data[prefix + "uniform"], color="tab:blue", lw=1.2, ls=":",
-                label="all pi_j = p (seed's lower end)")
+                label="all pi_j = p (paper's lower end)")
         ax.set_xscale("log")
         if not prefix:
             ax.set_ylim(1e-40, 3.0)

@@ -31,7 +31,7 @@ per eps, exact to ~1e-14 relative at every eps, nothing truncated); beyond,
 branch and bound over ranges of vertices (see PartialKnowledge.worst_case)
 closes to the exact worst case.
 
-Known records (seed: for counts, active and passive partial knowledge
+Known records (Desfontaines et al.: for counts, active and passive partial knowledge
 coincide and knowing k records equals knowing none among n - k) are
 dropped: N = n - 1 - known.
 """
@@ -166,7 +166,7 @@ def partial_knowledge(n, p, *, known=0):
     Bin(N - a, 1 - p); ``bracket(eps)`` gives (attained, certified,
     a_attained)), ``uniform`` (all pi_j = p: counting(n - known, p)),
     ``blanket`` (the privacy-blanket upper bound) and
-    ``closed_form_epsilon(delta)`` (the closed form the seed quotes).
+    ``closed_form_epsilon(delta)`` (the closed form Desfontaines et al. quote).
 
     >>> import statpriv
     >>> pk = statpriv.partial_knowledge(1000, 0.1)
