@@ -234,6 +234,37 @@ def test_bad_types(call):
         call()
 
 
+def test_pi_is_the_name_of_the_record_probability():
+    """partial_knowledge(n, pi) / histogram_partial_knowledge(n, pi, categories):
+    the keyword p= (the former name) still works with a DeprecationWarning and
+    builds the same curves; positional calls are unchanged; .p reads .pi."""
+    pk = statpriv.partial_knowledge(12, pi=0.1, known=2)
+    assert (pk.n, pk.pi, pk.known, pk.others) == (12, 0.1, 2, 9)
+    assert statpriv.partial_knowledge(12, 0.1, known=2).pi == 0.1
+    with pytest.warns(DeprecationWarning, match=r"partial_knowledge\(p=\.\.\.\) is deprecated: "
+                                                r"the parameter is called pi now") as record:
+        old = statpriv.partial_knowledge(12, p=0.1, known=2)
+    assert record[0].filename == __file__                  # attributed to the caller
+    eps = [0.0, 0.3, 1.0]
+    for what in ("worst_case", "uniform", "blanket"):
+        assert getattr(old, what).delta(eps).tolist() == getattr(pk, what).delta(eps).tolist()
+    with pytest.warns(DeprecationWarning, match=r"PartialKnowledge.p is deprecated: use .pi"):
+        assert pk.p == 0.1
+    with pytest.warns(DeprecationWarning, match=r"^PartialKnowledge\(p=\.\.\.\) is deprecated"):
+        assert type(pk)(12, p=0.1, known=2).pi == 0.1
+    with pytest.raises(TypeError, match="give pi or its old name p"):
+        statpriv.partial_knowledge(12, pi=0.1, p=0.1)
+
+    h = statpriv.histogram_partial_knowledge(20, pi=0.1, categories=2)
+    with pytest.warns(DeprecationWarning, match=r"histogram_partial_knowledge\(p=\.\.\.\)"):
+        old_h = statpriv.histogram_partial_knowledge(20, p=0.1, categories=2)
+    assert old_h.lower.delta(eps).tolist() == h.lower.delta(eps).tolist()
+    assert old_h.upper.delta(eps).tolist() == h.upper.delta(eps).tolist()
+    with pytest.warns(DeprecationWarning, match=r"HistogramPartialKnowledge.p is deprecated"):
+        assert h.p == 0.1
+    assert "pi=0.1" in repr(h) and "pi=0.1" in repr(pk)
+
+
 def test_windowed_vertex_bounds_bracket_the_exact_value():
     """The window terms are a lower bound, window + bounded rest an upper bound
     of the whole-support value (every vertex of a small grid)."""

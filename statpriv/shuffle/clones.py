@@ -13,10 +13,9 @@ laws P, Q below, so their curve bounds the shuffled mechanism's curve:
 Each inner term is a binomial shift divergence, H_eps(P_c || Q_c) =
 a H_eps'(A_c || A_c + 1) with a = (e^eps0 - e^eps) / (1 + e^eps0) and
 e^eps' - 1 = (1 + e^eps0)(e^eps - 1) / (e^eps0 - e^eps), summed in C by the
-binomial shift kernel (csrc/binomial_tail.h).  docs/shuffle.md has the argument and the guarantee.
+binomial shift kernel (csrc/binomial_tail.h).  docs/shuffle.md has the argument
+and the guarantee.
 """
-import math
-
 from statpriv import _lazy, _validate, oracle
 from statpriv.curve import PrivacyCurve
 
