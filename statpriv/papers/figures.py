@@ -127,8 +127,8 @@ def ratio_vs_nu_data(kind, *, n=N_SEED, eps=EPS_SEED, pis=PIS_RATIO, nus=None):
 def _equal_utility_point(n, p, m, eps):
     """delta(eps) of subsampling m of n, and of Laplace / Gaussian noise on the full
     count with the same utility loss; plus the Lemma 6 (Lemma 10) approximation."""
-    lap = equal_utility_noise(n, p, m, "laplace")
-    gau = equal_utility_noise(n, p, m, "gaussian")
+    lap = equal_utility_noise(n, p, m, Laplace)
+    gau = equal_utility_noise(n, p, m, Gaussian)
     return (counting(n, p, sample_size=m).delta(eps),
             counting(n, p, noise=lap).delta(eps),
             counting(n, p, noise=gau).delta(eps),
@@ -236,8 +236,8 @@ def figure_numbers():
     """
     n, eps = N_SEED, EPS_SEED
     m = n // 10
-    lap = equal_utility_noise(n, 0.5, m, "laplace")
-    gau = equal_utility_noise(n, 0.5, m, "gaussian")
+    lap = equal_utility_noise(n, 0.5, m, Laplace)
+    gau = equal_utility_noise(n, 0.5, m, Gaussian)
     samp = counting(n, 0.5, sample_size=m).delta(eps)
     lap_delta = counting(n, 0.5, noise=lap).delta(eps)
     return {
