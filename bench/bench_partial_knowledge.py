@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import statpriv  # noqa: E402
 import statpriv.shuffle  # noqa: E402
-from statpriv import _vertices  # noqa: E402
+from statpriv.partial_knowledge import vertices  # noqa: E402
 
 ROWS = []
 
@@ -78,7 +78,7 @@ def main():
     N = n - 1
     pk = statpriv.partial_knowledge(n, p)
     (lo, hi, a), t_bb = timed(lambda: pk.worst_case.bracket(eps))
-    core = _vertices.vertex_core(N, p)
+    core = vertices.vertex_core(N, p)
     (full, a_full), t_full = timed(lambda: core.worst(eps))
     sample = np.linspace(0, N, 21).round().astype(int)
     vals, t_naive = timed(lambda: [naive_vertex_delta(N, int(x), p, eps) for x in sample])

@@ -20,7 +20,7 @@ from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
 from statpriv.accounting import (basic_composition, bounded_dependency_composition, compose,
                                  rdp_to_dp)
-from statpriv.k_anonymity import k_anonymity
+from statpriv.thresholding.k_anonymity import k_anonymity
 from statpriv.thresholding import thresholded
 from statpriv.dp import amplify
 from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
@@ -33,17 +33,20 @@ from statpriv.analysis.utility import equal_utility_epsilon, equal_utility_noise
 # monkeypatching and pickling all see one module), likewise interval,
 # conjecture, statpriv.figures / statpriv.demo for statpriv.papers.*,
 # statpriv.pld (statpriv.laws.pld), statpriv.renyi and statpriv.composition
-# (statpriv.accounting.*) and statpriv.sampling (statpriv.counting.sampling).
+# (statpriv.accounting.*), statpriv.sampling (statpriv.counting.sampling) and
+# statpriv.k_anonymity (statpriv.thresholding.k_anonymity).
 import sys as _sys
 from statpriv.accounting import composition, renyi
 from statpriv.analysis import conjecture, interval, utility
 from statpriv.counting import sampling
 from statpriv.laws import pld
 from statpriv.papers import demo, figures
+from statpriv.thresholding import k_anonymity as _k_anonymity_module
 
-for _module in (conjecture, interval, utility, demo, figures, pld, renyi, composition, sampling):
+for _module in (conjecture, interval, utility, demo, figures, pld, renyi, composition, sampling,
+                _k_anonymity_module):
     _sys.modules.setdefault(f"statpriv.{_module.__name__.rpartition('.')[2]}", _module)
-del _module
+del _module, _k_anonymity_module
 
 __version__ = "0.1.0"
 __all__ = [

@@ -235,7 +235,7 @@ cdef extern from "shuffle.h" nogil:
     double sp_clones_log_delta(double eps, sp_direction direction, const void *ctx)
     double sp_clones_smallest_eps(const sp_clones *c, double log_target, double log_tol)
 
-# thresholded counts and k-anonymity (statpriv/_thresholding.pyx)
+# thresholded counts and k-anonymity (statpriv/thresholding/_thresholding.pyx)
 cdef extern from "thresholding.h" nogil:
     ctypedef struct sp_thr_curve:
         const long double *lz

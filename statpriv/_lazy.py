@@ -17,6 +17,12 @@ __all__ = ["module"]
 
 class _OnFirstUse(types.ModuleType):
     def __getattr__(self, attr):          # only for names the stand-in lacks
+        if attr.startswith("__") and attr.endswith("__"):
+            # introspection (inspect.unwrap's __wrapped__ in doctest and pydoc,
+            # copy, pickle) must not import: the import of a package's own
+            # submodule (statpriv.thresholding._thresholding) adds it to the
+            # package's namespace, which such a caller may be iterating
+            raise AttributeError(attr)
         value = getattr(importlib.import_module(self.__name__), attr)
         if callable(value) or isinstance(value, (int, float, str)):
             # functions, classes and constants are kept: the next read is a

@@ -17,14 +17,18 @@ number is expected: ``True`` is not a probability, a privacy parameter or a
 count.  Range texts are exact: ``(0.0, inf)`` means that inf is rejected,
 ``[0.0, inf]`` that it is allowed.
 """
+import functools
 import math
 import numbers
 import reprlib
+import sys
+import warnings
 
 import numpy as np
 
 __all__ = ["ParameterTypeError", "real", "probability", "count", "real_array", "reals",
-           "ndim", "broadcast", "choice", "alias", "seed"]
+           "ndim", "broadcast", "choice", "alias", "seed", "renamed", "renamed_attribute",
+           "deprecated"]
 
 _short = reprlib.Repr()
 _short.maxstring = 40
@@ -235,6 +239,49 @@ def alias(name, value, alias_name, alias_value):
     if value is not None:
         raise ValueError(f"give {name} or {alias_name} (the same parameter), not both")
     return alias_name, alias_value
+
+
+def deprecated(message):
+    """A DeprecationWarning attributed to the first caller outside statpriv
+    (the line the user wrote, however deep inside statpriv it is raised)."""
+    level, frame = 2, sys._getframe(1)      # stacklevel 2: the caller of deprecated()
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] \
+            == "statpriv":
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, DeprecationWarning, stacklevel=level)
+
+
+def renamed(**new_names):
+    """Decorator of a function whose parameters were renamed:
+    ``@renamed(p="pi")`` still accepts the keyword ``p=`` (DeprecationWarning)
+    and passes its value on as ``pi``; the signature shows the new names only.
+    Positional calls are unaffected (the positions did not change).  Both
+    spellings at once: ParameterTypeError naming both."""
+    def decorate(fn):
+        called = fn.__qualname__.removesuffix(".__init__")    # a class: its name
+
+        @functools.wraps(fn)
+        def with_old_names(*args, **kwargs):
+            for old, new in new_names.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise ParameterTypeError(f"give {new} or its old name {old} (the same "
+                                                 f"parameter), not both")
+                    deprecated(f"{called}({old}=...) is deprecated: the parameter is "
+                               f"called {new} now")
+                    kwargs[new] = kwargs.pop(old)
+            return fn(*args, **kwargs)
+        return with_old_names
+    return decorate
+
+
+def renamed_attribute(old, new):
+    """A read-only property ``old`` that returns the attribute ``new``, with a
+    DeprecationWarning (an attribute renamed in the public API)."""
+    def get(self):
+        deprecated(f"{type(self).__name__}.{old} is deprecated: use .{new}")
+        return getattr(self, new)
+    return property(get, doc=f"Deprecated name of ``{new}``.")
 
 
 def seed(name, value):

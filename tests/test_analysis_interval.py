@@ -5,6 +5,7 @@ noise distribution in this file, and the Gaussian eps from an mpmath
 integral of the hockey-stick divergence -- not from the code under test.
 """
 import math
+import warnings
 from fractions import Fraction
 
 import mpmath
@@ -16,7 +17,8 @@ from statpriv.interval import (interval_confidence, interval_epsilon, interval_n
                                interval_width)
 from statpriv.noise import Gaussian, Geometric, Laplace
 
-KINDS = [("laplace", None), ("geometric", None), ("gaussian", 1e-6), ("gaussian", 0.05)]
+KINDS = [pytest.param(cls, delta, id=f"{cls.__name__}-{delta}")
+         for cls, delta in [(Laplace, None), (Geometric, None), (Gaussian, 1e-6), (Gaussian, 0.05)]]
 
 
 @pytest.fixture(autouse=True)
@@ -76,7 +78,7 @@ def test_seed_002_example():
 # -- the formulas against direct evaluation of the noise law ------------------------------
 @pytest.mark.parametrize("eps,w,c", [(0.08, 0.2, 100), (1.0, 0.05, 30), (0.003, 0.5, 1000)])
 def test_laplace_against_integration(eps, w, c):
-    p = interval_confidence(eps, w, c, "laplace")
+    p = interval_confidence(eps, w, c, Laplace)
     assert p == pytest.approx(float(mp_laplace_inside(1 / mpmath.mpf(eps), mpmath.mpf(w) * c)), rel=1e-13)
 
 
@@ -93,16 +95,16 @@ def test_geometric_confidence_against_summation(eps, w, c):
     direct = mp_geometric_inside(alpha, t)
     # the closed form 1 - 2 alpha^K/(1+alpha), K = ceil(t), equals the direct sum
     assert abs(direct - (1 - 2 * alpha ** math.ceil(t) / (1 + alpha))) < mpmath.mpf(10) ** -35
-    assert interval_confidence(eps, float(w), c, "geometric") == pytest.approx(float(direct), rel=1e-13)
+    assert interval_confidence(eps, float(w), c, Geometric) == pytest.approx(float(direct), rel=1e-13)
 
 
 @pytest.mark.parametrize("p", [0.05, 0.5, 0.8, 0.99])
 @pytest.mark.parametrize("eps,w,c", GEOM_CASES)
 def test_geometric_epsilon_against_summation(eps, w, c, p):
-    got = interval_epsilon(float(w), p, c, "geometric")
+    got = interval_epsilon(float(w), p, c, Geometric)
     t = Fraction(w) * c
     assert float(mp_geometric_inside(mpmath.exp(-mpmath.mpf(got)), t)) == pytest.approx(p, rel=1e-13)
-    noise = interval_noise(float(w), p, c, "geometric")
+    noise = interval_noise(float(w), p, c, Geometric)
     assert isinstance(noise, Geometric)
     assert noise.alpha == pytest.approx(math.exp(-got), rel=1e-15)
 
@@ -110,25 +112,25 @@ def test_geometric_epsilon_against_summation(eps, w, c, p):
 def test_geometric_k1_closed_form():
     # t <= 1: only k = 0 inside, p = P[N = 0] = (1-a)/(1+a) = tanh(eps/2)
     for eps in (0.01, 0.5, 3.0):
-        assert interval_confidence(eps, 0.01, 50, "geometric") == pytest.approx(math.tanh(eps / 2), rel=1e-14)
-        assert interval_epsilon(0.02, math.tanh(eps / 2), 50, "geometric") == pytest.approx(eps, rel=1e-14)
+        assert interval_confidence(eps, 0.01, 50, Geometric) == pytest.approx(math.tanh(eps / 2), rel=1e-14)
+        assert interval_epsilon(0.02, math.tanh(eps / 2), 50, Geometric) == pytest.approx(eps, rel=1e-14)
 
 
 @pytest.mark.parametrize("w,p,c", [(0.2, 0.8, 100), (0.05, 0.95, 40), (1.0, 0.3, 3), (0.01, 0.999, 10000)])
 def test_gaussian_against_integration(w, p, c):
     t = mpmath.mpf(w) * c
-    noise = interval_noise(w, p, c, "gaussian")
+    noise = interval_noise(w, p, c, Gaussian)
     assert isinstance(noise, Gaussian)
     assert float(mp_gaussian_inside(noise.sigma, t)) == pytest.approx(p, rel=1e-13)
     for delta in (1e-6, 0.05):
-        eps = interval_epsilon(w, p, c, "gaussian", delta=delta)
+        eps = interval_epsilon(w, p, c, Gaussian, delta=delta)
         assert eps == noise.dp_curve().epsilon(delta)
         if eps > 0:
             hs = float(mp_gaussian_hockey_stick(noise.sigma, eps))
             assert hs == pytest.approx(delta, rel=1e-9)      # the level is tight ...
             assert hs <= delta * (1 + 1e-12)                 # ... and (eps, delta) holds
         # interval_confidence: p = 2 Phi(t / sigma) - 1 with sigma the (eps, delta)-DP noise
-        q = interval_confidence(eps, w, c, "gaussian", delta=delta) if eps > 0 else None
+        q = interval_confidence(eps, w, c, Gaussian, delta=delta) if eps > 0 else None
         if q is not None:
             sigma_q = t / (mpmath.sqrt(2) * mpmath.erfinv(mpmath.mpf(q)))
             assert float(mp_gaussian_hockey_stick(sigma_q, eps)) == pytest.approx(delta, rel=1e-8)
@@ -136,7 +138,7 @@ def test_gaussian_against_integration(w, p, c):
 
 def test_gaussian_huge_noise_gives_eps_zero():
     # sigma = 1000 / Phi^-1(0.75) ~ 1483: total variation of N, N+1 is ~2.7e-4 < delta
-    assert interval_epsilon(1.0, 0.5, 1000, "gaussian", delta=0.01) == 0.0
+    assert interval_epsilon(1.0, 0.5, 1000, Gaussian, delta=0.01) == 0.0
 
 
 # -- round trips ------------------------------------------------------------------------
@@ -146,7 +148,7 @@ EPS_W_C = [(0.08, 0.2, 100), (1.3, 0.1, 25), (0.01, 0.02, 1000), (0.3, 0.07, 50)
 @pytest.mark.parametrize("kind,delta", KINDS)
 @pytest.mark.parametrize("eps,w,c", EPS_W_C)
 def test_round_trip_eps_p_eps(kind, delta, eps, w, c):
-    rel = 1e-12 if kind != "gaussian" else 1e-9
+    rel = 1e-12 if kind is not Gaussian else 1e-9
     p = interval_confidence(eps, w, c, kind, delta=delta)
     assert 0 < p < 1
     assert interval_epsilon(w, p, c, kind, delta=delta) == pytest.approx(eps, rel=rel)
@@ -157,8 +159,8 @@ def test_round_trip_eps_p_eps(kind, delta, eps, w, c):
 def test_round_trip_eps_w_eps(kind, delta, eps, p, c):
     w = interval_width(eps, p, c, kind, delta=delta)
     assert w > 0
-    if kind != "geometric":
-        rel = 1e-12 if kind == "laplace" else 1e-9
+    if kind is not Geometric:
+        rel = 1e-12 if kind is Laplace else 1e-9
         assert interval_epsilon(w, p, c, kind, delta=delta) == pytest.approx(eps, rel=rel)
         assert interval_confidence(eps, w, c, kind, delta=delta) == pytest.approx(p, rel=rel)
         return
@@ -182,15 +184,15 @@ def test_round_trip_p_eps_p_and_w_eps_w(kind, delta):
     for w, p, c in [(0.2, 0.8, 10), (0.05, 0.6, 40), (0.5, 0.95, 6)]:
         eps = interval_epsilon(w, p, c, kind, delta=delta)
         assert eps > 0
-        rel = 1e-12 if kind != "gaussian" else 1e-9
+        rel = 1e-12 if kind is not Gaussian else 1e-9
         assert interval_confidence(eps, w, c, kind, delta=delta) == pytest.approx(p, rel=rel)
-        if kind != "geometric":
+        if kind is not Geometric:
             assert interval_width(eps, p, c, kind, delta=delta) == pytest.approx(w, rel=rel)
 
 
 @pytest.mark.parametrize("kind,delta", KINDS)
 def test_monotone(kind, delta):
-    c = 10 if kind == "gaussian" else 100     # keep the Gaussian eps > 0 at delta = 0.05
+    c = 10 if kind is Gaussian else 100     # keep the Gaussian eps > 0 at delta = 0.05
     ws = [0.05, 0.1, 0.2, 0.4]
     eps = [interval_epsilon(w, 0.8, c, kind, delta=delta) for w in ws]
     assert all(a > b for a, b in zip(eps, eps[1:]))          # wider interval: smaller eps
@@ -202,11 +204,11 @@ def test_monotone(kind, delta):
 # -- noise objects ----------------------------------------------------------------------
 def test_interval_noise_matches_epsilon():
     w, p, c = 0.2, 0.8, 100
-    lap = interval_noise(w, p, c, "laplace")
-    assert 1 / lap.scale == pytest.approx(interval_epsilon(w, p, c, "laplace"), rel=1e-15)
+    lap = interval_noise(w, p, c, Laplace)
+    assert 1 / lap.scale == pytest.approx(interval_epsilon(w, p, c, Laplace), rel=1e-15)
     assert lap.dp_curve().delta(interval_epsilon(w, p, c) * (1 + 1e-12)) == 0.0
-    geo = interval_noise(w, p, c, "geometric")
-    assert -math.log(geo.alpha) == pytest.approx(interval_epsilon(w, p, c, "geometric"), rel=1e-14)
+    geo = interval_noise(w, p, c, Geometric)
+    assert -math.log(geo.alpha) == pytest.approx(interval_epsilon(w, p, c, Geometric), rel=1e-14)
     assert interval_noise(w, p, c) == lap
 
 
@@ -214,13 +216,13 @@ def test_interval_noise_feeds_counting():
     import inspect
     if "noise" not in inspect.signature(statpriv.counting).parameters:
         pytest.skip("statpriv.counting(..., noise=...) not available yet")
-    for kind in ("laplace", "geometric", "gaussian"):
+    for kind in (Laplace, Geometric, Gaussian):
         noise = interval_noise(0.2, 0.8, 100, kind)
         curve = statpriv.counting(1000, 0.1, noise=noise)
         # data randomness can only help: statistical privacy <= worst-case DP
         for e in (0.02, 0.05, 0.5):
             assert curve.delta(e) <= noise.dp_curve().delta(e) * (1 + 1e-9)
-        if kind != "gaussian":   # pure eps-DP at the interval's eps
+        if kind is not Gaussian:   # pure eps-DP at the interval's eps
             eps = interval_epsilon(0.2, 0.8, 100, kind)
             assert curve.delta(eps * (1 + 1e-9)) == 0.0
 
@@ -256,13 +258,14 @@ def test_vectorized(kind, delta):
     ((0.2, 0.8, [10, 0]), {}, r"count must be > 0"),
     ((0.2, 0.8, -5), {}, r"count must be in \[0.0, inf\)"),
     ((0.2, 0.8, math.inf), {}, r"count must be finite"),
-    ((0.2, 0.8, 100), dict(noise_kind="poisson"), r"noise_kind must be one of 'laplace', 'geometric', 'gaussian'"),
-    ((0.2, 0.8, 100), dict(noise_kind="gaussian"), r"delta is required for noise_kind='gaussian'.*\(0.0, 1.0\)"),
-    ((0.2, 0.8, 100), dict(noise_kind="gaussian", delta=0.0), r"delta must be in \(0.0, 1.0\)"),
-    ((0.2, 0.8, 100), dict(noise_kind="gaussian", delta=1.0), r"delta must be in \(0.0, 1.0\)"),
-    ((0.2, 0.8, 100), dict(noise_kind="gaussian", delta=math.nan), r"delta must be finite"),
-    ((0.2, 0.8, 100), dict(delta=1e-6), r"delta must be None for noise_kind='laplace'"),
-    ((0.2, 0.8, 100), dict(noise_kind="geometric", delta=1e-6), r"delta must be None"),
+    ((0.2, 0.8, 100), dict(noise=statpriv.Gaussian),
+     r"delta is required for noise=statpriv.Gaussian.*\(0.0, 1.0\)"),
+    ((0.2, 0.8, 100), dict(noise=statpriv.Gaussian, delta=0.0), r"delta must be in \(0.0, 1.0\)"),
+    ((0.2, 0.8, 100), dict(noise=statpriv.Gaussian, delta=1.0), r"delta must be in \(0.0, 1.0\)"),
+    ((0.2, 0.8, 100), dict(noise=statpriv.Gaussian, delta=math.nan), r"delta must be finite"),
+    ((0.2, 0.8, 100), dict(delta=1e-6),
+     r"delta must be None for noise=statpriv.Laplace .*only with noise=statpriv.Gaussian$"),
+    ((0.2, 0.8, 100), dict(noise=statpriv.Geometric, delta=1e-6), r"delta must be None"),
 ])
 def test_interval_epsilon_rejects(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -287,18 +290,67 @@ def test_confidence_width_reject_other_args():
     with pytest.raises(ValueError, match=r"count must be > 0"):
         interval_width(0.1, 0.5, 0)
     with pytest.raises(ValueError, match=r"delta is required"):
-        interval_confidence(0.1, 0.2, 100, "gaussian")
-    with pytest.raises(ValueError, match=r"noise_kind must be one of"):
-        interval_width(0.1, 0.5, 100, "uniform")
+        interval_confidence(0.1, 0.2, 100, Gaussian)
 
 
 @pytest.mark.parametrize("args,match", [
-    ((0.0, 0.8, 100, "laplace"), r"width must be in \(0.0"),
-    ((0.2, 1.0, 100, "gaussian"), r"confidence must be in \(0.0, 1.0\)"),
-    ((0.2, 0.8, 0, "geometric"), r"count must be > 0"),
-    ((0.2, 0.8, 100, "cauchy"), r"noise_kind must be one of"),
-    (([0.2], 0.8, 100, "laplace"), r"width must be a real number"),
+    ((0.0, 0.8, 100, Laplace), r"width must be in \(0.0"),
+    ((0.2, 1.0, 100, Gaussian), r"confidence must be in \(0.0, 1.0\)"),
+    ((0.2, 0.8, 0, Geometric), r"count must be > 0"),
+    (([0.2], 0.8, 100, Laplace), r"width must be a real number"),
 ])
 def test_interval_noise_rejects(args, match):
     with pytest.raises(ValueError, match=match):
         interval_noise(*args)
+
+
+# -- choosing the noise: a class; kind names (the former spelling) deprecated ---------------
+FUNCTIONS = [(interval_epsilon, (0.2, 0.8, 100)), (interval_confidence, (0.1, 0.2, 100)),
+             (interval_width, (0.1, 0.8, 100)), (interval_noise, (0.2, 0.8, 100))]
+
+
+@pytest.mark.parametrize("fn,args", FUNCTIONS, ids=lambda f: getattr(f, "__name__", ""))
+@pytest.mark.parametrize("name,cls", [("laplace", Laplace), ("geometric", Geometric),
+                                      ("gaussian", Gaussian)])
+def test_kind_names_still_work_with_a_deprecation_warning(fn, args, name, cls):
+    delta = {} if cls.pure_dp or fn is interval_noise else dict(delta=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # the class spelling warns nothing
+        expected = fn(*args, noise=cls, **delta)
+    with pytest.warns(DeprecationWarning, match=f"noise=statpriv.{cls.__name__} instead of "
+                                                f"'{name}'"):
+        assert fn(*args, name, **delta) == expected          # positional, as before
+    with pytest.warns(DeprecationWarning) as record:
+        assert fn(*args, noise_kind=name, **delta) == expected   # the old keyword
+    messages = [str(w.message) for w in record]
+    assert any("noise_kind=...) is deprecated: the parameter is called noise" in m
+               for m in messages), messages
+    assert all(w.filename == __file__ for w in record)      # attributed to this caller
+    with pytest.warns(DeprecationWarning):
+        assert fn(*args, noise_kind=cls, **delta) == expected     # old keyword, new value
+
+
+def test_laplace_is_the_default():
+    assert interval_epsilon(0.2, 0.8, 100) == interval_epsilon(0.2, 0.8, 100, noise=Laplace)
+    assert interval_noise(0.2, 0.8, 100) == interval_noise(0.2, 0.8, 100, noise=Laplace)
+
+
+@pytest.mark.parametrize("fn,args", FUNCTIONS, ids=lambda f: getattr(f, "__name__", ""))
+@pytest.mark.parametrize("noise,error,match", [
+    (Laplace(2.0), TypeError, r"noise must be a noise class .*not a noise object.*Laplace\(2.0\)"
+                              r".*pass noise=statpriv.Laplace"),
+    (statpriv.noise.Noise, ValueError, r"noise must be statpriv.Laplace, statpriv.Geometric or "
+                                       r"statpriv.Gaussian, got statpriv.Noise"),
+    ("cauchy", ValueError, r"noise must be statpriv.Laplace.* \(or, deprecated, one of "
+                           r"'laplace', 'geometric', 'gaussian'\), got 'cauchy'"),
+    (1.0, TypeError, r"noise must be a noise class .*got float 1.0"),
+    (None, TypeError, r"noise must be a noise class .*got NoneType None"),
+])
+def test_noise_must_be_a_class(fn, args, noise, error, match):
+    with pytest.raises(error, match=match):
+        fn(*args, noise=noise)
+
+
+def test_both_spellings_at_once_are_refused():
+    with pytest.raises(TypeError, match="give noise or its old name noise_kind"):
+        interval_epsilon(0.2, 0.8, 100, noise=Laplace, noise_kind="laplace")

@@ -124,9 +124,9 @@ CASES = [(1000, 0.5, 100), (1000, 0.1, 900), (100, 0.01, 1), (10 ** 7, 0.3, 1234
 
 
 @pytest.mark.parametrize("n,pi,m", CASES)
-@pytest.mark.parametrize("kind,cls,var_factor", [("laplace", Laplace, 2.0), ("gaussian", Gaussian, 1.0)])
-def test_equal_utility_noise(n, pi, m, kind, cls, var_factor):
-    noise = equal_utility_noise(n, pi, m, kind=kind)
+@pytest.mark.parametrize("cls,var_factor", [(Laplace, 2.0), (Gaussian, 1.0)])
+def test_equal_utility_noise(n, pi, m, cls, var_factor):
+    noise = equal_utility_noise(n, pi, m, noise=cls)
     assert type(noise) is cls
     target = utility_loss(n, pi, sample_size=m)
     assert utility_loss(n, pi, noise=noise) == pytest.approx(target, rel=1e-14)
@@ -137,13 +137,13 @@ def test_equal_utility_noise(n, pi, m, kind, cls, var_factor):
 
 
 def test_equal_utility_default_kind():
-    assert equal_utility_noise(1000, 0.5, 100) == equal_utility_noise(1000, 0.5, 100, "laplace")
+    assert equal_utility_noise(1000, 0.5, 100) == equal_utility_noise(1000, 0.5, 100, Laplace)
 
 
 @pytest.mark.parametrize("n,pi,m", CASES)
 def test_equal_utility_epsilon_is_one_over_scale(n, pi, m):
     eps = equal_utility_epsilon(n, pi, m)
-    scale = equal_utility_noise(n, pi, m, kind="laplace").scale
+    scale = equal_utility_noise(n, pi, m, noise=Laplace).scale
     assert eps == pytest.approx(1.0 / scale, rel=1e-14)
     # Breutigam & Reischuk §4.4, in mpmath: sqrt(2/(pi(1-pi))) sqrt(lambda/(n-m))
     p, lam = mpmath.mpf(pi), mpmath.mpf(m) / n
@@ -202,9 +202,31 @@ def test_equal_utility_rejects(args, match):
 
 
 def test_equal_utility_rejects_other():
-    with pytest.raises(ValueError, match=r"kind must be one of 'laplace', 'gaussian'"):
-        equal_utility_noise(10, 0.5, 5, kind="geometric")
+    with pytest.raises(ValueError, match=r"noise must be statpriv.Laplace or statpriv.Gaussian, "
+                                         r"got statpriv.Geometric"):
+        equal_utility_noise(10, 0.5, 5, noise=Geometric)
+    with pytest.raises(ValueError, match=r"noise must be statpriv.Laplace or statpriv.Gaussian "
+                                         r"\(or, deprecated, one of 'laplace', 'gaussian'\), "
+                                         r"got 'geometric'"):
+        equal_utility_noise(10, 0.5, 5, "geometric")
+    with pytest.raises(TypeError, match=r"noise must be a noise class .*not a noise object"):
+        equal_utility_noise(10, 0.5, 5, noise=Laplace(1.0))
     with pytest.raises(ValueError, match=r"pi must be a single real number"):
         equal_utility_noise(10, [0.5, 0.2], 5)
     with pytest.raises(ValueError, match=r"pi must lie in \(0.0, 1.0\)"):
         equal_utility_epsilon(10, [0.5, 0.0], 5)
+
+
+@pytest.mark.parametrize("name,cls", [("laplace", Laplace), ("gaussian", Gaussian)])
+def test_equal_utility_kind_names_are_deprecated(name, cls):
+    expected = equal_utility_noise(1000, 0.3, 100, noise=cls)
+    with pytest.warns(DeprecationWarning, match=f"pass noise=statpriv.{cls.__name__} instead"):
+        assert equal_utility_noise(1000, 0.3, 100, name) == expected
+    with pytest.warns(DeprecationWarning) as record:
+        assert equal_utility_noise(1000, 0.3, 100, kind=name) == expected
+    messages = sorted(str(w.message) for w in record)       # the old keyword and the name
+    assert len(messages) == 2, messages
+    assert "equal_utility_noise(kind=...) is deprecated: the parameter is called noise now" \
+        in messages
+    with pytest.warns(DeprecationWarning, match=r"kind=\.\.\.\) is deprecated"):
+        assert equal_utility_noise(1000, 0.3, 100, kind=cls) == expected

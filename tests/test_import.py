@@ -1,8 +1,12 @@
-"""``import statpriv`` stays cheap: heavy modules load on first use."""
+"""``import statpriv`` stays cheap: heavy modules load on first use; the old
+paths of moved modules are the same module objects."""
+import importlib
 import os
 import pathlib
 import subprocess
 import sys
+
+import pytest
 
 import statpriv
 from statpriv import _core, curve
@@ -39,3 +43,44 @@ def test_first_use_loads_the_core(tmp_path):
     out = _run(code, tmp_path).split()
     assert out[1] == "True"
     assert float(out[0]) == round(statpriv.counting(100, 0.3).delta(0.1), 6)
+
+
+# Old module paths of moved modules -> their homes: the same module objects.
+ALIASES = {
+    "statpriv.utility": "statpriv.analysis.utility",
+    "statpriv.interval": "statpriv.analysis.interval",
+    "statpriv.conjecture": "statpriv.analysis.conjecture",
+    "statpriv.figures": "statpriv.papers.figures",
+    "statpriv.demo": "statpriv.papers.demo",
+    "statpriv.k_anonymity": "statpriv.thresholding.k_anonymity",
+}
+
+
+@pytest.mark.parametrize("old, home", sorted(ALIASES.items()))
+def test_old_module_path_is_the_same_module(old, home):
+    assert importlib.import_module(old) is importlib.import_module(home)
+    assert sys.modules[old] is sys.modules[home]
+
+
+def test_old_paths_import_in_a_fresh_interpreter(tmp_path):
+    """``import statpriv.k_anonymity`` and ``from statpriv.k_anonymity import
+    k_anonymity`` as the first statements, before anything else of statpriv."""
+    code = ("import statpriv.k_anonymity\n"
+            "from statpriv.k_anonymity import k_anonymity, MAX_CELL_TERMS\n"
+            "import sys, statpriv.thresholding.k_anonymity as home\n"
+            "print(sys.modules['statpriv.k_anonymity'] is home, k_anonymity is home.k_anonymity,"
+            " k_anonymity is statpriv.k_anonymity, MAX_CELL_TERMS == home.MAX_CELL_TERMS)")
+    assert _run(code, tmp_path).split() == ["True"] * 4
+
+
+def test_stand_in_answers_dunders_without_importing(tmp_path):
+    """Introspection of a stand-in (inspect.unwrap asks for __wrapped__, as
+    doctest and pydoc do) leaves the module unimported; a real attribute
+    imports it."""
+    code = ("import inspect, sys\nfrom statpriv import _lazy\n"
+            "m = _lazy.module('statpriv.reference')\n"
+            "inspect.unwrap(m)\n"
+            "print('statpriv.reference' in sys.modules, hasattr(m, '__wrapped__'))\n"
+            "m.counting_delta\n"
+            "print('statpriv.reference' in sys.modules)")
+    assert _run(code, tmp_path).split() == ["False", "False", "True"]

@@ -110,16 +110,30 @@ def test_large_n_runs_and_is_ordered():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(probs=[0.6, 0.5], k=2, source=0, target=1), "sum"),
-    (dict(probs=[-0.1, 0.5], k=2, source=0, target=1), "probs"),
-    (dict(probs=[0.2, 0.5], k=2, source=1, target=1), "source and target"),
-    (dict(probs=[0.2, 0.5], k=0, source=0, target=1), "k"),
-    (dict(probs=[0.2, 0.5], k=2, source=0, target=2), "target"),
-    (dict(probs=[0.2], k=2, source=0, target=0), "probs"),
+    (dict(pi=[0.6, 0.5], k=2, source=0, target=1), "pi must sum to at most 1"),
+    (dict(pi=[-0.1, 0.5], k=2, source=0, target=1), r"pi must lie in \[0.0, 1.0\]"),
+    (dict(pi=[0.2, 0.5], k=2, source=1, target=1), "source and target"),
+    (dict(pi=[0.2, 0.5], k=0, source=0, target=1), "k"),
+    (dict(pi=[0.2, 0.5], k=2, source=0, target=2), "target"),
+    (dict(pi=[0.2], k=2, source=0, target=0), "pi must hold at least two categories"),
 ])
 def test_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         statpriv.k_anonymity(10, **kwargs)
+
+
+def test_probs_is_the_deprecated_name_of_pi():
+    new = statpriv.k_anonymity(30, pi=[0.2, 0.3, 0.1], k=3, source=0, target=1)
+    with pytest.warns(DeprecationWarning, match=r"k_anonymity\(probs=\.\.\.\) is deprecated: the "
+                                                r"parameter is called pi now"):
+        old = statpriv.k_anonymity(30, probs=[0.2, 0.3, 0.1], k=3, source=0, target=1)
+    assert old.lower.delta([0.1, 1.0]).tolist() == new.lower.delta([0.1, 1.0]).tolist()
+    assert old.upper.delta([0.1, 1.0]).tolist() == new.upper.delta([0.1, 1.0]).tolist()
+    with pytest.raises(TypeError, match="give pi or its old name probs"):
+        statpriv.k_anonymity(30, pi=[0.2, 0.3], probs=[0.2, 0.3], k=3, source=0, target=1)
+    with pytest.raises(TypeError, match="multiple values for argument 'pi'"), \
+            pytest.warns(DeprecationWarning):
+        statpriv.k_anonymity(30, [0.2, 0.3], 3, probs=[0.2, 0.3], source=0, target=1)
 
 
 def test_bad_types():

@@ -29,14 +29,14 @@ def test_interval_and_utility_read_the_table():
     assert sorted(interval.NOISE_KINDS) == sorted(NOISE_KINDS)
     for kind, cls in NOISE_KINDS.items():
         delta = None if cls.pure_dp else 1e-6
-        noise = statpriv.interval_noise(0.2, 0.8, 100.0, kind)
+        noise = statpriv.interval_noise(0.2, 0.8, 100.0, cls)
         assert type(noise) is cls
         # the noise meets the interval target: its eps has confidence 0.8
-        eps = statpriv.interval_epsilon(0.2, 0.8, 100.0, kind, delta)
-        assert math.isclose(statpriv.interval_confidence(eps, 0.2, 100.0, kind, delta), 0.8,
+        eps = statpriv.interval_epsilon(0.2, 0.8, 100.0, cls, delta)
+        assert math.isclose(statpriv.interval_confidence(eps, 0.2, 100.0, cls, delta), 0.8,
                             rel_tol=1e-9)
     assert set(utility._EQUAL_UTILITY_KINDS) == {k for k, c in NOISE_KINDS.items()
                                                  if c._variance_factor is not None}
     for kind in utility._EQUAL_UTILITY_KINDS:
-        noise = statpriv.equal_utility_noise(1000, 0.3, 100, kind)
+        noise = statpriv.equal_utility_noise(1000, 0.3, 100, NOISE_KINDS[kind])
         assert math.isclose(noise.variance, NOISE_KINDS[kind]._variance_factor * noise.param ** 2)

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import statpriv
-from statpriv import _vertices, oracle
+from statpriv import oracle
+from statpriv.partial_knowledge import vertices
 from helpers import assert_matches
 
 CASES = [(12, 0.1, 0.3), (15, 0.01, 0.05), (9, 0.3, 1.0), (2, 0.2, 0.1), (1, 0.1, 0.2),
@@ -38,7 +39,7 @@ def test_precision_mp_is_the_brute_force():
 
 def test_each_vertex_against_brute_force():
     N, p, eps = 11, 0.15, 0.4
-    core = _vertices.vertex_core(N, p)
+    core = vertices.vertex_core(N, p)
     ours = core.vertex_log_delta(np.arange(N + 1.0), eps)
     for a in range(N + 1):
         assert_matches(ours[a], oracle.vertex_delta(N, a, p, [eps], "plus")[0], what=f"a={a}")
@@ -103,7 +104,7 @@ def test_branch_and_bound_equals_full_sweep(monkeypatch):
     sweep's value and vertex."""
     for n, p in ((700, 0.1), (400, 0.02)):
         full = statpriv.partial_knowledge(n, p).worst_case
-        monkeypatch.setattr(_vertices, "FULL_SWEEP_OTHERS", 10)
+        monkeypatch.setattr(vertices, "FULL_SWEEP_OTHERS", 10)
         bb = statpriv.partial_knowledge(n, p).worst_case
         monkeypatch.undo()
         for eps in (0.0, 0.05, 0.3, 1.5):
@@ -112,7 +113,7 @@ def test_branch_and_bound_equals_full_sweep(monkeypatch):
             assert lo <= ex * (1 + 1e-13) and hi >= ex * (1 - 1e-13)
             assert hi / lo - 1 < 1e-12
             if a != a_ex:                          # a tie between vertices
-                core = _vertices.vertex_core(n - 1, p)
+                core = vertices.vertex_core(n - 1, p)
                 assert abs(core.vertex_log_delta(np.array([float(a)]), eps)[0]
                            - math.log(ex)) < 1e-12
             assert abs(bb.delta(eps) / ex - 1) < 1e-12
@@ -233,18 +234,49 @@ def test_bad_types(call):
         call()
 
 
+def test_pi_is_the_name_of_the_record_probability():
+    """partial_knowledge(n, pi) / histogram_partial_knowledge(n, pi, categories):
+    the keyword p= (the former name) still works with a DeprecationWarning and
+    builds the same curves; positional calls are unchanged; .p reads .pi."""
+    pk = statpriv.partial_knowledge(12, pi=0.1, known=2)
+    assert (pk.n, pk.pi, pk.known, pk.others) == (12, 0.1, 2, 9)
+    assert statpriv.partial_knowledge(12, 0.1, known=2).pi == 0.1
+    with pytest.warns(DeprecationWarning, match=r"partial_knowledge\(p=\.\.\.\) is deprecated: "
+                                                r"the parameter is called pi now") as record:
+        old = statpriv.partial_knowledge(12, p=0.1, known=2)
+    assert record[0].filename == __file__                  # attributed to the caller
+    eps = [0.0, 0.3, 1.0]
+    for what in ("worst_case", "uniform", "blanket"):
+        assert getattr(old, what).delta(eps).tolist() == getattr(pk, what).delta(eps).tolist()
+    with pytest.warns(DeprecationWarning, match=r"PartialKnowledge.p is deprecated: use .pi"):
+        assert pk.p == 0.1
+    with pytest.warns(DeprecationWarning, match=r"^PartialKnowledge\(p=\.\.\.\) is deprecated"):
+        assert type(pk)(12, p=0.1, known=2).pi == 0.1
+    with pytest.raises(TypeError, match="give pi or its old name p"):
+        statpriv.partial_knowledge(12, pi=0.1, p=0.1)
+
+    h = statpriv.histogram_partial_knowledge(20, pi=0.1, categories=2)
+    with pytest.warns(DeprecationWarning, match=r"histogram_partial_knowledge\(p=\.\.\.\)"):
+        old_h = statpriv.histogram_partial_knowledge(20, p=0.1, categories=2)
+    assert old_h.lower.delta(eps).tolist() == h.lower.delta(eps).tolist()
+    assert old_h.upper.delta(eps).tolist() == h.upper.delta(eps).tolist()
+    with pytest.warns(DeprecationWarning, match=r"HistogramPartialKnowledge.p is deprecated"):
+        assert h.p == 0.1
+    assert "pi=0.1" in repr(h) and "pi=0.1" in repr(pk)
+
+
 def test_windowed_vertex_bounds_bracket_the_exact_value():
     """The window terms are a lower bound, window + bounded rest an upper bound
     of the whole-support value (every vertex of a small grid)."""
     N, p = 5000, 0.07
-    core = _vertices.vertex_core(N, p)
+    core = vertices.vertex_core(N, p)
     a = np.array([0.0, 1.0, 40.0, 2500.0, 4999.0, 5000.0])
     for eps in (0.02, 0.2, 1.0):
         exact = core.vertex_log_delta(a, eps)
-        for depth in (30.0, 80.0, _vertices._depth(float(exact.max()), N)):
+        for depth in (30.0, 80.0, vertices._depth(float(exact.max()), N)):
             up, lo = core.bounds(a, N - a, eps, depth)
             assert np.all(lo <= exact + 1e-13) and np.all(up >= exact - 1e-13)
-        up, lo = core.bounds(a, N - a, eps, _vertices._depth(float(exact.min()), N))
+        up, lo = core.bounds(a, N - a, eps, vertices._depth(float(exact.min()), N))
         assert np.all(np.abs(up - exact) < 1e-12) and np.all(np.abs(lo - exact) < 1e-12)
 
 

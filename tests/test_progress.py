@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import statpriv
-from statpriv import _progress, _vertices
+from statpriv import _progress
+from statpriv.partial_knowledge import vertices
 
 
 class _Terminal(io.StringIO):
@@ -173,8 +174,8 @@ def test_keyboard_interrupt_from_the_bar_propagates(monkeypatch, always, call):
 def test_vertex_search_resumes_from_no_open_range():
     # log_epsilon resumes from the ranges an over-budget search left open:
     # none at all must mean "nothing flagged", not a failed concatenate
-    core = _vertices.vertex_core(5000, 0.1)
+    core = vertices.vertex_core(5000, 0.1)
     empty = np.empty(0)
-    found = _vertices._branch_and_bound(core, 5000, 0.3, 80.0, lambda L: -10.0, -np.inf, 0,
+    found = vertices._branch_and_bound(core, 5000, 0.3, 80.0, lambda L: -10.0, -np.inf, 0,
                                         attaining=False, start=(empty, empty))
     assert found[0] == -np.inf and found[3].size == 0

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import statpriv
-from statpriv import _vertices, oracle
+from statpriv import oracle
+from statpriv.partial_knowledge import vertices
 from statpriv.shuffle import randomized_response
 from helpers import assert_matches
 
@@ -81,7 +82,7 @@ def test_public_clone_bracket_contains_the_rr_answer_from_above():
 
 def test_branch_and_bound_equals_full_sweep(monkeypatch):
     full = randomized_response(800, 1.0)
-    monkeypatch.setattr(_vertices, "FULL_SWEEP_OTHERS", 10)
+    monkeypatch.setattr(vertices, "FULL_SWEEP_OTHERS", 10)
     bb = randomized_response(800, 1.0)
     monkeypatch.undo()
     for eps in (0.05, 0.2, 0.6):

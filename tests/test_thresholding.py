@@ -258,7 +258,7 @@ def test_outward_sums_match_the_full_sweep(monkeypatch, attacker):
     eps across the curve, its zero points and their neighbours: the same
     delta to rounding, never below it by more than rounding."""
     from statpriv import thresholding as T
-    from statpriv import _thresholding as core
+    from statpriv.thresholding import _thresholding as core
 
     def curve(fast):
         monkeypatch.setattr(T, "_thr", type("M", (), {

@@ -346,32 +346,32 @@ SWEEP = [
     *[_case("amplify", statpriv.amplify, dict(eps=1.0, delta=1e-6, rate=0.1), p, _ARRAYS)
       for p in ("delta", "rate")],
     *[_case("interval_epsilon", statpriv.interval_epsilon,
-            dict(width=0.2, confidence=0.8, count=100, noise_kind="laplace"), p,
+            dict(width=0.2, confidence=0.8, count=100, noise=statpriv.Laplace), p,
             ["huge_pos", *_ARRAYS] if p in ("width", "count") else
             _ARRAYS if p == "confidence" else ())
-      for p in ("width", "confidence", "count", "noise_kind")],
+      for p in ("width", "confidence", "count", "noise")],
     _case("interval_epsilon", statpriv.interval_epsilon,
-          dict(width=0.2, confidence=0.8, count=100, noise_kind="gaussian", delta=1e-6),
+          dict(width=0.2, confidence=0.8, count=100, noise=statpriv.Gaussian, delta=1e-6),
           "delta", _ARRAYS),
     *[_case("interval_confidence", statpriv.interval_confidence,
-            dict(eps=0.1, width=0.2, count=100, noise_kind="geometric"), p,
-            ["huge_pos", *_ARRAYS] if p != "noise_kind" else ())
-      for p in ("eps", "width", "count", "noise_kind")],
+            dict(eps=0.1, width=0.2, count=100, noise=statpriv.Geometric), p,
+            ["huge_pos", *_ARRAYS] if p != "noise" else ())
+      for p in ("eps", "width", "count", "noise")],
     *[_case("interval_width", statpriv.interval_width,
             dict(eps=0.1, confidence=0.8, count=100), p,
             ["huge_pos", *_ARRAYS] if p != "confidence" else _ARRAYS)
       for p in ("eps", "confidence", "count")],
     *[_case("interval_noise", statpriv.interval_noise,
-            dict(width=0.2, confidence=0.8, count=100, noise_kind="laplace"), p,
+            dict(width=0.2, confidence=0.8, count=100, noise=statpriv.Laplace), p,
             ["huge_pos"] if p in ("width", "count") else ())
-      for p in ("width", "confidence", "count", "noise_kind")],
+      for p in ("width", "confidence", "count", "noise")],
     *[_case("utility_loss", statpriv.utility_loss, dict(n=10, pi=0.5), p,
             _ARRAYS if p == "pi" else ()) for p in ("n", "pi")],
     *[_case("utility_loss", statpriv.utility_loss, dict(n=10, pi=0.5, **{p: None}), p,
             ["none"]) for p in ("noise", "sample_size")],
     *[_case("equal_utility_noise", statpriv.equal_utility_noise,
-            dict(n=10, pi=0.5, sample_size=5, kind="laplace"), p)
-      for p in ("n", "pi", "sample_size", "kind")],
+            dict(n=10, pi=0.5, sample_size=5, noise=statpriv.Laplace), p)
+      for p in ("n", "pi", "sample_size", "noise")],
     *[_case("equal_utility_epsilon", statpriv.equal_utility_epsilon,
             dict(n=10, pi=0.5, sample_size=5), p, _ARRAYS if p == "pi" else ())
       for p in ("n", "pi", "sample_size")],
@@ -510,8 +510,8 @@ def _rr(n, eps0):
 
 
 SWEEP_NEW = [
-    *[_case("partial_knowledge", statpriv.partial_knowledge, dict(n=6, p=0.3, known=1), p)
-      for p in ("n", "p", "known")],
+    *[_case("partial_knowledge", statpriv.partial_knowledge, dict(n=6, pi=0.3, known=1), p)
+      for p in ("n", "pi", "known")],
     _case("worst_case.bracket", PK.worst_case.bracket, dict(eps=0.1), "eps", ["huge_pos"]),
     *[_case(f"{m}.delta", getattr(PK, m).delta, dict(eps=0.1), "eps", _EPS_VALID)
       for m in ("worst_case", "uniform", "blanket")],
@@ -519,14 +519,14 @@ SWEEP_NEW = [
       for m in ("worst_case", "uniform", "blanket")],
     _case("closed_form_epsilon", PK.closed_form_epsilon, dict(delta=1e-3), "delta", _ARRAYS),
     *[_case("histogram_partial_knowledge", statpriv.histogram_partial_knowledge,
-            dict(n=6, p=0.3, categories=3), p) for p in ("n", "p", "categories")],
+            dict(n=6, pi=0.3, categories=3), p) for p in ("n", "pi", "categories")],
     *[_case("thresholded", statpriv.thresholded,
             dict(n=6, pi=0.3, threshold=2, known=1, attacker="passive"), p)
       for p in ("n", "pi", "threshold", "known", "attacker")],
     *[_case("k_anonymity", statpriv.k_anonymity,
-            dict(n=6, probs=[0.3, 0.3, 0.4], k=2, source=0, target=1), p,
-            _ARRAYS[:0] if p != "probs" else ())
-      for p in ("n", "probs", "k", "source", "target")],
+            dict(n=6, pi=[0.3, 0.3, 0.4], k=2, source=0, target=1), p,
+            _ARRAYS[:0] if p != "pi" else ())
+      for p in ("n", "pi", "k", "source", "target")],
     *[_case("shuffle.clones", _clones, dict(n=6, eps0=1.0), p) for p in ("n", "eps0")],
     *[_case("shuffle.randomized_response", _rr, dict(n=6, eps0=1.0), p, ["huge_pos"]
             if p == "eps0" else ()) for p in ("n", "eps0")],

@@ -8,6 +8,6 @@
 - ``statpriv.analysis.conjecture``: the checker of Breutigam & Reischuk's
   subsampling conjecture.
 
-The landed names ``statpriv.utility``, ``statpriv.interval`` and
+The old names ``statpriv.utility``, ``statpriv.interval`` and
 ``statpriv.conjecture`` are these same modules (registered by statpriv/__init__.py).
 """

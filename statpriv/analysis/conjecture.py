@@ -184,8 +184,8 @@ def conjecture_check(n_values=DEFAULT_N, pi_values=DEFAULT_PI, rates=DEFAULT_RAT
         e^(eps'-eps) (only for "plus"/"minus"): a sharper statement, equal to the
         conjecture at eps = 0.
 
-    The default grid (n from 10 to 2000, pi from 0.01 to 0.99, rates 0.01 to 0.9,
-    eps from 0.001 to 3) runs in a few seconds.
+    The default grid: n from 10 to 2000, pi from 0.01 to 0.99, rates 0.01 to 0.9,
+    eps from 0.001 to 3.
 
     Returns
     -------

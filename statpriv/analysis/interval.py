@@ -7,14 +7,19 @@ contains c with probability (Naldi & D'Acquisto eqs. (7)-(8))
     p = P[c_hat - w c < c < c_hat + w c] = P[|N| < w c],
 
 so the pair (w, p) -- relative half-width and confidence level -- fixes the
-noise, and the noise fixes eps.  Three noise kinds:
+noise, and the noise fixes eps.  The noise kind is chosen by its class,
+``noise=statpriv.Laplace`` (the default), ``statpriv.Geometric`` or
+``statpriv.Gaussian`` (the class carries the kind's formulas; its parameter
+is what these functions compute, so a noise object is refused).  The kind's
+name (``noise_kind="gaussian"``, the former spelling) still works, with a
+DeprecationWarning.  Three noise kinds:
 
-- "laplace": scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi & D'Acquisto eq. (9)),
+- Laplace: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi & D'Acquisto eq. (9)),
   hence eps = -ln(1 - p)/(w c) (eq. (10)).
-- "geometric": two-sided geometric P(k) = (1-alpha)/(1+alpha) alpha^|k| with
+- Geometric: two-sided geometric P(k) = (1-alpha)/(1+alpha) alpha^|k| with
   alpha = e^(-eps) (eps-DP for sensitivity 1).  With K = ceil(w c),
   P[|N| < w c] = P[|N| <= K - 1] = 1 - 2 alpha^K / (1 + alpha).
-- "gaussian": N(0, sigma^2), P[|N| < t] = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2)).
+- Gaussian: N(0, sigma^2), P[|N| < t] = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2)).
   Gaussian noise is not pure eps-DP: with delta in (0, 1) the level is the
   smallest eps with delta_sigma(eps) <= delta on the worst-case DP curve
   statpriv.dp.gaussian(sigma).
@@ -28,14 +33,18 @@ import math
 
 import numpy as np
 
-from statpriv import _validate, noise
+from statpriv import _validate
+from statpriv.analysis._noise_class import noise_class, spelled
+from statpriv.noise import Laplace
+from statpriv.noise import NOISE_KINDS as _KIND_CLASSES
 
 __all__ = ["interval_epsilon", "interval_confidence", "interval_width", "interval_noise"]
 
 # The noise kinds, from the one table (statpriv.noise.NOISE_KINDS): the pure
 # eps-DP kinds first, then those that need a delta.  The per-kind formulas
 # live on the noise classes (_interval_epsilon, ...), in their modules.
-NOISE_KINDS = tuple(sorted(noise.NOISE_KINDS, key=lambda kind: not noise.NOISE_KINDS[kind].pure_dp))
+NOISE_KINDS = tuple(sorted(_KIND_CLASSES, key=lambda kind: not _KIND_CLASSES[kind].pure_dp))
+_ORDERED = {kind: _KIND_CLASSES[kind] for kind in NOISE_KINDS}
 
 
 # -- argument checks ---------------------------------------------------------
@@ -66,25 +75,26 @@ def _eps(eps):
     return _reals("eps", eps, low=0.0, low_open=True)
 
 
-def _kind(noise_kind):
-    """The noise class of a kind name (ValueError naming the kinds otherwise)."""
-    _validate.choice("noise_kind", noise_kind, NOISE_KINDS)
-    return noise.NOISE_KINDS[noise_kind]
+def _kind(noise):
+    """The noise class chosen (see noise_class: a class, or a kind's name)."""
+    return noise_class(noise, _ORDERED)
 
 
-def _kind_delta(noise_kind, delta):
-    cls = _kind(noise_kind)
+def _kind_delta(noise, delta):
+    """(the noise class, delta checked): delta in (0, 1) for the kinds that
+    are not pure eps-DP, None for the others."""
+    cls = _kind(noise)
     if not cls.pure_dp:
         if delta is None:
-            raise ValueError(f"delta is required for noise_kind={noise_kind!r} ({cls.__name__} "
+            raise ValueError(f"delta is required for noise={spelled(cls)} ({cls.__name__} "
                              "noise is not pure eps-DP): delta must be in (0.0, 1.0)")
-        return _reals("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        return cls, _reals("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     if delta is not None:
-        with_delta = " or ".join(f"noise_kind={kind!r}" for kind in NOISE_KINDS
-                                 if not noise.NOISE_KINDS[kind].pure_dp)
-        raise ValueError(f"delta must be None for noise_kind={noise_kind!r} (pure eps-DP); "
+        with_delta = " or ".join(f"noise={spelled(other)}" for other in _ORDERED.values()
+                                 if not other.pure_dp)
+        raise ValueError(f"delta must be None for noise={spelled(cls)} (pure eps-DP); "
                          f"it is used only with {with_delta}")
-    return None
+    return cls, None
 
 
 def _apply(fn, **named):
@@ -98,17 +108,18 @@ def _apply(fn, **named):
 
 
 # -- public API -----------------------------------------------------------------
-def interval_epsilon(width, confidence, count, noise_kind="laplace", delta=None):
+@_validate.renamed(noise_kind="noise")
+def interval_epsilon(width, confidence, count, noise=Laplace, delta=None):
     """The eps whose noise puts the count c in [c_hat - w c, c_hat + w c] with
     probability exactly p = confidence (Naldi & D'Acquisto eqs. (7)-(10)).
 
-    - "laplace":   eps = -ln(1 - p)/(w c)  (eq. (10); computed as -log1p(-p)/(w c)).
+    - Laplace:   eps = -ln(1 - p)/(w c)  (eq. (10); computed as -log1p(-p)/(w c)).
       Example (Naldi & D'Acquisto §3): c = 100, w = 0.2, p = 0.8 gives
-      eps = ln 5 / 20 = 0.0804718956..., which the seed rounds to 0.08.
-    - "geometric": the eps with 1 - 2 alpha^K/(1+alpha) = p, alpha = e^-eps,
+      eps = ln 5 / 20 = 0.0804718956..., which the paper rounds to 0.08.
+    - Geometric: the eps with 1 - 2 alpha^K/(1+alpha) = p, alpha = e^-eps,
       K = ceil(w c) (closed form eps = ln((1+p)/(1-p)) for K = 1, else a
       bracketed root; see statpriv.noise.geometric._geometric_epsilon).
-    - "gaussian":  sigma = w c / Phi^{-1}((1+p)/2), then
+    - Gaussian:  sigma = w c / Phi^{-1}((1+p)/2), then
       eps = statpriv.dp.gaussian(sigma).epsilon(delta), the smallest eps >= 0
       with delta_sigma(eps) <= delta.  It is 0.0 when sigma is so large that
       the total-variation distance of N and N+1 is already <= delta.
@@ -118,75 +129,92 @@ def interval_epsilon(width, confidence, count, noise_kind="laplace", delta=None)
     width : float > 0        relative half-width w of the interval.
     confidence : float in (0, 1)   confidence level p.
     count : float > 0        true count c (count = 0 would make the interval empty).
-    noise_kind : "laplace", "geometric" or "gaussian"
-    delta : float in (0, 1), required for "gaussian" only (None otherwise).
+    noise : statpriv.Laplace (default), statpriv.Geometric or statpriv.Gaussian
+        The noise class (the module docstring: kind names are deprecated).
+    delta : float in (0, 1), required for Gaussian noise only (None otherwise).
 
     All numeric arguments may be arrays (they broadcast).
+
+    >>> import statpriv
+    >>> print(f"{statpriv.interval_epsilon(0.2, 0.8, 100):.10f}")
+    0.0804718956
+    >>> print(f"{statpriv.interval_epsilon(0.2, 0.8, 100, noise=statpriv.Geometric):.6f}")
+    0.082492
     """
-    delta = _kind_delta(noise_kind, delta)
+    cls, delta = _kind_delta(noise, delta)
     args = dict(width=_width(width), confidence=_confidence(confidence), count=_count(count))
-    fn = _kind(noise_kind)._interval_epsilon
+    fn = cls._interval_epsilon
     if delta is not None:
         return _apply(fn, **args, delta=delta)
     return _apply(lambda w, p, c: fn(w, p, c, None), **args)
 
 
-def interval_confidence(eps, width, count, noise_kind="laplace", delta=None):
+@_validate.renamed(noise_kind="noise")
+def interval_confidence(eps, width, count, noise=Laplace, delta=None):
     """Confidence p = P[|N| < w c] of the interval [c_hat - w c, c_hat + w c]
     under eps-calibrated noise (the inverse of interval_epsilon in p).
 
-    - "laplace":   p = 1 - e^(-eps w c)   (Naldi & D'Acquisto eq. (9)).
-    - "geometric": p = 1 - 2 alpha^K/(1 + alpha), alpha = e^-eps, K = ceil(w c)
+    - Laplace:   p = 1 - e^(-eps w c)   (Naldi & D'Acquisto eq. (9)).
+    - Geometric: p = 1 - 2 alpha^K/(1 + alpha), alpha = e^-eps, K = ceil(w c)
       (a step function of w: every w in ((K-1)/c, K/c] gives the same p).
-    - "gaussian":  p = 2 Phi(w c / sigma) - 1 with sigma the smallest noise
+    - Gaussian:  p = 2 Phi(w c / sigma) - 1 with sigma the smallest noise
       for which the Gaussian mechanism is (eps, delta)-DP.
 
-    eps > 0, width > 0, count > 0, delta in (0, 1) for "gaussian" only.
+    eps > 0, width > 0, count > 0, noise a class as for interval_epsilon,
+    delta in (0, 1) for Gaussian noise only.
     """
-    delta = _kind_delta(noise_kind, delta)
+    cls, delta = _kind_delta(noise, delta)
     args = dict(eps=_eps(eps), width=_width(width), count=_count(count))
-    fn = _kind(noise_kind)._interval_confidence
+    fn = cls._interval_confidence
     if delta is not None:
         return _apply(fn, **args, delta=delta)
     return _apply(lambda e, w, c: fn(e, w, c, None), **args)
 
 
-def interval_width(eps, confidence, count, noise_kind="laplace", delta=None):
+@_validate.renamed(noise_kind="noise")
+def interval_width(eps, confidence, count, noise=Laplace, delta=None):
     """Relative half-width w with P[|N| < w c] = p under eps-calibrated noise
     (the inverse of interval_epsilon in w).
 
-    - "laplace":   w = -ln(1 - p)/(eps c).
-    - "gaussian":  w = sigma Phi^{-1}((1+p)/2) / c, sigma the smallest
+    - Laplace:   w = -ln(1 - p)/(eps c).
+    - Gaussian:  w = sigma Phi^{-1}((1+p)/2) / c, sigma the smallest
       (eps, delta)-DP Gaussian noise.
-    - "geometric": the confidence is a step function of w, so no w meets p
+    - Geometric: the confidence is a step function of w, so no w meets p
       exactly in general.  Returned is w = K/c with K the smallest integer
       with 1 - 2 alpha^K/(1+alpha) >= p: every w in ((K-1)/c, K/c] gives this
       (smallest achievable) interval {|N| <= K - 1} and confidence >= p;
       K/c is the one with an integer w c.
 
-    eps > 0, confidence in (0, 1), count > 0, delta in (0, 1) for "gaussian" only.
+    eps > 0, confidence in (0, 1), count > 0, noise a class as for
+    interval_epsilon, delta in (0, 1) for Gaussian noise only.
     """
-    delta = _kind_delta(noise_kind, delta)
+    cls, delta = _kind_delta(noise, delta)
     args = dict(eps=_eps(eps), confidence=_confidence(confidence), count=_count(count))
-    fn = _kind(noise_kind)._interval_width
+    fn = cls._interval_width
     if delta is not None:
         return _apply(fn, **args, delta=delta)
     return _apply(lambda e, p, c: fn(e, p, c, None), **args)
 
 
-def interval_noise(width, confidence, count, noise_kind="laplace"):
-    """The noise object meeting the interval target P[|N| < w c] = p exactly:
+@_validate.renamed(noise_kind="noise")
+def interval_noise(width, confidence, count, noise=Laplace):
+    """The noise object of class ``noise`` meeting the interval target
+    P[|N| < w c] = p exactly:
 
-    - "laplace":   Laplace(scale = w c / -ln(1 - p))        (scale = 1/eps);
-    - "geometric": Geometric(alpha = e^-eps), eps from interval_epsilon;
-    - "gaussian":  Gaussian(sigma = w c / Phi^{-1}((1+p)/2)) (no delta needed:
+    - Laplace:   Laplace(scale = w c / -ln(1 - p))        (scale = 1/eps);
+    - Geometric: Geometric(alpha = e^-eps), eps from interval_epsilon;
+    - Gaussian:  Gaussian(sigma = w c / Phi^{-1}((1+p)/2)) (no delta needed:
       the interval fixes sigma; delta only enters the DP level).
 
     Feed it to statpriv.counting(n, pi, noise=...) for the statistical-privacy
     curve of the same mechanism over a population, or call .dp_curve() for the
     worst-case DP curve.  Scalar arguments only.
+
+    >>> import statpriv
+    >>> statpriv.interval_noise(0.2, 0.8, 100, noise=statpriv.Gaussian)
+    Gaussian(15.60608292144758)
     """
-    cls = _kind(noise_kind)
+    cls = _kind(noise)
     w = _validate.real("width", width, low=0.0, low_open=True)
     p = _validate.real("confidence", confidence, low=0.0, high=1.0,
                        low_open=True, high_open=True)

@@ -16,7 +16,8 @@ import math
 import numpy as np
 
 from statpriv import _validate
-from statpriv.noise import NOISE_KINDS, Noise, kinds_text
+from statpriv.analysis._noise_class import noise_class
+from statpriv.noise import NOISE_KINDS, Laplace, Noise, kinds_text
 
 __all__ = ["utility_loss", "equal_utility_noise", "equal_utility_epsilon"]
 
@@ -24,6 +25,7 @@ __all__ = ["utility_loss", "equal_utility_noise", "equal_utility_epsilon"]
 # from the one table: their equal-utility parameter is a square root.
 _EQUAL_UTILITY_KINDS = tuple(kind for kind, cls in NOISE_KINDS.items()
                              if cls._variance_factor is not None)
+_EQUAL_UTILITY_CLASSES = {kind: NOISE_KINDS[kind] for kind in _EQUAL_UTILITY_KINDS}
 
 
 def _pi(pi, *, interior=False):
@@ -118,7 +120,8 @@ def _equal_utility_args(n, pi, sample_size):
     return n, sample_size, pi
 
 
-def equal_utility_noise(n, pi, sample_size, kind="laplace"):
+@_validate.renamed(kind="noise")
+def equal_utility_noise(n, pi, sample_size, noise=Laplace):
     """The Laplace or Gaussian noise on the full count whose utility loss equals
     that of subsampling m = sample_size of the n records (docs/mathematics.md §6; Breutigam & Reischuk
     §4.4, §6).
@@ -140,20 +143,26 @@ def equal_utility_noise(n, pi, sample_size, kind="laplace"):
         pi = 0 or 1 makes the subsampling loss zero, which no noise matches.
     sample_size : int in [1, n - 1]
         m = n loses no utility, which no noise matches: ValueError.
-    kind : "laplace" or "gaussian"
+    noise : statpriv.Laplace (default) or statpriv.Gaussian
+        The noise class (its parameter is what this function computes, so a
+        noise object is refused).  The former spelling ``kind="laplace"`` /
+        ``"gaussian"`` (the kind's name) still works, with a DeprecationWarning.
 
     Returns
     -------
     statpriv.noise.Laplace or statpriv.noise.Gaussian
+
+    >>> import statpriv
+    >>> statpriv.equal_utility_noise(1000, 0.5, 100, noise=statpriv.Gaussian)
+    Gaussian(47.43416490252569)
     """
-    _validate.choice("kind", kind, _EQUAL_UTILITY_KINDS)
+    cls = noise_class(noise, _EQUAL_UTILITY_CLASSES)
     n, m, pi = _equal_utility_args(n, pi, sample_size)
     if _validate.ndim("pi", pi) != 0:
         raise _validate.ParameterTypeError("pi must be a single real number for "
                                            "equal_utility_noise")
     pi = _pi(pi, interior=True)
     loss = _sampling_loss(n, m, pi)
-    cls = NOISE_KINDS[kind]
     factor = cls._variance_factor     # Var = factor param^2: 2 for Laplace, 1 for Gaussian
     return cls(n * math.sqrt(loss / factor))
 

@@ -125,13 +125,13 @@ def run(out=print, out_dir=None, days=None, dpi=110, *, data=None):
 def plots(d, out_dir, dpi=110):
     """delta(eps), delta*(eps) and the densities of the most exposed aircraft
     (Burchard, Daoud & Dotterrer, Figs. 3-5) as PNG files in ``out_dir``."""
-    from statpriv.papers.figures import _figure, _save
+    from statpriv.papers import _plotting as plotting
     os.makedirs(out_dir, exist_ok=True)
     paths = {}
     for name, key, label in (("empirical_delta", "delta_curve", "delta(eps) = max_i delta_i"),
                              ("empirical_total_risk", "total_risk_curve",
                               "delta*(eps) = 1 - prod_i (1 - delta_i)")):
-        fig, (ax,) = _figure()
+        fig, (ax,) = plotting.figure()
         y = d[key]
         ax.plot(d["eps_grid"], np.where(y > 0, y, np.nan), lw=2)
         ax.set_yscale("log")
@@ -144,8 +144,8 @@ def plots(d, out_dir, dpi=110):
                         xycoords=("data", "axes fraction"), fontsize=8, rotation=90,
                         ha="right", va="center")
         ax.grid(True, alpha=0.3)
-        paths[name] = _save(fig, out_dir, name, dpi)
-    fig, (ax, ax2) = _figure(ncols=2, width=5.2)
+        paths[name] = plotting.save(fig, out_dir, name, dpi)
+    fig, (ax, ax2) = plotting.figure(ncols=2, width=5.2)
     x, p, p_i = d["density_x"], d["density_p"], d["density_p_i"]
     ax.plot(x, p, lw=2, label="all aircraft (p)")
     ax.plot(x, p_i, lw=1.5, ls="--", label=f"without {d['worst']} (p_i)")
@@ -162,5 +162,5 @@ def plots(d, out_dir, dpi=110):
     ax2.set_ylabel("ln p(x) / p_i(x)")
     ax2.set_title(f"log density ratio; dotted: +-eps = {d['focus']:g}", fontsize=9)
     ax2.grid(True, alpha=0.3)
-    paths["empirical_densities"] = _save(fig, out_dir, "empirical_densities", dpi)
+    paths["empirical_densities"] = plotting.save(fig, out_dir, "empirical_densities", dpi)
     return paths

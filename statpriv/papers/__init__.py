@@ -7,6 +7,6 @@
   the exact thresholded curve; ``seed004_fig4`` in ``statpriv figures``);
 - ``statpriv.papers.demo``: the table printed by ``statpriv demo``.
 
-The landed names ``statpriv.figures`` and ``statpriv.demo`` are these same
+The old names ``statpriv.figures`` and ``statpriv.demo`` are these same
 modules (registered by statpriv/__init__.py).
 """

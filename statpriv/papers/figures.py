@@ -4,7 +4,7 @@ Fig. 6 (nested noise) from the exact curves (Fig. 4, thresholding: statpriv.pape
 Every plotted statistical-privacy (SP) value comes from ``statpriv.counting(...)``,
 the exact curve (docs/mathematics.md §3-6).  Where Breutigam & Reischuk's figures rest on its normal
 approximation (Lemma 6, and Lemma 10 = Lemma 6 at the equal-utility sigma: the only
-formulas the seed gives for Gaussian noise, so presumably every Gaussian-noise curve
+formulas the paper gives for Gaussian noise, so presumably every Gaussian-noise curve
 of Figs. 1, 2, 5, 6 and 8), the approximation is drawn as well, dashed and labelled
 "normal approx. (Lemma 6)", with its largest relative deviation from the exact curve
 printed in the plot; every other line is exact and says so.  (At these parameters
@@ -29,10 +29,13 @@ import os
 import numpy as np
 
 from statpriv import _progress, dp
+from statpriv.analysis.utility import equal_utility_noise
 from statpriv.counting import counting
 from statpriv.dp import amplify
 from statpriv.noise import Gaussian, Geometric, Laplace
-from statpriv.analysis.utility import equal_utility_noise
+from statpriv.papers import _plotting as plotting
+from statpriv.papers import partial_knowledge as _pk_figures
+from statpriv.papers.thresholding import seed004_fig4
 
 __all__ = ["make_figures", "figure_numbers", "FIGURES",
            "noise_vs_pi_data", "ratio_vs_nu_data", "equal_utility_vs_pi_data",
@@ -48,7 +51,7 @@ NORMAL_LABEL = "normal approx. (Lemma 6)"
 
 # Desfontaines et al. Fig. 6 (nested noise): the extracted text keeps no parameters; these are
 # assumed (see nested_noise_data).
-SEED004_P = 0.1                     # uncertainty p of every unknown record (the seed's
+SEED004_P = 0.1                     # uncertainty p of every unknown record (the paper's
                                     # running example: "at least 10%")
 SEED004_N_UNKNOWN = 100             # unknown records (the target included)
 SEED004_EPS0 = 0.5                  # geometric noise alpha = exp(-eps0): eps0-DP alone
@@ -124,8 +127,8 @@ def ratio_vs_nu_data(kind, *, n=N_SEED, eps=EPS_SEED, pis=PIS_RATIO, nus=None):
 def _equal_utility_point(n, p, m, eps):
     """delta(eps) of subsampling m of n, and of Laplace / Gaussian noise on the full
     count with the same utility loss; plus the Lemma 6 (Lemma 10) approximation."""
-    lap = equal_utility_noise(n, p, m, "laplace")
-    gau = equal_utility_noise(n, p, m, "gaussian")
+    lap = equal_utility_noise(n, p, m, Laplace)
+    gau = equal_utility_noise(n, p, m, Gaussian)
     return (counting(n, p, sample_size=m).delta(eps),
             counting(n, p, noise=lap).delta(eps),
             counting(n, p, noise=gau).delta(eps),
@@ -190,7 +193,7 @@ def nested_noise_data(*, p=SEED004_P, n_unknown=SEED004_N_UNKNOWN, eps0=SEED004_
 
     Desfontaines et al.'s formulas and figure parameters were lost in extraction; ASSUMED here:
     every record the attacker does not know has the property with probability
-    p = 0.1 (the seed's running example, "uncertainty at least 10%"; all pi_j = p is
+    p = 0.1 (the paper's running example, "uncertainty at least 10%"; all pi_j = p is
     the attained worst case of docs/mathematics.md), n_unknown = 100 unknown records (the
     target included; known records only shift the count, docs/mathematics.md §2), and the
     geometric noise has alpha = exp(-eps0) with eps0 = 0.5, so that the noise alone
@@ -226,15 +229,15 @@ def figure_numbers():
     """The numbers Breutigam & Reischuk prints or states in its text, recomputed.
 
     ``dp_gaussian_nu1`` / ``dp_gaussian_nu3``: worst-case DP Gaussian delta at
-    eps = 0.01 for nu = 1 and 3 (the seed prints 0.38 and 0.128; docs/mathematics.md §6 has
+    eps = 0.01 for nu = 1 and 3 (the paper prints 0.38 and 0.128; docs/mathematics.md §6 has
     0.379841760124599 and 0.128067047707446).  The other entries are the exact SP
     values at n = 1000, pi = 0.5 behind Figs. 1 and 5 and the equal-utility
     Laplace DP level of §4.4 at lambda = 0.1.
     """
     n, eps = N_SEED, EPS_SEED
     m = n // 10
-    lap = equal_utility_noise(n, 0.5, m, "laplace")
-    gau = equal_utility_noise(n, 0.5, m, "gaussian")
+    lap = equal_utility_noise(n, 0.5, m, Laplace)
+    gau = equal_utility_noise(n, 0.5, m, Gaussian)
     samp = counting(n, 0.5, sample_size=m).delta(eps)
     lap_delta = counting(n, 0.5, noise=lap).delta(eps)
     return {
@@ -254,118 +257,60 @@ def figure_numbers():
 
 
 # ------------------------------------------------------------ plotting ---
-def _figure(ncols=1, width=6.4, height=4.6):
-    """A matplotlib Figure on the Agg canvas (no pyplot, the user's backend untouched)."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise ImportError('statpriv.figures needs matplotlib, an optional extra: '
-                          'pip install "statpriv[plot]"') from exc
-    fig = Figure(figsize=(width * ncols, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]
-    return fig, axes
-
-
-def _save(fig, out_dir, name, dpi):
-    path = os.path.join(os.fspath(out_dir), f"{name}.png")
-    fig.savefig(path, dpi=dpi)
-    return path
-
-
-_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
-# Exact curves: a wide, slightly transparent band; the normal approximation: a thin
-# dashed line of the same colour on top, so it stays visible where the two coincide.
-_EXACT = dict(lw=3.0, alpha=0.55, solid_capstyle="butt")
-_APPROX = dict(lw=1.3, ls=(0, (4, 2.5)))
-
-
-def _style(ax, xlabel, ylabel, title, *, logy=True, legend_loc="best"):
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=9.5)
-    if logy:
-        ax.set_yscale("log")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7.5, loc=legend_loc)
-
-
-def _nan_zeros(values):
-    """delta = 0 cannot be drawn on a log axis: leave a gap instead of a clipped spike."""
-    return np.where(values > 0.0, values, np.nan)
-
-
-def _max_rel_diff(approx, exact):
-    ok = exact > 0
-    return float(np.max(np.abs(approx[ok] / exact[ok] - 1.0))) if ok.any() else math.nan
-
-
-def _note(ax, text, loc="lower left"):
-    """A boxed note inside the axes; loc = "<upper|center|lower> <left|center|right>"."""
-    vertical, horizontal = loc.split()
-    y, va = {"upper": (0.97, "top"), "center": (0.5, "center"),
-             "lower": (0.03, "bottom")}[vertical]
-    x, ha = {"left": (0.02, "left"), "center": (0.5, "center"),
-             "right": (0.98, "right")}[horizontal]
-    ax.text(x, y, text, transform=ax.transAxes, fontsize=7.5, ha=ha, va=va,
-            bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9))
-
-
 def _plot_noise_vs_pi(data, out_dir, name, dpi, fig_no):
-    fig, (ax,) = _figure()
+    fig, (ax,) = plotting.figure()
     gaussian = data["kind"] == "gaussian"
     noise_word = "Gaussian sigma" if gaussian else "Laplace scale b"
     diffs = []
-    for color, nu in zip(_COLORS, data["nu"]):
+    for color, nu in zip(plotting.COLORS, data["nu"]):
         ax.plot(data["pi"], data["sp"][nu], color=color, label=f"SP, nu = {nu:g} (exact)",
-                **_EXACT)
+                **plotting.EXACT)
         if gaussian:
             ax.plot(data["pi"], data["normal"][nu], color=color,
-                    label=f"SP, nu = {nu:g}, {NORMAL_LABEL}", **_APPROX)
-            diffs.append(_max_rel_diff(data["normal"][nu], data["sp"][nu]))
+                    label=f"SP, nu = {nu:g}, {NORMAL_LABEL}", **plotting.APPROX)
+            diffs.append(plotting.max_rel_diff(data["normal"][nu], data["sp"][nu]))
         ax.axhline(data["dp"][nu], color=color, lw=1.2, ls=":",
                    label=f"worst-case DP, nu = {nu:g} (exact): {data['dp'][nu]:.3g}")
     ax.set_xlim(0.0, 0.5)
     if gaussian:
-        _note(ax, "normal approx. vs exact: max relative difference\n"
-                  + ", ".join(f"nu = {nu:g}: {d:.2%}" for nu, d in zip(data["nu"], diffs)),
-              loc="lower left")
+        plotting.note(ax, "normal approx. vs exact: max relative difference\n"
+                          + ", ".join(f"nu = {nu:g}: {d:.2%}" for nu, d in zip(data["nu"], diffs)),
+                      loc="lower left")
     approx_note = "; dashed: normal approx." if gaussian else "; all curves exact"
-    _style(ax, "pi (probability of the property)", f"delta(eps = {data['eps']:g})",
-           f"Breutigam & Reischuk Fig. {fig_no}: {data['kind'].capitalize()} noise, n = {data['n']}, "
-           f"{noise_word} = nu (count units)\nsolid: exact SP; dotted: worst-case DP"
-           f"{approx_note}", legend_loc="upper right")
-    return _save(fig, out_dir, name, dpi)
+    plotting.style(ax, "pi (probability of the property)", f"delta(eps = {data['eps']:g})",
+                   f"Breutigam & Reischuk Fig. {fig_no}: {data['kind'].capitalize()} noise, "
+                   f"n = {data['n']}, {noise_word} = nu (count units)\nsolid: exact SP; dotted: worst-case DP"
+                   f"{approx_note}", legend_loc="upper right")
+    return plotting.save(fig, out_dir, name, dpi)
 
 
 def _plot_ratio_axes(ax, data, title):
     gaussian = data["kind"] == "gaussian"
     diffs = []
-    for color, p in zip(_COLORS, data["pi"]):
+    for color, p in zip(plotting.COLORS, data["pi"]):
         ax.plot(data["nu"], data["ratio"][p], color=color, label=f"pi = {p:g} (exact)",
-                **_EXACT)
+                **plotting.EXACT)
         if gaussian:
             ax.plot(data["nu"], data["normal_ratio"][p], color=color,
-                    label=f"pi = {p:g}, {NORMAL_LABEL}", **_APPROX)
-            diffs.append(_max_rel_diff(data["normal_ratio"][p], data["ratio"][p]))
+                    label=f"pi = {p:g}, {NORMAL_LABEL}", **plotting.APPROX)
+            diffs.append(plotting.max_rel_diff(data["normal_ratio"][p], data["ratio"][p]))
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_xlim(1.0, 10.0)
     if gaussian:
-        _note(ax, "normal approx. vs exact ratio: max relative difference\n"
-                  + ", ".join(f"pi = {p:g}: {d:.2%}" for p, d in zip(data["pi"], diffs)),
-              loc="center right")
-    _style(ax, "nu (noise level, count units)",
-           f"delta_DP / delta_SP at eps = {data['eps']:g}", title, legend_loc="upper right")
+        plotting.note(ax, "normal approx. vs exact ratio: max relative difference\n"
+                          + ", ".join(f"pi = {p:g}: {d:.2%}" for p, d in zip(data["pi"], diffs)),
+                      loc="center right")
+    plotting.style(ax, "nu (noise level, count units)",
+                   f"delta_DP / delta_SP at eps = {data['eps']:g}", title, legend_loc="upper right")
 
 
 def _plot_ratio(data, out_dir, name, dpi, fig_no):
-    fig, (ax,) = _figure()
+    fig, (ax,) = plotting.figure()
     kind = data["kind"].capitalize()
     note = "dashed: normal approx." if data["kind"] == "gaussian" else "all curves exact"
     _plot_ratio_axes(ax, data, f"Breutigam & Reischuk Fig. {fig_no}: DP/SP delta ratio, {kind} noise, "
                                f"n = {data['n']}\nsolid: exact; {note}")
-    return _save(fig, out_dir, name, dpi)
+    return plotting.save(fig, out_dir, name, dpi)
 
 
 def _plot_equal_utility(ax, data, x, xlabel, title, legend_loc="lower right",
@@ -383,10 +328,10 @@ def _plot_equal_utility(ax, data, x, xlabel, title, legend_loc="lower right",
         # eps >= 1/b, invisible on a log axis; mark where.
         ax.plot(x[zero], np.full(zero.sum(), np.min(data["subsampling"]) * 0.8), "v",
                 color="tab:orange", ms=6, label="Laplace: delta = 0 here (eps >= 1/b)")
-    _note(ax, "Gaussian normal approx. vs exact: max relative difference "
-              f"{_max_rel_diff(data['gaussian_normal'], data['gaussian']):.2%}",
-          loc=note_loc)
-    _style(ax, xlabel, f"delta(eps = {data['eps']:g})", title, legend_loc=legend_loc)
+    plotting.note(ax, "Gaussian normal approx. vs exact: max relative difference "
+                      f"{plotting.max_rel_diff(data['gaussian_normal'], data['gaussian']):.2%}",
+                  loc=note_loc)
+    plotting.style(ax, xlabel, f"delta(eps = {data['eps']:g})", title, legend_loc=legend_loc)
 
 
 def fig1(out_dir, dpi=120):
@@ -414,33 +359,33 @@ def fig5(out_dir, dpi=120):
     """Fig. 5: subsampling (lambda = 0.1) vs Laplace and Gaussian noise of equal utility
     loss, delta(0.01) against pi, n = 1000."""
     data = equal_utility_vs_pi_data()
-    fig, (ax,) = _figure()
+    fig, (ax,) = plotting.figure()
     _plot_equal_utility(ax, data, data["pi"], "pi (probability of the property)",
                         f"Breutigam & Reischuk Fig. 5: equal utility loss, n = {data['n']}, "
                         f"lambda = {data['rate']:g} (m = {data['m']})\n"
                         "solid: exact; dashed: normal approx.", legend_loc="upper right",
                         note_loc="center right")
     ax.set_xlim(0.0, 0.5)
-    return _save(fig, out_dir, "seed000_fig5", dpi)
+    return plotting.save(fig, out_dir, "seed000_fig5", dpi)
 
 
 def fig6(out_dir, dpi=120):
-    """Fig. 6: DP/SP delta ratio for n = 100.  The seed's caption does not say which
+    """Fig. 6: DP/SP delta ratio for n = 100.  The paper's caption does not say which
     noise; its text discusses it with Laplace noise, so both panels are drawn."""
-    fig, axes = _figure(ncols=2)
+    fig, axes = plotting.figure(ncols=2)
     for ax, kind in zip(axes, ("laplace", "gaussian")):
         data = ratio_vs_nu_data(kind, n=100)
         note = "dashed: normal approx." if kind == "gaussian" else "all curves exact"
         _plot_ratio_axes(ax, data, f"Breutigam & Reischuk Fig. 6: DP/SP delta ratio, n = 100, "
                                    f"{kind.capitalize()} noise\nsolid: exact; {note}")
-    return _save(fig, out_dir, "seed000_fig6", dpi)
+    return plotting.save(fig, out_dir, "seed000_fig6", dpi)
 
 
 def fig7(out_dir, dpi=120):
     """Fig. 7: delta_SAMP(n, lambda; eps') and lambda delta_pure(m; eps) against lambda,
     n = 1000, pi = 0.5, eps = 0.1 (the §7 conjecture: the first never exceeds the second)."""
     data = amplification_data()
-    fig, (ax,) = _figure()
+    fig, (ax,) = plotting.figure()
     ax.plot(data["rate"], data["samp"], color="tab:blue", lw=1.8,
             label="delta_SAMP(n, lambda; eps'),\neps' = ln(1 + lambda (e^eps - 1))  (exact)")
     ax.plot(data["rate"], data["bound"], color="orange", lw=1.8, ls="--",
@@ -448,49 +393,51 @@ def fig7(out_dir, dpi=120):
     ax.set_xlim(0.0, 1.0)
     below = data["m"] < data["n"]
     ratio = data["samp"][below] / data["bound"][below]
-    _note(ax, f"max delta_SAMP / bound over lambda < 1: {ratio.max():.6f}\n"
-              "(at lambda = 1 both are delta_pure(n; eps))", loc="lower center")
-    _style(ax, "lambda = m / n (sampling rate)", "delta",
-           f"Breutigam & Reischuk Fig. 7: subsampling vs amplification bound\n"
-           f"n = {data['n']}, pi = {data['pi']:g}, eps = {data['eps']:g}; both curves exact",
-           legend_loc="upper right")
-    return _save(fig, out_dir, "seed000_fig7", dpi)
+    plotting.note(ax, f"max delta_SAMP / bound over lambda < 1: {ratio.max():.6f}\n"
+                      "(at lambda = 1 both are delta_pure(n; eps))", loc="lower center")
+    plotting.style(ax, "lambda = m / n (sampling rate)", "delta",
+                   f"Breutigam & Reischuk Fig. 7: subsampling vs amplification bound\n"
+                   f"n = {data['n']}, pi = {data['pi']:g}, eps = {data['eps']:g}; "
+                   "both curves exact",
+                   legend_loc="upper right")
+    return plotting.save(fig, out_dir, "seed000_fig7", dpi)
 
 
 def fig8(out_dir, dpi=120):
     """Fig. 8: the three mechanisms at equal utility loss against lambda, pi = 0.5, 0.1."""
-    fig, axes = _figure(ncols=2)
+    fig, axes = plotting.figure(ncols=2)
     for ax, p in zip(axes, (0.5, 0.1)):
         data = equal_utility_vs_rate_data(pi=p)
         _plot_equal_utility(ax, data, data["rate"], "lambda = m / n (sampling rate)",
                             f"Breutigam & Reischuk Fig. 8: equal utility loss, n = {data['n']}, "
                             f"pi = {p:g}\nsolid: exact; dashed: normal approx.")
         ax.set_xlim(0.0, 1.0)
-    return _save(fig, out_dir, "seed000_fig8", dpi)
+    return plotting.save(fig, out_dir, "seed000_fig8", dpi)
 
 
 def seed004_fig6(out_dir, dpi=120):
     """Desfontaines et al. Fig. 6: noiseless count + two-sided geometric noise (nested noise).
-    Parameters ASSUMED (the seed's were lost): see nested_noise_data."""
+    Parameters ASSUMED (the paper's were lost): see nested_noise_data."""
     data = nested_noise_data()
-    fig, (left, right) = _figure(ncols=2)
+    fig, (left, right) = plotting.figure(ncols=2)
     left.plot(data["eps"], data["noiseless"], color="tab:blue", lw=1.8,
               label=f"noiseless count, {data['n_unknown']} unknown records (exact)")
-    left.plot(data["eps"], _nan_zeros(data["noise_only"]), color="tab:orange", lw=1.8,
+    left.plot(data["eps"], plotting.nan_zeros(data["noise_only"]), color="tab:orange", lw=1.8,
               label="geometric noise alone = worst-case DP (exact)")
-    left.plot(data["eps"], _nan_zeros(data["post_processing_bound"]), color="grey", lw=7.0,
-              alpha=0.25, solid_capstyle="butt", zorder=1,
+    left.plot(data["eps"], plotting.nan_zeros(data["post_processing_bound"]), color="grey",
+              lw=7.0, alpha=0.25, solid_capstyle="butt", zorder=1,
               label="min of the two (post-processing bound)")
-    left.plot(data["eps"], _nan_zeros(data["nested"]), color="tab:green", lw=2.0,
+    left.plot(data["eps"], plotting.nan_zeros(data["nested"]), color="tab:green", lw=2.0,
               label="count + geometric noise, nested (exact convolution)")
     left.set_ylim(1e-4, 0.5)
     left.axvline(data["eps0"], color="tab:orange", lw=0.8, ls=":")
-    _note(left, f"noise alone and nested:\ndelta = 0 for eps >= eps0 = {data['eps0']:g}",
-          loc="upper right")
-    _style(left, "eps", "delta(eps)",
-           f"Desfontaines et al. Fig. 6 (ASSUMED: p = {data['p']:g}, {data['n_unknown']} unknown records,"
-           f"\ngeometric alpha = e^-{data['eps0']:g}); all curves exact",
-           legend_loc="lower left")
+    plotting.note(left, f"noise alone and nested:\ndelta = 0 for eps >= eps0 = {data['eps0']:g}",
+                  loc="upper right")
+    plotting.style(left, "eps", "delta(eps)",
+                   f"Desfontaines et al. Fig. 6 (ASSUMED: p = {data['p']:g}, "
+                   f"{data['n_unknown']} unknown records,"
+                   f"\ngeometric alpha = e^-{data['eps0']:g}); all curves exact",
+                   legend_loc="lower left")
     n_values = data["n_values"]
     right.plot(n_values, data["by_n_noiseless"], color="tab:blue", lw=1.8,
                label="noiseless count (exact)")
@@ -499,21 +446,20 @@ def seed004_fig6(out_dir, dpi=120):
     right.plot(n_values, data["by_n_nested"], color="tab:green", lw=2.0,
                label="count + geometric noise (exact)")
     right.set_xscale("log")
-    _style(right, "unknown records (target included)", f"delta(eps = {data['eps_fixed']:g})",
-           f"Desfontaines et al. §5.2: noise takes over when few records are unknown\n"
-           f"(ASSUMED p = {data['p']:g}, alpha = e^-{data['eps0']:g}); all curves exact",
-           legend_loc="lower left")
-    return _save(fig, out_dir, "seed004_fig6", dpi)
+    plotting.style(right, "unknown records (target included)",
+                   f"delta(eps = {data['eps_fixed']:g})",
+                   f"Desfontaines et al. §5.2: noise takes over when few records are unknown\n"
+                   f"(ASSUMED p = {data['p']:g}, alpha = e^-{data['eps0']:g}); all curves exact",
+                   legend_loc="lower left")
+    return plotting.save(fig, out_dir, "seed004_fig6", dpi)
 
 
+# Breutigam & Reischuk Figs. 1-8, then Desfontaines et al. Figs. 2-6
+# (statpriv.papers.partial_knowledge, statpriv.papers.thresholding, nested noise here)
 FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5,
-           "fig6": fig6, "fig7": fig7, "fig8": fig8, "seed004_fig6": seed004_fig6}
-
-from statpriv.papers import partial_knowledge as _pk_figures  # noqa: E402 (after the helpers it uses)
-from statpriv.papers.thresholding import seed004_fig4  # noqa: E402  (Desfontaines et al. Fig. 4)
-
-FIGURES.update(seed004_fig2=_pk_figures.seed004_fig2, seed004_fig3=_pk_figures.seed004_fig3,
-               seed004_fig4=seed004_fig4, seed004_fig5=_pk_figures.seed004_fig5)
+           "fig6": fig6, "fig7": fig7, "fig8": fig8, "seed004_fig6": seed004_fig6,
+           "seed004_fig2": _pk_figures.seed004_fig2, "seed004_fig3": _pk_figures.seed004_fig3,
+           "seed004_fig4": seed004_fig4, "seed004_fig5": _pk_figures.seed004_fig5}
 
 
 def make_figures(out_dir, *, which=None, dpi=120):
@@ -530,7 +476,7 @@ def make_figures(out_dir, *, which=None, dpi=120):
     unknown = [name for name in names if name not in FIGURES]
     if unknown:
         raise ValueError(f"unknown figure(s) {unknown}; choose from {list(FIGURES)}")
-    _figure()   # fail early with the install hint if matplotlib is missing
+    plotting.figure()   # fail early with the install hint if matplotlib is missing
     os.makedirs(out_dir, exist_ok=True)
     written = {}
     with _progress.bar(len(names), "figures", unit="figure") as bar:

@@ -8,7 +8,7 @@ running "at least 10% uncertain" example), eps = 0.5, delta = 1e-6.
 * Fig. 2 -- Thm 3's bounds against the number of records: the closed form
   of Balle, Bell, Gascon & Nissim (the paper quotes it), the numerically
   evaluated privacy blanket, the uniform configuration (all pi_j = p, the
-  seed's lower end) and statpriv's exact worst case over [p, 1-p]^N.
+  paper's lower end) and statpriv's exact worst case over [p, 1-p]^N.
 * Fig. 3 -- delta against the number of known records, for several p: the
   exact worst case over the remaining unknown records.
 * Fig. 5 -- the double guarantee of §5.2: delta against the number of known
@@ -25,6 +25,7 @@ import numpy as np
 from statpriv import dp
 from statpriv.counting import counting
 from statpriv.noise import Geometric
+from statpriv.papers import _plotting as plotting
 from statpriv.partial_knowledge import partial_knowledge
 
 __all__ = ["thm3_vs_n_data", "known_records_data", "double_guarantee_data",
@@ -92,47 +93,46 @@ def double_guarantee_data(*, n=N_RECORDS, p=P, eps=EPS, eps0=NOISE_EPS0, knowns=
 
 def seed004_fig2(out_dir, dpi=120):
     """Desfontaines et al. Fig. 2: Thm 3's bounds against n (ASSUMED p, eps, delta)."""
-    from statpriv.papers.figures import _figure, _nan_zeros, _save, _style
     data = thm3_vs_n_data()
-    fig, (left, right) = _figure(ncols=2)
+    fig, (left, right) = plotting.figure(ncols=2)
     n = data["n"]
     for ax, prefix, ylabel in ((left, "", f"delta(eps = {data['eps']:g})"),
                                (right, "eps_", f"epsilon(delta = {data['delta']:g})")):
-        ax.plot(n, _nan_zeros(data[prefix + "closed_form"]) if prefix else data["closed_form"],
+        closed_form = data[prefix + "closed_form"]
+        ax.plot(n, plotting.nan_zeros(closed_form) if prefix else closed_form,
                 color="grey", ls="--", lw=1.5, label="closed form (BBGN19 Thm 3.1)")
         ax.plot(n, data[prefix + "blanket"], color="tab:orange", lw=1.8,
                 label="privacy blanket, numerically exact (upper bound)")
         ax.plot(n, data[prefix + "worst_case"], color="tab:green", lw=3.0, alpha=0.6,
                 label="exact worst case over [p, 1-p]^N (statpriv)")
         ax.plot(n, data[prefix + "uniform"], color="tab:blue", lw=1.2, ls=":",
-                label="all pi_j = p (seed's lower end)")
+                label="all pi_j = p (paper's lower end)")
         ax.set_xscale("log")
         if not prefix:
             ax.set_ylim(1e-40, 3.0)
-        _style(ax, "records n (target included)", ylabel,
-               f"Desfontaines et al. Fig. 2 (ASSUMED p = {data['p']:g}): Thm 3's sandwich closed",
-               legend_loc="lower left")
-    return _save(fig, out_dir, "seed004_fig2", dpi)
+        plotting.style(ax, "records n (target included)", ylabel,
+                       f"Desfontaines et al. Fig. 2 (ASSUMED p = {data['p']:g}): "
+                       "Thm 3's sandwich closed",
+                       legend_loc="lower left")
+    return plotting.save(fig, out_dir, "seed004_fig2", dpi)
 
 
 def seed004_fig3(out_dir, dpi=120):
     """Desfontaines et al. Fig. 3: delta against the number of known records."""
-    from statpriv.papers.figures import _COLORS, _figure, _nan_zeros, _save, _style
     data = known_records_data()
-    fig, (ax,) = _figure()
-    for color, (p, row) in zip(_COLORS, data["delta"].items()):
-        ax.plot(data["known"], _nan_zeros(row), color=color, lw=1.8, label=f"p = {p:g}")
-    _style(ax, "known records", f"worst-case delta(eps = {data['eps']:g})",
-           f"Desfontaines et al. Fig. 3 (ASSUMED n = {data['n']}, eps = {data['eps']:g}):"
-           "\nexact worst case over the unknown records", legend_loc="upper left")
-    return _save(fig, out_dir, "seed004_fig3", dpi)
+    fig, (ax,) = plotting.figure()
+    for color, (p, row) in zip(plotting.COLORS, data["delta"].items()):
+        ax.plot(data["known"], plotting.nan_zeros(row), color=color, lw=1.8, label=f"p = {p:g}")
+    plotting.style(ax, "known records", f"worst-case delta(eps = {data['eps']:g})",
+                   f"Desfontaines et al. Fig. 3 (ASSUMED n = {data['n']}, eps = {data['eps']:g}):"
+                   "\nexact worst case over the unknown records", legend_loc="upper left")
+    return plotting.save(fig, out_dir, "seed004_fig3", dpi)
 
 
 def seed004_fig5(out_dir, dpi=120):
     """Desfontaines et al. Fig. 5: partial knowledge plus post-processing noise."""
-    from statpriv.papers.figures import _figure, _save, _style
     data = double_guarantee_data()
-    fig, (ax,) = _figure()
+    fig, (ax,) = plotting.figure()
     k = data["known"]
     ax.plot(k, data["worst_case"], color="tab:blue", lw=1.8, label="noiseless, exact worst case")
     ax.plot(k, data["blanket"], color="tab:blue", lw=1.0, ls="--", label="noiseless, blanket bound")
@@ -142,7 +142,7 @@ def seed004_fig5(out_dir, dpi=120):
             label="min of the two (post-processing bound, worst case + noise)")
     ax.plot(k, data["uniform_noisy"], color="tab:green", lw=1.8,
             label="all pi_j = p + geometric noise (exact)")
-    _style(ax, "known records", f"delta(eps = {data['eps']:g})",
-           f"Desfontaines et al. Fig. 5 (ASSUMED n = {data['n']}, p = {data['p']:g}):"
-           "\nthe double guarantee", legend_loc="upper left")
-    return _save(fig, out_dir, "seed004_fig5", dpi)
+    plotting.style(ax, "known records", f"delta(eps = {data['eps']:g})",
+                   f"Desfontaines et al. Fig. 5 (ASSUMED n = {data['n']}, p = {data['p']:g}):"
+                   "\nthe double guarantee", legend_loc="upper left")
+    return plotting.save(fig, out_dir, "seed004_fig5", dpi)

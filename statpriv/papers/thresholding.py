@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from statpriv.papers import _plotting as plotting
+
 __all__ = ["theorem4_bound", "thresholding_regime_data", "seed004_fig4", "FIG4_N",
            "FIG4_EXPECTED"]
 
@@ -91,28 +93,27 @@ def thresholding_regime_data(*, n=FIG4_N, expected=FIG4_EXPECTED, lambdas=None,
 def seed004_fig4(out_dir, dpi=120):
     """Desfontaines et al. Fig. 4: Thm 4's (eps, delta) vs the exact thresholded curve
     (parameters ASSUMED: n = FIG4_N, expected counts FIG4_EXPECTED)."""
-    from statpriv.papers.figures import _COLORS, _figure, _nan_zeros, _save, _style
-
     data = thresholding_regime_data()
-    fig, (left, right) = _figure(ncols=2)
-    for color, (mu, row) in zip(_COLORS, data["rows"].items()):
+    fig, (left, right) = plotting.figure(ncols=2)
+    for color, (mu, row) in zip(plotting.COLORS, data["rows"].items()):
         left.plot(row["lambda"], row["delta_t4"], color=color, lw=1.3, ls=(0, (4, 2.5)),
                   label=f"Thm 4 delta, (n-1)p = {mu:g}")
         left.plot(row["lambda"], row["eps_t4"], color=color, lw=1.0, ls=":",
                   label=f"Thm 4 eps, (n-1)p = {mu:g}")
-        left.plot(row["lambda"], _nan_zeros(row["exact_delta_at_eps_t4"]), color=color, lw=2.0,
+        left.plot(row["lambda"], plotting.nan_zeros(row["exact_delta_at_eps_t4"]), color=color,
+                  lw=2.0,
                   label=f"exact delta at Thm 4's eps, (n-1)p = {mu:g}")
-    _style(left, "lambda = threshold / expected count", "eps, delta",
-           f"Desfontaines et al. Fig. 4 (ASSUMED n = {data['n']}): thresholding,\n"
-           "Thm 4's (eps, delta) vs the exact delta at that eps", legend_loc="lower left")
-    for color, (tau, curve) in zip(_COLORS, data["curves"].items()):
-        right.plot(data["eps"], _nan_zeros(curve["delta"]), color=color, lw=2.0,
+    plotting.style(left, "lambda = threshold / expected count", "eps, delta",
+                   f"Desfontaines et al. Fig. 4 (ASSUMED n = {data['n']}): thresholding,\n"
+                   "Thm 4's (eps, delta) vs the exact delta at that eps", legend_loc="lower left")
+    for color, (tau, curve) in zip(plotting.COLORS, data["curves"].items()):
+        right.plot(data["eps"], plotting.nan_zeros(curve["delta"]), color=color, lw=2.0,
                    label=f"exact delta(eps), threshold {tau}")
         e4, d4 = curve["t4"]
         right.plot([e4], [d4], "o", color=color, ms=6, label=f"Thm 4 (eps, delta), threshold {tau}")
     right.set_xscale("log")
     right.set_ylim(1e-8, 1.0)
-    _style(right, "eps", "delta(eps)",
-           f"exact curves at (n-1)p = {data['curve_mu']:g}: Thm 4's point lies above them",
-           legend_loc="lower left")
-    return _save(fig, out_dir, "seed004_fig4", dpi)
+    plotting.style(right, "eps", "delta(eps)",
+                   f"exact curves at (n-1)p = {data['curve_mu']:g}: Thm 4's point lies above them",
+                   legend_loc="lower left")
+    return plotting.save(fig, out_dir, "seed004_fig4", dpi)

@@ -13,10 +13,9 @@ laws P, Q below, so their curve bounds the shuffled mechanism's curve:
 Each inner term is a binomial shift divergence, H_eps(P_c || Q_c) =
 a H_eps'(A_c || A_c + 1) with a = (e^eps0 - e^eps) / (1 + e^eps0) and
 e^eps' - 1 = (1 + e^eps0)(e^eps - 1) / (e^eps0 - e^eps), summed in C by the
-landed binomial kernel.  docs/shuffle.md has the argument and the guarantee.
+binomial shift kernel (csrc/binomial_tail.h).  docs/shuffle.md has the argument
+and the guarantee.
 """
-import math
-
 from statpriv import _lazy, _validate, oracle
 from statpriv.curve import PrivacyCurve
 
@@ -48,7 +47,7 @@ def clones(n, eps0):
     mode are bounded, using that H_eps(P_c || Q_c) is non-increasing in c,
     and the bound is added).  Both directions are equal (delta_plus =
     delta_minus); delta = 0 exactly from eps = eps0 on, so ``epsilon(0)`` is
-    eps0.  ``epsilon(1e-6)`` takes ~50 ms at n = 1e6, ~0.5 s at n = 1e8.
+    eps0.
 
     >>> from statpriv import shuffle
     >>> print(f"{shuffle.clones(10**4, 1.0).epsilon(1e-6):.6f}")

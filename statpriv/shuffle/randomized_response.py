@@ -14,7 +14,7 @@ their reports sum to S_a = Bin(a, p) + Bin(N - a, 1 - p), and
 The curve is max over a = 0..N of H_eps(P || Q): a data-independent
 guarantee, both directions (mirroring a -> N - a swaps them).  This is the
 partial-knowledge vertex machinery with the target's report pair
-(Bernoulli(1 - p), Bernoulli(p)) instead of a shift (statpriv._vertices,
+(Bernoulli(1 - p), Bernoulli(p)) instead of a shift (statpriv.partial_knowledge.vertices,
 csrc/partial_knowledge.h): every vertex on its whole support up to 1000
 others, else branch and bound over ranges of inputs that closes to the exact
 maximum.  delta = 0 exactly from eps = eps0 on (P/Q <= e^eps0 atom by atom),
@@ -24,7 +24,8 @@ eps -+ eps0), not from p rounded to a float.
 """
 import math
 
-from statpriv import _validate, _vertices, oracle
+from statpriv import _validate, oracle
+from statpriv.partial_knowledge import vertices
 from statpriv.shuffle.clones import MAX_EPS0       # beyond it: no local privacy at all
 
 __all__ = ["randomized_response"]
@@ -53,6 +54,6 @@ def randomized_response(n, eps0):
     def ref(eps, direction):
         return oracle.worst_case_delta(N, p, eps, direction, rr=eps0)
 
-    return _vertices.worst_case_curve(N, p, ref,
-                                      f"shuffled randomized response n={n}, eps0={eps0}",
-                                      rr=eps0)
+    return vertices.worst_case_curve(N, p, ref,
+                                     f"shuffled randomized response n={n}, eps0={eps0}",
+                                     rr=eps0)

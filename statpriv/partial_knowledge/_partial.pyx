@@ -2,7 +2,7 @@
 """Typed wrappers over csrc/partial_knowledge.h: the vertex sweep (the exact
 worst case over [p, 1-p]^N, generic over the target's report pair) and the
 privacy-blanket sum.  Nothing here validates input (statpriv.partial_knowledge
-does); every loop runs without the GIL.  The cores subclass CurveCore
+and statpriv.shuffle do); every loop runs without the GIL.  The cores subclass CurveCore
 (log_delta, epsilon) and override only its search (_smallest_eps)."""
 import numpy as np
 cimport numpy as cnp

@@ -32,7 +32,7 @@ from statpriv.curve import PrivacyCurve
 
 __all__ = ["thresholded"]
 
-_thr = _lazy.module("statpriv._thresholding")
+_thr = _lazy.module("statpriv.thresholding._thresholding")
 _core = _lazy.module("statpriv._core")
 _law_kernels = _lazy.module("statpriv.laws._kernels")
 _per_record = _lazy.module("statpriv.counting.per_record")

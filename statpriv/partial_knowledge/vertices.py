@@ -36,7 +36,7 @@ import numpy as np
 from statpriv import _lazy, _progress
 from statpriv.curve import PrivacyCurve
 
-_partial = _lazy.module("statpriv._partial")
+_partial = _lazy.module("statpriv.partial_knowledge._partial")
 
 FULL_SWEEP_OTHERS = 1000      # every vertex on its whole support up to here
 EXACT_RATIO = 1.0 + 1e-13     # close ranges within this of the attained: exact
@@ -255,7 +255,15 @@ def log_epsilon(core, N, p, log_target):
 
 
 class WorstCaseCurve(PrivacyCurve):
-    """The worst-case privacy curve over the vertices, with ``bracket(eps)``."""
+    """The worst-case privacy curve over the vertices, with ``bracket(eps)``.
+
+    ``bracket``: eps >= 0 -> (ln attained, ln certified, reported vertex),
+    the function behind ``bracket(eps)`` (given at construction: the full
+    sweep's or the branch and bound's, see worst_case_curve)."""
+
+    def __init__(self, core, reference, description, *, bracket):
+        super().__init__(core, reference, description)
+        self._log_bracket = bracket
 
     def bracket(self, eps):
         """(attained, certified, a_attained) at one eps >= 0.
@@ -306,27 +314,23 @@ def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None):
     FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
     rr = eps0: the target's report pair is eps0-randomized response with
     flip probability p = 1 / (1 + e^eps0), carried exactly from eps0 (else
-    a shift); bracket then reports N - a (the others with input 1).  log_delta_floor(eps): a lower bound of ln delta (e.g. the
-    uniform vertex), used to refuse up front what would take minutes."""
+    a shift); bracket then reports N - a (the others with input 1).
+    log_delta_floor(eps): a lower bound of ln delta (e.g. the uniform
+    vertex), used to refuse up front what would take minutes."""
     core = vertex_core(N, p, rr)
     if N <= FULL_SWEEP_OTHERS:
-        curve = WorstCaseCurve(core, ref, description)
+        curve_core = core
 
-        def log_bracket_full(eps):
+        def by_vertex(eps):
             log_v, a = core.worst(eps)
             return log_v, log_v, int(a)
-
-        curve._log_bracket = log_bracket_full
     else:
-        bracket_core = BracketCore(core, N, p, log_delta_floor)
-        curve = WorstCaseCurve(bracket_core, ref, description)
-        curve._log_bracket = bracket_core._bracket
-    if rr is not None:
-        inner = curve._log_bracket
-
-        def ones(eps):
-            L, U, a = inner(eps)
-            return L, U, N - a
-
-        curve._log_bracket = ones
-    return curve
+        curve_core = BracketCore(core, N, p, log_delta_floor)
+        by_vertex = curve_core._bracket
+    if rr is None:
+        bracket = by_vertex
+    else:
+        def bracket(eps):
+            L, U, a = by_vertex(eps)
+            return L, U, N - a        # the others with input 1
+    return WorstCaseCurve(curve_core, ref, description, bracket=bracket)

@@ -3,7 +3,7 @@
 Def. 16 of Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy
 with Partial Knowledge": n iid records fall into categories, the histogram is
 released with every count below k suppressed; records in the remaining
-category (probability 1 - sum(probs), "bottom") are never released.  The
+category (probability 1 - sum(pi), "bottom") are never released.  The
 target's record moves from category ``source`` to ``target``.  With A, B the
 other records' counts in the two categories and m = A + B:
 
@@ -42,7 +42,7 @@ from statpriv.curve import PrivacyCurve
 
 __all__ = ["k_anonymity", "KAnonymity"]
 
-_thr = _lazy.module("statpriv._thresholding")
+_thr = _lazy.module("statpriv.thresholding._thresholding")
 _core = _lazy.module("statpriv._core")
 _law_kernels = _lazy.module("statpriv.laws._kernels")
 
@@ -70,11 +70,12 @@ class KAnonymity(NamedTuple):
     description: str
 
 
-def k_anonymity(n, probs, k, *, source, target):
+@_validate.renamed(probs="pi")
+def k_anonymity(n, pi, k, *, source, target):
     """Privacy curves of a k-anonymous histogram for a record moving between two categories.
 
-    n records fall iid into categories with probabilities ``probs`` (and
-    1 - sum(probs) into a category that is never released); every count is
+    n records fall iid into categories with probabilities ``pi`` (and
+    1 - sum(pi) into a category that is never released); every count is
     released if >= k and suppressed otherwise (Desfontaines, Mohammadi,
     Krahmer & Basin, "Differential Privacy with Partial Knowledge",
     Def. 16).  The target's record is in category ``source`` (P) or
@@ -101,12 +102,13 @@ def k_anonymity(n, probs, k, *, source, target):
     ----------
     n : int >= 1
         Number of records, the target included.
-    probs : sequence of floats >= 0 with sum <= 1
-        The released categories' probabilities.
+    pi : sequence of floats >= 0 with sum <= 1
+        The released categories' probabilities: the probability of each
+        record to fall into each (``probs=``: the old, deprecated keyword).
     k : int >= 1
         Counts below k are suppressed.
     source, target : int
-        Distinct indices into ``probs``.
+        Distinct indices into ``pi``.
 
     Returns
     -------
@@ -121,12 +123,12 @@ def k_anonymity(n, probs, k, *, source, target):
     0.084612 <= truth <= 0.097868
     """
     n = _validate.count("n", n, low=1)
-    ps = _validate.real_array("probs", probs, low=0.0, high=1.0, dims=(1,))
+    ps = _validate.real_array("pi", pi, low=0.0, high=1.0, dims=(1,))
     if ps.size < 2:
-        raise ValueError(f"probs must hold at least two categories, got {ps.size}")
+        raise ValueError(f"pi must hold at least two categories, got {ps.size}")
     total = math.fsum(ps.tolist())
     if total > 1.0 + 4.0 * ps.size * 2.0 ** -53:
-        raise ValueError(f"probs must sum to at most 1 (the rest is the never-released "
+        raise ValueError(f"pi must sum to at most 1 (the rest is the never-released "
                          f"category), got sum {total!r}")
     k = _validate.count("k", k, low=1)
     source = _validate.count("source", source, low=0, high=ps.size - 1)
@@ -145,15 +147,15 @@ def k_anonymity(n, probs, k, *, source, target):
              + 2.0 * k * min(2 * k, m_hi - m_lo + 1))
     if cells > MAX_CELL_TERMS:
         raise ValueError(f"k-anonymity with n={n}, k={k}: the suppressed cells need about "
-                         f"{cells:.1e} pmf terms, more than statpriv.k_anonymity.MAX_CELL_TERMS "
-                         f"= {MAX_CELL_TERMS:.0e}; use a smaller k or n")
+                         f"{cells:.1e} pmf terms, more than statpriv.thresholding.k_anonymity."
+                         f"MAX_CELL_TERMS = {MAX_CELL_TERMS:.0e}; use a smaller k or n")
     # one evaluation: the m within ~12 sd of the mode, each a sum over ~10 sd of A | m
     sd_m = math.sqrt(N * pm * (1.0 - pm))
     sd_a = math.sqrt(N * pm * min(pa, pb) / pm) if pm > 0.0 else 0.0
     work = min(m_hi - m_lo + 1, 24.0 * sd_m + 1.0) * (10.0 * sd_a + 10.0)
     if work > MAX_EVAL_TERMS:
         raise ValueError(f"k-anonymity with n={n}: every evaluation would sum about {work:.1e} "
-                         f"terms (~{work / 1e8:.0f} s), more than statpriv.k_anonymity."
+                         f"terms (~{work / 1e8:.0f} s), more than statpriv.thresholding.k_anonymity."
                          f"MAX_EVAL_TERMS = {MAX_EVAL_TERMS:.0e}; use a smaller n")
     rest_lower = float(np.logaddexp.reduce([rest_m, a_win[2], b_win[2]]))
     ref_probs = ps.tolist()

@@ -31,22 +31,26 @@ per eps, exact to ~1e-14 relative at every eps, nothing truncated); beyond,
 branch and bound over ranges of vertices (see PartialKnowledge.worst_case)
 closes to the exact worst case.
 
-Known records (seed: for counts, active and passive partial knowledge
+Known records (Desfontaines et al.: for counts, active and passive partial knowledge
 coincide and knowing k records equals knowing none among n - k) are
 dropped: N = n - 1 - known.
-"""
-import math
 
+The uncertainty bound p of the paper (and of the formulas here) is the
+parameter ``pi`` of partial_knowledge and histogram_partial_knowledge: the
+record probability is called pi throughout statpriv (``p=`` is a deprecated
+spelling).
+"""
 import numpy as np
 
-from statpriv import _lazy, _validate, _vertices, oracle
+from statpriv import _lazy, _validate, oracle
 from statpriv.counting import counting
 from statpriv.curve import PrivacyCurve
+from statpriv.partial_knowledge import vertices
 
 __all__ = ["partial_knowledge", "histogram_partial_knowledge", "PartialKnowledge",
            "HistogramPartialKnowledge"]
 
-_partial = _lazy.module("statpriv._partial")
+_partial = _lazy.module("statpriv.partial_knowledge._partial")
 
 # The blanket sum: every b is summed while the window of Bin(N, 2p) has at
 # most 4096 atoms; beyond, blocks of b on which H is bounded by its value at
@@ -56,19 +60,23 @@ BLANKET_REL_TOL = 1e-4
 
 
 class PartialKnowledge:
-    """Counts with N = n - 1 - known unknown others, each pi_j in [p, 1 - p].
+    """Counts with N = n - 1 - known unknown others, each pi_j in [pi, 1 - pi].
 
     Attributes: ``worst_case``, ``uniform``, ``blanket`` (curves),
-    ``closed_form_epsilon(delta)``; ``n``, ``p``, ``known``, ``others``.
+    ``closed_form_epsilon(delta)``; ``n``, ``pi``, ``known``, ``others``
+    (``p``: a deprecated name of ``pi``).
     """
 
-    def __init__(self, n, p, known):
-        self.n, self.p, self.known = n, p, known
+    p = _validate.renamed_attribute("p", "pi")
+
+    @_validate.renamed(p="pi")
+    def __init__(self, n, pi, known):
+        self.n, self.pi, self.known = n, pi, known
         self.others = n - 1 - known
         self._worst = self._blanket = None
 
     def __repr__(self):
-        return (f"<PartialKnowledge n={self.n}, p={self.p}, known={self.known}: "
+        return (f"<PartialKnowledge n={self.n}, pi={self.pi}, known={self.known}: "
                 f"{self.others} unknown others>")
 
     @property
@@ -82,23 +90,23 @@ class PartialKnowledge:
         of the target, and an attacker who learns W sees F shifted, so
         H(S_a + 1 || S_a) <= H(F + 1 || F).  Ranges within 1 + 1e-13 of the
         attained vertex are closed, the others halved: the bracket closes and
-        the curve is the exact worst case (statpriv._vertices,
+        the curve is the exact worst case (statpriv.partial_knowledge.vertices,
         docs/partial_knowledge.md)."""
         if self._worst is None:
-            N, p = self.others, self.p
+            N, p = self.others, self.pi
             uniform = self.uniform        # a vertex: its ln delta is a floor of the worst case
-            self._worst = _vertices.worst_case_curve(
+            self._worst = vertices.worst_case_curve(
                 N, p, self._worst_ref, self._describe("worst case"),
                 log_delta_floor=lambda eps: float(uniform.log_delta(eps)))
         return self._worst
 
     def _worst_ref(self, eps, direction):
-        return oracle.worst_case_delta(self.others, self.p, eps, direction)
+        return oracle.worst_case_delta(self.others, self.pi, eps, direction)
 
     @property
     def uniform(self):
-        """Every unknown pi_j = p: the curve of counting(n - known, p)."""
-        return counting(self.n - self.known, self.p)
+        """Every unknown pi_j = pi: the curve of counting(n - known, pi)."""
+        return counting(self.n - self.known, self.pi)
 
     @property
     def blanket(self):
@@ -116,7 +124,7 @@ class PartialKnowledge:
         most 1e-4 of the sum.  The mass of Bin(N, 2p) outside its window
         (beyond 1100 nats, bounded by log-concavity) is added with H <= 1."""
         if self._blanket is None:
-            N, p = self.others, self.p
+            N, p = self.others, self.pi
             core = _partial.BlanketCore(float(N), float(p), BLANKET_REL_TOL)
 
             def ref(eps, direction):
@@ -136,7 +144,7 @@ class PartialKnowledge:
         and inf where that exceeds 1 (the theorem's conditions fail) or N = 0.
         Vectorised over delta in (0, 1]."""
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0, low_open=True)
-        N, p = self.others, self.p
+        N, p = self.others, self.pi
         with np.errstate(divide="ignore"):
             eps = np.maximum(np.sqrt(14.0 * np.log(2.0 / arr) / (N * p)), 27.0 / (N * p)) \
                 if N > 0 else np.full(arr.shape, np.inf)
@@ -144,36 +152,38 @@ class PartialKnowledge:
         return float(eps) if eps.ndim == 0 else eps
 
     def _describe(self, what):
-        return f"partial knowledge {what}, n={self.n}, p={self.p}, known={self.known}"
+        return f"partial knowledge {what}, n={self.n}, pi={self.pi}, known={self.known}"
 
 
-def _check(n, p, known):
-    n = _validate.count("n", n, low=1)
-    p = _validate.real("p", p, low=0.0, high=0.5, low_open=True)
-    known = _validate.count("known", known, low=0, high=n - 1)
-    return n, p, known
+def _record_probability(pi):
+    """pi in (0, 1/2]: the bound of every unknown pi_j in [pi, 1 - pi]."""
+    return _validate.real("pi", pi, low=0.0, high=0.5, low_open=True)
 
 
-def partial_knowledge(n, p, *, known=0):
+@_validate.renamed(p="pi")
+def partial_knowledge(n, pi, *, known=0):
     """Privacy of a count of n records (the target included) when the attacker
     knows ``known`` of the others exactly and, about each of the remaining
     N = n - 1 - known, only that it has the property with some probability
-    pi_j in [p, 1 - p] (Desfontaines et al., Thm 3).
+    pi_j in [pi, 1 - pi] (Desfontaines et al., Thm 3, where pi is called p;
+    the keyword ``p=`` still works, deprecated).
 
     Returns a PartialKnowledge with ``worst_case`` (exact: the max over the
-    vertices a = 0..N of H_eps(S_a + 1 || S_a), S_a = Bin(a, p) +
-    Bin(N - a, 1 - p); ``bracket(eps)`` gives (attained, certified,
-    a_attained)), ``uniform`` (all pi_j = p: counting(n - known, p)),
+    vertices a = 0..N of H_eps(S_a + 1 || S_a), S_a = Bin(a, pi) +
+    Bin(N - a, 1 - pi); ``bracket(eps)`` gives (attained, certified,
+    a_attained)), ``uniform`` (all pi_j = pi: counting(n - known, pi)),
     ``blanket`` (the privacy-blanket upper bound) and
-    ``closed_form_epsilon(delta)`` (the closed form the seed quotes).
+    ``closed_form_epsilon(delta)`` (the closed form Desfontaines et al. quote).
 
     >>> import statpriv
     >>> pk = statpriv.partial_knowledge(1000, 0.1)
     >>> f"{pk.uniform.delta(0.3):.4g} {pk.worst_case.delta(0.3):.4g} {pk.blanket.delta(0.3):.4g}"
     '0.0001794 0.0001806 0.00106'
     """
-    n, p, known = _check(n, p, known)
-    return PartialKnowledge(n, p, known)
+    n = _validate.count("n", n, low=1)
+    pi = _record_probability(pi)
+    known = _validate.count("known", known, low=0, high=n - 1)
+    return PartialKnowledge(n, pi, known)
 
 
 class HistogramPartialKnowledge:
@@ -182,19 +192,23 @@ class HistogramPartialKnowledge:
     ``upper``: the privacy-blanket bound (Desfontaines et al., Cor 1).
     ``lower``: an attained configuration.  With three or more categories,
     every other record in the source and in the target category with
-    probability p (and elsewhere with 1 - 2p) attains the blanket sum
+    probability pi (and elsewhere with 1 - 2 pi) attains the blanket sum
     exactly: the other categories' counts reveal t = X_source + X_target,
-    t ~ Bin(N, 2p), and given t the source count is Bin(t, 1/2) shifted by
+    t ~ Bin(N, 2 pi), and given t the source count is Bin(t, 1/2) shifted by
     the target, so lower == upper.  With two categories the histogram is
     the count of one of them: lower is the exact worst case over
-    [p, 1 - p]^N (partial_knowledge(...).worst_case)."""
+    [pi, 1 - pi]^N (partial_knowledge(...).worst_case).  Attributes ``n``,
+    ``pi``, ``categories`` (``p``: a deprecated name of ``pi``)."""
 
-    def __init__(self, n, p, categories):
-        self.n, self.p, self.categories = n, p, categories
-        self._pk = PartialKnowledge(n, p, 0)
+    p = _validate.renamed_attribute("p", "pi")
+
+    @_validate.renamed(p="pi")
+    def __init__(self, n, pi, categories):
+        self.n, self.pi, self.categories = n, pi, categories
+        self._pk = PartialKnowledge(n, pi, 0)
 
     def __repr__(self):
-        return (f"<HistogramPartialKnowledge n={self.n}, p={self.p}, "
+        return (f"<HistogramPartialKnowledge n={self.n}, pi={self.pi}, "
                 f"categories={self.categories}>")
 
     @property
@@ -208,11 +222,13 @@ class HistogramPartialKnowledge:
         return self._pk.blanket if self.categories >= 3 else self._pk.worst_case
 
 
-def histogram_partial_knowledge(n, p, categories):
+@_validate.renamed(p="pi")
+def histogram_partial_knowledge(n, pi, categories):
     """Histogram over ``categories`` >= 2 categories of n records; the target
     moves between two of them, every other record is in each of the two with
-    probability at least p (p in (0, 1/2]).  Returns .upper (blanket bound)
-    and .lower (attained); see HistogramPartialKnowledge.
+    probability at least pi (pi in (0, 1/2]; the keyword ``p=`` still works,
+    deprecated).  Returns .upper (blanket bound) and .lower (attained); see
+    HistogramPartialKnowledge.
 
     >>> import statpriv
     >>> h = statpriv.histogram_partial_knowledge(1000, 0.1, 3)
@@ -220,6 +236,6 @@ def histogram_partial_knowledge(n, p, categories):
     True
     """
     n = _validate.count("n", n, low=1)
-    p = _validate.real("p", p, low=0.0, high=0.5, low_open=True)
+    pi = _record_probability(pi)
     categories = _validate.count("categories", categories, low=2)
-    return HistogramPartialKnowledge(n, p, categories)
+    return HistogramPartialKnowledge(n, pi, categories)
