@@ -30,8 +30,11 @@ class Recipe(NamedTuple):
         return dict(bound.arguments)
 
     def reduce(self):
-        """The pickle protocol's (callable, args) that rebuilds the curve."""
-        return rebuild, (self.function, self.args, self.kwargs, self.then)
+        """The pickle protocol's (callable, args) that rebuilds the curve: the
+        factory by its public dotted name (what ``statpriv.<module>`` holds, a
+        deprecation wrapper around it included), not the function object."""
+        return rebuild, (self.function.__module__, self.function.__qualname__, self.args,
+                         self.kwargs, self.then)
 
     def attach(self, result):
         """``result`` of the call (a curve, or a named tuple of curves) as fresh
@@ -44,8 +47,13 @@ class Recipe(NamedTuple):
         return result
 
 
-def rebuild(function, args, kwargs, then=()):
-    """Call the factory again and follow ``then``: the unpickled curve."""
+def rebuild(module, qualname, args, kwargs, then=()):
+    """Call the factory ``module.qualname`` again and follow ``then``: the
+    unpickled curve."""
+    import importlib
+    function = importlib.import_module(module)
+    for name in qualname.split("."):
+        function = getattr(function, name)
     result = function(*args, **kwargs)
     for name in then:
         result = getattr(result, name)

@@ -45,6 +45,7 @@ import numpy as np
 from statpriv import _lazy, _validate, oracle
 from statpriv.counting import counting
 from statpriv.curve import PrivacyCurve
+from statpriv.curve.recipe import Recipe
 from statpriv.partial_knowledge import vertices
 
 __all__ = ["partial_knowledge", "histogram_partial_knowledge", "PartialKnowledge",
@@ -75,6 +76,13 @@ class PartialKnowledge:
         self.others = n - 1 - known
         self._worst = self._blanket = None
 
+    def __reduce__(self):
+        return partial_knowledge, (self.n, self.pi), {"known": self.known}
+
+    def _recipe(self, curve):
+        """The call that rebuilds one of this object's curves (pickling)."""
+        return Recipe(partial_knowledge, (self.n, self.pi), {"known": self.known}, (curve,))
+
     def __repr__(self):
         return (f"<PartialKnowledge n={self.n}, pi={self.pi}, known={self.known}: "
                 f"{self.others} unknown others>")
@@ -95,9 +103,9 @@ class PartialKnowledge:
         if self._worst is None:
             N, p = self.others, self.pi
             uniform = self.uniform        # a vertex: its ln delta is a floor of the worst case
-            self._worst = vertices.worst_case_curve(
+            self._worst = self._recipe("worst_case").attach(vertices.worst_case_curve(
                 N, p, self._worst_ref, self._describe("worst case"),
-                log_delta_floor=lambda eps: float(uniform.log_delta(eps)))
+                log_delta_floor=lambda eps: float(uniform.log_delta(eps))))
         return self._worst
 
     def _worst_ref(self, eps, direction):
@@ -130,7 +138,8 @@ class PartialKnowledge:
             def ref(eps, direction):
                 return oracle.blanket_delta(N, p, eps)
 
-            self._blanket = PrivacyCurve(core, ref, self._describe("privacy blanket"))
+            self._blanket = self._recipe("blanket").attach(
+                PrivacyCurve(core, ref, self._describe("privacy blanket")))
         return self._blanket
 
     def closed_form_epsilon(self, delta):
@@ -206,6 +215,9 @@ class HistogramPartialKnowledge:
     def __init__(self, n, pi, categories):
         self.n, self.pi, self.categories = n, pi, categories
         self._pk = PartialKnowledge(n, pi, 0)
+
+    def __reduce__(self):
+        return histogram_partial_knowledge, (self.n, self.pi, self.categories)
 
     def __repr__(self):
         return (f"<HistogramPartialKnowledge n={self.n}, pi={self.pi}, "

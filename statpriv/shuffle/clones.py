@@ -18,6 +18,7 @@ and the guarantee.
 """
 from statpriv import _lazy, _validate, oracle
 from statpriv.curve import PrivacyCurve
+from statpriv.curve.recipe import factory
 
 __all__ = ["clones"]
 
@@ -27,6 +28,7 @@ _clones = _lazy.module("statpriv.shuffle._clones")
 MAX_EPS0 = 700.0
 
 
+@factory
 def clones(n, eps0):
     """Privacy curve of n shuffled eps0-LDP reports by the clone reduction.
 

@@ -25,12 +25,14 @@ eps -+ eps0), not from p rounded to a float.
 import math
 
 from statpriv import _validate, oracle
+from statpriv.curve.recipe import factory
 from statpriv.partial_knowledge import vertices
 from statpriv.shuffle.clones import MAX_EPS0       # beyond it: no local privacy at all
 
 __all__ = ["randomized_response"]
 
 
+@factory
 def randomized_response(n, eps0):
     """The privacy curve of n shuffled eps0-randomized-response bits.
 

@@ -29,6 +29,7 @@ import numpy as np
 from statpriv import _lazy, _validate, oracle
 from statpriv.laws import windows
 from statpriv.curve import PrivacyCurve
+from statpriv.curve.recipe import factory
 
 __all__ = ["thresholded"]
 
@@ -48,6 +49,7 @@ DROP_NATS = 11000.0
 ATTACKERS = ("passive", "active")
 
 
+@factory
 def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
     """Exact privacy curve of a thresholded count with ``known`` records known.
 

@@ -39,6 +39,7 @@ import numpy as np
 from statpriv import _lazy, _validate, oracle
 from statpriv.laws import windows
 from statpriv.curve import PrivacyCurve
+from statpriv.curve.recipe import factory
 
 __all__ = ["k_anonymity", "KAnonymity"]
 
@@ -70,6 +71,7 @@ class KAnonymity(NamedTuple):
     description: str
 
 
+@factory
 @_validate.renamed(probs="pi")
 def k_anonymity(n, pi, k, *, source, target):
     """Privacy curves of a k-anonymous histogram for a record moving between two categories.
