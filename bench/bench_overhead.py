@@ -7,15 +7,16 @@ For each curve, delta(0.05), log_delta(0.05) and epsilon(1e-9) are timed as
 the bare core call (CurveCore.log_delta1 / epsilon1 on one value: the C
 function and nothing else), as the public scalar query (curve.delta(0.05):
 the fast path), as the public query on a one-element array (the validating
-array path), and as before the scalar fast path existed: the core's array
-method on a one-element array (what the scalar query called) and the public
-query on a 0-d array, which runs the validating path that every scalar took
-before.  Cores written in Python have no scalar methods: their "core" column
-is the array call, and their ratio is reported, not checked.
+array path), and, as the reference from before the scalar fast path, the
+core's array method on a one-element array (what every scalar query called
+then, beside its Python validation).  Cores written in Python have no scalar
+methods: their "core" column is the array call, and their ratio is reported,
+not checked.
 
-Every time is the median of `samples` values, each the best of 3 timeit
-repeats of a batch of calls (per call); the entries of a row are measured in
-turn within each sample, so that the machine's drift hits them alike.
+Every time is the median of `samples` values, each the best of 5 timeit
+repeats of a short batch of calls (per call): short batches, so that some
+repeat runs undisturbed on a shared machine; the entries of a row are measured
+in turn within each sample, so that the machine's drift hits them alike.
 Compare ratios within one run, not absolute times across runs.  One markdown
 table; the `target` column says PASS where public / core <= 1.5 on a C core.
 See bench/README.md.
@@ -42,6 +43,7 @@ EPS = 0.05
 TARGET = 1e-9
 MAX = 2                          # statpriv._core.MAX: the direction of delta / epsilon
 TARGET_RATIO = 1.5               # public scalar / bare core call, C cores
+REPEATS = 5                      # timeit repeats per sample (the best is kept)
 
 CURVES = [
     ("dp.gaussian(3)", lambda: dp.gaussian(3.0)),
@@ -58,7 +60,7 @@ CURVES = [
 
 
 def per_call(fns, samples, batch_time):
-    """{name: median over samples of the best-of-3 per-call time} of each
+    """{name: median over samples of the best-of-REPEATS per-call time} of each
     fn() in fns (a dict), measured in turn within each sample."""
     loops = {}
     for name, fn in fns.items():
@@ -70,7 +72,7 @@ def per_call(fns, samples, batch_time):
     times = {name: [] for name in fns}
     for _ in range(samples):
         for name, fn in fns.items():
-            best = min(timeit.repeat(fn, number=loops[name], repeat=3))
+            best = min(timeit.repeat(fn, number=loops[name], repeat=REPEATS))
             times[name].append(best / loops[name])
     return {name: statistics.median(t) for name, t in times.items()}
 
@@ -85,11 +87,10 @@ def same_bits(a, b):
 
 def queries(curve):
     """(query, bare core call, public scalar, public 1-element array, old core
-    call, old public scalar, (public value, the array path's value)) per query."""
+    call, (public value, the array path's value)) per query."""
     core = curve._core
     c_core = hasattr(core, "log_delta1")
-    one_eps, zero_d_eps = np.array([EPS]), np.array(EPS)
-    one_target, zero_d_target = np.array([TARGET]), np.array(TARGET)
+    one_eps, one_target = np.array([EPS]), np.array([TARGET])
     log_target = math.log(TARGET)
     one_log_target = np.log(one_target)
     old_core_log = lambda: core.log_delta(one_eps, MAX)      # noqa: E731
@@ -99,27 +100,24 @@ def queries(curve):
     array_log = float(curve.log_delta(one_eps)[0])
     return c_core, [
         ("delta(0.05)", core_log, lambda: curve.delta(EPS), lambda: curve.delta(one_eps),
-         old_core_log, lambda: curve.delta(zero_d_eps),
-         (curve.delta(EPS), math.exp(array_log))),
+         old_core_log, (curve.delta(EPS), math.exp(array_log))),
         ("log_delta(0.05)", core_log, lambda: curve.log_delta(EPS),
-         lambda: curve.log_delta(one_eps), old_core_log, lambda: curve.log_delta(zero_d_eps),
-         (curve.log_delta(EPS), array_log)),
+         lambda: curve.log_delta(one_eps), old_core_log, (curve.log_delta(EPS), array_log)),
         ("epsilon(1e-9)", core_eps, lambda: curve.epsilon(TARGET),
-         lambda: curve.epsilon(one_target), old_core_eps, lambda: curve.epsilon(zero_d_target),
+         lambda: curve.epsilon(one_target), old_core_eps,
          (curve.epsilon(TARGET), float(curve.epsilon(one_target)[0]))),
     ]
 
 
 def run(quick):
-    samples, batch_time = (3, 0.002) if quick else (7, 0.01)
+    samples, batch_time = (3, 0.001) if quick else (9, 0.002)
     rows, verdicts = [], []
     for name, build in CURVES:
         curve = build()
         c_core, qs = queries(curve)
         kind = type(curve._core).__name__ + ("" if c_core else " (Python)")
-        for query, core, public, array, old_core, old_public, (value, array_value) in qs:
-            t = per_call({"core": core, "public": public, "array": array,
-                          "old core": old_core, "old public": old_public},
+        for query, core, public, array, old_core, (value, array_value) in qs:
+            t = per_call({"core": core, "public": public, "array": array, "old core": old_core},
                          samples, batch_time)
             ratio = t["public"] / t["core"]
             if c_core:
@@ -130,9 +128,7 @@ def run(quick):
             rows.append([name, kind, query, fmt_ns(t["core"]), fmt_ns(t["public"]),
                          f"{ratio:.2f}×", verdict, fmt_ns(t["array"]),
                          f"{t['array'] / t['core']:.1f}×", fmt_ns(t["old core"]),
-                         fmt_ns(t["old public"]), f"{t['old public'] / t['core']:.1f}×",
-                         f"{t['old public'] / t['public']:.1f}×",
-                         same_bits(value, array_value)])
+                         f"{t['public'] / t['old core']:.2f}×", same_bits(value, array_value)])
     return rows, verdicts, samples, batch_time
 
 
@@ -144,21 +140,18 @@ def main(argv=None):
     lines = header()
     rows, verdicts, samples, batch_time = run(args.quick)
     lines.append(f"- mode: {'--quick' if args.quick else 'full'}; time per call = median of "
-                 f"{samples} samples, each the best of 3 timeit repeats of a "
+                 f"{samples} samples, each the best of {REPEATS} timeit repeats of a "
                  f"~{batch_time * 1e3:g} ms batch")
     lines.append(f"- target: public scalar / bare core call <= {TARGET_RATIO}× on C cores: "
                  f"{verdicts.count('PASS')} PASS, {verdicts.count('MISS')} MISS")
-    lines.append("- old = before the scalar fast path: the core's array method on a "
-                 "one-element array, and the public query on a 0-d array (the validating "
-                 "path every scalar took)")
-    lines.append("")
+    lines.append("- old core call: the core's array method on a one-element array, what "
+                 "every scalar query called before the fast path (beside its validation)")
     cols = ["curve", "core", "query", "bare core call", "public scalar", "public / core",
-            "target", "public, 1-element array", "array / core", "old: core array call",
-            "old: public scalar", "old public / core", "speed-up", "same bits as array path"]
-    lines += markdown_table(cols, rows)
-    lines.append("")
-    lines.append(f"total wall time of this run: {time.perf_counter() - start:.1f} s")
-    print("\n".join(lines))
+            "target", "public, 1-element array", "array / core", "old core call",
+            "public / old core call", "same bits as array path"]
+    table = markdown_table(cols, rows)
+    wall = f"total wall time of this run: {time.perf_counter() - start:.1f} s"
+    print("\n".join(lines + [""] + table + ["", wall]))
 
 
 if __name__ == "__main__":
