@@ -43,7 +43,7 @@ def test_some_docstrings_have_examples():
     names = {t.name for t in TESTS}
     for want in ("statpriv.counting.counting", "statpriv.counting.secret_sample.secret_sample",
                  "statpriv.discrete.from_log_pmfs", "statpriv.dp.laplace",
-                 "statpriv.curve.PrivacyCurve.delta", "statpriv.curve.PrivacyCurve.epsilon"):
+                 "statpriv._core.CurveQueries.delta", "statpriv._core.CurveQueries.epsilon"):
         assert want in names
 
 

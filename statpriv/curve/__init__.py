@@ -17,24 +17,10 @@ import math
 
 import numpy as np
 
-from statpriv import _progress, _validate
+from statpriv import _core, _progress, _validate
 
-# _core.PLUS, MINUS, MAX (csrc: SP_PLUS, SP_MINUS, SP_MAX), spelled out so that
-# importing statpriv does not load the compiled core (tests/test_import.py checks)
-_DIRECTIONS = {"plus": 0, "minus": 1, "max": 2}
-# The scalar fast path (PrivacyCurve._log_delta, _delta, epsilon): a value of
-# exactly one of these types, at the default precision, goes straight to the
-# core's scalar methods (CurveCore.log_delta1 & co.: the same C call as the
-# array path, bit for bit, ~25x less Python around it); bools, strings,
-# 0-d arrays and the rest take the validating path.  ``precision is _FLOAT``
-# holds for the default and a literal "float" (the same interned string);
-# any other spelling just takes the validating path.
-_SCALAR_TYPES = frozenset((float, int, np.float64))
-_FLOAT = "float"
-# ... which a core written in Python (no scalar methods: AttributeError), an
-# int beyond float64 (OverflowError) and, for epsilon, a direction to be
-# validated (KeyError, TypeError) leave for the validating path
-_VALIDATING_PATH = (AttributeError, OverflowError, KeyError, TypeError)
+# The direction codes of the C kernels (csrc: SP_PLUS, SP_MINUS, SP_MAX).
+_DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
 # Arrays longer than this are evaluated in chunks of it, with a progress bar
 # when the whole takes seconds (e.g. a connect-the-dots export of a noisy
 # curve: 1e5 eps at ~50 us each); the values are the same, each element is
@@ -49,7 +35,7 @@ def _in_chunks(evaluate, flat, direction, what):
                                for i, j in _progress.chunks(flat.size, CHUNK, bar)])
 
 
-class PrivacyCurve:
+class PrivacyCurve(_core.CurveQueries):
     """delta(eps) of one mechanism; build instances with statpriv.counting & co.
 
     Parameters
@@ -84,6 +70,7 @@ class PrivacyCurve:
     def __init__(self, core, reference=None, description="privacy curve", exact=True, *,
                  laws=None):
         self._core = core
+        self._bind_core(core)            # one float: straight to the compiled core
         self._reference = reference
         self._description = str(description)
         self._exact = bool(exact)
@@ -124,13 +111,10 @@ class PrivacyCurve:
     def __repr__(self):
         return f"<PrivacyCurve {self.description}>"
 
-    # -- evaluation -------------------------------------------------------
+    # -- evaluation: delta, log_delta (each direction) and epsilon are the
+    # compiled base's (statpriv._core.CurveQueries): one float goes straight to
+    # the core, everything else comes here
     def _log_delta(self, eps, direction, precision, max_terms=None):
-        if type(eps) in _SCALAR_TYPES and precision is _FLOAT and max_terms is None:
-            try:
-                return self._core.log_delta1(eps, _DIRECTIONS[direction])
-            except _VALIDATING_PATH:
-                pass
         _validate.choice("precision", precision, ("float", "mp"))
         arr = _validate.real_array("eps", eps, allow_inf=True)
         scalar = arr.ndim == 0
@@ -158,24 +142,7 @@ class PrivacyCurve:
                else _in_chunks(evaluate, flat, d, "delta")).reshape(arr.shape)
         return float(out[()]) if scalar else out
 
-    def log_delta(self, eps, precision="float", *, max_terms=None):
-        """ln delta(eps): finite even where delta underflows float64 (1e-308)."""
-        return self._log_delta(eps, "max", precision, max_terms)
-
-    def log_delta_plus(self, eps, precision="float", *, max_terms=None):
-        """ln delta_plus(eps) = ln H_eps(P || Q)."""
-        return self._log_delta(eps, "plus", precision, max_terms)
-
-    def log_delta_minus(self, eps, precision="float", *, max_terms=None):
-        """ln delta_minus(eps) = ln H_eps(Q || P)."""
-        return self._log_delta(eps, "minus", precision, max_terms)
-
     def _delta(self, eps, direction, precision, max_terms=None):
-        if type(eps) in _SCALAR_TYPES and precision is _FLOAT and max_terms is None:
-            try:
-                return self._core.delta1(eps, _DIRECTIONS[direction])
-            except _VALIDATING_PATH:
-                pass
         logs = self._log_delta(eps, direction, precision, max_terms)
         if precision == "mp":
             import mpmath
@@ -183,61 +150,9 @@ class PrivacyCurve:
             return mpmath.exp(logs) if np.ndim(logs) == 0 else exp(logs)
         return math.exp(logs) if np.ndim(logs) == 0 else np.exp(logs)
 
-    def delta(self, eps, precision="float", *, max_terms=None):
-        """delta(eps) = max(delta_plus, delta_minus); float or array like eps.
-
-        ``eps``: a real number or an array of them (any shape, +-inf allowed);
-        bools and strings raise ParameterTypeError (a TypeError and a
-        ValueError), NaN raises ValueError.  At eps = +inf delta is the limit
-        of the curve: the mass one law puts where the other has none.
-
-        ``precision="mp"`` returns mpmath.mpf values from the brute-force
-        reference (50 digits) instead of the C core.  The brute force refuses
-        (ValueError, up front) sizes it estimates to take more than about a
-        minute per eps value; ``max_terms`` raises that budget (see
-        statpriv.oracle.estimate_terms).
-
-        >>> import statpriv
-        >>> curve = statpriv.counting(1000, 0.5)
-        >>> print(f"{curve.delta(0.1):.10e}")
-        1.6192050965e-03
-        >>> [f"{d:.10e}" for d in curve.delta([0.0, 0.5, 1.0])]   # arrays too
-        ['2.5225018178e-02', '3.6855698469e-17', '1.2888752844e-52']
-        """
-        return self._delta(eps, "max", precision, max_terms)
-
-    def delta_plus(self, eps, precision="float", *, max_terms=None):
-        """delta_plus(eps) = sum_x (P(x) - e^eps Q(x))_+, P: target positive."""
-        return self._delta(eps, "plus", precision, max_terms)
-
-    def delta_minus(self, eps, precision="float", *, max_terms=None):
-        """delta_minus(eps) = sum_x (Q(x) - e^eps P(x))_+."""
-        return self._delta(eps, "minus", precision, max_terms)
-
     # -- inverse ----------------------------------------------------------
-    def epsilon(self, delta, direction="max"):
-        """Smallest eps >= 0 with delta(eps) <= delta (searched in C).
-
-        Returns inf where no finite eps reaches the target (e.g. a noiseless
-        count never goes below max(pi, 1-pi)^(n-1)).  The returned eps is
-        rounded up by the curve's own error bound: delta(epsilon(d)) <= d holds
-        for the float curve and the TRUE delta there is <= d (1 + 1e-12).
-        epsilon(1) = 0 for every curve (delta <= 1); epsilon(0) is the smallest
-        float with delta = 0 exactly, inf where delta > 0 at every finite eps.
-
-        >>> import statpriv
-        >>> print(f"{statpriv.counting(1000, 0.5).epsilon(1e-3):.10f}")
-        0.1128158312
-        >>> statpriv.dp.laplace(2.0).epsilon(0.0)     # delta = 0 from eps = 1/b on
-        0.5
-        >>> statpriv.counting(1000, 0.5).epsilon(0.0)   # a noiseless count never reaches 0
-        inf
-        """
-        if type(delta) in _SCALAR_TYPES:
-            try:
-                return self._core.epsilon_of_delta1(delta, _DIRECTIONS[direction])
-            except _VALIDATING_PATH:
-                pass
+    def _epsilon(self, delta, direction):
+        """epsilon() of anything but one float (the validating route, arrays)."""
         _validate.choice("direction", direction, tuple(_DIRECTIONS))
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
         scalar = arr.ndim == 0
@@ -356,7 +271,8 @@ class PrivacyCurve:
 
     def _with_recipe(self, recipe):
         """A fresh copy of this curve that remembers ``recipe`` (statpriv.curve.recipe)."""
-        twin = object.__new__(type(self))
+        twin = type(self).__new__(type(self))
         twin.__dict__.update(self.__dict__)
+        twin._bind_core(self._core)
         object.__setattr__(twin, "_recipe", recipe)
         return twin
