@@ -236,7 +236,8 @@ def _rr_reference(eps0, k, eps, direction):
     return oracle.dp_randomized_response_delta(eps0, k, eps, direction=direction)
 
 
-def amplify(eps, delta, rate=None, *, sampling_prob=None):
+@_validate.renamed(rate="sample_rate")
+def amplify(eps, delta, sample_rate=None, *, sampling_prob=None):
     """Privacy amplification by subsampling (Balle, Barthe & Gaboardi 2018,
     "Privacy amplification by subsampling: tight analyses via couplings and
     divergences").
@@ -253,11 +254,12 @@ def amplify(eps, delta, rate=None, *, sampling_prob=None):
         The mechanism's eps.
     delta : float or array in [0, 1]
         The mechanism's delta.
-    rate : float or array in [0, 1]
+    sample_rate : float or array in [0, 1]
         The sampling rate lambda (each record kept with this probability, or
-        a uniform sample of a lambda fraction).
+        a uniform sample of a lambda fraction); the name ``counting`` uses
+        (``rate=``: a deprecated name).
     sampling_prob : float or array in [0, 1], keyword only
-        dp-accounting's name for ``rate`` (give one of the two).
+        dp-accounting's name for ``sample_rate`` (give one of the two).
 
     Bools and strings are rejected (ParameterTypeError, a TypeError).
 
@@ -273,13 +275,13 @@ def amplify(eps, delta, rate=None, *, sampling_prob=None):
     >>> print(f"{eps:.12f} {delta:.3g}")           # ln(1 + 0.01 (e - 1))
     0.017036863236 1e-08
     """
-    rate_name, rate = _validate.alias("rate", rate, "sampling_prob", sampling_prob)
+    rate_name, rate = _validate.alias("sample_rate", sample_rate, "sampling_prob", sampling_prob)
     if rate is None:
-        raise ValueError("give rate (or sampling_prob), the sampling rate in [0, 1]")
+        raise ValueError("give sample_rate (or sampling_prob), the sampling rate in [0, 1]")
     eps = _validate.real_array("eps", eps, low=0.0, allow_inf=True)
     delta = _validate.real_array("delta", delta, low=0.0, high=1.0)
     rate = _validate.real_array(rate_name, rate, low=0.0, high=1.0)
-    eps, delta, rate = _validate.broadcast(eps=eps, delta=delta, rate=rate)
+    eps, delta, rate = _validate.broadcast(eps=eps, delta=delta, **{rate_name: rate})
     with np.errstate(over="ignore", invalid="ignore"):
         # rate = 0 releases nothing: eps' = 0 also at eps = inf (not 0 * inf)
         eps_out = np.where(rate == 0.0, 0.0, np.log1p(rate * np.expm1(eps)))

@@ -235,3 +235,18 @@ def test_dp_random_sweep():
             for e, ours in zip(pts, curve.log_delta(pts)):
                 assert_matches(ours, truth(param, e), what=f"{kind} {param!r} eps={e!r}")
             assert curve.epsilon(0.0) == up
+
+
+def test_old_parameter_names_still_work_with_a_warning():
+    # amplify(..., rate=) is amplify(..., sample_rate=) (counting's name);
+    # to_dp_accounting(tail_mass=) is tail_mass_truncation= (the PLD's name)
+    with pytest.warns(DeprecationWarning, match="sample_rate"):
+        old = statpriv.amplify(1.0, 1e-6, rate=0.01)
+    assert old == statpriv.amplify(1.0, 1e-6, sample_rate=0.01) == statpriv.amplify(1.0, 1e-6, 0.01)
+    with pytest.raises(statpriv.ParameterTypeError, match="sample_rate"):
+        statpriv.amplify(1.0, 1e-6, rate=0.01, sample_rate=0.01)
+    curve = statpriv.counting(100, 0.3)
+    with pytest.warns(DeprecationWarning, match="tail_mass_truncation"):
+        old = curve.to_dp_accounting(1e-3, tail_mass=1e-12)
+    new = curve.to_dp_accounting(1e-3, tail_mass_truncation=1e-12)
+    assert old.get_delta_for_epsilon(0.2) == new.get_delta_for_epsilon(0.2)

@@ -60,7 +60,7 @@ def test_secret_sample_rejects(args, match):
     (lambda: statpriv.dp.geometric(0.0), r"alpha must be in \(0.0, 1.0\)"),
     (lambda: statpriv.amplify(-1.0, 0.0, 0.5), r"eps must lie in"),
     (lambda: statpriv.amplify(1.0, 2.0, 0.5), r"delta must lie in \[0.0, 1.0\]"),
-    (lambda: statpriv.amplify(1.0, 0.1, 1.5), r"rate must lie in \[0.0, 1.0\]"),
+    (lambda: statpriv.amplify(1.0, 0.1, 1.5), r"sample_rate must lie in \[0.0, 1.0\]"),
 ])
 def test_dp_rejects(make, match):
     with pytest.raises(ValueError, match=match):
@@ -187,8 +187,8 @@ def test_amplify_broadcasts():
     assert eps[2, 1] == math.log1p(0.1 * math.expm1(2.0))
     assert delta[2, 1] == 0.1 * 1e-8
     assert isinstance(statpriv.amplify(1.0, 1e-6, np.array(0.1))[0], float)
-    with pytest.raises(ValueError, match=r"eps, delta, rate must broadcast to a common shape, "
-                                         r"got eps \(2,\), delta \(3,\), rate \(\)"):
+    with pytest.raises(ValueError, match=r"eps, delta, sample_rate must broadcast to a common "
+                                         r"shape, got eps \(2,\), delta \(3,\), sample_rate \(\)"):
         statpriv.amplify([1, 2], [1e-6, 1e-7, 1e-8], 0.1)
     # rate 0 releases nothing, also for eps = inf (was nan)
     assert statpriv.amplify(math.inf, 0.5, 0.0) == (0.0, 0.0)
@@ -341,10 +341,10 @@ SWEEP = [
     _case("dp.laplace", statpriv.dp.laplace, dict(scale=1.0), "scale", ["huge_pos"]),
     _case("dp.gaussian", statpriv.dp.gaussian, dict(sigma=1.0), "sigma", ["huge_pos"]),
     _case("dp.geometric", statpriv.dp.geometric, dict(alpha=0.5), "alpha"),
-    _case("amplify", statpriv.amplify, dict(eps=1.0, delta=1e-6, rate=0.1), "eps",
+    _case("amplify", statpriv.amplify, dict(eps=1.0, delta=1e-6, sample_rate=0.1), "eps",
           ["posinf", "huge_pos", *_ARRAYS]),
-    *[_case("amplify", statpriv.amplify, dict(eps=1.0, delta=1e-6, rate=0.1), p, _ARRAYS)
-      for p in ("delta", "rate")],
+    *[_case("amplify", statpriv.amplify, dict(eps=1.0, delta=1e-6, sample_rate=0.1), p, _ARRAYS)
+      for p in ("delta", "sample_rate")],
     *[_case("interval_epsilon", statpriv.interval_epsilon,
             dict(width=0.2, confidence=0.8, count=100, noise=statpriv.Laplace), p,
             ["huge_pos", *_ARRAYS] if p in ("width", "count") else
@@ -565,8 +565,8 @@ SWEEP_NEW = [
             ["posinf", "huge_pos", *_ARRAYS] if p == "alpha" else ())
       for p in ("alpha", "direction")],
     *[_case("curve.to_dp_accounting", CURVE.to_dp_accounting,
-            dict(value_discretization_interval=1e-2, method="auto", tail_mass=1e-15), p)
-      for p in ("value_discretization_interval", "method", "tail_mass")],
+            dict(value_discretization_interval=1e-2, method="auto", tail_mass_truncation=1e-15), p)
+      for p in ("value_discretization_interval", "method", "tail_mass_truncation")],
     *[_case(f"{label}.{m}", getattr(obj, m), dict(eps=0.1, direction="max"), p,
             _EPS_VALID if p == "eps" else ())
       for label, obj in (("pld", PLD), ("composed", COMPOSED))

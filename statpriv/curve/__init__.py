@@ -200,8 +200,9 @@ class PrivacyCurve(_core.CurveQueries):
         """dp-accounting's name for ``epsilon(delta)`` (vectorised the same way)."""
         return self.epsilon(delta)
 
+    @_validate.renamed(tail_mass="tail_mass_truncation")
     def to_dp_accounting(self, value_discretization_interval=1e-4, *, method="auto",
-                         tail_mass=1e-15):
+                         tail_mass_truncation=1e-15):
         """A pessimistic dp-accounting PrivacyLossDistribution of this curve:
         delta(eps) <= its delta(eps) <= (1 + c) delta(eps - h) + T, h =
         value_discretization_interval, c and T small (see
@@ -209,7 +210,8 @@ class PrivacyCurve(_core.CurveQueries):
         ``statpriv[accounting]``)."""
         from statpriv.curve import export
         return export.to_dp_accounting(self, value_discretization_interval,
-                                       method=method, tail_mass=tail_mass)
+                                       method=method,
+                                       tail_mass_truncation=tail_mass_truncation)
 
     def total_variation(self):
         """delta(0): the total-variation distance between P and Q."""

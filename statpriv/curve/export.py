@@ -26,7 +26,7 @@ which is the curve's delta.
 Pessimism.  Both routes below give a PLD whose delta is never below the
 curve's at any eps, and at most the curve's delta at eps - h, up to a
 relative c = max(1e-12, 1e-15/h) (connect-the-dots, below) and the mass T
-moved to +inf (T = ``tail_mass``, or 1e-9 delta(+inf) where that is larger;
+moved to +inf (T = ``tail_mass_truncation``, or 1e-9 delta(+inf) where that is larger;
 the curve's own bounded window rest is part of its delta already):
 
     delta(eps) <= delta_PLD(eps) <= (1 + c) delta(eps - h) + T.
@@ -207,8 +207,9 @@ def _ctd_route(curve, h, tail_mass):
                                        _ctd_side(curve, "minus", "plus", h, tail_mass))
 
 
+@_validate.renamed(tail_mass="tail_mass_truncation")
 def to_dp_accounting(curve, value_discretization_interval=1e-4, *, method="auto",
-                     tail_mass=1e-15):
+                     tail_mass_truncation=1e-15):
     """A pessimistic dp-accounting PrivacyLossDistribution of ``curve``.
 
     delta_PLD(eps) = max over the two directions of Pr[L = inf] + E[(1 -
@@ -216,7 +217,7 @@ def to_dp_accounting(curve, value_discretization_interval=1e-4, *, method="auto"
 
         curve.delta(eps) <= delta_PLD(eps) <= (1 + c) curve.delta(eps - h) + T,
 
-    c = max(1e-12, 1e-15/h), T = max(tail_mass, 1e-9 curve.delta(inf)).
+    c = max(1e-12, 1e-15/h), T = max(tail_mass_truncation, 1e-9 curve.delta(inf)).
 
     Parameters
     ----------
@@ -232,7 +233,7 @@ def to_dp_accounting(curve, value_discretization_interval=1e-4, *, method="auto"
         ``statpriv.dp.*`` curves, else "connect_dots" (the tighter for
         discrete laws too; measurements in the module docstring and
         docs/accounting.md).
-    tail_mass : float in [0, 1e-6]
+    tail_mass_truncation : float in [0, 1e-6]
         At most this much mass of the largest losses per direction goes to
         the +inf atom (pessimistic) to keep the grid short; as much of the
         smallest losses is raised to the lowest kept bin (pessimistic).
@@ -256,7 +257,7 @@ def to_dp_accounting(curve, value_discretization_interval=1e-4, *, method="auto"
     h = _validate.real("value_discretization_interval", value_discretization_interval,
                        low=0.0, high=1.0, low_open=True)
     method = _validate.choice("method", method, ("auto", "pmf", "connect_dots"))
-    tail_mass = _validate.real("tail_mass", tail_mass, low=0.0, high=1e-6)
+    tail_mass = _validate.real("tail_mass_truncation", tail_mass_truncation, low=0.0, high=1e-6)
     native = getattr(curve.laws, "dp_accounting_pld", None)
     if method == "auto":
         if native is not None:
