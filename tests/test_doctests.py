@@ -43,7 +43,8 @@ def test_some_docstrings_have_examples():
     names = {t.name for t in TESTS}
     for want in ("statpriv.counting.counting", "statpriv.counting.secret_sample.secret_sample",
                  "statpriv.discrete.from_log_pmfs", "statpriv.dp.laplace",
-                 "statpriv._core.CurveQueries.delta", "statpriv._core.CurveQueries.epsilon"):
+                 "statpriv.curve._queries.CurveQueries.delta",
+                 "statpriv.curve._queries.CurveQueries.epsilon"):
         assert want in names
 
 

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from statpriv import _core, _progress, _validate
+from statpriv.curve._queries import CurveQueries
 
 # The direction codes of the C kernels (csrc: SP_PLUS, SP_MINUS, SP_MAX).
 _DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
@@ -35,7 +36,7 @@ def _in_chunks(evaluate, flat, direction, what):
                                for i, j in _progress.chunks(flat.size, CHUNK, bar)])
 
 
-class PrivacyCurve(_core.CurveQueries):
+class PrivacyCurve(CurveQueries):
     """delta(eps) of one mechanism; build instances with statpriv.counting & co.
 
     Parameters
@@ -112,7 +113,7 @@ class PrivacyCurve(_core.CurveQueries):
         return f"<PrivacyCurve {self.description}>"
 
     # -- evaluation: delta, log_delta (each direction) and epsilon are the
-    # compiled base's (statpriv._core.CurveQueries): one float goes straight to
+    # compiled base's (statpriv.curve._queries.CurveQueries): one float goes to
     # the core, everything else comes here
     def _log_delta(self, eps, direction, precision, max_terms=None):
         _validate.choice("precision", precision, ("float", "mp"))

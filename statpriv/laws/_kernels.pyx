@@ -153,3 +153,24 @@ def renyi_log_moment(log_p, loss, double t):
         with nogil:
             out = sp_renyi_log_moment(&a[0], &b[0], n, t)
     return np.longdouble(out)
+
+
+def _ldmath(name, x):
+    """The accurate fast long double functions of csrc/ldmath.h on an array
+    (name: 'exp', 'expm1', 'log', 'log1p'); for the tests."""
+    cdef long double[::1] v = _extended(np.ravel(x))
+    out = np.empty(v.shape[0], dtype=np.longdouble)
+    cdef long double[::1] o = out
+    cdef long i, n = v.shape[0]
+    cdef int kind = ("exp", "expm1", "log", "log1p").index(name)
+    with nogil:
+        for i in range(n):
+            if kind == 0:
+                o[i] = sp_ld_exp(v[i])
+            elif kind == 1:
+                o[i] = sp_ld_expm1(v[i])
+            elif kind == 2:
+                o[i] = sp_ld_log(v[i])
+            else:
+                o[i] = sp_ld_log1p(v[i])
+    return out
