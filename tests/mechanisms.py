@@ -98,7 +98,7 @@ MECHANISMS = [
     _row("laplace-iid", "counting", 1000, 0.3, noise=Laplace(1.0)),
     _row("laplace-sampled", "counting", 1000, 0.3, sample_size=100, noise=Laplace(2.0)),
     _row("laplace-per-record", "counting", None, PROBS, noise=Laplace(0.5)),
-    _row("gaussian-iid", "counting", 1000, 0.3, noise=Gaussian(2.0)),
+    _row("gaussian-iid", "counting", 300, 0.3, noise=Gaussian(2.0)),
     _row("gaussian-sampled", "counting", 1000, 0.3, sample_size=100, noise=Gaussian(1.0)),
     _row("gaussian-poisson", "counting", 200, 0.4, sample_rate=0.5, sampling="poisson",
          noise=Gaussian(1.0)),
@@ -122,10 +122,10 @@ MECHANISMS = [
     _row("log-pmfs-disjoint", "from_log_pmfs", *DISJOINT, support_start=-1),
     # partial knowledge (Desfontaines, Mohammadi, Krahmer & Basin)
     _row("pk-worst-case", "partial_knowledge", 100, 0.2, then=["worst_case"]),
-    _row("pk-worst-case-known", "partial_knowledge", 300, 0.1, known=5, then=["worst_case"]),
+    _row("pk-worst-case-known", "partial_knowledge", 150, 0.1, known=5, then=["worst_case"]),
     _row("pk-uniform", "partial_knowledge", 100, 0.2, known=5, then=["uniform"]),
     _row("pk-blanket", "partial_knowledge", 100, 0.2, then=["blanket"]),
-    _row("pk-blanket-large", "partial_knowledge", 3000, 0.05, then=["blanket"]),
+    _row("pk-blanket-large", "partial_knowledge", 1000, 0.05, then=["blanket"]),
     _row("histogram-pk-upper", "histogram_partial_knowledge", 100, 0.1, 3, then=["upper"]),
     _row("histogram-pk-lower", "histogram_partial_knowledge", 100, 0.1, 3, then=["lower"]),
     # thresholded counts and k-anonymity
@@ -141,7 +141,7 @@ MECHANISMS = [
     _row("shuffle-clones", "shuffle.clones", 1000, 1.0, symmetric=True),
     _row("shuffle-clones-single", "shuffle.clones", 1, 0.5, symmetric=True),
     _row("shuffle-rr", "shuffle.randomized_response", 100, 1.0),
-    _row("shuffle-rr-large", "shuffle.randomized_response", 500, 2.0),
+    _row("shuffle-rr-large", "shuffle.randomized_response", 200, 3.0),
     # composition: the grid and the exact product
     _row("compose-grid", "compose", Spec("counting", (30, 0.3)), times=3),
     _row("compose-grid-dp", "compose", Spec("dp.gaussian", (2.0,)), Spec("counting", (50, 0.4)),
