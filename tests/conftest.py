@@ -81,7 +81,7 @@ def _restore_mpmath_precision():
 
 
 def pytest_sessionfinish(session, exitstatus):
-    helpers.write_store_if_recording()
+    helpers.write_recorded_families()
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -45,6 +45,18 @@ the eps0 where delta falls to 0, mpmath.inf if it never does):
     k_anonymity(n, pa, pb, k, bound)         k-anonymous histogram, lower / upper
     clones(n, eps0)                          shuffling by the clone reduction
     product(a, b)                            two independent discrete releases (composition)
+
+Reference computations of single curves and laws from the definitions (at the end;
+plain mpmath, not the two-precision scheme above), used by the tests directly or
+through their stored values (tests/data/reference/independent.json):
+
+    counting_log_delta, windowed_delta_plus  the noiseless iid count (full sum; windowed)
+    poisson_tail_log_delta, first_above, log_binom   Poisson sampling (Smith 2009, Alg. 2)
+    secret_sample_log_delta_plus             the secret sample, atoms from the top down
+    sampled_gaussian_log_delta, gaussian_log_delta_mp, mixture_mp   sampled count + Gaussian
+    laplace_noise_quad                       explicit laws + Laplace noise by quadrature
+    independent_deltas                       deltas of a curve above, flattened for storing
+    binomial_mp, geometric_noise_mp, gaussian_delta_mp   explicit laws, the Gaussian mechanism
 """
 import math
 from fractions import Fraction
@@ -1676,3 +1688,368 @@ class _Product(_DiscreteCurve):
 
 def product(a, b):
     return _Product(a, b)
+
+
+# ---------------------------------------------------------------------------
+# Reference computations of single curves from the definitions, for the tests
+# that compare statpriv against them (their slow values are stored in
+# tests/data/reference/independent.json, read through tests/helpers.py's
+# oracle(name, ...)).  Plain mpmath at the precision each one sets.
+# ---------------------------------------------------------------------------
+
+
+def laplace_noise_quad(P, Q, b, eps):
+    """Direct quadrature of (f_P - e^eps f_Q)_+ over the real line, f_Z(x) =
+    sum_k Z(k) e^(-|x-k|/b) / (2b): split at every atom, at b-multiples next to every
+    atom (where the densities change on the scale b) and at every sign change of the
+    integrand on that grid (bisection to full precision)."""
+    b, E = mpmath.mpf(b), mpmath.exp(mpmath.mpf(eps))
+    c = [p - E * q for p, q in zip(P, Q)]
+
+    def g(x):
+        return mpmath.fsum(ck * mpmath.exp(-abs(x - k) / b) for k, ck in enumerate(c)) / (2 * b)
+
+    offs = [b * t for t in (1, 4, 16, 64)]
+    L = len(c)
+    grid = [-mpmath.inf] + [-o for o in reversed(offs)]
+    for k in range(L):
+        grid.append(mpmath.mpf(k))
+        if k < L - 1:
+            grid += [k + o for o in offs] + [k + 1 - o for o in reversed(offs)]
+    grid += [L - 1 + o for o in offs] + [mpmath.inf]
+    roots = []
+    for lo, hi in zip(grid[1:-2], grid[2:-1]):
+        glo = g(lo)
+        if glo * g(hi) < 0:
+            for _ in range(mpmath.mp.prec + 20):          # bisection on the sign of g
+                mid = (lo + hi) / 2
+                if g(mid) * glo > 0:
+                    lo = mid
+                else:
+                    hi = mid
+            roots.append(lo)
+    pts = sorted(grid + roots)
+    total = mpmath.mpf(0)
+    for lo, hi in zip(pts, pts[1:]):
+        if lo == -mpmath.inf:
+            mid = hi - 1
+        elif hi == mpmath.inf:
+            mid = lo + 1
+        else:
+            mid = (lo + hi) / 2
+        if g(mid) > 0:
+            # mpmath.quad stops at an absolute error of ~10^-dps: scale the integrand
+            # to order 1 on the segment (delta can be 1e-38 and below)
+            s = max(abs(g(x)) for x in (lo, mid, hi) if abs(x) != mpmath.inf)
+            total += s * mpmath.quad(lambda x: g(x) / s, [lo, hi])
+    return total
+
+
+def windowed_delta_plus(n, pi, eps):
+    """50-digit sum of (b(k-1) - e^eps b(k))_+ from just below the threshold
+    upward until the terms fall below 1e-45 of the total; b(k0) from mpmath's
+    log-gamma, then the exact ratio b(k+1)/b(k) in 50 digits.  Independent of
+    Loader's form and of the C code; the neglected tail decays geometrically."""
+    with mpmath.workdps(50):
+        N, p, e = n - 1, mpmath.mpf(pi), mpmath.exp(mpmath.mpf(eps))
+        q = 1 - p
+        k0 = int(mpmath.floor(e * p * n / (q + e * p))) + 1
+        k = max(k0 - 3, 1)
+        b_prev = mpmath.exp(mpmath.loggamma(N + 1) - mpmath.loggamma(k) - mpmath.loggamma(N - k + 2)
+                            + (k - 1) * mpmath.log(p) + (N - k + 1) * mpmath.log(q))  # b(k-1)
+        total = mpmath.mpf(0)
+        while k <= N:
+            b_k = b_prev * (N - k + 1) * p / (k * q)
+            term = b_prev - e * b_k
+            if term > 0:
+                total += term
+            if k > k0 + 10 and b_prev < total * mpmath.mpf("1e-45"):
+                break
+            b_prev, k = b_k, k + 1
+        return total
+
+
+def secret_sample_log_delta_plus(n, m, K, eps):
+    """ln delta_plus of the secret sample from the definitions: the sum of
+    (P(j) - e^eps Q(j))_+ over the atoms from the top down, P, Q the
+    mixtures of hypergeometric laws (loggamma at 30 digits)."""
+    N = n - 1
+    lg = mpmath.loggamma
+    with mpmath.workdps(30):
+        lam = mpmath.mpf(m) / n
+
+        def H(k, j):
+            if j < 0 or j > K or k - j < 0 or k - j > N - K:
+                return mpmath.mpf(0)
+            return mpmath.exp(lg(K + 1) - lg(j + 1) - lg(K - j + 1) + lg(N - K + 1)
+                              - lg(k - j + 1) - lg(N - K - k + j + 1) - lg(N + 1) + lg(k + 1)
+                              + lg(N - k + 1))
+        e, total = mpmath.exp(eps), mpmath.mpf(0)
+        for j in range(m, -1, -1):
+            d = lam * H(m - 1, j - 1) + (1 - lam) * H(m, j) - e * (
+                lam * H(m - 1, j) + (1 - lam) * H(m, j))
+            if d <= 0:
+                break          # P/Q increases with j: nothing positive below
+            total += d
+        return mpmath.log(total)
+
+
+def _curve_of_spec(spec):
+    """The curve of this module named by spec = (name, args, kwargs); for
+    "noisy", args = (count spec, noise)."""
+    name, args, kwargs = spec
+    if name == "noisy":
+        return noisy(_curve_of_spec(args[0]), args[1], **kwargs)
+    return globals()[name](*args, **kwargs)
+
+
+def independent_deltas(spec, eps):
+    """[delta_plus(e0), delta_minus(e0), delta_plus(e1), ...] of this module's
+    curve ``spec`` (see _curve_of_spec), as one flat list: the form its stored
+    values take (the slow alternative paths, quadrature and full sums)."""
+    return [x for pair in _curve_of_spec(spec).deltas(list(eps)) for x in pair]
+
+
+# The noiseless iid count from the definitions (tests/test_counting.py).
+COUNTING_DPS = 50
+
+
+def _counting_logs(pi, direction):
+    pi = mpmath.mpf(pi)
+    lp = mpmath.log(pi) if pi > 0 else mpmath.ninf
+    lq = mpmath.log1p(-pi) if pi < 1 else mpmath.ninf
+    return (lq, lp) if direction == "minus" else (lp, lq)
+
+
+def counting_log_delta(n, pi, eps, direction):
+    """ln delta of counting(n, pi) in a direction ('plus', 'minus'), as mpf, from
+    the definitions alone (tests/test_counting.py's oracle; its docstring has the
+    derivation): the binomial pmf from loggamma at 50 digits with ln pi, ln(1 - pi)
+    of the exact float pi; every atom for n <= 3000, else the positive set
+    {k >= k0} term by term with a geometric remainder bound, or Euler-Maclaurin
+    (mpmath.sumem) where sqrt(N pi (1 - pi)) > 3000 and |eps| < 2e-3."""
+    with mpmath.workdps(COUNTING_DPS):
+        N = mpmath.mpf(n - 1)
+        lp, lq = _counting_logs(pi, direction)
+        if lp == mpmath.ninf or lq == mpmath.ninf:
+            return mpmath.mpf(0)                   # point masses one apart: delta = 1
+        eps = mpmath.mpf(eps)
+        lg_n = mpmath.loggamma(N + 1)
+
+        def logb(k):
+            if k < 0 or k > N:
+                return mpmath.ninf
+            return lg_n - mpmath.loggamma(k + 1) - mpmath.loggamma(N - k + 1) + k * lp + (N - k) * lq
+
+        if n <= 3000:
+            total = mpmath.mpf(0)
+            for k in range(n + 1):
+                t = mpmath.exp(logb(k - 1)) - mpmath.exp(eps + logb(k))
+                if t > 0:
+                    total += t
+            return mpmath.log(total) if total > 0 else mpmath.ninf
+
+        def log_ratio(k):                   # ln P(k)/Q(k) = ln b(k-1)/b(k)
+            return mpmath.log(k) - mpmath.log(n - k) + lq - lp if k < n else mpmath.inf
+
+        c = mpmath.exp(eps + lp - lq)
+        k0 = int(mpmath.floor(n * c / (1 + c))) + 1
+        while k0 > 1 and log_ratio(k0 - 1) > eps:
+            k0 -= 1
+        while k0 < n and not log_ratio(k0) > eps:
+            k0 += 1
+        sigma = mpmath.sqrt(N * mpmath.exp(lp) * mpmath.exp(lq))
+        if sigma > 3000 and abs(eps) < 2e-3:
+            # the summand decays by ~e^-eps per atom: smooth on the unit scale
+            def term(x):
+                return mpmath.exp(logb(x - 1)) - mpmath.exp(eps + logb(x))
+            return mpmath.log(mpmath.sumem(term, [k0, min(N + 1, k0 + 60 * sigma)]))
+        # terms relative to b(k0 - 1): t(k) = b(k-1) (1 - e^eps / r(k))
+        w, total, k = mpmath.mpf(1), mpmath.mpf(0), k0
+        tol = mpmath.mpf(10) ** (-COUNTING_DPS)
+        em, mean = mpmath.exp(eps), N * mpmath.exp(lp)
+        while k <= n:
+            r = mpmath.exp(log_ratio(k)) if k < n else mpmath.inf
+            total += w * (1 - em / r)
+            if k == n:
+                break
+            w = w / r                       # b(k) / b(k0 - 1)
+            if k > mean + 1:                # decreasing ratios: geometric bound
+                rho = (N - k) / (k + 1) * mpmath.exp(lp - lq)
+                if rho < 1 and w / (1 - rho) < tol * total:
+                    total += w / (1 - rho)
+                    break
+            k += 1
+        return logb(k0 - 1) + mpmath.log(total)
+
+
+# Noiseless Poisson sampling from the definitions (Smith 2009, "Differential
+# privacy and the secrecy of the sample", Alg. 2; used by tests/test_sampling.py):
+# every other record is kept with probability g, Z ~ Bin(N, rho) the count of the
+# kept others (rho = g pi), P(k) = g Z(k-1) + (1-g) Z(k), Q(k) = Z(k).
+
+def log_binom(N, rho, k):
+    """ln of the Bin(N, rho) pmf at k (mpmath loggamma, current precision)."""
+    return (mpmath.loggamma(N + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(N - k + 1)
+            + k * mpmath.log(rho) + (N - k) * mpmath.log1p(-rho))
+
+
+def first_above(N, rho, g, eps):
+    """First k with P(k)/Q(k) > e^eps (exact, mpmath)."""
+    g, w = mpmath.mpf(g), mpmath.exp(mpmath.mpf(eps))
+    # 1 - g + g k (1 - rho) / ((N + 1 - k) rho) > w  <=>  k > (w - 1 + g) (N + 1) rho / (g (1 - rho) + (w - 1 + g) rho)
+    a = w - 1 + g
+    k = int(mpmath.floor(a * (N + 1) * rho / (g * (1 - rho) + a * rho))) + 1
+    k = min(k, N + 1)
+
+    def ratio(j):           # P(j)/Q(j); Q(N+1) = 0
+        return mpmath.inf if j >= N + 1 else 1 - g + g * j * (1 - rho) / ((N + 1 - j) * rho)
+
+    while ratio(k) <= w:
+        k += 1
+    while k > 1 and ratio(k - 1) > w:
+        k -= 1
+    return k
+
+
+def _tail_delta_by_ratios(N, rho, g, eps, direction):
+    """ln delta of a large iid count from its definition, summed from the
+    threshold outward with exact pmf ratios Z(k)/Z(k-1) = (N-k+1) rho / (k (1-rho))
+    at 50 digits, relative to Z at the first positive term, until the terms
+    are below 1e-30 of the sum (they fall like a Gaussian tail).  Plus: terms
+    P(k) - e^eps Q(k) = g Z(k-1) + (1-g-e^eps) Z(k) for k >= k0 (the first k with
+    P/Q(k) > e^eps, Smith's P/Q increasing); minus: Q(k) - e^eps P(k) for
+    k <= k1 (the last k with Q/P(k) > e^eps)."""
+    g, w = mpmath.mpf(g), mpmath.exp(mpmath.mpf(eps))
+    up = lambda k: (N - k + 1) * rho / (k * (1 - rho))          # Z(k) / Z(k-1)
+    if direction == "plus":
+        k = first_above(N, rho, g, eps)
+        lz, zprev, z, step = log_binom(N, rho, k - 1), mpmath.mpf(1), up(k), 1
+        term_of = lambda zp, zk: g * zp + (1 - g - w) * zk
+    else:
+        c = 1 - w * (1 - g)
+        k = first_above(N, rho, g, eps)        # Q/P(j) > e^eps needs P/Q(j) < e^-eps
+        ratio = lambda j: 1 - g + g * j * (1 - rho) / ((N + 1 - j) * rho)      # P/Q(j)
+        while k > 0 and not ratio(k) < 1 / w:
+            k -= 1
+        while ratio(k + 1) < 1 / w:
+            k += 1
+        lz, z, zprev, step = log_binom(N, rho, k), mpmath.mpf(1), 1 / up(k), -1
+        term_of = lambda zp, zk: c * zk - w * g * zp
+    total = mpmath.mpf(0)
+    for _ in range(10 ** 6):
+        term = term_of(zprev, z)
+        assert term > 0
+        total += term
+        if term < total * mpmath.mpf(10) ** -30:
+            return lz + mpmath.log(total)
+        k += step
+        if step > 0:
+            zprev, z = z, z * up(k) if k <= N else mpmath.mpf(0)
+        else:
+            z, zprev = zprev, zprev / up(k) if k >= 1 else mpmath.mpf(0)
+    raise AssertionError("reference did not converge")
+
+
+def poisson_tail_log_delta(N, pi, g, eps, direction):
+    """ln delta (plus or minus) at eps of the noiseless Poisson-sampled iid count
+    with N other records, rate g: _tail_delta_by_ratios at rho = g pi (50 digits)."""
+    with mpmath.workdps(50):
+        return _tail_delta_by_ratios(N, mpmath.mpf(g) * mpmath.mpf(pi), g, eps, direction)
+
+
+# A sampled count plus Gaussian noise from the definitions (tests/test_noise_gaussian.py).
+
+def mixture_mp(A, B, lam):
+    """The sampled laws P(j) = lam A(j-1) + (1-lam) B(j), Q(j) = lam A(j) + (1-lam) B(j)."""
+    lam = mpmath.mpf(lam)
+    size = max(len(A) + 1, len(B))
+    P, Q = [], []
+    for j in range(size):
+        a1 = A[j - 1] if 1 <= j <= len(A) else 0
+        a0 = A[j] if j < len(A) else 0
+        b = B[j] if j < len(B) else 0
+        P.append(lam * a1 + (1 - lam) * b)
+        Q.append(lam * a0 + (1 - lam) * b)
+    return P, Q
+
+
+def gaussian_log_delta_mp(P, Q, sigma, eps, plus):
+    """ln delta of the laws P, Q (mpmath lists on 0..L-1) plus Gaussian(sigma) noise
+    from the definition (single sign change of the noisy log ratio), 50 digits."""
+    with mpmath.workdps(50):
+        sigma, eps = mpmath.mpf(sigma), mpmath.mpf(eps)
+        A, B = (P, Q) if plus else (Q, P)
+        D = [a - mpmath.exp(eps) * b for a, b in zip(A, B)]
+        if all(d <= 0 for d in D):
+            return -mpmath.inf
+        atoms = [k for k in range(len(A)) if A[k] > 0 or B[k] > 0]
+
+        def h(x):
+            fa = mpmath.fsum(A[k] * mpmath.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
+            fb = mpmath.fsum(B[k] * mpmath.exp(-(x - k) ** 2 / (2 * sigma ** 2)) for k in atoms)
+            return mpmath.inf if fb == 0 else (-mpmath.inf if fa == 0 else mpmath.log(fa / fb) - eps)
+
+        sgn = 1 if plus else -1
+        step = max(sigma, 1)
+        hi = (atoms[-1] if plus else atoms[0]) + sgn * step
+        while h(hi) <= 0:
+            step *= 2
+            hi += sgn * step
+        step = max(sigma, 1)
+        lo = (atoms[0] if plus else atoms[-1]) - sgn * step
+        while h(lo) > 0:
+            step *= 2
+            lo -= sgn * step
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if h(mid) > 0 else (mid, hi)
+            if abs(hi - lo) < mpmath.mpf(10) ** -30 * (1 + abs(hi)):
+                break
+        x = (lo + hi) / 2
+        side = (lambda k: mpmath.ncdf((k - x) / sigma)) if plus else (lambda k: mpmath.ncdf((x - k) / sigma))
+        return mpmath.log(mpmath.fsum(d * side(k) for k, d in enumerate(D) if d != 0))
+
+
+def sampled_gaussian_log_delta(sampling, n, pi, size, sigma, eps, plus):
+    """ln delta (plus if ``plus`` else minus) of counting(n, pi, noise=Gaussian(sigma))
+    sampled with sample_size=size (sampling "sample_size": P, Q the mixtures of
+    Bin(m-1, pi) and Bin(m, pi) with lambda = m/n) or Poisson sampling at
+    rate=size (Z = Bin(n-1, rate pi), P, Q its mixtures), at 50 digits."""
+    with mpmath.workdps(50):
+        if sampling == "poisson":
+            Z = binomial_mp(n - 1, mpmath.mpf(size) * mpmath.mpf(pi))
+            P, Q = mixture_mp(Z, Z, size)
+        else:
+            P, Q = mixture_mp(binomial_mp(size - 1, pi), binomial_mp(size, pi),
+                              mpmath.mpf(size) / n)
+        return gaussian_log_delta_mp(P, Q, sigma, eps, plus)
+
+
+# Explicit laws of the noise and composition tests (test_noise_*.py, test_pld.py, ...).
+
+def binomial_mp(N, pi):
+    """Bin(N, pi) pmf on 0..N as mpmath numbers (the caller sets the precision)."""
+    return [mpmath.binomial(N, k) * mpmath.mpf(pi) ** k * (1 - mpmath.mpf(pi)) ** (N - k)
+            for k in range(N + 1)]
+
+
+def geometric_noise_mp(n, pi, alpha, span):
+    """counting(n, pi) plus two-sided geometric(alpha) noise: the laws P, Q of the
+    noisy count on -span..n+span as mpmath numbers (the caller sets the precision;
+    the mass beyond is below alpha^span)."""
+    z = binomial_mp(n - 1, pi)
+    P = [mpmath.mpf(0)] + z
+    Q = z + [mpmath.mpf(0)]
+    a = mpmath.mpf(alpha)
+    c = (1 - a) / (1 + a)
+    ys = range(-span, n + span + 1)
+    return ([mpmath.fsum(P[k] * c * a ** abs(y - k) for k in range(n + 1)) for y in ys],
+            [mpmath.fsum(Q[k] * c * a ** abs(y - k) for k in range(n + 1)) for y in ys])
+
+
+def gaussian_delta_mp(sigma, eps):
+    """delta(eps) of the Gaussian mechanism, sensitivity 1 (Balle & Wang, Thm. 8),
+    as an mpmath number: Phi(1/(2 s) - eps s) - e^eps Phi(-1/(2 s) - eps s)."""
+    s, e = mpmath.mpf(sigma), mpmath.mpf(eps)
+    return mpmath.ncdf(1 / (2 * s) - e * s) - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * s) - e * s)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import statpriv
-from helpers import assert_matches, binomial_mp, gaussian_delta_mp, geometric_noise_mp
+from helpers import assert_matches
+from independent_oracle import binomial_mp, gaussian_delta_mp, geometric_noise_mp
 from statpriv import oracle
 
 EPS = [-0.1, 0.0, 0.05, 0.2, 0.5, 1.0]

@@ -36,9 +36,9 @@ from statpriv.laws import _kernels as law_kernels
 from helpers import (FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, assert_matches,
                      check_curve, oracle)
 
-# The oracle of this file is tests/helpers.py counting_log_delta (its values
-# stored in tests/data/oracle_values.json, recomputed by the exhaustive
-# test_stored_oracle_values_are_current).
+# The oracle of this file is tests/independent_oracle.py counting_log_delta (its
+# values stored in tests/data/reference/independent.json, recomputed by the
+# exhaustive test of tests/test_reference_store.py).
 
 REL = 1e-12
 
@@ -242,6 +242,6 @@ def test_published_far_tail_log_delta(n, log_value):
 
 @pytest.mark.parametrize("n,eps", [(10**9, 2e-4), (10**9, 5e-4), (10**8, 1e-3)])
 def test_huge_n_against_mpmath(n, eps):
-    # helpers.windowed_delta_plus (a 50-digit windowed sum), stored in tests/data
+    # independent_oracle.windowed_delta_plus (a 50-digit windowed sum), stored in tests/data
     ref = oracle("windowed_delta_plus", n, 0.3, eps)
     assert_matches(statpriv.counting(n, 0.3).log_delta_plus(eps), ref, what=f"n={n} eps={eps}")

@@ -1,10 +1,9 @@
 """statpriv.empirical: empirical differential privacy (Burchard, Daoud &
-Dotterrer).  References come from mpmath quadrature (stored by
-tools/precompute_empirical.py), scipy quadrature, brute-force loops over
-individuals and closed forms written here -- never from the code under test."""
-import json
+Dotterrer).  References come from mpmath quadrature (stored in
+tests/data/reference/empirical.json by tools/precompute_reference.py), scipy
+quadrature, brute-force loops over individuals and closed forms written here --
+never from the code under test."""
 import math
-import pathlib
 import warnings
 
 import mpmath
@@ -12,14 +11,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-pd = pytest.importorskip("pandas")
+from helpers import import_extra, stored_calls, stored_value, zip_equal
+
+pd = import_extra("pandas")
 
 from statpriv.empirical import EmpiricalPrivacy, hausdorff, matching_distance  # noqa: E402
 from statpriv.empirical import _kde, _loo  # noqa: E402
 from statpriv.empirical._estimators import fit_estimator, loo_log_likelihood  # noqa: E402
 from statpriv.empirical._noise import gaussian_kernel_noise  # noqa: E402
 
-DATA = pathlib.Path(__file__).parent / "data" / "empirical_oracle.json"
 
 
 def long_data(seed=0, R=12, I=9, absent=0.3, max_records=3, ties=False):
@@ -59,33 +59,39 @@ def positive_part_quad(g, points, reach):
 # the integrals against mpmath (stored) and scipy
 # --------------------------------------------------------------------------
 
-def stored_cases():
-    return json.loads(DATA.read_text())
+EMPIRICAL_CALLS = sorted(stored_calls("empirical"))
 
 
-@pytest.mark.parametrize("case", stored_cases(), ids=lambda c: c["kernel"])
-def test_integrals_against_mpmath(case):
-    a, b = np.array(case["a"]), np.array(case["b"])
-    wa, wb = np.array(case["wa"]), np.array(case["wb"])
+def test_every_stored_case_is_here():
+    # the cases of tools/precompute_reference.py's empirical_calls (9 pairs of point
+    # sets, 2-3 eps each): a lost store must not pass as zero cases
+    assert len(EMPIRICAL_CALLS) == 22
+    assert all(name == "kde_hockey_stick" for _, name, *_ in EMPIRICAL_CALLS)
+
+
+@pytest.mark.parametrize("call", EMPIRICAL_CALLS,
+                         ids=[f"{c[2][5]}-{i}" for i, c in enumerate(EMPIRICAL_CALLS)])
+def test_integrals_against_mpmath(call):
+    _, _, (a, wa, b, wb, eps, kernel_name), _, value = call
+    a, b, wa, wb = np.array(a), np.array(b), np.array(wa), np.array(wb)
     fixed = np.all(wa == wa[0]) and np.all(wb == wa[0])
-    kernel = _kde.LAPLACE if case["kernel"] == "laplace" else _kde.GAUSS
-    for eps, plus_ref, minus_ref in case["values"]:
-        ref = (mpmath.mpf(plus_ref), mpmath.mpf(minus_ref))
-        results = []
-        if fixed and case["kernel"] == "laplace":
-            # exact up to its rounding bound (added: ~1e-12 relative, more near
-            # the zero point where delta is tiny)
-            results.append(("exact", _kde.laplace_delta(a, b[None], wa[0], eps), 1e-10, 1e-14))
-        if not (fixed and case["kernel"] == "laplace"):   # (that one is exact)
-            plus, minus, bound = _kde.bound_delta(kernel, a, wa, b[None], wb[None], eps, 1e-14)
-            assert bound[0] <= 1e-13
-            results.append(("bound", (plus, minus), 1e-10, float(bound[0])))
-        for label, (p, m), rel, slack in results:
-            for ours, r in ((p[0], ref[0]), (m[0], ref[1])):
-                r = float(r)
-                # never below the truth; above it by at most rel + the reported bound
-                assert ours >= r * (1 - 1e-12), (label, eps, ours, r)
-                assert ours - r <= rel * r + slack + 1e-300, (label, eps, ours, r)
+    kernel = _kde.LAPLACE if kernel_name == "laplace" else _kde.GAUSS
+    ref = stored_value(value)
+    results = []
+    if fixed and kernel_name == "laplace":
+        # exact up to its rounding bound (added: ~1e-12 relative, more near
+        # the zero point where delta is tiny)
+        results.append(("exact", _kde.laplace_delta(a, b[None], wa[0], eps), 1e-10, 1e-14))
+    if not (fixed and kernel_name == "laplace"):   # (that one is exact)
+        plus, minus, bound = _kde.bound_delta(kernel, a, wa, b[None], wb[None], eps, 1e-14)
+        assert bound[0] <= 1e-13
+        results.append(("bound", (plus, minus), 1e-10, float(bound[0])))
+    for label, (p, m), rel, slack in results:
+        for ours, r in zip_equal((p[0], m[0]), ref):
+            r = float(r)
+            # never below the truth; above it by at most rel + the reported bound
+            assert ours >= r * (1 - 1e-12), (label, eps, ours, r)
+            assert ours - r <= rel * r + slack + 1e-300, (label, eps, ours, r)
 
 
 def test_laplace_exact_against_scipy_quad():

@@ -3,9 +3,11 @@ computed partition by partition on a distributed.LocalCluster."""
 import numpy as np
 import pytest
 
-pd = pytest.importorskip("pandas")
-dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("distributed")
+from helpers import import_extra
+
+pd = import_extra("pandas")
+dd = import_extra("dask.dataframe")
+distributed = import_extra("distributed")
 
 from statpriv.empirical import EmpiricalPrivacy  # noqa: E402
 from statpriv.empirical._exactsum import group_sums  # noqa: E402

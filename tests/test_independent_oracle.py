@@ -1,5 +1,5 @@
 """Validation of the independent oracle (tests/independent_oracle.py) itself:
-published values, agreement with statpriv.reference (a separate mpmath brute force)
+published values, agreement with statpriv.oracle (a separate mpmath brute force)
 on small cases, and its own alternative paths (closed forms vs quadrature/sums,
 windowed vs full sums)."""
 from fractions import Fraction
@@ -9,8 +9,10 @@ import pytest
 from mpmath import mp, mpf
 
 import independent_oracle as O
-from helpers import (DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES,
-                     laplace_noise_quad, oracle)
+import statpriv.oracle as statpriv_oracle
+from helpers import (DP_GAUSSIAN_AT_0_01, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, oracle,
+                     zip_equal)
+from independent_oracle import laplace_noise_quad
 
 
 def close(a, b, tol=mpf(10) ** -30):
@@ -45,9 +47,9 @@ def test_dp_gaussian_published(sigma, value):
     assert abs(O.dp_gaussian(sigma).delta("0.01") / mpf(value) - 1) < 1e-14
 
 
-# -- against statpriv.reference (an independent mpmath brute force) ------------
+# -- against statpriv.oracle (an independent mpmath brute force) ---------------
 
-ref = pytest.importorskip("statpriv.reference")
+ref = statpriv_oracle
 EPS = [-0.3, 0.0, 0.01, 0.2, 1.5]
 
 
@@ -58,7 +60,7 @@ def _both(curve, eps):
 def _ref_both(fn, eps):
     plus = fn(eps, "plus")
     minus = fn(eps, "minus")
-    return [x for pair in zip(plus, minus) for x in pair]
+    return [x for pair in zip_equal(plus, minus) for x in pair]
 
 
 @pytest.mark.parametrize("n, pi", [(1, 0.3), (2, 0.5), (30, 0.3), (200, 1e-17), (57, 0.999),
@@ -66,7 +68,7 @@ def _ref_both(fn, eps):
 def test_binomial_vs_reference(n, pi):
     ours = _both(O.binomial(n, pi), EPS)
     theirs = _ref_both(lambda e, d: ref.counting_delta(n, pi, e, direction=d), EPS)
-    assert all(close(a, b) for a, b in zip(ours, theirs))
+    assert all(close(a, b) for a, b in zip_equal(ours, theirs))
 
 
 @pytest.mark.parametrize("n, pi, m", [(100, 0.3, 10), (10 ** 9, 0.3, 10), (50, 1e-9, 49),
@@ -75,7 +77,7 @@ def test_subsample_vs_reference(n, pi, m):
     ours = _both(O.subsample(n, pi, m), EPS)
     theirs = _ref_both(lambda e, d: ref.counting_delta(n, pi, e, sample_size=m, direction=d),
                        EPS)
-    assert all(close(a, b) for a, b in zip(ours, theirs))
+    assert all(close(a, b) for a, b in zip_equal(ours, theirs))
 
 
 @pytest.mark.parametrize("n, pi, rate", [(100, 0.3, 0.1), (40, 0.9, 0.5), (300, 1e-3, 1e-6)])
@@ -83,15 +85,14 @@ def test_poisson_vs_reference(n, pi, rate):
     ours = _both(O.poisson_sample(n, pi, rate), EPS)
     theirs = _ref_both(lambda e, d: ref.counting_delta(n, pi, e, sample_rate=rate,
                                                        sampling="poisson", direction=d), EPS)
-    assert all(close(a, b) for a, b in zip(ours, theirs))
+    assert all(close(a, b) for a, b in zip_equal(ours, theirs))
 
 
 def test_per_record_vs_reference():
     pis = [0.1, 0.5, 0.9, 0.2, 0.0, 1.0, 1e-12, 0.5]
     ours = _both(O.per_record(pis), EPS)
-    theirs = _ref_both(lambda e, d: ref.counting_delta(None, pis, e, direction=d)
-                       if False else ref.counting_delta(len(pis) + 1, pis, e, direction=d), EPS)
-    assert all(close(a, b) for a, b in zip(ours, theirs))
+    theirs = _ref_both(lambda e, d: ref.counting_delta(len(pis) + 1, pis, e, direction=d), EPS)
+    assert all(close(a, b) for a, b in zip_equal(ours, theirs))
 
 
 @pytest.mark.parametrize("n, m, K", [(7, 1, 5), (50, 10, 20), (22, 22, 10), (1000, 30, 0),
@@ -99,17 +100,17 @@ def test_per_record_vs_reference():
 def test_secret_sample_vs_reference(n, m, K):
     ours = _both(O.secret_sample(n, m, K), EPS)
     theirs = _ref_both(lambda e, d: ref.secret_sample_delta(n, m, K, e, direction=d), EPS)
-    assert all(close(a, b) for a, b in zip(ours, theirs))
+    assert all(close(a, b) for a, b in zip_equal(ours, theirs))
 
 
 @pytest.mark.parametrize("noise", [("laplace", 0.7), ("geometric", 0.6), ("gaussian", 1.3)])
 def test_noisy_vs_reference(noise):
-    # statpriv.reference's values stored (tests/data), recomputed by the exhaustive run
+    # statpriv.oracle's values stored (tests/data/reference), recomputed by the exhaustive run
     eps = [0.0, 0.3, 1.0]
     ours = _both(O.noisy(O.binomial(8, 0.3), noise), eps)
     theirs = _ref_both(lambda e, d: oracle("noisy_counting_delta", 8, 0.3, e, noise,
                                            direction=d, dps=40), eps)
-    assert all(close(a, b, mpf(10) ** -25) for a, b in zip(ours, theirs))
+    assert all(close(a, b, mpf(10) ** -25) for a, b in zip_equal(ours, theirs))
 
 
 @pytest.mark.parametrize("make, fn", [
@@ -119,12 +120,12 @@ def test_dp_vs_reference(make, fn):
     for param in (0.3, 2.0):
         ours = [p for p, _ in make(param).deltas(EPS)]
         theirs = oracle(fn, param, EPS)       # stored statpriv.reference values
-        assert all(close(a, b, mpf(10) ** -25) for a, b in zip(ours, theirs))
+        assert all(close(a, b, mpf(10) ** -25) for a, b in zip_equal(ours, theirs))
 
 
 # -- internal paths ------------------------------------------------------------
 # The slow alternative path (quadrature, full sums) of each pair is stored in
-# tests/data (helpers.independent_deltas) and recomputed by the exhaustive run.
+# tests/data/reference (independent_deltas) and recomputed by the exhaustive run.
 
 def _stored(spec, eps):
     """[(delta_plus, delta_minus), ...] of the stored independent-oracle curve spec."""
@@ -137,7 +138,7 @@ def test_dp_laplace_closed_vs_quad(b):
     eps = [-5.0, -0.2, 0.0, 0.02, 0.5 / b, (1 / b) * (1 - 1e-12), 1 / b, 3.0]
     closed = O.dp_laplace(b).deltas(eps)
     quad = _stored(("dp_laplace", (b,), {"method": "quad"}), eps)
-    assert all(close(a[0], q[0], mpf(10) ** -25) for a, q in zip(closed, quad))
+    assert all(close(a[0], q[0], mpf(10) ** -25) for a, q in zip_equal(closed, quad))
 
 
 @pytest.mark.parametrize("sigma", [0.2, 1.0, 5.0])
@@ -145,7 +146,7 @@ def test_dp_gaussian_closed_vs_quad(sigma):
     eps = [-0.5, 0.0, 0.1, 2.0]
     closed = O.dp_gaussian(sigma).deltas(eps)
     quad = _stored(("dp_gaussian", (sigma,), {"method": "quad"}), eps)
-    assert all(close(a[0], q[0], mpf(10) ** -20) for a, q in zip(closed, quad))
+    assert all(close(a[0], q[0], mpf(10) ** -20) for a, q in zip_equal(closed, quad))
 
 
 @pytest.mark.parametrize("alpha", [0.1, 0.6, 0.999])
@@ -154,7 +155,7 @@ def test_dp_geometric_closed_vs_sum(alpha):
     eps = [float(e) for e in eps]
     closed = O.dp_geometric(alpha).deltas(eps)
     summed = O.dp_geometric(alpha, method="sum").deltas(eps)
-    assert all(close(a[0], s[0]) for a, s in zip(closed, summed))
+    assert all(close(a[0], s[0]) for a, s in zip_equal(closed, summed))
 
 
 def _windowed(curve):
@@ -168,7 +169,7 @@ def test_binomial_window_vs_full(n, pi):
     eps = [-0.7, -1e-3, 0.0, 1e-3, 0.05, 0.5, 3.0, 50.0]
     full = _stored(("binomial", (n, pi), {}), eps)
     win = _windowed(O.binomial(n, pi)).deltas(eps)
-    assert all(close(a, b) for fa, wa in zip(full, win) for a, b in zip(fa, wa))
+    assert all(close(a, b) for fa, wa in zip_equal(full, win) for a, b in zip_equal(fa, wa))
 
 
 @pytest.mark.parametrize("n, pi, rate", [(2001, 0.3, 0.1), (1500, 0.6, 0.9), (2500, 0.01, 1e-3),
@@ -177,8 +178,8 @@ def test_poisson_window_vs_full(n, pi, rate):
     eps = [-0.7, -0.05, 0.0, 0.01, 0.5, 5.0, 200.0, 800.0]
     full = _stored(("poisson_sample", (n, pi, rate), {}), eps)
     win = _windowed(O.poisson_sample(n, pi, rate))
-    for fa, wa in zip(full, win.deltas(eps)):
-        assert all(close(a, b) for a, b in zip(fa, wa))
+    for fa, wa in zip_equal(full, win.deltas(eps)):
+        assert all(close(a, b) for a, b in zip_equal(fa, wa))
     # zero points: plus never (the top outcome has Q = 0 < P); minus at the
     # largest Q/P = 1/(1 - r) (outcome 0), never for r = 1
     assert win.zero_point("plus") == mpmath.inf
@@ -231,7 +232,7 @@ def test_noisy_laplace_closed_vs_quad(b):
     closed = O.noisy(count, ("laplace", b)).deltas(eps)
     quad = _stored(("noisy", (("subsample", (30, 0.4, 5), {}), ("laplace", b)), {"method": "quad"}),
                    eps)
-    assert all(close(x, y, mpf(10) ** -20) for c, q in zip(closed, quad) for x, y in zip(c, q))
+    assert all(close(x, y, mpf(10) ** -20) for c, q in zip_equal(closed, quad) for x, y in zip_equal(c, q))
 
 
 @pytest.mark.exhaustive
@@ -281,7 +282,7 @@ def test_noisy_window_vs_full():
     eps = [0.0, 0.05, 0.5]
     full = _stored(("noisy", (("binomial", (2000, 0.01), {}), ("laplace", 2.0)), {}), eps)
     win = O.noisy(_windowed(O.binomial(2000, 0.01)), ("laplace", 2.0)).deltas(eps)
-    assert all(close(a, b) for fa, wa in zip(full, win) for a, b in zip(fa, wa))
+    assert all(close(a, b) for fa, wa in zip_equal(full, win) for a, b in zip_equal(fa, wa))
 
 
 def test_zero_points():

@@ -2,15 +2,13 @@
 
 Reference values: the mpmath oracle (statpriv.oracle.k_anonymity_delta, every
 pair of the two categories' counts enumerated with its trinomial probability),
-stored by tools/precompute_thresholding.py, a few live; and a brute force of
+stored by tools/precompute_reference.py, a few live; and a brute force of
 the FULL released histogram (every category, written here from Def. 16 of
 Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy with Partial
 Knowledge"), which must lie between the two curves.
 """
 import itertools
-import json
 import math
-import pathlib
 
 import mpmath
 import numpy as np
@@ -18,22 +16,25 @@ import pytest
 
 import statpriv
 from statpriv import ParameterTypeError, oracle
-from helpers import assert_matches, assert_stored_case
+from helpers import assert_matches, check_curve, zip_equal
 
-STORE = json.loads((pathlib.Path(__file__).parent / "data" / "thresholding_oracle.json").read_text())
-CASES = [c for c in STORE["cases"] if c["kind"] == "k_anonymity"]
+EPS = [-0.5, 0.0, 0.05, 0.3, 1.0, 3.0]
+# (name, (n, probs, k, source, target), eps grid): the stored oracle values
+CASES = [
+    ("k-anonymity a", (30, [0.2, 0.3, 0.1], 3, 0, 1), EPS),
+    ("k-anonymity b", (25, [0.1, 0.05], 4, 1, 0), EPS),
+    ("k-anonymity c", (40, [0.02, 0.03, 0.5], 3, 0, 1), EPS),
+    ("k-anonymity d", (20, [0.5, 0.5], 3, 0, 1), EPS),
+]
 
 
-def _curve(case):
-    n, probs, k, source, target = case["args"]
-    return getattr(statpriv.k_anonymity(n, probs, k, source=source, target=target),
-                   case["variant"])
-
-
-@pytest.mark.parametrize("case", CASES, ids=[f"{c['name']}-{c['variant']}" for c in CASES])
-def test_against_stored_oracle(case):
-    curve = _curve(case)
-    assert_stored_case(curve, case)
+@pytest.mark.parametrize("bound", ["lower", "upper"])
+@pytest.mark.parametrize("name, args, eps", CASES, ids=[c[0] for c in CASES])
+def test_against_stored_oracle(name, args, eps, bound):
+    n, probs, k, source, target = args
+    curve = getattr(statpriv.k_anonymity(n, probs, k, source=source, target=target), bound)
+    check_curve(curve, ("k_anonymity_delta", args, dict(bound=bound, max_terms=1e8)), eps=eps,
+                label=f"{name} {bound}")
 
 
 def test_live_oracle_small():
@@ -45,7 +46,7 @@ def test_live_oracle_small():
             ours = getattr(curve, f"log_delta_{direction}")(eps)
             refs = oracle.k_anonymity_delta(14, [0.15, 0.25, 0.4], 3, 1, 0, eps, bound=bound,
                                             direction=direction)
-            for o, r in zip(ours, refs):
+            for o, r in zip_equal(ours, refs):
                 assert_matches(float(o), r, what=f"{bound} {direction}")
     assert float(ka.upper.delta(0.5, precision="mp")) == pytest.approx(ka.upper.delta(0.5),
                                                                         rel=1e-12)
@@ -164,7 +165,7 @@ def test_random_small_cases_against_live_oracle():
                 ours = getattr(curve, f"log_delta_{direction}")(eps)
                 refs = oracle.k_anonymity_delta(n, probs, k, source, target, eps, bound=bound,
                                                 direction=direction)
-                for o, r in zip(ours, refs):
+                for o, r in zip_equal(ours, refs):
                     assert_matches(float(o), r, what=f"n={n} {probs} k={k} {source}->{target} "
                                                      f"{bound} {direction}")
 

@@ -17,11 +17,12 @@ import statpriv
 from statpriv import _core
 from statpriv.counting.binomial import binomial_window_laws
 from statpriv.noise import _kernels as noise_kernels
-from helpers import binomial_mp, gaussian_log_delta_mp, mixture_mp, oracle
+from helpers import oracle
+from independent_oracle import binomial_mp, gaussian_log_delta_mp, mixture_mp
 
 
-# The definition-based references (tests/helpers.py, shared with the stored
-# oracle values "sampled_gaussian_log_delta").
+# The definition-based references (tests/independent_oracle.py, shared with the
+# stored values "sampled_gaussian_log_delta").
 _binom, _mixture, _mp_log_delta = binomial_mp, mixture_mp, gaussian_log_delta_mp
 
 
@@ -193,7 +194,7 @@ def test_secret_sample_near_zero_point_deep_tail(eps):
     # so it must come from the atoms' log-ratio differences, not from two
     # rounded log densities.  Reference: the independent oracle (mpmath from
     # the definition, hypergeometric laws, normal tail sums at the crossing).
-    # (stored: helpers.independent_deltas)
+    # (stored: independent_oracle.independent_deltas)
     n, m, K, sigma = 1000000000, 160, 900464197, 0.9904086155487369
     curve = statpriv.secret_sample(n, m, positives=K, noise=statpriv.Gaussian(sigma))
     truth = mp.log(_independent_secret_noisy(n, m, K, sigma, eps, "minus"))
@@ -244,7 +245,7 @@ def test_secret_sample_far_tail_needs_extended_laws(m, K, sigma, eps, direction)
     # atoms' relative sizes at 1e-16: hypergeometric log pmfs rounded to
     # double (ulps of |ln H(j)| ~ 1e-13) put ln delta 3e-6 low.  Reference:
     # the independent oracle (mpmath from the definition).
-    # (stored: helpers.independent_deltas)
+    # (stored: independent_oracle.independent_deltas)
     n = 1000000000
     curve = statpriv.secret_sample(n, m, positives=K, noise=statpriv.Gaussian(sigma))
     truth = mp.log(_independent_secret_noisy(n, m, K, sigma, eps, direction))

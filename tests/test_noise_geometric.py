@@ -7,9 +7,9 @@ import pytest
 
 import statpriv
 from statpriv.noise import _kernels as noise_kernels
-from helpers import (assert_matches, binomial_mp as _binomial_mp,
-                     near_zero_point as _near_zero_point,
-                     smallest_float_at_or_above as _smallest_float_at_or_above)
+from helpers import assert_matches, near_zero_point as _near_zero_point
+from independent_oracle import (binomial_mp as _binomial_mp,
+                                smallest_float_at_least as _smallest_float_at_or_above)
 
 
 # Geometric noise near the zero point.  The reference is written from the

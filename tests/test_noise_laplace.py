@@ -10,8 +10,9 @@ import pytest
 import statpriv
 from statpriv import _core
 from statpriv.noise import _kernels as noise_kernels
-from helpers import (assert_matches, binomial_mp, laplace_noise_quad, near_zero_point,
-                     smallest_float_at_or_above)
+from helpers import assert_matches, near_zero_point
+from independent_oracle import (binomial_mp, laplace_noise_quad,
+                                smallest_float_at_least as smallest_float_at_or_above)
 
 
 # ---------------------------------------------------------------------------

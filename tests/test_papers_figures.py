@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from statpriv import counting, figures, reference
-from helpers import DP_GAUSSIAN_AT_0_01, STATISTICAL_PRIVACY_VALUES
+from helpers import DP_GAUSSIAN_AT_0_01, STATISTICAL_PRIVACY_VALUES, import_extra
 
 DP_GAUSSIAN = dict(DP_GAUSSIAN_AT_0_01)
 PUBLISHED = {(n, pi, eps): value for n, pi, eps, value in STATISTICAL_PRIVACY_VALUES}
@@ -91,10 +91,7 @@ def test_fig4_ratio_laplace_independent():
     assert data["normal_sp"] == {}                # Lemma 6 is Gaussian only
 
 
-def test_fig6_against_mpmath_reference_if_available():
-    fn = getattr(reference, "noisy_counting_delta", None)
-    if fn is None:
-        pytest.skip("statpriv.reference.noisy_counting_delta not available yet")
+def test_fig6_against_mpmath_reference():
     data = figures.ratio_vs_nu_data("gaussian", n=100, pis=(0.1,), nus=[2.0])
     # precision="mp" routes through reference.noisy_counting_delta (statpriv.counting)
     ref = float(counting(100, 0.1, noise=figures.Gaussian(2.0)).delta(0.01, precision="mp"))
@@ -167,7 +164,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def test_make_figures_writes_every_png(tmp_path):
-    pytest.importorskip("matplotlib")
+    import_extra("matplotlib")
     paths = figures.make_figures(tmp_path / "out", dpi=60)
     assert set(paths) == {"fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8",
                           "seed004_fig2", "seed004_fig3", "seed004_fig4", "seed004_fig5", "seed004_fig6"}
@@ -179,7 +176,7 @@ def test_make_figures_writes_every_png(tmp_path):
 
 
 def test_make_figures_which(tmp_path):
-    pytest.importorskip("matplotlib")
+    import_extra("matplotlib")
     paths = figures.make_figures(tmp_path, which=["fig7"], dpi=50)
     assert list(paths) == ["fig7"]
     assert [f.name for f in tmp_path.iterdir()] == ["seed000_fig7.png"]

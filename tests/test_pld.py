@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import statpriv
-from helpers import binomial_mp, gaussian_delta_mp
+from independent_oracle import binomial_mp, gaussian_delta_mp
 
 EPS = [-0.2, 0.0, 0.003, 0.02, 0.1, 0.3, 0.7, 1.5]
 

@@ -14,6 +14,7 @@ import pytest
 import statpriv
 from statpriv import _progress
 from statpriv.partial_knowledge import vertices
+from helpers import import_extra
 
 
 class _Terminal(io.StringIO):
@@ -127,7 +128,7 @@ def test_chunks_cover_the_range_and_report_each_piece():
 
 
 def test_empirical_gaussian_rows_in_chunks(monkeypatch):
-    pd = pytest.importorskip("pandas")
+    pd = import_extra("pandas")
     rng = np.random.default_rng(3)
     df = pd.DataFrame({"id": rng.integers(0, 40, 400), "db": rng.integers(0, 12, 400),
                        "value": rng.normal(size=400)})
@@ -145,7 +146,7 @@ def test_empirical_gaussian_rows_in_chunks(monkeypatch):
 
 
 def test_callable_leave_one_out_bar(monkeypatch, always):
-    pd = pytest.importorskip("pandas")
+    pd = import_extra("pandas")
     df = pd.DataFrame({"id": [0, 1, 2, 0, 1, 2], "db": [0, 0, 0, 1, 1, 1],
                        "value": [1.0, 2.0, 4.0, 3.0, 5.0, 6.0]})
     out = _stderr(monkeypatch, _Terminal())

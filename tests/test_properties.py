@@ -1,4 +1,5 @@
-"""hypothesis properties of the curves (docs/mathematics.md §1-2) and agreement between
+"""hypothesis properties of the iid count (docs/mathematics.md §1-2; the checks shared with
+the table of every curve kind, tests/mechanisms.py) and agreement between
 independent code paths: the on-the-fly binomial tail sum, the Poisson-binomial
 convolution + array tail, the Poisson-sampling array path at rate 1, and the
 incomplete-beta closed form P[S >= k-1] - e^eps P[S >= k]."""
@@ -11,6 +12,7 @@ import scipy.special
 from hypothesis import given, settings, strategies as st
 
 import statpriv
+from mechanisms import check_mirror, check_non_increasing, check_probability
 
 ns = st.integers(min_value=1, max_value=100_000)
 small_ns = st.integers(min_value=1, max_value=400)
@@ -23,18 +25,13 @@ PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)
 @PROPERTY_SETTINGS
 @given(ns, pis, epss)
 def test_delta_is_a_probability(n, pi, eps):
-    curve = statpriv.counting(n, pi)
-    for value in (curve.delta(eps), curve.delta_plus(eps), curve.delta_minus(eps)):
-        assert 0.0 <= value <= 1.0
-    assert curve.log_delta(eps) <= 0.0
+    check_probability(statpriv.counting(n, pi), eps)
 
 
 @PROPERTY_SETTINGS
 @given(ns, pis, epss, st.floats(min_value=0.0, max_value=5.0))
 def test_non_increasing_in_eps(n, pi, eps, step):
-    curve = statpriv.counting(n, pi)
-    lo, hi = curve.log_delta([eps, eps + step])
-    assert hi <= lo + 1e-12
+    check_non_increasing(statpriv.counting(n, pi), [eps, eps + step])
 
 
 def _check_total_variation(n, pi):
@@ -66,9 +63,7 @@ def test_delta_at_zero_is_total_variation_many(n, pi):
 @given(ns, st.integers(min_value=0, max_value=2 ** 20), epss)
 def test_symmetry_swaps_plus_and_minus(n, numerator, eps):
     pi = numerator / 2 ** 20           # 1 - pi is exact in binary
-    a, b = statpriv.counting(n, pi), statpriv.counting(n, 1.0 - pi)
-    assert a.log_delta_plus(eps) == pytest.approx(b.log_delta_minus(eps), rel=1e-13, abs=1e-13)
-    assert a.log_delta_minus(eps) == pytest.approx(b.log_delta_plus(eps), rel=1e-13, abs=1e-13)
+    check_mirror(statpriv.counting(n, pi), statpriv.counting(n, 1.0 - pi), eps)
 
 
 def _close_in_log(x, y, tol):

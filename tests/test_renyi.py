@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import statpriv
-from helpers import binomial_mp, geometric_noise_mp
+from independent_oracle import binomial_mp, geometric_noise_mp
 
 ORDERS = [0.3, 0.5, 0.9, 1.0, 1.5, 2.0, 5.0, 20.0]
 

@@ -20,7 +20,8 @@ import mpmath
 import pytest
 
 import statpriv
-from helpers import assert_matches, check_curve, first_above as _first_above, log_binom as _log_binom, oracle
+from helpers import assert_matches, check_curve, oracle
+from independent_oracle import first_above as _first_above, log_binom as _log_binom
 
 mp = mpmath.mp
 
@@ -274,7 +275,7 @@ def test_large_n_epsilon_fast_route_is_tight_and_conservative(direction, d):
     eps = statpriv.counting(n, pi, sample_rate=g, sampling="poisson").epsilon(d, direction=direction)
     assert 0 < eps < 1
     with mp.workdps(50):
-        # poisson_tail_log_delta: mpmath from the definition (tests/helpers.py), stored
+        # poisson_tail_log_delta: mpmath from the definition (tests/independent_oracle.py), stored
         truth = lambda e: oracle("poisson_tail_log_delta", n - 1, pi, g, e, direction)
         assert truth(eps) <= mpmath.log(mpmath.mpf(d) * (1 + mpmath.mpf("1e-12")))
         assert truth(eps * (1 - 1e-9)) > mpmath.log(d)
