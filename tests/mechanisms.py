@@ -12,7 +12,10 @@ Every kind appears at 2-4 parameter points, the edges included: n = 1, pi near
 0 and 1 and exactly 0, m = n, rate 1, delta = 1 at every eps, supports that do
 not overlap (delta(inf) > 0), sensitivities above 1.
 
-``symmetric`` marks the rows whose laws swap under a reflection of the outcome,
+``reference`` marks the rows whose mpmath brute force (the curve's
+``precision="mp"``, statpriv.oracle) is cheap enough for the default run: the
+float path is checked against it there.  ``symmetric`` marks the rows whose
+laws swap under a reflection of the outcome,
 so delta_plus = delta_minus: the DP mechanisms, an iid count at pi = 1/2 (S and
 N - S have one law, and x -> N + 1 - x maps S + 1 to N - S), the shuffled
 reports and a pair of mirrored log-pmfs.  ``mirror`` names a row whose
@@ -41,10 +44,11 @@ class Mechanism(NamedTuple):
     spec: Spec
     symmetric: bool = False
     mirror: str = None      # id of the row whose delta_minus is this row's delta_plus
+    reference: bool = False  # its mpmath brute force (precision="mp") takes < ~1 s
 
 
-def _row(id, factory, *args, then=(), symmetric=False, mirror=None, **kwargs):
-    return Mechanism(id, Spec(factory, args, kwargs, tuple(then)), symmetric, mirror)
+def _row(id, factory, *args, then=(), symmetric=False, mirror=None, reference=False, **kwargs):
+    return Mechanism(id, Spec(factory, args, kwargs, tuple(then)), symmetric, mirror, reference)
 
 
 def build(spec):
@@ -73,25 +77,26 @@ TO_CURVE = (("privacy_loss_distribution", (), {}), ("to_curve", (), {}))
 
 MECHANISMS = [
     # noiseless iid counts
-    _row("counting-n1", "counting", 1, 0.3),
-    _row("counting-half", "counting", 10, 0.5, symmetric=True),
+    _row("counting-n1", "counting", 1, 0.3, reference=True),
+    _row("counting-half", "counting", 10, 0.5, symmetric=True, reference=True),
     _row("counting-large", "counting", 10 ** 6, 0.3),
     # pi = 2^-30 and 1 - 2^-30 (exact in binary, so the two are mirror images)
     _row("counting-pi-tiny", "counting", 1000, 2.0 ** -30, mirror="counting-pi-near-1"),
     _row("counting-pi-near-1", "counting", 1000, 1 - 2.0 ** -30, mirror="counting-pi-tiny"),
     _row("counting-pi-0", "counting", 50, 0.0),
     # per-record probabilities
-    _row("per-record-small", "counting", None, PROBS),
+    _row("per-record-small", "counting", None, PROBS, reference=True),
     _row("per-record-200", "counting", None, [0.05 + 0.9 * k / 199 for k in range(200)]),
     # sampling without replacement
-    _row("sample-size-10", "counting", 1000, 0.3, sample_size=10),
+    _row("sample-size-10", "counting", 1000, 0.3, sample_size=10, reference=True),
     _row("sample-size-all", "counting", 50, 0.5, sample_size=50, symmetric=True),
     _row("sample-size-large-n", "counting", 10 ** 6, 0.01, sample_size=1000),
     # Poisson sampling
-    _row("poisson-0.1", "counting", 1000, 0.3, sample_rate=0.1, sampling="poisson"),
+    _row("poisson-0.1", "counting", 1000, 0.3, sample_rate=0.1, sampling="poisson",
+         reference=True),
     _row("poisson-rate-1", "counting", 20, 0.44, sample_rate=1.0, sampling="poisson"),
     # A. Smith's secret sample
-    _row("secret-sample", "secret_sample", 100, 10, 3),
+    _row("secret-sample", "secret_sample", 100, 10, 3, reference=True),
     _row("secret-sample-no-positives", "secret_sample", 3000, 300, 0),
     _row("secret-sample-all", "secret_sample", 40, 40, 20),
     # counts plus noise: iid, sampled, per-record
@@ -110,16 +115,21 @@ MECHANISMS = [
     _row("normal-approx", "counting", 10 ** 6, 0.3, approx="normal"),
     _row("normal-approx-gaussian", "counting", 100, 0.5, noise=Gaussian(2.0), approx="normal"),
     # worst-case DP
-    _row("dp-laplace", "dp.laplace", 1.0, symmetric=True),
+    _row("dp-laplace", "dp.laplace", 1.0, symmetric=True, reference=True),
     _row("dp-laplace-sensitivity", "dp.laplace", 2.0, sensitivity=3.0, symmetric=True),
-    _row("dp-gaussian", "dp.gaussian", 1.0, symmetric=True),
+    _row("dp-gaussian", "dp.gaussian", 1.0, symmetric=True, reference=True),
     _row("dp-gaussian-sensitivity", "dp.gaussian", 0.5, sensitivity=2.0, symmetric=True),
     _row("dp-gaussian-wide", "dp.gaussian", 1e3, symmetric=True),
-    _row("dp-geometric", "dp.geometric", 0.5, symmetric=True),
-    _row("dp-geometric-sensitivity", "dp.geometric", 0.9, sensitivity=3, symmetric=True),
+    _row("dp-geometric", "dp.geometric", 0.5, symmetric=True, reference=True),
+    _row("dp-geometric-sensitivity", "dp.geometric", 0.9, sensitivity=3, symmetric=True,
+         reference=True),
+    _row("dp-randomized-response", "dp.randomized_response", 1.0, symmetric=True,
+         reference=True),
+    _row("dp-randomized-response-k5", "dp.randomized_response", 2.0, 5, symmetric=True,
+         reference=True),
     # two laws given as log-pmfs
-    _row("log-pmfs-mirrored", "from_log_pmfs", *MIRRORED, symmetric=True),
-    _row("log-pmfs-disjoint", "from_log_pmfs", *DISJOINT, support_start=-1),
+    _row("log-pmfs-mirrored", "from_log_pmfs", *MIRRORED, symmetric=True, reference=True),
+    _row("log-pmfs-disjoint", "from_log_pmfs", *DISJOINT, support_start=-1, reference=True),
     # partial knowledge (Desfontaines, Mohammadi, Krahmer & Basin)
     _row("pk-worst-case", "partial_knowledge", 100, 0.2, then=["worst_case"]),
     _row("pk-worst-case-known", "partial_knowledge", 150, 0.1, known=5, then=["worst_case"]),
@@ -129,8 +139,10 @@ MECHANISMS = [
     _row("histogram-pk-upper", "histogram_partial_knowledge", 100, 0.1, 3, then=["upper"]),
     _row("histogram-pk-lower", "histogram_partial_knowledge", 100, 0.1, 3, then=["lower"]),
     # thresholded counts and k-anonymity
-    _row("thresholded-active", "thresholded", 40, 0.2, 10, known=8, attacker="active"),
-    _row("thresholded-passive", "thresholded", 40, 0.2, 10, known=8, attacker="passive"),
+    _row("thresholded-active", "thresholded", 40, 0.2, 10, known=8, attacker="active",
+         reference=True),
+    _row("thresholded-passive", "thresholded", 40, 0.2, 10, known=8, attacker="passive",
+         reference=True),
     _row("thresholded-per-record", "thresholded", None, PROBS, 3, known=1, attacker="active"),
     _row("thresholded-out-of-reach", "thresholded", 10, 0.5, 12),
     _row("k-anonymity-lower", "k_anonymity", 30, [0.2, 0.3, 0.1], 3, source=0, target=1,

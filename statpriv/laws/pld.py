@@ -40,6 +40,7 @@ import numpy as np
 
 from statpriv import _validate
 from statpriv.curve import PrivacyCurve
+from statpriv.curve.recipe import Recipe
 from statpriv.laws.renyi import renyi_from_pld
 
 
@@ -326,7 +327,8 @@ class PrivacyLossDistribution:
     def to_curve(self):
         """The PrivacyCurve of this PLD (delta, epsilon, log_delta; O(log atoms) per
         query), e.g. for a PLD built by hand or by another accountant."""
-        return PrivacyCurve(PLDCore(self), None, self.description, exact=self.exact, laws=self)
+        curve = PrivacyCurve(PLDCore(self), None, self.description, exact=self.exact, laws=self)
+        return Recipe(PrivacyLossDistribution.to_curve, (self,), {}).attach(curve)
 
     def renyi(self, alpha, direction="max"):
         """D_alpha per direction ('plus': D(P||Q), 'minus': D(Q||P)) or the max,
