@@ -16,7 +16,7 @@ their bytes with dtype and shape, containers element by element, exceptions as
 "TypeName: message" (a refused construction or query must stay refused, with
 the same message).  ``check`` re-evaluates the STORED expressions -- it does
 not regenerate them from the seeds, so tests/differential.py may change in
-between -- compares every value, prints the first 40 that differ and the line
+between -- compares every value, prints the first 40 that differ (``--show N``) and the line
 ``N curves/groups, M values, K differ``; exit status 1 on any difference.
 Nothing stored depends on the clock (timings are printed only).
 
@@ -829,12 +829,13 @@ def main(argv=None):
     w.add_argument("--per-kind", type=int, default=6, help="draws per kind and seed")
     c = sub.add_parser("check", help="re-evaluate FILE's expressions and compare")
     c.add_argument("file")
+    c.add_argument("--show", type=int, default=40, help="differences printed (default 40)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     if args.mode == "write":
         seeds = tuple(int(s) for s in args.seeds.split(",") if s.strip())
         return write(args.file, seeds, args.per_kind)
-    return check(args.file)
+    return check(args.file, args.show)
 
 
 if __name__ == "__main__":
