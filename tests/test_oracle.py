@@ -13,6 +13,7 @@ import mpmath
 import pytest
 from mpmath import mp, mpf
 
+import statpriv
 from statpriv import reference as ref
 from helpers import DP_GAUSSIAN_AT_0_01, STATISTICAL_PRIVACY_VALUES, oracle
 
@@ -459,12 +460,19 @@ def test_reference_is_the_oracle_subpackage():
         oracle.no_such_function
 
 
-def test_import_statpriv_loads_no_oracle_module():
-    # the oracle modules (and their mpmath work) load on first use only
+def test_import_statpriv_loads_no_oracle_module(tmp_path):
+    # the oracle modules (and their mpmath work) load on first use only; the
+    # child imports the statpriv of this run, from a neutral cwd (a checkout's
+    # unbuilt source tree must not shadow it)
+    import os
+    import pathlib
     import subprocess
     import sys
+    root = str(pathlib.Path(statpriv.__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     code = ("import sys, statpriv; "
             "print(sorted(m for m in sys.modules if m.startswith('statpriv.oracle.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+                         check=True, cwd=tmp_path, env=env).stdout
     assert out.strip() == "[]"
