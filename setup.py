@@ -4,8 +4,10 @@ Every csrc/*.c is compiled: one header + source per mathematical idea, layered a
 csrc/statpriv.h lists them (a new mechanism is one more .c/.h pair, picked up here).
 Every statpriv/**/*.pyx becomes the extension of the same dotted name
 (statpriv/_core.pyx -> statpriv._core): a mechanism's room may keep its own typed
-wrapper instead of growing _core.  The kernels compile clean with -Wall -Wextra
-(no warning suppressed)."""
+wrapper instead of growing _core.  Everything compiles clean with -Wall -Wextra
+(no warning suppressed); the kernels also with -Wconversion -Wshadow, checked by
+tools/check_c_warnings.py (setuptools has no per-source flags, and the
+Cython-generated C is not written for those two)."""
 import glob
 import os
 

@@ -10,11 +10,11 @@ typedef struct {
     const void *ctx;
     sp_direction direction;
     double log_target;
-} excess;
+} excess_ctx;
 
 static double excess_fn(double eps, const void *ctx)
 {
-    const excess *e = ctx;
+    const excess_ctx *e = ctx;
     return e->log_delta(eps, e->direction, e->ctx) - e->log_target;
 }
 
@@ -145,7 +145,7 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction dire
         }
         return first_zero(log_delta, ctx, direction, 0.0, INFINITY);
     }
-    const excess ex = {log_delta, ctx, direction, aim};
+    const excess_ctx ex = {log_delta, ctx, direction, aim};
     return solve_from_zero(excess_fn, &ex, f0 - aim);
 }
 
