@@ -21,6 +21,34 @@ WARNINGS = ["-Wall", "-Wextra"]
 C_SOURCES = sorted(glob.glob("csrc/*.c"))
 
 
+def sanitizer_flags(value):
+    """Compile and link flags for STATPRIV_SANITIZE=address,undefined (any
+    comma list of GCC/clang -fsanitize= names; empty: an ordinary build).
+    UBSan reports are made fatal (-fno-sanitize-recover) so a test run stops
+    at the first one instead of printing it and carrying on; float-cast-overflow
+    is added to undefined because GCC leaves it out of that group, and a double
+    out of range of the integer it is converted to (an index or a count from a
+    huge n or a NaN) is exactly the undefined behaviour a kernel can hit.  The
+    interpreter is not instrumented: run it with libasan preloaded (README,
+    Development)."""
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    if not names:
+        return [], []
+    for name in names:
+        if not name.replace("-", "").isalnum():
+            raise SystemExit(f"STATPRIV_SANITIZE: {value!r} is not a comma list of sanitizer names")
+    if "undefined" in names:
+        names.append("float-cast-overflow")
+    sanitize = "-fsanitize=" + ",".join(names)
+    compile_flags = [sanitize, "-fno-omit-frame-pointer", "-g"]
+    if "undefined" in names:
+        compile_flags.append("-fno-sanitize-recover=undefined,float-cast-overflow")
+    return compile_flags, [sanitize]
+
+
+SANITIZE_COMPILE, SANITIZE_LINK = sanitizer_flags(os.environ.get("STATPRIV_SANITIZE", ""))
+
+
 def extension(pyx):
     """The extension built from one .pyx file and every C kernel."""
     return Extension(
@@ -28,7 +56,8 @@ def extension(pyx):
         sources=[pyx] + C_SOURCES,
         include_dirs=["csrc", numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O2", "-std=c99", "-fno-fast-math"] + WARNINGS,
+        extra_compile_args=["-O2", "-std=c99", "-fno-fast-math"] + WARNINGS + SANITIZE_COMPILE,
+        extra_link_args=SANITIZE_LINK,
         libraries=["m"],
     )
 
