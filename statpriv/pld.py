@@ -432,6 +432,10 @@ def _grid_from_cdf(cdf, sf, lower, upper, h):
     against 1), plus 4u times the values differenced: never below the true mass.
 
     Returns (idx, probs, above)."""
+    points = (upper - lower) / h
+    if not points <= 50_000_000:       # also inf and NaN (a parameter near 0)
+        raise ValueError(f"value_discretization_interval={h!r} is too fine for this curve "
+                         f"({points:.3g} grid points for the losses in [{lower:.3g}, {upper:.3g}])")
     i_lo = math.floor(lower / h)
     i_hi = math.ceil(upper / h)
     if i_hi - i_lo > 50_000_000:
@@ -460,7 +464,8 @@ def _continuous_dp(kind, param, h, tail_mass):
     """
     from scipy import special
     if kind == "gaussian":
-        mu = 1.0 / (2.0 * param * param)
+        var2 = 2.0 * param * param
+        mu = 1.0 / var2 if var2 > 0 else math.inf     # sigma below ~1e-154 underflows
         s = 1.0 / param
         z = float(-special.ndtri(tail_mass / 2.0))
         lower, upper = mu - z * s, mu + z * s
