@@ -61,3 +61,15 @@ def test_laplace_noise_delta_at_inf_is_the_limit_past_the_zero_point(make):
     for target in (1e-300, 1e-12):
         eps = curve.epsilon(target)
         assert eps <= zero and curve.delta(eps) <= target
+
+
+def test_epsilon_below_2_to_minus_390_is_found_exactly():
+    # found by the fuzzer: an answer far below 1 took more halvings of [0, 1]
+    # than the search's evaluation budget, and 2^-397 = 3.1e-120 came back
+    # (valid, delta there <= target, but not the smallest eps: epsilon(0) was
+    # 2.9e-247, below it)
+    curve = statpriv.shuffle.randomized_response(1, 2.941486746436083e-247)
+    zero = curve.epsilon(0.0)
+    eps = curve.epsilon(1e-300)
+    assert 0.0 < eps <= zero < 1e-246
+    assert curve.delta(eps) <= 1e-300 < curve.delta(math.nextafter(eps, 0.0))
