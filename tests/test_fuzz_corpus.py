@@ -73,3 +73,14 @@ def test_epsilon_below_2_to_minus_390_is_found_exactly():
     eps = curve.epsilon(1e-300)
     assert 0.0 < eps <= zero < 1e-246
     assert curve.delta(eps) <= 1e-300 < curve.delta(math.nextafter(eps, 0.0))
+
+
+def test_laplace_scale_at_the_smallest_subnormal_is_defined_behaviour():
+    # found by the fuzzer under UBSan (fatal in tools/sanitize_tests.sh): the
+    # scaled sums of a Laplace cell at scale 5e-324 passed e^(-2.9e323) to
+    # sp_fast_expl, which converted -4e323 to int (undefined; 0 came out)
+    curve = statpriv.counting(10, 0.45076669413966286, sample_rate=1e-300, sampling="poisson",
+                              noise=statpriv.Laplace(5e-324))
+    delta = curve.delta([0.0, 1.0, math.inf])
+    assert ((0.0 <= delta) & (delta <= 1.0)).all()
+    assert delta[0] >= delta[1] >= delta[2]
