@@ -84,3 +84,16 @@ def test_laplace_scale_at_the_smallest_subnormal_is_defined_behaviour():
     delta = curve.delta([0.0, 1.0, math.inf])
     assert ((0.0 <= delta) & (delta <= 1.0)).all()
     assert delta[0] >= delta[1] >= delta[2]
+
+
+def test_k_anonymity_epsilon_search_at_overflowing_e_eps_is_defined_behaviour():
+    # found by the fuzzer under UBSan (fatal in tools/sanitize_tests.sh): the
+    # epsilon search tries eps up to DBL_MAX, e^eps = inf made the first
+    # cell u = floor(inf / inf) + 1 a conversion of NaN to long (undefined)
+    ka = statpriv.k_anonymity(234, [1.390671161566976e-309, 5.500000000000001e-301, 0.05], 2,
+                              source=0, target=1)
+    for curve in (ka.lower, ka.upper):
+        eps = curve.epsilon(1e-12)
+        assert eps >= 0.0
+        assert not math.isfinite(eps) or curve.delta(eps) <= 1e-12
+        assert curve.delta(1e300) <= curve.delta(1.0)
