@@ -83,7 +83,13 @@ class build_ext_kernels_once(build_ext):
     directories an extension's own sources get, plus KERNEL_WARNINGS), in
     parallel with --parallel/-j, and link the objects into every extension:
     six extensions used to compile all nineteen kernels each.  A kernel whose
-    object is newer than it and than every header is not recompiled."""
+    object is newer than it and than every header is not recompiled.  Without
+    -j/--parallel the build uses every core (pip passes none)."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
 
     def build_extensions(self):
         from concurrent.futures import ThreadPoolExecutor

@@ -12,6 +12,7 @@ precision, and _pair_curve, which wraps laws -- with noise
 (statpriv.noise) or without -- as a PrivacyCurve.
 """
 import math
+import sys
 
 import numpy as np
 
@@ -256,6 +257,8 @@ def _float_up(value):
     if mpmath.isinf(value):
         return math.inf if value > 0 else -math.inf
     f = float(value)
+    if math.isinf(f):                  # beyond the double range (1/b of Laplace b = 1e-315)
+        return f if f > 0 else -sys.float_info.max
     if _mpf_exact(np.longdouble(f)) < value:
         f = math.nextafter(f, math.inf)
     return f

@@ -97,3 +97,12 @@ def test_k_anonymity_epsilon_search_at_overflowing_e_eps_is_defined_behaviour():
         assert eps >= 0.0
         assert not math.isfinite(eps) or curve.delta(eps) <= 1e-12
         assert curve.delta(1e300) <= curve.delta(1.0)
+
+
+def test_laplace_scale_below_1e_308_has_an_infinite_zero_point_bound():
+    # found by the fuzzer: 1/b = 8.6e314 overflows a double, and rounding the
+    # exact ln of the tail ratio up to a double raised OverflowError
+    curve = statpriv.counting(100, 8.854538000696023e-159, sample_size=100,
+                              noise=statpriv.Laplace(1.166609567e-315))
+    delta = curve.delta([0.0, 1.0, math.inf])
+    assert ((0.0 <= delta) & (delta <= 1.0)).all() and delta[0] >= delta[1] >= delta[2]
