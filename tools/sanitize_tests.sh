@@ -15,9 +15,9 @@
 # that must stay empty -- that also catches a report in a subprocess (the CLI
 # tests) whose exit status a test might not look at.  Leak detection is off:
 # CPython and numpy keep allocations alive until exit by design (interned
-# strings, type caches), so LeakSanitizer's end-of-process report would list
-# those, not statpriv's, and every C allocation statpriv makes is paired with a
-# free in the same kernel or in the owning object's __dealloc__.
+# strings, type caches, module state), so LeakSanitizer's end-of-process report
+# lists those, and a suppression by library would also hide statpriv's own
+# (every stack runs through the interpreter).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -61,7 +61,10 @@ EOF
 cd "$work/src"
 preload=(env)
 if [[ "$sanitize" == *address* ]]; then
-    preload=(env "LD_PRELOAD=$libasan")
+    # libstdc++ too: ASan intercepts __cxa_throw and must find the real one at
+    # start-up; loaded only later (by matplotlib's C++ extensions), the first
+    # C++ exception stops the process with "CHECK failed: real___cxa_throw"
+    preload=(env "LD_PRELOAD=$libasan $("$cc" -print-file-name=libstdc++.so.6)")
 fi
 start=$SECONDS
 status=0
