@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Coverage-guided fuzzing of statpriv's public curve API.
 
     python tools/fuzz_curves.py [libFuzzer flags] CORPUS_DIR [SEED_DIR ...]  # fuzz (atheris)
@@ -426,9 +427,10 @@ def check_curve(curve, d, small):
     shown = delta > 1e-290
     _check(np.allclose(np.exp(log_delta[shown]), delta[shown], rtol=1e-6, atol=0),
            f"exp(log_delta) {np.exp(log_delta)} != delta {delta}", curve)
-    # the scalar and the array paths may differ in the last bits (seen: 1 ulp)
+    # the scalar and the array paths may differ in the last bits (seen: 1 ulp
+    # on pair curves, 3.4e-15 relative on a composition's grid)
     scalar = curve.delta(float(grid[4]))
-    _check(abs(scalar - delta[4]) <= 4 * math.ulp(delta[4]),
+    _check(abs(scalar - delta[4]) <= 1e-12 * delta[4],
            f"delta({grid[4]}) = {scalar!r} scalar, {delta[4]!r} in an array", curve)
     previous = INF
     for target in TARGETS:
