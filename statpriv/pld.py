@@ -435,7 +435,7 @@ def _grid_from_cdf(cdf, sf, lower, upper, h):
     points = (upper - lower) / h
     if not points <= 50_000_000:       # also inf and NaN (a parameter near 0)
         raise ValueError(f"value_discretization_interval={h!r} is too fine for this curve "
-                         f"({points:.3g} grid points for the losses in [{lower:.3g}, {upper:.3g}])")
+                         f"({points:.3g} grid points)")
     i_lo = math.floor(lower / h)
     i_hi = math.ceil(upper / h)
     if i_hi - i_lo > 50_000_000:
