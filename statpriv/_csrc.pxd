@@ -6,7 +6,8 @@ cdef extern from "sp_curve.h" nogil:
         SP_PLUS
         SP_MINUS
         SP_MAX
-    ctypedef double (*sp_curve_fn)(double eps, sp_direction direction, const void *ctx) noexcept nogil
+    ctypedef double (*sp_curve_fn)(double eps, sp_direction direction,
+                                   const void *ctx) noexcept nogil
     ctypedef struct sp_estimate:
         const void *curve
         int with_err
@@ -113,7 +114,8 @@ cdef extern from "poisson_binomial.h" nogil:
 cdef extern from "laplace.h" nogil:
     void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
                           long double *cell_lp, long double *cell_lq,
-                          long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
+                          long double *ll_p, long double *lr_p,
+                          long double *ll_q, long double *lr_q)
     void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
                               long double *ll, long double *lr)
     int sp_laplace_cells_diff(const long double *lp, const long double *lq,
@@ -148,9 +150,9 @@ cdef extern from "laplace.h" nogil:
 
 cdef extern from "geometric.h" nogil:
     int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
-                            long double *cell_lp, long double *cell_lq)
+                           long double *cell_lp, long double *cell_lq)
     int sp_geometric_shift_cells(const long double *lp, const long double *lq, long n, double alpha,
-                                  long double *cell_lp, long double *cell_lq)
+                                 long double *cell_lp, long double *cell_lq)
     int sp_geometric_shift_ratios(const long double *lp, const long double *lq,
                                   const long double *law_lr, long n, double alpha,
                                   long double *cell_lp, long double *cell_lq, long double *lr,

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport fma, INFINITY
+from libc.math cimport fma
 from scipy.special.cython_special cimport erfcx, log_ndtr, ndtr
 
 from statpriv._csrc cimport *
@@ -107,7 +107,6 @@ cdef class GaussCurveCore(CurveCore):
         self.g.log_ndtr = _log_ndtr
         self.log_tol = 1e-10    # noisy curves: delta promised to 1e-10 relative
         self.positive = _positive_mask(lp, lq)
-
 
         self.g.erfcx = _erfcx
         self.fn = sp_gauss_curve_log_delta
