@@ -59,14 +59,27 @@ def zip_equal(*sequences):
 
 
 
-def import_extra(name):
+def optional_extra(name):
     """The optional dependency ``name`` (an extra of statpriv's test install,
-    pyproject.toml): the test is skipped where it is missing, except under CI
-    (the CI variable set), where ``pip install .[test]`` installed it and a
-    missing one is an error, not a skipped test."""
-    if os.environ.get("CI"):
+    pyproject.toml), or None where it is missing -- except under CI (the CI
+    variable set), where ``pip install .[test]`` installed it and a missing
+    one is an ImportError, not a skipped test."""
+    try:
         return importlib.import_module(name)
-    return pytest.importorskip(name)
+    except ImportError:
+        if os.environ.get("CI"):
+            raise
+        return None
+
+
+def import_extra(name):
+    """optional_extra(name), the calling test (or module) skipped where it is
+    missing outside CI."""
+    module = optional_extra(name)
+    if module is None:
+        pytest.skip(f"{name} (an optional extra of statpriv's test install) is not installed",
+                    allow_module_level=True)
+    return module
 
 
 # ---------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 """Bad input raises ValueError naming the parameter and its allowed range."""
 import math
-import os
 
 import numpy as np
 import pytest
@@ -100,6 +99,7 @@ import re
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import mechanisms
+from helpers import optional_extra
 from statpriv import reference
 from statpriv._validate import ParameterTypeError
 
@@ -640,12 +640,7 @@ def _empirical(**kw):
     return statpriv.empirical.EmpiricalPrivacy(good.pop("data"), good.pop("query"), **good)
 
 
-try:
-    import pandas  # noqa: F401  (the optional extra; the sweep above runs without it)
-except ImportError:
-    if os.environ.get("CI"):        # pip install .[test] installs it: not a skip there
-        raise
-    pandas = None
+pandas = optional_extra("pandas")     # the sweep above runs without it
 _needs_pandas = pytest.mark.skipif(pandas is None, reason="pandas (optional extra) missing")
 EMP = _empirical() if pandas is not None else None
 EMP_GOOD = dict(query="mean", individual="id", database="db", value="value",
