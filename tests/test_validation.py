@@ -730,6 +730,11 @@ def test_new_names_errors_name_the_parameter(monkeypatch):
                                          r"\(1 curve\(s\), times=5\)"):
         statpriv.compose(CURVE, times=5)
     monkeypatch.undo()
+    # so do losses ln P/Q of one curve's laws: the error names the curve and the range
+    with pytest.raises(ValueError, match=r"discrete laws on 0\.\.1: losses must span at most "
+                                         r"22000 nats .* the losses span 60000 nats, "
+                                         r"from -30000 to 30000"):
+        statpriv.from_log_pmfs([0.0, -30000.0], [-30000.0, 0.0]).privacy_loss_distribution()
     # huge grids: the size in 3 digits, not a 300-digit integer
     with pytest.raises(ValueError, match=r"value_discretization_interval=1e-300 is too fine "
                                          r"for this curve \(2e\+300 grid points\)"):

@@ -270,7 +270,13 @@ class PrivacyCurve(CurveQueries):
         closed_form = getattr(self._laws, "renyi", None)
         if closed_form is not None:
             return closed_form(alpha, direction)
-        return self.privacy_loss_distribution().renyi(alpha, direction)
+        try:
+            pld = self.privacy_loss_distribution()
+        except ValueError as exc:
+            raise ValueError(f"renyi(alpha={alpha!r}) needs a curve with a privacy-loss "
+                             f"distribution (discrete outcomes, dp.*, compositions): "
+                             f"{exc}") from None
+        return pld.renyi(alpha, direction)
 
     def _with_recipe(self, recipe):
         """A fresh copy of this curve that remembers ``recipe`` (statpriv.curve.recipe)."""

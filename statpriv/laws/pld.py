@@ -237,8 +237,10 @@ def _suffix_sums(losses, probs):
         return empty, empty
     lo, hi = losses[0], losses[-1]
     if float(hi - lo) > _MAX_LOSS_SPAN:
-        raise ValueError(f"the losses span {float(hi - lo):.6g} nats, more than the "
-                         f"{_MAX_LOSS_SPAN:g} extended precision can evaluate")
+        raise ValueError(f"losses must span at most {_MAX_LOSS_SPAN:g} nats (extended "
+                         f"precision holds e^(+-{_MAX_LOSS_SPAN / 2:g}) about their midpoint); "
+                         f"the losses span {float(hi - lo):.6g} nats, from {float(lo):.6g} "
+                         f"to {float(hi):.6g}")
     mid = (lo + hi) / 2
     with np.errstate(under="ignore"):
         scaled = probs * np.exp(mid - losses)                # p_i e^(-(l_i - mid))
@@ -384,9 +386,12 @@ def _from_logs(log_p, log_q, loss, log_rest_p, log_rest_q, loss_max, loss_min, l
     """The exact PLD (both directions) of aligned log pmfs: loss = ln P/Q on
     the atoms (None: log_p - log_q), with its low parts loss_lo (or None);
     the rests at the losses loss_max (plus) and -loss_min (minus)."""
-    plus = _side_from_logs(log_p, log_q, loss, log_rest_p, loss_max, loss_lo)
-    minus = _side_from_logs(log_q, log_p, None if loss is None else -loss, log_rest_q,
-                            -loss_min, None if loss_lo is None else -loss_lo)
+    try:
+        plus = _side_from_logs(log_p, log_q, loss, log_rest_p, loss_max, loss_lo)
+        minus = _side_from_logs(log_q, log_p, None if loss is None else -loss, log_rest_q,
+                                -loss_min, None if loss_lo is None else -loss_lo)
+    except ValueError as exc:         # the losses ln P/Q of the curve's laws: say whose
+        raise ValueError(f"{description}: {exc}") from None
     return PrivacyLossDistribution(plus, minus, exact=True, description=description)
 
 
