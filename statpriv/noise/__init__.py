@@ -25,7 +25,7 @@ import numpy as np
 from statpriv import _lazy
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
-from statpriv.laws import LawSource, windows
+from statpriv.laws import LawSource, grid_pld, windows
 from statpriv.laws import renyi as _renyi
 from statpriv.noise import _cells
 
@@ -116,8 +116,10 @@ class Noise:
         raise ValueError(f"noise must be {kinds_text()}, got {self!r}")
 
     def _release_laws(self, laws, zero_plus, zero_minus):
-        """What the noisy curve knows of its laws (PrivacyCurve's ``laws``):
-        none by default (the noisy outcomes are continuous)."""
+        """What the noisy curve knows of its laws (PrivacyCurve's ``laws``)
+        beyond its delta: nothing by default (the noisy outcomes are
+        continuous; the curve then gets the connect-the-dots PLDs of its own
+        delta, statpriv.laws.grid_pld.DeltaLaws)."""
         return None
 
     def curve(self, laws, reference, description):
@@ -137,8 +139,9 @@ class Noise:
             zero_plus, zero_minus = min(zero_plus, noise_plus), min(zero_minus, noise_minus)
             core = _core.BoundedCurveCore(core, laws.log_rest_p, laws.log_rest_q, math.inf,
                                           -math.inf, zero_plus, zero_minus)
+        released = self._release_laws(laws, zero_plus, zero_minus)
         return PrivacyCurve(core, reference, f"{description}, noise={self!r}",
-                            laws=self._release_laws(laws, zero_plus, zero_minus))
+                            laws=grid_pld.DeltaLaws(core) if released is None else released)
 
     def zero_point_up(self):
         """The smallest float >= the largest |ln f_P/f_Q| of any count plus
@@ -176,6 +179,20 @@ class Noise:
         return PrivacyCurve(self.dp_core(), lambda eps, direction: reference(eps),
                             description, laws=DPPair(self))
 
+    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
+        """The worst-case DP curve's PLD on the grid h Z: pessimistic
+        connect-the-dots of its closed-form delta (both directions alike),
+        with the optimistic one as its ``optimistic`` (statpriv.laws.grid_pld);
+        a kind with exact atoms overrides it."""
+        return self.dp_grid_bracket(value_discretization_interval, tail_mass_truncation).pld()
+
+    def dp_grid_bracket(self, value_discretization_interval, tail_mass_truncation):
+        """The Bracket on h Z of the worst-case DP curve (statpriv.laws.grid_pld)."""
+        return grid_pld.curve_bracket(self.dp_core(), value_discretization_interval,
+                                      tail_mass_truncation,
+                                      f"DP {self.kind} {self.param_name}={self.param}",
+                                      symmetric=True)
+
     def dp_loss_span(self):
         """The width of the losses dp-accounting's PLD of the mechanism spans
         (its grid needs about span / h bins); 0 where it is a few atoms."""
@@ -212,6 +229,17 @@ class DPPair(LawSource):
                                                        tail_mass_truncation, description)
         return self.noise.dp_privacy_loss_distribution(value_discretization_interval,
                                                        tail_mass_truncation)
+
+    def grid_bracket(self, value_discretization_interval, tail_mass_truncation,
+                     description=None):
+        """The Bracket on h Z that a composition multiplies: the noise kind's
+        connect-the-dots bracket, or that of the exact PLD of the given laws."""
+        h, tail = value_discretization_interval, tail_mass_truncation
+        if self.laws is not None or type(self.noise).dp_privacy_loss_distribution is not \
+                Noise.dp_privacy_loss_distribution:
+            return grid_pld.grid_bracket(self.privacy_loss_distribution(h, tail, description),
+                                         h, tail, description)
+        return self.noise.dp_grid_bracket(h, tail)
 
     def renyi(self, alpha, direction="max"):
         """D_alpha (symmetric: every direction alike): the kind's closed form,

@@ -17,7 +17,6 @@ import math
 import numpy as np
 
 from statpriv import _lazy, _validate, oracle
-from statpriv.laws import pld
 from statpriv.noise import Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
@@ -71,24 +70,6 @@ class Gaussian(Noise):
     def dp_renyi(self, alpha):
         """alpha / (2 sigma^2) (Mironov, "Renyi differential privacy")."""
         return alpha / (2.0 * self.sigma * self.sigma)
-
-    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
-        """Pessimistic PLD on the grid h Z: L ~ N(mu, 2 mu), mu = 1/(2 sigma^2),
-        both sides; the mass beyond mu +- z/sigma (tail_mass_truncation in
-        all) moved, the upper part to +inf."""
-        from scipy import special
-        sigma = self.sigma
-        mu = 1.0 / (2.0 * sigma * sigma)
-        s = 1.0 / sigma
-        z = float(-special.ndtri(tail_mass_truncation / 2.0))
-
-        def cdf(t):
-            return special.ndtr((t - mu) / s)
-
-        def sf(t):
-            return special.ndtr((mu - t) / s)
-        return pld.from_loss_cdf(cdf, sf, mu - z * s, mu + z * s, value_discretization_interval,
-                                 tail_mass_truncation, f"DP gaussian {sigma}")
 
     def dp_loss_span(self):
         # dp-accounting's grid, truncated at its default log mass -50:
