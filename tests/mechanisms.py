@@ -161,9 +161,15 @@ MECHANISMS = [
          times=2),
     _row("compose-exact", "compose", Spec("counting", (30, 0.3)), Spec("dp.geometric", (0.5,)),
          exact=True),
+    # curves known through their delta only (connect-the-dots measures)
+    _row("compose-delta-only", "compose",
+         Spec("counting", (40, 0.5), {"noise": Laplace(2.0)}), Spec("shuffle.clones", (50, 1.0)),
+         times=2),
     # privacy-loss distributions back to curves
     _row("pld-counting", "counting", 100, 0.3, then=TO_CURVE),
     _row("pld-dp-laplace", "dp.laplace", 1.0, symmetric=True,
+         then=(("privacy_loss_distribution", (1e-3,), {}), ("to_curve", (), {}))),
+    _row("pld-noisy-count", "counting", 40, 0.5, noise=Laplace(2.0),
          then=(("privacy_loss_distribution", (1e-3,), {}), ("to_curve", (), {}))),
 ]
 

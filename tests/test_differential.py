@@ -67,7 +67,7 @@ OPEN_NEW_KINDS = {
 }
 
 # a cheap slice of the new kinds in the default run (1 curve each, all checks)
-DEFAULT_NEW = ("pk_worst", "pk_blanket")
+DEFAULT_NEW = ("pk_worst", "pk_blanket", "compose_mix")
 
 
 def test_random_slice_new_kinds():

@@ -64,8 +64,8 @@ from statpriv import _lazy
 _fft = _lazy.module("scipy.fft")
 _special = _lazy.module("scipy.special")
 
-__all__ = ["FFT_WORKERS", "MAX_FFT", "Plan", "Readback", "Spectrum", "log_mgf", "plan",
-           "tilted_moments"]
+__all__ = ["FFT_WORKERS", "MAX_FFT", "Plan", "Readback", "Spectrum", "composed_infinity",
+           "log_mgf", "plan", "tilted_moments"]
 
 _U = 2.0 ** -53
 _FFT_C = 8.0
@@ -164,17 +164,24 @@ def _support(parts):
     return lo, hi
 
 
-def plan(parts, h, tilt, tau=WINDOW_TAIL):
+def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf):
     """The window of the composition of ``parts`` ((GridPMF, times) pairs)
     tilted by ``tilt``: Chernoff's ends with tau beyond each, within the
-    support, and the FFT size (scipy.fft.next_fast_len)."""
+    support, reaching down to the loss ``lowest`` at least (the lowest eps
+    the read-back is asked about), and the FFT size
+    (scipy.fft.next_fast_len)."""
     lo, hi = _support(parts)
     std = math.sqrt(max(tilted_moments(parts, tilt, h)[1], 0.0))
     log_tau = math.log(tau)
-    start = max(lo, _quantile(parts, h, tilt, log_tau, -1, std))
+    start = max(lo, min(_quantile(parts, h, tilt, log_tau, -1, std),
+                        math.floor(lowest / h) - 1 if math.isfinite(lowest) else math.inf))
     stop = min(hi, _quantile(parts, h, tilt, log_tau, 1, std))
     if stop < start:                     # (rounding at a degenerate tilt)
         start, stop = lo, hi
+    if hi - stop <= stop - start + 1:
+        # the top of the support within one more window: take it, so that no
+        # mass above the window is bounded (every tilt then has the same limit)
+        stop = hi
     size = int(stop - start + 1)
     if size > MAX_FFT:
         raise ValueError(f"the composition needs {size:.3g} grid points at "
@@ -256,7 +263,7 @@ def _power(z, k):
         base = base * base
 
 
-def _infinity(parts, upper):
+def composed_infinity(parts, upper):
     """The composition's mass at +inf: prod T_j^k_j (1 - prod (1 - f_j)^k_j), T_j =
     m_j + inf_j the part's total mass and f_j = inf_j / T_j its share at +inf
     (-expm1 of a sum of log1p: accurate for tiny shares, where prod (m + inf)^k
@@ -293,7 +300,7 @@ class Readback:
         with all its mass at +inf): only the mass at +inf."""
         rb = cls.__new__(cls)
         rb.plan, rb.upper = Plan(h, 0.0, 0, 0, 0), upper
-        rb.infinity = _infinity(parts, upper)
+        rb.infinity = composed_infinity(parts, upper)
         rb.losses = rb.log_scale = rb._u = np.zeros(0)
         rb._sums(rb._u, h, 0.0)
         return rb
@@ -316,13 +323,13 @@ class Readback:
         if upper:
             u = tilted * (1.0 + rel) + e_inf
             above, below = _outside(parts, h, p)
-            inf = _infinity(parts, True) + above
+            inf = composed_infinity(parts, True) + above
             # the mass below the window, pessimistically at its lowest point
             with np.errstate(over="ignore"):
                 u[0] += below * math.exp(min(700.0, -self.log_scale[0]))
         else:
             u = tilted * (1.0 - rel) - e_inf - alias
-            inf = _infinity(parts, False)
+            inf = composed_infinity(parts, False)
         u = np.maximum(u, 0.0)
         # a mass of the composition is at most its finite mass: cap in the tilted scale
         finite = sum(t * math.log(max(float(np.sum(g.mass)), 1e-300)) for g, t in parts)

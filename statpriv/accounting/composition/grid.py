@@ -43,6 +43,12 @@ _MODEL_LOG_DELTA = math.log(1e-12)
 # 1000 x dp.gaussian(20) at delta = 1e-9: the lower side's share dominates)
 _MODEL_CONSTANT = 2.6
 _MAX_TILTS = 400
+# a read-back's window spans about 2 x 9 standard deviations of the composed
+# loss (Chernoff's ends at 1e-14 of a normal-like loss, plus a step down to
+# the previous tilt's mean): h is coarse enough that 24 of them fit in an
+# eighth of the largest FFT, whatever epsilon_error asks (the bracket stays
+# certified, only wider)
+_WINDOW_STDS = 24.0
 # a loss spread below this is a flat curve (no grid needed for it)
 _FLAT_SPREAD = 1e-9
 
@@ -143,7 +149,10 @@ class ComposedSide:
         if rb is None and self._empty:
             rb = self._readbacks[q] = fourier.Readback.at_infinity(self.parts, self.h, self.upper)
         if rb is None:
-            plan = fourier.plan(self.parts, self.h, float(self._thetas[q]))
+            # (the window reaches down to the previous tilt's mean: every eps this
+            # tilt is chosen for is above it)
+            lowest = self._means[q - 1] if q > 0 else math.inf
+            plan = fourier.plan(self.parts, self.h, float(self._thetas[q]), lowest=lowest)
             spectrum = fourier.Spectrum(plan)
             for grid, times in self.parts:
                 spectrum = spectrum.multiply(grid, times)
@@ -151,11 +160,17 @@ class ComposedSide:
         return rb
 
     def log_delta(self, eps):
+        """ln delta at each eps: the read-back at the eps's tilt; at eps = +inf the
+        composition's mass at +inf itself (the limit of every tilt's bound)."""
         eps = np.asarray(eps, dtype=np.float64)
         out = np.empty(eps.shape)
+        top = np.isposinf(eps)
+        if top.any():
+            inf = fourier.composed_infinity(self.parts, self.upper)
+            out[top] = math.log(inf) if inf > 0 else -math.inf
         q = self.tilt_for_eps(eps)
-        for k in np.unique(q):
-            sel = q == k
+        for k in np.unique(q[~top]):
+            sel = (q == k) & ~top
             out[sel] = self.readback(int(k)).log_delta(eps[sel])
         return out
 
@@ -252,7 +267,7 @@ def _loss_spread(curve, tail):
 def choose_interval(parts, epsilon_error, tail):
     """h from the target width epsilon_error of the bracket (module docstring),
     at most an eighth of the narrowest part's loss spread (a few grid points
-    per part)."""
+    per part), at least what fits the composition's window in the FFT."""
     # (a part whose delta is flat -- everything at +inf or at one loss -- has no
     # spread and no say: any grid carries it exactly)
     spreads = [(sd, k) for sd, k in ((_loss_spread(c, tail), k) for c, k in parts)
@@ -263,7 +278,8 @@ def choose_interval(parts, epsilon_error, tail):
     s = math.sqrt(sum(k * sd * sd for sd, k in spreads))
     beta = math.sqrt(-2.0 * _MODEL_LOG_DELTA) / s
     h = math.sqrt(_MODEL_CONSTANT * epsilon_error / (total * (beta + 1.0)))
-    return min(h, min(sd for sd, _ in spreads) / 8.0, 1.0)
+    h = min(h, min(sd for sd, _ in spreads) / 8.0)
+    return min(max(h, _WINDOW_STDS * s / (MAX_GRID // 8)), 1.0)
 
 
 def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_error,
