@@ -92,6 +92,9 @@ static sp_direction other_direction(sp_direction d)
 static double sampled_forward(const sp_sampled_shift_curve *c, double eps, sp_direction d)
 {
     const long double g = c->g;
+    if (g == 0.0L) {                /* nothing sampled: A = B, H = 0 at eps >= 0 */
+        return -INFINITY;
+    }
     long double x;
     if (eps <= 40.0) {
         x = log1pl(expm1l((long double)eps) / g);

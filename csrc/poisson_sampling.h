@@ -52,7 +52,7 @@ double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction
  * under replace-one: the pair of each direction is (g A + (1-g) B, B) with
  * (A, B) = (P, Q) resp. (Q, P), so both directions take the plus reduction,
  * delta_minus(eps) = g H_eps'(Q || P).  eps' and eps'' are rounded down to
- * doubles (conservative). */
+ * doubles (conservative).  0 <= g <= 1 (g = 0: delta = (1 - e^eps)_+). */
 typedef struct {
     sp_curve_fn inner;
     const void *inner_ctx;

@@ -249,7 +249,7 @@ cdef class SampledShiftCurveCore(CurveCore):
     (g P + (1-g) Q, Q), by the reduction of sp_sampled_shift_curve
     (csrc/poisson_sampling.h); with ``without_replacement`` a g fraction
     sampled without replacement under replace-one (each direction its own
-    pair).  0 < g <= 1 (the caller checks)."""
+    pair).  0 <= g <= 1 (the caller checks)."""
     cdef sp_sampled_shift_curve curve
     cdef readonly object inner
 

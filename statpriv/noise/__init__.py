@@ -263,6 +263,15 @@ class DPPair(LawSource):
         out = self.noise.dp_renyi_orders(arr.ravel()).reshape(arr.shape)
         return float(out[()]) if arr.ndim == 0 else out
 
+    def subsample(self, sampling_prob, sampling):
+        """The laws of this pair sampled (PrivacyCurve.subsample): Poisson
+        sampling of the unsampled mechanism is the sampled mechanism (the
+        kind's laws: exact atoms, dp-accounting's own PLD); otherwise the
+        sampled atoms where the pair has them (LawSource.subsample)."""
+        if sampling == "poisson" and self.sampling_prob is None and self.relation == "add_remove":
+            return self.noise._dp_sampled_pair(self.sensitivity, sampling_prob, "add_remove")[1]
+        return super().subsample(sampling_prob, sampling)
+
     def dp_accounting_pld(self, value_discretization_interval):
         """dp-accounting's own PLD of the mechanism (None: not the export's route)."""
         if not self.native_export:

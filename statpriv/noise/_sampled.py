@@ -32,7 +32,7 @@ from statpriv.curve import PrivacyCurve
 from statpriv.laws import pair_curve
 from statpriv.laws.discrete import laws_from_log_pmfs
 
-__all__ = ["RELATIONS", "continuous_pair", "log_mix", "sampled_curve"]
+__all__ = ["RELATIONS", "continuous_pair", "sampled_curve"]
 
 _core = _lazy.module("statpriv._core")
 _kernels = _lazy.module("statpriv.noise._kernels")
@@ -72,19 +72,6 @@ def continuous_pair(noise, sensitivity, q, relation):
     else:
         core = _kernels.ReplaceDPCore(noise.kind, noise.param, q)
     return core, SampledDPPair(noise, sensitivity, sampling_prob=q, relation=relation)
-
-
-def log_mix(q, x):
-    """ln(1 + q (e^x - 1)) = ln((1-q) + q e^x), the log ratio of the mixture
-    (1-q) G + q G' to G where ln G'/G = x (long double arrays, 0 < q < 1):
-    log1p / expm1, and x + ln(q + (1-q) e^-x) where e^x would overflow."""
-    ld = np.longdouble
-    x = np.asarray(x, dtype=ld)
-    q = ld(q)
-    with np.errstate(over="ignore"):
-        small = np.log1p(q * np.expm1(np.minimum(x, ld(30))))
-        large = x + np.log(q + (1 - q) * np.exp(-np.maximum(x, ld(30))))
-    return np.where(x <= 30, small, large)
 
 
 def _reference(noise, sensitivity, q, relation):

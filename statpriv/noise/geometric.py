@@ -15,6 +15,7 @@ from statpriv import _lazy, _validate, _xprec, oracle
 from statpriv.curve import PrivacyCurve
 from statpriv.laws import LazyLaws, Laws, pair_core, pld
 from statpriv.laws.discrete import discrete_reference, laws_from_log_pmfs
+from statpriv.laws.mixture import log_mix
 from statpriv.noise import DPPair, Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
@@ -143,8 +144,7 @@ class Geometric(Noise):
         -s, -s+1, ..., s-1, x >= s.  ln G(x - s)/G(x) = clip(s - 2x, -s, s)
         ln alpha and ln G(x + s)/G(x) = clip(s + 2x, -s, s) ln alpha are
         constant on each lump, so lumping leaves the curve unchanged; ln A/G
-        = ln(1 + q (G(x-s)/G(x) - 1)) (_sampled.log_mix)."""
-        from statpriv.noise._sampled import log_mix
+        = ln(1 + q (G(x-s)/G(x) - 1)) (statpriv.laws.mixture.log_mix)."""
         ld = np.longdouble
         s = int(sensitivity)
         log_a = np.log(ld(self.alpha))
