@@ -10,12 +10,16 @@ feasible side: the smallest sigma, the largest number of steps.
 
 The curve's ``delta`` is the number asked (for a composition it is the upper
 end of its certified bracket, so the answer is valid, never optimistic).
-Real parameters are solved by scipy's brentq on ln delta(epsilon) - ln
-target, then moved onto the feasible side; integer parameters (both bounds
-ints) by bisection on the integers.
+Five interior values are probed first: feasibility must switch once along
+them (a bisection alone never sees a parameter on which delta is not
+monotone).  Real parameters are then solved by scipy's brentq on ln
+delta(epsilon) - ln target in the switching cell and moved onto the feasible
+side; integer parameters (both bounds ints) by bisection on the integers.
 """
 import math
 import numbers
+
+import numpy as np
 
 from statpriv import _validate
 
@@ -26,6 +30,8 @@ __all__ = ["calibrate"]
 RTOL = 1e-4
 # ln delta - ln target is clipped to +-this for brentq (delta = 0: -inf).
 _CLIP = 1e3
+# Interior values probed before the bisection (the monotonicity check).
+SCAN_POINTS = 5
 
 
 class _Probe:
@@ -97,7 +103,8 @@ def calibrate(make_curve, *, epsilon, delta, lower, upper):
     ------
     ValueError
         When both ends of the bracket are feasible or both infeasible (no
-        boundary inside: widen it), or when the values tried show that
+        boundary inside: widen it), or when the values tried (the ends, five
+        interior values spread over the bracket, then the bisection's) show that
         delta(epsilon) is not monotone in the value on the bracket.
 
     Examples
@@ -148,9 +155,32 @@ def calibrate(make_curve, *, epsilon, delta, lower, upper):
             f"lower is e^{at_lower:+.3g} times the target, at upper e^{at_upper:+.3g}); "
             "widen the bracket")
     probe.feasible_high = at_upper <= 0.0
+    lower, upper = _scan(probe, lower, upper, integer)
     if integer:
         return _integer_boundary(probe, lower, upper)
     return _real_boundary(probe, lower, upper)
+
+
+def _scan(probe, lower, upper, integer):
+    """SCAN_POINTS interior values (log-spaced on a positive bracket spanning
+    more than a factor 10, else evenly): the feasibility must switch once
+    along them (a bisection alone never sees a function that is not monotone:
+    it only probes between a feasible and an infeasible value), and the cell
+    where it switches is the bracket returned."""
+    if lower > 0 and upper > 10 * lower:
+        points = np.geomspace(lower, upper, SCAN_POINTS + 2)[1:-1]
+    else:
+        points = np.linspace(lower, upper, SCAN_POINTS + 2)[1:-1]
+    points = [float(p) for p in points]
+    if integer:
+        points = sorted({int(round(p)) for p in points} - {lower, upper})
+    ends = [lower] + points + [upper]
+    feasible = [False] * len(ends)
+    feasible[0], feasible[-1] = not probe.feasible_high, probe.feasible_high
+    for i, value in enumerate(points, 1):
+        feasible[i] = probe.excess(value) <= 0.0      # (probe raises on a second switch)
+    switch = feasible.index(True) if probe.feasible_high else feasible.index(False)
+    return ends[switch - 1], ends[switch]
 
 
 def _integer_boundary(probe, lower, upper):
