@@ -29,9 +29,11 @@ from statpriv.laws import LawSource, grid_pld, windows
 from statpriv.laws import renyi as _renyi
 from statpriv.noise import _cells
 
-__all__ = ["DPPair", "NOISE_KINDS", "Gaussian", "Geometric", "Laplace", "Noise"]
+__all__ = ["DPPair", "NOISE_KINDS", "Gaussian", "Geometric", "Laplace", "Noise",
+           "SampledDPPair"]
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_noise_kernels = _lazy.module("statpriv.noise._kernels")
 
 
 class Noise:
@@ -59,8 +61,9 @@ class Noise:
         plus this noise (inf if none);
     dp_core(), _dp_reference() : the worst-case DP curve's C evaluator and
         mpmath brute force;
-    dp_renyi(alpha), dp_privacy_loss_distribution(h, tail),
-    dp_accounting_pld(h, sensitivity), dp_loss_span() : its DP facts;
+    dp_renyi(alpha), dp_renyi_orders(alphas), dp_privacy_loss_distribution(h,
+    tail), dp_accounting_pld(h, sensitivity), dp_loss_span() : its DP facts;
+    _dp_sampled_curve(...) : the Poisson-subsampled mechanism (noise._sampled);
     _interval_epsilon / _interval_confidence / _interval_width /
     _interval_noise : the per-kind formulas of statpriv.interval.
     """
@@ -198,6 +201,36 @@ class Noise:
         (its grid needs about span / h bins); 0 where it is a few atoms."""
         return 0.0
 
+    def dp_renyi_orders(self, alphas):
+        """D_alpha of the worst-case DP pair at every order of a float64
+        array, in one C call (csrc/dp_renyi.h), each value the one
+        ``dp_renyi`` gives, bit for bit: the C value is the correctly rounded
+        one where its error bound proves it, and the few orders it cannot
+        prove (about one in ten) are computed by dp_renyi in mpmath."""
+        out, certain = _noise_kernels.dp_renyi(self.kind, alphas, self.param)
+        for i in np.flatnonzero(~certain):
+            out[i] = self.dp_renyi(float(alphas[i]))
+        return out
+
+    def _dp_sampled_curve(self, sensitivity, sampling_prob, relation, description):
+        """The mechanism with Poisson subsampling at rate sampling_prob under
+        ``relation`` (statpriv.noise._sampled)."""
+        from statpriv.noise import _sampled
+        return _sampled.sampled_curve(self, sensitivity, sampling_prob, relation, description)
+
+    def _dp_sampled_pair(self, sensitivity, sampling_prob, relation):
+        """(C evaluator, laws) of the sampled mechanism, 0 < sampling_prob < 1:
+        for continuous noise the reduction of dp_core or the replace-one
+        closed forms (statpriv.noise._sampled.continuous_pair)."""
+        from statpriv.noise import _sampled
+        return _sampled.continuous_pair(self, sensitivity, sampling_prob, relation)
+
+    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
+                                  sampling_prob, relation):
+        """dp-accounting's own PLD of the sampled mechanism, or None where it
+        has none (then the export takes the curve's delta)."""
+        return None
+
 
 class DPPair(LawSource):
     """The laws of a worst-case DP curve: noise N against N + sensitivity.
@@ -206,14 +239,22 @@ class DPPair(LawSource):
     closed-form Renyi divergence and DP privacy-loss distribution, and
     dp-accounting's own PLD of the mechanism (the export's native route) --
     or, where the pair is given as discrete ``laws`` (dp.geometric at an
-    integer sensitivity > 1: the lumped atoms), the exact PLD and Renyi
-    divergence of those.  ``native_export`` False keeps the export on the
-    curve's own delta (connect-the-dots): a labelled approximation that is
-    not dp-accounting's mechanism."""
+    integer sensitivity > 1: the lumped atoms; sampled dp.geometric), the
+    exact PLD and Renyi divergence of those.  ``native_export`` False keeps
+    the export on the curve's own delta (connect-the-dots): a labelled
+    approximation that is not dp-accounting's mechanism.
 
-    def __init__(self, noise, sensitivity=1, *, laws=None, native_export=True):
+    ``sampling_prob`` (None: no sampling) and ``relation`` ("add_remove",
+    "replace_one") say which mechanism the pair is: statpriv.dp's
+    ``sampling_prob=`` / ``relation=`` (statpriv.noise._sampled).  A sampled
+    pair of continuous noise is a ``SampledDPPair``: no closed-form Renyi
+    divergence and no exact PLD, its curve known through its exact delta."""
+
+    def __init__(self, noise, sensitivity=1, *, laws=None, native_export=True,
+                 sampling_prob=None, relation="add_remove"):
         self.noise, self.sensitivity, self.laws = noise, sensitivity, laws
         self.native_export = bool(native_export)
+        self.sampling_prob, self.relation = sampling_prob, relation
 
     @property
     def has_log_pmfs(self):
@@ -247,8 +288,17 @@ class DPPair(LawSource):
         if self.laws is not None:
             return self.privacy_loss_distribution().renyi(alpha, direction)
         arr = _renyi.orders(alpha)
-        out = np.array([self.noise.dp_renyi(float(a)) for a in arr.ravel()]).reshape(arr.shape)
+        out = self.noise.dp_renyi_orders(arr.ravel()).reshape(arr.shape)
         return float(out[()]) if arr.ndim == 0 else out
+
+    def subsample(self, sampling_prob, sampling):
+        """The laws of this pair sampled (PrivacyCurve.subsample): Poisson
+        sampling of the unsampled mechanism is the sampled mechanism (the
+        kind's laws: exact atoms, dp-accounting's own PLD); otherwise the
+        sampled atoms where the pair has them (LawSource.subsample)."""
+        if sampling == "poisson" and self.sampling_prob is None and self.relation == "add_remove":
+            return self.noise._dp_sampled_pair(self.sensitivity, sampling_prob, "add_remove")[1]
+        return super().subsample(sampling_prob, sampling)
 
     def dp_accounting_pld(self, value_discretization_interval):
         """dp-accounting's own PLD of the mechanism (None: not the export's route)."""
@@ -260,7 +310,25 @@ class DPPair(LawSource):
         if span / h > MAX_GRID:
             raise ValueError(f"value_discretization_interval={h!r} needs a PLD of about "
                              f"{span / h:.3g} bins (more than {MAX_GRID}); take a larger interval")
-        return self.noise.dp_accounting_pld(h, self.sensitivity)
+        if self.sampling_prob is None:
+            return self.noise.dp_accounting_pld(h, self.sensitivity)
+        return self.noise.dp_accounting_sampled_pld(h, self.sensitivity, self.sampling_prob,
+                                                    self.relation)
+
+
+class SampledDPPair(DPPair):
+    """A Poisson-subsampled pair of continuous noise (dp.gaussian / dp.laplace
+    with ``sampling_prob``): no closed-form Renyi divergence (``renyi`` is
+    None, so the curve asks its privacy-loss distribution) and no exact PLD
+    (the mixture's losses are continuous): the curve's own delta is exact,
+    and its PLD is the one built from that delta on a loss grid."""
+
+    renyi = None
+
+    def privacy_loss_distribution(self, value_discretization_interval=1e-4,
+                                  tail_mass_truncation=1e-15, description=None):
+        return LawSource.privacy_loss_distribution(self, value_discretization_interval,
+                                                   tail_mass_truncation, description)
 
 
 def kinds_text(prefix="statpriv."):

@@ -71,6 +71,10 @@ class Gaussian(Noise):
         """alpha / (2 sigma^2) (Mironov, "Renyi differential privacy")."""
         return alpha / (2.0 * self.sigma * self.sigma)
 
+    def dp_renyi_orders(self, alphas):
+        """alpha / (2 sigma^2) at every order (the same floats as dp_renyi)."""
+        return alphas / (2.0 * self.sigma * self.sigma)
+
     def dp_loss_span(self):
         # dp-accounting's grid, truncated at its default log mass -50:
         # |L| <= 1/(2 sigma^2) + 10/sigma
@@ -79,6 +83,16 @@ class Gaussian(Noise):
     def dp_accounting_pld(self, value_discretization_interval, sensitivity=1):
         return _dp_accounting_pld_module().from_gaussian_mechanism(
             self.sigma, value_discretization_interval=value_discretization_interval)
+
+    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
+                                  sampling_prob, relation):
+        pld_module = _dp_accounting_pld_module()
+        neighbours = pld_module.NeighborRel
+        return pld_module.from_gaussian_mechanism(
+            self.sigma, value_discretization_interval=value_discretization_interval,
+            sampling_prob=sampling_prob,
+            neighboring_relation=(neighbours.ADD_OR_REMOVE_ONE if relation == "add_remove"
+                                  else neighbours.REPLACE_ONE))
 
     # statpriv.interval: P[|N| < t] = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2));
     # not pure DP: the level is the smallest eps with delta_sigma(eps) <= delta

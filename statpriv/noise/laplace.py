@@ -104,6 +104,14 @@ class Laplace(Noise):
         return _dp_accounting_pld_module().from_laplace_mechanism(
             self.scale, value_discretization_interval=value_discretization_interval)
 
+    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
+                                  sampling_prob, relation):
+        if relation != "add_remove":
+            return None                   # dp-accounting's Laplace has no REPLACE
+        return _dp_accounting_pld_module().from_laplace_mechanism(
+            self.scale, value_discretization_interval=value_discretization_interval,
+            sampling_prob=sampling_prob)
+
     # statpriv.interval: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi &
     # D'Acquisto eq. (9)), hence eps = -ln(1 - p)/(w c) (eq. (10))
     @staticmethod
