@@ -357,7 +357,7 @@ class PrivacyCurve(CurveQueries):
         minus = (inner >> _core.MINUS) & 1 if wor and q > 0.0 else 0
         core.positive = (plus << _core.PLUS) | (minus << _core.MINUS) | ((plus | minus) << _core.MAX)
         source = getattr(self._laws, "subsample", None)
-        laws = None if source is None else source(q, sampling)
+        laws = None if source is None else source(q, sampling, core)
         reference = (None if self._reference is None
                      else _subsampled_reference(self._reference, q, wor))
         return PrivacyCurve(core, reference, f"{self.description}, subsampled q={q} ({sampling})",

@@ -388,6 +388,11 @@ class DeltaLaws(LawSource):
         return curve_bracket(self.core, value_discretization_interval, tail_mass_truncation,
                              description, self.symmetric)
 
+    def subsample(self, sampling_prob, sampling, core=None):
+        """Sampled (PrivacyCurve.subsample): known through the sampled ``core``'s
+        delta too (not symmetric: sampling moves the two directions apart)."""
+        return None if core is None else DeltaLaws(core)
+
     def renyi(self, alpha, direction="max"):
         raise ValueError("no Renyi divergence is available for this curve: its laws are known "
                          "through delta only (counts with Laplace or Gaussian noise, "

@@ -69,10 +69,12 @@ class LawSource:
         raise ValueError(f"{description}: no privacy-loss distribution is available for this "
                          "curve (counts with Laplace or Gaussian noise, labelled approximations)")
 
-    def subsample(self, sampling_prob, sampling):
+    def subsample(self, sampling_prob, sampling, core=None):
         """The laws of the pair under sampling (PrivacyCurve.subsample): exact
         discrete laws from ``log_pmfs()`` (subsampled_laws) where this source
-        has atoms, else None (the sampled curve is known by its delta)."""
+        has atoms, else None (the sampled curve is known by its delta; a
+        source known through delta overrides this with the sampled ``core``'s
+        connect-the-dots laws)."""
         if not self.has_log_pmfs:
             return None
         return subsampled_laws(self.log_pmfs(), sampling_prob, sampling)

@@ -291,14 +291,18 @@ class DPPair(LawSource):
         out = self.noise.dp_renyi_orders(arr.ravel()).reshape(arr.shape)
         return float(out[()]) if arr.ndim == 0 else out
 
-    def subsample(self, sampling_prob, sampling):
+    def subsample(self, sampling_prob, sampling, core=None):
         """The laws of this pair sampled (PrivacyCurve.subsample): Poisson
         sampling of the unsampled mechanism is the sampled mechanism (the
         kind's laws: exact atoms, dp-accounting's own PLD); otherwise the
-        sampled atoms where the pair has them (LawSource.subsample)."""
+        sampled atoms where the pair has them (LawSource.subsample), else
+        the sampled ``core``'s delta (connect-the-dots)."""
         if sampling == "poisson" and self.sampling_prob is None and self.relation == "add_remove":
             return self.noise._dp_sampled_pair(self.sensitivity, sampling_prob, "add_remove")[1]
-        return super().subsample(sampling_prob, sampling)
+        laws = super().subsample(sampling_prob, sampling, core)
+        if laws is None and core is not None:
+            laws = grid_pld.DeltaLaws(core)
+        return laws
 
     def dp_accounting_pld(self, value_discretization_interval):
         """dp-accounting's own PLD of the mechanism (None: not the export's route)."""
@@ -321,14 +325,27 @@ class SampledDPPair(DPPair):
     with ``sampling_prob``): no closed-form Renyi divergence (``renyi`` is
     None, so the curve asks its privacy-loss distribution) and no exact PLD
     (the mixture's losses are continuous): the curve's own delta is exact,
-    and its PLD is the one built from that delta on a loss grid."""
+    and its PLD is connect-the-dots of that delta on a loss grid
+    (statpriv.laws.grid_pld; ``core`` is the curve's evaluator).  Under
+    replace-one the pair is symmetric (one direction evaluated)."""
 
     renyi = None
 
+    def __init__(self, noise, sensitivity=1, *, core, sampling_prob, relation):
+        super().__init__(noise, sensitivity, sampling_prob=sampling_prob, relation=relation)
+        self.core = core
+
     def privacy_loss_distribution(self, value_discretization_interval=1e-4,
                                   tail_mass_truncation=1e-15, description=None):
-        return LawSource.privacy_loss_distribution(self, value_discretization_interval,
-                                                   tail_mass_truncation, description)
+        return self.grid_bracket(value_discretization_interval, tail_mass_truncation,
+                                 description).pld()
+
+    def grid_bracket(self, value_discretization_interval, tail_mass_truncation,
+                     description=None):
+        """The Bracket on h Z of the sampled curve's own delta."""
+        return grid_pld.curve_bracket(self.core, value_discretization_interval,
+                                      tail_mass_truncation, description,
+                                      symmetric=self.relation == "replace_one")
 
 
 def kinds_text(prefix="statpriv."):

@@ -71,7 +71,7 @@ def continuous_pair(noise, sensitivity, q, relation):
         core.positive = (plus << _core.PLUS) | (plus << _core.MAX)
     else:
         core = _kernels.ReplaceDPCore(noise.kind, noise.param, q)
-    return core, SampledDPPair(noise, sensitivity, sampling_prob=q, relation=relation)
+    return core, SampledDPPair(noise, sensitivity, core=core, sampling_prob=q, relation=relation)
 
 
 def _reference(noise, sensitivity, q, relation):
