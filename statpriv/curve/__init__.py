@@ -273,6 +273,23 @@ class PrivacyCurve(CurveQueries):
             return closed_form(alpha, direction)
         return self.privacy_loss_distribution().renyi(alpha, direction)
 
+    # statpriv.compose, set by statpriv.accounting.composition when it is
+    # imported (the curve layer imports nothing above it)
+    _composer = None
+
+    def compose(self, times=1, **options):
+        """This mechanism run ``times`` times on the same data: statpriv.compose(self,
+        times=times, **options) (the grid composition with its certified
+        bracket; options: epsilon_error, delta_error, ...).
+
+        >>> import statpriv
+        >>> sgd = statpriv.dp.gaussian(1.0, sampling_prob=0.01)    # DP-SGD, add/remove
+        >>> lower, upper = sgd.compose(1000).epsilon_bounds(1e-5)
+        >>> print(f"{lower:.4f} <= eps <= {upper:.4f}")
+        1.8282 <= eps <= 1.8282
+        """
+        return PrivacyCurve._composer(self, times=times, **options)
+
     @factory
     def subsample(self, sampling_prob, *, sampling="poisson", relation=None):
         """This mechanism run on a random sample of the records, by its pair (P, Q).

@@ -48,6 +48,7 @@ from statpriv.accounting.composition.grid import (DEFAULT_DELTA_ERROR, DEFAULT_E
                                                   MAX_GRID, compose_on_grid)
 from statpriv.accounting.composition.guarantees import (basic_composition,
                                                         bounded_dependency_composition)
+from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 
 __all__ = ["ComposedCurve", "DEFAULT_DELTA_ERROR", "DEFAULT_EPSILON_ERROR", "EXACT_MAX_ATOMS",
@@ -139,3 +140,6 @@ def compose(*curves, times=1, value_discretization_interval=None, tail_mass_trun
     delta_error = DEFAULT_DELTA_ERROR if delta_error is None else _validate.real(
         "delta_error", delta_error, low=0.0, high=0.01, low_open=True)
     return compose_on_grid(curves, times, h, tail, epsilon_error, delta_error)
+
+
+PrivacyCurve._composer = compose

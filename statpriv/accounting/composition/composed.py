@@ -19,16 +19,25 @@ class ComposedCurve(PrivacyCurve):
     a bracket of the true composed curve, ``delta_bounds`` and
     ``epsilon_bounds`` give both ends."""
 
-    def __init__(self, pld, reference, description, parts, *, core=None, grid_sides=None):
+    def __init__(self, pld, reference, description, parts, *, core=None, grid_sides=None,
+                 counts=None):
         super().__init__(_pld.PLDCore(pld) if core is None else core, reference, description,
                          laws=pld)
         self._parts = parts
         self._grid_sides = grid_sides
+        self._counts = (1,) * len(parts[0]) if counts is None else tuple(counts)
 
     @property
     def parts(self):
-        """(curves, times): the composition of ``times`` runs of the curves."""
+        """(curves, times): the composition of ``times`` runs of the curves
+        (each curve ``counts[i]`` times per run)."""
         return self._parts
+
+    @property
+    def counts(self):
+        """How many times each of ``parts[0]`` enters one run (all 1 for
+        statpriv.compose; an Accountant's releases of one curve add up)."""
+        return self._counts
 
     @property
     def grid_sides(self):
@@ -92,8 +101,8 @@ class ComposedCurve(PrivacyCurve):
         curves, times = self._parts
         sides = ("plus", "minus") if direction == "max" else (direction,)
         with np.errstate(invalid="ignore"):
-            sums = [times * sum(np.asarray(c.renyi(alpha, d), dtype=np.float64)
-                                for c in curves) for d in sides]
+            sums = [times * sum(k * np.asarray(c.renyi(alpha, d), dtype=np.float64)
+                                for c, k in zip(curves, self._counts)) for d in sides]
         out = np.maximum.reduce(sums)
         return float(out) if np.ndim(out) == 0 else out
 
@@ -174,8 +183,11 @@ def composed_curve(pld, curves, times, what):
     return ComposedCurve(pld, _reference(curves, times), what, (tuple(curves), times))
 
 
-def grid_composed_curve(sides, h, curves, times):
-    """The ComposedCurve of a grid composition (statpriv.accounting.composition.grid)."""
-    what = description(curves, times)
-    return ComposedCurve(_GridLaws(sides, h, what), _reference(curves, times), what,
-                         (tuple(curves), times), core=_GridCore(sides), grid_sides=sides)
+def grid_composed_curve(sides, h, curves, times, counts=None, what=None):
+    """The ComposedCurve of a grid composition (statpriv.accounting.composition.grid);
+    ``counts``: each curve's multiplicity within one run (default 1 each)."""
+    what = description(curves, times) if what is None else what
+    reference = _reference(curves, times) if counts is None else None
+    return ComposedCurve(_GridLaws(sides, h, what), reference, what,
+                         (tuple(curves), times), core=_GridCore(sides), grid_sides=sides,
+                         counts=counts)

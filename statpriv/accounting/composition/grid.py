@@ -32,7 +32,7 @@ from statpriv.laws import grid_pld
 from statpriv.laws import pld as _pld
 
 __all__ = ["DEFAULT_DELTA_ERROR", "DEFAULT_EPSILON_ERROR", "MAX_GRID", "ComposedSide",
-           "compose_on_grid", "choose_interval"]
+           "ComposedSides", "compose_on_grid", "choose_interval", "part_bracket"]
 
 MAX_GRID = fourier.MAX_FFT
 DEFAULT_EPSILON_ERROR = 1e-5
@@ -235,8 +235,8 @@ def _flatten(curves, times):
     def add(curve, mult):
         if isinstance(curve, ComposedCurve) and curve.grid_sides is not None:
             inner, inner_times = curve.parts
-            for c in inner:
-                add(c, mult * inner_times)
+            for c, count in zip(inner, curve.counts):
+                add(c, mult * inner_times * count)
             return
         if id(curve) not in counts:
             order.append(curve)
@@ -296,15 +296,15 @@ def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_
     with _progress.bar(len(parts) + 1, f"composing {total:,} mechanisms", unit="part") as bar:
         brackets = []
         for c, k in parts:
-            brackets.append((_bracket(c, h, tail), k))
+            brackets.append((part_bracket(c, h, tail), k))
             bar.update()
-        sides = _Sides(brackets, h)
+        sides = ComposedSides(brackets, h)
         sides[("plus", True)], sides[("minus", True)]        # the upper sides now
         bar.update()
     return grid_composed_curve(sides, h, curves, times)
 
 
-def _bracket(curve, h, tail):
+def part_bracket(curve, h, tail):
     """The curve's Bracket on h Z (statpriv.laws.grid_pld): its laws' own where
     they build one directly, else that of its privacy-loss distribution."""
     if curve.laws is None:
@@ -317,7 +317,7 @@ def _bracket(curve, h, tail):
     return grid_pld.grid_bracket(pld, h, tail, curve.description)
 
 
-class _Sides(dict):
+class ComposedSides(dict):
     """{(direction, upper): ComposedSide}, each built on first use (the lower
     sides only when a bracket is asked for); a direction whose measures are
     the other's (a symmetric composition) shares its side."""
