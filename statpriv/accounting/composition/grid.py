@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from statpriv import _progress, _validate
+from statpriv import _core, _progress, _validate
 from statpriv.accounting.composition import fourier
 from statpriv.laws import grid_pld
 from statpriv.laws import pld as _pld
@@ -313,6 +313,12 @@ def part_bracket(curve, h, tail):
     direct = getattr(curve.laws, "grid_bracket", None)
     if direct is not None:
         return direct(h, tail, curve.description)
+    core = getattr(curve, "_core", None)
+    if curve.laws.has_log_pmfs and isinstance(core, _core.CurveCore):
+        # the compiled exact delta connected on the grid: the measures its atoms
+        # give (to ~1e-14 of a mass on counting(10**6, 0.3)), about 10x faster
+        # than building the exact privacy-loss distribution first
+        return grid_pld.curve_bracket(core, h, tail, curve.description)
     pld = curve.privacy_loss_distribution(h, tail_mass_truncation=tail)
     return grid_pld.grid_bracket(pld, h, tail, curve.description)
 
