@@ -79,13 +79,14 @@ def dpa_gaussian(sigma, k, delta):
     return pldlib.from_gaussian_mechanism(sigma).self_compose(k).get_epsilon_for_delta(delta)
 
 
-def dpa_export(curve, k, delta):
-    return curve.to_dp_accounting().self_compose(k).get_epsilon_for_delta(delta)
+def dpa_export(make_curve, k, delta):
+    return make_curve().to_dp_accounting().self_compose(k).get_epsilon_for_delta(delta)
 
 
-def dpa_mix(count, k_count, sigma, k_gauss, delta):
+def dpa_mix(k_count, sigma, k_gauss, delta):
     from dp_accounting.pld import privacy_loss_distribution as pldlib
     h = 1e-4
+    count = statpriv.counting(10 ** 6, 0.3, noise=statpriv.Gaussian(3.0))
     pld = count.to_dp_accounting(h).self_compose(k_count)
     gauss = pldlib.from_gaussian_mechanism(sigma, value_discretization_interval=h)
     return pld.compose(gauss.self_compose(k_gauss)).get_epsilon_for_delta(delta)
@@ -228,9 +229,10 @@ def run(quick):
 
     # 1000 x counting(10**6, 0.3)
     work = "1000 × counting(10^6, 0.3), δ=1e-9"
-    count = statpriv.counting(10 ** 6, 0.3)
-    t_sp, up = _timed(lambda: sp_upper(lambda: statpriv.compose(count, times=k), d))
-    _, bounds = _timed(lambda: sp_bounds(lambda: statpriv.compose(count, times=k), d))
+    def count():
+        return statpriv.counting(10 ** 6, 0.3)
+    t_sp, up = _timed(lambda: sp_upper(lambda: statpriv.compose(count(), times=k), d))
+    _, bounds = _timed(lambda: sp_bounds(lambda: statpriv.compose(count(), times=k), d))
     t_dpa, v_dpa = _run_peer(found, "dp_accounting", dpa_export, count, k, d)
     add(work, "statpriv epsilon / epsilon_bounds", t_sp, bounds, t_dpa, f"upper {up:.12g}")
     add(work, "dp-accounting on to_dp_accounting()", t_dpa, v_dpa, t_dpa)
@@ -243,8 +245,7 @@ def run(quick):
     # the mix
     work = "10 × counting(10^6, 0.3, Gaussian(3)) + 100 × dp.gaussian(20), δ=1e-9"
     t_sp, bounds = _timed(lambda: sp_mix(d))
-    t_dpa, v_dpa = _run_peer(found, "dp_accounting", dpa_mix, statpriv.counting(
-        10 ** 6, 0.3, noise=statpriv.Gaussian(3.0)), 10, 20.0, 100, d)
+    t_dpa, v_dpa = _run_peer(found, "dp_accounting", dpa_mix, 10, 20.0, 100, d)
     width = (bounds[1] - bounds[0]) / bounds[1]
     add(work, "statpriv Accountant epsilon_bounds", t_sp, bounds, t_dpa,
         f"width {width:.1e} of eps")
