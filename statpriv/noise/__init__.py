@@ -333,19 +333,11 @@ class SampledDPPair(DPPair):
 
     def __init__(self, noise, sensitivity=1, *, core, sampling_prob, relation):
         super().__init__(noise, sensitivity, sampling_prob=sampling_prob, relation=relation)
-        self.core = core
+        self.core, self.symmetric = core, relation == "replace_one"
 
-    def privacy_loss_distribution(self, value_discretization_interval=1e-4,
-                                  tail_mass_truncation=1e-15, description=None):
-        return self.grid_bracket(value_discretization_interval, tail_mass_truncation,
-                                 description).pld()
-
-    def grid_bracket(self, value_discretization_interval, tail_mass_truncation,
-                     description=None):
-        """The Bracket on h Z of the sampled curve's own delta."""
-        return grid_pld.curve_bracket(self.core, value_discretization_interval,
-                                      tail_mass_truncation, description,
-                                      symmetric=self.relation == "replace_one")
+    # the sampled curve's own delta on h Z (what a composition multiplies)
+    privacy_loss_distribution = grid_pld.DeltaLaws.privacy_loss_distribution
+    grid_bracket = grid_pld.DeltaLaws.grid_bracket
 
 
 def kinds_text(prefix="statpriv."):
