@@ -50,7 +50,9 @@ class _Probe:
         log_delta = float(curve.log_delta(self.epsilon))
         excess = log_delta - self.log_target
         if self.log_target == -math.inf:
-            excess = 0.0 if log_delta == -math.inf else _CLIP
+            # delta = 0 asked: a step function; -_CLIP (not 0) on the feasible
+            # side, else brentq takes a feasible end of the cell as its root
+            excess = -_CLIP if log_delta == -math.inf else _CLIP
         self._record(value, excess <= 0.0)
         return min(max(excess, -_CLIP), _CLIP) if not math.isnan(excess) else _CLIP
 
@@ -82,7 +84,13 @@ def calibrate(make_curve, *, epsilon, delta, lower, upper):
     (epsilon, delta).  A real answer is within a relative 1e-4 of the
     boundary (scipy.optimize.brentq on ln delta - ln target, then moved onto
     the feasible side and checked); with int bounds the answer is the exact
-    boundary integer (bisection).
+    boundary integer (bisection).  With F = {v in [lower, upper] :
+    make_curve(v).delta(epsilon) <= delta}:
+
+        answer = inf F  if upper is feasible,   sup F  if lower is,
+
+    for reals up to v* <= answer <= v* (1 + 1e-4) (resp. v* (1 - 1e-4) <=
+    answer <= v*), v* the boundary.
 
     Parameters
     ----------

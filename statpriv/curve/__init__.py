@@ -256,12 +256,19 @@ class PrivacyCurve(CurveQueries):
     def renyi(self, alpha, direction="max"):
         """Renyi divergence D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or the max.
 
-        D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1) for
-        alpha in (0, 1) and (1, inf); the KL divergence at alpha = 1 and
-        max ln P/Q at alpha = inf.  +inf where the supports differ (alpha >= 1).
-        Closed forms for dp.gaussian (alpha / (2 sigma^2)), dp.laplace and
-        dp.geometric; log-space sums over the exact PLD otherwise.  See
-        statpriv.laws.renyi.
+        D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1)
+                      = ln E_Q[e^(alpha L)] / (alpha - 1),  L = ln P/Q,
+        for alpha in (0, 1) and (1, inf); the KL divergence E_P[L] at
+        alpha = 1 and max L at alpha = inf.  +inf where the supports differ
+        (alpha >= 1).  ``alpha`` is one order (returns a float) or an array of
+        orders (returns an array of that shape; the log moments of all orders
+        are summed in one pass in C, each order's value the same as alone).
+        Closed forms (unit sensitivity, no sampling): dp.gaussian
+        alpha / (2 sigma^2); dp.laplace(b)
+        ln(a/(2a-1) e^((a-1)/b) + (a-1)/(2a-1) e^(-a/b)) / (a-1) (Mironov,
+        "Renyi differential privacy", Table II); dp.geometric(g)
+        ln((g^(1-a) + g^a) / (1+g)) / (a-1).  Log-space sums over the exact
+        PLD otherwise (sampled dp curves: their PLD).  See statpriv.laws.renyi.
 
         >>> import statpriv
         >>> statpriv.dp.gaussian(2.0).renyi(4.0)
