@@ -254,7 +254,12 @@ class Bracket:
                 raise ValueError(f"{description}: delta_{d} does not come within "
                                  f"tail_mass_truncation={tail!r} of its limit at a finite eps; "
                                  "no privacy-loss distribution on a grid")
-            self._tops[d] = max(int(math.ceil(span / h)) + 1, 1)
+            points = math.ceil(span / h) + 1 if span / h < 2.0 * MAX_GRID else math.inf
+            if points > MAX_GRID:            # (also span / h = inf: a subnormal h)
+                raise ValueError(f"value_discretization_interval={h!r} needs "
+                                 f"{span / h + 1:.3g} grid points per direction (at most "
+                                 f"{MAX_GRID}); use a coarser grid")
+            self._tops[d] = max(int(points), 1)
 
     def evaluated(self, source, direction):
         """(delta, relative errors) of ``source`` (one of this bracket's) at eps =
@@ -394,6 +399,6 @@ class DeltaLaws(LawSource):
         return None if core is None else DeltaLaws(core)
 
     def renyi(self, alpha, direction="max"):
-        raise ValueError("no Renyi divergence is available for this curve: its laws are known "
+        raise ValueError("renyi: no Renyi divergence is available for this curve: its laws are known "
                          "through delta only (counts with Laplace or Gaussian noise, "
                          "thresholded counts, shuffle and k-anonymity bounds)")

@@ -43,6 +43,8 @@ _MODEL_LOG_DELTA = math.log(1e-12)
 # 1000 x dp.gaussian(20) at delta = 1e-9: the lower side's share dominates)
 _MODEL_CONSTANT = 2.6
 _MAX_TILTS = 400
+# counts of at least this many records are put on the grid from their compiled delta
+_MANY_OUTCOMES = 10_000
 # a read-back's window spans about 2 x 9 standard deviations of the composed
 # loss (Chernoff's ends at 1e-14 of a normal-like loss, plus a step down to
 # the previous tilt's mean): h is coarse enough that 24 of them fit in an
@@ -314,10 +316,12 @@ def part_bracket(curve, h, tail):
     if direct is not None:
         return direct(h, tail, curve.description)
     core = getattr(curve, "_core", None)
-    if curve.laws.has_log_pmfs and isinstance(core, _core.CurveCore):
+    if (curve.laws.has_log_pmfs and isinstance(core, _core.CurveCore)
+            and getattr(curve.laws, "n", 0) >= _MANY_OUTCOMES):
         # the compiled exact delta connected on the grid: the measures its atoms
         # give (to ~1e-14 of a mass on counting(10**6, 0.3)), about 10x faster
-        # than building the exact privacy-loss distribution first
+        # than building the exact privacy-loss distribution of 10^4+ atoms first
+        # (a few atoms are cheaper connected from themselves)
         return grid_pld.curve_bracket(core, h, tail, curve.description)
     pld = curve.privacy_loss_distribution(h, tail_mass_truncation=tail)
     return grid_pld.grid_bracket(pld, h, tail, curve.description)
