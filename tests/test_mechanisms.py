@@ -54,7 +54,9 @@ OPEN = {
                      ("secret-sample-no-positives", "m"), ("laplace-sampled", "m"),
                      ("geometric-sampled", "xpm"), ("dp-laplace-sensitivity", "xpm"),
                      ("log-pmfs-mirrored", "xpm"), ("log-pmfs-disjoint", "m"),
-                     ("thresholded-active", "m"), ("thresholded-passive", "m")]
+                     ("thresholded-active", "m"), ("thresholded-passive", "m"),
+                     ("dp-geometric-sampled", "m"), ("dp-geometric-sampled-replace", "xpm"),
+                     ("subsample-counting-poisson", "m")]
        for d in (dict(x="max", p="plus", m="minus")[c] for c in ds)},
 }
 
