@@ -245,19 +245,24 @@ cdef class PoissonCurveCore(CurveCore):
 
 
 cdef class SampledShiftCurveCore(CurveCore):
-    """Poisson sampling at rate g of a count Z given by its shift curve
-    (inner: plus = H(Z+1 || Z), minus = H(Z || Z+1)), by the reduction of
-    sp_sampled_shift_curve (csrc/poisson_sampling.h)."""
+    """Poisson sampling at rate g of a pair (P, Q) given by its curve (inner:
+    plus = H(P || Q), minus = H(Q || P); a count Z: P = Z+1, Q = Z), the pair
+    (g P + (1-g) Q, Q), by the reduction of sp_sampled_shift_curve
+    (csrc/poisson_sampling.h); with ``without_replacement`` a g fraction
+    sampled without replacement under replace-one (each direction its own
+    pair).  0 <= g <= 1 (the caller checks)."""
     cdef sp_sampled_shift_curve curve
     cdef readonly object inner
 
-    def __cinit__(self, CurveCore inner, double g, double l1g_hi, double l1g_lo):
+    def __cinit__(self, CurveCore inner, double g, double l1g_hi, double l1g_lo,
+                  bint without_replacement=False):
         self.inner = inner
         self.curve.inner = inner.fn
         self.curve.inner_ctx = inner.ctx
         self.curve.g = g
         self.curve.l1g_hi = l1g_hi
         self.curve.l1g_lo = l1g_lo
+        self.curve.without_replacement = without_replacement
         self.fn = sp_sampled_shift_curve_log_delta
         self.ctx = &self.curve
         self.log_tol = inner.log_tol

@@ -116,13 +116,15 @@ REFERENCE_FAMILIES = {
         "statpriv.oracle (mpmath brute force from the definitions) at 50 digits",
         50, "1e-45", _names("statpriv.oracle", "counting_delta", "noisy_counting_delta",
                             "secret_sample_delta", "dp_laplace_delta", "dp_gaussian_delta",
-                            "dp_geometric_delta", "normal_approx_delta")),
+                            "dp_geometric_delta", "normal_approx_delta",
+                            "dp_sampled_delta")),
     "independent": Family(
         "tests/independent_oracle.py (mpmath from the definitions, no statpriv code) "
         "at 50 digits", 50, "1e-45",
         _names("independent_oracle", "counting_log_delta", "windowed_delta_plus",
                "poisson_tail_log_delta", "secret_sample_log_delta_plus",
-               "sampled_gaussian_log_delta", "independent_deltas")),
+               "sampled_gaussian_log_delta", "independent_deltas", "sampled_dp_log_delta",
+               "sampled_geometric_product_delta")),
     "differential": Family(
         "tests/differential.py stored_truth: the independent oracle's answer for one "
         "case of the differential test (deltas at eps, or the zero point and the float "

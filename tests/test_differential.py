@@ -89,6 +89,17 @@ def test_random_slice_new_kinds():
     _assert_counts(results, min_comparisons=20, max_skipped={})
 
 
+def test_random_composed_mix():
+    # a random mix of curves composed on the grid, against the oracle computed live
+    # (bracket containment: the grid's epsilon is checked against its own bounds)
+    results = differential.run(("compose_mix",), 1, seed=20261123, zero_point=True,
+                               epsilon=True)
+    failures, comparisons = _summary(results, "random composed mix (1 curve)")
+    assert comparisons >= 20
+    assert failures == 0
+    _assert_counts(results, min_comparisons=20, max_skipped={})
+
+
 @pytest.mark.exhaustive
 def test_exhaustive():
     kinds = differential.KINDS + tuple(k for k in differential.NEW_KINDS
