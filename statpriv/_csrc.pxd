@@ -86,6 +86,7 @@ cdef extern from "pair_tail.h" nogil:
         sp_log_cumsum_marks lcq_marks
         sp_log_cumsum_marks lsq_marks
         sp_log_cumsum_marks lcp_marks
+        int closed_rest
     void sp_pair_init_zero(sp_pair *pair)
     double sp_pair_zero_point(const sp_pair *pair, sp_direction direction)
     double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
