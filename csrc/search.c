@@ -10,11 +10,11 @@ typedef struct {
     const void *ctx;
     sp_direction direction;
     double log_target;
-} excess;
+} excess_ctx;
 
 static double excess_fn(double eps, const void *ctx)
 {
-    const excess *e = ctx;
+    const excess_ctx *e = ctx;
     return e->log_delta(eps, e->direction, e->ctx) - e->log_target;
 }
 
@@ -112,7 +112,31 @@ static double solve_from_zero(sp_scalar_fn g, const void *ctx, double glo)
         }
     }
     sp_illinois(g, ctx, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON, SP_SEARCH_MAX_EVALS - evals);
-    return isnan(glo) ? NAN : hi;
+    if (isnan(glo)) {
+        return NAN;
+    }
+    if (lo == 0.0 && hi > 0.0) {
+        /* Every point tried had g <= 0: an answer below ~2^-390, which the
+         * halvings from [0, 1] did not reach within SP_SEARCH_MAX_EVALS
+         * (randomized response with eps0 = 2.9e-247: 2^-397 = 3.1e-120 came
+         * back).  Bisect the bit patterns of [0, hi] instead: exact, at most
+         * 64 more evaluations. */
+        uint64_t a = 0, b = bits_of(hi);
+        while (b - a > 1) {
+            uint64_t mid = a + (b - a) / 2;
+            double gm = g(double_of(mid), ctx);
+            if (isnan(gm)) {
+                return NAN;
+            }
+            if (gm > 0.0) {
+                a = mid;
+            } else {
+                b = mid;
+            }
+        }
+        hi = double_of(b);
+    }
+    return hi;
 }
 
 double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction, double log_target,
@@ -145,7 +169,7 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction dire
         }
         return first_zero(log_delta, ctx, direction, 0.0, INFINITY);
     }
-    const excess ex = {log_delta, ctx, direction, aim};
+    const excess_ctx ex = {log_delta, ctx, direction, aim};
     return solve_from_zero(excess_fn, &ex, f0 - aim);
 }
 
