@@ -45,20 +45,18 @@ _FLOOR_LOST = "delta(1e300) = 0 below delta(inf) > 0 (the floor is lost at huge 
 # epsilon(d) for 0 < d below the smallest positive delta is 1-4 ulps above
 # epsilon(0.0), the smallest float >= the zero point (delta = 0 at both):
 _ULPS_ABOVE_ZERO = "epsilon(1e-100) a few ulps above epsilon(0.0) (not the smallest eps)"
-# ln delta at one eps depends on the other eps of the query (in the last bits):
-_BATCH = "ln delta(x) alone differs from its value in a query of many eps (last bits)"
 OPEN = {
     ("non_increasing", "pk-worst-case"): _FLOOR_LOST,
     ("non_increasing", "pk-worst-case-known"): _FLOOR_LOST,
     ("non_increasing", "k-anonymity-upper"): _FLOOR_LOST,
-    **{("batch", r): _BATCH
-       for r in ("compose-grid", "compose-grid-dp", "compose-exact", "pld-counting")},
     **{("epsilon_monotone", r, d): _ULPS_ABOVE_ZERO
        for r, ds in [("sample-size-10", "m"), ("sample-size-large-n", "m"), ("poisson-0.1", "m"),
                      ("secret-sample-no-positives", "m"), ("laplace-sampled", "m"),
                      ("geometric-sampled", "xpm"), ("dp-laplace-sensitivity", "xpm"),
                      ("log-pmfs-mirrored", "xpm"), ("log-pmfs-disjoint", "m"),
-                     ("thresholded-active", "m"), ("thresholded-passive", "m")]
+                     ("thresholded-active", "m"), ("thresholded-passive", "m"),
+                     ("dp-geometric-sampled", "m"), ("dp-geometric-sampled-replace", "xpm"),
+                     ("subsample-counting-poisson", "m")]
        for d in (dict(x="max", p="plus", m="minus")[c] for c in ds)},
 }
 
