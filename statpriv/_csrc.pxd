@@ -88,6 +88,7 @@ cdef extern from "pair_tail.h" nogil:
         sp_log_cumsum_marks lcq_marks
         sp_log_cumsum_marks lsq_marks
         sp_log_cumsum_marks lcp_marks
+        int closed_rest
     void sp_pair_init_zero(sp_pair *pair)
     double sp_pair_zero_point(const sp_pair *pair, sp_direction direction)
     double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
@@ -280,6 +281,7 @@ cdef extern from "thresholding.h" nogil:
         int fast
     void sp_thr_prepare(sp_thr_curve *c, long double *lsz, long double *lws, long double *lwp)
     double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    void sp_thr_binomial_log_ratios(long double N, double pi, long first, long len, long double *lr)
     void sp_thr_refine_binomial(double N, double pi, long first, long len, const long double *lr,
                                 const long *t, long nt, long double *lr_lo, long double *lb_hi,
                                 long double *lb_lo)
