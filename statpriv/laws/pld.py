@@ -33,7 +33,6 @@ eps, delta(eps) = D_j + (1 - e^(eps - l_j)) W_j + P[L = inf] with
 both sums of non-negative terms (no cancellation), precomputed once in
 extended precision: a query is a binary search and O(1) arithmetic.
 """
-import bisect
 import math
 
 import numpy as np
@@ -167,24 +166,26 @@ class PLDSide:
         with np.errstate(divide="ignore"):
             return np.log(self._delta_ld(eps)).astype(np.float64)
 
-    def _scalar_delta(self, e):
-        """delta at one float eps in double precision (the O(1) query path:
-        a bisection over a list and a few float operations)."""
-        fast = self.__dict__.get("_fast")
-        if fast is None:
-            fast = self._fast = (self._eval_losses.astype(np.float64).tolist(),
-                                 self._d.astype(np.float64).tolist(),
-                                 self._w.astype(np.float64).tolist(), float(self._const))
-        losses, d, w, const = fast
-        j = bisect.bisect_right(losses, e)
-        if j == len(losses):
-            return min(const, 1.0)
-        gap = e - losses[j]
-        if gap > -1e-3 * (1.0 + abs(e)):
-            # near an atom the float64-rounded loss would cost relative accuracy
-            return float(self._delta_ld(np.array([e]))[0])
-        value = d[j] - math.expm1(gap) * w[j] if gap > -745.0 else d[j] + w[j]
-        return min(value + const, 1.0)
+    def _scalar_log_delta(self, e):
+        """ln delta at one float eps: _delta_ld's operations on numpy long
+        double scalars instead of arrays (the O(1) query path: a binary search
+        and a few scalar operations), so the value is bit-identical to the
+        same eps in an array query."""
+        losses, lo = self._eval_losses, self._eval_lo
+        x = _LD(e)
+        value = self._const
+        n = losses.size
+        if n:
+            j = int(losses.searchsorted(x, side="right"))
+            if j > 0 and x - losses[j - 1] < lo[j - 1]:
+                j -= 1
+            if j < n:
+                value = value + (self._d[j] - np.expm1((x - losses[j]) - lo[j]) * self._w[j])
+                if value <= 0:
+                    value = np.finfo(_LD).smallest_subnormal
+        if value == 0:
+            return -math.inf
+        return float(np.log(min(value, _LD(1.0))))
 
     def _epsilon(self, log_target):
         """Smallest eps (any real, -inf if none needed) with delta(eps) <= e^log_target."""
@@ -474,9 +475,7 @@ class PLDCore:
         sides = self._sides(direction)
         many = sides if isinstance(sides, tuple) else (sides,)
         if eps.size == 1 and all(isinstance(s, PLDSide) for s in many):
-            value = max(s._scalar_delta(float(eps[0])) for s in many)
-            if value > 1e-290:              # else the long double path (deep tails)
-                return np.array([math.log(value)])
+            return np.array([max(s._scalar_log_delta(float(eps[0])) for s in many)])
         if not isinstance(sides, tuple):
             return sides._log_delta(eps)
         return np.maximum(sides[0]._log_delta(eps), sides[1]._log_delta(eps))
