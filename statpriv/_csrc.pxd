@@ -218,6 +218,7 @@ cdef extern from "bounded.h" nogil:
         double lr_min
         double zero_plus
         double zero_minus
+        int discrete
     double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "renyi.h" nogil:
