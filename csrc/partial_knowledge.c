@@ -148,8 +148,11 @@ static int target_coefficients(const sp_vertex_sys *s, double eps, long double *
         *B = s->q0 * expm1l((long double)eps + (long double)s->eps0);
         return *A > 0.0L;
     }
+    /* q0 = 0 here: A = d - (e^eps - 1) q0 = d at every eps (not formed as
+     * that product: e^eps - 1 overflows beyond eps = 11356, and inf * 0 is a
+     * NaN that would drop the mass where Q = 0, delta's floor) */
     const long double em1 = expm1l((long double)eps);
-    *A = s->d - em1 * s->q0;
+    *A = s->d;
     *B = s->d + em1 * (1.0L - s->q0);
     return *A > 0.0L;
 }

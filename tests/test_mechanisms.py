@@ -40,17 +40,12 @@ def test_delta_is_a_probability(row):
 
 
 # Open cases (strict: they fail the day they are fixed; then drop them here).
-# delta(1e300) = 0 below delta(inf) = the mass P puts where Q has none (> 0):
-_FLOOR_LOST = "delta(1e300) = 0 below delta(inf) > 0 (the floor is lost at huge finite eps)"
 # epsilon(d) for 0 < d below the smallest positive delta is 1-4 ulps above
 # epsilon(0.0), the smallest float >= the zero point (delta = 0 at both):
 _ULPS_ABOVE_ZERO = "epsilon(1e-100) a few ulps above epsilon(0.0) (not the smallest eps)"
 # ln delta at one eps depends on the other eps of the query (in the last bits):
 _BATCH = "ln delta(x) alone differs from its value in a query of many eps (last bits)"
 OPEN = {
-    ("non_increasing", "pk-worst-case"): _FLOOR_LOST,
-    ("non_increasing", "pk-worst-case-known"): _FLOOR_LOST,
-    ("non_increasing", "k-anonymity-upper"): _FLOOR_LOST,
     **{("batch", r): _BATCH
        for r in ("compose-grid", "compose-grid-dp", "compose-exact", "pld-counting")},
     **{("epsilon_monotone", r, d): _ULPS_ABOVE_ZERO
