@@ -40,21 +40,11 @@ def test_delta_is_a_probability(row):
 
 
 # Open cases (strict: they fail the day they are fixed; then drop them here).
-# epsilon(d) for 0 < d below the smallest positive delta is 1-4 ulps above
-# epsilon(0.0), the smallest float >= the zero point (delta = 0 at both):
-_ULPS_ABOVE_ZERO = "epsilon(1e-100) a few ulps above epsilon(0.0) (not the smallest eps)"
 # ln delta at one eps depends on the other eps of the query (in the last bits):
 _BATCH = "ln delta(x) alone differs from its value in a query of many eps (last bits)"
 OPEN = {
     **{("batch", r): _BATCH
        for r in ("compose-grid", "compose-grid-dp", "compose-exact", "pld-counting")},
-    **{("epsilon_monotone", r, d): _ULPS_ABOVE_ZERO
-       for r, ds in [("sample-size-10", "m"), ("sample-size-large-n", "m"), ("poisson-0.1", "m"),
-                     ("secret-sample-no-positives", "m"), ("laplace-sampled", "m"),
-                     ("geometric-sampled", "xpm"), ("dp-laplace-sensitivity", "xpm"),
-                     ("log-pmfs-mirrored", "xpm"), ("log-pmfs-disjoint", "m"),
-                     ("thresholded-active", "m"), ("thresholded-passive", "m")]
-       for d in (dict(x="max", p="plus", m="minus")[c] for c in ds)},
 }
 
 
