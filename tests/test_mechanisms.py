@@ -39,13 +39,9 @@ def test_delta_is_a_probability(row):
     check_probability(curve(row), EPS_GRID)
 
 
-# Open cases (strict: they fail the day they are fixed; then drop them here).
-# ln delta at one eps depends on the other eps of the query (in the last bits):
-_BATCH = "ln delta(x) alone differs from its value in a query of many eps (last bits)"
-OPEN = {
-    **{("batch", r): _BATCH
-       for r in ("compose-grid", "compose-grid-dp", "compose-exact", "pld-counting")},
-}
+# Open cases, (test, row[, direction]) -> why, marked xfail(strict=True): they
+# fail the day they are fixed; then drop them here.  None at present.
+OPEN = {}
 
 
 def _rows(test, *extra):
