@@ -257,10 +257,10 @@ static double ratio_h(const ratio_fn *r, double x)
          * its accuracy relative to its own size near the zero point, where
          * ln P(k0)/Q(k0) - eps is 1e-14 (the crossing, and through it delta,
          * would otherwise move with the rounding of ln f) */
-        long double x = log_ratio_excess(g, r->inv2s2, k0, t);
+        long double excess = log_ratio_excess(g, r->inv2s2, k0, t);
         long double lo = g->lr_lo != NULL ? g->lr_lo[k0] : 0.0L;
-        long double h = r->direction == SP_PLUS ? ((g->lr[k0] - (long double)r->eps) + lo) + x
-                                : ((-g->lr[k0] - (long double)r->eps) - lo) - x;
+        long double h = r->direction == SP_PLUS ? ((g->lr[k0] - (long double)r->eps) + lo) + excess
+                                : ((-g->lr[k0] - (long double)r->eps) - lo) - excess;
         return (double)h;
     }
     long double fp = log_density_rel(g->lp, g->lpmax, g->len, r->inv2s2, k0, t);

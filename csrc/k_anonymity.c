@@ -177,7 +177,15 @@ static long double range_sum(const sp_kanon_curve *c, long m, long lo, long hi, 
     long u;
     if (d == SP_PLUS) {
         /* first u with u rho_c > e^eps (m-u+1) rho */
-        u = (long)floorl(ee * mp1 * rho / (rc + ee * rho)) + 1;
+        long double x = ee * mp1 * rho / (rc + ee * rho);
+        if (!(x <= mp1)) {
+            /* x is below m + 1 up to rounding, which floorl absorbs; NaN
+             * (inf / inf) or inf where e^eps overflows (the search tries eps
+             * up to DBL_MAX): the limit m + 1, not an undefined conversion
+             * of NaN to long */
+            x = mp1;
+        }
+        u = (long)floorl(x) + 1;
         for (int guard = 0; guard < 4 && (long double)(u - 1) * rc - ee * (mp1 - (u - 1)) * rho > 0.0L
                             && u > 1; guard++) {
             u--;

@@ -179,8 +179,13 @@ static inline long double sp_fast_logl(long double x)
  * double exp. */
 static inline long double sp_fast_expl(long double d)
 {
-    if (d == -INFINITY) {
-        return 0.0L;
+    if (!(d >= -11500.0L && d <= 11500.0L)) {
+        /* e^-11500 is below the smallest long double subnormal (2^-16445 =
+         * e^-11399 in x87 format, 2^-16494 = e^-11433 in quad) and e^11500
+         * above the largest: 0 and inf, which ldexpl below gives too, but
+         * without converting a k beyond the range of int (undefined: a
+         * Laplace sum at scale 1e-300 passed d = -2.9e323).  NaN stays NaN. */
+        return isnan(d) ? d : (d < 0.0L ? 0.0L : (long double)INFINITY);
     }
     const long double ln2 = 0.693147180559945309417232121458L;
 #if SP_LDBL_X87

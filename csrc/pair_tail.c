@@ -182,7 +182,13 @@ static double pair_log_mass_alone(const sp_pair *s, sp_direction direction)
 
 double sp_pair_log_hockey(const sp_pair *pair, double eps, sp_direction direction)
 {
-    if (eps == INFINITY) {
+    /* Past a finite zero point delta is 0, so is its limit: an atom whose
+     * other-law mass underflowed (lr = +inf) is not alone there.  Laplace
+     * noise of scale 1e-9 on a secret sample: the cells' Q masses e^(-1e9)
+     * are 0 in long double while the zero point 1e9 is exact, and the
+     * stranded P mass made delta(inf) = 1.4e-9 > delta(1e9) = 0 (and
+     * epsilon(1e-12) = inf). */
+    if (eps == INFINITY && !(pair->zero_hi[direction] < INFINITY)) {
         return pair_log_mass_alone(pair, direction);
     }
     if (sp_dd_geq(eps, 0.0L, pair->zero_hi[direction], pair->zero_lo[direction])) {

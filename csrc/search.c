@@ -15,11 +15,11 @@ typedef struct {
     sp_direction direction;
     double log_target;
     int floor;
-} excess;
+} excess_ctx;
 
 static double excess_fn(double eps, const void *ctx)
 {
-    const excess *e = ctx;
+    const excess_ctx *e = ctx;
     double v = e->log_delta(eps, e->direction, e->ctx);
     if (e->floor && v <= e->log_target) {
         return -INFINITY;
@@ -137,22 +137,26 @@ static double solve_from_zero(sp_scalar_fn g, const void *ctx, double glo)
             ghi = gm;
         }
     }
-    evals += sp_illinois(g, ctx, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON,
-                         SP_SEARCH_MAX_EVALS - evals);
+    sp_illinois(g, ctx, &lo, &glo, &hi, &ghi, 4.0 * DBL_EPSILON, SP_SEARCH_MAX_EVALS - evals);
     if (isnan(glo)) {
         return NAN;
     }
-    if (ghi == -INFINITY && lo < hi) {
-        /* hi lies where delta = 0 (or at a floor target, see excess), up
-         * to 4 ulps past its start: the smallest float above lo that meets
-         * the aim, by bisection on the bit patterns (~2 evaluations), so
-         * that no target > 0 gets an eps above epsilon(0), the smallest
-         * float with delta = 0 */
+    if ((lo == 0.0 && hi > 0.0) || (ghi == -INFINITY && lo < hi)) {
+        /* Two ways the answer lies strictly inside (lo, hi] and the Illinois
+         * steps did not reach it, both closed by bisecting the bit patterns
+         * of [lo, hi] (exact, at most 64 more evaluations):
+         * - every point tried had g <= 0 (lo = 0): an answer below ~2^-390,
+         *   which the halvings from [0, 1] did not reach within
+         *   SP_SEARCH_MAX_EVALS (randomized response with eps0 = 2.9e-247:
+         *   2^-397 = 3.1e-120 came back);
+         * - hi lies where delta = 0 (or at a floor target, see excess_fn), up
+         *   to 4 ulps past its start: the smallest float above lo that meets
+         *   the aim (~2 evaluations), so that no target > 0 gets an eps above
+         *   epsilon(0), the smallest float with delta = 0. */
         uint64_t a = bits_of(lo), b = bits_of(hi);
-        while (b - a > 1 && evals < SP_SEARCH_MAX_EVALS) {
+        while (b - a > 1) {
             uint64_t mid = a + (b - a) / 2;
             double gm = g(double_of(mid), ctx);
-            evals++;
             if (isnan(gm)) {
                 return NAN;
             }
@@ -203,7 +207,7 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction dire
         }
         return first_zero(log_delta, ctx, direction, 0.0, INFINITY);
     }
-    const excess ex = {log_delta, ctx, direction, aim, at_floor};
+    const excess_ctx ex = {log_delta, ctx, direction, aim, at_floor};
     return solve_from_zero(excess_fn, &ex, f0 - aim);
 }
 
@@ -419,7 +423,7 @@ typedef struct {
     sp_direction direction;
     double aim, root_aim;       /* root_aim = sqrt(-aim) */
     sp_direction dom;           /* SP_PLUS or SP_MINUS, updated as it goes */
-    int floor;                  /* values <= aim are -inf (see excess) */
+    int floor;                  /* values <= aim are -inf (see excess_fn) */
 } lean_search;
 
 static double lean_excess(double eps, const void *vctx)

@@ -10,6 +10,7 @@ long doubles -- so that no module carries its own copy.  mpmath is imported
 on first use (importing statpriv does not load it).
 """
 import math
+import sys
 
 import numpy as np
 
@@ -36,6 +37,8 @@ def float_up(value):
     if mpmath.isinf(value):
         return math.inf if value > 0 else -math.inf
     f = float(value)
+    if math.isinf(f):                  # beyond the double range (1/b of Laplace b = 1e-315)
+        return f if f > 0 else -sys.float_info.max
     if mpf_exact(np.longdouble(f)) < value:
         f = math.nextafter(f, math.inf)
     return f

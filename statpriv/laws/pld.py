@@ -430,6 +430,10 @@ def grid_from_cdf(cdf, sf, lower, upper, h):
     against 1), plus 4u times the values differenced: never below the true mass.
 
     Returns (idx, probs, above)."""
+    points = (upper - lower) / h
+    if not points <= 50_000_000:       # also inf and NaN (a parameter near 0)
+        raise ValueError(f"value_discretization_interval={h!r} is too fine for this curve "
+                         f"({points:.3g} grid points)")
     i_lo = math.floor(lower / h)
     i_hi = math.ceil(upper / h)
     if i_hi - i_lo > 50_000_000:

@@ -78,7 +78,8 @@ class Gaussian(Noise):
         all) moved, the upper part to +inf."""
         from scipy import special
         sigma = self.sigma
-        mu = 1.0 / (2.0 * sigma * sigma)
+        var2 = 2.0 * sigma * sigma
+        mu = 1.0 / var2 if var2 > 0 else math.inf     # sigma below ~1e-154 underflows
         s = 1.0 / sigma
         z = float(-special.ndtri(tail_mass_truncation / 2.0))
 
