@@ -80,23 +80,38 @@ double sp_poisson_curve_log_delta(double eps, sp_direction direction, const void
     return fmax(poisson_direction(c, eps, SP_PLUS), poisson_direction(c, eps, SP_MINUS));
 }
 
-static double sampled_plus(const sp_sampled_shift_curve *c, double eps)
+/* The inner pair (A, B) of direction d: H(A || B) = inner(., d), H(B || A) =
+ * inner(., the other direction); the sampled pair is (g A + (1-g) B, B). */
+static sp_direction other_direction(sp_direction d)
+{
+    return d == SP_PLUS ? SP_MINUS : SP_PLUS;
+}
+
+/* ln H_eps(g A + (1-g) B || B) at eps >= 0: ln g + ln H_eps'(A || B),
+ * e^eps' = 1 + (e^eps - 1)/g. */
+static double sampled_forward(const sp_sampled_shift_curve *c, double eps, sp_direction d)
 {
     const long double g = c->g;
+    if (g == 0.0L) {                /* nothing sampled: A = B, H = 0 at eps >= 0 */
+        return -INFINITY;
+    }
     long double x;
     if (eps <= 40.0) {
         x = log1pl(expm1l((long double)eps) / g);
     } else {
         x = (long double)eps - logl(g) + log1pl(-(1.0L - g) * expl(-(long double)eps));
     }
-    const double h = c->inner(round_down(x), SP_PLUS, c->inner_ctx);
+    const double h = c->inner(round_down(x), d, c->inner_ctx);
     return h == -INFINITY || isnan(h) ? h : fmin(0.0, (double)(logl(g) + (long double)h));
 }
 
-static double sampled_minus(const sp_sampled_shift_curve *c, double eps)
+/* ln H_eps(B || g A + (1-g) B) at eps >= 0: ln c + ln H_eps''(B || A),
+ * c = 1 - (1-g) e^eps, e^eps'' - 1 = (e^eps - 1)/c; -inf from eps >= -ln(1-g). */
+static double sampled_reverse(const sp_sampled_shift_curve *c, double eps, sp_direction d)
 {
+    const sp_direction back = other_direction(d);
     if (c->l1g_hi == -INFINITY) {   /* g = 1: c = 1, eps'' = eps */
-        return c->inner(eps, SP_MINUS, c->inner_ctx);
+        return c->inner(eps, back, c->inner_ctx);
     }
     const long double u = ((long double)eps + (long double)c->l1g_hi) + (long double)c->l1g_lo;
     if (u >= 0.0L) {
@@ -104,20 +119,25 @@ static double sampled_minus(const sp_sampled_shift_curve *c, double eps)
     }
     const long double log_c = sp_log1mexpl(u);
     const double x = round_down(log1pl(expm1l((long double)eps) / -expm1l(u)));
-    const double h = c->inner(x, SP_MINUS, c->inner_ctx);
+    const double h = c->inner(x, back, c->inner_ctx);
     return h == -INFINITY || isnan(h) ? h : fmin(0.0, (double)(log_c + (long double)h));
 }
 
+/* Poisson (add/remove): both directions of the one sampled pair of the inner
+ * plus direction (delta_minus its reverse).  Without replacement
+ * (replace-one): each direction its own sampled pair, read forward. */
 static double sampled_direction(const sp_sampled_shift_curve *c, double eps, sp_direction direction)
 {
     if (isnan(eps)) {
         return NAN;
     }
+    const sp_direction d = c->without_replacement ? direction : SP_PLUS;
+    const int reverse = !c->without_replacement && direction == SP_MINUS;
     if (eps >= 0.0) {
-        return direction == SP_PLUS ? sampled_plus(c, eps) : sampled_minus(c, eps);
+        return reverse ? sampled_reverse(c, eps, d) : sampled_forward(c, eps, d);
     }
     return sp_log_hockey_negative_eps(
-        eps, direction == SP_PLUS ? sampled_minus(c, -eps) : sampled_plus(c, -eps));
+        eps, reverse ? sampled_forward(c, -eps, d) : sampled_reverse(c, -eps, d));
 }
 
 double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx)

@@ -41,15 +41,24 @@ double sp_poisson_curve_log_delta(double eps, sp_direction direction, const void
 double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction, double log_target,
                                double log_tol, int positive);
 
-/* The same reduction on any count law Z given by its shift curve: inner(eps,
- * SP_PLUS) = ln H_eps(Z+1 || Z), inner(eps, SP_MINUS) = ln H_eps(Z || Z+1)
- * (e.g. a pair curve of a Poisson-binomial Z, per-record pi).  eps' and eps''
- * are rounded down to doubles (conservative). */
+/* The same reduction on any pair (P, Q) given by its curve: inner(eps,
+ * SP_PLUS) = ln H_eps(P || Q), inner(eps, SP_MINUS) = ln H_eps(Q || P) (e.g.
+ * a pair curve of a Poisson-binomial Z, per-record pi: P = Z+1, Q = Z; or a
+ * worst-case DP pair).  The sampled pair is (g P + (1-g) Q, Q): Poisson
+ * sampling under add/remove (Balle, Barthe & Gaboardi, "Privacy
+ * amplification by subsampling"; Zhu, Dong & Wang, "Optimal accounting of
+ * differential privacy via characteristic function").  With
+ * without_replacement set, a sample of a g fraction drawn without replacement
+ * under replace-one: the pair of each direction is (g A + (1-g) B, B) with
+ * (A, B) = (P, Q) resp. (Q, P), so both directions take the plus reduction,
+ * delta_minus(eps) = g H_eps'(Q || P).  eps' and eps'' are rounded down to
+ * doubles (conservative).  0 <= g <= 1 (g = 0: delta = (1 - e^eps)_+). */
 typedef struct {
     sp_curve_fn inner;
     const void *inner_ctx;
     double g;
     double l1g_hi, l1g_lo;
+    int without_replacement;
 } sp_sampled_shift_curve;
 
 double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx);

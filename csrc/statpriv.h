@@ -81,6 +81,9 @@
  *   bounded.h           a curve on a window of its laws + the bounded rest
  *   search.h            epsilon(delta): the smallest eps with delta <= target
  *   dp.h                worst-case DP closed forms (Laplace, Gaussian, geometric)
+ *   dp_replace.h        Poisson-subsampled Gaussian / Laplace DP under replace-one
+ *                       (add/remove: poisson_sampling.h's reduction of dp.h)
+ *   dp_renyi.h          closed-form Renyi divergences of the dp.h pairs, certified
  *   laplace.h           Laplace-noise cells + the pair kernel's cell callback
  *   geometric.h         geometric-noise cells (point masses for the pair kernel)
  *   gaussian.h          Gaussian-noise curve (normal tail sums at sign changes)
@@ -114,6 +117,8 @@
 #include "bounded.h"
 #include "search.h"
 #include "dp.h"
+#include "dp_replace.h"
+#include "dp_renyi.h"
 #include "laplace.h"
 #include "geometric.h"
 #include "gaussian.h"

@@ -18,8 +18,8 @@ from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
 from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
-from statpriv.accounting import (basic_composition, bounded_dependency_composition, compose,
-                                 rdp_to_dp)
+from statpriv.accounting import (Accountant, basic_composition, bounded_dependency_composition,
+                                 calibrate, compose, rdp_to_dp)
 from statpriv.thresholding.k_anonymity import k_anonymity
 from statpriv.thresholding import thresholded
 from statpriv.dp import amplify
@@ -50,11 +50,13 @@ del _module, _k_anonymity_module
 
 __version__ = "0.1.0"
 __all__ = [
+    "Accountant",
     "amplify",
     "audit",
     "audit_pld",
     "basic_composition",
     "bounded_dependency_composition",
+    "calibrate",
     "compose",
     "conjecture_check",
     "counting",

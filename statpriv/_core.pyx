@@ -8,8 +8,6 @@ with statpriv._validate's own errors.  Every loop runs without the GIL; curve
 objects are immutable after construction, so one object may be queried from
 many threads.
 """
-import math
-
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, nextafter, INFINITY
@@ -127,7 +125,8 @@ cdef class CurveCore:
         return _evaluate(self.est_fn, self.est_ctx[0 if bound == 0 else (1 if bound > 0 else 2)],
                          eps, direction)
 
-    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+    cdef double _smallest_eps(self, double log_target, sp_direction d,
+                              bint estimate) noexcept nogil:
         if self.est_fn != NULL and estimate:
             return sp_smallest_eps_estimated(self.fn, self.ctx, self.est_fn, self.est_ctx,
                                              self.est_margin, d, log_target, self.log_tol,
@@ -192,7 +191,8 @@ cdef class BinomialCurveCore(CurveCore):
         self.fn = sp_binom_curve_log_delta
         self.ctx = &self.curve
 
-    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+    cdef double _smallest_eps(self, double log_target, sp_direction d,
+                              bint estimate) noexcept nogil:
         """The generic search, settled at large N on one exact sum (see
         sp_binom_smallest_eps in csrc/search.h)."""
         return sp_binom_smallest_eps(&self.curve, d, log_target, self.log_tol)
@@ -202,12 +202,12 @@ cdef double _sampled_zero_point(sp_curve_fn fn, const void *ctx, int direction, 
     if direction != SP_MINUS or l1g_hi == -INFINITY:
         return INFINITY
     cdef double d = -l1g_hi
-    cdef int guard
-    for guard in range(8):           # the double-double low part moves it by < 1 ulp
+    cdef int _guard
+    for _guard in range(8):          # the double-double low part moves it by < 1 ulp
         if fn(d, SP_MINUS, ctx) == -INFINITY:
             break
         d = nextafter(d, INFINITY)
-    for guard in range(8):
+    for _guard in range(8):
         if fn(nextafter(d, 0.0), SP_MINUS, ctx) != -INFINITY:
             break
         d = nextafter(d, 0.0)
@@ -236,7 +236,8 @@ cdef class PoissonCurveCore(CurveCore):
         +inf for SP_PLUS."""
         return _sampled_zero_point(self.fn, self.ctx, direction, self.curve.l1g_hi)
 
-    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+    cdef double _smallest_eps(self, double log_target, sp_direction d,
+                              bint estimate) noexcept nogil:
         """At large N solved on the exact shift sums of Z with the
         reduction's moving target (sp_poisson_smallest_eps in
         csrc/poisson_sampling.h), else the generic search."""
@@ -244,19 +245,24 @@ cdef class PoissonCurveCore(CurveCore):
 
 
 cdef class SampledShiftCurveCore(CurveCore):
-    """Poisson sampling at rate g of a count Z given by its shift curve
-    (inner: plus = H(Z+1 || Z), minus = H(Z || Z+1)), by the reduction of
-    sp_sampled_shift_curve (csrc/poisson_sampling.h)."""
+    """Poisson sampling at rate g of a pair (P, Q) given by its curve (inner:
+    plus = H(P || Q), minus = H(Q || P); a count Z: P = Z+1, Q = Z), the pair
+    (g P + (1-g) Q, Q), by the reduction of sp_sampled_shift_curve
+    (csrc/poisson_sampling.h); with ``without_replacement`` a g fraction
+    sampled without replacement under replace-one (each direction its own
+    pair).  0 <= g <= 1 (the caller checks)."""
     cdef sp_sampled_shift_curve curve
     cdef readonly object inner
 
-    def __cinit__(self, CurveCore inner, double g, double l1g_hi, double l1g_lo):
+    def __cinit__(self, CurveCore inner, double g, double l1g_hi, double l1g_lo,
+                  bint without_replacement=False):
         self.inner = inner
         self.curve.inner = inner.fn
         self.curve.inner_ctx = inner.ctx
         self.curve.g = g
         self.curve.l1g_hi = l1g_hi
         self.curve.l1g_lo = l1g_lo
+        self.curve.without_replacement = without_replacement
         self.fn = sp_sampled_shift_curve_log_delta
         self.ctx = &self.curve
         self.log_tol = inner.log_tol

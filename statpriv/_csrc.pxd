@@ -6,7 +6,8 @@ cdef extern from "sp_curve.h" nogil:
         SP_PLUS
         SP_MINUS
         SP_MAX
-    ctypedef double (*sp_curve_fn)(double eps, sp_direction direction, const void *ctx) noexcept nogil
+    ctypedef double (*sp_curve_fn)(double eps, sp_direction direction,
+                                   const void *ctx) noexcept nogil
     ctypedef struct sp_estimate:
         const void *curve
         int with_err
@@ -56,6 +57,7 @@ cdef extern from "poisson_sampling.h" nogil:
         sp_curve_fn inner
         const void *inner_ctx
         double g, l1g_hi, l1g_lo
+        int without_replacement
     double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx)
     void sp_poisson_log_ratio(long double n, double g, double pi, long double first, long count,
                               long double *out)
@@ -113,7 +115,8 @@ cdef extern from "poisson_binomial.h" nogil:
 cdef extern from "laplace.h" nogil:
     void sp_laplace_cells(const long double *lp, const long double *lq, long n, double b,
                           long double *cell_lp, long double *cell_lq,
-                          long double *ll_p, long double *lr_p, long double *ll_q, long double *lr_q)
+                          long double *ll_p, long double *lr_p,
+                          long double *ll_q, long double *lr_q)
     void sp_laplace_cells_one(const long double *la, long n, double b, long double *cell_la,
                               long double *ll, long double *lr)
     int sp_laplace_cells_diff(const long double *lp, const long double *lq,
@@ -148,9 +151,9 @@ cdef extern from "laplace.h" nogil:
 
 cdef extern from "geometric.h" nogil:
     int sp_geometric_cells(const long double *lp, const long double *lq, long n, double alpha,
-                            long double *cell_lp, long double *cell_lq)
+                           long double *cell_lp, long double *cell_lq)
     int sp_geometric_shift_cells(const long double *lp, const long double *lq, long n, double alpha,
-                                  long double *cell_lp, long double *cell_lq)
+                                 long double *cell_lp, long double *cell_lq)
     int sp_geometric_shift_ratios(const long double *lp, const long double *lq,
                                   const long double *law_lr, long n, double alpha,
                                   long double *cell_lp, long double *cell_lq, long double *lr,
@@ -208,6 +211,23 @@ cdef extern from "dp.h" nogil:
                               double neg_log_alpha_lo)
     void sp_dp_init_gaussian(sp_dp_curve *c, double sigma, const sp_normal_fns *fns)
     double sp_dp_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    enum:
+        SP_DP_LAPLACE
+        SP_DP_GAUSSIAN
+        SP_DP_GEOMETRIC
+
+cdef extern from "dp_replace.h" nogil:
+    ctypedef struct sp_dp_replace_curve:
+        int kind
+        double param
+        double q
+    void sp_dp_replace_init(sp_dp_replace_curve *c, int kind, double param, double q,
+                            double z_hi, double z_lo, const sp_normal_fns *fns)
+    double sp_dp_replace_log_delta(double eps, sp_direction direction, const void *ctx)
+
+cdef extern from "dp_renyi.h" nogil:
+    void sp_dp_renyi_laplace(const double *alpha, long n, double b, double *out, int *certain)
+    void sp_dp_renyi_geometric(const double *alpha, long n, double g, double *out, int *certain)
 
 cdef extern from "bounded.h" nogil:
     ctypedef struct sp_bounded:
@@ -225,6 +245,9 @@ cdef extern from "bounded.h" nogil:
 cdef extern from "renyi.h" nogil:
     long double sp_renyi_log_moment(const long double *log_p, const long double *loss, long n,
                                     long double t)
+    void sp_renyi_log_moments(const long double *log_p, const long double *loss, long n,
+                              long double tail_log_p, long double tail_loss, const double *t,
+                              long m, double *out)
 
 cdef extern from "shuffle.h" nogil:
     ctypedef struct sp_clones:

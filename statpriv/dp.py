@@ -6,8 +6,15 @@ one hypothesis and N + 1 under the other (Breutigam & Reischuk, "Statistical
 Privacy").  Each noise kind (statpriv.noise) owns its curve: laplace,
 gaussian and geometric here validate the parameters and ask the kind for it.
 ``randomized_response`` is the k-ary local mechanism, as exact discrete laws.
-Every curve is symmetric (delta_plus = delta_minus), and for eps < 0,
-delta(eps) = 1 - e^eps + e^eps delta(-eps).
+Without sampling every curve is symmetric (delta_plus = delta_minus), and
+for eps < 0, delta(eps) = 1 - e^eps + e^eps delta(-eps).
+
+``sampling_prob=q`` and ``relation`` (laplace, gaussian, geometric) give the
+mechanism run on a Poisson sample (each record kept with probability q)
+under the add/remove or replace-one relation -- the pairs dp-accounting
+uses (statpriv.noise._sampled; docs/accounting.md says which relation each
+statpriv curve uses): under add/remove delta_plus is the "remove" and
+delta_minus the "add" hockey stick, no longer equal.
 
 The closed forms are evaluated in C (csrc/dp.c) with full relative accuracy
 up to the zero point eps0 (Laplace, geometric: delta = 0 exactly for
@@ -24,10 +31,11 @@ from statpriv.curve.recipe import factory
 from statpriv.laws import pair_curve
 from statpriv.laws.discrete import laws_from_log_pmfs
 from statpriv.noise import Gaussian, Geometric, Laplace
+from statpriv.noise._sampled import RELATIONS
 
 
 @factory
-def laplace(scale, sensitivity=1.0):
+def laplace(scale, sensitivity=1.0, *, sampling_prob=None, relation="add_remove"):
     """Laplace mechanism with scale b (count units), sensitivity s (default 1).
 
     Sensitivity s: the outputs differ by s, which is the curve of scale b/s
@@ -45,12 +53,25 @@ def laplace(scale, sensitivity=1.0):
         The Laplace scale b (count units); inf is rejected.
     sensitivity : float > 0, optional
         How far the target moves the released value (default 1).
+    sampling_prob : float in [0, 1] or None, keyword only
+        Poisson subsampling: each record is kept with this probability
+        (dp-accounting's ``sampling_prob``); None (default) or 1: no sampling.
+    relation : {"add_remove", "replace_one"}, keyword only
+        The neighbouring relation (default "add_remove", dp-accounting's
+        default).  The sensitivity bounds one record's contribution: adding
+        or removing a record moves the release by at most s, replacing one
+        by at most 2 s (dp-accounting's REPLACE_ONE).  add_remove with q:
+        delta_plus = H_eps((1-q) N + q (N + s) || N) ("remove"), delta_minus
+        the reverse ("add"); replace_one: (1-q) N + q (N + s) against
+        (1-q) N + q (N - s), symmetric; without sampling N - s against N + s.
 
     Returns
     -------
     PrivacyCurve
-        The symmetric curve delta_plus = delta_minus = delta above, exactly 0
-        from eps0 = 1/b on (``epsilon(0.0)`` is eps0 rounded up to a float);
+        Without sampling the symmetric curve delta_plus = delta_minus = delta
+        above, exactly 0 from eps0 = 1/b on (``epsilon(0.0)`` is eps0 rounded
+        up to a float); with sampling_prob the exact curve of the sampled
+        pair (closed forms, csrc/poisson_sampling.h and csrc/dp_replace.h);
         ``precision="mp"`` integrates the Laplace densities in mpmath.
 
     Examples
@@ -60,12 +81,15 @@ def laplace(scale, sensitivity=1.0):
     0.1175030974
     >>> curve.delta(0.5), curve.epsilon(0.0)
     (0.0, 0.5)
+    >>> sampled = laplace(2.0, sampling_prob=0.1)   # 0.1 delta(ln(1 + (e^0.01 - 1)/0.1))
+    >>> print(f"{sampled.delta_plus(0.01):.10f}")
+    0.0183000609
     """
-    return _noise_curve(Laplace, scale, sensitivity)
+    return _noise_curve(Laplace, scale, sensitivity, sampling_prob, relation)
 
 
 @factory
-def gaussian(sigma, sensitivity=1.0):
+def gaussian(sigma, sensitivity=1.0, *, sampling_prob=None, relation="add_remove"):
     """Gaussian mechanism N(0, sigma^2), sensitivity s (default 1).
 
     Sensitivity s: the outputs differ by s, which is the curve of sigma/s at
@@ -86,13 +110,21 @@ def gaussian(sigma, sensitivity=1.0):
         Standard deviation of the noise (count units); inf is rejected.
     sensitivity : float > 0, optional
         How far the target moves the released value (default 1).
+    sampling_prob : float in [0, 1] or None, keyword only
+    relation : {"add_remove", "replace_one"}, keyword only
+        Poisson subsampling and the neighbouring relation, as in ``laplace``
+        (N the noise, s the sensitivity).
 
     Returns
     -------
     PrivacyCurve
-        The symmetric curve above; delta > 0 at every finite eps, so
-        ``epsilon(0.0)`` is inf; ``precision="mp"`` integrates the normal
-        densities in mpmath.
+        Without sampling the symmetric curve above; delta > 0 at every finite
+        eps, so ``epsilon(0.0)`` is inf.  With sampling_prob q the exact curve
+        of the sampled pair: add_remove by the exact reduction to the curve
+        above (delta_plus = q delta(ln(1 + (e^eps - 1)/q))), replace_one as
+        q (delta(e1) + e^(eps - e2) delta(e2)) at the two points around the
+        likelihood-ratio crossing (csrc/dp_replace.h); ``precision="mp"``
+        integrates the normal densities in mpmath.
 
     Examples
     --------
@@ -101,26 +133,55 @@ def gaussian(sigma, sensitivity=1.0):
     0.1269367375
     >>> print(f"{curve.epsilon(1e-5):.10f}")
     4.3771780957
+
+    DP-SGD's step, add/remove (dp-accounting's PLD of
+    ``GaussianDpEvent(1.0)`` Poisson-sampled at 0.01):
+
+    >>> step = gaussian(1.0, sampling_prob=0.01)
+    >>> print(f"{step.delta_plus(0.05):.6e} {step.delta_minus(0.05):.1f}")
+    3.110654e-04 0.0
     """
-    return _noise_curve(Gaussian, sigma, sensitivity)
+    return _noise_curve(Gaussian, sigma, sensitivity, sampling_prob, relation)
 
 
-def _noise_curve(kind, value, sensitivity):
+def _sampling(sampling_prob, relation):
+    """(q, relation): validated; q None without sampling."""
+    relation = _validate.choice("relation", relation, RELATIONS)
+    if sampling_prob is not None:
+        sampling_prob = _validate.real("sampling_prob", sampling_prob, low=0.0, high=1.0)
+    return sampling_prob, relation
+
+
+def _sampling_text(q, relation):
+    """The description's sampling part ("" for the default call)."""
+    if q is None and relation == "add_remove":
+        return ""
+    return ("" if q is None else f", sampling_prob={q}") + f", relation={relation}"
+
+
+def _noise_curve(kind, value, sensitivity, sampling_prob, relation):
     """dp.laplace / dp.gaussian: the noise kind's closed form (csrc/dp.c) at
-    the noise parameter value / sensitivity, at sensitivity 1."""
+    the noise parameter value / sensitivity, at sensitivity 1; sampled
+    (statpriv.noise._sampled) with sampling_prob."""
     name = kind.param_name
     value = _validate.real(name, value, low=0.0, low_open=True)
     sensitivity = _validate.real("sensitivity", sensitivity, low=0.0, low_open=True)
+    q, relation = _sampling(sampling_prob, relation)
     unit = value / sensitivity
     if not 0.0 < unit < math.inf:
         raise ValueError(f"{name} / sensitivity must be in (0.0, inf), got {value!r} / "
                          f"{sensitivity!r}")
     described = "" if sensitivity == 1.0 else f", sensitivity={sensitivity}"
-    return kind(unit)._dp_curve(f"DP {kind.kind} {name}={value}{described}")
+    description = f"DP {kind.kind} {name}={value}{described}{_sampling_text(q, relation)}"
+    if q is None or q == 1.0:
+        # replace-one without sampling: N - s against N + s, the add/remove
+        # curve at sensitivity 2 s (exact: unit / 2 is a power-of-two scaling)
+        return kind(unit if relation == "add_remove" else unit / 2.0)._dp_curve(description)
+    return kind(unit)._dp_sampled_curve(1, q, relation, description)
 
 
 @factory
-def geometric(alpha, sensitivity=1):
+def geometric(alpha, sensitivity=1, *, sampling_prob=None, relation="add_remove"):
     """Two-sided geometric (discrete Laplace) noise P(k) = (1-alpha)/(1+alpha) alpha^|k|,
     integer sensitivity s (default 1).
 
@@ -148,6 +209,13 @@ def geometric(alpha, sensitivity=1):
         How far the target moves the released integer (default 1).  s > 1
         costs O(s) at construction (the s + 1 atoms' normalisers in mpmath:
         about a second at s = 10**4 .. 10**6 when alpha is near 1).
+    sampling_prob : float in [0, 1] or None, keyword only
+    relation : {"add_remove", "replace_one"}, keyword only
+        Poisson subsampling and the neighbouring relation, as in ``laplace``
+        (N the noise, s the sensitivity).
+        With sampling the laws are exact and discrete: the outcomes beyond
+        the shifts lumped (s + 1 atoms under add_remove, 2 s + 1 under
+        replace_one), each lump of one likelihood ratio.
 
     Returns
     -------
@@ -165,11 +233,17 @@ def geometric(alpha, sensitivity=1):
     """
     alpha = _validate.real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     sensitivity = _validate.count("sensitivity", sensitivity, low=1, high=MAX_GEOMETRIC_SENSITIVITY)
+    q, relation = _sampling(sampling_prob, relation)
     noise = Geometric(alpha)
-    if sensitivity == 1:
-        return noise._dp_curve(f"DP geometric alpha={alpha}")
-    return noise._dp_lumped_curve(sensitivity, f"DP geometric alpha={alpha}, "
-                                               f"sensitivity={sensitivity}")
+    described = "" if sensitivity == 1 else f", sensitivity={sensitivity}"
+    description = f"DP geometric alpha={alpha}{described}{_sampling_text(q, relation)}"
+    if q is not None and q < 1.0:
+        return noise._dp_sampled_curve(sensitivity, q, relation, description)
+    # replace-one without sampling: N - s against N + s, a shift of 2 s
+    shift = sensitivity if relation == "add_remove" else 2 * sensitivity
+    if shift == 1:
+        return noise._dp_curve(description)
+    return noise._dp_lumped_curve(shift, description)
 
 
 # Largest integer sensitivity of dp.geometric (s + 1 atoms).

@@ -44,11 +44,13 @@ KINDS = ("binomial", "per_record", "subsample", "poisson", "secret",
          "dp_laplace", "dp_gaussian", "dp_geometric", "laplace", "gaussian", "geometric")
 # The partial-knowledge curves (Desfontaines, Mohammadi, Krahmer & Basin), shuffling
 # and composition, each against a brute force over explicit laws (small n), except
-# pk_bracket (large n: the branch-and-bound bracket against single vertices) and
-# compose_grid (the grid composition: no under-report, and its delta_bounds bracket).
+# pk_bracket (large n: the branch-and-bound bracket against single vertices),
+# compose_grid (the grid composition: no under-report, and its delta_bounds bracket)
+# and compose_mix (random mixes on the grid, Gaussian ones against the composed
+# Gaussian, the same checks).
 NEW_KINDS = ("pk_worst", "pk_bracket", "pk_blanket", "thr_active", "thr_passive",
              "kanon_lower", "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact",
-             "compose_grid")
+             "compose_grid", "compose_mix")
 ALL_KINDS = KINDS + NEW_KINDS
 
 EDGE_PIS = (0.0, 1.0, 5e-324, 1e-300, 1e-17, 1e-9, 1.0 - 2.0 ** -53, 1.0 - 1e-9, 0.5)
@@ -631,6 +633,10 @@ def _epsilon_checks(res, case, curve, rng):
             res.under += 1
             res.failures.append(f"[{case.kind}] UNDER-REPORT epsilon: {case.expr}.{call} -> "
                                 f"{e!r}; true delta there {mpmath.nstr(truth, 17)} > {d!r}")
+        elif case.info.get("bounds"):
+            # a grid composition is tight to its bracket, not to 1e-9: its lower end
+            # must be at or below the true eps (the true delta there at least d)
+            _epsilon_bounds_check(res, case, curve, d, direction)
         elif below is not None and below <= d:
             res.not_tight += 1
             res.not_tight_cases.append(f"[{case.kind}] {case.expr}.{call} -> {e!r}: "
@@ -933,6 +939,8 @@ def _draw_new(rng, kind):
             expr = f"statpriv.shuffle.randomized_response({n}, {eps0!r})"
             orc = O.shuffled_rr(n, eps0)
         return Case(kind, expr, orc, draw_eps(rng, eps0 / math.sqrt(n), eps0), REL_NOISELESS)
+    if kind == "compose_mix":
+        return _draw_mix(rng)
     # compositions of two small discrete curves
     e1, o1 = _small_count(rng)
     if rng.random() < 0.3:
@@ -946,6 +954,35 @@ def _draw_new(rng, kind):
                     draw_eps(rng, 1.0, _finite_zero(orc)), REL_NOISELESS)
     return Case(kind, f"statpriv.compose({args})", orc, draw_eps(rng, 1.0, _finite_zero(orc)),
                 REL_NOISY, mode="upper", info=dict(bounds=True))
+
+
+MIX_SIGMAS = (0.05, 0.3, 1.0, 20.0, 1000.0)
+MIX_TIMES = (1, 2, 7, 100, 1000, 10 ** 4)
+
+
+def _draw_mix(rng):
+    """compose_mix: a random mix composed on the grid, checked for no under-report
+    and for its delta_bounds bracket.  Half the draws are Gaussian mechanisms
+    (sigmas at the edges on purpose, times up to 10^4): N(0, s_i^2) mechanisms
+    composed k_i times are one with 1 / s^2 = sum_i k_i / s_i^2, the truth
+    (O.dp_gaussian); the others two or three small discrete counts (n = 1, pi at
+    0, 1, 5e-324 among the draws), against their explicit product."""
+    if rng.random() < 0.5:
+        sigmas = [rng.choice(MIX_SIGMAS) if rng.random() < 0.4 else 10 ** rng.uniform(-1, 2.5)
+                  for _ in range(rng.randint(1, 3))]
+        times = rng.choice(MIX_TIMES + (rng.randint(1, 50),))
+        sigma = 1.0 / math.sqrt(times * sum(1.0 / s ** 2 for s in sigmas))
+        parts = ", ".join(f"statpriv.dp.gaussian({s!r})" for s in sigmas)
+        return Case("compose_mix", f"statpriv.compose({parts}, times={times})",
+                    O.dp_gaussian(sigma), draw_eps(rng, 1.0 / sigma), REL_NOISY, mode="upper",
+                    info=dict(bounds=True))
+    drawn = [_small_count(rng, atoms=24) for _ in range(rng.choice([2, 2, 3]))]
+    orc = drawn[0][1]
+    for _, o in drawn[1:]:
+        orc = O.product(orc, o)
+    expr = f"statpriv.compose({', '.join(e for e, _ in drawn)})"
+    return Case("compose_mix", expr, orc, draw_eps(rng, 1.0, _finite_zero(orc)), REL_NOISY,
+                mode="upper", info=dict(bounds=True))
 
 
 def _bounds_check(res, case, curve, eps, direction, truth):
@@ -962,6 +999,29 @@ def _bounds_check(res, case, curve, eps, direction, truth):
     if mpf(hi) < truth * (1 - mpf(case.rel)):
         res.under += 1
         _fail(res, case, call, (lo, hi), truth, "reported upper bound below the truth", True)
+
+
+def _epsilon_bounds_check(res, case, curve, d, direction):
+    """epsilon_bounds(d) = (lower, upper): the true delta just below the lower
+    end is at least d (else the true eps is below the lower end)."""
+    lo_hi, warns, exc = _call(curve, "epsilon_bounds", d, direction=direction)
+    call = f"epsilon_bounds({d!r}, direction={direction!r})"
+    res.comparisons += 1
+    if exc is not None or warns:
+        res.failures.append(f"[{case.kind}] {case.expr}.{call} -> {exc or warns!r}")
+        return
+    lo, hi = (float(x) for x in lo_hi)
+    if not lo <= hi:
+        res.failures.append(f"[{case.kind}] {case.expr}.{call} -> {lo_hi!r}: lower above upper")
+    elif lo > 0:
+        try:
+            truth = _truth(case.oracle, math.nextafter(lo, 0.0), direction)
+        except O.TooExpensive:
+            res.skipped += 1
+            return
+        if truth < mpf(d) * (1 - mpf(case.rel)):
+            res.failures.append(f"[{case.kind}] {case.expr}.{call} -> {lo_hi!r}: true delta "
+                                f"below the lower end {mpmath.nstr(truth, 17)} < {d!r}")
 
 
 def _log(x):

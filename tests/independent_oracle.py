@@ -57,6 +57,8 @@ through their stored values (tests/data/reference/independent.json):
     laplace_noise_quad                       explicit laws + Laplace noise by quadrature
     independent_deltas                       deltas of a curve above, flattened for storing
     binomial_mp, geometric_noise_mp, gaussian_delta_mp   explicit laws, the Gaussian mechanism
+    sampled_dp_log_delta, sampled_geometric_product_delta   Poisson-subsampled DP (one
+                                             DP-SGD step; products of the geometric one)
 """
 import math
 from fractions import Fraction
@@ -2053,3 +2055,81 @@ def gaussian_delta_mp(sigma, eps):
     as an mpmath number: Phi(1/(2 s) - eps s) - e^eps Phi(-1/(2 s) - eps s)."""
     s, e = mpmath.mpf(sigma), mpmath.mpf(eps)
     return mpmath.ncdf(1 / (2 * s) - e * s) - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * s) - e * s)
+
+
+# Poisson-subsampled worst-case DP (one DP-SGD step: the target's record is in
+# the batch with probability q) and products of its geometric version.
+
+def sampled_dp_atoms(q, relation, s=1):
+    """The laws of the sampled record's contribution on the atoms 0..L-1 (unit
+    spacing; the noise is added on top): add/remove P = (1-q) d_0 + q d_s
+    against Q = d_0; replace-one (shifted by s) P = (1-q) d_s + q d_2s against
+    Q = (1-q) d_s + q d_0."""
+    q = mpmath.mpf(q)
+    if relation == "add_remove":
+        P, Q = [mpmath.mpf(0)] * (s + 1), [mpmath.mpf(0)] * (s + 1)
+        P[0], P[s], Q[0] = 1 - q, q, mpmath.mpf(1)
+    else:
+        P, Q = [mpmath.mpf(0)] * (2 * s + 1), [mpmath.mpf(0)] * (2 * s + 1)
+        P[s], P[2 * s], Q[s], Q[0] = 1 - q, q, 1 - q, q
+    return P, Q
+
+
+def sampled_dp_log_delta(kind, param, q, relation, eps, plus, sensitivity=1):
+    """ln delta (plus if ``plus`` else minus) at eps of Gaussian(sigma = param) or
+    Laplace(b = param) noise (unit sensitivity) or geometric(alpha = param) noise
+    (integer ``sensitivity``) added to the atoms of sampled_dp_atoms: the
+    Gaussian by the single crossing of the noisy log ratio and the normal cdf
+    (gaussian_log_delta_mp), the Laplace by quadrature (laplace_noise_quad), the
+    geometric by the exact sum (geometric_sampled_laws).  50 digits."""
+    with mpmath.workdps(50):
+        P, Q = sampled_dp_atoms(q, relation, int(sensitivity))
+        if kind == "gaussian" and eps < 0:
+            # gaussian_log_delta_mp needs a crossing, which eps < 0 may lack:
+            # H_eps(A||B) = 1 - e^eps + e^eps H_-eps(B||A) (sum both sides of
+            # (A - e^eps B)_+ - (A - e^eps B)_- = A - e^eps B)
+            e = mpmath.mpf(eps)
+            other = mpmath.exp(gaussian_log_delta_mp(P, Q, param, -e, not plus))
+            return mpmath.log(-mpmath.expm1(e) + mpmath.exp(e) * other)
+        if kind == "gaussian":
+            return gaussian_log_delta_mp(P, Q, param, eps, plus)
+        A, B = (P, Q) if plus else (Q, P)
+        if kind == "laplace":
+            return mpmath.log(laplace_noise_quad(A, B, param, eps))
+        A, B = geometric_sampled_laws(A, B, param)
+        return mpmath.log(_hockey_stick_mp(A, B, eps))
+
+
+def geometric_sampled_laws(P, Q, alpha):
+    """P, Q on 0..L-1 plus two-sided geometric(alpha) noise, exactly, as laws on
+    L + 2 outcomes: the outcomes 0..L-1 and the two tails.  Beyond the atoms
+    every noisy law is its edge value times alpha^distance, so P/Q is constant
+    on each tail and lumping a tail into one outcome keeps the privacy-loss
+    distribution (the hockey sticks and those of every product) exactly."""
+    a = mpmath.mpf(alpha)
+    c = (1 - a) / (1 + a)
+    L = len(P)
+
+    def noisy(Z):
+        inside = [mpmath.fsum(Z[j] * c * a ** abs(k - j) for j in range(L)) for k in range(L)]
+        return inside + [inside[0] * a / (1 - a), inside[-1] * a / (1 - a)]
+    return noisy(P), noisy(Q)
+
+
+def _hockey_stick_mp(P, Q, eps):
+    E = mpmath.exp(mpmath.mpf(eps))
+    return mpmath.fsum(max(p - E * q, 0) for p, q in zip(P, Q))
+
+
+def sampled_geometric_product_delta(alpha, sensitivity, q, relation, folds, eps, plus):
+    """delta (plus if ``plus`` else minus) at eps of ``folds`` independent runs of
+    the sampled geometric mechanism: the hockey stick of the product laws, every
+    outcome tuple summed.  50 digits."""
+    with mpmath.workdps(50):
+        P, Q = sampled_dp_atoms(q, relation, int(sensitivity))
+        A, B = geometric_sampled_laws(P, Q, alpha)
+        PP, QQ = [mpmath.mpf(1)], [mpmath.mpf(1)]
+        for _ in range(folds):
+            PP = [x * y for x in PP for y in A]
+            QQ = [x * y for x in QQ for y in B]
+        return _hockey_stick_mp(PP, QQ, eps) if plus else _hockey_stick_mp(QQ, PP, eps)

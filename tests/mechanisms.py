@@ -128,6 +128,26 @@ MECHANISMS = [
          reference=True),
     _row("dp-randomized-response-k5", "dp.randomized_response", 2.0, 5, symmetric=True,
          reference=True),
+    # Poisson-subsampled DP mechanisms (add/remove: "remove" and "add" differ;
+    # replace-one: symmetric) and replace-one without sampling
+    _row("dp-gaussian-sampled", "dp.gaussian", 1.0, sampling_prob=0.01),
+    _row("dp-gaussian-sampled-replace", "dp.gaussian", 0.5, sampling_prob=0.3,
+         relation="replace_one", symmetric=True),
+    _row("dp-gaussian-replace", "dp.gaussian", 2.0, relation="replace_one", symmetric=True),
+    _row("dp-laplace-sampled", "dp.laplace", 1.0, sampling_prob=0.2),
+    _row("dp-laplace-sampled-replace", "dp.laplace", 0.5, sampling_prob=0.05,
+         relation="replace_one", symmetric=True),
+    _row("dp-geometric-sampled", "dp.geometric", 0.6, sensitivity=2, sampling_prob=0.1,
+         reference=True),
+    _row("dp-geometric-sampled-replace", "dp.geometric", 0.3, sampling_prob=0.5,
+         relation="replace_one", symmetric=True, reference=True),
+    _row("dp-sampled-nothing", "dp.gaussian", 1.0, sampling_prob=0.0, symmetric=True,
+         reference=True),
+    # any curve subsampled by its pair
+    _row("subsample-rr-without-replacement", "dp.randomized_response", 1.0, symmetric=True,
+         reference=True, then=(("subsample", (0.1,), {"sampling": "without_replacement"}),)),
+    _row("subsample-counting-poisson", "counting", 100, 0.3, reference=True,
+         then=(("subsample", (0.2,), {}),)),
     # two laws given as log-pmfs
     _row("log-pmfs-mirrored", "from_log_pmfs", *MIRRORED, symmetric=True, reference=True),
     _row("log-pmfs-disjoint", "from_log_pmfs", *DISJOINT, support_start=-1, reference=True),
@@ -161,9 +181,15 @@ MECHANISMS = [
          times=2),
     _row("compose-exact", "compose", Spec("counting", (30, 0.3)), Spec("dp.geometric", (0.5,)),
          exact=True),
+    # curves known through their delta only (connect-the-dots measures)
+    _row("compose-delta-only", "compose",
+         Spec("counting", (40, 0.5), {"noise": Laplace(2.0)}), Spec("shuffle.clones", (50, 1.0)),
+         times=2),
     # privacy-loss distributions back to curves
     _row("pld-counting", "counting", 100, 0.3, then=TO_CURVE),
     _row("pld-dp-laplace", "dp.laplace", 1.0, symmetric=True,
+         then=(("privacy_loss_distribution", (1e-3,), {}), ("to_curve", (), {}))),
+    _row("pld-noisy-count", "counting", 40, 0.5, noise=Laplace(2.0),
          then=(("privacy_loss_distribution", (1e-3,), {}), ("to_curve", (), {}))),
 ]
 

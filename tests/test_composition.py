@@ -155,8 +155,23 @@ def test_bad_input():
         statpriv.compose(c, statpriv.counting(20000, 0.5), exact=True)
     with pytest.raises(ValueError, match="grid points"):
         statpriv.compose(statpriv.dp.gaussian(0.01), value_discretization_interval=1e-9)
+    no_laws = statpriv.k_anonymity(100, [0.05, 0.05, 0.6], 5, source=0, target=1).lower
     with pytest.raises(ValueError, match="no privacy-loss distribution"):
-        statpriv.compose(statpriv.counting(50, 0.5, noise=statpriv.Gaussian(1.0)), c)
+        statpriv.compose(no_laws, c)
+    with pytest.raises(ValueError, match="epsilon_error"):
+        statpriv.compose(c, epsilon_error=0.0)
+    with pytest.raises(ValueError, match="epsilon_error"):
+        statpriv.compose(c, epsilon_error=float("nan"))
+    with pytest.raises(ValueError, match="delta_error"):
+        statpriv.compose(c, delta_error=-1e-9)
+    with pytest.raises(ValueError, match="delta_error"):
+        statpriv.compose(c, delta_error=0.5)
+    with pytest.raises(ValueError, match="not both"):
+        statpriv.compose(c, value_discretization_interval=1e-3, epsilon_error=1e-4)
+    with pytest.raises(ValueError, match="times"):
+        statpriv.compose(c, times=10 ** 10)
+    with pytest.raises(ValueError, match="no single pair of laws dominates"):
+        statpriv.compose(statpriv.partial_knowledge(41, 0.1).worst_case, times=2)
 
 
 def test_basic_and_bounded_dependency_composition():

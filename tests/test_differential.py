@@ -21,18 +21,25 @@ def _summary(results, label):
     return failures, comparisons
 
 
+# Kinds whose epsilon is an upper bound by design (the grid composition rounds
+# every loss up by up to its grid step): their epsilon is checked for no
+# under-report only, not for tightness.
+PESSIMISTIC_KINDS = ("compose_grid",)
+
+
 def _assert_counts(results, min_comparisons, max_skipped=None, tight=True):
     """Per kind: every drawn case is valid input, so none refused (a statpriv
     ValueError); at least min_comparisons comparisons; at most max_skipped[kind]
     (default 0) checks skipped where the oracle refused or timed out; with
-    tight, no epsilon(d) with the true delta at eps (1 - 1e-9) already <= d."""
+    tight, no epsilon(d) with the true delta at eps (1 - 1e-9) already <= d
+    (PESSIMISTIC_KINDS excepted)."""
     for kind, r in results.items():
         assert r.refused == 0, f"{kind}: valid input refused: {r.refusals[:3]}"
         assert r.comparisons >= min_comparisons, f"{kind}: only {r.comparisons} comparisons"
         if max_skipped is not None:
             cap = max_skipped.get(kind, 0)
             assert r.skipped <= cap, f"{kind}: {r.skipped} checks skipped (cap {cap})"
-        if tight:
+        if tight and kind not in PESSIMISTIC_KINDS:
             assert r.not_tight == 0, f"{kind}: epsilon not tight: {r.not_tight_cases[:3]}"
 
 
@@ -66,15 +73,29 @@ OPEN_NEW_KINDS = {
     "pk_bracket": "attained ~5e-12 relative above the brute force of its vertex (delta ~ 1)",
 }
 
-# a cheap slice of the new kinds in the default run (1 curve each, all checks)
-DEFAULT_NEW = ("pk_worst", "pk_blanket")
+# a cheap slice of the new kinds in the default run (1 curve each, all checks):
+# thresholding, k-anonymity, shuffling and composition are otherwise checked in
+# the default run only against statpriv's own oracle (statpriv.oracle)
+DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_active", "thr_passive", "kanon_lower",
+               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact", "compose_grid")
 
 
 def test_random_slice_new_kinds():
-    kinds = [k for k in DEFAULT_NEW if k not in OPEN_NEW_KINDS]
-    results = differential.run(kinds, 1, seed=20261123, zero_point=True, epsilon=True)
+    results = differential.run(DEFAULT_NEW, 1, seed=20261123, zero_point=True, epsilon=True,
+                               stored=True)
     failures, comparisons = _summary(results, "random slice of the new kinds (1 curve each)")
-    assert comparisons >= 50
+    assert comparisons >= 250
+    assert failures == 0
+    _assert_counts(results, min_comparisons=20, max_skipped={})
+
+
+def test_random_composed_mix():
+    # a random mix of curves composed on the grid, against the oracle computed live
+    # (bracket containment: the grid's epsilon is checked against its own bounds)
+    results = differential.run(("compose_mix",), 1, seed=20261123, zero_point=True,
+                               epsilon=True)
+    failures, comparisons = _summary(results, "random composed mix (1 curve)")
+    assert comparisons >= 20
     assert failures == 0
     _assert_counts(results, min_comparisons=20, max_skipped={})
 

@@ -67,6 +67,12 @@ def test_every_stored_case_is_here():
     # sets, 2-3 eps each): a lost store must not pass as zero cases
     assert len(EMPIRICAL_CALLS) == 22
     assert all(name == "kde_hockey_stick" for _, name, *_ in EMPIRICAL_CALLS)
+    # the truths that are exactly 0 on the exact (fixed-width Laplace) path,
+    # which test_integrals_against_mpmath holds to exactly 0
+    zeros = [v for _, _, (a, wa, b, wb, eps, kernel), _, value in EMPIRICAL_CALLS
+             if kernel == "laplace" and len(set(wa) | set(wb)) == 1
+             for v in stored_value(value) if mpmath.mpf(v) == 0]
+    assert len(zeros) == 7
 
 
 @pytest.mark.parametrize("call", EMPIRICAL_CALLS,
@@ -89,6 +95,9 @@ def test_integrals_against_mpmath(call):
     for label, (p, m), rel, slack in results:
         for ours, r in zip_equal((p[0], m[0]), ref):
             r = float(r)
+            if label == "exact" and r == 0:
+                # docs/precision.md: the Laplace KDE's exact path keeps 0 at 0
+                assert ours == 0.0, (label, eps, ours)
             # never below the truth; above it by at most rel + the reported bound
             assert ours >= r * (1 - 1e-12), (label, eps, ours, r)
             assert ours - r <= rel * r + slack + 1e-300, (label, eps, ours, r)

@@ -130,7 +130,8 @@ def test_dp_vs_reference(make, fn):
 def _stored(spec, eps):
     """[(delta_plus, delta_minus), ...] of the stored independent-oracle curve spec."""
     flat = oracle("independent_deltas", spec, list(eps))
-    return list(zip(flat[::2], flat[1::2]))
+    assert len(flat) == 2 * len(eps), (spec, len(flat))
+    return list(zip_equal(flat[::2], flat[1::2]))
 
 
 @pytest.mark.parametrize("b", [0.3, 1.0, 17.07938327700137])
@@ -248,7 +249,7 @@ def test_noisy_gaussian_vs_quadrature():
 
             def g(x):
                 return sum((p - E * q) * mpmath.npdf(x, k, sigma)
-                           for k, (p, q) in enumerate(zip(P, Q)))
+                           for k, (p, q) in enumerate(zip_equal(P, Q)))
             grid = [mpf(k) / 8 - 6 for k in range(8 * 20)]
             roots = [mpmath.findroot(g, (x, y), solver="anderson")
                      for x, y in zip(grid, grid[1:]) if g(x) * g(y) < 0]

@@ -117,9 +117,10 @@ def test_pld_epsilon_inverts_delta():
         assert eps == pytest.approx(curve.epsilon(target), rel=1e-9)
 
 
-def test_no_pld_for_continuous_noise_and_bad_input():
+def test_no_pld_without_laws_and_bad_input():
+    lower = statpriv.k_anonymity(100, [0.05, 0.05, 0.6], 5, source=0, target=1).lower
     with pytest.raises(ValueError, match="no privacy-loss distribution"):
-        statpriv.counting(100, 0.3, noise=statpriv.Laplace(2.0)).privacy_loss_distribution()
+        lower.privacy_loss_distribution()
     with pytest.raises(ValueError, match="value_discretization_interval"):
         statpriv.dp.gaussian(1.0).privacy_loss_distribution(-1.0)
     with pytest.raises(TypeError):

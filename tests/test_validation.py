@@ -1,6 +1,5 @@
 """Bad input raises ValueError naming the parameter and its allowed range."""
 import math
-import os
 
 import numpy as np
 import pytest
@@ -100,6 +99,7 @@ import re
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import mechanisms
+from helpers import optional_extra
 from statpriv import reference
 from statpriv._validate import ParameterTypeError
 
@@ -537,8 +537,12 @@ SWEEP_NEW = [
     *[_case("compose", _compose_one, dict(curves=CURVE, times=2, exact=False,
                                           value_discretization_interval=1e-3,
                                           tail_mass_truncation=1e-15), p,
-            {"value_discretization_interval": ["none"], "exact": ["bool"]}.get(p, ()))
+            {"value_discretization_interval": ["none"], "exact": ["bool"],
+             "tail_mass_truncation": ["none"]}.get(p, ()))
       for p in ("times", "exact", "value_discretization_interval", "tail_mass_truncation")],
+    *[_case("compose", _compose_one, dict(curves=CURVE, times=2, epsilon_error=1e-4,
+                                          delta_error=1e-15), p, ["none"])
+      for p in ("epsilon_error", "delta_error")],
     _case("basic_composition", _basic_one, dict(guarantees=(0.5, 1e-6)), "guarantees",
           _GUARANTEE_VALID[:0]),
     _case("basic_composition", _basic_one, dict(guarantees=(0.5, 1e-6), times=2), "times"),
@@ -640,12 +644,7 @@ def _empirical(**kw):
     return statpriv.empirical.EmpiricalPrivacy(good.pop("data"), good.pop("query"), **good)
 
 
-try:
-    import pandas  # noqa: F401  (the optional extra; the sweep above runs without it)
-except ImportError:
-    if os.environ.get("CI"):        # pip install .[test] installs it: not a skip there
-        raise
-    pandas = None
+pandas = optional_extra("pandas")     # the sweep above runs without it
 _needs_pandas = pytest.mark.skipif(pandas is None, reason="pandas (optional extra) missing")
 EMP = _empirical() if pandas is not None else None
 EMP_GOOD = dict(query="mean", individual="id", database="db", value="value",
@@ -728,16 +727,15 @@ def test_empirical_methods_reject():
         EMP.noise_sampler(300.0, kernel="gauss")
 
 
-def test_new_names_errors_name_the_parameter(monkeypatch):
-    # the composed losses outgrow extended precision: the error names times
-    monkeypatch.setattr(statpriv.pld, "_MAX_LOSS_SPAN", 10.0)
-    with pytest.raises(ValueError, match=r"losses span .*too many compositions "
-                                         r"\(1 curve\(s\), times=5\)"):
-        statpriv.compose(CURVE, times=5)
-    monkeypatch.undo()
+def test_new_names_errors_name_the_parameter():
+    # losses ln P/Q of one curve's laws: the error names the curve and the range
+    with pytest.raises(ValueError, match=r"discrete laws on 0\.\.1: losses must span at most "
+                                         r"22000 nats .* the losses span 60000 nats, "
+                                         r"from -30000 to 30000"):
+        statpriv.from_log_pmfs([0.0, -30000.0], [-30000.0, 0.0]).privacy_loss_distribution()
     # huge grids: the size in 3 digits, not a 300-digit integer
-    with pytest.raises(ValueError, match=r"value_discretization_interval=1e-300 is too fine "
-                                         r"for this curve \(2e\+300 grid points\)"):
+    with pytest.raises(ValueError, match=r"value_discretization_interval=1e-300 needs 1e\+300 "
+                                         r"grid points per direction"):
         statpriv.dp.laplace(1.0).privacy_loss_distribution(1e-300)
     # a grid coarser than one nat is refused by the exact curves too (was ignored)
     with pytest.raises(ValueError, match=r"value_discretization_interval must be in \(0.0, 1.0\]"):

@@ -48,9 +48,10 @@ echo "sanitize_tests: sanitized build ($sanitize) installed in $((SECONDS - star
 unset PYTHONPATH
 # the installed package, not the copied sources, and built with the sanitizers
 (cd "$work" && python - "$sanitize") <<'EOF'
-import glob, os, subprocess, sys
-import statpriv
-package = os.path.dirname(statpriv.__file__)
+import glob, importlib.util, os, subprocess, sys
+# found, not imported: importing statpriv loads its compiled extensions, which
+# need the ASan runtime preloaded (this check runs without it)
+package = os.path.dirname(importlib.util.find_spec("statpriv").origin)
 assert "site-packages" in package, package
 for so in glob.glob(os.path.join(package, "**", "*.so"), recursive=True):
     symbols = subprocess.run(["nm", "-D", so], capture_output=True, text=True, check=True).stdout

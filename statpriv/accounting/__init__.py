@@ -7,20 +7,26 @@
 - dp_accounting: ``StatprivCurveEvent`` and ``StatprivPLDAccountant``, statpriv
   curves inside Google's dp-accounting (the export itself,
   ``to_dp_accounting``, is the curve's own: statpriv.curve.export);
+- accountant: ``Accountant``, releases composed as they happen (a budget that
+  pickles);
 - audit: ``audit`` and ``audit_pld``, another accountant's numbers against the
-  exact curve.
+  exact curve;
+- calibration: ``calibrate``, the parameter value at which a family of curves
+  just meets (epsilon, delta).
 
 Everything here builds on curves and their privacy-loss distributions
 (statpriv.laws.pld) and is imported by nothing below it (tools/check_layers.py).
 """
+from statpriv.accounting.accountant import Accountant
 from statpriv.accounting.audit import AuditResult, audit, audit_pld
+from statpriv.accounting.calibration import calibrate
 from statpriv.accounting.composition import (ComposedCurve, basic_composition,
                                              bounded_dependency_composition, compose)
 from statpriv.accounting.renyi import rdp_to_dp
 from statpriv.curve.export import MAX_GRID, to_dp_accounting
 
-__all__ = ["AuditResult", "ComposedCurve", "MAX_GRID", "StatprivCurveEvent",
-           "StatprivPLDAccountant", "audit", "audit_pld", "basic_composition",
+__all__ = ["Accountant", "AuditResult", "ComposedCurve", "MAX_GRID", "StatprivCurveEvent",
+           "StatprivPLDAccountant", "audit", "audit_pld", "basic_composition", "calibrate",
            "bounded_dependency_composition", "compose", "rdp_to_dp", "to_dp_accounting"]
 
 

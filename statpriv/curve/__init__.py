@@ -17,8 +17,9 @@ import math
 
 import numpy as np
 
-from statpriv import _core, _progress, _validate
+from statpriv import _core, _progress, _validate, _xprec
 from statpriv.curve._queries import CurveQueries
+from statpriv.curve.recipe import factory
 
 # The direction codes of the C kernels (csrc: SP_PLUS, SP_MINUS, SP_MAX).
 _DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
@@ -255,12 +256,19 @@ class PrivacyCurve(CurveQueries):
     def renyi(self, alpha, direction="max"):
         """Renyi divergence D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or the max.
 
-        D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1) for
-        alpha in (0, 1) and (1, inf); the KL divergence at alpha = 1 and
-        max ln P/Q at alpha = inf.  +inf where the supports differ (alpha >= 1).
-        Closed forms for dp.gaussian (alpha / (2 sigma^2)), dp.laplace and
-        dp.geometric; log-space sums over the exact PLD otherwise.  See
-        statpriv.laws.renyi.
+        D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1)
+                      = ln E_Q[e^(alpha L)] / (alpha - 1),  L = ln P/Q,
+        for alpha in (0, 1) and (1, inf); the KL divergence E_P[L] at
+        alpha = 1 and max L at alpha = inf.  +inf where the supports differ
+        (alpha >= 1).  ``alpha`` is one order (returns a float) or an array of
+        orders (returns an array of that shape; the log moments of all orders
+        are summed in one pass in C, each order's value the same as alone).
+        Closed forms (unit sensitivity, no sampling): dp.gaussian
+        alpha / (2 sigma^2); dp.laplace(b)
+        ln(a/(2a-1) e^((a-1)/b) + (a-1)/(2a-1) e^(-a/b)) / (a-1) (Mironov,
+        "Renyi differential privacy", Table II); dp.geometric(g)
+        ln((g^(1-a) + g^a) / (1+g)) / (a-1).  Log-space sums over the exact
+        PLD otherwise (sampled dp curves: their PLD).  See statpriv.laws.renyi.
 
         >>> import statpriv
         >>> statpriv.dp.gaussian(2.0).renyi(4.0)
@@ -270,7 +278,120 @@ class PrivacyCurve(CurveQueries):
         closed_form = getattr(self._laws, "renyi", None)
         if closed_form is not None:
             return closed_form(alpha, direction)
-        return self.privacy_loss_distribution().renyi(alpha, direction)
+        try:
+            pld = self.privacy_loss_distribution()
+        except ValueError as exc:
+            raise ValueError(f"renyi(alpha={alpha!r}) needs a curve with a privacy-loss "
+                             f"distribution (discrete outcomes, dp.*, compositions): "
+                             f"{exc}") from None
+        return pld.renyi(alpha, direction)
+
+    # statpriv.compose, set by statpriv.accounting.composition when it is
+    # imported (the curve layer imports nothing above it)
+    _composer = None
+
+    def compose(self, times=1, **options):
+        """This mechanism run ``times`` times on the same data: statpriv.compose(self,
+        times=times, **options) (the grid composition with its certified
+        bracket; options: epsilon_error, delta_error, ...).
+
+        >>> import statpriv
+        >>> sgd = statpriv.dp.gaussian(1.0, sampling_prob=0.01)    # DP-SGD, add/remove
+        >>> lower, upper = sgd.compose(1000).epsilon_bounds(1e-5)
+        >>> print(f"{lower:.4f} <= eps <= {upper:.4f}")
+        1.8282 <= eps <= 1.8282
+        """
+        return PrivacyCurve._composer(self, times=times, **options)
+
+    @factory
+    def subsample(self, sampling_prob, *, sampling="poisson", relation=None):
+        """This mechanism run on a random sample of the records, by its pair (P, Q).
+
+        The pair of the sampled mechanism (Balle, Barthe & Gaboardi, "Privacy
+        amplification by subsampling: tight analyses via couplings and
+        divergences"; Zhu, Dong & Wang, "Optimal accounting of differential
+        privacy via characteristic function"), q = sampling_prob:
+
+        * ``sampling="poisson"`` (each record kept with probability q),
+          relation add/remove: P is the release with the target's record in,
+          Q without; the sampled pair is (q P + (1-q) Q, Q), so
+          delta_plus(eps) = q delta_plus(eps'), e^eps' = 1 + (e^eps - 1)/q,
+          and delta_minus(eps) = c delta_minus(eps''), c = 1 - (1-q) e^eps,
+          e^eps'' = q e^eps / c (0 from eps = -ln(1-q) on): exact, from this
+          curve's own delta (dp-accounting's subsampled PLDs are these pairs).
+        * ``sampling="without_replacement"`` (a q fraction of the records,
+          drawn without replacement), relation replace-one: P and Q are the
+          releases with the target's value and with another; each direction
+          is dominated by its own pair, (q P + (1-q) Q, Q) and (q Q + (1-q)
+          P, P): delta_plus(eps) = q delta_plus(eps'), delta_minus(eps) = q
+          delta_minus(eps') -- the tight bound (the sample keeps the others'
+          records fixed in the worst case).
+
+        The other two combinations have no pair derived from (P, Q) alone
+        (Poisson sampling under replace-one needs the release without the
+        record; sampling a fixed fraction under add/remove changes the
+        sample size) and raise ValueError.  dp.gaussian / dp.laplace /
+        dp.geometric sampled by Poisson are their ``sampling_prob=`` curves.
+
+        Parameters
+        ----------
+        sampling_prob : float in [0, 1]
+            q (1: the curve itself; 0: nothing is released).
+        sampling : {"poisson", "without_replacement"}, keyword only
+        relation : {"add_remove", "replace_one"} or None, keyword only
+            The neighbouring relation, implied by ``sampling`` when None;
+            given, it must be the one that goes with it.
+
+        Returns
+        -------
+        PrivacyCurve
+            Its delta from this curve's compiled evaluator (a C reduction,
+            csrc/poisson_sampling.h); exact laws where this curve has
+            discrete ones (the privacy-loss distribution, Renyi
+            divergences), else none (known by its delta); ``precision="mp"``
+            applies the same reduction to this curve's mpmath reference.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> rr = statpriv.dp.randomized_response(1.0)
+        >>> sampled = rr.subsample(0.1, sampling="without_replacement")
+        >>> print(f"{sampled.delta(0.05):.10f}")   # 0.1 delta(ln(1 + (e^0.05 - 1)/0.1))
+        0.0324227942
+        """
+        q = _validate.real("sampling_prob", sampling_prob, low=0.0, high=1.0)
+        sampling = _validate.choice("sampling", sampling, ("poisson", "without_replacement"))
+        natural = "add_remove" if sampling == "poisson" else "replace_one"
+        if relation is not None:
+            relation = _validate.choice("relation", relation, ("add_remove", "replace_one"))
+            if relation != natural:
+                raise ValueError(
+                    f"sampling={sampling!r} goes with relation={natural!r}, got "
+                    f"relation={relation!r}: "
+                    + ("Poisson sampling under replace-one needs the release without the "
+                       "record, which the pair (P, Q) does not give"
+                       if sampling == "poisson" else
+                       "a fixed fraction sampled under add/remove changes the sample size"))
+        if not isinstance(self._core, _core.CurveCore):
+            raise ValueError(f"{self.description}: subsample needs a curve with a compiled "
+                             "evaluator (not a privacy-loss distribution's grid)")
+        if q == 1.0:
+            return self
+        import mpmath
+        with mpmath.workdps(40):
+            l1g_hi, l1g_lo = _xprec.dd(mpmath.log1p(-mpmath.mpf(q)))
+        wor = sampling == "without_replacement"
+        core = _core.SampledShiftCurveCore(self._core, q, l1g_hi, l1g_lo, without_replacement=wor)
+        inner = self._core.positive
+        plus = (inner >> _core.PLUS) & 1 if q > 0.0 else 0
+        minus = (inner >> _core.MINUS) & 1 if wor and q > 0.0 else 0
+        core.positive = (plus << _core.PLUS) | (minus << _core.MINUS) | ((plus | minus) << _core.MAX)
+        source = getattr(self._laws, "subsample", None)
+        laws = None if source is None else source(q, sampling, core)
+        reference = (None if self._reference is None
+                     else _subsampled_reference(self._reference, q, wor))
+        return PrivacyCurve(core, reference, f"{self.description}, subsampled q={q} ({sampling})",
+                            self._exact, laws=laws)
 
     def _with_recipe(self, recipe):
         """A fresh copy of this curve that remembers ``recipe`` (statpriv.curve.recipe)."""
@@ -279,3 +400,41 @@ class PrivacyCurve(CurveQueries):
         twin._bind_core(self._core)
         object.__setattr__(twin, "_recipe", recipe)
         return twin
+
+
+def _subsampled_reference(reference, q, without_replacement):
+    """The mpmath reference of a subsampled curve (PrivacyCurve.subsample):
+    the reduction of the base curve's reference, in mpmath."""
+    def sampled(eps_list, direction):
+        import mpmath
+        with mpmath.workdps(60):
+            qq = mpmath.mpf(q)
+
+            def forward(e, d):             # H_e(q A + (1-q) B || B), H_e(A || B) = base d
+                c = mpmath.exp(e) - 1 + qq
+                if c <= 0:
+                    return -mpmath.expm1(e)
+                if qq == 0:
+                    return mpmath.mpf(0)
+                return qq * reference([mpmath.log(c / qq)], d)[0]
+
+            def reverse(e):                # H_e(B || q A + (1-q) B), base "minus"
+                c = 1 - (1 - qq) * mpmath.exp(e)
+                if c <= 0 or qq == 0:
+                    return max(c, mpmath.mpf(0))      # q = 0: A = B, H = (1 - e^e)_+
+                return c * reference([e + mpmath.log(qq) - mpmath.log(c)], "minus")[0]
+
+            def one(e, d):
+                e = mpmath.mpf(e)
+                if without_replacement:
+                    return forward(e, d)
+                return forward(e, "plus") if d == "plus" else reverse(e)
+
+            out = []
+            for e in eps_list:
+                values = [one(e, d) for d in (("plus", "minus") if direction == "max"
+                                              else (direction,))]
+                out.append(max(values))
+            return out
+    return sampled
+

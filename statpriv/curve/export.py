@@ -42,6 +42,10 @@ the curve's own bounded window rest is part of its delta already):
   above it; below the grid the chord from (0, 1), above it the constant
   delta(hi h).  It needs only delta(eps), so it serves every curve.
 
+The connect-the-dots masses are statpriv._connect_dots.pessimistic (the one
+implementation, shared with the pessimistic / optimistic PLDs of
+statpriv.laws.grid_pld that the composition uses).
+
 ``method="auto"`` takes dp-accounting's own PLD for ``statpriv.dp.*`` curves
 (its closed-form connect-the-dots, as tight as ours) and connect-the-dots for
 every other curve, discrete laws included: the pmf route pays up to h in loss
@@ -60,7 +64,7 @@ import math
 
 import numpy as np
 
-from statpriv import _validate
+from statpriv import _connect_dots as connect_dots, _validate
 
 __all__ = ["MAX_GRID", "to_dp_accounting"]
 
@@ -165,31 +169,8 @@ def _ctd_side(curve, direction, other, h, tail_mass):
     # _ctd_inflation(h) keep the PLD above the curve despite them
     deltas = getattr(curve, f"delta_{direction}")(eps)
     deltas = np.minimum(deltas * (1.0 + _ctd_inflation(h)), 1.0)
-    probs, infinity = _connect_dots(deltas, h)
+    probs, infinity = connect_dots.pessimistic(deltas, h)
     return pld_pmf.DensePLDPmf(h, lo, probs, infinity, True)
-
-
-def _connect_dots(deltas, h):
-    """(probs, infinity mass) of the pessimistic connect-the-dots pmf on the
-    losses lo h, ..., hi h from delta at those eps (Doroshenko et al.,
-    Algorithm 1, fixed gap h; the formulas of dp-accounting's
-    create_pmf_pessimistic_connect_dots_fixed_gap, which builds a Python dict
-    on the way -- 0.4 s for 7e4 points):
-
-        p_lo = 1 - d_lo + (d_(lo+1) - d_lo) / (e^h - 1),
-        p_k  = ((d_(k+1) - d_k) - e^h (d_k - d_(k-1))) / (e^h - 1),
-        p_hi = (d_hi - d_(hi-1)) / (e^-h - 1),   mass at +inf = d_hi,
-
-    negative p (float noise) set to 0, which only adds mass at finite losses."""
-    d = np.minimum.accumulate(np.asarray(deltas, dtype=np.float64))
-    if d.size == 1:
-        return np.array([1.0 - d[0]]), float(d[0])
-    dd = np.diff(d)
-    probs = np.empty_like(d)
-    probs[0] = 1.0 - d[0] + dd[0] / math.expm1(h)
-    probs[1:-1] = (dd[1:] - dd[:-1] * math.exp(h)) / math.expm1(h)
-    probs[-1] = dd[-1] / math.expm1(-h)
-    return np.maximum(probs, 0.0), float(d[-1])
 
 
 def _ctd_inflation(h):

@@ -155,6 +155,28 @@ def renyi_log_moment(log_p, loss, double t):
     return np.longdouble(out)
 
 
+def renyi_log_moments(log_p, loss, tail_log_p, tail_loss, t):
+    """ln sum_i e^(log_p[i] + t[j] loss[i]) at every t[j] (float64 array) in
+    one C call, the tail atom (long doubles; tail_log_p = -inf: none) added
+    where t[j] > 0; float64 out (sp_renyi_log_moments)."""
+    cdef const long double[::1] a = np.ascontiguousarray(log_p, dtype=np.longdouble)
+    cdef const long double[::1] b = np.ascontiguousarray(loss, dtype=np.longdouble)
+    cdef const double[::1] ts = np.ascontiguousarray(t, dtype=np.float64)
+    # through a long double buffer: a numpy longdouble assigned to a C long
+    # double would pass through a Python float
+    cdef long double[::1] tail = np.array([tail_log_p, tail_loss], dtype=np.longdouble)
+    cdef long n = a.shape[0], m = ts.shape[0]
+    if b.shape[0] != n:
+        raise ValueError("renyi_log_moments: log_p and loss of different lengths")
+    out = np.empty(m, dtype=np.float64)
+    cdef double[::1] res = out
+    if m:
+        with nogil:
+            sp_renyi_log_moments(&a[0] if n else NULL, &b[0] if n else NULL, n, tail[0],
+                                 tail[1], &ts[0], m, &res[0])
+    return out
+
+
 def _ldmath(name, x):
     """The accurate fast long double functions of csrc/ldmath.h on an array
     (name: 'exp', 'expm1', 'log', 'log1p'); for the tests."""

@@ -96,3 +96,36 @@ def binomial_shift(N, pi, first, last):
     with np.errstate(invalid="ignore"):
         lr = lp - lq
     return lp, lq, lr
+
+
+def log_mix(q, x):
+    """ln(1 + q (e^x - 1)) = ln((1-q) + q e^x): the log ratio of the mixture
+    (1-q) B + q A to B where ln A/B = x (long double arrays, 0 <= q <= 1):
+    log1p / expm1 (no cancellation where q e^x is small, the mixture close to
+    B), x + ln(q + (1-q) e^-x) where e^x would overflow; -inf -> ln(1-q),
+    +inf -> +inf."""
+    ld = np.longdouble
+    x = np.asarray(x, dtype=ld)
+    q = ld(q)
+    with np.errstate(over="ignore", invalid="ignore"):
+        small = np.log1p(q * np.expm1(np.minimum(x, ld(30))))
+        large = x + np.log(q + (1 - q) * np.exp(-np.maximum(x, ld(30))))
+    return np.where(x <= 30, small, large)
+
+
+def sampled_pair(log_p, log_q, q):
+    """Logs of A = q P + (1-q) Q and B = Q, and ln A/B (long double arrays on
+    the atoms of P and Q): the pair of (P, Q) under Poisson sampling at rate q
+    (Balle, Barthe & Gaboardi, "Privacy amplification by subsampling").  ln
+    A/B = log_mix(q, ln P/Q), +inf where Q = 0 < P (A = q P there); NaN on
+    atoms of neither law (no mass: the PLD drops them)."""
+    ld = np.longdouble
+    lp, lq = np.asarray(log_p, dtype=ld), np.asarray(log_q, dtype=ld)
+    with np.errstate(invalid="ignore", divide="ignore"):       # q = 0: ln q = -inf
+        ratio = lp - lq
+        only_p = np.isneginf(lq) & np.isfinite(lp)
+        lr = np.where(only_p, np.inf, log_mix(q, ratio))
+        log_a = np.where(only_p, np.log(ld(q)) + lp, lq + lr)
+    log_a[np.isneginf(lp) & np.isneginf(lq)] = -np.inf
+    return log_a, lq, lr
+

@@ -24,7 +24,8 @@ from statpriv.laws import pld
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
-__all__ = ["LawSource", "Laws", "LazyLaws", "LogPmfs", "pair_core", "pair_curve"]
+__all__ = ["LawSource", "Laws", "LazyLaws", "LogPmfs", "TwoPairLaws", "pair_core", "pair_curve",
+           "subsampled_laws"]
 
 
 class LogPmfs(collections.namedtuple(
@@ -67,6 +68,16 @@ class LawSource:
                                   tail_mass_truncation=None, description=None):
         raise ValueError(f"{description}: no privacy-loss distribution is available for this "
                          "curve (counts with Laplace or Gaussian noise, labelled approximations)")
+
+    def subsample(self, sampling_prob, sampling, core=None):
+        """The laws of the pair under sampling (PrivacyCurve.subsample): exact
+        discrete laws from ``log_pmfs()`` (subsampled_laws) where this source
+        has atoms, else None (the sampled curve is known by its delta; a
+        source known through delta overrides this with the sampled ``core``'s
+        connect-the-dots laws)."""
+        if not self.has_log_pmfs:
+            return None
+        return subsampled_laws(self.log_pmfs(), sampling_prob, sampling)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -195,6 +206,57 @@ class LazyLaws(LawSource):
     def privacy_loss_distribution(self, value_discretization_interval=None,
                                   tail_mass_truncation=None, description=None):
         return pld.from_laws(self.laws(), description)
+
+
+class TwoPairLaws(LawSource):
+    """Each direction from its own pair of laws: delta_plus = H(P1 || Q1)
+    (the plus side of ``plus``) and delta_minus = H(Q2 || P2) (the minus side
+    of ``minus``), as sampling without replacement under replace-one gives
+    (subsampled_laws): the exact PLD of both sides, no atoms of one pair."""
+
+    def __init__(self, plus, minus):
+        self.plus, self.minus = plus, minus
+
+    def privacy_loss_distribution(self, value_discretization_interval=None,
+                                  tail_mass_truncation=None, description=None):
+        plus = pld.from_laws(self.plus, description).plus
+        minus = pld.from_laws(self.minus, description).minus
+        return pld.PrivacyLossDistribution(plus, minus, exact=True,
+                                           description=description or "privacy-loss distribution")
+
+
+def subsampled_laws(log_pmfs, q, sampling):
+    """The laws of the pair (P, Q) of ``log_pmfs`` (LogPmfs) sampled at rate
+    0 < q < 1 (Balle, Barthe & Gaboardi, "Privacy amplification by
+    subsampling"; Zhu, Dong & Wang, "Optimal accounting of differential
+    privacy via characteristic function"):
+
+    "poisson" (add/remove: P the target in, Q out): the one pair
+    (q P + (1-q) Q, Q), a Laws value on the same atoms;
+    "without_replacement" (replace-one): each direction its own pair,
+    (q P + (1-q) Q, Q) for delta_plus and (q Q + (1-q) P, P) for
+    delta_minus (TwoPairLaws).  The rests of a window mix alike; their
+    losses are unbounded (counted at +inf: never below the true delta)."""
+    from statpriv.laws.mixture import sampled_pair
+    ld = np.longdouble
+    with np.errstate(divide="ignore"):              # q = 0: ln q = -inf
+        lq_w, l1q_w = float(np.log(ld(q))), float(np.log1p(-ld(q)))
+
+    def mixed(lp, lq, rest_p, rest_q):
+        log_a, log_b, lr = sampled_pair(lp, lq, q)
+        rest_a = float(np.logaddexp(lq_w + rest_p, l1q_w + rest_q))
+        return Laws(log_a, log_b, lr, log_rest_p=rest_a, log_rest_q=float(rest_q),
+                    start=log_pmfs.support_start)
+
+    lp, lq = log_pmfs.log_p, log_pmfs.log_q
+    forward = mixed(lp, lq, log_pmfs.log_rest_p, log_pmfs.log_rest_q)
+    if sampling == "poisson":
+        return forward
+    back = mixed(lq, lp, log_pmfs.log_rest_q, log_pmfs.log_rest_p)
+    # (P, q Q + (1-q) P): its minus side is H(q Q + (1-q) P || P)
+    reverse = Laws(back.log_q, back.log_p, -back.log_ratio, log_rest_p=back.log_rest_q,
+                   log_rest_q=back.log_rest_p, start=back.start)
+    return TwoPairLaws(forward, reverse)
 
 
 def pair_core(laws):

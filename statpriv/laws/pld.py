@@ -114,8 +114,20 @@ class PLDSide:
                 const += _LD(self.tail_mass)
         self._const = const
         self._eval_losses, self._eval_probs, self._eval_lo = l_eval, p_eval, lo_eval
-        self._w, self._d = _suffix_sums(l_eval, p_eval)
-        self._values = self._d + const          # delta at eps = l_j (decreasing in j)
+        _check_span(l_eval)
+
+    def _sums(self):
+        """(W, D, delta at eps = l_j), built on first use (a composition reads
+        only the atoms)."""
+        sums = self.__dict__.get("_sums_built")
+        if sums is None:
+            w, d = _suffix_sums(self._eval_losses, self._eval_probs)
+            sums = self._sums_built = (w, d, d + self._const)     # delta at l_j, decreasing
+        return sums
+
+    _w = property(lambda self: self._sums()[0])
+    _d = property(lambda self: self._sums()[1])
+    _values = property(lambda self: self._sums()[2])
 
     losses = property(lambda self: self._losses)
     probs = property(lambda self: self._probs)
@@ -166,27 +178,6 @@ class PLDSide:
         with np.errstate(divide="ignore"):
             return np.log(self._delta_ld(eps)).astype(np.float64)
 
-    def _scalar_log_delta(self, e):
-        """ln delta at one float eps: _delta_ld's operations on numpy long
-        double scalars instead of arrays (the O(1) query path: a binary search
-        and a few scalar operations), so the value is bit-identical to the
-        same eps in an array query."""
-        losses, lo = self._eval_losses, self._eval_lo
-        x = _LD(e)
-        value = self._const
-        n = losses.size
-        if n:
-            j = int(losses.searchsorted(x, side="right"))
-            if j > 0 and x - losses[j - 1] < lo[j - 1]:
-                j -= 1
-            if j < n:
-                value = value + (self._d[j] - np.expm1((x - losses[j]) - lo[j]) * self._w[j])
-                if value <= 0:
-                    value = np.finfo(_LD).smallest_subnormal
-        if value == 0:
-            return -math.inf
-        return float(np.log(min(value, _LD(1.0))))
-
     def _epsilon(self, log_target):
         """Smallest eps (any real, -inf if none needed) with delta(eps) <= e^log_target."""
         target = np.exp(np.asarray(log_target, dtype=_LD))
@@ -231,15 +222,21 @@ def _fmt_mass(x):
         np.format_float_scientific(x, precision=2)
 
 
+def _check_span(losses):
+    if losses.size and float(losses[-1] - losses[0]) > _MAX_LOSS_SPAN:
+        lo, hi = float(losses[0]), float(losses[-1])
+        raise ValueError(f"losses must span at most {_MAX_LOSS_SPAN:g} nats (extended "
+                         f"precision holds e^(+-{_MAX_LOSS_SPAN / 2:g}) about their midpoint); "
+                         f"the losses span {hi - lo:.6g} nats, from {lo:.6g} to {hi:.6g}")
+
+
 def _suffix_sums(losses, probs):
     """(W, D) of the module docstring, extended precision, as suffix cumsums."""
     if losses.size == 0:
         empty = np.zeros(0, dtype=_LD)
         return empty, empty
     lo, hi = losses[0], losses[-1]
-    if float(hi - lo) > _MAX_LOSS_SPAN:
-        raise ValueError(f"the losses span {float(hi - lo):.6g} nats, more than the "
-                         f"{_MAX_LOSS_SPAN:g} extended precision can evaluate")
+    _check_span(losses)
     mid = (lo + hi) / 2
     with np.errstate(under="ignore"):
         scaled = probs * np.exp(mid - losses)                # p_i e^(-(l_i - mid))
@@ -276,16 +273,34 @@ class PrivacyLossDistribution:
         (truncated grid tails moved up or to +inf, windows' rest masses):
         the true delta(eps) is at least
         delta(eps + rounding_bound) - moved_mass - extra mass.
+    optimistic : PrivacyLossDistribution or None
+        Its partner whose delta is never ABOVE the true curve: the
+        optimistic connect-the-dots PLD of a grid PLD
+        (statpriv.laws.grid_pld), the atoms without their bounded tails for
+        an exact one (itself when it has none); None where no lower bound is
+        known.
     """
 
     def __init__(self, plus, minus, *, exact=True, discretization=None, rounding_bound=0.0,
-                 moved_mass=0.0, description="privacy-loss distribution"):
+                 moved_mass=0.0, description="privacy-loss distribution", optimistic=None):
         self.plus, self.minus = plus, minus
         self.exact = bool(exact)
         self.discretization = discretization
         self.rounding_bound = float(rounding_bound)
         self.moved_mass = float(moved_mass)
         self.description = str(description)
+        self._optimistic = optimistic
+
+    @property
+    def optimistic(self):
+        if self._optimistic is None and self.exact:
+            sides = (self.plus, self.minus)
+            if all(s.tail_mass == 0 and s.extra_mass == 0 for s in sides):
+                return self
+            self._optimistic = PrivacyLossDistribution(
+                *(PLDSide(s.losses, s.probs, s.infinity_mass, losses_lo=s._lo) for s in sides),
+                description=self.description)
+        return self._optimistic
 
     def __repr__(self):
         kind = "exact" if self.exact else f"pessimistic, h={self.discretization}"
@@ -310,10 +325,13 @@ class PrivacyLossDistribution:
 
     def delta_lower_bound(self, eps, direction="max"):
         """A lower bound on the TRUE delta(eps) of the mechanism the PLD bounds:
-        delta(eps + rounding_bound) - moved_mass - extra mass (0 at least); for an
-        exact PLD with no tail, delta(eps) itself."""
+        the ``optimistic`` partner's delta where there is one (for an exact
+        PLD with no tail, delta(eps) itself), else delta(eps + rounding_bound)
+        - moved_mass - extra mass (0 at least)."""
         _validate.choice("direction", direction, _DIRECTIONS)
         arr = _validate.real_array("eps", eps, allow_inf=True)
+        if self._optimistic is not None:
+            return self._optimistic.delta(arr, direction)
         sides = (self.plus, self.minus) if direction == "max" else (self.side(direction),)
         lows = []
         for s in sides:
@@ -385,9 +403,12 @@ def _from_logs(log_p, log_q, loss, log_rest_p, log_rest_q, loss_max, loss_min, l
     """The exact PLD (both directions) of aligned log pmfs: loss = ln P/Q on
     the atoms (None: log_p - log_q), with its low parts loss_lo (or None);
     the rests at the losses loss_max (plus) and -loss_min (minus)."""
-    plus = _side_from_logs(log_p, log_q, loss, log_rest_p, loss_max, loss_lo)
-    minus = _side_from_logs(log_q, log_p, None if loss is None else -loss, log_rest_q,
-                            -loss_min, None if loss_lo is None else -loss_lo)
+    try:
+        plus = _side_from_logs(log_p, log_q, loss, log_rest_p, loss_max, loss_lo)
+        minus = _side_from_logs(log_q, log_p, None if loss is None else -loss, log_rest_q,
+                                -loss_min, None if loss_lo is None else -loss_lo)
+    except ValueError as exc:         # the losses ln P/Q of the curve's laws: say whose
+        raise ValueError(f"{description}: {exc}") from None
     return PrivacyLossDistribution(plus, minus, exact=True, description=description)
 
 
@@ -421,49 +442,6 @@ def from_log_pmfs(log_pmfs, description="privacy-loss distribution"):
                       log_pmfs.log_rest_q, math.inf, -math.inf, None, description)
 
 
-def grid_from_cdf(cdf, sf, lower, upper, h):
-    """Pessimistic grid of a loss with CDF ``cdf`` and survival function ``sf``
-    (vectorised, float64, accurate to a few ulps) on [lower, upper]: the mass of
-    ((i-1)h, ih] at ih (the first point also takes everything below it), the mass
-    above the last point returned apart.  Each bin mass is a difference of CDF
-    values below the median and of survival values above it (no cancellation
-    against 1), plus 4u times the values differenced: never below the true mass.
-
-    Returns (idx, probs, above)."""
-    points = (upper - lower) / h
-    if not points <= 50_000_000:       # also inf and NaN (a parameter near 0)
-        raise ValueError(f"value_discretization_interval={h!r} is too fine for this curve "
-                         f"({points:.3g} grid points)")
-    i_lo = math.floor(lower / h)
-    i_hi = math.ceil(upper / h)
-    if i_hi - i_lo > 50_000_000:
-        raise ValueError(f"value_discretization_interval={h!r} is too fine for this curve "
-                         f"({float(i_hi - i_lo):.3g} grid points)")
-    idx = np.arange(i_lo, i_hi + 1, dtype=np.float64)
-    f = np.concatenate(([0.0], cdf(idx * h)))
-    g = np.concatenate(([1.0], sf(idx * h)))
-    low = f[1:] <= 0.5
-    u4 = 4.0 * 2.0 ** -53
-    probs = np.where(low, f[1:] - f[:-1] + u4 * (f[1:] + f[:-1]),
-                     g[:-1] - g[1:] + u4 * (g[:-1] + g[1:]))
-    probs = np.maximum(probs, 0.0)
-    above = float(g[-1]) * (1.0 + u4)
-    return idx, probs, above
-
-
-def from_loss_cdf(cdf, sf, lower, upper, h, moved, description):
-    """The pessimistic PLD, both sides equal, of a symmetric mechanism whose
-    loss has CDF ``cdf`` and survival function ``sf`` on [lower, upper], on
-    the grid h Z (grid_from_cdf; the mass above the last point to +inf):
-    a worst-case DP curve of continuous noise.  ``moved``: the mass the
-    bounds leave out beyond the grid (added to moved_mass)."""
-    idx, probs, above = grid_from_cdf(cdf, sf, lower, upper, h)
-    side = PLDSide(idx.astype(_LD) * _LD(h), probs, infinity_mass=above)
-    return PrivacyLossDistribution(side, side, exact=False, discretization=h,
-                                   rounding_bound=h, moved_mass=moved + above,
-                                   description=description)
-
-
 class PLDCore:
     """A curve core (log_delta / epsilon, like statpriv._core.CurveCore) over a
     PrivacyLossDistribution: O(log atoms) per query (binary search over the
@@ -476,10 +454,9 @@ class PLDCore:
         return (self.pld.plus, self.pld.minus, (self.pld.plus, self.pld.minus))[direction]
 
     def log_delta(self, eps, direction):
+        # (one eps takes the same extended-precision path as an array: the same
+        # bits alone or in a batch)
         sides = self._sides(direction)
-        many = sides if isinstance(sides, tuple) else (sides,)
-        if eps.size == 1 and all(isinstance(s, PLDSide) for s in many):
-            return np.array([max(s._scalar_log_delta(float(eps[0])) for s in many)])
         if not isinstance(sides, tuple):
             return sides._log_delta(eps)
         return np.maximum(sides[0]._log_delta(eps), sides[1]._log_delta(eps))

@@ -33,42 +33,63 @@ def orders(alpha):
     return arr
 
 
-def _side_renyi(side, a):
-    """D_a(A || B) from the PLDSide of L = ln A/B under A (upper bound, see the module)."""
+def _side_renyi(side, alphas):
+    """D_a(A || B) at every order of the float64 array ``alphas``, from the
+    PLDSide of L = ln A/B under A (upper bound, see the module): the log
+    moments of every finite order in one C call (csrc/renyi.h), the same
+    arithmetic per order as a call of its own."""
     losses, probs = side.losses, side.probs
-    if a == math.inf:
-        if side.infinity_mass > 0.0 or (side.tail_mass > 0.0 and side.tail_loss == math.inf):
-            return math.inf
-        top = float(losses[-1]) if losses.size else -math.inf
-        return max(top, side.tail_loss) if side.tail_mass > 0.0 else top
-    if a >= 1.0 and side.infinity_mass > 0.0:
-        return math.inf
-    if a >= 1.0 and side.tail_mass > 0.0 and side.tail_loss == math.inf:
-        return math.inf
-    if a == 1.0:
-        kl = np.sum(probs * losses)
+    out = np.empty(alphas.shape, dtype=np.float64)
+    unbounded_tail = side.tail_mass > 0.0 and side.tail_loss == math.inf
+    # a = inf: the largest loss
+    at_inf = alphas == math.inf
+    if at_inf.any():
+        if side.infinity_mass > 0.0 or unbounded_tail:
+            top = math.inf
+        else:
+            top = float(losses[-1]) if losses.size else -math.inf
+            top = max(top, side.tail_loss) if side.tail_mass > 0.0 else top
+        out[at_inf] = top
+    # a >= 1 with mass where B has none (or a tail of unknown loss): inf
+    infinite = (alphas >= 1.0) & ~at_inf & (side.infinity_mass > 0.0 or unbounded_tail)
+    out[infinite] = math.inf
+    kl = (alphas == 1.0) & ~infinite
+    if kl.any():
+        value = np.sum(probs * losses)
         if side.tail_mass > 0.0:
-            kl += _LD(side.tail_mass) * _LD(max(side.tail_loss, 0.0))
-        return float(kl)
+            value += _LD(side.tail_mass) * _LD(max(side.tail_loss, 0.0))
+        out[kl] = float(value)
+    rest = ~(at_inf | infinite | kl)
+    if not rest.any():
+        return out
+    a = alphas[rest]
     with np.errstate(divide="ignore"):
         log_p = np.log(probs)
-    if a > 1.0 and side.tail_mass > 0.0:
-        log_p = np.append(log_p, np.log(_LD(side.tail_mass)))
-        losses = np.append(losses, _LD(side.tail_loss))
-    if log_p.size == 0:
-        return math.inf if a < 1.0 else 0.0
-    log_sum = _renyi_kernel.renyi_log_moment(log_p, losses, a - 1.0)    # C, without the GIL
-    if not np.isfinite(log_sum):
-        return math.inf
-    return float(log_sum / _LD(a - 1.0))
+    tail_log_p = np.log(_LD(side.tail_mass)) if side.tail_mass > 0.0 else _LD(-np.inf)
+    t = a - 1.0
+    # the moments of the finite orders, in one C call, without the GIL
+    log_sum = _renyi_kernel.renyi_log_moments(log_p, losses, tail_log_p, _LD(side.tail_loss),
+                                              t)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        value = (log_sum.astype(_LD) / t.astype(_LD)).astype(np.float64)
+    value[~np.isfinite(log_sum)] = math.inf
+    # no atoms (and for a > 1 no tail): inf below order 1, 0 above
+    empty = (log_p.size == 0) & ((a < 1.0) | (side.tail_mass == 0.0))
+    value[empty & (a < 1.0)] = math.inf
+    value[empty & (a > 1.0)] = 0.0
+    out[rest] = value
+    return out
 
 
 def renyi_from_pld(pld, alpha, direction="max"):
     """D_alpha per direction ('plus': D(P||Q), 'minus': D(Q||P)) or the max, from a
-    PrivacyLossDistribution; vectorised over alpha."""
+    PrivacyLossDistribution; vectorised over alpha (one C call per direction)."""
     _validate.choice("direction", direction, ("plus", "minus", "max"))
     arr = orders(alpha)
+    flat = np.ascontiguousarray(arr.ravel(), dtype=np.float64)
     sides = (pld.plus, pld.minus) if direction == "max" else (pld.side(direction),)
-    out = np.array([max(_side_renyi(s, float(a)) for s in sides) for a in arr.ravel()])
+    out = _side_renyi(sides[0], flat)
+    for side in sides[1:]:
+        out = np.maximum(out, _side_renyi(side, flat))
     out = out.reshape(arr.shape)
     return float(out[()]) if arr.ndim == 0 else out

@@ -25,13 +25,15 @@ import numpy as np
 from statpriv import _lazy
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
-from statpriv.laws import LawSource, windows
+from statpriv.laws import LawSource, grid_pld, windows
 from statpriv.laws import renyi as _renyi
 from statpriv.noise import _cells
 
-__all__ = ["DPPair", "NOISE_KINDS", "Gaussian", "Geometric", "Laplace", "Noise"]
+__all__ = ["DPPair", "NOISE_KINDS", "Gaussian", "Geometric", "Laplace", "Noise",
+           "SampledDPPair"]
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+_noise_kernels = _lazy.module("statpriv.noise._kernels")
 
 
 class Noise:
@@ -59,8 +61,9 @@ class Noise:
         plus this noise (inf if none);
     dp_core(), _dp_reference() : the worst-case DP curve's C evaluator and
         mpmath brute force;
-    dp_renyi(alpha), dp_privacy_loss_distribution(h, tail),
-    dp_accounting_pld(h, sensitivity), dp_loss_span() : its DP facts;
+    dp_renyi(alpha), dp_renyi_orders(alphas), dp_privacy_loss_distribution(h,
+    tail), dp_accounting_pld(h, sensitivity), dp_loss_span() : its DP facts;
+    _dp_sampled_curve(...) : the Poisson-subsampled mechanism (noise._sampled);
     _interval_epsilon / _interval_confidence / _interval_width /
     _interval_noise : the per-kind formulas of statpriv.interval.
     """
@@ -116,8 +119,10 @@ class Noise:
         raise ValueError(f"noise must be {kinds_text()}, got {self!r}")
 
     def _release_laws(self, laws, zero_plus, zero_minus):
-        """What the noisy curve knows of its laws (PrivacyCurve's ``laws``):
-        none by default (the noisy outcomes are continuous)."""
+        """What the noisy curve knows of its laws (PrivacyCurve's ``laws``)
+        beyond its delta: nothing by default (the noisy outcomes are
+        continuous; the curve then gets the connect-the-dots PLDs of its own
+        delta, statpriv.laws.grid_pld.DeltaLaws)."""
         return None
 
     def curve(self, laws, reference, description):
@@ -137,8 +142,9 @@ class Noise:
             zero_plus, zero_minus = min(zero_plus, noise_plus), min(zero_minus, noise_minus)
             core = _core.BoundedCurveCore(core, laws.log_rest_p, laws.log_rest_q, math.inf,
                                           -math.inf, zero_plus, zero_minus)
+        released = self._release_laws(laws, zero_plus, zero_minus)
         return PrivacyCurve(core, reference, f"{description}, noise={self!r}",
-                            laws=self._release_laws(laws, zero_plus, zero_minus))
+                            laws=grid_pld.DeltaLaws(core) if released is None else released)
 
     def zero_point_up(self):
         """The smallest float >= the largest |ln f_P/f_Q| of any count plus
@@ -176,10 +182,54 @@ class Noise:
         return PrivacyCurve(self.dp_core(), lambda eps, direction: reference(eps),
                             description, laws=DPPair(self))
 
+    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
+        """The worst-case DP curve's PLD on the grid h Z: pessimistic
+        connect-the-dots of its closed-form delta (both directions alike),
+        with the optimistic one as its ``optimistic`` (statpriv.laws.grid_pld);
+        a kind with exact atoms overrides it."""
+        return self.dp_grid_bracket(value_discretization_interval, tail_mass_truncation).pld()
+
+    def dp_grid_bracket(self, value_discretization_interval, tail_mass_truncation):
+        """The Bracket on h Z of the worst-case DP curve (statpriv.laws.grid_pld)."""
+        return grid_pld.curve_bracket(self.dp_core(), value_discretization_interval,
+                                      tail_mass_truncation,
+                                      f"DP {self.kind} {self.param_name}={self.param}",
+                                      symmetric=True)
+
     def dp_loss_span(self):
         """The width of the losses dp-accounting's PLD of the mechanism spans
         (its grid needs about span / h bins); 0 where it is a few atoms."""
         return 0.0
+
+    def dp_renyi_orders(self, alphas):
+        """D_alpha of the worst-case DP pair at every order of a float64
+        array, in one C call (csrc/dp_renyi.h), each value the one
+        ``dp_renyi`` gives, bit for bit: the C value is the correctly rounded
+        one where its error bound proves it, and the few orders it cannot
+        prove (about one in ten) are computed by dp_renyi in mpmath."""
+        out, certain = _noise_kernels.dp_renyi(self.kind, alphas, self.param)
+        for i in np.flatnonzero(~certain):
+            out[i] = self.dp_renyi(float(alphas[i]))
+        return out
+
+    def _dp_sampled_curve(self, sensitivity, sampling_prob, relation, description):
+        """The mechanism with Poisson subsampling at rate sampling_prob under
+        ``relation`` (statpriv.noise._sampled)."""
+        from statpriv.noise import _sampled
+        return _sampled.sampled_curve(self, sensitivity, sampling_prob, relation, description)
+
+    def _dp_sampled_pair(self, sensitivity, sampling_prob, relation):
+        """(C evaluator, laws) of the sampled mechanism, 0 < sampling_prob < 1:
+        for continuous noise the reduction of dp_core or the replace-one
+        closed forms (statpriv.noise._sampled.continuous_pair)."""
+        from statpriv.noise import _sampled
+        return _sampled.continuous_pair(self, sensitivity, sampling_prob, relation)
+
+    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
+                                  sampling_prob, relation):
+        """dp-accounting's own PLD of the sampled mechanism, or None where it
+        has none (then the export takes the curve's delta)."""
+        return None
 
 
 class DPPair(LawSource):
@@ -189,14 +239,22 @@ class DPPair(LawSource):
     closed-form Renyi divergence and DP privacy-loss distribution, and
     dp-accounting's own PLD of the mechanism (the export's native route) --
     or, where the pair is given as discrete ``laws`` (dp.geometric at an
-    integer sensitivity > 1: the lumped atoms), the exact PLD and Renyi
-    divergence of those.  ``native_export`` False keeps the export on the
-    curve's own delta (connect-the-dots): a labelled approximation that is
-    not dp-accounting's mechanism."""
+    integer sensitivity > 1: the lumped atoms; sampled dp.geometric), the
+    exact PLD and Renyi divergence of those.  ``native_export`` False keeps
+    the export on the curve's own delta (connect-the-dots): a labelled
+    approximation that is not dp-accounting's mechanism.
 
-    def __init__(self, noise, sensitivity=1, *, laws=None, native_export=True):
+    ``sampling_prob`` (None: no sampling) and ``relation`` ("add_remove",
+    "replace_one") say which mechanism the pair is: statpriv.dp's
+    ``sampling_prob=`` / ``relation=`` (statpriv.noise._sampled).  A sampled
+    pair of continuous noise is a ``SampledDPPair``: no closed-form Renyi
+    divergence and no exact PLD, its curve known through its exact delta."""
+
+    def __init__(self, noise, sensitivity=1, *, laws=None, native_export=True,
+                 sampling_prob=None, relation="add_remove"):
         self.noise, self.sensitivity, self.laws = noise, sensitivity, laws
         self.native_export = bool(native_export)
+        self.sampling_prob, self.relation = sampling_prob, relation
 
     @property
     def has_log_pmfs(self):
@@ -213,14 +271,38 @@ class DPPair(LawSource):
         return self.noise.dp_privacy_loss_distribution(value_discretization_interval,
                                                        tail_mass_truncation)
 
+    def grid_bracket(self, value_discretization_interval, tail_mass_truncation,
+                     description=None):
+        """The Bracket on h Z that a composition multiplies: the noise kind's
+        connect-the-dots bracket, or that of the exact PLD of the given laws."""
+        h, tail = value_discretization_interval, tail_mass_truncation
+        if self.laws is not None or type(self.noise).dp_privacy_loss_distribution is not \
+                Noise.dp_privacy_loss_distribution:
+            return grid_pld.grid_bracket(self.privacy_loss_distribution(h, tail, description),
+                                         h, tail, description)
+        return self.noise.dp_grid_bracket(h, tail)
+
     def renyi(self, alpha, direction="max"):
         """D_alpha (symmetric: every direction alike): the kind's closed form,
         or the exact PLD's of the lumped atoms."""
         if self.laws is not None:
             return self.privacy_loss_distribution().renyi(alpha, direction)
         arr = _renyi.orders(alpha)
-        out = np.array([self.noise.dp_renyi(float(a)) for a in arr.ravel()]).reshape(arr.shape)
+        out = self.noise.dp_renyi_orders(arr.ravel()).reshape(arr.shape)
         return float(out[()]) if arr.ndim == 0 else out
+
+    def subsample(self, sampling_prob, sampling, core=None):
+        """The laws of this pair sampled (PrivacyCurve.subsample): Poisson
+        sampling of the unsampled mechanism is the sampled mechanism (the
+        kind's laws: exact atoms, dp-accounting's own PLD); otherwise the
+        sampled atoms where the pair has them (LawSource.subsample), else
+        the sampled ``core``'s delta (connect-the-dots)."""
+        if sampling == "poisson" and self.sampling_prob is None and self.relation == "add_remove":
+            return self.noise._dp_sampled_pair(self.sensitivity, sampling_prob, "add_remove")[1]
+        laws = super().subsample(sampling_prob, sampling, core)
+        if laws is None and core is not None:
+            laws = grid_pld.DeltaLaws(core)
+        return laws
 
     def dp_accounting_pld(self, value_discretization_interval):
         """dp-accounting's own PLD of the mechanism (None: not the export's route)."""
@@ -232,7 +314,30 @@ class DPPair(LawSource):
         if span / h > MAX_GRID:
             raise ValueError(f"value_discretization_interval={h!r} needs a PLD of about "
                              f"{span / h:.3g} bins (more than {MAX_GRID}); take a larger interval")
-        return self.noise.dp_accounting_pld(h, self.sensitivity)
+        if self.sampling_prob is None:
+            return self.noise.dp_accounting_pld(h, self.sensitivity)
+        return self.noise.dp_accounting_sampled_pld(h, self.sensitivity, self.sampling_prob,
+                                                    self.relation)
+
+
+class SampledDPPair(DPPair):
+    """A Poisson-subsampled pair of continuous noise (dp.gaussian / dp.laplace
+    with ``sampling_prob``): no closed-form Renyi divergence (``renyi`` is
+    None, so the curve asks its privacy-loss distribution) and no exact PLD
+    (the mixture's losses are continuous): the curve's own delta is exact,
+    and its PLD is connect-the-dots of that delta on a loss grid
+    (statpriv.laws.grid_pld; ``core`` is the curve's evaluator).  Under
+    replace-one the pair is symmetric (one direction evaluated)."""
+
+    renyi = None
+
+    def __init__(self, noise, sensitivity=1, *, core, sampling_prob, relation):
+        super().__init__(noise, sensitivity, sampling_prob=sampling_prob, relation=relation)
+        self.core, self.symmetric = core, relation == "replace_one"
+
+    # the sampled curve's own delta on h Z (what a composition multiplies)
+    privacy_loss_distribution = grid_pld.DeltaLaws.privacy_loss_distribution
+    grid_bracket = grid_pld.DeltaLaws.grid_bracket
 
 
 def kinds_text(prefix="statpriv."):

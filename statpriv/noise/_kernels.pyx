@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport fma, INFINITY
+from libc.math cimport fma
 from scipy.special.cython_special cimport erfcx, log_ndtr, ndtr
 
 from statpriv._csrc cimport *
@@ -107,7 +107,6 @@ cdef class GaussCurveCore(CurveCore):
         self.g.log_ndtr = _log_ndtr
         self.log_tol = 1e-10    # noisy curves: delta promised to 1e-10 relative
         self.positive = _positive_mask(lp, lq)
-
 
         self.g.erfcx = _erfcx
         self.fn = sp_gauss_curve_log_delta
@@ -453,3 +452,63 @@ cdef class GeometricDPCore(DPCurveCore):
         self.fn = sp_dp_curve_log_delta
         self.ctx = &self.dp
         self.closed_form = True      # (the scalar path keeps the GIL: ~50 ns)
+
+
+cdef class ReplaceDPCore(CurveCore):
+    """A Poisson-subsampled worst-case DP curve under replace-one (csrc/dp_replace.h):
+    (1-q) N + q (N + 1) against (1-q) N + q (N - 1), N = Laplace(b) or
+    N(0, sigma^2) at sensitivity 1, 0 < q < 1 (the caller checks)."""
+    cdef sp_dp_replace_curve curve
+
+    def __cinit__(self, str kind, double param, double q):
+        cdef sp_normal_fns fns
+        fns.ndtr = _ndtr
+        fns.log_ndtr = _log_ndtr
+        fns.erfcx = _erfcx
+        if kind == "gaussian":
+            sp_dp_replace_init(&self.curve, SP_DP_GAUSSIAN, param, q, 0.0, 0.0, &fns)
+            self.positive = (1 << SP_PLUS) | (1 << SP_MINUS) | (1 << SP_MAX)
+        elif kind == "laplace":
+            z_hi, z_lo = _laplace_replace_zero_point(param, q)
+            sp_dp_replace_init(&self.curve, SP_DP_LAPLACE, param, q, z_hi, z_lo, NULL)
+        else:
+            raise ValueError(f"ReplaceDPCore: kind must be 'gaussian' or 'laplace', got {kind!r}")
+        self.fn = sp_dp_replace_log_delta
+        self.ctx = &self.curve
+        self.closed_form = True      # (the scalar path keeps the GIL: ~0.1 us)
+
+
+def _laplace_replace_zero_point(double b, double q):
+    """z = ln((e^t + r)/(e^-t + r)), t = 1/b, r = (1-q)/q, the largest log
+    ratio of the replace-one Laplace pair, as a double-double (hi, lo) from
+    mpmath at 40 digits (imported here, on first use): delta = 0 exactly from
+    z on."""
+    import mpmath
+    with mpmath.workdps(40):
+        t, r = 1 / mpmath.mpf(b), (1 - mpmath.mpf(q)) / mpmath.mpf(q)
+        z = mpmath.log((mpmath.exp(t) + r) / (mpmath.exp(-t) + r))
+        hi = float(z)
+        return hi, float(z - hi)
+
+
+def dp_renyi(str kind, alpha, double param):
+    """(D_alpha, certain) at every order of the float64 array ``alpha``: the
+    closed forms of csrc/dp_renyi.h for 'laplace' (param b) or 'geometric'
+    (param alpha of the noise); certain[i] False where the double is not
+    proven to be the correctly rounded value."""
+    cdef const double[::1] a = np.ascontiguousarray(alpha, dtype=np.float64)
+    cdef long n = a.shape[0]
+    out = np.empty(n, dtype=np.float64)
+    flags = np.empty(n, dtype=np.intc)
+    cdef double[::1] o = out
+    cdef int[::1] f = flags
+    if kind not in ("laplace", "geometric"):
+        raise ValueError(f"dp_renyi: kind must be 'laplace' or 'geometric', got {kind!r}")
+    cdef bint laplace = kind == "laplace"
+    if n:
+        with nogil:
+            if laplace:
+                sp_dp_renyi_laplace(&a[0], n, param, &o[0], &f[0])
+            else:
+                sp_dp_renyi_geometric(&a[0], n, param, &o[0], &f[0])
+    return out, flags.astype(bool)

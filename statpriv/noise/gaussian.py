@@ -17,7 +17,6 @@ import math
 import numpy as np
 
 from statpriv import _lazy, _validate, oracle
-from statpriv.laws import pld
 from statpriv.noise import Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
@@ -72,24 +71,9 @@ class Gaussian(Noise):
         """alpha / (2 sigma^2) (Mironov, "Renyi differential privacy")."""
         return alpha / (2.0 * self.sigma * self.sigma)
 
-    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
-        """Pessimistic PLD on the grid h Z: L ~ N(mu, 2 mu), mu = 1/(2 sigma^2),
-        both sides; the mass beyond mu +- z/sigma (tail_mass_truncation in
-        all) moved, the upper part to +inf."""
-        from scipy import special
-        sigma = self.sigma
-        var2 = 2.0 * sigma * sigma
-        mu = 1.0 / var2 if var2 > 0 else math.inf     # sigma below ~1e-154 underflows
-        s = 1.0 / sigma
-        z = float(-special.ndtri(tail_mass_truncation / 2.0))
-
-        def cdf(t):
-            return special.ndtr((t - mu) / s)
-
-        def sf(t):
-            return special.ndtr((mu - t) / s)
-        return pld.from_loss_cdf(cdf, sf, mu - z * s, mu + z * s, value_discretization_interval,
-                                 tail_mass_truncation, f"DP gaussian {sigma}")
+    def dp_renyi_orders(self, alphas):
+        """alpha / (2 sigma^2) at every order (the same floats as dp_renyi)."""
+        return alphas / (2.0 * self.sigma * self.sigma)
 
     def dp_loss_span(self):
         # dp-accounting's grid, truncated at its default log mass -50:
@@ -99,6 +83,16 @@ class Gaussian(Noise):
     def dp_accounting_pld(self, value_discretization_interval, sensitivity=1):
         return _dp_accounting_pld_module().from_gaussian_mechanism(
             self.sigma, value_discretization_interval=value_discretization_interval)
+
+    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
+                                  sampling_prob, relation):
+        pld_module = _dp_accounting_pld_module()
+        neighbours = pld_module.NeighborRel
+        return pld_module.from_gaussian_mechanism(
+            self.sigma, value_discretization_interval=value_discretization_interval,
+            sampling_prob=sampling_prob,
+            neighboring_relation=(neighbours.ADD_OR_REMOVE_ONE if relation == "add_remove"
+                                  else neighbours.REPLACE_ONE))
 
     # statpriv.interval: P[|N| < t] = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2));
     # not pure DP: the level is the smallest eps with delta_sigma(eps) <= delta

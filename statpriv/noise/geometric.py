@@ -15,6 +15,7 @@ from statpriv import _lazy, _validate, _xprec, oracle
 from statpriv.curve import PrivacyCurve
 from statpriv.laws import LazyLaws, Laws, pair_core, pld
 from statpriv.laws.discrete import discrete_reference, laws_from_log_pmfs
+from statpriv.laws.mixture import log_mix
 from statpriv.noise import DPPair, Noise, _cells, _dp_accounting_pld_module
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
@@ -124,6 +125,51 @@ class Geometric(Noise):
         laws = laws_from_log_pmfs(log_p, log_q, 0).live()
         return PrivacyCurve(pair_core(laws), discrete_reference(log_p, log_q), description,
                             laws=DPPair(self, s, laws=laws))
+
+    def _dp_sampled_pair(self, sensitivity, sampling_prob, relation):
+        """Exact discrete laws of the sampled mechanism (see _dp_sampled_laws):
+        the pair kernel, the exact PLD and Renyi divergences."""
+        laws = self._dp_sampled_laws(sensitivity, sampling_prob, relation)
+        return pair_core(laws), DPPair(self, sensitivity, laws=laws,
+                                       sampling_prob=sampling_prob, relation=relation)
+
+    def _dp_sampled_laws(self, sensitivity, q, relation):
+        """Laws of Poisson-subsampled geometric noise at an integer sensitivity
+        s (statpriv.noise._sampled), 0 < q < 1, on consecutive lumped
+        outcomes, long double, closed-form log ratios.  With G(x) = c
+        alpha^|x|, c = (1-alpha)/(1+alpha), and the tails G(x <= -k) =
+        G(x >= k) = alpha^k / (1+alpha), k >= 0:
+
+        add_remove: A = (1-q) G + q G(. - s) against B = G on x <= 0, 1, ...,
+        s-1, x >= s; replace_one: A against C = (1-q) G + q G(. + s) on x <=
+        -s, -s+1, ..., s-1, x >= s.  ln G(x - s)/G(x) = clip(s - 2x, -s, s)
+        ln alpha and ln G(x + s)/G(x) = clip(s + 2x, -s, s) ln alpha are
+        constant on each lump, so lumping leaves the curve unchanged; ln A/G
+        = ln(1 + q (G(x-s)/G(x) - 1)) (statpriv.laws.mixture.log_mix)."""
+        ld = np.longdouble
+        s = int(sensitivity)
+        log_a = np.log(ld(self.alpha))
+        first = 0 if relation == "add_remove" else -s
+        x = np.arange(first, s + 1)
+        log_g = (np.log1p(-ld(self.alpha)) - np.log1p(ld(self.alpha))
+                 + np.abs(x).astype(ld) * log_a)
+        log_g[0] = -np.log1p(ld(self.alpha)) + abs(first) * log_a      # the tails
+        log_g[-1] = -np.log1p(ld(self.alpha)) + s * log_a
+        mix_a = log_mix(q, np.clip(s - 2 * x, -s, s).astype(ld) * log_a)
+        mix_b = (np.zeros(len(x), dtype=ld) if relation == "add_remove"
+                 else log_mix(q, np.clip(s + 2 * x, -s, s).astype(ld) * log_a))
+        lr = mix_a - mix_b
+        return Laws(log_g + mix_a, log_g + mix_b, lr, start=first,
+                    log_ratio_max=_xprec.ceil_float(lr.max(), ld(0)),
+                    log_ratio_min=-_xprec.ceil_float(-lr.min(), ld(0)))
+
+    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
+                                  sampling_prob, relation):
+        if relation != "add_remove":
+            return None                   # dp-accounting's discrete Laplace has no REPLACE
+        return _dp_accounting_pld_module().from_discrete_laplace_mechanism(
+            -math.log(self.alpha), sensitivity=sensitivity, sampling_prob=sampling_prob,
+            value_discretization_interval=value_discretization_interval, use_connect_dots=True)
 
     def dp_renyi(self, alpha):
         """ln( (g^(1-a) + g^a) / (1 + g) ) / (a - 1) for geometric(g): P(x <= 0)

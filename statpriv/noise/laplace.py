@@ -13,7 +13,6 @@ import math
 import numpy as np
 
 from statpriv import _lazy, _validate, _xprec, oracle
-from statpriv.laws import pld
 from statpriv.noise import Noise, _cells, _dp_accounting_pld_module
 from statpriv.noise import _laplace_ratios as _ratios
 
@@ -98,29 +97,20 @@ class Laplace(Noise):
                      + (al - 1) / (2 * al - 1) * mpmath.exp(-al / b))
             return float(mpmath.log(s) / (al - 1))
 
-    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
-        """Pessimistic PLD on the grid h Z: L = 1/b with mass 1/2, -1/b with
-        mass e^(-1/b)/2, and in between P[L <= t] = e^(-(1 - b t)/(2b))/2
-        (both sides equal; nothing truncated)."""
-        b = self.scale
-        lower, upper = -1.0 / b, 1.0 / b
-
-        def cdf(t):
-            with np.errstate(over="ignore"):
-                inner = 0.5 * np.exp(-(1.0 - b * np.minimum(t, upper)) / (2.0 * b))
-            return np.where(t < lower, 0.0, np.where(t >= upper, 1.0, inner))
-
-        def sf(t):
-            return 1.0 - cdf(t)               # the inner CDF is <= 1/2: no cancellation
-        return pld.from_loss_cdf(cdf, sf, lower, upper, value_discretization_interval, 0.0,
-                                 f"DP laplace {b}")
-
     def dp_loss_span(self):
         return 2.0 / self.scale              # |L| <= 1/b
 
     def dp_accounting_pld(self, value_discretization_interval, sensitivity=1):
         return _dp_accounting_pld_module().from_laplace_mechanism(
             self.scale, value_discretization_interval=value_discretization_interval)
+
+    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
+                                  sampling_prob, relation):
+        if relation != "add_remove":
+            return None                   # dp-accounting's Laplace has no REPLACE
+        return _dp_accounting_pld_module().from_laplace_mechanism(
+            self.scale, value_discretization_interval=value_discretization_interval,
+            sampling_prob=sampling_prob)
 
     # statpriv.interval: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi &
     # D'Acquisto eq. (9)), hence eps = -ln(1 - p)/(w c) (eq. (10))

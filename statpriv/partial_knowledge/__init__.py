@@ -46,6 +46,7 @@ from statpriv import _lazy, _validate, oracle
 from statpriv.counting import counting
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import Recipe
+from statpriv.laws import grid_pld
 from statpriv.partial_knowledge import vertices
 
 __all__ = ["partial_knowledge", "histogram_partial_knowledge", "PartialKnowledge",
@@ -138,8 +139,10 @@ class PartialKnowledge:
             def ref(eps, direction):
                 return oracle.blanket_delta(N, p, eps)
 
+            # one pair (a mixture over b, both directions alike): composable
             self._blanket = self._recipe("blanket").attach(
-                PrivacyCurve(core, ref, self._describe("privacy blanket")))
+                PrivacyCurve(core, ref, self._describe("privacy blanket"),
+                             laws=grid_pld.DeltaLaws(core, symmetric=True)))
         return self._blanket
 
     def closed_form_epsilon(self, delta):

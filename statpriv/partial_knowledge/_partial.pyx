@@ -35,7 +35,8 @@ cdef class VertexCore(CurveCore):
         +inf for a shift)."""
         return self.sys.eps0
 
-    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+    cdef double _smallest_eps(self, double log_target, sp_direction d,
+                              bint estimate) noexcept nogil:
         """Every vertex searched only where it exceeds the running answer
         (sp_vertex_smallest_eps)."""
         return sp_vertex_smallest_eps(&self.sys, log_target, self.log_tol)
@@ -99,7 +100,8 @@ cdef class BlanketCore(CurveCore):
         self.fn = sp_blanket_curve_log_delta
         self.ctx = &self.bl
 
-    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+    cdef double _smallest_eps(self, double log_target, sp_direction d,
+                              bint estimate) noexcept nogil:
         """Searched from the eps of the law at the mean b
         (sp_blanket_smallest_eps): a few evaluations of the sum."""
         return sp_blanket_smallest_eps(&self.bl, log_target, self.log_tol)

@@ -35,6 +35,7 @@ import numpy as np
 
 from statpriv import _lazy, _progress
 from statpriv.curve import PrivacyCurve
+from statpriv.partial_knowledge.vertex_laws import NoComposition, VertexLaws
 
 _partial = _lazy.module("statpriv.partial_knowledge._partial")
 
@@ -261,8 +262,8 @@ class WorstCaseCurve(PrivacyCurve):
     the function behind ``bracket(eps)`` (given at construction: the full
     sweep's or the branch and bound's, see worst_case_curve)."""
 
-    def __init__(self, core, reference, description, *, bracket):
-        super().__init__(core, reference, description)
+    def __init__(self, core, reference, description, *, bracket, laws=None):
+        super().__init__(core, reference, description, laws=laws)
         self._log_bracket = bracket
 
     def bracket(self, eps):
@@ -333,4 +334,5 @@ def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None):
         def bracket(eps):
             L, U, a = by_vertex(eps)
             return L, U, N - a        # the others with input 1
-    return WorstCaseCurve(curve_core, ref, description, bracket=bracket)
+    laws = VertexLaws(core, N) if N <= FULL_SWEEP_OTHERS else NoComposition(FULL_SWEEP_OTHERS)
+    return WorstCaseCurve(curve_core, ref, description, bracket=bracket, laws=laws)

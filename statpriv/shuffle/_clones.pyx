@@ -22,7 +22,8 @@ cdef class ClonesCurveCore(CurveCore):
         self.fn = sp_clones_log_delta
         self.ctx = &self.curve
 
-    cdef double _smallest_eps(self, double log_target, sp_direction d, bint estimate) noexcept nogil:
+    cdef double _smallest_eps(self, double log_target, sp_direction d,
+                              bint estimate) noexcept nogil:
         """Bracketed from the closed form's order of magnitude, then Illinois."""
         return sp_clones_smallest_eps(&self.curve, log_target, self.log_tol)
 

@@ -19,6 +19,7 @@ and the guarantee.
 from statpriv import _lazy, _validate, oracle
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
+from statpriv.laws import grid_pld
 
 __all__ = ["clones"]
 
@@ -62,5 +63,8 @@ def clones(n, eps0):
         return oracle.clones_delta(n, eps0, eps, direction=direction)
 
     core = _clones.ClonesCurveCore(float(n), eps0)
+    # the clone pair is one pair of laws (both directions alike): composable
+    # through its delta (connect-the-dots PLDs)
     return PrivacyCurve(core, reference, f"clones(n={n}, eps0={eps0:g}): {n} shuffled "
-                        f"{eps0:g}-LDP reports (clone reduction)")
+                        f"{eps0:g}-LDP reports (clone reduction)",
+                        laws=grid_pld.DeltaLaws(core, symmetric=True))

@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from statpriv import _lazy, _validate, oracle
-from statpriv.laws import windows
+from statpriv.laws import grid_pld, windows
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 
@@ -146,8 +146,10 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
                                         attacker=attacker, direction=direction)
 
     what = "per-record pi" if per_record else f"pi={pi}"
+    # (a pair of laws known through its delta: connect-the-dots PLDs, composition)
     return PrivacyCurve(core, ref, f"thresholded count n={n}, {what}, threshold={threshold}, "
-                                   f"known={known}, {attacker} attacker")
+                                   f"known={known}, {attacker} attacker",
+                        laws=grid_pld.DeltaLaws(core))
 
 
 # Near a zero point eps0 the terms z (1 - e^(eps - L)) need L - eps to

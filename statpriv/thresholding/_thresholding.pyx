@@ -2,8 +2,9 @@
 """Typed wrappers over csrc/thresholding.c and csrc/k_anonymity.c.
 
 Nothing here validates input: statpriv.thresholding (thresholded) and
-statpriv.thresholding.k_anonymity do that and document the formulas.  The cores subclass statpriv._core.CurveCore
-(log_delta, epsilon: the interface statpriv.curve.PrivacyCurve calls).  Every loop runs without the GIL; the
+statpriv.thresholding.k_anonymity do that and document the formulas.  The
+cores subclass statpriv._core.CurveCore (log_delta, epsilon: the interface
+statpriv.curve.PrivacyCurve calls).  Every loop runs without the GIL; the
 cores are immutable after construction (the arrays they read are kept alive
 here), so one curve may be queried from many threads.
 """

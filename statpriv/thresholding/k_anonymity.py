@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from statpriv import _lazy, _validate, oracle
-from statpriv.laws import windows
+from statpriv.laws import grid_pld, windows
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 
@@ -167,9 +167,12 @@ def k_anonymity(n, pi, k, *, source, target):
         def ref(eps, direction):
             return oracle.k_anonymity_delta(n, ref_probs, k, source, target, eps, bound=bound,
                                             direction=direction)
+        # the upper curve is the pair an attacker who sees more faces (a
+        # post-processing bound of the release): composable through its delta
         return PrivacyCurve(core, ref, f"{what}, {bound} (attacker sees "
                             + ("the two counts and how many others are elsewhere)"
-                               if bound == "upper" else "the two released counts only)"))
+                               if bound == "upper" else "the two released counts only)"),
+                            laws=grid_pld.DeltaLaws(core) if bound == "upper" else None)
 
     refined = None
     if a_win[2] == -math.inf and b_win[2] == -math.inf:

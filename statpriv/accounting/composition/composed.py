@@ -1,40 +1,91 @@
-"""The curve of a composition: a PrivacyCurve over a composed privacy-loss
-distribution, with the bracket of the true curve it certifies and the exact
-Renyi divergence of the product (the sum over the parts)."""
+"""The curve of a composition: a PrivacyCurve whose delta is the upper end of a
+certified bracket of the true composed curve (``delta_bounds``,
+``epsilon_bounds``), with the exact Renyi divergence of the product (the sum
+over the parts)."""
 import numpy as np
 
-from statpriv import _validate
+from statpriv import _core, _validate
 from statpriv.curve import PrivacyCurve
 from statpriv.laws import pld as _pld
 
-__all__ = ["ComposedCurve", "check_curves", "composed_curve", "description"]
+__all__ = ["ComposedCurve", "check_curves", "composed_curve", "description",
+           "grid_composed_curve"]
+
+_NAMES = {_core.PLUS: ("plus",), _core.MINUS: ("minus",), _core.MAX: ("plus", "minus")}
 
 
 class ComposedCurve(PrivacyCurve):
-    """The curve of a composition (statpriv.compose): a PrivacyCurve whose delta
-    comes from a composed privacy-loss distribution, with the bracket of the
-    true curve it certifies (``delta_bounds``)."""
+    """The curve of a composition (statpriv.compose): delta is the upper end of
+    a bracket of the true composed curve, ``delta_bounds`` and
+    ``epsilon_bounds`` give both ends."""
 
-    def __init__(self, pld, reference, description, parts):
-        super().__init__(_pld.PLDCore(pld), reference, description, laws=pld)
+    def __init__(self, pld, reference, description, parts, *, core=None, grid_sides=None,
+                 counts=None):
+        super().__init__(_pld.PLDCore(pld) if core is None else core, reference, description,
+                         laws=pld)
         self._parts = parts
+        self._grid_sides = grid_sides
+        self._counts = (1,) * len(parts[0]) if counts is None else tuple(counts)
 
     @property
     def parts(self):
-        """(curves, times): the composition of ``times`` runs of the curves."""
+        """(curves, times): the composition of ``times`` runs of the curves
+        (each curve ``counts[i]`` times per run)."""
         return self._parts
+
+    @property
+    def counts(self):
+        """How many times each of ``parts[0]`` enters one run (all 1 for
+        statpriv.compose; an Accountant's releases of one curve add up)."""
+        return self._counts
+
+    @property
+    def grid_sides(self):
+        """{(direction, upper): ComposedSide} of a composition on a grid (None
+        for an exact product): statpriv.accounting.composition.grid."""
+        return self._grid_sides
 
     def delta_bounds(self, eps, direction="max"):
         """(lower, upper): the true delta(eps) of the composition lies in between.
 
-        upper = delta(eps) (the grid curve, never below the true one); lower =
-        delta_grid(eps + rounding_bound) - moved mass - round-off (the losses
-        were rounded up by at most rounding_bound = k h in total).  For exact
-        compositions both are the exact value up to floating-point rounding."""
+        On a grid: upper = delta(eps), the composition of the parts'
+        pessimistic measures (never below the true curve), lower = the
+        composition of their optimistic ones (never above it), each with its
+        truncated tails, wrap-around and round-off bounded (the upper side
+        adds them, the lower side subtracts them).  For exact compositions
+        both are the exact value up to floating-point rounding."""
         _validate.choice("direction", direction, ("plus", "minus", "max"))
-        upper = self.laws.delta(eps, direction)
-        lower = self.laws.delta_lower_bound(eps, direction)
-        return lower, upper
+        if self._grid_sides is None:
+            return self.laws.delta_lower_bound(eps, direction), self.laws.delta(eps, direction)
+        arr = _validate.real_array("eps", eps, allow_inf=True)
+        names = ("plus", "minus") if direction == "max" else (direction,)
+        flat = arr.ravel()
+        ends = []
+        for upper in (False, True):
+            logs = np.maximum.reduce([self._grid_sides[(d, upper)].log_delta(flat)
+                                      for d in names])
+            ends.append(np.exp(logs).reshape(arr.shape))
+        return tuple(float(e[()]) if arr.ndim == 0 else e for e in ends)
+
+    def epsilon_bounds(self, delta, direction="max"):
+        """(lower, upper): the true smallest eps with delta(eps) <= delta lies in
+        between; upper = epsilon(delta) (from the upper side, rounded up), lower
+        from the lower side (rounded down).  Exact compositions: both ends are
+        epsilon(delta)."""
+        _validate.choice("direction", direction, ("plus", "minus", "max"))
+        arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
+        if self._grid_sides is None:
+            value = self.epsilon(arr, direction)
+            return value, value
+        with np.errstate(divide="ignore"):
+            logs = np.log(arr).ravel()
+        names = ("plus", "minus") if direction == "max" else (direction,)
+        ends = []
+        for upper in (False, True):
+            eps = np.maximum.reduce([self._grid_sides[(d, upper)].epsilon(logs) for d in names])
+            eps = np.where(logs >= 0.0, 0.0, np.maximum(eps, 0.0)).reshape(arr.shape)
+            ends.append(eps)
+        return tuple(float(e[()]) if arr.ndim == 0 else e for e in ends)
 
     def discretization_error(self, eps, direction="max"):
         """upper - lower of ``delta_bounds``: a bound on how far delta(eps) is
@@ -50,10 +101,54 @@ class ComposedCurve(PrivacyCurve):
         curves, times = self._parts
         sides = ("plus", "minus") if direction == "max" else (direction,)
         with np.errstate(invalid="ignore"):
-            sums = [times * sum(np.asarray(c.renyi(alpha, d), dtype=np.float64)
-                                for c in curves) for d in sides]
+            sums = [times * sum(k * np.asarray(c.renyi(alpha, d), dtype=np.float64)
+                                for c, k in zip(curves, self._counts)) for d in sides]
         out = np.maximum.reduce(sums)
         return float(out) if np.ndim(out) == 0 else out
+
+
+class _GridCore:
+    """The curve core (log_delta / epsilon by direction code) of a grid
+    composition: the upper sides' read-backs."""
+
+    def __init__(self, sides):
+        self.sides = sides
+
+    def log_delta(self, eps, direction):
+        return np.maximum.reduce([self.sides[(d, True)].log_delta(eps)
+                                  for d in _NAMES[direction]])
+
+    def epsilon(self, log_target, direction):
+        out = np.maximum.reduce([self.sides[(d, True)].epsilon(log_target)
+                                 for d in _NAMES[direction]])
+        out[np.asarray(log_target) >= 0.0] = 0.0        # delta <= 1 everywhere
+        return np.maximum(out, 0.0)
+
+
+class _GridLaws:
+    """What a grid composition knows of its laws: its privacy-loss
+    distribution, assembled from every tilt's read-back (the tightest bound
+    per grid point), the optimistic one as its ``optimistic``."""
+
+    has_log_pmfs = False
+
+    def __init__(self, sides, h, description):
+        self.sides, self.h, self.description = sides, h, description
+        self._pld = None
+
+    def privacy_loss_distribution(self, value_discretization_interval=None,
+                                  tail_mass_truncation=None, description=None):
+        if self._pld is None:
+            def pld(upper, optimistic=None):
+                return _pld.PrivacyLossDistribution(
+                    self.sides[("plus", upper)].assembled(),
+                    self.sides[("minus", upper)].assembled(), exact=False,
+                    discretization=self.h, description=self.description, optimistic=optimistic)
+            self._pld = pld(True, pld(False))
+        return self._pld
+
+    def log_pmfs(self):
+        raise ValueError("no discrete laws are available for this curve (a composition on a grid)")
 
 
 def check_curves(curves, times):
@@ -86,3 +181,13 @@ def _reference(curves, times):
 def composed_curve(pld, curves, times, what):
     """The ComposedCurve of a composed PLD (Renyi divergences add up over the parts)."""
     return ComposedCurve(pld, _reference(curves, times), what, (tuple(curves), times))
+
+
+def grid_composed_curve(sides, h, curves, times, counts=None, what=None):
+    """The ComposedCurve of a grid composition (statpriv.accounting.composition.grid);
+    ``counts``: each curve's multiplicity within one run (default 1 each)."""
+    what = description(curves, times) if what is None else what
+    reference = _reference(curves, times) if counts is None else None
+    return ComposedCurve(_GridLaws(sides, h, what), reference, what,
+                         (tuple(curves), times), core=_GridCore(sides), grid_sides=sides,
+                         counts=counts)

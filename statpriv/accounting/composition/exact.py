@@ -169,6 +169,11 @@ class _ProductPLD:
 
     delta_lower_bound = delta
 
+    @property
+    def optimistic(self):
+        """Itself: the product is exact (statpriv.laws.pld.PrivacyLossDistribution.optimistic)."""
+        return self
+
     def side(self, direction):
         return self.plus if direction == "plus" else self.minus
 

@@ -1,0 +1,213 @@
+"""A privacy accountant: releases composed as they happen, one budget across restarts.
+
+``Accountant(relation="add_remove")`` keeps the releases made so far --
+each a curve and how many times it was run -- and answers ``delta(eps)``,
+``epsilon(delta)`` and their certified brackets (``delta_bounds``,
+``epsilon_bounds``) for their composition (statpriv.compose's grid
+composition, statpriv.accounting.composition.grid).
+
+The grid is fixed when the accountant is made (``epsilon_error`` over
+``expected_releases`` releases, or ``value_discretization_interval``), so
+each distinct curve is put on it once: its pessimistic and optimistic
+measures (connect-the-dots of its own delta) are built at its first
+release and kept.  One more release of a curve already seen is a count
+raised by one -- in the Fourier domain a power one higher, no measure
+rebuilt.  The per-part truncated tails are sized for ``expected_releases``
+releases (delta_error / (4 expected_releases) each) and their sum is
+added to delta whatever the count: past ``expected_releases`` the bracket
+stays certified, only wider than ``epsilon_error``.
+
+The state pickles as its settings and the (curve, count) list: curves
+pickle by rebuilding from their factory call (statpriv.curve.recipe), so a
+restored accountant answers exactly what the saved one did.
+
+``relation`` is the neighbouring relation of the budget: a release whose
+curve says it was built under the other (dp.gaussian(...,
+relation="replace_one") in an add/remove accountant) is refused.  Counting
+curves are the same under both (the target's record changes the count by
+one either way).
+"""
+import inspect
+
+from statpriv import _validate
+from statpriv.accounting.composition import composed as _composed
+from statpriv.accounting.composition import grid as _grid
+from statpriv.curve import PrivacyCurve
+
+__all__ = ["Accountant", "RELATIONS"]
+
+RELATIONS = ("add_remove", "replace_one")
+
+
+class Accountant:
+    """Releases composed as they happen (see the module docstring).
+
+    Parameters
+    ----------
+    relation : {"add_remove", "replace_one"}
+        The neighbouring relation of the budget (dp-accounting's default
+        add/remove).
+    epsilon_error : float in (0, 1], keyword only
+        The bracket's width in eps aimed at, up to ``expected_releases``
+        releases (default 1e-5).
+    delta_error : float in (0, 0.01], keyword only
+        The truncated mass that may be added to delta in all (default 1e-15).
+    expected_releases : int in [1, 10^9], keyword only
+        How many releases the grid and the tails are sized for (default 1000).
+    value_discretization_interval : float in (0, 1], optional, keyword only
+        The grid spacing h (instead of choosing it from ``epsilon_error``).
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> acc = statpriv.Accountant()
+    >>> step = statpriv.dp.gaussian(4.0)
+    >>> for _ in range(16):
+    ...     acc = acc.compose(step)
+    >>> print(f"{acc.delta(1.0):.6f}")     # 16 x gaussian(4) = gaussian(1)
+    0.126937
+    """
+
+    def __init__(self, relation="add_remove", *, epsilon_error=None, delta_error=None,
+                 expected_releases=1000, value_discretization_interval=None):
+        self.relation = _validate.choice("relation", relation, RELATIONS)
+        self.expected_releases = _validate.count("expected_releases", expected_releases,
+                                                 low=1, high=10 ** 9)
+        self.epsilon_error = _grid.DEFAULT_EPSILON_ERROR if epsilon_error is None else \
+            _validate.real("epsilon_error", epsilon_error, low=0.0, high=1.0, low_open=True)
+        self.delta_error = _grid.DEFAULT_DELTA_ERROR if delta_error is None else \
+            _validate.real("delta_error", delta_error, low=0.0, high=0.01, low_open=True)
+        h = value_discretization_interval
+        if h is not None:
+            if epsilon_error is not None:
+                raise ValueError("give value_discretization_interval or epsilon_error, not "
+                                 "both (epsilon_error chooses the grid)")
+            h = _validate.real("value_discretization_interval", h, low=0.0, high=1.0,
+                               low_open=True)
+        self._h = h
+        self._releases = []          # [curve, count]
+        self._brackets = {}          # id(curve) -> Bracket on the grid
+        self._curve = None
+
+    @property
+    def tail(self):
+        """The tail mass each part's grid may leave beyond its end."""
+        return self.delta_error / (4.0 * self.expected_releases)
+
+    @property
+    def releases(self):
+        """((curve, count), ...): the releases so far, one entry per distinct curve."""
+        return tuple((c, k) for c, k in self._releases)
+
+    @property
+    def value_discretization_interval(self):
+        """The grid spacing h (None until the first release chooses it)."""
+        return self._h
+
+    def compose(self, curve, times=1):
+        """Record ``times`` more releases of ``curve``; returns the accountant."""
+        if not isinstance(curve, PrivacyCurve):
+            raise _validate.ParameterTypeError(
+                f"curve must be a PrivacyCurve, got {type(curve).__name__}")
+        times = _validate.count("times", times, low=1, high=10 ** 9)
+        own = _relation(curve)
+        if own is not None and own != self.relation:
+            raise ValueError(f"relation: this accountant counts {self.relation!r} neighbours, "
+                             f"but the curve was built with relation={own!r} "
+                             f"({curve.description})")
+        if self._h is None:
+            self._h = _grid.choose_interval([(curve, self.expected_releases)],
+                                            self.epsilon_error, self.tail)
+        key = _key(curve)
+        if key not in self._brackets:
+            self._brackets[key] = _grid.part_bracket(curve, self._h, self.tail)
+            self._releases.append([curve, 0])
+        for entry in self._releases:
+            if _key(entry[0]) == key:
+                entry[1] += times
+        self._curve = None
+        return self
+
+    def curve(self):
+        """The composition of the releases so far as a curve (a ComposedCurve:
+        delta is the upper end of its certified bracket)."""
+        if not self._releases:
+            raise ValueError("no release has been composed yet (Accountant.compose)")
+        if self._curve is None:
+            brackets = [(self._brackets[_key(c)], k) for c, k in self._releases]
+            sides = _grid.ComposedSides(brackets, self._h)
+            curves = tuple(c for c, _ in self._releases)
+            counts = tuple(k for _, k in self._releases)
+            what = "accountant: " + " + ".join(f"{c.description} x {k}" for c, k in
+                                               self._releases)
+            self._curve = _composed.grid_composed_curve(sides, self._h, curves, 1,
+                                                        counts=counts, what=what)
+        return self._curve
+
+    def delta(self, eps, direction="max"):
+        """delta(eps) of the composition (the upper end: never below the truth)."""
+        _validate.choice("direction", direction, ("plus", "minus", "max"))
+        curve = self.curve()
+        return curve.delta(eps) if direction == "max" else getattr(curve, f"delta_{direction}")(eps)
+
+    def epsilon(self, delta, direction="max"):
+        """The smallest eps with delta(eps) <= delta (never below the truth)."""
+        return self.curve().epsilon(delta, direction)
+
+    def delta_bounds(self, eps, direction="max"):
+        """(lower, upper) with the true delta(eps) inside."""
+        return self.curve().delta_bounds(eps, direction)
+
+    def epsilon_bounds(self, delta, direction="max"):
+        """(lower, upper) with the true epsilon(delta) inside."""
+        return self.curve().epsilon_bounds(delta, direction)
+
+    def bounds(self, *, eps=None, delta=None, direction="max"):
+        """``delta_bounds(eps)`` or ``epsilon_bounds(delta)``: give exactly one."""
+        if (eps is None) == (delta is None):
+            raise ValueError("bounds needs exactly one of eps= and delta=")
+        if eps is not None:
+            return self.delta_bounds(eps, direction)
+        return self.epsilon_bounds(delta, direction)
+
+    def __getstate__(self):
+        return dict(relation=self.relation, epsilon_error=self.epsilon_error,
+                    delta_error=self.delta_error, expected_releases=self.expected_releases,
+                    h=self._h, releases=[(c, k) for c, k in self._releases])
+
+    def __setstate__(self, state):
+        self.relation = state["relation"]
+        self.epsilon_error, self.delta_error = state["epsilon_error"], state["delta_error"]
+        self.expected_releases, self._h = state["expected_releases"], state["h"]
+        self._releases, self._brackets, self._curve = [], {}, None
+        for curve, count in state["releases"]:
+            self._brackets[_key(curve)] = _grid.part_bracket(curve, self._h, self.tail)
+            self._releases.append([curve, count])
+
+    def __repr__(self):  # noqa: D105
+        total = sum(k for _, k in self._releases)
+        return (f"Accountant(relation={self.relation!r}, {total:,} releases of "
+                f"{len(self._releases)} curves, h={self._h!r})")
+
+
+def _key(curve):
+    """Two releases of one mechanism share a grid: the same factory call
+    (statpriv.curve.recipe), else the same object."""
+    recipe = getattr(curve, "_recipe", None)
+    if recipe is None:
+        return id(curve)
+    return (recipe.function.__module__, recipe.function.__qualname__, repr(recipe.args),
+            repr(sorted(recipe.kwargs.items())), recipe.then)
+
+
+def _relation(curve):
+    """The relation a curve's factory call names (its default included), or None."""
+    recipe = getattr(curve, "_recipe", None)
+    if recipe is None:
+        return None
+    try:
+        bound = inspect.signature(recipe.function).bind(*recipe.args, **recipe.kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return bound.arguments.get("relation")

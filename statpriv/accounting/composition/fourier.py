@@ -1,0 +1,453 @@
+"""A composition held in the Fourier domain: tilt, transform, power, multiply, read back.
+
+The parts.  Each part is a measure on the loss grid h Z of one direction
+(statpriv.laws.grid_pld.GridPMF: masses a_i at (o + i) h and a mass at +inf)
+composed k times.  Composing measures multiplies them: the finite part of
+the composition is the convolution of the finite parts, its mass at +inf the
+rest, prod_j (m_j + inf_j)^k_j - prod_j m_j^k_j (m_j: finite masses).  A
+part whose delta is above (below) the true curve at every eps gives a
+composition above (below) the true composition (statpriv.laws.grid_pld).
+
+Tilting.  An FFT computes each output with an absolute error of about u
+(2^-53) times the largest outputs, which is worthless where delta is 1e-9 of
+them.  So the parts are tilted first (an exponential change of measure,
+Esscher's): a~_i = a_i e^(lam x_i) / Z, Z = sum_i a_i e^(lam x_i), a
+probability vector; the composition of the tilted parts is the tilted
+composition, c~_s = c_s e^(lam s h) / prod Z^k, whose bulk sits where the
+queried tail of c is (the tilt is chosen per query: statpriv.accounting.
+composition.grid).  Read back, c_s = c~_s prod Z^k e^(-lam s h): the error
+there is u times the tilted bulk, i.e. relative to c near the tail asked.
+
+Window and wrap-around.  The FFT of size N >= B - A + 1 computes the
+CIRCULAR convolution on [A, B]: the tilted mass outside the window lands on
+it, index mod N.  A and B are chosen by Chernoff's bound on the tilted
+composition, P~(S > s) <= exp(Lambda(lam + t) - Lambda(lam) - t s h) for t > 0
+(Lambda: the log moment generating function of the composition, exact from
+the parts), so that at most tau lies beyond each end (default 1e-14 of the
+tilted mass).  The aliased mass is >= 0 and, per output, at most 2 tau: the
+upper read-back keeps it (it only adds mass) and adds the untilted mass
+beyond the window (Chernoff again, on the untilted composition: the mass
+above B to +inf, the mass below A at A); the lower read-back subtracts 2 tau
+from every tilted output and drops what lies outside.  Nothing is dropped
+from the upper side, nothing added to the lower side.
+
+Round-off, a priori (Higham, "Accuracy and stability of numerical
+algorithms", §24.1: ||fl(FFT x) - FFT x||_2 <= eta ||FFT x||_2 with
+eta = c u log2 N; c = 8 here, generous for pocketfft's radices).  With
+|F| <= 1 for a probability vector, |F^k - G^k| <= k max(|F|, |G|)^(k-1)
+|F - G|, the power by repeated squaring within 2u (k (pi + 1) + 5) |F| (as
+exp(k log F) within 2u (k(|ln|F|| + pi) + 2) |F|^k, and k |ln|F|| |F|^k <= |F|),
+and Parseval, the tilted outputs are within
+
+    e_inf <= g (sum_j [k_j eta + 2u (k_j (pi + 1) + 5) + 3u J] ||a~_j||_2 + eta min_j ||a~_j||_2)
+
+of the exact circular convolution, each (g = exp(sum_j k_j (eta sqrt(N)
+||a~_j||_2 + 2 n_j u)) bounds the powers' growth through rounding).  The
+tilt and its undoing carry a relative error of a few u per exponent unit
+and per factor (``_relative_error``); the read-back's suffix sums (two
+first-order recursive filters with positive coefficients) 3 u per term.
+Every bound is added to the upper side's masses and subtracted from the
+lower side's (clipped at 0: a mass is >= 0).
+
+``Spectrum`` is the internal API an accountant builds on: a plan (grid, tilt,
+window), ``multiply(part, times)`` -- one forward FFT of the tilted part, a
+power and a product: composing one more release costs one multiplication in
+the Fourier domain -- and ``read_back(upper)``, the bounded composition.
+"""
+import collections
+import math
+
+import numpy as np
+
+from statpriv import _lazy
+
+_fft = _lazy.module("scipy.fft")
+_special = _lazy.module("scipy.special")
+
+__all__ = ["FFT_WORKERS", "MAX_FFT", "Plan", "Readback", "Spectrum", "composed_infinity",
+           "log_mgf", "plan", "tilted_moments"]
+
+_U = 2.0 ** -53
+_FFT_C = 8.0
+# The largest FFT (points) a composition allocates (about 0.4 GB of work arrays).
+MAX_FFT = 1 << 24
+# scipy.fft's workers (-1: every core)
+FFT_WORKERS = -1
+# The tilted mass let past each end of the window.
+WINDOW_TAIL = 1e-14
+
+
+def _losses(grid, h):
+    return (grid.offset + np.arange(grid.mass.size, dtype=np.float64)) * h
+
+
+def _log_mass(grid):
+    with np.errstate(divide="ignore"):
+        return np.log(grid.mass)
+
+
+# Terms more than this many nats below the largest are counted at that level
+# (an upper bound: an exp below e^-708 is a subnormal float, 100x slower).
+_FLOOR_NATS = 700.0
+
+
+def _exp_floored(logs):
+    """(e^(logs - top) with every term above e^-700 raised to it (zeros stay),
+    top): the terms of an upper bound of the sum, fast (no subnormals)."""
+    top = float(np.max(logs))
+    z = logs - top
+    return np.exp(np.where(z > -np.inf, np.maximum(z, -_FLOOR_NATS), -np.inf)), top
+
+
+def _log_sum(logs):
+    """An upper bound of ln sum e^logs, within n e^-700 relative."""
+    terms, top = _exp_floored(logs)
+    return top + math.log(float(np.sum(terms)))
+
+
+def log_mgf(parts, thetas, h):
+    """Lambda(theta) = sum_j k_j ln sum_i a_ji e^(theta x_ji) for each theta
+    (finite parts only; -inf where every part's finite mass is 0), rounded up
+    (terms below e^-700 of the largest counted at that level)."""
+    thetas = np.atleast_1d(np.asarray(thetas, dtype=np.float64))
+    out = np.zeros(thetas.size)
+    for grid, times in parts:
+        if grid.mass.size == 0 or not np.any(grid.mass > 0):
+            return np.full(thetas.size, -np.inf)
+        x, la = _losses(grid, h), _log_mass(grid)
+        out += times * np.array([_log_sum(la + t * x) for t in thetas])
+    return out
+
+
+def tilted_moments(parts, theta, h):
+    """(mean, variance) of the composition's loss tilted by e^(theta L)."""
+    mean = var = 0.0
+    for grid, times in parts:
+        x = _losses(grid, h)
+        with np.errstate(divide="ignore"):
+            w = _log_mass(grid) + theta * x
+        w, _ = _exp_floored(w)
+        w = w / np.sum(w)
+        m = float(np.sum(w * x))
+        mean += times * m
+        var += times * float(np.sum(w * (x - m) ** 2))
+    return mean, var
+
+
+Plan = collections.namedtuple("Plan", "h tilt start size fft_size")
+Plan.__doc__ = """Where a composition is computed: the grid h, the tilt (lambda >= 0),
+the window of composed indices [start, start + size) and the FFT size."""
+
+# tilt offsets (in units of 1/std) at which Chernoff's bound is tried
+_CHERNOFF_STEPS = np.array([0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0,
+                            32.0, 48.0, 64.0, 128.0])
+
+
+def _quantile(parts, h, tilt, log_tau, sign, std):
+    """Chernoff's end of the window: the smallest s (sign +1) with
+    P~(S > s) <= tau, or the largest s (sign -1) with P~(S < s) <= tau, for
+    the composition tilted by ``tilt`` (trial tilts tilt +- steps / std)."""
+    steps = sign * _CHERNOFF_STEPS / max(std, 1e-300)
+    base = log_mgf(parts, [tilt], h)[0]
+    lam = log_mgf(parts, tilt + steps, h) - base
+    with np.errstate(invalid="ignore", over="ignore"):
+        ends = (lam - log_tau) / steps / h            # in grid units
+    ends = ends[np.isfinite(ends)]
+    if ends.size == 0:
+        return math.inf * sign
+    return math.ceil(float(np.min(ends))) if sign > 0 else math.floor(float(np.max(ends)))
+
+
+def _support(parts):
+    lo = sum(t * g.offset for g, t in parts)
+    hi = sum(t * (g.offset + g.mass.size - 1) for g, t in parts)
+    return lo, hi
+
+
+def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf):
+    """The window of the composition of ``parts`` ((GridPMF, times) pairs)
+    tilted by ``tilt``: Chernoff's ends with tau beyond each, within the
+    support, reaching down to the loss ``lowest`` at least (the lowest eps
+    the read-back is asked about), and the FFT size
+    (scipy.fft.next_fast_len)."""
+    lo, hi = _support(parts)
+    std = math.sqrt(max(tilted_moments(parts, tilt, h)[1], 0.0))
+    log_tau = math.log(tau)
+    start = max(lo, min(_quantile(parts, h, tilt, log_tau, -1, std),
+                        math.floor(lowest / h) - 1 if math.isfinite(lowest) else math.inf))
+    stop = min(hi, _quantile(parts, h, tilt, log_tau, 1, std))
+    if stop < start:                     # (rounding at a degenerate tilt)
+        start, stop = lo, hi
+    if hi - stop <= stop - start + 1:
+        # the top of the support within one more window: take it, so that no
+        # mass above the window is bounded (every tilt then has the same limit)
+        stop = hi
+    size = int(stop - start + 1)
+    if size > MAX_FFT:
+        raise ValueError(f"the composition needs {size:.3g} grid points at "
+                         f"value_discretization_interval={h!r} (at most {MAX_FFT}); use a "
+                         "coarser grid (a larger epsilon_error)")
+    return Plan(h, float(tilt), int(start), size, _fft.next_fast_len(size, real=True))
+
+
+def _relative_error(x_span, log_z, times):
+    """Relative error of tilting one part and undoing it: forming
+    ln a + lam x - ln Z and its exp (a few u per unit of the arguments)."""
+    return times * _U * (6.0 + 2.0 * (x_span + abs(log_z)))
+
+
+class Spectrum:
+    """A composition in the Fourier domain (one direction, one side): the
+    product of the tilted parts' spectra on ``plan``, with what its bounds
+    need.  ``multiply`` returns a new Spectrum (the object is immutable)."""
+
+    def __init__(self, plan_, *, _state=None):
+        self.plan = plan_
+        n = plan_.fft_size // 2 + 1
+        if _state is None:
+            _state = dict(values=np.ones(n, dtype=np.complex128), parts=(), log_z=0.0, rel=0.0,
+                          err=0.0, growth=0.0, min_norm=math.inf)
+        self.__dict__.update(_state)
+
+    def multiply(self, grid, times=1):
+        """The spectrum with one more part ``grid`` (a GridPMF) composed ``times``
+        times: one forward FFT of the tilted part, a power by repeated squaring,
+        one product."""
+        p = self.plan
+        N, lam = p.fft_size, p.tilt
+        state = dict(self.__dict__)
+        del state["plan"]
+        state["parts"] = self.parts + ((grid, times),)
+        if grid.mass.size == 0 or not np.any(grid.mass > 0):
+            state["values"] = np.zeros_like(self.values)
+            state["log_z"] = -math.inf
+            return Spectrum(p, _state=state)
+        x = _losses(grid, p.h)
+        with np.errstate(divide="ignore"):
+            w = _log_mass(grid) + lam * x
+        log_z = float(_special.logsumexp(w))
+        # (terms below e^-700 of the sum dropped: n e^-700 to the error bound)
+        z = w - log_z
+        tilted = np.exp(np.where(z > -_FLOOR_NATS, z, -np.inf))
+        placed = np.bincount(np.mod(grid.offset + np.arange(tilted.size), N), weights=tilted,
+                             minlength=N)
+        spectrum = _fft.rfft(placed, workers=FFT_WORKERS)
+        spectrum = _power(spectrum, times)
+        eta = _FFT_C * _U * (math.log2(N) + 2.0)
+        norm = math.sqrt(float(np.sum(tilted * tilted)))
+        state["values"] = self.values * spectrum
+        state["log_z"] = self.log_z + times * log_z
+        state["rel"] = self.rel + _relative_error(float(np.max(np.abs(lam * x))), log_z, times)
+        state["err"] = self.err + tilted.size * math.exp(-_FLOOR_NATS) + (times * eta + 2.0 * _U * (times * (math.pi + 1.0) + 5.0)
+                                   + 3.0 * _U * (len(self.parts) + 1)) * norm
+        state["growth"] = self.growth + times * (eta * math.sqrt(N) * norm + 2.0 * tilted.size * _U)
+        state["min_norm"] = min(self.min_norm, norm)
+        return Spectrum(p, _state=state)
+
+    def read_back(self, upper):
+        """The composition as a Readback: the upper (``upper`` True) or lower
+        bound of every mass on the window, the masses beyond it and at +inf."""
+        return Readback(self, bool(upper))
+
+
+def _power(z, k):
+    """z^k elementwise by repeated squaring (k >= 1)."""
+    result = None
+    base = z
+    while True:
+        if k & 1:
+            result = base.copy() if result is None else np.multiply(result, base, out=result)
+        k >>= 1
+        if not k:
+            return result
+        base = base * base
+
+
+def composed_infinity(parts, upper):
+    """The composition's mass at +inf: prod T_j^k_j (1 - prod (1 - f_j)^k_j), T_j =
+    m_j + inf_j the part's total mass and f_j = inf_j / T_j its share at +inf
+    (-expm1 of a sum of log1p: accurate for tiny shares, where prod (m + inf)^k
+    - prod m^k would cancel), rounded outward by the float sums' error."""
+    log_total = log_keep = 0.0
+    slack = 0.0
+    for grid, times in parts:
+        m = float(np.sum(grid.mass))
+        total = m + grid.infinity
+        if total <= 0.0:
+            return 0.0
+        slack += times * (grid.mass.size + 4) * _U
+        log_total += times * math.log(total)
+        share = grid.infinity / total
+        log_keep += times * (math.log1p(-share) if share < 1.0 else -math.inf)
+    value = math.exp(log_total) * -math.expm1(log_keep)
+    value = max(value, 0.0)
+    return min(1.0, value * (1 + slack) + 1e-300) if upper else max(0.0, value * (1 - slack))
+
+
+class Readback:
+    """One side of a composition read back from its Spectrum: the masses on
+    the window [A, B] as u_s e^(ln_scale - lam s h) (u: the tilted masses with
+    their bounds folded in), the mass at +inf, and delta / epsilon from the
+    suffix sums (module docstring of statpriv.laws.pld), in the tilted scale
+    so that nothing over- or underflows.
+
+    Attributes: ``plan``, ``upper``, ``infinity``, ``losses`` (float64 grid
+    losses of the window), ``log_masses`` (ln of the bounded masses)."""
+
+    @classmethod
+    def at_infinity(cls, parts, h, upper):
+        """The read-back of a composition whose finite part is empty (a part
+        with all its mass at +inf): only the mass at +inf."""
+        rb = cls.__new__(cls)
+        rb.plan, rb.upper = Plan(h, 0.0, 0, 0, 0), upper
+        rb.infinity = composed_infinity(parts, upper)
+        rb.losses = rb.log_scale = rb._u = np.zeros(0)
+        rb._sums(rb._u, h, 0.0)
+        return rb
+
+    def __init__(self, spectrum, upper):
+        p = self.plan = spectrum.plan
+        self.upper = upper
+        h, lam, N = p.h, p.tilt, p.fft_size
+        parts = spectrum.parts
+        circular = _fft.irfft(spectrum.values, N, workers=FFT_WORKERS)
+        tilted = np.roll(circular, -(p.start % N))[:p.size]
+        eta = _FFT_C * _U * (math.log2(N) + 2.0)
+        e_inf = math.exp(spectrum.growth) * spectrum.err + eta * min(spectrum.min_norm, 1.0)
+        rel = spectrum.rel + _U * (8.0 + 4.0 * abs(lam) * max(abs(p.start), abs(p.start + p.size))
+                                   * h + 2.0 * abs(spectrum.log_z))
+        s = p.start + np.arange(p.size, dtype=np.float64)
+        self.losses = s * h
+        self.log_scale = spectrum.log_z - lam * self.losses
+        alias = 2.0 * WINDOW_TAIL
+        if upper:
+            u = tilted * (1.0 + rel) + e_inf
+            above, below = _outside(parts, h, p)
+            inf = composed_infinity(parts, True) + above
+            # the mass below the window, pessimistically at its lowest point
+            with np.errstate(over="ignore"):
+                u[0] += below * math.exp(min(700.0, -self.log_scale[0]))
+        else:
+            u = tilted * (1.0 - rel) - e_inf - alias
+            inf = composed_infinity(parts, False)
+        u = np.maximum(u, 0.0)
+        # a mass of the composition is at most its finite mass: cap in the tilted scale
+        finite = sum(t * math.log(max(float(np.sum(g.mass)), 1e-300)) for g, t in parts)
+        with np.errstate(over="ignore"):
+            cap = np.exp(np.minimum(finite - self.log_scale + 1e-12, 700.0))
+        self._u = u = np.minimum(u, cap)
+        self.infinity = float(inf)
+        self._sums(u, h, lam)
+
+    def _sums(self, u, h, lam):
+        """W~_j = sum_(i >= j) u_i e^(-(i - j)(1 + lam) h) and D~_j = sum_(k > j)
+        (1 - e^-h) e^(-(k - j) lam h) W~_k: delta at the loss l_j is
+        infinity + e^(ln_scale_j) D~_j, and between l_(j-1) and l_j
+        infinity + e^(ln_scale_j) (D~_j + (1 - e^(eps - l_j)) W~_j)."""
+        w = _discounted_suffix_sums(u, (1.0 + lam) * h, 1.0)
+        d = np.zeros_like(w)
+        d[:-1] = _discounted_suffix_sums(w[1:], lam * h, -math.expm1(-h) * math.exp(-lam * h))
+        # the sums' rounding: 3 u per term (positive terms)
+        slack = self._slack = 3.0 * (u.size + 4) * _U
+        factor = 1.0 + slack if self.upper else 1.0 - slack
+        self._w, self._d = w * factor, d * factor
+        with np.errstate(divide="ignore"):
+            self._log_values = np.logaddexp(math.log(self.infinity) if self.infinity > 0
+                                            else -np.inf, self.log_scale + np.log(self._d))
+
+    @property
+    def log_masses(self):
+        """ln of the bounded masses on the window (from the suffix sums)."""
+        factor = 1.0 + self._slack if self.upper else 1.0 - self._slack
+        with np.errstate(divide="ignore"):
+            return np.log(self._u * factor) + self.log_scale
+
+    def log_delta(self, eps):
+        """ln delta at each eps (float64 array)."""
+        eps = np.asarray(eps, dtype=np.float64)
+        n = self.losses.size
+        j = np.searchsorted(self.losses, eps, side="right")      # first loss above eps
+        log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
+        out = np.full(eps.shape, log_inf)
+        inside = j < n
+        jj = j[inside]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            gap = -np.expm1(eps[inside] - self.losses[jj])
+            inner = np.log(self._d[jj] + gap * self._w[jj]) + self.log_scale[jj]
+            out[inside] = np.logaddexp(log_inf, inner)
+        return np.minimum(out, 0.0)
+
+    def epsilon(self, log_target):
+        """The smallest eps (a float, -inf if none is needed, inf if none
+        reaches) with delta(eps) <= e^log_target, by direct inversion on the
+        segment that holds it, rounded up and checked."""
+        log_target = np.asarray(log_target, dtype=np.float64)
+        out = np.full(log_target.shape, -np.inf)
+        log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
+        out[log_target < log_inf] = np.inf
+        values = self._log_values                       # ln delta at l_j, non-increasing
+        n = values.size
+        active = np.isfinite(log_target) & (log_target >= log_inf) & (n > 0)
+        active |= (log_target == -np.inf) & (log_inf == -np.inf) & (n > 0)
+        if not active.any():
+            return out
+        t = log_target[active]
+        j = np.minimum(np.searchsorted(-values, -t, side="left"), n - 1)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            excess = np.exp(t - self.log_scale[j]) - np.exp(log_inf - self.log_scale[j]) \
+                if log_inf > -np.inf else np.exp(t - self.log_scale[j])
+            frac = (excess - self._d[j]) / self._w[j]
+            eps = self.losses[j] + np.log1p(-np.clip(frac, 0.0, 1.0))
+        eps = np.where(np.isnan(eps), -np.inf, eps)
+        eps = np.where(t == -np.inf, self.losses[-1], eps)
+        eps = np.where(np.isfinite(eps), np.nextafter(eps, np.inf), eps)
+        for _ in range(64):                 # round up until delta is at or below the target
+            bad = np.isfinite(eps) & (self.log_delta(eps) > t)
+            if not bad.any():
+                break
+            eps[bad] = np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
+        out[active] = eps
+        return out
+
+
+# block length of the discounted sums: the discount within a block stays above e^-600
+_BLOCK_NATS = 600.0
+
+
+def _discounted_suffix_sums(u, rate, scale):
+    """y_j = scale sum_(i >= j) u_i e^(-(i - j) rate) (u >= 0, rate >= 0) by
+    cumulative sums of u_i e^(-i rate) within blocks short enough that the
+    factors stay in range, each block carrying the next one's first sum
+    discounted: positive terms throughout, 1 u of error per term summed."""
+    n = u.size
+    out = np.empty(n)
+    if n == 0:
+        return out
+    length = n if rate * n <= _BLOCK_NATS else max(1, int(_BLOCK_NATS / rate))
+    carry = 0.0
+    for stop in range(n, 0, -length):         # a loop over blocks, not terms
+        start = max(0, stop - length)
+        k = np.arange(stop - start, dtype=np.float64) * rate
+        with np.errstate(under="ignore"):
+            sums = np.cumsum((u[start:stop] * np.exp(-k))[::-1])[::-1]
+            sums += carry * math.exp(-(stop - start) * rate)
+            out[start:stop] = sums * np.exp(k)
+        carry = out[start]
+    return out * scale
+
+
+def _outside(parts, h, p):
+    """Chernoff bounds on the UNTILTED composition's mass above the window and
+    below it."""
+    std = math.sqrt(max(tilted_moments(parts, 0.0, h)[1], 0.0))
+    steps = _CHERNOFF_STEPS / max(std, 1e-300)
+    lo, hi = _support(parts)
+    above = below = 0.0
+    with np.errstate(over="ignore"):
+        if p.start + p.size - 1 < hi:
+            lam = log_mgf(parts, steps, h)
+            above = min(1.0, float(np.min(np.exp(lam - steps * (p.start + p.size) * h))))
+        if p.start > lo:
+            lam = log_mgf(parts, -steps, h)
+            below = min(1.0, float(np.min(np.exp(lam + steps * (p.start - 1) * h))))
+    return above * (1 + 1e-12), below * (1 + 1e-12)

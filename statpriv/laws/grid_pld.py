@@ -1,0 +1,404 @@
+"""Pessimistic and optimistic privacy-loss distributions on a loss grid h Z,
+from a curve's own delta.
+
+Every curve answers delta_plus(eps) and delta_minus(eps) exactly (to its
+documented 1e-12 relative); as a function of t = e^eps each is convex.  By
+connect-the-dots (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi, "Connect
+the Dots: Tighter Discrete Approximations of Privacy Loss Distributions";
+the math in statpriv._connect_dots) the values at the grid points eps_i = i h
+give two measures on h Z and +inf per direction:
+
+* the pessimistic one, whose delta is the chord of the curve's values --
+  piecewise linear in e^eps, so never below the curve (it is convex there);
+* the optimistic one, the chords of the values lowered by a convexity bound
+  on the chord's rise, made convex (lower hull) -- never above the curve.
+
+The grid runs from lo = -(where the other direction's delta comes within
+``tail`` of its limit) to hi = where this direction's does: beyond hi the
+pessimistic measure keeps delta(hi) (<= its limit + tail) at +inf, the
+optimistic one the limit itself.  Both are certified in extended precision
+at every grid point (statpriv._connect_dots.certify), the curve's 1e-12
+relative error and the float64 rounding of the grid points i h included.
+
+A measure whose delta is above (below) a curve's at EVERY eps composes to a
+delta above (below) the composed curve's: delta(eps) = E[phi(e^-L)] with
+phi(x) = (1 - e^eps x)_+ convex and non-increasing in x, so "above at every
+eps" is the decreasing convex order of e^-L, which products of independent
+factors preserve (statpriv.accounting.composition).
+
+``DeltaLaws`` is the capability (PrivacyCurve's ``laws``) of the curves known
+through their delta only -- counts with Laplace or Gaussian noise (sampled,
+per-record, secret sample), thresholded counts, the k-anonymity upper curve,
+the shuffle clones: their ``privacy_loss_distribution(h)`` is the pessimistic
+PLD with the optimistic one as its ``optimistic``.  ``grid_bracket`` gives
+the pair on h Z of ANY PrivacyLossDistribution (exact atoms included), the
+input of the composition.
+"""
+import collections
+import math
+
+import numpy as np
+
+from statpriv import _connect_dots, _lazy
+from statpriv.laws import pld as _pld
+from statpriv.laws.pair import LawSource
+
+_core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
+
+__all__ = ["Bracket", "CURVE_RELATIVE_ERROR", "CurveSource", "DeltaLaws", "GridPMF", "MAX_GRID",
+           "curve_bracket", "from_curve", "grid_bracket", "tail_span"]
+
+_LD = np.longdouble
+# The relative error of a curve's delta the PLDs allow for (statpriv's kernels
+# are exact to ~1e-13; epsilon() promises the true delta <= d (1 + 1e-12)).
+CURVE_RELATIVE_ERROR = 1e-12
+# The largest grid (points per direction) built from a curve's delta.
+MAX_GRID = 4_000_000
+
+GridPMF = collections.namedtuple("GridPMF", "offset mass infinity")
+GridPMF.__doc__ = """One direction of a measure on h Z: mass[i] (float64) at the loss
+(offset + i) h, ``infinity`` at +inf."""
+
+
+class CurveSource:
+    """One direction of a curve core as a delta source of a Bracket: ``delta(eps)``
+    (long double array), ``at_inf()`` (the limit), ``reach(target)`` (the
+    smallest eps with delta <= target)."""
+
+    def __init__(self, core, direction):
+        self.core, self.code = core, (_core.PLUS if direction == "plus" else _core.MINUS)
+
+    def delta(self, eps):
+        logs = np.asarray(self.core.log_delta(np.ascontiguousarray(eps, dtype=np.float64),
+                                              self.code), dtype=_LD)
+        return np.exp(logs)
+
+    def at_inf(self):
+        return float(self.delta(np.array([math.inf]))[0])
+
+    def reach(self, target):
+        return float(self.core.epsilon(np.array([math.log(target)]), self.code)[0])
+
+
+class _SideSource:
+    """One PLDSide as a delta source (its extended-precision evaluation)."""
+
+    def __init__(self, side):
+        self.side = side
+
+    def delta(self, eps):
+        return self.side._delta_ld(np.asarray(eps, dtype=np.float64))
+
+    def at_inf(self):
+        return float(min(self.side._const, _LD(1.0)))
+
+    def reach(self, target):
+        return max(float(self.side._epsilon(np.array([math.log(target)]))[0]), 0.0)
+
+
+class _AtomsSource:
+    """One direction of an exact PLD (a PLDSide) as a delta source on h Z: each
+    atom split between its two neighbouring grid points, keeping its mass and
+    its e^-L (connect-the-dots of the atoms, exact at the grid points), and
+    delta at the grid points from the split measure's suffix sums
+    (statpriv._connect_dots.grid_delta) -- no cancellation, no evaluation of
+    the atoms at every grid point.  ``lower``: the atoms without the side's
+    bounded tail and extra mass (a lower bound of the true curve).  The
+    outermost atoms holding at most tail / 4 at each end are moved first:
+    up to the lowest kept atom and to +inf (upper), or dropped (lower)."""
+
+    def __init__(self, side, h, tail, lower=False):
+        self.h = h
+        if lower:
+            losses, probs, const = side.losses, side.probs, _LD(side.infinity_mass)
+        else:
+            losses, probs, const = side._eval_losses, side._eval_probs, side._const
+        probs = np.asarray(probs, dtype=_LD)
+        keep_lo = int(np.searchsorted(np.cumsum(probs), _LD(tail / 4.0), side="right"))
+        keep_hi = probs.size - int(np.searchsorted(np.cumsum(probs[::-1]), _LD(tail / 4.0),
+                                                   side="right"))
+        if keep_lo >= keep_hi:
+            keep_lo, keep_hi = 0, probs.size
+        below, above = np.sum(probs[:keep_lo]), np.sum(probs[keep_hi:])
+        losses, probs = np.asarray(losses[keep_lo:keep_hi], dtype=_LD), probs[keep_lo:keep_hi]
+        if not lower:
+            const = const + above
+            if probs.size:
+                probs = probs.copy()
+                probs[0] += below
+        self.const = const
+        if probs.size == 0:
+            self.first, self.d, self.total, self.e = 0, np.zeros(1, dtype=_LD) + const, 0, 0
+            return
+        k = np.floor(losses / _LD(h))
+        y = losses - k * _LD(h)
+        up = np.expm1(-y) / np.expm1(-_LD(h))          # to k + 1; the rest to k
+        k = k.astype(np.int64)
+        first = int(k[0])
+        size = int(k[-1]) - first + 2
+        if size > MAX_GRID:
+            raise ValueError(f"value_discretization_interval={h!r} needs {size:.3g} grid points "
+                             f"for the atoms (at most {MAX_GRID}); use a coarser grid")
+        mass = (np.bincount(k - first, weights=(probs * (1 - up)).astype(np.float64), minlength=size)
+                + np.bincount(k - first + 1, weights=(probs * up).astype(np.float64),
+                              minlength=size))
+        self.first = first
+        self.d = _connect_dots.grid_delta(mass, const, h)
+        self.total = np.sum(mass, dtype=_LD)
+        self.e = np.sum(mass.astype(_LD) * np.exp(-(first + np.arange(size, dtype=_LD))
+                                                 * _LD(h)))
+
+    def delta(self, eps):
+        i = np.rint(np.asarray(eps, dtype=np.float64) / self.h).astype(np.int64) - self.first
+        out = np.full(i.shape, self.const, dtype=_LD)
+        inside = (i >= 0) & (i < self.d.size)
+        out[inside] = self.d[i[inside]]
+        below = i < 0
+        with np.errstate(over="ignore"):
+            out[below] = self.const + self.total - np.exp(
+                np.asarray(eps, dtype=_LD)[below]) * self.e
+        return np.clip(out, _LD(0.0), _LD(1.0))
+
+    def at_inf(self):
+        return float(min(self.const, _LD(1.0)))
+
+    def reach(self, target):
+        above = np.flatnonzero(self.d <= _LD(target))
+        j = int(above[0]) if above.size else self.d.size - 1
+        return max((self.first + j) * self.h, 0.0)
+
+
+def tail_span(source, tail):
+    """(eps, limit): where a delta source comes within ``tail`` (or 1e-9 of
+    itself) of its limit, and the limit."""
+    limit = source.at_inf()
+    return source.reach(min(1.0, limit + max(tail, 1e-9 * limit))), limit
+
+
+def _relative_errors(d, eps, h, base):
+    """base plus the effect of evaluating at fl(i h) instead of i h: ulp(eps)
+    times the local slope of ln delta (from the neighbouring grid values)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(np.maximum(d, np.finfo(_LD).tiny)).astype(np.float64)
+        slope = np.abs(np.diff(logs)) / h
+    steep = np.maximum(np.concatenate(([0.0], slope)), np.concatenate((slope, [0.0])))
+    steep = np.where(np.isfinite(steep), steep, 1e300)
+    return base + np.minimum(steep * np.spacing(np.abs(eps)) * 2.0, 1e-3)
+
+
+def _evaluate(source, i_hi, h):
+    """(delta, relative errors) of a source at eps = 0, h, ..., i_hi h."""
+    if i_hi + 1 > MAX_GRID:
+        raise ValueError(f"value_discretization_interval={h!r} needs {i_hi + 1:.3g} grid points "
+                         f"per direction (at most {MAX_GRID}); use a coarser grid")
+    eps = np.arange(i_hi + 1, dtype=np.float64) * h
+    d = np.minimum(source.delta(eps), _LD(1.0))
+    return d, _relative_errors(d, eps, h, CURVE_RELATIVE_ERROR).astype(_LD)
+
+
+def _values(own, other, h):
+    """(i_lo, delta, relative errors) of one direction on i_lo h .. i_hi h: its
+    own values at eps >= 0, and below 0 the other direction's by the identity
+    1 - delta_plus(eps) = e^eps (1 - delta_minus(-eps)) (both laws of total
+    mass 1), which keeps 1 - delta accurate where delta is near 1 -- there a
+    float64 delta would leave its rounding (~1e-16 / h) as spurious masses.
+    With upper (lower) bounds of the other direction it gives upper (lower)
+    bounds."""
+    d_own, r_own = own
+    d_other, r_other = other
+    n = d_other.size - 1
+    eps = -np.arange(n, 0, -1, dtype=_LD) * _LD(h)
+    flip = d_other[:0:-1]
+    c = np.exp(eps) * (_LD(1.0) - flip)
+    d_left = _LD(1.0) - c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r_left = np.where(d_left > 0, np.exp(eps) * flip * r_other[:0:-1] / d_left, 0)
+    return -n, np.concatenate((d_left, d_own)), np.concatenate((r_left, r_own))
+
+
+def _upper(values, h):
+    """The upper GridPMF from _values (upper bounds of the curve at the grid points)."""
+    i_lo, d, r = values
+    targets = np.minimum(d * (_LD(1.0) + r), _LD(1.0))
+    probs, inf = _connect_dots.pessimistic(targets, h)
+    return GridPMF(i_lo, *_connect_dots.certify(probs, inf, targets, h, True))
+
+
+def _lower(values, floor, h):
+    """The lower GridPMF from _values (lower bounds at the grid points) and a
+    lower bound ``floor`` of the curve's limit."""
+    i_lo, d, r = values
+    floor = _LD(floor) * (_LD(1.0) - _LD(CURVE_RELATIVE_ERROR))
+    probs, inf, dots = _connect_dots.optimistic(d, h, floor, r)
+    return GridPMF(i_lo, *_connect_dots.certify(probs, inf, dots[1:], h, False, total=dots[0]))
+
+
+class Bracket:
+    """Per direction, the upper and lower GridPMFs on h Z of one curve (or PLD),
+    built on first use from its delta at the grid points (evaluated once per
+    delta source and kept: the lower side of an expensive curve asked later
+    costs no new evaluation).  Sources that are the same object (a symmetric
+    curve's two directions) give the same measures.
+
+    ``upper(direction)``, ``lower(direction)``: GridPMFs; ``pld()``: the
+    pessimistic PrivacyLossDistribution with the optimistic one as its
+    ``optimistic``."""
+
+    def __init__(self, uppers, lowers, h, tail, description):
+        self.h, self.description = h, description
+        self._uppers, self._lowers = uppers, lowers
+        self._tops, self._evaluated, self._built = {}, {}, {}
+        for d in ("plus", "minus"):
+            span = tail_span(uppers[d], tail)[0]
+            if not math.isfinite(span):
+                raise ValueError(f"{description}: delta_{d} does not come within "
+                                 f"tail_mass_truncation={tail!r} of its limit at a finite eps; "
+                                 "no privacy-loss distribution on a grid")
+            points = math.ceil(span / h) + 1 if span / h < 2.0 * MAX_GRID else math.inf
+            if points > MAX_GRID:            # (also span / h = inf: a subnormal h)
+                raise ValueError(f"value_discretization_interval={h!r} needs "
+                                 f"{span / h + 1:.3g} grid points per direction (at most "
+                                 f"{MAX_GRID}); use a coarser grid")
+            self._tops[d] = max(int(points), 1)
+
+    def evaluated(self, source, direction):
+        """(delta, relative errors) of ``source`` (one of this bracket's) at eps =
+        0, h, ..., up to the grid's top in ``direction``, evaluated once."""
+        key = id(source)
+        if key not in self._evaluated:
+            self._evaluated[key] = _evaluate(source, self._tops[direction], self.h)
+        return self._evaluated[key]
+
+    def _values(self, sources, d):
+        other = "minus" if d == "plus" else "plus"
+        return _values(self.evaluated(sources[d], d), self.evaluated(sources[other], other),
+                       self.h)
+
+    def _side(self, which, d):
+        sources = self._uppers if which == "upper" else self._lowers
+        twin = "minus" if d == "plus" else "plus"
+        if sources[d] is sources[twin] and (which, twin) in self._built:
+            return self._built[(which, twin)]
+        key = (which, d)
+        if key not in self._built:
+            values = self._values(sources, d)
+            self._built[key] = _upper(values, self.h) if which == "upper" else \
+                _lower(values, sources[d].at_inf(), self.h)
+        return self._built[key]
+
+    def upper(self, direction):
+        return self._side("upper", direction)
+
+    def lower(self, direction):
+        return self._side("lower", direction)
+
+    def pld(self):
+        def build(side, optimistic=None):
+            return _pld.PrivacyLossDistribution(
+                _grid_side(side("plus"), self.h), _grid_side(side("minus"), self.h),
+                exact=False, discretization=self.h, description=self.description,
+                optimistic=optimistic)
+        return build(self.upper, optimistic=build(self.lower))
+
+
+class _GivenBracket:
+    """The Bracket interface over measures already on the grid."""
+
+    def __init__(self, pld, low_pld, h):
+        self._pld, self._low, self.h = pld, low_pld, h
+
+    def upper(self, direction):
+        return _grid_pmf(self._pld.side(direction), self.h)
+
+    def lower(self, direction):
+        return _grid_pmf(self._low.side(direction), self.h)
+
+    def pld(self):
+        return self._pld
+
+
+def _grid_side(g, h):
+    losses = (np.arange(g.mass.size, dtype=_LD) + g.offset) * _LD(h)
+    return _pld.PLDSide(losses, g.mass, infinity_mass=g.infinity)
+
+
+def curve_bracket(core, h, tail, description, symmetric=False):
+    """The Bracket on h Z of the curve whose evaluator is ``core`` (log_delta /
+    epsilon by direction code); ``symmetric``: both directions are one curve
+    (evaluated once)."""
+    plus = CurveSource(core, "plus")
+    sources = {"plus": plus, "minus": plus if symmetric else CurveSource(core, "minus")}
+    return Bracket(sources, sources, h, tail, description)
+
+
+def from_curve(core, h, tail, description, symmetric=False):
+    """The pessimistic PLD (optimistic as its ``optimistic``) on h Z of the curve
+    whose evaluator is ``core`` (curve_bracket(...).pld())."""
+    return curve_bracket(core, h, tail, description, symmetric).pld()
+
+
+def grid_bracket(pld, h, tail, description):
+    """The Bracket on h Z of ANY PrivacyLossDistribution: measures whose delta is
+    above, resp. below, the TRUE curve the PLD stands for at every eps.  A
+    PLD already on this grid with an optimistic partner gives its own
+    measures; any other (exact atoms, another grid) is connected anew from
+    its delta -- the upper from the PLD's own, the lower from its optimistic
+    partner's (the atoms without their bounded tails for an exact PLD)."""
+    low_pld = pld.optimistic
+    if low_pld is None:
+        raise ValueError(f"{description}: its privacy-loss distribution has no lower bound "
+                         "(a labelled approximation); it cannot be composed with a bracket")
+    if pld.discretization == h and low_pld is not pld:
+        return _GivenBracket(pld, low_pld, h)
+    sides = {d: pld.side(d) for d in ("plus", "minus")}
+    if pld.exact and all(isinstance(x, _pld.PLDSide) for x in sides.values()):
+        uppers = {d: _AtomsSource(x, h, tail) for d, x in sides.items()}
+        lowers = {d: _AtomsSource(x, h, tail, lower=True) for d, x in sides.items()}
+        return Bracket(uppers, lowers, h, tail, description)
+    uppers = {d: _SideSource(x) for d, x in sides.items()}
+    lowers = {d: (uppers[d] if low_pld is pld else _SideSource(low_pld.side(d)))
+              for d in ("plus", "minus")}
+    return Bracket(uppers, lowers, h, tail, description)
+
+
+def _grid_pmf(side, h):
+    """A PLDSide whose losses lie on h Z as a GridPMF (a bounded tail at its
+    loss bound becomes one more grid atom, rounded up; extra mass and an
+    unbounded tail go to +inf)."""
+    losses, probs = side._eval_losses, side._eval_probs
+    idx = np.ceil(losses / _LD(h) - _LD(1e-9)).astype(np.int64)
+    if idx.size == 0:
+        return GridPMF(0, np.zeros(0), float(side._const))
+    mass = np.bincount(idx - idx[0], weights=probs.astype(np.float64))
+    return GridPMF(int(idx[0]), mass, float(side._const))
+
+
+class DeltaLaws(LawSource):
+    """The laws of a curve known through its delta only (PrivacyCurve's
+    ``laws``): the connect-the-dots PLDs of its core (``from_curve``).  No
+    Renyi divergence (a bracket of the hockey-stick curve bounds no Renyi
+    divergence from below) and no atoms."""
+
+    def __init__(self, core, *, symmetric=False):
+        self.core, self.symmetric = core, bool(symmetric)
+
+    def privacy_loss_distribution(self, value_discretization_interval=1e-4,
+                                  tail_mass_truncation=1e-15, description=None):
+        return self.grid_bracket(value_discretization_interval, tail_mass_truncation,
+                                 description).pld()
+
+    def grid_bracket(self, value_discretization_interval, tail_mass_truncation,
+                     description=None):
+        """The Bracket of the curve on h Z (what a composition multiplies)."""
+        return curve_bracket(self.core, value_discretization_interval, tail_mass_truncation,
+                             description, self.symmetric)
+
+    def subsample(self, sampling_prob, sampling, core=None):
+        """Sampled (PrivacyCurve.subsample): known through the sampled ``core``'s
+        delta too (not symmetric: sampling moves the two directions apart)."""
+        return None if core is None else DeltaLaws(core)
+
+    def renyi(self, alpha, direction="max"):
+        raise ValueError("renyi: no Renyi divergence is available for this curve: its laws are known "
+                         "through delta only (counts with Laplace or Gaussian noise, "
+                         "thresholded counts, shuffle and k-anonymity bounds)")
