@@ -456,14 +456,17 @@ cdef class PairCurveCore(CurveCore):
 cdef class BoundedCurveCore(CurveCore):
     """A curve of laws given on a window plus the mass left out, bounded:
     ln of delta_window(eps) + rest * (1 - e^(eps - lr_max))_+, and exactly 0
-    from eps = zero_plus (zero_minus for delta_minus) on (see bounded.h)."""
+    from eps = zero_plus (zero_minus for delta_minus) on (see bounded.h).
+    discrete: laws without noise, whose rest may hold mass where the other law
+    has none: delta(+inf) keeps the rest of a direction with lr_max = +inf
+    (resp. lr_min = -inf)."""
     cdef sp_bounded b
     cdef sp_bounded b_est[3]   # the same bound on the window's estimates
     cdef object inner      # keeps the window's core alive
 
     def __cinit__(self, CurveCore inner, double log_rest_p, double log_rest_q,
                   double lr_max=INFINITY, double lr_min=-INFINITY,
-                  double zero_plus=INFINITY, double zero_minus=INFINITY):
+                  double zero_plus=INFINITY, double zero_minus=INFINITY, bint discrete=False):
         self.inner = inner
         self.b.fn = inner.fn
         self.b.ctx = inner.ctx
@@ -473,6 +476,7 @@ cdef class BoundedCurveCore(CurveCore):
         self.b.lr_min = lr_min
         self.b.zero_plus = zero_plus
         self.b.zero_minus = zero_minus
+        self.b.discrete = discrete
         self.log_tol = inner.log_tol       # the window's own error bound
         # (search.h) delta > 0 at every finite eps -- not in a direction with a
         # proven finite zero point, whatever the window's arrays suggest

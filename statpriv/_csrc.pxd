@@ -163,9 +163,10 @@ cdef extern from "geometric.h" nogil:
                                        const long double *law_lr, long n, double alpha,
                                        const long double *cell_lq, long double *lr, double *err)
     long sp_geometric_deficits(const long double *la, const long double *lb,
-                               const long double *lr_ab, const long double *cell_la, long n,
-                               int mirror, double alpha, long double r_hi, long double r_lo,
-                               long double *deficit, double *rel_err)
+                               const long double *lr_ab, const long double *lo_ab, int closed,
+                               const long double *cell_la, long n, int mirror, double alpha,
+                               long double r_hi, long double r_lo, long double *deficit,
+                               double *rel_err)
 
 cdef extern from "gaussian.h" nogil:
     ctypedef struct sp_gauss:
@@ -239,6 +240,7 @@ cdef extern from "bounded.h" nogil:
         double lr_min
         double zero_plus
         double zero_minus
+        int discrete
     double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "renyi.h" nogil:

@@ -364,17 +364,22 @@ def geometric_shift_ratios(lp, lq, law_lr, double alpha):
     return out[0], out[1], out[2], err
 
 
-def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mirror=False):
+def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mirror=False,
+                       lo_ab=None, bint closed=True):
     """(deficit, rel_err): D(x) = ln R - ln f_A(x)/f_B(x) at the atoms under
     geometric(alpha) noise, R = exp(r_hi + r_lo) the exact right-tail ratio,
     with relative error bounds (inf where not computed); mirror: the left
-    tail, arrays read from the far end and lr_ab negated; see csrc/geometric.h."""
+    tail, arrays read from the far end and lr_ab negated; lr_ab a closed form
+    (with its low parts lo_ab, or None) or, closed=False, ln A - ln B; see
+    csrc/geometric.h."""
     cdef long double[::1] va = _extended(la)
     cdef long double[::1] vb = _extended(lb)
     cdef long double[::1] vr = _extended(lr_ab)
     cdef long double[::1] vc = _extended(cell_la)
+    cdef long double[::1] vlo = _extended(lr_ab if lo_ab is None else lo_ab)
+    cdef const long double *plo = NULL if lo_ab is None else &vlo[0]
     cdef long n = va.shape[0]
-    if vb.shape[0] != n or vr.shape[0] != n or vc.shape[0] != n:
+    if vb.shape[0] != n or vr.shape[0] != n or vc.shape[0] != n or vlo.shape[0] != n:
         raise ValueError("geometric_deficits: arrays of different lengths")
     deficit = np.zeros(n, dtype=np.longdouble)
     rel = np.empty(n, dtype=np.float64)
@@ -385,8 +390,8 @@ def geometric_deficits(la, lb, lr_ab, cell_la, double alpha, r_hi, r_lo, bint mi
     cdef long double hi = vhl[0], lo = vhl[1]
     if n > 0:
         with nogil:
-            sp_geometric_deficits(&va[0], &vb[0], &vr[0], &vc[0], n, mirror, alpha, hi, lo,
-                                  &d[0], &e[0])
+            sp_geometric_deficits(&va[0], &vb[0], &vr[0], plo, closed, &vc[0], n, mirror, alpha,
+                                  hi, lo, &d[0], &e[0])
     return deficit, rel
 
 
