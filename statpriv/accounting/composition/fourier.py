@@ -54,12 +54,14 @@ window), ``multiply(part, times)`` -- one forward FFT of the tilted part, a
 power and a product: composing one more release costs one multiplication in
 the Fourier domain -- and ``read_back(upper)``, the bounded composition.
 """
+import bisect
 import collections
 import math
 
 import numpy as np
 
 from statpriv import _lazy
+from statpriv.accounting.composition import _fourier_kernels
 
 _fft = _lazy.module("scipy.fft")
 _special = _lazy.module("scipy.special")
@@ -251,16 +253,8 @@ class Spectrum:
 
 
 def _power(z, k):
-    """z^k elementwise by repeated squaring (k >= 1)."""
-    result = None
-    base = z
-    while True:
-        if k & 1:
-            result = base.copy() if result is None else np.multiply(result, base, out=result)
-        k >>= 1
-        if not k:
-            return result
-        base = base * base
+    """z^k elementwise by repeated squaring (k >= 1), one entry at a time."""
+    return _fourier_kernels.power(z, int(k))
 
 
 def composed_infinity(parts, upper):
@@ -311,7 +305,10 @@ class Readback:
         h, lam, N = p.h, p.tilt, p.fft_size
         parts = spectrum.parts
         circular = _fft.irfft(spectrum.values, N, workers=FFT_WORKERS)
-        tilted = np.roll(circular, -(p.start % N))[:p.size]
+        first = p.start % N
+        tilted = circular[first:first + p.size]
+        if tilted.size < p.size:                  # (the window wraps around index 0)
+            tilted = np.concatenate((tilted, circular[:p.size - tilted.size]))
         eta = _FFT_C * _U * (math.log2(N) + 2.0)
         e_inf = math.exp(spectrum.growth) * spectrum.err + eta * min(spectrum.min_norm, 1.0)
         rel = spectrum.rel + _U * (8.0 + 4.0 * abs(lam) * max(abs(p.start), abs(p.start + p.size))
@@ -331,11 +328,15 @@ class Readback:
             u = tilted * (1.0 - rel) - e_inf - alias
             inf = composed_infinity(parts, False)
         u = np.maximum(u, 0.0)
-        # a mass of the composition is at most its finite mass: cap in the tilted scale
+        # a mass of the composition is at most its finite mass: cap in the tilted
+        # scale, where the cap is below 2 (above it, u <= 1 (1 + rel) + e_inf
+        # is under it already: no exp to take)
         finite = sum(t * math.log(max(float(np.sum(g.mass)), 1e-300)) for g, t in parts)
+        log_cap = finite - self.log_scale + 1e-12
+        low = int(np.searchsorted(log_cap, math.log(2.0))) if lam > 0 else log_cap.size
         with np.errstate(over="ignore"):
-            cap = np.exp(np.minimum(finite - self.log_scale + 1e-12, 700.0))
-        self._u = u = np.minimum(u, cap)
+            u[:low] = np.minimum(u[:low], np.exp(np.minimum(log_cap[:low], 700.0)))
+        self._u = u
         self.infinity = float(inf)
         self._sums(u, h, lam)
 
@@ -344,16 +345,18 @@ class Readback:
         (1 - e^-h) e^(-(k - j) lam h) W~_k: delta at the loss l_j is
         infinity + e^(ln_scale_j) D~_j, and between l_(j-1) and l_j
         infinity + e^(ln_scale_j) (D~_j + (1 - e^(eps - l_j)) W~_j)."""
-        w = _discounted_suffix_sums(u, (1.0 + lam) * h, 1.0)
-        d = np.zeros_like(w)
-        d[:-1] = _discounted_suffix_sums(w[1:], lam * h, -math.expm1(-h) * math.exp(-lam * h))
-        # the sums' rounding: 3 u per term (positive terms)
-        slack = self._slack = 3.0 * (u.size + 4) * _U
+        w, d = _fourier_kernels.suffix_sums(u, math.exp(-(1.0 + lam) * h), math.exp(-lam * h),
+                                            -math.expm1(-h) * math.exp(-lam * h))
+        # the sums' rounding: 4 u per term (positive terms; _fourier_kernels)
+        slack = self._slack = 4.0 * (u.size + 4) * _U
         factor = 1.0 + slack if self.upper else 1.0 - slack
         self._w, self._d = w * factor, d * factor
-        with np.errstate(divide="ignore"):
-            self._log_values = np.logaddexp(math.log(self.infinity) if self.infinity > 0
-                                            else -np.inf, self.log_scale + np.log(self._d))
+
+    def _log_value(self, j):
+        """ln delta at the loss l_j (non-increasing in j)."""
+        log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
+        d = float(self._d[j])
+        return np.logaddexp(log_inf, float(self.log_scale[j]) + math.log(d)) if d > 0 else log_inf
 
     @property
     def log_masses(self):
@@ -385,14 +388,15 @@ class Readback:
         out = np.full(log_target.shape, -np.inf)
         log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
         out[log_target < log_inf] = np.inf
-        values = self._log_values                       # ln delta at l_j, non-increasing
-        n = values.size
+        n = self._d.size
         active = np.isfinite(log_target) & (log_target >= log_inf) & (n > 0)
         active |= (log_target == -np.inf) & (log_inf == -np.inf) & (n > 0)
         if not active.any():
             return out
         t = log_target[active]
-        j = np.minimum(np.searchsorted(-values, -t, side="left"), n - 1)
+        # (a bisection on ln delta at the grid points: a few of them evaluated)
+        j = np.array([min(bisect.bisect_left(range(n), -x, key=lambda i: -self._log_value(i)),
+                          n - 1) for x in t], dtype=np.int64)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             excess = np.exp(t - self.log_scale[j]) - np.exp(log_inf - self.log_scale[j]) \
                 if log_inf > -np.inf else np.exp(t - self.log_scale[j])
@@ -408,32 +412,6 @@ class Readback:
             eps[bad] = np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
         out[active] = eps
         return out
-
-
-# block length of the discounted sums: the discount within a block stays above e^-600
-_BLOCK_NATS = 600.0
-
-
-def _discounted_suffix_sums(u, rate, scale):
-    """y_j = scale sum_(i >= j) u_i e^(-(i - j) rate) (u >= 0, rate >= 0) by
-    cumulative sums of u_i e^(-i rate) within blocks short enough that the
-    factors stay in range, each block carrying the next one's first sum
-    discounted: positive terms throughout, 1 u of error per term summed."""
-    n = u.size
-    out = np.empty(n)
-    if n == 0:
-        return out
-    length = n if rate * n <= _BLOCK_NATS else max(1, int(_BLOCK_NATS / rate))
-    carry = 0.0
-    for stop in range(n, 0, -length):         # a loop over blocks, not terms
-        start = max(0, stop - length)
-        k = np.arange(stop - start, dtype=np.float64) * rate
-        with np.errstate(under="ignore"):
-            sums = np.cumsum((u[start:stop] * np.exp(-k))[::-1])[::-1]
-            sums += carry * math.exp(-(stop - start) * rate)
-            out[start:stop] = sums * np.exp(k)
-        carry = out[start]
-    return out * scale
 
 
 def _outside(parts, h, p):
