@@ -72,3 +72,4 @@ def suffix_sums(u, double a, double b, double scale):
             w[j] = wj
             ej = wj + b * ej
     return w_out, d_out
+

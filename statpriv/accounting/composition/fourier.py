@@ -295,7 +295,8 @@ class Readback:
         rb = cls.__new__(cls)
         rb.plan, rb.upper = Plan(h, 0.0, 0, 0, 0), upper
         rb.infinity = composed_infinity(parts, upper)
-        rb.losses = rb.log_scale = rb._u = np.zeros(0)
+        rb._start, rb._h, rb._lam, rb._log_z = 0, h, 0.0, 0.0
+        rb._u = np.zeros(0)
         rb._sums(rb._u, h, 0.0)
         return rb
 
@@ -313,9 +314,7 @@ class Readback:
         e_inf = math.exp(spectrum.growth) * spectrum.err + eta * min(spectrum.min_norm, 1.0)
         rel = spectrum.rel + _U * (8.0 + 4.0 * abs(lam) * max(abs(p.start), abs(p.start + p.size))
                                    * h + 2.0 * abs(spectrum.log_z))
-        s = p.start + np.arange(p.size, dtype=np.float64)
-        self.losses = s * h
-        self.log_scale = spectrum.log_z - lam * self.losses
+        self._start, self._h, self._lam, self._log_z = p.start, h, lam, spectrum.log_z
         alias = 2.0 * WINDOW_TAIL
         if upper:
             u = tilted * (1.0 + rel) + e_inf
@@ -323,7 +322,7 @@ class Readback:
             inf = composed_infinity(parts, True) + above
             # the mass below the window, pessimistically at its lowest point
             with np.errstate(over="ignore"):
-                u[0] += below * math.exp(min(700.0, -self.log_scale[0]))
+                u[0] += below * math.exp(min(700.0, -float(self._log_scale_at(0))))
         else:
             u = tilted * (1.0 - rel) - e_inf - alias
             inf = composed_infinity(parts, False)
@@ -332,8 +331,15 @@ class Readback:
         # scale, where the cap is below 2 (above it, u <= 1 (1 + rel) + e_inf
         # is under it already: no exp to take)
         finite = sum(t * math.log(max(float(np.sum(g.mass)), 1e-300)) for g, t in parts)
-        log_cap = finite - self.log_scale + 1e-12
-        low = int(np.searchsorted(log_cap, math.log(2.0))) if lam > 0 else log_cap.size
+        if lam > 0:
+            # (log_cap rises with the index: the first index where it passes ln 2,
+            # one index of margin for the rounding of the estimate)
+            edge = (math.log(2.0) - finite + spectrum.log_z - 1e-12) / (lam * h) - p.start
+            # (index 0 always: the mass below the window is added there)
+            low = int(min(max(math.ceil(edge) + 1, 1), u.size))
+        else:
+            low = u.size
+        log_cap = finite - self._log_scale_at(np.arange(low)) + 1e-12
         with np.errstate(over="ignore"):
             u[:low] = np.minimum(u[:low], np.exp(np.minimum(log_cap[:low], 700.0)))
         self._u = u
@@ -352,11 +358,40 @@ class Readback:
         factor = 1.0 + slack if self.upper else 1.0 - slack
         self._w, self._d = w * factor, d * factor
 
+    def _loss_at(self, j):
+        """The grid loss of window index j (array): (start + j) h."""
+        return (self._start + np.asarray(j)).astype(np.float64) * self._h
+
+    def _log_scale_at(self, j):
+        """ln of the scale of the tilted masses at window index j."""
+        return self._log_z - self._lam * self._loss_at(j)
+
+    @property
+    def losses(self):
+        """float64 grid losses of the window."""
+        return self._loss_at(np.arange(self._u.size))
+
+    @property
+    def log_scale(self):
+        return self._log_scale_at(np.arange(self._u.size))
+
+    def _index_above(self, eps):
+        """Index of the first grid loss above each eps (searchsorted, side right,
+        from the grid's arithmetic: floor, then one step of correction)."""
+        n = self._u.size
+        with np.errstate(invalid="ignore", over="ignore"):
+            guess = np.floor(eps / self._h) - self._start + 1
+        j = np.clip(np.nan_to_num(guess, nan=0.0, posinf=n, neginf=0), 0, n).astype(np.int64)
+        j = np.where((j > 0) & (self._loss_at(np.maximum(j - 1, 0)) > eps), j - 1, j)
+        j = np.where((j < n) & (self._loss_at(np.minimum(j, max(n - 1, 0))) <= eps), j + 1, j)
+        return j
+
     def _log_value(self, j):
         """ln delta at the loss l_j (non-increasing in j)."""
         log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
         d = float(self._d[j])
-        return np.logaddexp(log_inf, float(self.log_scale[j]) + math.log(d)) if d > 0 else log_inf
+        return np.logaddexp(log_inf, float(self._log_scale_at(j)) + math.log(d)) if d > 0 \
+            else log_inf
 
     @property
     def log_masses(self):
@@ -368,15 +403,15 @@ class Readback:
     def log_delta(self, eps):
         """ln delta at each eps (float64 array)."""
         eps = np.asarray(eps, dtype=np.float64)
-        n = self.losses.size
-        j = np.searchsorted(self.losses, eps, side="right")      # first loss above eps
+        n = self._u.size
+        j = self._index_above(eps)                              # first loss above eps
         log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
         out = np.full(eps.shape, log_inf)
         inside = j < n
         jj = j[inside]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            gap = -np.expm1(eps[inside] - self.losses[jj])
-            inner = np.log(self._d[jj] + gap * self._w[jj]) + self.log_scale[jj]
+            gap = -np.expm1(eps[inside] - self._loss_at(jj))
+            inner = np.log(self._d[jj] + gap * self._w[jj]) + self._log_scale_at(jj)
             out[inside] = np.logaddexp(log_inf, inner)
         return np.minimum(out, 0.0)
 
@@ -398,12 +433,13 @@ class Readback:
         j = np.array([min(bisect.bisect_left(range(n), -x, key=lambda i: -self._log_value(i)),
                           n - 1) for x in t], dtype=np.int64)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            excess = np.exp(t - self.log_scale[j]) - np.exp(log_inf - self.log_scale[j]) \
-                if log_inf > -np.inf else np.exp(t - self.log_scale[j])
+            scale = self._log_scale_at(j)
+            excess = np.exp(t - scale) - np.exp(log_inf - scale) if log_inf > -np.inf \
+                else np.exp(t - scale)
             frac = (excess - self._d[j]) / self._w[j]
-            eps = self.losses[j] + np.log1p(-np.clip(frac, 0.0, 1.0))
+            eps = self._loss_at(j) + np.log1p(-np.clip(frac, 0.0, 1.0))
         eps = np.where(np.isnan(eps), -np.inf, eps)
-        eps = np.where(t == -np.inf, self.losses[-1], eps)
+        eps = np.where(t == -np.inf, self._loss_at(n - 1), eps)
         eps = np.where(np.isfinite(eps), np.nextafter(eps, np.inf), eps)
         for _ in range(64):                 # round up until delta is at or below the target
             bad = np.isfinite(eps) & (self.log_delta(eps) > t)
