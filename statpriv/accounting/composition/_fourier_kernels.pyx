@@ -17,6 +17,7 @@ Nothing here validates input: the Python layer does that.  Loops run
 without the GIL.
 """
 import numpy as np
+from libc.math cimport exp, log
 
 
 def power(z, long k):
@@ -73,3 +74,87 @@ def suffix_sums(u, double a, double b, double scale):
             ej = wj + b * ej
     return w_out, d_out
 
+
+
+# terms per block of the tilted sums: one exp per block, the rest by products
+# (within a block the factor's rounding grows by at most BLOCK + 2 u)
+DEF BLOCK = 64
+TILT_BLOCK = BLOCK
+
+
+def tilted_sums(mass, log_mass, long offset, double h, thetas, double floor_nats):
+    """(ln Z, mean, variance) per theta of the measure with masses ``mass``
+    (ln: ``log_mass``, -inf for 0) at the losses (offset + i) h, tilted by
+    e^(theta x): Z = sum_i m_i e^(theta x_i) with every term more than
+    floor_nats below the largest counted at that level (an upper bound, no
+    subnormal numbers), and the tilted measure's mean and variance (about
+    the largest term's loss).  Two sweeps over the measure, every theta at
+    each term (the measure is read twice, whatever the number of thetas):
+    the largest ln term, then the sums, e^(theta x_i - top) from one exp per
+    BLOCK terms times powers of e^(theta h) (relative error <= (BLOCK + 4) u
+    per term: the caller adds it).  ln Z = -inf, mean = variance = nan
+    where every mass is 0."""
+    cdef double[::1] m = np.ascontiguousarray(mass, dtype=np.float64)
+    cdef double[::1] la = np.ascontiguousarray(log_mass, dtype=np.float64)
+    cdef double[::1] th = np.ascontiguousarray(thetas, dtype=np.float64)
+    cdef Py_ssize_t i, q, n = la.shape[0], nt = th.shape[0]
+    log_z_out = np.empty(nt)
+    mean_out = np.empty(nt)
+    var_out = np.empty(nt)
+    cdef double[::1] lz = log_z_out
+    cdef double[::1] mu = mean_out
+    cdef double[::1] va = var_out
+    state = np.zeros((7, nt))
+    cdef double[::1] top = state[0]
+    cdef double[::1] step = state[1]
+    cdef double[::1] factor = state[2]
+    cdef double[::1] s0 = state[3]
+    cdef double[::1] s1 = state[4]
+    cdef double[::1] s2 = state[5]
+    cdef double[::1] arg_loss = state[6]
+    cdef double z, w, x, xi, floor_w, inf = float("inf")
+    with nogil:
+        floor_w = exp(-floor_nats)
+        for q in range(nt):
+            top[q] = -inf
+        for i in range(n):
+            if la[i] > -inf:
+                xi = (offset + i) * h
+                for q in range(nt):
+                    z = la[i] + th[q] * xi
+                    if z > top[q]:
+                        top[q] = z
+                        arg_loss[q] = xi
+        for q in range(nt):
+            step[q] = exp(th[q] * h)
+        for i in range(n):
+            xi = (offset + i) * h
+            for q in range(nt):
+                if i % BLOCK == 0:
+                    factor[q] = exp(th[q] * xi - top[q])
+                else:
+                    factor[q] = factor[q] * step[q]
+            if not la[i] > -inf:
+                continue
+            for q in range(nt):
+                if factor[q] > 1e-290 and factor[q] < 1e290:
+                    w = m[i] * factor[q]
+                else:
+                    # (far from the largest term, where the factor left the
+                    # normal range: the term itself)
+                    z = la[i] + th[q] * xi - top[q]
+                    w = exp(z if z > -floor_nats else -floor_nats)
+                if w < floor_w:
+                    w = floor_w
+                x = xi - arg_loss[q]
+                s0[q] += w
+                s1[q] += w * x
+                s2[q] += w * x * x
+        for q in range(nt):
+            if top[q] == -inf:
+                lz[q], mu[q], va[q] = -inf, 0.0 / 0.0, 0.0 / 0.0
+            else:
+                lz[q] = top[q] + log(s0[q])
+                mu[q] = arg_loss[q] + s1[q] / s0[q]
+                va[q] = s2[q] / s0[q] - (s1[q] / s0[q]) * (s1[q] / s0[q])
+    return log_z_out, mean_out, var_out

@@ -83,57 +83,56 @@ def _losses(grid, h):
     return (grid.offset + np.arange(grid.mass.size, dtype=np.float64)) * h
 
 
-def _log_mass(grid):
-    with np.errstate(divide="ignore"):
-        return np.log(grid.mass)
-
-
 # Terms more than this many nats below the largest are counted at that level
 # (an upper bound: an exp below e^-708 is a subnormal float, 100x slower).
 _FLOOR_NATS = 700.0
 
 
-def _exp_floored(logs):
-    """(e^(logs - top) with every term above e^-700 raised to it (zeros stay),
-    top): the terms of an upper bound of the sum, fast (no subnormals)."""
-    top = float(np.max(logs))
-    z = logs - top
-    return np.exp(np.where(z > -np.inf, np.maximum(z, -_FLOOR_NATS), -np.inf)), top
+def _tilted_sums(grid, h, thetas):
+    """(ln Z, mean, variance) of one part tilted by each theta (_fourier_kernels)."""
+    return _fourier_kernels.tilted_sums(grid.mass, grid.log_mass, int(grid.offset), float(h),
+                                        np.asarray(thetas, dtype=np.float64), _FLOOR_NATS)
 
 
-def _log_sum(logs):
-    """An upper bound of ln sum e^logs, within n e^-700 relative."""
-    terms, top = _exp_floored(logs)
-    return top + math.log(float(np.sum(terms)))
+# relative rounding of one tilted sum per term: the block's products, the
+# exp, the product with the mass and the sum (_fourier_kernels.tilted_sums)
+_TILT_ROUNDING = (_fourier_kernels.TILT_BLOCK + 8) * _U
+
+
+def tilted_stats(parts, thetas, h):
+    """(Lambda, mean, variance) of the composition at each theta, one sweep of
+    each part for all thetas: Lambda(theta) = sum_j k_j ln sum_i a_ji
+    e^(theta x_ji) (finite parts only; -inf where every part's finite mass
+    is 0), rounded up (terms below e^-700 of the largest counted at that
+    level; the sums' rounding added, ``mgf_rounding``), and the mean and
+    variance of the composition's loss tilted by e^(theta L)."""
+    thetas = np.atleast_1d(np.asarray(thetas, dtype=np.float64))
+    lam, mean, var = np.zeros(thetas.size), np.zeros(thetas.size), np.zeros(thetas.size)
+    for grid, times in parts:
+        if grid.mass.size == 0 or not np.any(grid.mass > 0):
+            return np.full(thetas.size, -np.inf), np.full(thetas.size, np.nan), \
+                np.full(thetas.size, np.nan)
+        lz, m, v = _tilted_sums(grid, h, thetas)
+        lam += times * (lz + (grid.mass.size + 2) * _TILT_ROUNDING)
+        mean += times * m
+        var += times * v
+    return lam, mean, var
+
+
+def mgf_rounding(parts):
+    """What tilted_stats adds to Lambda for rounding (twice it: a lower bound)."""
+    return sum(times * (g.mass.size + 2) * _TILT_ROUNDING for g, times in parts)
 
 
 def log_mgf(parts, thetas, h):
-    """Lambda(theta) = sum_j k_j ln sum_i a_ji e^(theta x_ji) for each theta
-    (finite parts only; -inf where every part's finite mass is 0), rounded up
-    (terms below e^-700 of the largest counted at that level)."""
-    thetas = np.atleast_1d(np.asarray(thetas, dtype=np.float64))
-    out = np.zeros(thetas.size)
-    for grid, times in parts:
-        if grid.mass.size == 0 or not np.any(grid.mass > 0):
-            return np.full(thetas.size, -np.inf)
-        x, la = _losses(grid, h), _log_mass(grid)
-        out += times * np.array([_log_sum(la + t * x) for t in thetas])
-    return out
+    """Lambda(theta) at each theta, rounded up (tilted_stats)."""
+    return tilted_stats(parts, thetas, h)[0]
 
 
 def tilted_moments(parts, theta, h):
     """(mean, variance) of the composition's loss tilted by e^(theta L)."""
-    mean = var = 0.0
-    for grid, times in parts:
-        x = _losses(grid, h)
-        with np.errstate(divide="ignore"):
-            w = _log_mass(grid) + theta * x
-        w, _ = _exp_floored(w)
-        w = w / np.sum(w)
-        m = float(np.sum(w * x))
-        mean += times * m
-        var += times * float(np.sum(w * (x - m) ** 2))
-    return mean, var
+    _, mean, var = tilted_stats(parts, [theta], h)
+    return float(mean[0]), float(var[0])
 
 
 Plan = collections.namedtuple("Plan", "h tilt start size fft_size")
@@ -145,15 +144,13 @@ _CHERNOFF_STEPS = np.array([0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 
                             32.0, 48.0, 64.0, 128.0])
 
 
-def _quantile(parts, h, tilt, log_tau, sign, std):
-    """Chernoff's end of the window: the smallest s (sign +1) with
-    P~(S > s) <= tau, or the largest s (sign -1) with P~(S < s) <= tau, for
-    the composition tilted by ``tilt`` (trial tilts tilt +- steps / std)."""
-    steps = sign * _CHERNOFF_STEPS / max(std, 1e-300)
-    base = log_mgf(parts, [tilt], h)[0]
-    lam = log_mgf(parts, tilt + steps, h) - base
+def _quantile(growth, steps, log_tau, h, sign):
+    """Chernoff's end of the window from growth = Lambda(tilt + step) -
+    Lambda(tilt) (an upper bound) at the trial steps (sign * steps > 0): the
+    smallest s (sign +1) with P~(S > s) <= tau, or the largest s (sign -1)
+    with P~(S < s) <= tau, for the composition tilted by the tilt."""
     with np.errstate(invalid="ignore", over="ignore"):
-        ends = (lam - log_tau) / steps / h            # in grid units
+        ends = (growth - log_tau) / steps / h            # in grid units
     ends = ends[np.isfinite(ends)]
     if ends.size == 0:
         return math.inf * sign
@@ -166,18 +163,24 @@ def _support(parts):
     return lo, hi
 
 
-def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf):
+def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf, std=None):
     """The window of the composition of ``parts`` ((GridPMF, times) pairs)
     tilted by ``tilt``: Chernoff's ends with tau beyond each, within the
     support, reaching down to the loss ``lowest`` at least (the lowest eps
     the read-back is asked about), and the FFT size
-    (scipy.fft.next_fast_len)."""
+    (scipy.fft.next_fast_len).  ``std``: the tilted loss's standard
+    deviation if known (it scales the trial steps)."""
     lo, hi = _support(parts)
-    std = math.sqrt(max(tilted_moments(parts, tilt, h)[1], 0.0))
+    if std is None:
+        std = math.sqrt(max(tilted_moments(parts, tilt, h)[1], 0.0))
     log_tau = math.log(tau)
-    start = max(lo, min(_quantile(parts, h, tilt, log_tau, -1, std),
+    steps = _CHERNOFF_STEPS / max(std, 1e-300)
+    lam = log_mgf(parts, np.concatenate(([tilt], tilt + steps, tilt - steps)), h)
+    growth = lam[1:] - (lam[0] - 2.0 * mgf_rounding(parts))     # (Lambda(tilt) from below)
+    k = steps.size
+    start = max(lo, min(_quantile(growth[k:], -steps, log_tau, h, -1),
                         math.floor(lowest / h) - 1 if math.isfinite(lowest) else math.inf))
-    stop = min(hi, _quantile(parts, h, tilt, log_tau, 1, std))
+    stop = min(hi, _quantile(growth[:k], steps, log_tau, h, 1))
     if stop < start:                     # (rounding at a degenerate tilt)
         start, stop = lo, hi
     if hi - stop <= stop - start + 1:
@@ -226,7 +229,7 @@ class Spectrum:
             return Spectrum(p, _state=state)
         x = _losses(grid, p.h)
         with np.errstate(divide="ignore"):
-            w = _log_mass(grid) + lam * x
+            w = grid.log_mass + lam * x
         log_z = float(_special.logsumexp(w))
         # (terms below e^-700 of the sum dropped: n e^-700 to the error bound)
         z = w - log_z
@@ -246,10 +249,11 @@ class Spectrum:
         state["min_norm"] = min(self.min_norm, norm)
         return Spectrum(p, _state=state)
 
-    def read_back(self, upper):
+    def read_back(self, upper, outside=None):
         """The composition as a Readback: the upper (``upper`` True) or lower
-        bound of every mass on the window, the masses beyond it and at +inf."""
-        return Readback(self, bool(upper))
+        bound of every mass on the window, the masses beyond it and at +inf
+        (``outside``: outside_table of the parts, if already known)."""
+        return Readback(self, bool(upper), outside)
 
 
 def _power(z, k):
@@ -300,7 +304,7 @@ class Readback:
         rb._sums(rb._u, h, 0.0)
         return rb
 
-    def __init__(self, spectrum, upper):
+    def __init__(self, spectrum, upper, outside=None):
         p = self.plan = spectrum.plan
         self.upper = upper
         h, lam, N = p.h, p.tilt, p.fft_size
@@ -318,7 +322,7 @@ class Readback:
         alias = 2.0 * WINDOW_TAIL
         if upper:
             u = tilted * (1.0 + rel) + e_inf
-            above, below = _outside(parts, h, p)
+            above, below = _outside(parts, h, p, outside)
             inf = composed_infinity(parts, True) + above
             # the mass below the window, pessimistically at its lowest point
             with np.errstate(over="ignore"):
@@ -441,8 +445,12 @@ class Readback:
         eps = np.where(np.isnan(eps), -np.inf, eps)
         eps = np.where(t == -np.inf, self._loss_at(n - 1), eps)
         eps = np.where(np.isfinite(eps), np.nextafter(eps, np.inf), eps)
-        for _ in range(64):                 # round up until delta is at or below the target
-            bad = np.isfinite(eps) & (self.log_delta(eps) > t)
+        # round up until ln delta is below ln target by 4 ulps of 1 + |ln target|:
+        # then exp(ln delta) <= the target itself, whatever the rounding of
+        # ln target and of exp (each within an ulp)
+        below = t - 4.0 * 2.0 ** -52 * (1.0 + np.abs(t))
+        for _ in range(64):
+            bad = np.isfinite(eps) & (self.log_delta(eps) > below)
             if not bad.any():
                 break
             eps[bad] = np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
@@ -450,18 +458,26 @@ class Readback:
         return out
 
 
-def _outside(parts, h, p):
-    """Chernoff bounds on the UNTILTED composition's mass above the window and
-    below it."""
-    std = math.sqrt(max(tilted_moments(parts, 0.0, h)[1], 0.0))
+def outside_table(parts, h, std=None):
+    """(steps, Lambda(steps), Lambda(-steps)) of the UNTILTED composition, the
+    trial steps scaled by its loss's standard deviation ``std`` (computed if
+    None): what _outside's Chernoff bounds need, the same for every window."""
+    if std is None:
+        std = math.sqrt(max(tilted_moments(parts, 0.0, h)[1], 0.0))
     steps = _CHERNOFF_STEPS / max(std, 1e-300)
+    lam = log_mgf(parts, np.concatenate((steps, -steps)), h)
+    return steps, lam[:steps.size], lam[steps.size:]
+
+
+def _outside(parts, h, p, table=None):
+    """Chernoff bounds on the UNTILTED composition's mass above the window and
+    below it (``table``: outside_table(parts, h), computed if None)."""
+    steps, lam_up, lam_down = outside_table(parts, h) if table is None else table
     lo, hi = _support(parts)
     above = below = 0.0
     with np.errstate(over="ignore"):
         if p.start + p.size - 1 < hi:
-            lam = log_mgf(parts, steps, h)
-            above = min(1.0, float(np.min(np.exp(lam - steps * (p.start + p.size) * h))))
+            above = min(1.0, float(np.min(np.exp(lam_up - steps * (p.start + p.size) * h))))
         if p.start > lo:
-            lam = log_mgf(parts, -steps, h)
-            below = min(1.0, float(np.min(np.exp(lam + steps * (p.start - 1) * h))))
+            below = min(1.0, float(np.min(np.exp(lam_down + steps * (p.start - 1) * h))))
     return above * (1 + 1e-12), below * (1 + 1e-12)

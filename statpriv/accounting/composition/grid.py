@@ -41,7 +41,7 @@ DEFAULT_DELTA_ERROR = 1e-15
 _MODEL_LOG_DELTA = math.log(1e-12)
 # width in eps of the bracket ~ K h^2 (beta + 1) / _MODEL_CONSTANT (measured on
 # 1000 x dp.gaussian(20) at delta = 1e-9: the lower side's share dominates)
-_MODEL_CONSTANT = 2.6
+_MODEL_CONSTANT = 5.0
 _MAX_TILTS = 400
 # counts of at least this many records are put on the grid from their compiled delta
 _MANY_OUTCOMES = 10_000
@@ -67,6 +67,7 @@ class ComposedSide:
     def __init__(self, parts, h, upper):
         self.parts, self.h, self.upper = tuple(parts), h, bool(upper)
         self._readbacks = {}
+        self._outside = None            # the Chernoff table of the untilted composition
         self._top = sum(t * (g.offset + g.mass.size - 1) for g, t in self.parts) * h
         self._thetas, self._means, self._log_mgf, self._stds = [], [], [], []
         # a part with no finite mass: the composition is all at +inf
@@ -84,12 +85,12 @@ class ComposedSide:
         theta = 0.0
         if self._thetas:
             theta = self._thetas[-1] + 1.0 / self._std
-        mean, var = fourier.tilted_moments(self.parts, theta, self.h)
+        lam, mean, var = (float(v[0]) for v in fourier.tilted_stats(self.parts, [theta], self.h))
         self._std = math.sqrt(max(var, 0.0))
         self._stds.append(self._std)
         self._thetas.append(theta)
         self._means.append(mean)
-        self._log_mgf.append(float(fourier.log_mgf(self.parts, [theta], self.h)[0]))
+        self._log_mgf.append(lam)
         self._done = self._std <= self.h or mean >= self._top - self.h
         return True
 
@@ -154,11 +155,14 @@ class ComposedSide:
             # (the window reaches down to the previous tilt's mean: every eps this
             # tilt is chosen for is above it)
             lowest = self._means[q - 1] if q > 0 else math.inf
-            plan = fourier.plan(self.parts, self.h, float(self._thetas[q]), lowest=lowest)
+            plan = fourier.plan(self.parts, self.h, float(self._thetas[q]), lowest=lowest,
+                                std=self._stds[q])
             spectrum = fourier.Spectrum(plan)
             for grid, times in self.parts:
                 spectrum = spectrum.multiply(grid, times)
-            rb = self._readbacks[q] = spectrum.read_back(self.upper)
+            if self.upper and self._outside is None:
+                self._outside = fourier.outside_table(self.parts, self.h, std=self._stds[0])
+            rb = self._readbacks[q] = spectrum.read_back(self.upper, self._outside)
         return rb
 
     def log_delta(self, eps):
