@@ -56,9 +56,9 @@ def power(z, long k):
     return out.view(np.complex128)
 
 
-def suffix_sums(u, double a, double b, double scale):
-    """(w, d): w_j = sum_(i >= j) u_i a^(i - j) and d_j = scale sum_(k > j)
-    w_k b^(k - j - 1) (d_(n-1) = 0), for u >= 0 and 0 <= a, b <= 1."""
+def suffix_sums(u, double a, double b, double scale, double factor=1.0):
+    """(factor w, factor d): w_j = sum_(i >= j) u_i a^(i - j) and d_j = scale
+    sum_(k > j) w_k b^(k - j - 1) (d_(n-1) = 0), for u >= 0 and 0 <= a, b <= 1."""
     cdef double[::1] uu = np.ascontiguousarray(u, dtype=np.float64)
     cdef Py_ssize_t j, n = uu.shape[0]
     w_out = np.empty(n)
@@ -68,9 +68,9 @@ def suffix_sums(u, double a, double b, double scale):
     cdef double wj = 0.0, ej = 0.0
     with nogil:
         for j in range(n - 1, -1, -1):
-            d[j] = scale * ej
+            d[j] = factor * (scale * ej)
             wj = uu[j] + a * wj
-            w[j] = wj
+            w[j] = factor * wj
             ej = wj + b * ej
     return w_out, d_out
 

@@ -355,12 +355,12 @@ class Readback:
         (1 - e^-h) e^(-(k - j) lam h) W~_k: delta at the loss l_j is
         infinity + e^(ln_scale_j) D~_j, and between l_(j-1) and l_j
         infinity + e^(ln_scale_j) (D~_j + (1 - e^(eps - l_j)) W~_j)."""
-        w, d = _fourier_kernels.suffix_sums(u, math.exp(-(1.0 + lam) * h), math.exp(-lam * h),
-                                            -math.expm1(-h) * math.exp(-lam * h))
-        # the sums' rounding: 4 u per term (positive terms; _fourier_kernels)
-        slack = self._slack = 4.0 * (u.size + 4) * _U
-        factor = 1.0 + slack if self.upper else 1.0 - slack
-        self._w, self._d = w * factor, d * factor
+        # the sums' rounding: 4 u per term (positive terms; _fourier_kernels), and
+        # the scale's and the factor's products
+        slack = self._slack = 4.0 * (u.size + 6) * _U
+        self._w, self._d = _fourier_kernels.suffix_sums(
+            u, math.exp(-(1.0 + lam) * h), math.exp(-lam * h),
+            -math.expm1(-h) * math.exp(-lam * h), 1.0 + slack if self.upper else 1.0 - slack)
 
     def _loss_at(self, j):
         """The grid loss of window index j (array): (start + j) h."""
