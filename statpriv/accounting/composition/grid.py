@@ -20,7 +20,11 @@ from epsilon_error: the bracket's width in eps behaves like
 K h^2 (beta + 1) / 2.6 for K mechanisms (connect-the-dots' chords are O(h^2)
 per part, and errors of the K parts add up), beta = d ln delta / d eps of the
 composition, about sqrt(2 ln 1e12) / s at delta = 1e-12 for a composition of
-loss standard deviation s (estimated from each part's loss range).
+loss standard deviation s (estimated from each part's loss range).  The
+window must fit in the FFT, which bounds h from below by s too; where the
+standard deviation measured on the parts' grids is far below the estimate
+(heavy tails: a sampled Gaussian's range reaches 100x its bulk), the grid is
+chosen again with it.
 """
 import math
 
@@ -40,7 +44,11 @@ DEFAULT_DELTA_ERROR = 1e-15
 # delta at which the grid model takes the slope of ln delta
 _MODEL_LOG_DELTA = math.log(1e-12)
 # width in eps of the bracket ~ K h^2 (beta + 1) / _MODEL_CONSTANT (measured on
-# 1000 x dp.gaussian(20) at delta = 1e-9: the lower side's share dominates)
+# 1000 x dp.gaussian(20) at delta = 1e-9 with the optimistic side's bound from
+# the neighbours' chords; from the cells' middles (statpriv._connect_dots) the
+# width is about half that: 5.0e-6 at epsilon_error 1e-5.  Kept: with 5.0
+# the grid of sampled Gaussians, whose loss spread the model overstates, gets
+# coarser than dp-accounting's h = 1e-4 and the upper end above its value)
 _MODEL_CONSTANT = 2.6
 _MAX_TILTS = 400
 # counts of at least this many records are put on the grid from their compiled delta
