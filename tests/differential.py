@@ -716,6 +716,9 @@ def report(results, out=sys.stdout, max_lines=200):
 # fixed edge cases (the examples of the precision issues), checked in every run
 # ---------------------------------------------------------------------------
 
+_TOP_UNDERFLOWS = [1e-300, 5e-324, 5e-324, 5e-324, 5e-324, 1e-300, 5e-324, 1e-300, 1e-300,
+                   5e-324, 1e-300, 1e-300, 5e-324, 1e-300, 1e-300, 5e-324]
+
 EDGE_CASES = (
     # (kind, statpriv expression, oracle builder, eps list)
     ("binomial", "statpriv.counting(10, 1e-300)", lambda: O.binomial(10, 1e-300),
@@ -749,6 +752,18 @@ EDGE_CASES = (
      [0.0, 0.5]),
     ("secret", "statpriv.secret_sample(22, 22, positives=10)",
      lambda: O.secret_sample(22, 22, 10), [0.0, 0.5]),
+    # the top atom prod pi_j = e^-11481.7 below the long double range (it was cut
+    # as 0: ln delta_plus(1000) read -10735.2)
+    ("per_record", f"statpriv.counting(None, {_TOP_UNDERFLOWS!r})",
+     lambda: O.per_record(_TOP_UNDERFLOWS), [1000.0, 700.0]),
+    # delta_plus = 1/2 at every eps >= 0: epsilon(1/2) = 0 (it was +inf)
+    ("secret", "statpriv.secret_sample(2, 1, positives=0)", lambda: O.secret_sample(2, 1, 0),
+     [0.0, 3.0]),
+    ("secret", "statpriv.secret_sample(8, 7, positives=3)", lambda: O.secret_sample(8, 7, 3),
+     [0.0, 2.0]),
+    # 2.0e-12 above the truth (the vertex recurrence's coefficient)
+    ("shuffle_rr", "statpriv.shuffle.randomized_response(45, 16.898448478007367)",
+     lambda: O.shuffled_rr(45, 16.898448478007367), [0.0]),
 )
 
 
@@ -770,7 +785,7 @@ def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds
             results.setdefault(kind, Result(kind)).merge(res)
             continue
         rel = REL_NOISELESS if kind in ("binomial", "subsample", "poisson", "per_record",
-                                        "secret") else REL_NOISY
+                                        "secret", "shuffle_rr") else REL_NOISY
         case = Case(kind, expr, orc, list(eps), rel)
         curve = _build(case, res)
         if curve is not None:
