@@ -486,6 +486,7 @@ def _build(case, res):
     return curve
 
 
+# CPU seconds (ITIMER_PROF: a loaded machine does not make a case time out)
 CASE_SECONDS = 90        # a case taking longer is abandoned and counted as skipped
 NEW_CASE_SECONDS = 30    # the same for NEW_KINDS (a hang inside statpriv is a failure)
 
@@ -508,15 +509,15 @@ OPEN_ZERO_POINT_KINDS = ()
 
 def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False,
              stored=False):
-    """Draw one case and run every check on it (at most CASE_SECONDS, where SIGALRM
-    exists); returns a Result.  stored: the oracle's answers from the stored values
+    """Draw one case and run every check on it (at most CASE_SECONDS of CPU time,
+    where SIGPROF exists); returns a Result.  stored: the oracle's answers from the stored values
     (StoredOracle)."""
     import signal
     res = Result(kind)
-    use_alarm = hasattr(signal, "SIGALRM")
+    use_alarm = hasattr(signal, "SIGPROF")
     if use_alarm:
-        old = signal.signal(signal.SIGALRM, _alarm)
-        signal.alarm(CASE_SECONDS if kind in KINDS else NEW_CASE_SECONDS)
+        old = signal.signal(signal.SIGPROF, _alarm)
+        signal.setitimer(signal.ITIMER_PROF, CASE_SECONDS if kind in KINDS else NEW_CASE_SECONDS)
     try:
         if skip_open and kind in OPEN_ZERO_POINT_KINDS:
             zero_point = False
@@ -530,12 +531,12 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False
         res.skipped += 1
         res.timeouts += 1
         res.refusals.append(f"[{kind}] case {seed}-{kind}-{index}: oracle over "
-                            f"{CASE_SECONDS} s, abandoned (counted as skipped)")
+                            f"{CASE_SECONDS} s of CPU time, abandoned (counted as skipped)")
         return res
     finally:
         if use_alarm:
-            signal.alarm(0)
-            signal.signal(signal.SIGALRM, old)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, old)
 
 
 def _run_case(res, seed, kind, index, zero_point, epsilon, stored=False):
