@@ -76,8 +76,10 @@ OPEN_NEW_KINDS = {
 # a cheap slice of the new kinds in the default run (1 curve each, all checks):
 # thresholding, k-anonymity, shuffling and composition are otherwise checked in
 # the default run only against statpriv's own oracle (statpriv.oracle)
+# (grid compositions: test_random_composed_mix below; this seed's compose_grid case,
+# a secret sample of 6e5 records, costs ~11 s of CPU and runs in the exhaustive test)
 DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_active", "thr_passive", "kanon_lower",
-               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact", "compose_grid")
+               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact")
 
 
 def test_random_slice_new_kinds():

@@ -259,7 +259,7 @@ def test_closed_rest_matches_the_walk(make, monkeypatch):
         assert np.all(np.abs(a[ok] - b[ok]) <= 2.0 ** -39), (name, a - b)
 
 
-@pytest.mark.parametrize("eps", [0.01, 0.1])
+@pytest.mark.parametrize("eps", [pytest.param(0.01, marks=pytest.mark.exhaustive), 0.1])
 def test_closed_rest_against_mpmath(eps):
     """The closed-form stop's sum is the exact one to ~1e-16 (the walk's
     stop, which adds the rest's whole mass, was ~3e-13 above it here):

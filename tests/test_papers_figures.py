@@ -163,6 +163,7 @@ def test_nested_noise_data():
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.exhaustive      # every figure: ~9 s; test_make_figures_which draws one by default
 def test_make_figures_writes_every_png(tmp_path):
     import_extra("matplotlib")
     paths = figures.make_figures(tmp_path / "out", dpi=60)
