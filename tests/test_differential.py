@@ -70,7 +70,8 @@ def test_random_slice():
 # out of test_exhaustive and run by test_exhaustive_open_kinds (strict xfail: it starts
 # failing the day they are fixed -- then drop them from here).
 OPEN_NEW_KINDS = {
-    "pk_bracket": "attained ~5e-12 relative above the brute force of its vertex (delta ~ 1)",
+    # none at present (pk_bracket, ~5e-12 above its vertex's brute force, is fixed:
+    # the recurrence coefficient from exact integers)
 }
 
 # a cheap slice of the new kinds in the default run (1 curve each, all checks):
@@ -116,10 +117,3 @@ def test_exhaustive():
     _assert_counts(results, min_comparisons=100, tight=False)
 
 
-@pytest.mark.exhaustive
-@pytest.mark.xfail(strict=True, reason="open classes of the new kinds (OPEN_NEW_KINDS)")
-def test_exhaustive_open_kinds():
-    results = differential.run(tuple(OPEN_NEW_KINDS), 25, seed=1, zero_point=True,
-                               epsilon=True)
-    failures, _ = _summary(results, "open new kinds (25 curves per kind)")
-    assert failures == 0
