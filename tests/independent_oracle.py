@@ -59,6 +59,11 @@ through their stored values (tests/data/reference/independent.json):
     binomial_mp, geometric_noise_mp, gaussian_delta_mp   explicit laws, the Gaussian mechanism
     sampled_dp_log_delta, sampled_geometric_product_delta   Poisson-subsampled DP (one
                                              DP-SGD step; products of the geometric one)
+    sampled_gaussian_product_delta           k <= 3 DP-SGD steps (the sampled Gaussian's
+                                             product laws, nested quadrature)
+    sampled_gaussian_mix(sigma, q, relation, folds, gaussians)   an OracleCurve: DP-SGD
+                                             steps beside Gaussian mechanisms (the
+                                             differential test's compose_sampled)
 """
 import itertools
 import math
@@ -2202,8 +2207,11 @@ class _SampledGaussianProduct:
     changes from its closed form 1 - e^e' to a function whose derivatives
     grow without bound -- the pieces keep the rule's convergence."""
 
-    def __init__(self, A, B, s, nodes, width, grading):
+    def __init__(self, A, B, s, nodes, width, grading, gaussian=None):
         self.A, self.B, self.s = A, B, s
+        # optional: one Gaussian mechanism N(1, g^2) against N(0, g^2) (sigma g)
+        # composed with the runs
+        self.gaussian = gaussian
         self.scales = [mpmath.exp(-mpf(j) ** 2 / (2 * s * s)) for j in range(len(A))]
         self.rule = _gauss_legendre_rule(nodes)
         atoms = [j for j, (a, b) in enumerate(zip(A, B)) if a or b]
@@ -2214,30 +2222,70 @@ class _SampledGaussianProduct:
         # l at -inf and +inf where the atoms at either end are common
         common = [j for j in atoms if A[j] and B[j]]
         self.limits = [mpmath.log(A[j] / B[j]) for j in {atoms[0], atoms[-1]} if j in common]
+        self.centres = [mpmath.log(self.density(mpf(j), A) / self.density(mpf(j), B))
+                        for j in atoms]
 
     def density(self, x, weights):
         return mpmath.fsum(p * mpmath.npdf(x, j, self.s) for j, p in enumerate(weights) if p)
 
-    def delta(self, folds, e):
-        if folds == 1:
+    def delta(self, folds, e, adaptive=False):
+        """H_e of the folds runs (and the Gaussian mechanism); ``adaptive``: the
+        outer quadrature bisects its pieces until they agree with their halves
+        (the inner ones keep the fixed pieces)."""
+        if folds == 0:
+            return gaussian_delta_mp(self.gaussian, e)
+        if folds == 1 and self.gaussian is None:
             return _gaussian_pair_hockey_stick(self.A, self.B, self.s, self.scales, e)
         points = set(self.grid)
         lo, hi = self.grid[0], self.grid[-1]
-        for combo in itertools.combinations_with_replacement(self.limits, folds - 1):
+        # (with the Gaussian mechanism inside, every inner hockey stick is smooth)
+        limits = self.limits if self.gaussian is None else []
+        for combo in itertools.combinations_with_replacement(limits, folds - 1):
             x, _ = _gaussian_pair_crossing(self.A, self.B, self.s, self.scales,
                                            e - mpmath.fsum(combo))
             if x is not None and lo < x < hi:
                 points |= {min(max(x + sgn * t, lo), hi) for t in self.grading for sgn in (-1, 1)}
                 points.add(x)
+        if adaptive:
+            # small sigma: the inner loss clusters around its values at the atoms,
+            # l(j) (width l'(j) sigma), and the inner hockey stick changes within
+            # ~1e-4 in x where e - l(x) meets a sum of them: graded pieces there
+            # too, each bisected until it agrees with its halves
+            for combo in itertools.combinations_with_replacement(self.centres, folds - 1):
+                x, _ = _gaussian_pair_crossing(self.A, self.B, self.s, self.scales,
+                                               e - mpmath.fsum(combo))
+                if x is not None and lo < x < hi:
+                    points |= {min(max(x + sgn * t, lo), hi) for t in self.grading
+                               for sgn in (-1, 1)}
+                    points.add(x)
+            points = sorted(points)
+            return mpmath.fsum(self._adaptive_piece(folds, e, a, b)
+                               for a, b in zip(points[:-1], points[1:]))
         points = sorted(points)
         total = mpf(0)
         for a, b in zip(points[:-1], points[1:]):
-            half, mid = (b - a) / 2, (a + b) / 2
-            for t, w in self.rule:
-                x = mid + half * t
-                dens_a, dens_b = self.density(x, self.A), self.density(x, self.B)
-                total += w * half * dens_a * self.delta(folds - 1, e - mpmath.log(dens_a / dens_b))
+            total += self._piece(folds, e, a, b)
         return total
+
+    def _piece(self, folds, e, a, b):
+        half, mid = (b - a) / 2, (a + b) / 2
+        total = mpf(0)
+        for t, w in self.rule:
+            x = mid + half * t
+            dens_a, dens_b = self.density(x, self.A), self.density(x, self.B)
+            total += w * half * dens_a * self.delta(folds - 1, e - mpmath.log(dens_a / dens_b))
+        return total
+
+    def _adaptive_piece(self, folds, e, a, b, whole=None, depth=0):
+        """The piece bisected until the rule on it and on its halves agree to
+        1e-40 (absolute)."""
+        whole = self._piece(folds, e, a, b) if whole is None else whole
+        mid = (a + b) / 2
+        left, right = self._piece(folds, e, a, mid), self._piece(folds, e, mid, b)
+        if abs(left + right - whole) <= mpf(10) ** -40 or depth >= 40:
+            return left + right
+        return (self._adaptive_piece(folds, e, a, mid, left, depth + 1)
+                + self._adaptive_piece(folds, e, mid, b, right, depth + 1))
 
 
 def sampled_gaussian_product_delta(sigma, q, relation, folds, eps, plus, nodes=24, width=1,
@@ -2256,3 +2304,58 @@ def sampled_gaussian_product_delta(sigma, q, relation, folds, eps, plus, nodes=2
     with mpmath.workdps(45):
         A, B, s = _sampled_gaussian_pair(sigma, q, relation, plus)
         return _SampledGaussianProduct(A, B, s, nodes, width, grading).delta(folds, mpf(eps))
+
+
+class _SampledGaussianMix(OracleCurve):
+    """``folds`` runs of the Poisson-sampled Gaussian mechanism (see
+    sampled_gaussian_product_delta), composed with Gaussian mechanisms
+    ``gaussians`` = ((g_i, k_i), ...): k_i runs of N(1, g_i^2) against
+    N(0, g_i^2), together one Gaussian mechanism with 1/g^2 = sum k_i / g_i^2
+    (its hockey stick symmetric and in closed form at every e).  The nested
+    quadrature's error does not depend on the working precision (its outer
+    pieces are bisected until they agree with their halves to 1e-40; the rule
+    is checked against finer ones and the closed form at q = 1 in
+    tests/test_dp_sgd.py), so one evaluation is taken as checked.  Zero points: none with
+    a Gaussian mechanism or under replace-one; under add/remove the "add"
+    direction ends at the largest loss, folds ln(1/(1-q))."""
+
+    kind = "sampled_gaussian_mix"
+    self_checked = True
+
+    def __init__(self, sigma, q, relation, folds, gaussians=()):
+        gaussians = tuple((float(g), int(k)) for g, k in gaussians)
+        if folds < 1 or folds + bool(gaussians) > 3 or not 0 < q <= 1:
+            raise ValueError(f"need 0 < q <= 1 and 1 <= folds, folds + (Gaussians) <= 3, "
+                             f"got q={q!r}, folds={folds!r}")
+        self.sigma, self.q, self.relation = float(sigma), float(q), relation
+        self.folds, self.gaussians = int(folds), gaussians
+        self.params = dict(sigma=self.sigma, q=self.q, relation=relation, folds=self.folds,
+                           gaussians=gaussians)
+
+    def _eval(self, eps, dps):
+        out = []
+        for plus in (True, False):
+            with mpmath.workdps(45):
+                A, B, s = _sampled_gaussian_pair(self.sigma, self.q, self.relation, plus)
+                g = None
+                if self.gaussians:
+                    g = 1 / mpmath.sqrt(mpmath.fsum(k / mpf(gi) ** 2 for gi, k in self.gaussians))
+                value = _SampledGaussianProduct(A, B, s, 24, 1, 16, g).delta(
+                    self.folds, mpf(eps), adaptive=True)
+            if (self.gaussians or self.folds > 1) and 0 < value < mpf(10) ** -26:
+                # the quadrature ends 13 sigma beyond the atoms: up to ~1e-37 of
+                # the mass (absolute) is left out, more than 1e-11 relative here
+                raise TooExpensive(f"{self!r}: delta {mpmath.nstr(value, 3)} at eps={eps} is "
+                                   "below what the truncated quadrature resolves")
+            out.append(value)
+        return tuple(out)
+
+    def _zero(self, direction):
+        if (self.gaussians or self.relation == "replace_one" or self.q == 1
+                or direction != "minus"):
+            return mpmath.inf
+        return -self.folds * mpmath.log1p(-mpf(self.q))
+
+
+def sampled_gaussian_mix(sigma, q, relation, folds, gaussians=()):
+    return _SampledGaussianMix(sigma, q, relation, folds, gaussians)

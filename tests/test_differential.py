@@ -77,7 +77,8 @@ OPEN_NEW_KINDS = {
 # thresholding, k-anonymity, shuffling and composition are otherwise checked in
 # the default run only against statpriv's own oracle (statpriv.oracle)
 DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_active", "thr_passive", "kanon_lower",
-               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact", "compose_grid")
+               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact", "compose_grid",
+               "compose_sampled")
 
 
 def test_random_slice_new_kinds():
