@@ -16,7 +16,11 @@
  * zero_plus >= sup ln f_P/f_Q and zero_minus >= sup ln f_Q/f_P of the full
  * laws (+inf if unbounded), e.g. the sampling ratio bound or 1/b for Laplace
  * noise: delta_plus is exactly 0 from eps = zero_plus on (and delta_plus(eps)
- * = 1 - e^eps exactly for eps <= -zero_minus), whatever was cut. */
+ * = 1 - e^eps exactly for eps <= -zero_minus), whatever was cut.
+ * At eps = +inf the bound keeps the rest of a direction whose ratio bound is
+ * +inf only where `discrete` is set: laws without noise, whose cut atoms may
+ * carry mass where the other law has none (delta(+inf) > 0 there); noise
+ * with an unbounded density ratio (Gaussian) has delta(+inf) = 0. */
 #ifndef STATPRIV_BOUNDED_H
 #define STATPRIV_BOUNDED_H
 
@@ -29,6 +33,7 @@ typedef struct {
     double log_rest_q;
     double lr_max, lr_min;   /* bounds on ln P/Q of the rest, atom by atom (+-inf: none) */
     double zero_plus, zero_minus;
+    int discrete;            /* the rest may hold mass at ratio +inf (see above) */
 } sp_bounded;
 
 double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx);

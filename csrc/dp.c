@@ -168,7 +168,24 @@ double sp_dp_gaussian_log_delta(double eps, double sigma, const sp_normal_fns *f
     /* a >= 0, sigma < ~6: Phi(a) >= 1/2 and delta >= Phi(a) - Phi(a - kappa)
      * times ~1: the difference loses at most ~ 2.5 sigma. */
     double b = -half_kappa - eps * sigma;
-    double d = fns->ndtr(a) - exp(eps + fns->log_ndtr(b));
+    double tail;                /* e^eps Phi(b) */
+    if (eps <= 256.0) {
+        /* eps + ln Phi(b) to ~ulp(eps) <= 2.8e-14 absolute */
+        tail = exp(eps + fns->log_ndtr(b));
+    } else {
+        /* Beyond that the sum of eps and ln Phi(b) ~ -eps cancels: at sigma =
+         * 1e-150, eps = 5e299 (1 - 1e-9) its rounding (~5e283) exceeds the
+         * true -1.25e281, e^(+...) = inf made delta read 0 where it is 1.
+         * e^eps phi(b) = phi(a) exactly (b^2/2 - eps = a^2/2), so
+         * e^eps Phi(b) = e^(-a^2/2) erfcx(-b/sqrt 2)/2, a^2 as a
+         * double-double; -b = 1/(2 sigma) + eps sigma has no cancellation. */
+        double c2, c2e;
+        sp_two_prod(ch, ch, &c2, &c2e);
+        tail = isfinite(c2) ? 0.5 * exp(-0.5 * c2 - 0.5 * (c2e + 2.0 * ch * cl))
+                                  * fns->erfcx(-b * SP_SQRT1_2)
+                            : 0.0;      /* a^2/2 > DBL_MAX/2: e^(-a^2/2) = 0 */
+    }
+    double d = fns->ndtr(a) - tail;
     return d > 0.0 ? log(d) : -INFINITY;
 }
 

@@ -45,13 +45,19 @@ int sp_geometric_shift_ratios(const long double *lp, const long double *lq,
  * ratio at the atom positions x = 0..n-1, below the exact right-tail ratio
  * ln R = r_hi + r_lo (ln G_A(1/alpha)/G_B(1/alpha)), each to relative error
  * rel_err[x] (INFINITY where not computed: F = A - R B changes sign above x,
- * or below the first x with D > 1).  lr_ab: accurate ln A(k)/B(k); cell_la:
- * ln f_A(x).  Returns the lowest x computed (n if none).  mirror != 0: the
- * arrays are read and written from the far end and lr_ab negated (the left
- * tail, with A = Q, B = P, ln R = -(left tail ln P/Q)).  Allocates nothing. */
+ * or below the first x with D > 1).  lr_ab: ln A(k)/B(k), a closed form
+ * (closed != 0; lo_ab, if not NULL, its low parts, which the sums leave out)
+ * or a difference of the laws' logs; its error bound (sp_atom_log_ratio_err,
+ * plus the low part) over ln A(k)/B(k) - ln R is in rel_err: with tiny noise
+ * (alpha -> 0) R tends to the extreme atom's ratio and that difference to 0.
+ * cell_la: ln f_A(x).  Returns the lowest x computed (n if none).  mirror != 0:
+ * the arrays are read and written from the far end and lr_ab negated (the
+ * left tail, with A = Q, B = P, ln R = -(left tail ln P/Q)).  Allocates
+ * nothing. */
 long sp_geometric_deficits(const long double *la, const long double *lb,
-                           const long double *lr_ab, const long double *cell_la, long n,
-                           int mirror, double alpha, long double r_hi, long double r_lo,
-                           long double *deficit, double *rel_err);
+                           const long double *lr_ab, const long double *lo_ab, int closed,
+                           const long double *cell_la, long n, int mirror, double alpha,
+                           long double r_hi, long double r_lo, long double *deficit,
+                           double *rel_err);
 
 #endif

@@ -95,7 +95,9 @@ static long double log_pos_shared(long double lx, long double ly, long double lc
         return ly == -INFINITY && lc == -INFINITY ? lx : -INFINITY;
     }
     long double lb = (long double)eps + ly;
-    if (eps > 0.0) {
+    if (eps > 0.0 && lc > -INFINITY) {
+        /* (skipped at C = 0: beyond eps = 11356 ln(e^eps - 1) is +inf, and
+         * inf + ln 0 a NaN that would drop the cell X = P - e^eps Q) */
         lb = sp_logaddexpl(lb, logl(expm1l((long double)eps)) + lc);
     }
     return lb < lx ? lx + sp_log1mexpl(lb - lx) : -INFINITY;
@@ -161,7 +163,16 @@ static long double range_sum(const sp_kanon_curve *c, long m, long lo, long hi, 
         }
         return lo == 0 ? (long double)m * c->log_rho_c : -INFINITY;
     }
-    const long double rho = c->rho, rc = c->rho_c, ee = expl((long double)eps);
+    /* e^eps overflows long double beyond eps = 11356: e^11000 instead (the
+     * same terms: e^11000 rho > m rho_c for every rho >= 5e-324 and m < 2^63,
+     * so only the term where the other law vanishes, at u = m + 1 (plus) or
+     * u = 0 (minus), stays positive; an infinite e^eps would make its
+     * e^eps * 0 a NaN and lose it) */
+    long double ee = expl((long double)eps);
+    if (ee == INFINITY) {
+        ee = expl(11000.0L);
+    }
+    const long double rho = c->rho, rc = c->rho_c;
     const long double mp1 = (long double)(m + 1);
     long u;
     if (d == SP_PLUS) {

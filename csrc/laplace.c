@@ -527,23 +527,6 @@ static double laplace_log1p_rel(double r, double a, double *rel)
     return d;
 }
 
-/* A bound on the absolute error of an atom's log ratio: ~4e-19 (1 + |lr|)
- * for a closed form (closed != 0), ~1e-30 (1 + |lr|) where refined (a
- * non-zero low part lo), ~2e-19 (1 + |ln P| + |ln Q|) for a difference of
- * the laws' logs; INFINITY where that is not finite. */
-static double laplace_atom_ratio_err(long double lr, long double lo, long double lp,
-                                     long double lq, int closed)
-{
-    double e;
-    if (closed) {
-        const double one_plus = 1.0 + fabs((double)lr);
-        e = (lo != 0.0L ? 1e-30 : 4e-19) * one_plus;
-    } else {
-        e = 2e-19 * (1.0 + fabs((double)lp) + fabs((double)lq));
-    }
-    return isfinite(e) ? e : INFINITY;
-}
-
 /* Deficits of the Laplace-noise L and R log ratios against the right-tail
  * ratio (see laplace.h).  With u = e^(-1/b), w = 1/u, F = A - R B and
  * sum_k F(k) w^k = 0 (R = G_A(w) / G_B(w)), for the cell [x, x+1]:
@@ -614,10 +597,10 @@ long sp_laplace_deficits(const long double *la_in, const long double *lb_in,
             } else if (d < 0.0L) {
                 lf = la + log(expm1(-(double)d));            /* A (e^-d - 1) */
             }
-            const long double e = laplace_atom_ratio_err(lr_in == NULL ? lr : AT(lr_in, k),
-                                                         lo_in == NULL ? 0.0L : AT(lo_in, k),
-                                                         mirror ? lb : la, mirror ? la : lb,
-                                                         lr_in != NULL);
+            const long double e = sp_atom_log_ratio_err(lr_in == NULL ? lr : AT(lr_in, k),
+                                                        lo_in == NULL ? 0.0L : AT(lo_in, k),
+                                                        mirror ? lb : la, mirror ? la : lb,
+                                                        lr_in != NULL);
             l_err = logl(expl(la) * e + (lf > -INFINITY ? expl(lf) : 0.0L)
                          * (0x1p-50L + 0x1p-63L * (fabsl(la) + fabsl(lb))));
             if (!(l_err > -INFINITY) || !isfinite(l_err)) {

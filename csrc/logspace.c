@@ -98,3 +98,16 @@ long double sp_exp_scaled(const long double *la, long n, long double *w)
     }
     return m;
 }
+
+double sp_atom_log_ratio_err(long double lr, long double lo, long double lp, long double lq,
+                             int closed)
+{
+    double e;
+    if (closed) {
+        const double one_plus = 1.0 + fabs((double)lr);
+        e = (lo != 0.0L ? 1e-30 : 4e-19) * one_plus;
+    } else {
+        e = 2e-19 * (1.0 + fabs((double)lp) + fabs((double)lq));
+    }
+    return isfinite(e) ? e : INFINITY;
+}

@@ -17,6 +17,14 @@ double sp_logaddexp(double a, double b);
 double sp_log1mexp(double a);
 long double sp_log1mexpl(long double a);
 
+/* A bound on the absolute error of an atom's log ratio ln P/Q: ~4e-19
+ * (1 + |lr|) for a closed form (closed != 0), ~1e-30 (1 + |lr|) where refined
+ * (a non-zero low part lo), ~2e-19 (1 + |ln P| + |ln Q|) for a difference of
+ * the laws' logs; INFINITY where that is not finite (the noise kernels'
+ * deficit sums, where F = R Q expm1(ln P/Q - ln R) inherits it). */
+double sp_atom_log_ratio_err(long double lr, long double lo, long double lp, long double lq,
+                             int closed);
+
 /* logaddexp in extended precision (m + log1p(e^-|a-b|)). */
 static inline long double sp_logaddexpl(long double a, long double b)
 {

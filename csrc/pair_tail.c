@@ -118,15 +118,87 @@ double sp_pair_zero_point(const sp_pair *s, sp_direction direction)
     return x;
 }
 
+/* The closed form of the fully positive cells beyond o (see pair_tail.h,
+ * sp_pair_curve_log_delta_estimate): with A, B = (P, Q) for SP_PLUS and
+ * (Q, P) for SP_MINUS and la_o, lb_o the logs of their tail sums from o
+ * outward (read by the caller), sum over those cells of A - e^eps B =
+ * A(o) (1 - e^(eps + ln B(o) - ln A(o))).  Sets *c to that factor and *err
+ * to a bound on its absolute error from the tail sums' relative error
+ * eta = 2^-50 + len 2^-63 and their logs' 2^-52 of their size; returns 0
+ * where it does not apply (A(o) = 0: nothing; the factor <= 0 or its error
+ * above 2^-20 of it). */
+static int closed_tail_factor(const sp_pair *s, long double la_o, long double lb_o, long double x,
+                              long double *c, long double *err)
+{
+    if (!(la_o > -INFINITY)) {
+        return 0;
+    }
+    const long double eta = 0x1p-50L + (long double)s->len * 0x1p-63L;
+    *c = 1.0L;                       /* B(o) = 0: A(o) alone */
+    *err = eta;
+    if (lb_o > -INFINITY) {
+        const long double d = (x + lb_o) - la_o;
+        if (!(d < 0.0L)) {
+            return 0;
+        }
+        *c = -expm1l(d);
+        /* the cells' logs are good to ~2^-52 of their size (double
+         * transcendentals of the mantissa), which the tail sums inherit */
+        *err = 2.0L * eta + 0x1p-52L * (fabsl(la_o) + fabsl(lb_o) + x);
+    }
+    return *err <= 0x1p-20L * *c;
+}
+
+/* The exact sums' stop by the closed form (noisy cells, where the other two
+ * tail sums are at hand): the cells from o outward are fully positive (o >=
+ * the first cell whose ratio exceeds e^eps, plus one, for SP_PLUS; likewise
+ * mirrored), so their sum is closed_tail_factor's, whose error is bounded.
+ * Once that error is below e^log_tol of the sum so far, adds the closed form
+ * plus its error (an upper bound, above the exact rest by at most twice
+ * that) to acc and returns 1.  The bound the sums used alone, A(o) itself,
+ * is reached only where A(o) <= 2^-40 of the sum: on a count of sd s plus
+ * noise at small eps the cell ratios grow by ~1/s^2 a cell, the positive
+ * parts are ~1e-4 of A there and A falls ~e^-0.05 a cell, so it took ~700
+ * cells a direction (n = 1e6, Laplace(3), eps = 0.05) and left the sum up to
+ * 2^-40 above the exact one (3e-13 measured at n = 2e4, Laplace(0.7)); the
+ * closed form's error, ~1e-13 A(o), is below 2^-52 of the sum after ~200
+ * cells, and the sum is then exact to ~1e-16. */
+static int closed_tail_stop(const sp_pair *s, sp_logsum *acc, long double la_o, long o,
+                            long double eps, sp_direction direction, long double log_tol)
+{
+    const long double lb_o = direction == SP_PLUS ? tail_at(s->lsq, &s->lsq_marks, o)
+                                                  : tail_at(s->lcp, &s->lcp_marks, o);
+    long double c, err;
+    if (!closed_tail_factor(s, la_o, lb_o, eps, &c, &err)
+        || la_o + logl(err) > sp_logsum_log(acc) + log_tol) {
+        return 0;
+    }
+    sp_logsum_add(acc, la_o + logl(c + err));
+    return 1;
+}
+
 /* ln of the relative size below which the sums bound their rest. */
 static long double log_tail_tol(const sp_pair *s)
 {
     return logl(s->tail_tol > 0.0 ? s->tail_tol : SP_TAIL_TOL);
 }
 
+/* ln 2^-52: the closed-form stop's tolerance (closed_tail_stop) */
+#define LOG_CLOSED_TOL (-52.0L * 0.69314718055994530942L)
+
+/* The closed-form stop applies: noisy cells (tail_tol set) with all four
+ * tail sums and a monotone ratio. */
+static int closed_tails(const sp_pair *s)
+{
+    return s->closed_rest && s->tail_tol > 0.0 && s->monotone && has_tail(s->lsq, &s->lsq_marks)
+           && has_tail(s->lcp, &s->lcp_marks);
+}
+
 static double pair_plus(const sp_pair *s, double eps)
 {
     const long double log_tol = log_tail_tol(s);
+    const int closed = closed_tails(s);
+    const long double log_closed_tol = LOG_CLOSED_TOL;
     sp_logsum acc = {0.0L, 0.0L};
     /* With a monotone ratio the positive part starts at the first cell whose
      * ratio exceeds e^eps, or (cells evaluated by the callback) inside the cell before it. */
@@ -138,6 +210,10 @@ static double pair_plus(const sp_pair *s, double eps)
             long double log_rest = tail_at(s->lsp, &s->lsp_marks, j + 1);  /* terms <= P(cell), cells > j */
             if (log_rest <= sp_logsum_log(&acc) + log_tol) {
                 sp_logsum_add(&acc, log_rest);
+                break;
+            }
+            /* cells >= start + 2 are fully positive */
+            if (closed && closed_tail_stop(s, &acc, log_rest, j + 1, eps, SP_PLUS, log_closed_tol)) {
                 break;
             }
         }
@@ -153,12 +229,18 @@ static double pair_minus(const sp_pair *s, double eps)
     if (start > s->len - 1) {
         start = s->len - 1;
     }
+    const int closed = closed_tails(s);
+    const long double log_closed_tol = LOG_CLOSED_TOL;
     for (long j = start; j >= 0; j--) {
         sp_logsum_add(&acc, cell_term(s, j, eps, SP_MINUS));
         if (s->monotone && j < start - 1 && j > 0 && acc.sum > 0.0L && (start - j) % 8 == 0) {
             long double log_rest = tail_at(s->lcq, &s->lcq_marks, j - 1);
             if (log_rest <= sp_logsum_log(&acc) + log_tol) {
                 sp_logsum_add(&acc, log_rest);
+                break;
+            }
+            /* cells <= start - 2 are fully positive */
+            if (closed && closed_tail_stop(s, &acc, log_rest, j - 1, eps, SP_MINUS, log_closed_tol)) {
                 break;
             }
         }
@@ -255,19 +337,8 @@ static double pair_estimate(const sp_pair *s, double eps, sp_direction direction
     const long double lb_o = outer ? tail_at(lb_tail, lb_marks, o) : -INFINITY;
     if (outer && la_o > -INFINITY) {
         /* A(o) (1 - e^(eps + ln B(o) - ln A(o))), A, B the tail sums */
-        const long double eta = 0x1p-50L + (long double)s->len * 0x1p-63L;
-        long double c = 1.0L, d_err = eta;          /* B(o) = 0: A(o) alone */
-        if (lb_o > -INFINITY) {
-            const long double d = (x + lb_o) - la_o;
-            if (!(d < 0.0L)) {
-                return NAN;
-            }
-            c = -expm1l(d);
-            /* the cells' logs are good to ~2^-52 of their size (double
-             * transcendentals of the mantissa), which the tail sums inherit */
-            d_err = 2.0L * eta + 0x1p-52L * (fabsl(la_o) + fabsl(lb_o) + x);
-        }
-        if (!(d_err <= 0x1p-20L * c)) {
+        long double c, d_err;
+        if (!closed_tail_factor(s, la_o, lb_o, x, &c, &d_err)) {
             return NAN;
         }
         /* with_err: +1 an upper bound; -1 less the typical error (the tail

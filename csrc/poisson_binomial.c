@@ -1,3 +1,4 @@
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,20 @@ static long last_at_least(const sp_binom *b, long lo, long hi, double floor_)
     return lo;
 }
 
+/* The spacing of the long double subnormals (C11's LDBL_TRUE_MIN). */
+#define SUBNORMAL_SPACING (LDBL_MIN * LDBL_EPSILON)
+
+/* An upper bound on `atoms` atoms of at most e^log_atom each.  Below the
+ * long double range (e^-11355) expl rounds to a subnormal or to 0, and a cut
+ * that rounded to 0 would vanish from *rest: e.g. the top atom of 8 records
+ * at pi = 1e-300 and 8 at 5e-324, e^-11481.7.  Half a subnormal spacing is
+ * the most the rounding can lose; a whole one is added. */
+static long double cut_bound(long double atoms, double log_atom)
+{
+    long double v = expl((long double)log_atom);
+    return atoms * (v < LDBL_MIN ? v + SUBNORMAL_SPACING : v);
+}
+
 /* Bin(c, p) on its window; the cut tails' mass bound is added to *rest. */
 static int leaf(double p, long c, double drop, long max_len, sp_poly *out, long double *rest)
 {
@@ -75,10 +90,10 @@ static int leaf(double p, long c, double drop, long max_len, sp_poly *out, long 
     }
     /* unimodal: every cut atom is at most its neighbour at the window edge */
     if (lo > 0) {
-        *rest += (long double)lo * expl((long double)sp_log_binom_pmf(&b, (double)(lo - 1)));
+        *rest += cut_bound((long double)lo, sp_log_binom_pmf(&b, (double)(lo - 1)));
     }
     if (hi < c) {
-        *rest += (long double)(c - hi) * expl((long double)sp_log_binom_pmf(&b, (double)(hi + 1)));
+        *rest += cut_bound((long double)(c - hi), sp_log_binom_pmf(&b, (double)(hi + 1)));
     }
     return 0;
 }
@@ -125,6 +140,13 @@ static int merge(sp_poly *a, sp_poly *b, double drop, long max_len, sp_poly *c, 
         return -1;
     }
     const long double *x = a->v, *y = b->v;
+    /* Outputs below the normal range (products of two kept atoms reach
+     * e^-22000, far below e^-11355) are sums of products rounded to
+     * subnormals, each off by at most half a subnormal spacing (the sums of
+     * subnormals are exact): they lie below every node's cut, so they go to
+     * *rest, with this much added for the rounding (a top atom that rounded
+     * to 0 would otherwise be cut as mass 0). */
+    long double underflow = 0.0L;
     for (long k = 0; k < n; k++) {
         long lo = k - (lb - 1) > 0 ? k - (lb - 1) : 0;
         long hi = k < la - 1 ? k : la - 1;
@@ -170,8 +192,12 @@ static int merge(sp_poly *a, sp_poly *b, double drop, long max_len, sp_poly *c, 
             s0 += x[i] * y[k - i];
         }
         v[k] = (s0 + s1) + (s2 + s3);
+        if (v[k] < LDBL_MIN) {
+            underflow += (long double)(h0 - l0 + 2) * SUBNORMAL_SPACING;
+        }
         *work += (double)(h0 - l0 + 1);
     }
+    *rest += underflow;
     free(lx);
     free(ly);
     long double top = 0.0L;

@@ -16,8 +16,10 @@
  * + R with R >= 0 and total mass of R <= *rest (each piece cut from a node
  * is convolved with laws of mass <= 1 afterwards).  Each group's own cut
  * tails are bounded by (number of atoms) * (largest atom there).  With
- * drop_nats = 3000 and x87 long double (range ~e^-11355) no kept value
- * underflows.
+ * drop_nats <= 11000 and x87 long double (range ~e^-11355) no kept value
+ * underflows (a node's largest atom is >= 1/len); cut atoms may, so where
+ * one lies below the normal range its rounding (half a subnormal spacing per
+ * product) is added to *rest as well: an atom cut as 0 still counts.
  *
  * On success returns 0 and sets *out (malloc'ed, the caller frees it) to
  * ln P[S = *first + i], i < *len, and *rest to the cut mass (linear).

@@ -4,18 +4,27 @@
 #include <string.h>
 #include "search.h"
 
-/* ln delta(eps) - ln target: the function whose sign change is searched. */
+/* ln delta(eps) - ln target: the function whose sign change is searched.
+ * With `floor` set (a target at the curve's floor, see floor_aim) every value
+ * at or below the target is -inf, as where delta = 0: the curve may sit at
+ * the target on a whole interval, and the smallest eps there is found by
+ * bisection (solve_from_zero), not at any point of it. */
 typedef struct {
     sp_curve_fn log_delta;
     const void *ctx;
     sp_direction direction;
     double log_target;
+    int floor;
 } excess_ctx;
 
 static double excess_fn(double eps, const void *ctx)
 {
     const excess_ctx *e = ctx;
-    return e->log_delta(eps, e->direction, e->ctx) - e->log_target;
+    double v = e->log_delta(eps, e->direction, e->ctx);
+    if (e->floor && v <= e->log_target) {
+        return -INFINITY;
+    }
+    return v - e->log_target;
 }
 
 /* Non-negative doubles are ordered like their bit patterns. */
@@ -72,6 +81,23 @@ double sp_search_aim(double log_target, double log_tol)
     return search_aim(log_target, log_tol);
 }
 
+/* Where the curve's floor ln delta(+inf) = finf lies above the search aim:
+ * 1 if it does not lie above the target less the curve's error bound, with
+ * *aim set to that (then the answer is the smallest eps where the curve
+ * meets it, e.g. 0 for a secret sample with delta = 1/2 at every eps and
+ * target 1/2: the margin of the aim below the target would ask for a delta
+ * below the floor, +inf).  The true delta there is <= target (1 + 1e-12), and
+ * the float delta within the rounding of exp(ln target) of the target.  0 if
+ * no finite eps reaches the target. */
+static int floor_aim(double finf, double log_target, double log_tol, double *aim)
+{
+    if (finf <= log_target - fmax(log_tol, 0.0)) {
+        *aim = log_target - fmax(log_tol, 0.0);
+        return 1;
+    }
+    return 0;
+}
+
 /* The smallest eps > 0 with g(eps) <= 0, given g(0) = glo > 0 (g is
  * non-increasing: ln delta minus the aim).  Bracket g(lo) > 0 >= g(hi): hi =
  * 1, 4, 16, then squares (at most ~12 steps to DBL_MAX); beyond DBL_MAX only
@@ -115,13 +141,19 @@ static double solve_from_zero(sp_scalar_fn g, const void *ctx, double glo)
     if (isnan(glo)) {
         return NAN;
     }
-    if (lo == 0.0 && hi > 0.0) {
-        /* Every point tried had g <= 0: an answer below ~2^-390, which the
-         * halvings from [0, 1] did not reach within SP_SEARCH_MAX_EVALS
-         * (randomized response with eps0 = 2.9e-247: 2^-397 = 3.1e-120 came
-         * back).  Bisect the bit patterns of [0, hi] instead: exact, at most
-         * 64 more evaluations. */
-        uint64_t a = 0, b = bits_of(hi);
+    if ((lo == 0.0 && hi > 0.0) || (ghi == -INFINITY && lo < hi)) {
+        /* Two ways the answer lies strictly inside (lo, hi] and the Illinois
+         * steps did not reach it, both closed by bisecting the bit patterns
+         * of [lo, hi] (exact, at most 64 more evaluations):
+         * - every point tried had g <= 0 (lo = 0): an answer below ~2^-390,
+         *   which the halvings from [0, 1] did not reach within
+         *   SP_SEARCH_MAX_EVALS (randomized response with eps0 = 2.9e-247:
+         *   2^-397 = 3.1e-120 came back);
+         * - hi lies where delta = 0 (or at a floor target, see excess_fn), up
+         *   to 4 ulps past its start: the smallest float above lo that meets
+         *   the aim (~2 evaluations), so that no target > 0 gets an eps above
+         *   epsilon(0), the smallest float with delta = 0. */
+        uint64_t a = bits_of(lo), b = bits_of(hi);
         while (b - a > 1) {
             uint64_t mid = a + (b - a) / 2;
             double gm = g(double_of(mid), ctx);
@@ -148,7 +180,7 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction dire
     if (log_target >= 0.0) {
         return 0.0;                     /* delta <= 1 everywhere */
     }
-    const double aim = search_aim(log_target, log_tol);
+    double aim = search_aim(log_target, log_tol);
     double f0 = log_delta(0.0, direction, ctx);
     if (isnan(f0)) {
         return NAN;
@@ -160,8 +192,14 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction dire
     if (isnan(finf)) {
         return NAN;
     }
-    if (finf > aim) {
-        return INFINITY;
+    int at_floor = finf > aim;
+    if (at_floor) {
+        if (!floor_aim(finf, log_target, log_tol, &aim)) {
+            return INFINITY;
+        }
+        if (f0 <= aim) {
+            return 0.0;
+        }
     }
     if (aim == -INFINITY) {
         if ((unsigned)direction < 16u && (positive >> direction) & 1) {
@@ -169,7 +207,7 @@ double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction dire
         }
         return first_zero(log_delta, ctx, direction, 0.0, INFINITY);
     }
-    const excess_ctx ex = {log_delta, ctx, direction, aim};
+    const excess_ctx ex = {log_delta, ctx, direction, aim, at_floor};
     return solve_from_zero(excess_fn, &ex, f0 - aim);
 }
 
@@ -385,6 +423,7 @@ typedef struct {
     sp_direction direction;
     double aim, root_aim;       /* root_aim = sqrt(-aim) */
     sp_direction dom;           /* SP_PLUS or SP_MINUS, updated as it goes */
+    int floor;                  /* values <= aim are -inf (see excess_fn) */
 } lean_search;
 
 static double lean_excess(double eps, const void *vctx)
@@ -407,6 +446,9 @@ static double lean_excess(double eps, const void *vctx)
     if (isnan(v) || v == -INFINITY) {
         return v;
     }
+    if (s->floor && v <= s->aim) {
+        return -INFINITY;
+    }
     /* sqrt(-aim) - sqrt(-v) without cancellation: v - aim is exact near the
      * root (Sterbenz), so the sign is exactly that of v - aim */
     return (v - s->aim) / (s->root_aim + sqrt(-fmin(v, 0.0)));
@@ -419,8 +461,8 @@ double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction
         || !isfinite(log_target)) {
         return sp_smallest_eps(log_delta, ctx, direction, log_target, log_tol, positive);
     }
-    const double aim = search_aim(log_target, log_tol);
-    lean_search s = {log_delta, ctx, direction, aim, sqrt(-aim), SP_PLUS};
+    double aim = search_aim(log_target, log_tol);
+    lean_search s = {log_delta, ctx, direction, aim, sqrt(-aim), SP_PLUS, 0};
     double glo = lean_excess(0.0, &s);
     if (isnan(glo)) {
         return NAN;
@@ -433,7 +475,24 @@ double sp_smallest_eps_lean(sp_curve_fn log_delta, const void *ctx, sp_direction
         return NAN;
     }
     if (ginf > 0.0) {
-        return INFINITY;
+        /* above the aim at +inf: the floor ln delta(+inf) may still meet the target */
+        double finf = log_delta(INFINITY, direction, ctx);
+        if (isnan(finf)) {
+            return NAN;
+        }
+        if (!floor_aim(finf, log_target, log_tol, &aim)) {
+            return INFINITY;
+        }
+        s.aim = aim;
+        s.root_aim = sqrt(-aim);
+        s.floor = 1;
+        glo = lean_excess(0.0, &s);
+        if (isnan(glo)) {
+            return NAN;
+        }
+        if (!(glo > 0.0)) {
+            return 0.0;
+        }
     }
     return solve_from_zero(lean_excess, &s, glo);
 }

@@ -489,29 +489,84 @@ typedef struct {
     sp_qq_logtab tab;
 } thr_source;
 
-/* ln r for r = z(k-1)/z(k) = a / b (i >= 1), with a and b scaled values
- * proportional to z(k-1) and z(k) */
-static sp_qq thr_ratio(const thr_source *s, long i, sp_xq *a, sp_xq *b)
+/* a and b: scaled values proportional to z(k-1) and z(k), k = first + i
+ * (i >= 1), for the cdf ratio of thr_refine */
+static void thr_scaled(const thr_source *s, long i, sp_xq *a, sp_xq *b)
 {
     if (s->z != NULL) {
         *a = s->z[i - 1];
         *b = s->z[i];
-        return sp_xq_log(sp_xq_div(*a, *b), &s->tab);
+        return;
     }
-    /* z(k-1)/z(k) = k (1-pi) / ((N-k+1) pi) = 1 + x, x = num / den with
-     * num = k - (N+1) pi, den = (N-k+1) pi: every product and difference
-     * exact, so ln(1 + x) = 2 atanh(num / (num + 2 den)) keeps its relative
-     * accuracy where x is tiny */
+    /* binomial: z(k-1)/z(k) = k (1-pi) / ((N-k+1) pi) */
+    const long double k = (long double)(s->first + i);
+    *a = sp_xq_norm(sp_qq_mul_ld(sp_qq_two_sum(1.0L, -s->pi), k), 0);
+    *b = sp_xq_norm(sp_qq_two_prod(s->n1 - k, s->pi), 0);
+}
+
+/* ln r for r = z(k-1)/z(k) (i >= 1) */
+static sp_qq thr_ratio(const thr_source *s, long i)
+{
+    if (s->z != NULL) {
+        return sp_xq_log(sp_xq_div(s->z[i - 1], s->z[i]), &s->tab);
+    }
+    /* z(k-1)/z(k) = 1 + x, x = num / den with num = k - (N+1) pi,
+     * den = (N-k+1) pi: every product and difference exact, so
+     * ln(1 + x) = 2 atanh(num / (num + 2 den)) keeps its relative accuracy
+     * where x is tiny */
     const long double k = (long double)(s->first + i);
     const sp_qq num = sp_qq_add(sp_qq_from(k), sp_qq_neg(sp_qq_two_prod(s->n1, s->pi)));
     const sp_qq den = sp_qq_two_prod(s->n1 - k, s->pi);
-    *a = sp_xq_norm(sp_qq_mul_ld(sp_qq_two_sum(1.0L, -s->pi), k), 0);
-    *b = sp_xq_norm(den, 0);
     const sp_qq sum = sp_qq_add(num, sp_qq_add(den, den));
     if (fabsl(num.hi) <= 0.35L * fabsl(sum.hi)) {
         return sp_qq_atanh2(sp_qq_div(num, sum), &s->tab);
     }
-    return sp_xq_log1p(sp_xq_div(sp_xq_norm(num, 0), *b), &s->tab);
+    return sp_xq_log1p(sp_xq_div(sp_xq_norm(num, 0), sp_xq_norm(den, 0)), &s->tab);
+}
+
+/* 2 atanh(1/d) = ln((d + 1)/(d - 1)) for an integer d >= 2^24 + 1, to
+ * ~1e-41 absolute: 2 (u + u^3/3 + u^5/5) with u = 1/d carried as hi + lo,
+ * hi within a few ulps of 1/d (inv: 1/d times a long double within 4 ulps
+ * of 1, see thr_log_ratio_step), lo = r hi from the exact remainder
+ * r = 1 - hi d (Dekker's product; |r| <= 2^-61, so lo is good to
+ * 2^-125 of u); u^3/3 + u^5/5 <= 2^-72 in one long double (rounding
+ * 2^-135); the next term, 2 u^7/7, is below 2^-169. */
+static sp_qq thr_atanh2_inv(long double d, long double hi)
+{
+    const sp_qq p = sp_qq_two_prod(hi, d);
+    const long double lo = ((1.0L - p.hi) - p.lo) * hi;
+    const long double u2 = hi * hi;
+    const sp_qq u = sp_qq_fast_two_sum(hi, lo);
+    const sp_qq r = sp_qq_add(u, sp_qq_from(hi * u2 * (1.0L / 3.0L + u2 * 0.2L)));
+    return sp_qq_add(r, r);
+}
+
+/* L(k) - L(k-1) = 2 atanh(1/d1) + 2 atanh(1/d2), d1 = 2k - 1,
+ * d2 = 2(N - k) + 3: one division for both (1/(d1 d2), the product rounded
+ * once: each reciprocal within 4 ulps, which the remainders correct). */
+static sp_qq thr_log_ratio_step(long double d1, long double d2)
+{
+    const long double inv = 1.0L / (d1 * d2);
+    return sp_qq_add(thr_atanh2_inv(d1, d2 * inv), thr_atanh2_inv(d2, d1 * inv));
+}
+
+/* Binomial windows far from 0 and N: ln z(k-1)/z(k) by the recurrence
+ *   L(k) = L(k-1) + ln(k / (k-1)) + ln((N-k+2) / (N-k+1))
+ *        = L(k-1) + 2 atanh(1/(2k-1)) + 2 atanh(1/(2(N-k)+3)),
+ * a few doubled long double operations per atom instead of a log (its
+ * atanh series: ~0.5 us), from an exact value every THR_ANCHOR atoms.  Each
+ * step adds two sums' roundings, 2^-128 |L| each (|L| <= ~1 on such
+ * windows): <= ~1e-36 over THR_ANCHOR steps, below half an ulp of the low
+ * parts lr_lo (~1e-17, ulp ~1e-36) that the sweep stores.  Applies where
+ * both 2k - 1 and 2(N-k) + 3 are >= 2^24 + 1. */
+#define THR_ANCHOR 64
+#define THR_RECUR_MIN 16777217.0L
+
+static int thr_recurs(const thr_source *s, long i)
+{
+    const long double k = (long double)(s->first + i);
+    return s->z == NULL && i > 1 && (i - 1) % THR_ANCHOR != 0
+           && 2.0L * k - 1.0L >= THR_RECUR_MIN && 2.0L * (s->n1 - k) + 1.0L >= THR_RECUR_MIN;
 }
 
 /* One sweep of the window: lr_lo[i] = ln z(k-1)/z(k) - lr[i] (i = 1..len-1;
@@ -519,7 +574,8 @@ static sp_qq thr_ratio(const thr_source *s, long i, sp_xq *a, sp_xq *b)
  * ln F(t-1)/F(t-2) = log1p(1/G) with G(i) = F(k-1)/z(k) = r(i) (1 + G(i-1)),
  * carried as a fraction U/V (U(i) = a(i) (U(i-1) + V(i-1)), V(i) = b(i)
  * V(i-1): no division per atom; F summed from the window's start; +inf, 0
- * where F(t-2) = 0 or z(t-1) is outside): only ratios are ever formed. */
+ * where F(t-2) = 0 or z(t-1) is outside): only ratios are ever formed.
+ * U, V stop at the largest threshold (nothing reads them beyond). */
 static void thr_refine(thr_source *s, long len, const long double *lr, const long *t,
                        long nt, long double *lr_lo, long double *lb_hi, long double *lb_lo)
 {
@@ -535,10 +591,21 @@ static void thr_refine(thr_source *s, long len, const long double *lr, const lon
         j--;
     }
     sp_xq u = sp_xq_from(0.0L), v = sp_xq_from(1.0L);
+    sp_qq log_ratio = sp_qq_from(0.0L);
     for (long i = 1; i < len; i++) {
-        sp_xq a, b;
-        const sp_qq log_ratio = thr_ratio(s, i, &a, &b);
+        if (thr_recurs(s, i)) {
+            const long double k = (long double)(s->first + i);
+            log_ratio = sp_qq_add(log_ratio, thr_log_ratio_step(2.0L * k - 1.0L,
+                                                                2.0L * (s->n1 - k) + 1.0L));
+        } else {
+            log_ratio = thr_ratio(s, i);
+        }
         lr_lo[i] = isfinite(lr[i]) ? sp_qq_minus_ld(log_ratio, lr[i]) : 0.0L;
+        if (j < 0) {
+            continue;
+        }
+        sp_xq a, b;
+        thr_scaled(s, i, &a, &b);
         u = sp_xq_mul(a, sp_xq_add(u, v));
         v = sp_xq_mul(b, v);
         for (; j >= 0 && t[j] - 1 - s->first == i; j--) {
@@ -546,6 +613,18 @@ static void thr_refine(thr_source *s, long len, const long double *lr, const lon
             lb_hi[j] = w.hi;
             lb_lo[j] = w.lo;
         }
+    }
+}
+
+void sp_thr_binomial_log_ratios(long double N, double pi, long first, long len, long double *lr)
+{
+    const long double l1p = log1pl(-(long double)pi), lpi = logl((long double)pi);
+    const long double n = N;
+    lr[0] = -INFINITY;
+    lr[len] = INFINITY;
+    for (long i = 1; i < len; i++) {
+        const long double k = (long double)(first + i);
+        lr[i] = ((logl(k) + l1p) - logl((n - k) + 1.0L)) - lpi;
     }
 }
 

@@ -64,13 +64,22 @@ void sp_thr_prepare(sp_thr_curve *c, long double *lsz, long double *lws, long do
 /* The sp_curve_fn of a thresholded curve: ln delta(eps), any eps, any direction. */
 double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx);
 
+/* The log ratios of Bin(N, pi) on the window first..first+len-1, as
+ * sp_thr_curve reads them (len + 1 entries): lr[0] = -inf, lr[len] = +inf,
+ * lr[i] = ((ln k + log1p(-pi)) - ln(N - k + 1)) - ln pi for k = first + i,
+ * each log by the C library's logl / log1pl in that order (the values of
+ * numpy's long double ufuncs on the same expression, without its five
+ * window-size temporaries). */
+void sp_thr_binomial_log_ratios(long double N, double pi, long first, long len, long double *lr);
+
 /* Construction-time refinements for sp_thr_curve (xprec.h arithmetic, one
  * O(len) sweep): lr_lo[i] (i = 0..len) with lr[i] + lr_lo[i] = ln z(k-1)/z(k)
  * to ~1e-35, and per threshold t[j] (non-increasing) lb_hi[j] + lb_lo[j] =
  * ln F(t-1)/F(t-2) = log1p(z(t-1)/F(t-2)) (F from the window's start; +inf, 0
  * where F(t-2) = 0 or t-1 is outside the window).
  * Binomial: Z ~ Bin(N, pi), 0 < pi < 1, window first..first+len-1, from the
- * exact ratios k (1-pi) / ((N-k+1) pi). */
+ * exact ratios k (1-pi) / ((N-k+1) pi), far from 0 and N by their
+ * recurrence in k between exact values every 64 atoms (thresholding.c). */
 void sp_thr_refine_binomial(double N, double pi, long first, long len, const long double *lr,
                             const long *t, long nt, long double *lr_lo, long double *lb_hi,
                             long double *lb_lo);

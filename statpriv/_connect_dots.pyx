@@ -105,7 +105,7 @@ def pessimistic(deltas, h):
     return np.maximum(probs, zero), d[-1] if arr.dtype == _LD else float(d[-1])
 
 
-def optimistic(deltas, h, floor, relative_error=0.0):
+def optimistic(deltas, h, floor, relative_error=0.0, mid=None, first=0):
     """(probs, infinity mass, dots), long double, of the optimistic measure on
     the losses lo h, ..., hi h: its delta is at most the curve's everywhere
     (module docstring); ``dots`` are the lowered values (the virtual dot at
@@ -115,17 +115,25 @@ def optimistic(deltas, h, floor, relative_error=0.0):
     deltas : delta at the grid points (a convex, non-increasing function of
         t = e^eps, each value within ``relative_error`` of the truth: a
         number or one per point);
-    floor : a lower bound of the curve's limit P[L = +inf] (<= every delta).
+    floor : a lower bound of the curve's limit P[L = +inf] (<= every delta);
+    mid : None, or (eps, delta, relative errors) of the curve at one point
+        inside each cell (the dots being at (first + i) h): with the chord's
+        rise r at that point, at the fraction lam of the cell in t, the
+        chord of a convex curve rises by at most r / min(lam, 1 - lam) on
+        the cell (on the left part the curve lies above the secant through
+        the point and the right dot, extended; on the right part, the
+        other), so each cell's gap is the smaller of the two bounds: about
+        2 r against the neighbours' 4 r where the curve is smooth.
 
     The values are lowered by relative_error first; the slopes they give
     then carry errors of up to 2 relative_error d / D per value, so each
     dot is lowered by 20 relative_error times the largest value among its
     neighbours more (the gap formula is 1-Lipschitz in a and b, times D, and
     a dot's two gaps involve dots i-2 .. i+2)."""
-    d = np.minimum.accumulate(np.asarray(deltas, dtype=_LD))
-    n = d.size
+    raw = np.minimum.accumulate(np.asarray(deltas, dtype=_LD))
+    n = raw.size
     r = np.broadcast_to(np.asarray(relative_error, dtype=_LD), (n,))
-    d = d * (_LD(1.0) - r)
+    d = raw * (_LD(1.0) - r)
     floor = min(_LD(floor), d[-1])
     # scaled abscissae: t_i / t_lo (the gaps and the masses are invariant under
     # the scaling), with the virtual dot (0, 1) in front
@@ -140,6 +148,8 @@ def optimistic(deltas, h, floor, relative_error=0.0):
     a = np.concatenate((np.full(1, np.inf, dtype=_LD), np.maximum(slope[1:] - slope[:-1], 0)))
     with np.errstate(invalid="ignore", divide="ignore"):
         gap = width * np.where(np.isinf(a), b, np.where(a + b > 0, a * b / (a + b), 0))
+    if mid is not None and n > 1:
+        gap[1:] = np.minimum(gap[1:], _midpoint_gaps(raw, r, mid, h, first))
     # each dot: the larger gap of its two cells (the virtual dot: its one cell;
     # the last dot: its left cell), plus the slack for the values' own errors
     lower_gap = np.concatenate((gap, np.zeros(1, dtype=_LD)))
@@ -168,6 +178,21 @@ def optimistic(deltas, h, floor, relative_error=0.0):
     # (the virtual dot at x = 0 carries no mass: its value is the total mass)
     probs[vertices[1:] - 1] = np.maximum(hx[1:] * jumps, 0)
     return probs, floor, g
+
+
+def _midpoint_gaps(raw, r, mid, h, first):
+    """Per cell, the bound r_m / min(lam, 1 - lam) on the rise of the TRUE
+    curve's chord (``optimistic``): the true values at the dots at most
+    raw (1 + 2 r), at the point at least its value (1 - its error)."""
+    mid_eps, mid_d, mid_r = (np.asarray(v, dtype=_LD) for v in mid)
+    k = np.arange(raw.size - 1, dtype=_LD)
+    lam = np.expm1(mid_eps - (_LD(first) + k) * _LD(h)) / np.expm1(_LD(h))
+    r_pair = np.maximum(r[:-1], r[1:])
+    chord = ((_LD(1.0) - lam) * raw[:-1] + lam * raw[1:]) * (_LD(1.0) + _LD(2.0) * r_pair)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rise = np.maximum(chord - mid_d * (_LD(1.0) - mid_r), 0) / np.minimum(lam, _LD(1.0) - lam)
+    # (a point not strictly inside its cell bounds nothing)
+    return np.where((lam > 0) & (lam < 1) & np.isfinite(rise), rise, np.inf)
 
 
 @cython.boundscheck(False)

@@ -320,6 +320,10 @@ cdef class PairCurveCore(CurveCore):
     ``lr_lo`` (optional): low parts of the log ratio, ln P/Q = lr + lr_lo to
     ~1e-30 where the caller computed it in higher precision (zero elsewhere).
     ``max_log_ratio``: a proven bound on |ln P/Q|; delta is 0 from there on.
+    ``closed_rest``: on noisy cells (a finite bound, 1024 cells or more, a
+    monotone ratio) the sums stop by the closed form of the fully positive
+    cells beyond, its error bound added: exact to ~2^-51 (csrc/pair_tail.h);
+    False: by the rest's mass alone, added (up to 2^-40 above).
     The zero points -- the smallest eps with delta = 0, per direction -- are
     the largest log ratio over the cells (the bound for non-monotone Laplace
     cells); ``zero_point(direction)`` returns the smallest double at or
@@ -329,7 +333,8 @@ cdef class PairCurveCore(CurveCore):
     cdef object arrays     # keeps the buffers alive
     cdef readonly bint monotone
 
-    def __cinit__(self, lp, lq, lr, laplace=None, double max_log_ratio=INFINITY, lr_lo=None):
+    def __cinit__(self, lp, lq, lr, laplace=None, double max_log_ratio=INFINITY, lr_lo=None,
+                  bint closed_rest=True):
         lp, lq, lr = _extended(lp), _extended(lq), _extended(lr)
         if not (lp.shape == lq.shape == lr.shape) or lp.ndim != 1 or lp.shape[0] == 0:
             raise ValueError("lp, lq, lr must be equal-length non-empty 1-d arrays")
@@ -355,6 +360,9 @@ cdef class PairCurveCore(CurveCore):
         self._mark(&self.pair.lcq_marks, &self.pair.lsq_marks if estimated else NULL, lq)
         self.pair.max_log_ratio = max_log_ratio
         self.pair.tail_tol = 0.0
+        # noisy cells: the sums stop by the closed form of the fully positive
+        # cells beyond (False: by the rest's mass alone, for tests)
+        self.pair.closed_rest = closed_rest
         if max_log_ratio < INFINITY:
             self.log_tol = 1e-10    # Laplace/geometric noise: promised to 1e-10
             self.pair.tail_tol = 2.0 ** -40   # ... so the sums may stop sooner
@@ -448,14 +456,17 @@ cdef class PairCurveCore(CurveCore):
 cdef class BoundedCurveCore(CurveCore):
     """A curve of laws given on a window plus the mass left out, bounded:
     ln of delta_window(eps) + rest * (1 - e^(eps - lr_max))_+, and exactly 0
-    from eps = zero_plus (zero_minus for delta_minus) on (see bounded.h)."""
+    from eps = zero_plus (zero_minus for delta_minus) on (see bounded.h).
+    discrete: laws without noise, whose rest may hold mass where the other law
+    has none: delta(+inf) keeps the rest of a direction with lr_max = +inf
+    (resp. lr_min = -inf)."""
     cdef sp_bounded b
     cdef sp_bounded b_est[3]   # the same bound on the window's estimates
     cdef object inner      # keeps the window's core alive
 
     def __cinit__(self, CurveCore inner, double log_rest_p, double log_rest_q,
                   double lr_max=INFINITY, double lr_min=-INFINITY,
-                  double zero_plus=INFINITY, double zero_minus=INFINITY):
+                  double zero_plus=INFINITY, double zero_minus=INFINITY, bint discrete=False):
         self.inner = inner
         self.b.fn = inner.fn
         self.b.ctx = inner.ctx
@@ -465,6 +476,7 @@ cdef class BoundedCurveCore(CurveCore):
         self.b.lr_min = lr_min
         self.b.zero_plus = zero_plus
         self.b.zero_minus = zero_minus
+        self.b.discrete = discrete
         self.log_tol = inner.log_tol       # the window's own error bound
         # (search.h) delta > 0 at every finite eps -- not in a direction with a
         # proven finite zero point, whatever the window's arrays suggest

@@ -88,6 +88,7 @@ cdef extern from "pair_tail.h" nogil:
         sp_log_cumsum_marks lcq_marks
         sp_log_cumsum_marks lsq_marks
         sp_log_cumsum_marks lcp_marks
+        int closed_rest
     void sp_pair_init_zero(sp_pair *pair)
     double sp_pair_zero_point(const sp_pair *pair, sp_direction direction)
     double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
@@ -162,9 +163,10 @@ cdef extern from "geometric.h" nogil:
                                        const long double *law_lr, long n, double alpha,
                                        const long double *cell_lq, long double *lr, double *err)
     long sp_geometric_deficits(const long double *la, const long double *lb,
-                               const long double *lr_ab, const long double *cell_la, long n,
-                               int mirror, double alpha, long double r_hi, long double r_lo,
-                               long double *deficit, double *rel_err)
+                               const long double *lr_ab, const long double *lo_ab, int closed,
+                               const long double *cell_la, long n, int mirror, double alpha,
+                               long double r_hi, long double r_lo, long double *deficit,
+                               double *rel_err)
 
 cdef extern from "gaussian.h" nogil:
     ctypedef struct sp_gauss:
@@ -238,6 +240,7 @@ cdef extern from "bounded.h" nogil:
         double lr_min
         double zero_plus
         double zero_minus
+        int discrete
     double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "renyi.h" nogil:
@@ -280,6 +283,7 @@ cdef extern from "thresholding.h" nogil:
         int fast
     void sp_thr_prepare(sp_thr_curve *c, long double *lsz, long double *lws, long double *lwp)
     double sp_thr_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    void sp_thr_binomial_log_ratios(long double N, double pi, long first, long len, long double *lr)
     void sp_thr_refine_binomial(double N, double pi, long first, long len, const long double *lr,
                                 const long *t, long nt, long double *lr_lo, long double *lb_hi,
                                 long double *lb_lo)

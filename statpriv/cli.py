@@ -157,11 +157,13 @@ def _parser():
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="print delta at a few eps for realistic cases")
-    fig = sub.add_parser("figures", help="write the seed figures as PNG files "
+    fig = sub.add_parser("figures", help="write the papers' figures as PNG files "
                                          '(needs matplotlib: pip install "statpriv[plot]")')
     fig.add_argument("--out", required=True, help="directory for the PNG files (created if missing)")
     fig.add_argument("--which", nargs="+", default=None, metavar="NAME",
-                     help="only these figures: fig1 .. fig8, seed004_fig2 .. seed004_fig6 (default: all)")
+                     help="only these figures: fig1 .. fig8 (Breutigam & Reischuk), "
+                          "partial_knowledge_fig2 .. partial_knowledge_fig6 (Desfontaines et al.) "
+                          "(default: all)")
     fig.add_argument("--dpi", type=_integer, default=120)
     emp = sub.add_parser("empirical-demo",
                          help="empirical privacy of the mean arrival delay of the 2013 NYC "

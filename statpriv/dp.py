@@ -111,16 +111,9 @@ def gaussian(sigma, sensitivity=1.0, *, sampling_prob=None, relation="add_remove
     sensitivity : float > 0, optional
         How far the target moves the released value (default 1).
     sampling_prob : float in [0, 1] or None, keyword only
-        Poisson subsampling: each record is kept with this probability
-        (dp-accounting's ``sampling_prob``); None (default) or 1: no sampling.
     relation : {"add_remove", "replace_one"}, keyword only
-        The neighbouring relation (default "add_remove", dp-accounting's
-        default).  The sensitivity bounds one record's contribution: adding
-        or removing a record moves the release by at most s, replacing one
-        by at most 2 s (dp-accounting's REPLACE_ONE).  add_remove with q:
-        delta_plus = H_eps((1-q) N + q (N + s) || N) ("remove"), delta_minus
-        the reverse ("add"); replace_one: (1-q) N + q (N + s) against
-        (1-q) N + q (N - s), symmetric; without sampling N - s against N + s.
+        Poisson subsampling and the neighbouring relation, as in ``laplace``
+        (N the noise, s the sensitivity).
 
     Returns
     -------
@@ -217,16 +210,9 @@ def geometric(alpha, sensitivity=1, *, sampling_prob=None, relation="add_remove"
         costs O(s) at construction (the s + 1 atoms' normalisers in mpmath:
         about a second at s = 10**4 .. 10**6 when alpha is near 1).
     sampling_prob : float in [0, 1] or None, keyword only
-        Poisson subsampling: each record is kept with this probability
-        (dp-accounting's ``sampling_prob``); None (default) or 1: no sampling.
     relation : {"add_remove", "replace_one"}, keyword only
-        The neighbouring relation (default "add_remove", dp-accounting's
-        default).  The sensitivity bounds one record's contribution: adding
-        or removing a record moves the release by at most s, replacing one
-        by at most 2 s (dp-accounting's REPLACE_ONE).  add_remove with q:
-        delta_plus = H_eps((1-q) N + q (N + s) || N) ("remove"), delta_minus
-        the reverse ("add"); replace_one: (1-q) N + q (N + s) against
-        (1-q) N + q (N - s), symmetric; without sampling N - s against N + s.
+        Poisson subsampling and the neighbouring relation, as in ``laplace``
+        (N the noise, s the sensitivity).
         With sampling the laws are exact and discrete: the outcomes beyond
         the shifts lumped (s + 1 atoms under add_remove, 2 s + 1 under
         replace_one), each lump of one likelihood ratio.

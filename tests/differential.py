@@ -488,11 +488,13 @@ def _build(case, res):
     return curve
 
 
+# CPU seconds (ITIMER_PROF: a loaded machine does not make a case time out)
 CASE_SECONDS = 90        # a case taking longer is abandoned and counted as skipped
 NEW_CASE_SECONDS = 30    # the same for NEW_KINDS (a hang inside statpriv is a failure)
-# compose_sampled: the oracle's quadrature takes ~1 s a value, and a grid for a
-# step sampled at q ~ 1e-9 beside a Gaussian mechanism is fine (h ~ the sampled
-# loss's spread): statpriv takes seconds a query there
+# compose_sampled: the oracle's quadrature takes ~1 s a value (a case with a
+# Gaussian mechanism up to 55 s in all), and a grid for a step sampled at
+# q ~ 1e-9 beside a Gaussian mechanism is fine (h ~ the sampled loss's
+# spread): statpriv takes seconds a query there
 KIND_SECONDS = {"compose_sampled": 150}
 
 
@@ -514,15 +516,16 @@ OPEN_ZERO_POINT_KINDS = ()
 
 def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False,
              stored=False):
-    """Draw one case and run every check on it (at most CASE_SECONDS, where SIGALRM
-    exists); returns a Result.  stored: the oracle's answers from the stored values
+    """Draw one case and run every check on it (at most CASE_SECONDS of CPU time,
+    where SIGPROF exists); returns a Result.  stored: the oracle's answers from the stored values
     (StoredOracle)."""
     import signal
     res = Result(kind)
-    use_alarm = hasattr(signal, "SIGALRM")
+    use_alarm = hasattr(signal, "SIGPROF")
     if use_alarm:
-        old = signal.signal(signal.SIGALRM, _alarm)
-        signal.alarm(KIND_SECONDS.get(kind, CASE_SECONDS if kind in KINDS else NEW_CASE_SECONDS))
+        old = signal.signal(signal.SIGPROF, _alarm)
+        signal.setitimer(signal.ITIMER_PROF, KIND_SECONDS.get(
+            kind, CASE_SECONDS if kind in KINDS else NEW_CASE_SECONDS))
     try:
         if skip_open and kind in OPEN_ZERO_POINT_KINDS:
             zero_point = False
@@ -536,12 +539,12 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False
         res.skipped += 1
         res.timeouts += 1
         res.refusals.append(f"[{kind}] case {seed}-{kind}-{index}: oracle over "
-                            f"{CASE_SECONDS} s, abandoned (counted as skipped)")
+                            f"{CASE_SECONDS} s of CPU time, abandoned (counted as skipped)")
         return res
     finally:
         if use_alarm:
-            signal.alarm(0)
-            signal.signal(signal.SIGALRM, old)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, old)
 
 
 def _run_case(res, seed, kind, index, zero_point, epsilon, stored=False):
@@ -722,6 +725,9 @@ def report(results, out=sys.stdout, max_lines=200):
 # fixed edge cases (the examples of the precision issues), checked in every run
 # ---------------------------------------------------------------------------
 
+_TOP_UNDERFLOWS = [1e-300, 5e-324, 5e-324, 5e-324, 5e-324, 1e-300, 5e-324, 1e-300, 1e-300,
+                   5e-324, 1e-300, 1e-300, 5e-324, 1e-300, 1e-300, 5e-324]
+
 EDGE_CASES = (
     # (kind, statpriv expression, oracle builder, eps list)
     ("binomial", "statpriv.counting(10, 1e-300)", lambda: O.binomial(10, 1e-300),
@@ -755,6 +761,18 @@ EDGE_CASES = (
      [0.0, 0.5]),
     ("secret", "statpriv.secret_sample(22, 22, positives=10)",
      lambda: O.secret_sample(22, 22, 10), [0.0, 0.5]),
+    # the top atom prod pi_j = e^-11481.7 below the long double range (it was cut
+    # as 0: ln delta_plus(1000) read -10735.2)
+    ("per_record", f"statpriv.counting(None, {_TOP_UNDERFLOWS!r})",
+     lambda: O.per_record(_TOP_UNDERFLOWS), [1000.0, 700.0]),
+    # delta_plus = 1/2 at every eps >= 0: epsilon(1/2) = 0 (it was +inf)
+    ("secret", "statpriv.secret_sample(2, 1, positives=0)", lambda: O.secret_sample(2, 1, 0),
+     [0.0, 3.0]),
+    ("secret", "statpriv.secret_sample(8, 7, positives=3)", lambda: O.secret_sample(8, 7, 3),
+     [0.0, 2.0]),
+    # 2.0e-12 above the truth (the vertex recurrence's coefficient)
+    ("shuffle_rr", "statpriv.shuffle.randomized_response(45, 16.898448478007367)",
+     lambda: O.shuffled_rr(45, 16.898448478007367), [0.0]),
 )
 
 
@@ -776,7 +794,7 @@ def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds
             results.setdefault(kind, Result(kind)).merge(res)
             continue
         rel = REL_NOISELESS if kind in ("binomial", "subsample", "poisson", "per_record",
-                                        "secret") else REL_NOISY
+                                        "secret", "shuffle_rr") else REL_NOISY
         case = Case(kind, expr, orc, list(eps), rel)
         curve = _build(case, res)
         if curve is not None:

@@ -9,7 +9,7 @@ import math
 import pytest
 
 import statpriv
-from helpers import FAR_TAIL_LOG_DELTA
+from helpers import FAR_TAIL_LOG_DELTA, import_extra
 from statpriv.cli import main
 
 
@@ -151,6 +151,31 @@ def test_subprocess_strict_json_and_negative_inf(tmp_path, capsys):
     assert bad.returncode != 0 and bad.stdout == ""
     assert bad.returncode == run_main(capsys, "figures", "--out", "/proc/nonexistent/x")[0]
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_figures_which_names_the_papers(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        main(["figures", "--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "fig1 .. fig8 (Breutigam & Reischuk)" in out
+    assert "partial_knowledge_fig2 .. partial_knowledge_fig6 (Desfontaines et al.)" in out
+    import_extra("matplotlib")
+    status, out, err = run_main(capsys, "figures", "--out", str(tmp_path), "--which", "fig7",
+                                "partial_knowledge_fig3", "--dpi", "40")
+    assert status == 0, err
+    assert json.loads(out) == {"fig7": str(tmp_path / "statistical_privacy_fig7.png"),
+                               "partial_knowledge_fig3": str(tmp_path / "partial_knowledge_fig3.png")}
+
+
+def test_figures_which_old_name_still_works(capsys, tmp_path):
+    import_extra("matplotlib")
+    # seed004_fig3: the deprecated spelling of partial_knowledge_fig3
+    with pytest.warns(DeprecationWarning, match="'seed004_fig3' is deprecated"):
+        status, out, err = run_main(capsys, "figures", "--out", str(tmp_path), "--which",
+                                    "seed004_fig3", "--dpi", "40")
+    assert status == 0, err
+    assert json.loads(out) == {"partial_knowledge_fig3": str(tmp_path / "partial_knowledge_fig3.png")}
 
 
 def test_help_documents_null(capsys):

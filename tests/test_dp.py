@@ -179,6 +179,49 @@ def test_gaussian_branch_boundaries():
                        what=f"gaussian sigma={sigma!r} eps={e!r}")
 
 
+@pytest.mark.parametrize("sigma", [0.088, 1e-3, 1e-6, 9.72638e-12])
+def test_gaussian_tiny_sigma_near_its_bulk(sigma):
+    # eps > 64 with eps sigma <= 1/(2 sigma): delta ~ Phi(a), a in [0, 8].  The
+    # closed form eps + ln Phi(b) cancelled two terms of size ~eps there (at
+    # sigma ~ 1e-11 it returned ln delta = -inf where delta ~ 1, and epsilon(d)
+    # came out below the curve's bulk, found by fuzzing).
+    curve = statpriv.dp.gaussian(sigma)
+    for c in (-8.0, -3.0, -1.0, -0.1, 0.0):
+        e = (c + 0.5 / sigma) / sigma
+        if e <= 64.0:
+            continue
+        ref = gaussian_truth(sigma, e)
+        assert_matches(curve.log_delta(e), ref, log_abs=_ulp_tolerance(ref),
+                       what=f"gaussian sigma={sigma!r} eps={e!r}")
+    # epsilon(d) is valid (truth <= d) and tight to 1e-6 of the curve's scale 1/sigma
+    for d in (0.5, 1e-3, 1e-12, 1e-300):
+        e = curve.epsilon(d)
+        step = 1e-6 / sigma + 8 * math.ulp(e)
+        assert gaussian_truth(sigma, e) <= d * (1 + 1e-12)
+        assert gaussian_truth(sigma, e - step) > d
+
+
+@pytest.mark.parametrize("sigma", [1e-150, 1e-20, 1e-3, 0.04])
+def test_gaussian_tiny_sigma_below_the_crossing(sigma):
+    # eps in (256, 1/(2 sigma^2)): e^eps Phi(-1/(2 sigma) - eps sigma) from
+    # e^(-a^2/2) erfcx, since eps + ln Phi(...) cancels (sigma = 1e-150:
+    # delta read 0 at eps = 5e299 (1 - 1e-9), where it is 1).
+    with mpmath.workdps(50):
+        crossing = 1 / (2 * mpmath.mpf(sigma) ** 2)
+    ks = [1e-9, 1e-12, 1e-14, 1e-15, 2e-16] if sigma < 1e-3 else [0.1, 1e-3, 1e-6]
+    pts = [float(crossing * (1 - mpmath.mpf(k))) for k in ks]
+    curve = statpriv.dp.gaussian(sigma)
+    for e, ours in zip(pts, curve.log_delta(pts)):
+        assert e > 256.0
+        ref = gaussian_truth(sigma, e)
+        assert_matches(ours, ref, log_abs=_ulp_tolerance(ref), what=f"gaussian sigma={sigma!r} eps={e!r}")
+    if sigma == 1e-150:
+        eps = curve.epsilon(0.5)
+        # delta falls from ~1 to ~0 within an ulp of 1/(2 sigma^2) = 5e299:
+        # the answer is within the search's 4-ulp tolerance above it
+        assert gaussian_truth(sigma, eps) <= 0.5 < gaussian_truth(sigma, eps * (1 - 1e-15))
+
+
 def test_gaussian_positive_everywhere():
     # delta > 0 at every finite eps: ln delta stays finite, epsilon(0) = inf.
     for sigma in (1e-3, 1.0, 1e3):

@@ -38,18 +38,12 @@ def _check_against_quadrature(curve, kind, param, q, relation, sensitivity=1):
 
 @pytest.mark.parametrize("relation", RELATIONS)
 @pytest.mark.parametrize("q", [1e-6, 0.5])
-@pytest.mark.parametrize("sigma", [0.5, 20.0])
-def test_gaussian_against_the_mixture_quadrature(sigma, q, relation):
-    curve = dp.gaussian(sigma, sampling_prob=q, relation=relation)
-    _check_against_quadrature(curve, "gaussian", sigma, q, relation)
-
-
-@pytest.mark.parametrize("relation", RELATIONS)
-@pytest.mark.parametrize("q", [1e-6, 0.5])
-@pytest.mark.parametrize("scale", [0.5, 20.0])
-def test_laplace_against_the_mixture_quadrature(scale, q, relation):
-    curve = dp.laplace(scale, sampling_prob=q, relation=relation)
-    _check_against_quadrature(curve, "laplace", scale, q, relation)
+@pytest.mark.parametrize("param", [0.5, 20.0])
+@pytest.mark.parametrize("kind", ["gaussian", "laplace"])
+def test_continuous_noise_against_the_mixture_quadrature(kind, param, q, relation):
+    # param: sigma (Gaussian) or the scale b (Laplace)
+    curve = getattr(dp, kind)(param, sampling_prob=q, relation=relation)
+    _check_against_quadrature(curve, kind, param, q, relation)
 
 
 @pytest.mark.parametrize("relation", RELATIONS)

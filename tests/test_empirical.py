@@ -253,6 +253,15 @@ def test_total_risk_formula(ep):
     assert ep.delta(0.1) <= ep.total_risk(0.1) <= 1.0
 
 
+def test_total_risk_is_plus_zero_without_risk():
+    # every delta_i = 0 (the Laplace KDE's log ratio is below eps = 5): 1 - prod(1 - 0)
+    # is +0.0, not the -0.0 that -expm1(0.0) gives
+    e = EmpiricalPrivacy(long_data(seed=16, R=15, I=4), "mean", bandwidth="silverman")
+    assert np.all(e.deltas(5.0).to_numpy() == 0.0)
+    for risk in (e.total_risk(5.0), *e.total_risk([5.0, 50.0])):
+        assert risk == 0.0 and math.copysign(1.0, risk) == 1.0
+
+
 @pytest.mark.parametrize("estimator", ["kde-laplace", "kde-gauss", "kde-adaptive", "ecdf"])
 def test_monotone_in_eps(estimator):
     e = EmpiricalPrivacy(long_data(seed=9, R=15, I=4), "mean", estimator=estimator,

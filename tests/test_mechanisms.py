@@ -39,26 +39,9 @@ def test_delta_is_a_probability(row):
     check_probability(curve(row), EPS_GRID)
 
 
-# Open cases (strict: they fail the day they are fixed; then drop them here).
-# delta(1e300) = 0 below delta(inf) = the mass P puts where Q has none (> 0):
-_FLOOR_LOST = "delta(1e300) = 0 below delta(inf) > 0 (the floor is lost at huge finite eps)"
-# epsilon(d) for 0 < d below the smallest positive delta is 1-4 ulps above
-# epsilon(0.0), the smallest float >= the zero point (delta = 0 at both):
-_ULPS_ABOVE_ZERO = "epsilon(1e-100) a few ulps above epsilon(0.0) (not the smallest eps)"
-OPEN = {
-    ("non_increasing", "pk-worst-case"): _FLOOR_LOST,
-    ("non_increasing", "pk-worst-case-known"): _FLOOR_LOST,
-    ("non_increasing", "k-anonymity-upper"): _FLOOR_LOST,
-    **{("epsilon_monotone", r, d): _ULPS_ABOVE_ZERO
-       for r, ds in [("sample-size-10", "m"), ("sample-size-large-n", "m"), ("poisson-0.1", "m"),
-                     ("secret-sample-no-positives", "m"), ("laplace-sampled", "m"),
-                     ("geometric-sampled", "xpm"), ("dp-laplace-sensitivity", "xpm"),
-                     ("log-pmfs-mirrored", "xpm"), ("log-pmfs-disjoint", "m"),
-                     ("thresholded-active", "m"), ("thresholded-passive", "m"),
-                     ("dp-geometric-sampled", "m"), ("dp-geometric-sampled-replace", "xpm"),
-                     ("subsample-counting-poisson", "m")]
-       for d in (dict(x="max", p="plus", m="minus")[c] for c in ds)},
-}
+# Open cases, (test, row[, direction]) -> why, marked xfail(strict=True): they
+# fail the day they are fixed; then drop them here.  None at present.
+OPEN = {}
 
 
 def _rows(test, *extra):

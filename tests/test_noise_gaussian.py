@@ -294,3 +294,67 @@ def test_far_tail_sums_cancelling_to_1e5_and_beyond(pi, sigma, eps, plus):
     ours = curve.log_delta_plus(eps) if plus else curve.log_delta_minus(eps)
     _assert_log_close(ours, truth, eps)
     _assert_no_under(ours, truth, eps)
+
+
+def _numpy_gauss_ratios(lp, lq, lr, lr_lo):
+    """The numpy expressions GaussCurveCore used before its one-pass helper."""
+    live = np.isfinite(lp) | np.isfinite(lq)
+    with np.errstate(invalid="ignore"):
+        generic = lp - lq
+    if lr is None:
+        lr, lo = generic, np.zeros(lp.shape[0], dtype=np.longdouble)
+    else:
+        lo = np.zeros(lp.shape[0], dtype=np.longdouble) if lr_lo is None else lr_lo
+        lr = np.where(np.isfinite(lr) & np.isfinite(generic), lr, generic)
+        lo = np.where(np.isfinite(lr), lo, 0.0)
+    full = (lr + lo)[live]
+    i_max, i_min = int(np.argmax(full)), int(np.argmin(full))
+    ext = np.array([lr[live][i_max], lr[live][i_min], lo[live][i_max], lo[live][i_min],
+                    np.max(lp), np.max(lq)], dtype=np.longdouble)
+    return (lr, lo, ext, int(live.sum()), int(np.count_nonzero(lp > lp.max() - 60)),
+            noise_kernels._positive_mask(lp, lq))
+
+
+def _same_bits(a, b):
+    a, b = np.asarray(a, dtype=np.longdouble), np.asarray(b, dtype=np.longdouble)
+    return (a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b))
+            and np.array_equal(a[~np.isnan(a)], b[~np.isnan(b)])
+            and np.array_equal(np.signbit(a), np.signbit(b)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda noise: statpriv.counting(3000, 0.3, noise=noise),
+    lambda noise: statpriv.counting(500, 0.2, sample_size=200, noise=noise),
+    lambda noise: statpriv.counting(400, 0.3, sample_rate=0.5, sampling="poisson", noise=noise),
+    lambda noise: statpriv.counting(None, [0.1, 0.5, 0.9, 0.3, 0.7], noise=noise),
+    lambda noise: statpriv.secret_sample(60, 20, 25, noise=noise),
+])
+def test_core_preparation_matches_the_numpy_expressions(make, monkeypatch):
+    """GaussCurveCore's one-pass ratios (_gauss_ratios) and its tail sums
+    (_gauss_tail_sums: two running sums for a pure shift, whose P sums are
+    Q's one atom on) give the values of the numpy expressions and of four
+    separate running sums, bit for bit, with and without the laws' accurate
+    log ratio, on the laws the counting room hands to Gaussian noise."""
+    from statpriv.noise import gaussian
+    given = []
+    core = gaussian.Gaussian._core
+    monkeypatch.setattr(gaussian.Gaussian, "_core",
+                        lambda self, laws: given.append(laws) or core(self, laws))
+    make(statpriv.Gaussian(2.0))
+    laws = given[0]
+    lp, lq = _core._extended(laws.log_p), _core._extended(laws.log_q)
+    variants = [(None, None)]
+    if laws.log_ratio is not None:
+        lo = None if laws.log_ratio_lo is None else _core._extended(laws.log_ratio_lo)
+        variants.append((_core._extended(laws.log_ratio), lo))
+    for lr, lr_lo in variants:
+        ours = noise_kernels._gauss_ratios(lp, lq, lr, None if lr is None else (
+            lr_lo if lr_lo is not None else np.zeros(lp.shape[0], dtype=np.longdouble)))
+        want = _numpy_gauss_ratios(lp, lq, lr, lr_lo)
+        for got, ref in zip(ours[:3], want[:3]):
+            assert _same_bits(got, ref)
+        assert ours[3:] == want[3:]
+    sums = noise_kernels._gauss_tail_sums(lp, lq)
+    want = [_core._log_cumsum(lp, reverse=True), _core._log_cumsum(lp),
+            _core._log_cumsum(lq, reverse=True), _core._log_cumsum(lq)]
+    assert all(_same_bits(a, b) for a, b in zip(sums, want))

@@ -7,7 +7,7 @@ import pytest
 
 import statpriv
 from statpriv.noise import _kernels as noise_kernels
-from helpers import assert_matches, near_zero_point as _near_zero_point
+from helpers import assert_matches, near_zero_point as _near_zero_point, oracle
 from independent_oracle import (binomial_mp as _binomial_mp,
                                 smallest_float_at_least as _smallest_float_at_or_above)
 
@@ -111,3 +111,19 @@ def test_geometric_shift_kernels_bit_identical(n, pi, alpha):
     fused = noise_kernels.geometric_shift_ratios(lp, lq, law_lr, alpha)
     assert all(_same_bits(a, b) for a, b in zip(general + (lr, err), fused))
     assert n < 1000 or np.any(err < 4e-16)          # the difference-law form was taken
+
+
+def test_tiny_geometric_noise_on_a_sampled_count_cell_ratio_error():
+    # alpha = 6.7e-12 on m = 1083 of n = 7.2e10 sampled: the exact tail ratio R
+    # tends to the extreme atom's ratio, so ln A(k)/B(k) - ln R was ~1e-19 while
+    # the atom ratio's own error was ~1e-27; the cell ratio taken from the
+    # deficit sum without that error came out 2e-10 off and delta(0) read
+    # 2.05e-10 (relative) above the truth, beyond the promised 1e-10.  The truth
+    # is tests/independent_oracle.py's noisy(subsample(...), geometric) (stored,
+    # 50 digits): 1.4911802080614059255e-8.
+    n, pi, m, alpha = 72458604265, 2.1458743026769977e-06, 1083, 6.697359216723383e-12
+    curve = statpriv.counting(n, pi, sample_size=m, noise=statpriv.Geometric(alpha))
+    spec = ("noisy", (("subsample", (n, pi, m), {}), ("geometric", alpha)), {})
+    plus, minus = oracle("independent_deltas", spec, [0.0])
+    assert_matches(curve.log_delta_plus(0.0), plus, rel=1e-10, what="plus eps=0")
+    assert_matches(curve.log_delta_minus(0.0), minus, rel=1e-10, what="minus eps=0")

@@ -1,4 +1,4 @@
-"""statpriv.figures: the seed figures' data (checked independently) and the PNG files.
+"""statpriv.figures: the papers' figures' data (checked independently) and the PNG files.
 
 The data functions need no matplotlib; the PNG tests are skipped without it
 (it is the optional extra statpriv[plot]).
@@ -54,11 +54,11 @@ def _laplace_kernel(b):
 
 
 # -- the printed numbers -------------------------------------------------------
-def test_figure_numbers_reproduce_seed_dp_values():
+def test_figure_numbers_reproduce_printed_dp_values():
     nums = figures.figure_numbers()
     assert nums["dp_gaussian_nu1"] == pytest.approx(float(DP_GAUSSIAN[1.0]), rel=1e-13)
     assert nums["dp_gaussian_nu3"] == pytest.approx(float(DP_GAUSSIAN[3.0]), rel=1e-13)
-    assert round(nums["dp_gaussian_nu1"], 2) == 0.38          # as the seed prints them
+    assert round(nums["dp_gaussian_nu1"], 2) == 0.38          # as the paper prints them
     assert round(nums["dp_gaussian_nu3"], 3) == 0.128
     # Laplace DP (Breutigam & Reischuk Lemma 5 / docs/mathematics.md §6): 1 - exp((eps - 1/b)/2)
     assert nums["dp_laplace_nu1"] == pytest.approx(-math.expm1((0.01 - 1.0) / 2), rel=1e-13)
@@ -138,7 +138,7 @@ def test_fig7_amplification_data():
     assert data["samp"][-1] == pytest.approx(data["bound"][-1], rel=1e-12)   # lambda = 1
 
 
-def test_seed004_nested_noise_data():
+def test_nested_noise_data():
     data = figures.nested_noise_data(eps_values=[0.0, 0.2, 0.45, 0.6], n_values=[1, 100])
     alpha, p, n = data["alpha"], data["p"], data["n_unknown"]
     assert alpha == pytest.approx(math.exp(-0.5)) and p == 0.1 and n == 100
@@ -166,8 +166,10 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def test_make_figures_writes_every_png(tmp_path):
     import_extra("matplotlib")
     paths = figures.make_figures(tmp_path / "out", dpi=60)
-    assert set(paths) == {"fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8",
-                          "seed004_fig2", "seed004_fig3", "seed004_fig4", "seed004_fig5", "seed004_fig6"}
+    pk = {f"partial_knowledge_fig{k}" for k in range(2, 7)}
+    assert set(paths) == {f"fig{k}" for k in range(1, 9)} | pk
+    assert sorted(f.name for f in (tmp_path / "out").iterdir()) == sorted(
+        [f"statistical_privacy_fig{k}.png" for k in range(1, 9)] + [f"{name}.png" for name in pk])
     for name, path in paths.items():
         with open(path, "rb") as fh:
             head = fh.read(8)
@@ -179,9 +181,68 @@ def test_make_figures_which(tmp_path):
     import_extra("matplotlib")
     paths = figures.make_figures(tmp_path, which=["fig7"], dpi=50)
     assert list(paths) == ["fig7"]
-    assert [f.name for f in tmp_path.iterdir()] == ["seed000_fig7.png"]
+    assert [f.name for f in tmp_path.iterdir()] == ["statistical_privacy_fig7.png"]
     with pytest.raises(ValueError, match="fig9"):
         figures.make_figures(tmp_path, which=["fig9"])
+
+
+# -- deprecated spellings (the old names appear here only to test that they still work) --
+OLD_FIGURE_NAMES = {f"seed004_fig{k}": f"partial_knowledge_fig{k}" for k in range(2, 7)}
+OLD_CONSTANTS = {"N_SEED": "N_RECORDS", "EPS_SEED": "EPS", "NUS_SEED": "NOISE_LEVELS",
+                 "SEED004_P": "NESTED_P", "SEED004_N_UNKNOWN": "NESTED_N_UNKNOWN",
+                 "SEED004_EPS0": "NESTED_EPS0", "SEED004_EPS_FIXED": "NESTED_EPS_FIXED"}
+
+
+def test_old_function_names_warn_and_return_the_renamed_function():
+    from statpriv.papers import partial_knowledge, thresholding
+    homes = {"seed004_fig2": partial_knowledge, "seed004_fig3": partial_knowledge,
+             "seed004_fig5": partial_knowledge, "seed004_fig4": thresholding,
+             "seed004_fig6": figures}
+    for old, new in OLD_FIGURE_NAMES.items():
+        with pytest.warns(DeprecationWarning, match=f"{old} is deprecated: it is called {new}"):
+            got = getattr(homes[old], old)
+        assert got is getattr(homes[old], new)
+        assert old not in homes[old].__all__ and new in homes[old].__all__
+    with pytest.warns(DeprecationWarning, match="seed004_fig6"):
+        from statpriv.papers.figures import seed004_fig6         # noqa: F401  the import form
+    assert seed004_fig6 is figures.partial_knowledge_fig6
+
+
+def test_old_constant_names_warn():
+    expected = {"N_RECORDS": 1000, "EPS": 0.01, "NOISE_LEVELS": (1.0, 3.0), "NESTED_P": 0.1,
+                "NESTED_N_UNKNOWN": 100, "NESTED_EPS0": 0.5, "NESTED_EPS_FIXED": 0.25}
+    for old, new in OLD_CONSTANTS.items():
+        assert getattr(figures, new) == expected[new]
+        with pytest.warns(DeprecationWarning, match=f"{old} is deprecated"):
+            assert getattr(figures, old) == expected[new]
+
+
+def test_unknown_and_misplaced_names_are_attribute_errors():
+    from statpriv.papers import partial_knowledge
+    with pytest.raises(AttributeError, match="no attribute 'fig9'"):
+        figures.fig9
+    # a deprecated name exists only in the module that defines its new name
+    with pytest.raises(AttributeError, match="seed004_fig6"):
+        partial_knowledge.seed004_fig6
+
+
+def test_old_keys_of_figures_table():
+    for old, new in OLD_FIGURE_NAMES.items():
+        assert old not in figures.FIGURES and new in figures.FIGURES
+        with pytest.warns(DeprecationWarning, match=old):
+            assert figures.FIGURES[old] is figures.FIGURES[new]
+    with pytest.raises(KeyError):
+        figures.FIGURES["fig9"]
+
+
+def test_make_figures_accepts_old_names(tmp_path):
+    import_extra("matplotlib")
+    with pytest.warns(DeprecationWarning, match="'seed004_fig4' is deprecated"):
+        paths = figures.make_figures(tmp_path, which=["seed004_fig4"], dpi=40)
+    assert list(paths) == ["partial_knowledge_fig4"]
+    with pytest.warns(DeprecationWarning, match="seed004_fig4"):
+        assert paths["seed004_fig4"] == paths["partial_knowledge_fig4"]
+    assert [f.name for f in tmp_path.iterdir()] == ["partial_knowledge_fig4.png"]
 
 
 def test_missing_matplotlib_names_the_extra(tmp_path, monkeypatch):

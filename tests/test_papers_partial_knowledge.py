@@ -27,5 +27,5 @@ def test_fig3_and_fig5_data():
 
 
 def test_registered():
-    for name in ("seed004_fig2", "seed004_fig3", "seed004_fig5"):
-        assert name in figures.FIGURES
+    for name in ("partial_knowledge_fig2", "partial_knowledge_fig3", "partial_knowledge_fig5"):
+        assert figures.FIGURES[name] is getattr(pkfig, name)

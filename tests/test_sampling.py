@@ -182,6 +182,8 @@ def test_per_record_poisson_zero_point_of_delta_minus():
                                what=f"{direction} eps={eps}")
 
 
+TOP_UNDERFLOWS = [1e-300, 5e-324, 5e-324, 5e-324, 5e-324, 1e-300, 5e-324, 1e-300, 1e-300,
+                  5e-324, 1e-300, 1e-300, 5e-324, 1e-300, 1e-300, 5e-324]
 # Per-record pi: deep tails beyond the product tree's linear range, and
 # products rate * pi_j below the double range (both were bounded, not summed).
 PER_RECORD_DEEP = [
@@ -189,6 +191,10 @@ PER_RECORD_DEEP = [
      + [6.624920830915663e-24] * 42, 1.0, [2992.6348101472836, 50.0, 0.3]),
     ([5e-324] * 28, 0.5, [10000.0, 0.1, 0.0]),
     ([5e-324] * 6 + [0.3] * 5 + [1e-200] * 4, 0.25, [3000.0, 2.0, 0.05]),
+    # the top atom, prod pi_j = e^-11481.7, underflows the product tree's long
+    # double: it was cut as mass 0 and ln delta_plus(1000) read -10735.2 (the
+    # atom below); at eps = 700 it was exact
+    (TOP_UNDERFLOWS, 1.0, [1000.0, 700.0, math.inf, 3.0]),
 ]
 
 
@@ -204,6 +210,47 @@ def test_per_record_deep_tails_match_the_definition(probs, g, eps_list):
                 ours = getattr(curve, f"log_delta_{direction}")(eps)
                 tol = max(1e-10, 8 * math.ulp(abs(float(mpmath.log(truth))))) if truth else 0
                 assert_matches(ours, truth, log_abs=tol, what=f"{direction} eps={eps}")
+
+
+def test_per_record_underflowed_top_atom_stored_value():
+    # ln delta_plus(1000) = ln of the top atom prod pi_j alone (P's shift puts it
+    # where Q has no mass): -11481.724798556759197, from
+    # tests/independent_oracle.py's per_record(TOP_UNDERFLOWS) at 50 digits (the
+    # same at 900 digits); it read -10735.2053 (the atom below) before the
+    # product tree counted atoms that underflow its long double
+    curve = statpriv.counting(None, TOP_UNDERFLOWS)
+    with mp.workdps(50):
+        truth = mpmath.exp(mpmath.mpf("-11481.724798556759197"))
+    assert_matches(curve.log_delta_plus(1000.0), truth, log_abs=8 * math.ulp(11481.7),
+                   what="plus eps=1000")
+
+
+def test_per_record_beyond_exact_records_never_below_the_underflowed_top_atom():
+    # no under-report: the top atom prod pi_j = e^-12174.9 is P's mass where Q = 0
+    probs = TOP_UNDERFLOWS + [0.5] * 1000
+    curve = statpriv.counting(None, probs)
+    with mp.workdps(50):
+        top = mpmath.fsum(mpmath.log(mpmath.mpf(p)) for p in probs)
+    for eps in (1e4, 1e300, math.inf):
+        assert top <= curve.log_delta_plus(eps) < 0.0
+
+
+@pytest.mark.xfail(strict=True, reason="open: the rounding of cuts below the long double range "
+                   "is bounded relative to each product's largest atom, e^-10682.7 here, "
+                   "looser than the rest <= atoms e^-11000 (docs/precision.md)")
+def test_per_record_beyond_exact_records_bounds_the_underflowed_top_atom():
+    # more than EXACT_LOG_RECORDS records: no log-space convolution, the tree's
+    # cut (the top atom prod pi_j = e^-12174.9, below the long double range) is a
+    # bound counted in delta, also at eps = +inf, where it is P's mass where Q = 0
+    # (it read -inf there); the bound is the documented rest <= atoms e^-11000
+    probs = TOP_UNDERFLOWS + [0.5] * 1000
+    curve = statpriv.counting(None, probs)
+    with mp.workdps(50):
+        top = mpmath.fsum(mpmath.log(mpmath.mpf(p)) for p in probs)
+    assert float(top) == pytest.approx(-12174.871979116705, abs=1e-9)
+    for eps in (1e4, 1e300, math.inf):
+        ours = curve.log_delta_plus(eps)
+        assert top <= ours <= -11000 + math.log(len(probs) + 2), (eps, ours)
 
 
 @pytest.mark.parametrize("n,pi", [(300188, 5e-324), (59305728, 2.15623980875282e-27)])

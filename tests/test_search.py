@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import statpriv
+from helpers import oracle
 
 
 def _aim(d):
@@ -341,3 +342,22 @@ def test_estimate_bounds_the_exact_curve(make, directions, tol):
         scale = np.maximum(1.0, np.abs(exact[ok]))
         assert np.all(np.abs(plain[ok] - exact[ok]) <= tol * scale)
         assert np.all(upper[ok] >= exact[ok] - 1e-15 * scale)
+
+
+# A target at the curve's floor delta(+inf): the secret sample (A. Smith 2009,
+# "Differential privacy and the secrecy of the sample") of 2 records, 1 sampled,
+# no positives has delta_plus(eps) = 1/2 at every eps >= 0, so epsilon(1/2) = 0;
+# the search aimed below 1/2 by its error margin, beneath the floor, and
+# answered +inf.  The true values are tests/independent_oracle.py's (stored,
+# 50 digits): [delta_plus, delta_minus] at eps = 0 and 1e300.
+@pytest.mark.parametrize("n,m,k,floor", [(2, 1, 0, "0.5"), (8, 7, 3, "0.5")])
+def test_epsilon_at_the_floor_of_the_curve(n, m, k, floor):
+    curve = statpriv.secret_sample(n, m, positives=k)
+    plus0, minus0, plus_far, minus_far = oracle("independent_deltas",
+                                                ("secret_sample", (n, m, k), {}), [0.0, 1e300])
+    assert max(plus_far, minus_far) == mpmath.mpf(floor)
+    assert max(plus0, minus0) <= mpmath.mpf(floor) * (1 + mpmath.mpf(1e-12))
+    assert curve.epsilon(float(floor)) == 0.0
+    # a target below the floor is never met; one above it is met at eps 0
+    assert curve.epsilon(float(floor) * (1 - 1e-9)) == math.inf
+    assert curve.epsilon(float(floor) * (1 + 1e-9)) == 0.0

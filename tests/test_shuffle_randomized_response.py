@@ -9,7 +9,7 @@ import statpriv
 from statpriv import oracle
 from statpriv.partial_knowledge import vertices
 from statpriv.shuffle import randomized_response
-from helpers import assert_matches
+from helpers import assert_matches, oracle as stored_oracle
 
 
 @pytest.mark.parametrize("n,eps0,eps", [(12, 1.0, 0.3), (9, 0.5, 0.1), (15, 3.0, 1.0),
@@ -107,3 +107,17 @@ def test_monotone_in_n():
 def test_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_vertex_recurrence_slope_from_exact_integers():
+    # At eps0 = 16.9 (p = 4.6e-8) the vertex recurrence's coefficient
+    # (n1 - k) p^2 + (n2 - k) q^2, formed as C - D k, lost ~1e-19 C to
+    # cancellation and delta(0) = 1 - 2.1e-6 came out 2.0e-12 (relative) above
+    # the truth, beyond the promised 1e-12.  The truth is tests/independent_oracle.py's
+    # shuffled_rr(45, eps0) (brute force over the vertices, stored at 50 digits):
+    # 0.99999789207949595172...
+    curve = statpriv.shuffle.randomized_response(45, 16.898448478007367)
+    plus, minus = stored_oracle("independent_deltas",
+                                ("shuffled_rr", (45, 16.898448478007367), {}), [0.0])
+    assert_matches(curve.log_delta_plus(0.0), plus, what="plus eps=0")
+    assert_matches(curve.log_delta_minus(0.0), minus, what="minus eps=0")

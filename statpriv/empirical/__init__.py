@@ -240,7 +240,8 @@ class EmpiricalPrivacy:
             d = self._delta_values(e)
             if np.any(d >= 1.0):
                 return 1.0
-            return float(-np.expm1(np.sum(np.log1p(-d))))
+            # 0.0 - x, not -x: no risk at all is +0.0 (-expm1(0.0) would be -0.0)
+            return float(0.0 - np.expm1(np.sum(np.log1p(-d))))
         return self._vectorised(eps, risk)
 
     def most_exposed(self, k=10, eps=1.0):

@@ -35,6 +35,7 @@ the pair on h Z of ANY PrivacyLossDistribution (exact atoms included), the
 input of the composition.
 """
 import collections
+import functools
 import math
 
 import numpy as np
@@ -55,15 +56,23 @@ CURVE_RELATIVE_ERROR = 1e-12
 # The largest grid (points per direction) built from a curve's delta.
 MAX_GRID = 4_000_000
 
-GridPMF = collections.namedtuple("GridPMF", "offset mass infinity")
-GridPMF.__doc__ = """One direction of a measure on h Z: mass[i] (float64) at the loss
-(offset + i) h, ``infinity`` at +inf."""
+class GridPMF(collections.namedtuple("GridPMF", "offset mass infinity")):
+    """One direction of a measure on h Z: mass[i] (float64) at the loss
+    (offset + i) h, ``infinity`` at +inf; ``log_mass``: ln mass (-inf for 0),
+    computed once (a composition's window and tilts ask it dozens of times)."""
+
+    @functools.cached_property
+    def log_mass(self):
+        with np.errstate(divide="ignore"):
+            return np.log(self.mass)
 
 
 class CurveSource:
     """One direction of a curve core as a delta source of a Bracket: ``delta(eps)``
     (long double array), ``at_inf()`` (the limit), ``reach(target)`` (the
     smallest eps with delta <= target)."""
+
+    exact_between = True           # delta at any eps, not only at grid points
 
     def __init__(self, core, direction):
         self.core, self.code = core, (_core.PLUS if direction == "plus" else _core.MINUS)
@@ -82,6 +91,8 @@ class CurveSource:
 
 class _SideSource:
     """One PLDSide as a delta source (its extended-precision evaluation)."""
+
+    exact_between = True
 
     def __init__(self, side):
         self.side = side
@@ -196,6 +207,30 @@ def _evaluate(source, i_hi, h):
     return d, _relative_errors(d, eps, h, CURVE_RELATIVE_ERROR).astype(_LD)
 
 
+def _evaluate_mid(source, i_hi, h):
+    """(eps, delta) of a source at the cells' midpoints in eps, (i + 1/2) h for
+    i = 0 .. i_hi - 1 (its relative error: CURVE_RELATIVE_ERROR)."""
+    eps = (np.arange(i_hi, dtype=np.float64) + 0.5) * h
+    return eps, np.minimum(source.delta(eps), _LD(1.0))
+
+
+def _mid_values(own, other):
+    """(eps, delta, relative errors) at one point inside each cell of _values,
+    left to right: below 0 the other direction's midpoints by the identity of
+    _values, above it the own ones."""
+    e_own, d_own = own
+    e_other, d_other = other
+    eps = -e_other[::-1]
+    flip = d_other[::-1]
+    scale = np.exp(eps.astype(_LD))
+    d_left = _LD(1.0) - scale * (_LD(1.0) - flip)
+    r = _LD(CURVE_RELATIVE_ERROR)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r_left = np.where(d_left > 0, scale * flip * r / d_left, 0)
+    return (np.concatenate((eps, e_own)), np.concatenate((d_left, d_own)),
+            np.concatenate((r_left, np.full(d_own.size, r, dtype=_LD))))
+
+
 def _values(own, other, h):
     """(i_lo, delta, relative errors) of one direction on i_lo h .. i_hi h: its
     own values at eps >= 0, and below 0 the other direction's by the identity
@@ -224,12 +259,13 @@ def _upper(values, h):
     return GridPMF(i_lo, *_connect_dots.certify(probs, inf, targets, h, True))
 
 
-def _lower(values, floor, h):
-    """The lower GridPMF from _values (lower bounds at the grid points) and a
-    lower bound ``floor`` of the curve's limit."""
+def _lower(values, floor, h, mids=None):
+    """The lower GridPMF from _values (lower bounds at the grid points), a
+    lower bound ``floor`` of the curve's limit and, if given, the values
+    inside the cells (_mid_values)."""
     i_lo, d, r = values
     floor = _LD(floor) * (_LD(1.0) - _LD(CURVE_RELATIVE_ERROR))
-    probs, inf, dots = _connect_dots.optimistic(d, h, floor, r)
+    probs, inf, dots = _connect_dots.optimistic(d, h, floor, r, mid=mids, first=i_lo)
     return GridPMF(i_lo, *_connect_dots.certify(probs, inf, dots[1:], h, False, total=dots[0]))
 
 
@@ -274,6 +310,20 @@ class Bracket:
         return _values(self.evaluated(sources[d], d), self.evaluated(sources[other], other),
                        self.h)
 
+    def _mid_values(self, sources, d):
+        """The values inside the cells (_mid_values), or None where a source
+        is exact at the grid points only (split atoms)."""
+        other = "minus" if d == "plus" else "plus"
+        if not all(getattr(sources[x], "exact_between", False) for x in (d, other)):
+            return None
+        mids = {}
+        for x in (d, other):
+            key = (id(sources[x]), "mid")
+            if key not in self._evaluated:
+                self._evaluated[key] = _evaluate_mid(sources[x], self._tops[x], self.h)
+            mids[x] = self._evaluated[key]
+        return _mid_values(mids[d], mids[other])
+
     def _side(self, which, d):
         sources = self._uppers if which == "upper" else self._lowers
         twin = "minus" if d == "plus" else "plus"
@@ -283,7 +333,7 @@ class Bracket:
         if key not in self._built:
             values = self._values(sources, d)
             self._built[key] = _upper(values, self.h) if which == "upper" else \
-                _lower(values, sources[d].at_inf(), self.h)
+                _lower(values, sources[d].at_inf(), self.h, self._mid_values(sources, d))
         return self._built[key]
 
     def upper(self, direction):

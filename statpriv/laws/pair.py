@@ -266,12 +266,14 @@ def pair_core(laws):
     for delta_minus; rest_p + rest_q for eps < 0), which is never below the
     true curve and equals it to 1e-12 relative wherever delta >= 1e12 rest
     (bounded.h); delta_plus is exactly 0 from the float log_ratio_max on (the
-    true sup ln P/Q rounded up), delta_minus from -log_ratio_min."""
+    true sup ln P/Q rounded up), delta_minus from -log_ratio_min; where that
+    is +inf, delta(+inf) keeps the rest (it may be mass where the other law
+    vanishes)."""
     core = _core.PairCurveCore(laws.log_p, laws.log_q, laws.log_ratio, lr_lo=laws.log_ratio_lo)
     if laws.windowed:
         core = _core.BoundedCurveCore(core, laws.log_rest_p, laws.log_rest_q,
                                       laws.log_ratio_max, laws.log_ratio_min,
-                                      laws.log_ratio_max, -laws.log_ratio_min)
+                                      laws.log_ratio_max, -laws.log_ratio_min, discrete=True)
     return core
 
 

@@ -79,9 +79,10 @@ class Geometric(Noise):
         lr_lo, sides = _cells.exact_tails(lr, laws.tail_ratio, _tail_w, self.alpha,
                                           ((0, 1), (n - 2, n - 1)))
         if lr_lo is not None:
-            atom_lr = atom_log_ratio if atom_log_ratio is not None else _cells._log_ratio(lp, lq)
+            closed = atom_log_ratio is not None
+            atom_lr = atom_log_ratio if closed else _cells._log_ratio(lp, lq)
             _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, self.alpha,
-                                      lr, lr_lo, sides, err)
+                                      lr, lr_lo, sides, err, law_lo if closed else None, closed)
         bound = _zero_point_up(self.alpha)                     # -ln alpha rounded up
         return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
 
@@ -223,7 +224,8 @@ def _zero_point_up(alpha):
     return _kernels.geometric_zero_point_up(alpha)
 
 
-def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err):
+def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err,
+                              atom_lo=None, closed=True):
     """Cell log ratios from the exact tail ratios, as ln R - D(x).
 
     ln R = lr + lr_lo on a tail cell (set by _exact_tails from the generating
@@ -233,7 +235,10 @@ def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_l
     sp_geometric_deficits), mirrored on the left (Q/P, reversed support).
     D is accurate to its own relative precision, so f_P - e^eps f_Q keeps its
     relative accuracy up to the float just below the zero point, where a
-    difference of two cell logs (error ~1e-19 |ln f|) does not.  The high
+    difference of two cell logs (error ~1e-19 |ln f|) does not; the error of
+    the atom ratio atom_lr (a closed form with low parts atom_lo, or with
+    closed=False ln P - ln Q) is counted in D's bound: it is over
+    ln P/Q - ln R, which tends to 0 with alpha.  The high
     part and its exact rounding error go to lr / lr_lo, on the cells where the
     bound rel * D beats ``err`` (modified in place).  With an exact tail
     ratio on a side, no cell ratio passes it (the laws' ratio is monotone and
@@ -248,11 +253,12 @@ def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_l
             if side == 1:
                 hi, lo = lr[n + 1], lr_lo[n + 1]
                 d, rel = _kernels.geometric_deficits(lp, lq, atom_lr, cell_lp[1:n + 1], alpha,
-                                                  hi, lo)
+                                                  hi, lo, lo_ab=atom_lo, closed=closed)
             else:
                 hi, lo = lr[0], lr_lo[0]
                 d, rel = _kernels.geometric_deficits(lq, lp, atom_lr, cell_lq[1:n + 1], alpha,
-                                                  -hi, -lo, mirror=True)
+                                                  -hi, -lo, mirror=True, lo_ab=atom_lo,
+                                                  closed=closed)
             ok = np.flatnonzero(np.isfinite(rel))          # atoms x; cell x + 1
             bound = rel[ok] * d[ok].astype(np.float64)
             better = bound < err[ok + 1]

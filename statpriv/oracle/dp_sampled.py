@@ -124,7 +124,11 @@ def dp_sampled_delta(kind, param, q, eps, dps=50, *, relation="add_remove", sens
         with mp.workdps(dps + 15):
             p = _to_mpf(param, "param")
             qq = _to_mpf(q, "q")
-            if kind == "geometric":
+            if qq == 0:
+                # P = Q = f: H_eps(f || f) = max(0, 1 - e^eps) from the definition
+                # (a quadrature would integrate the same density twice)
+                out = [max(mpf(0), -mpmath.expm1(e)) for e in eps_vals]
+            elif kind == "geometric":
                 out = _geometric(p, qq, int(sensitivity), eps_vals, relation, direction)
             else:
                 out = _continuous(kind, p, qq, eps_vals, relation, direction)

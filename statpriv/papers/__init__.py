@@ -3,10 +3,16 @@
 - ``statpriv.papers.figures``: the figures of Breutigam & Reischuk,
   "Statistical Privacy" (data functions plus PNG plots; matplotlib, an
   optional extra, is imported only when a figure is drawn);
+- ``statpriv.papers.partial_knowledge``: Desfontaines, Mohammadi, Krahmer &
+  Basin, "Differential Privacy with Partial Knowledge", Figs. 2, 3 and 5
+  (``partial_knowledge_fig2`` .. in ``statpriv figures``; Fig. 6, nested noise,
+  is in ``figures``);
 - ``statpriv.papers.thresholding``: Desfontaines et al.'s Fig. 4 (Thm 4 vs
-  the exact thresholded curve; ``seed004_fig4`` in ``statpriv figures``);
+  the exact thresholded curve; ``partial_knowledge_fig4`` in ``statpriv figures``);
 - ``statpriv.papers.demo``: the table printed by ``statpriv demo``.
 
 The old names ``statpriv.figures`` and ``statpriv.demo`` are these same
-modules (registered by statpriv/__init__.py).
+modules (registered by statpriv/__init__.py).  Renamed figure functions and
+constants keep their old names as deprecated spellings (one table:
+statpriv/papers/_renamed.py).
 """

@@ -18,7 +18,7 @@ comes from ``statpriv.utility.equal_utility_noise``: Laplace scale
 b = n sqrt(pi(1-pi)(1/m - 1/n)/2), Gaussian sigma = n sqrt(pi(1-pi)(1/m - 1/n)).
 
 The data of each figure is computed by a ``*_data`` function (numpy arrays, no
-matplotlib) so that it can be tested; ``fig1`` .. ``fig8`` and ``seed004_fig6``
+matplotlib) so that it can be tested; ``fig1`` .. ``fig8`` and ``partial_knowledge_fig6``
 plot it and ``make_figures`` writes them all.  matplotlib is an optional extra
 (``pip install "statpriv[plot]"``); it is imported only when plotting, through its
 non-interactive Agg canvas (no pyplot, no change of the user's backend).
@@ -34,28 +34,32 @@ from statpriv.counting import counting
 from statpriv.dp import amplify
 from statpriv.noise import Gaussian, Geometric, Laplace
 from statpriv.papers import _plotting as plotting
+from statpriv.papers import _renamed
 from statpriv.papers import partial_knowledge as _pk_figures
-from statpriv.papers.thresholding import seed004_fig4
+from statpriv.papers.thresholding import partial_knowledge_fig4
 
 __all__ = ["make_figures", "figure_numbers", "FIGURES",
            "noise_vs_pi_data", "ratio_vs_nu_data", "equal_utility_vs_pi_data",
            "amplification_data", "equal_utility_vs_rate_data", "nested_noise_data",
-           "fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "seed004_fig6"]
+           "fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8",
+           "partial_knowledge_fig6"]
+
+__getattr__ = _renamed.module_getattr(globals())    # deprecated names still work
 
 # Breutigam & Reischuk §5: n = 1000, eps = 0.01, noise levels nu1 = 1, nu2 = 3, pi in (0, 1/2].
-N_SEED = 1000
-EPS_SEED = 0.01
-NUS_SEED = (1.0, 3.0)
+N_RECORDS = 1000
+EPS = 0.01
+NOISE_LEVELS = (1.0, 3.0)
 PIS_RATIO = (0.5, 0.1, 0.01)        # Fig. 2/4/6: pi1, pi2, pi3
 NORMAL_LABEL = "normal approx. (Lemma 6)"
 
 # Desfontaines et al. Fig. 6 (nested noise): the extracted text keeps no parameters; these are
 # assumed (see nested_noise_data).
-SEED004_P = 0.1                     # uncertainty p of every unknown record (the paper's
+NESTED_P = 0.1                      # uncertainty p of every unknown record (the paper's
                                     # running example: "at least 10%")
-SEED004_N_UNKNOWN = 100             # unknown records (the target included)
-SEED004_EPS0 = 0.5                  # geometric noise alpha = exp(-eps0): eps0-DP alone
-SEED004_EPS_FIXED = 0.25            # eps of the right-hand panel
+NESTED_N_UNKNOWN = 100              # unknown records (the target included)
+NESTED_EPS0 = 0.5                   # geometric noise alpha = exp(-eps0): eps0-DP alone
+NESTED_EPS_FIXED = 0.25             # eps of the right-hand panel
 
 
 def _pi_grid():
@@ -81,7 +85,7 @@ def _dp_delta(kind, level, eps):
 
 
 # ---------------------------------------------------------------- data ---
-def noise_vs_pi_data(kind, *, n=N_SEED, eps=EPS_SEED, nus=NUS_SEED, pis=None):
+def noise_vs_pi_data(kind, *, n=N_RECORDS, eps=EPS, nus=NOISE_LEVELS, pis=None):
     """Figs. 1 (Gaussian) and 3 (Laplace): delta(eps) against pi for each noise level nu.
 
     Returns a dict with ``pi`` (array), ``nu`` (tuple), ``sp[nu]`` (exact SP delta,
@@ -101,7 +105,7 @@ def noise_vs_pi_data(kind, *, n=N_SEED, eps=EPS_SEED, nus=NUS_SEED, pis=None):
     return out
 
 
-def ratio_vs_nu_data(kind, *, n=N_SEED, eps=EPS_SEED, pis=PIS_RATIO, nus=None):
+def ratio_vs_nu_data(kind, *, n=N_RECORDS, eps=EPS, pis=PIS_RATIO, nus=None):
     """Figs. 2, 4 (n = 1000) and 6 (n = 100): delta_DP / delta_SP against nu in [1, 10].
 
     Returns ``nu`` (array), ``dp`` (array over nu), ``sp[pi]`` and ``ratio[pi]``
@@ -143,7 +147,7 @@ def _equal_utility_arrays(points):
     return dict(zip(keys, cols))
 
 
-def equal_utility_vs_pi_data(*, n=N_SEED, rate=0.1, eps=EPS_SEED, pis=None):
+def equal_utility_vs_pi_data(*, n=N_RECORDS, rate=0.1, eps=EPS, pis=None):
     """Fig. 5: the three mechanisms at equal utility loss (m = rate n) against pi.
 
     Returns ``pi``, ``m`` and arrays ``subsampling``, ``laplace``, ``gaussian``
@@ -157,7 +161,7 @@ def equal_utility_vs_pi_data(*, n=N_SEED, rate=0.1, eps=EPS_SEED, pis=None):
     return out
 
 
-def equal_utility_vs_rate_data(*, n=N_SEED, pi=0.5, eps=EPS_SEED, sample_sizes=None):
+def equal_utility_vs_rate_data(*, n=N_RECORDS, pi=0.5, eps=EPS, sample_sizes=None):
     """Fig. 8: the three mechanisms at equal utility loss against lambda = m/n (m < n).
 
     Same keys as equal_utility_vs_pi_data, with ``m`` and ``rate`` arrays.
@@ -169,7 +173,7 @@ def equal_utility_vs_rate_data(*, n=N_SEED, pi=0.5, eps=EPS_SEED, sample_sizes=N
     return out
 
 
-def amplification_data(*, n=N_SEED, pi=0.5, eps=0.1, sample_sizes=None):
+def amplification_data(*, n=N_RECORDS, pi=0.5, eps=0.1, sample_sizes=None):
     """Fig. 7: delta_SAMP(n, lambda; eps') with eps' = ln(1 + lambda (e^eps - 1)) against
     lambda * delta_pure(m = lambda n; eps) (Breutigam & Reischuk §7's conjecture, docs/mathematics.md §5).
 
@@ -186,8 +190,8 @@ def amplification_data(*, n=N_SEED, pi=0.5, eps=0.1, sample_sizes=None):
             "samp": samp, "bound": bound}
 
 
-def nested_noise_data(*, p=SEED004_P, n_unknown=SEED004_N_UNKNOWN, eps0=SEED004_EPS0,
-                      eps_values=None, eps_fixed=SEED004_EPS_FIXED, n_values=None):
+def nested_noise_data(*, p=NESTED_P, n_unknown=NESTED_N_UNKNOWN, eps0=NESTED_EPS0,
+                      eps_values=None, eps_fixed=NESTED_EPS_FIXED, n_values=None):
     """Desfontaines et al. Fig. 6 (§5.2, nested noise): a noiseless count plus two-sided geometric
     noise, computed as the exact discrete convolution (docs/mathematics.md §6, §7).
 
@@ -234,7 +238,7 @@ def figure_numbers():
     values at n = 1000, pi = 0.5 behind Figs. 1 and 5 and the equal-utility
     Laplace DP level of §4.4 at lambda = 0.1.
     """
-    n, eps = N_SEED, EPS_SEED
+    n, eps = N_RECORDS, EPS
     m = n // 10
     lap = equal_utility_noise(n, 0.5, m, Laplace)
     gau = equal_utility_noise(n, 0.5, m, Gaussian)
@@ -257,7 +261,12 @@ def figure_numbers():
 
 
 # ------------------------------------------------------------ plotting ---
-def _plot_noise_vs_pi(data, out_dir, name, dpi, fig_no):
+def _file_name(fig_no):
+    """The PNG file name (without .png) of Breutigam & Reischuk's Fig. ``fig_no``."""
+    return f"statistical_privacy_fig{fig_no}"
+
+
+def _plot_noise_vs_pi(data, out_dir, dpi, fig_no):
     fig, (ax,) = plotting.figure()
     gaussian = data["kind"] == "gaussian"
     noise_word = "Gaussian sigma" if gaussian else "Laplace scale b"
@@ -281,7 +290,7 @@ def _plot_noise_vs_pi(data, out_dir, name, dpi, fig_no):
                    f"Breutigam & Reischuk Fig. {fig_no}: {data['kind'].capitalize()} noise, "
                    f"n = {data['n']}, {noise_word} = nu (count units)\nsolid: exact SP; dotted: worst-case DP"
                    f"{approx_note}", legend_loc="upper right")
-    return plotting.save(fig, out_dir, name, dpi)
+    return plotting.save(fig, out_dir, _file_name(fig_no), dpi)
 
 
 def _plot_ratio_axes(ax, data, title):
@@ -304,13 +313,13 @@ def _plot_ratio_axes(ax, data, title):
                    f"delta_DP / delta_SP at eps = {data['eps']:g}", title, legend_loc="upper right")
 
 
-def _plot_ratio(data, out_dir, name, dpi, fig_no):
+def _plot_ratio(data, out_dir, dpi, fig_no):
     fig, (ax,) = plotting.figure()
     kind = data["kind"].capitalize()
     note = "dashed: normal approx." if data["kind"] == "gaussian" else "all curves exact"
     _plot_ratio_axes(ax, data, f"Breutigam & Reischuk Fig. {fig_no}: DP/SP delta ratio, {kind} noise, "
                                f"n = {data['n']}\nsolid: exact; {note}")
-    return plotting.save(fig, out_dir, name, dpi)
+    return plotting.save(fig, out_dir, _file_name(fig_no), dpi)
 
 
 def _plot_equal_utility(ax, data, x, xlabel, title, legend_loc="lower right",
@@ -336,23 +345,23 @@ def _plot_equal_utility(ax, data, x, xlabel, title, legend_loc="lower right",
 
 def fig1(out_dir, dpi=120):
     """Fig. 1: Gaussian noise, delta(0.01) against pi for nu = 1, 3, n = 1000."""
-    return _plot_noise_vs_pi(noise_vs_pi_data("gaussian"), out_dir, "seed000_fig1", dpi, 1)
+    return _plot_noise_vs_pi(noise_vs_pi_data("gaussian"), out_dir, dpi, 1)
 
 
 def fig2(out_dir, dpi=120):
     """Fig. 2: Gaussian noise, delta_DP / delta_SP against nu for pi = 0.5, 0.1, 0.01."""
-    return _plot_ratio(ratio_vs_nu_data("gaussian"), out_dir, "seed000_fig2", dpi, 2)
+    return _plot_ratio(ratio_vs_nu_data("gaussian"), out_dir, dpi, 2)
 
 
 def fig3(out_dir, dpi=120):
     """Fig. 3: as Fig. 1 with Laplace noise of scale nu (no normal approximation: Lemma 6
     is for Gaussian noise only)."""
-    return _plot_noise_vs_pi(noise_vs_pi_data("laplace"), out_dir, "seed000_fig3", dpi, 3)
+    return _plot_noise_vs_pi(noise_vs_pi_data("laplace"), out_dir, dpi, 3)
 
 
 def fig4(out_dir, dpi=120):
     """Fig. 4: as Fig. 2 with Laplace noise."""
-    return _plot_ratio(ratio_vs_nu_data("laplace"), out_dir, "seed000_fig4", dpi, 4)
+    return _plot_ratio(ratio_vs_nu_data("laplace"), out_dir, dpi, 4)
 
 
 def fig5(out_dir, dpi=120):
@@ -366,7 +375,7 @@ def fig5(out_dir, dpi=120):
                         "solid: exact; dashed: normal approx.", legend_loc="upper right",
                         note_loc="center right")
     ax.set_xlim(0.0, 0.5)
-    return plotting.save(fig, out_dir, "seed000_fig5", dpi)
+    return plotting.save(fig, out_dir, _file_name(5), dpi)
 
 
 def fig6(out_dir, dpi=120):
@@ -378,7 +387,7 @@ def fig6(out_dir, dpi=120):
         note = "dashed: normal approx." if kind == "gaussian" else "all curves exact"
         _plot_ratio_axes(ax, data, f"Breutigam & Reischuk Fig. 6: DP/SP delta ratio, n = 100, "
                                    f"{kind.capitalize()} noise\nsolid: exact; {note}")
-    return plotting.save(fig, out_dir, "seed000_fig6", dpi)
+    return plotting.save(fig, out_dir, _file_name(6), dpi)
 
 
 def fig7(out_dir, dpi=120):
@@ -400,7 +409,7 @@ def fig7(out_dir, dpi=120):
                    f"n = {data['n']}, pi = {data['pi']:g}, eps = {data['eps']:g}; "
                    "both curves exact",
                    legend_loc="upper right")
-    return plotting.save(fig, out_dir, "seed000_fig7", dpi)
+    return plotting.save(fig, out_dir, _file_name(7), dpi)
 
 
 def fig8(out_dir, dpi=120):
@@ -412,10 +421,10 @@ def fig8(out_dir, dpi=120):
                             f"Breutigam & Reischuk Fig. 8: equal utility loss, n = {data['n']}, "
                             f"pi = {p:g}\nsolid: exact; dashed: normal approx.")
         ax.set_xlim(0.0, 1.0)
-    return plotting.save(fig, out_dir, "seed000_fig8", dpi)
+    return plotting.save(fig, out_dir, _file_name(8), dpi)
 
 
-def seed004_fig6(out_dir, dpi=120):
+def partial_knowledge_fig6(out_dir, dpi=120):
     """Desfontaines et al. Fig. 6: noiseless count + two-sided geometric noise (nested noise).
     Parameters ASSUMED (the paper's were lost): see nested_noise_data."""
     data = nested_noise_data()
@@ -451,34 +460,42 @@ def seed004_fig6(out_dir, dpi=120):
                    f"Desfontaines et al. §5.2: noise takes over when few records are unknown\n"
                    f"(ASSUMED p = {data['p']:g}, alpha = e^-{data['eps0']:g}); all curves exact",
                    legend_loc="lower left")
-    return plotting.save(fig, out_dir, "seed004_fig6", dpi)
+    return plotting.save(fig, out_dir, "partial_knowledge_fig6", dpi)
 
 
 # Breutigam & Reischuk Figs. 1-8, then Desfontaines et al. Figs. 2-6
-# (statpriv.papers.partial_knowledge, statpriv.papers.thresholding, nested noise here)
-FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5,
-           "fig6": fig6, "fig7": fig7, "fig8": fig8, "seed004_fig6": seed004_fig6,
-           "seed004_fig2": _pk_figures.seed004_fig2, "seed004_fig3": _pk_figures.seed004_fig3,
-           "seed004_fig4": seed004_fig4, "seed004_fig5": _pk_figures.seed004_fig5}
+# (statpriv.papers.partial_knowledge, statpriv.papers.thresholding, nested noise here);
+# a figure's deprecated name still finds it (statpriv.papers._renamed)
+FIGURES = _renamed.RenamedKeys(
+    fig1=fig1, fig2=fig2, fig3=fig3, fig4=fig4, fig5=fig5, fig6=fig6, fig7=fig7, fig8=fig8,
+    partial_knowledge_fig2=_pk_figures.partial_knowledge_fig2,
+    partial_knowledge_fig3=_pk_figures.partial_knowledge_fig3,
+    partial_knowledge_fig4=partial_knowledge_fig4,
+    partial_knowledge_fig5=_pk_figures.partial_knowledge_fig5,
+    partial_knowledge_fig6=partial_knowledge_fig6)
 
 
 def make_figures(out_dir, *, which=None, dpi=120):
     """Write the figures as PNG files into ``out_dir`` (created if missing).
 
-    which : iterable of names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk)
-        and "seed004_fig2", "seed004_fig3", "seed004_fig5", "seed004_fig6".
-    Returns a dict name -> path of the written PNG.  Needs matplotlib
+    which : iterable of names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk,
+        "Statistical Privacy"; files statistical_privacy_fig1.png ..) and "partial_knowledge_fig2"
+        .. "partial_knowledge_fig6" (Desfontaines et al., "Differential Privacy with Partial
+        Knowledge"; files partial_knowledge_fig2.png ..).  A deprecated name still works, with a
+        DeprecationWarning.
+    Returns a dict name -> path of the written PNG (by current name; a deprecated name
+    still finds its entry, with a DeprecationWarning).  Needs matplotlib
     (``pip install "statpriv[plot]"``).
     """
     if isinstance(which, str):
         which = [which]
-    names = list(FIGURES) if which is None else list(which)
+    names = list(FIGURES) if which is None else [_renamed.current_name(name) for name in which]
     unknown = [name for name in names if name not in FIGURES]
     if unknown:
         raise ValueError(f"unknown figure(s) {unknown}; choose from {list(FIGURES)}")
     plotting.figure()   # fail early with the install hint if matplotlib is missing
     os.makedirs(out_dir, exist_ok=True)
-    written = {}
+    written = _renamed.RenamedKeys()
     with _progress.bar(len(names), "figures", unit="figure") as bar:
         for name in names:
             written[name] = FIGURES[name](out_dir, dpi=dpi)

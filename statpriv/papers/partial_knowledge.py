@@ -26,10 +26,13 @@ from statpriv import dp
 from statpriv.counting import counting
 from statpriv.noise import Geometric
 from statpriv.papers import _plotting as plotting
+from statpriv.papers import _renamed
 from statpriv.partial_knowledge import partial_knowledge
 
 __all__ = ["thm3_vs_n_data", "known_records_data", "double_guarantee_data",
-           "seed004_fig2", "seed004_fig3", "seed004_fig5"]
+           "partial_knowledge_fig2", "partial_knowledge_fig3", "partial_knowledge_fig5"]
+
+__getattr__ = _renamed.module_getattr(globals())    # deprecated names still work
 
 P = 0.1
 EPS = 0.5
@@ -91,7 +94,7 @@ def double_guarantee_data(*, n=N_RECORDS, p=P, eps=EPS, eps0=NOISE_EPS0, knowns=
             "eps0": eps0}
 
 
-def seed004_fig2(out_dir, dpi=120):
+def partial_knowledge_fig2(out_dir, dpi=120):
     """Desfontaines et al. Fig. 2: Thm 3's bounds against n (ASSUMED p, eps, delta)."""
     data = thm3_vs_n_data()
     fig, (left, right) = plotting.figure(ncols=2)
@@ -114,10 +117,10 @@ def seed004_fig2(out_dir, dpi=120):
                        f"Desfontaines et al. Fig. 2 (ASSUMED p = {data['p']:g}): "
                        "Thm 3's sandwich closed",
                        legend_loc="lower left")
-    return plotting.save(fig, out_dir, "seed004_fig2", dpi)
+    return plotting.save(fig, out_dir, "partial_knowledge_fig2", dpi)
 
 
-def seed004_fig3(out_dir, dpi=120):
+def partial_knowledge_fig3(out_dir, dpi=120):
     """Desfontaines et al. Fig. 3: delta against the number of known records."""
     data = known_records_data()
     fig, (ax,) = plotting.figure()
@@ -126,10 +129,10 @@ def seed004_fig3(out_dir, dpi=120):
     plotting.style(ax, "known records", f"worst-case delta(eps = {data['eps']:g})",
                    f"Desfontaines et al. Fig. 3 (ASSUMED n = {data['n']}, eps = {data['eps']:g}):"
                    "\nexact worst case over the unknown records", legend_loc="upper left")
-    return plotting.save(fig, out_dir, "seed004_fig3", dpi)
+    return plotting.save(fig, out_dir, "partial_knowledge_fig3", dpi)
 
 
-def seed004_fig5(out_dir, dpi=120):
+def partial_knowledge_fig5(out_dir, dpi=120):
     """Desfontaines et al. Fig. 5: partial knowledge plus post-processing noise."""
     data = double_guarantee_data()
     fig, (ax,) = plotting.figure()
@@ -145,4 +148,4 @@ def seed004_fig5(out_dir, dpi=120):
     plotting.style(ax, "known records", f"delta(eps = {data['eps']:g})",
                    f"Desfontaines et al. Fig. 5 (ASSUMED n = {data['n']}, p = {data['p']:g}):"
                    "\nthe double guarantee", legend_loc="upper left")
-    return plotting.save(fig, out_dir, "seed004_fig5", dpi)
+    return plotting.save(fig, out_dir, "partial_knowledge_fig5", dpi)

@@ -24,9 +24,12 @@ import math
 import numpy as np
 
 from statpriv.papers import _plotting as plotting
+from statpriv.papers import _renamed
 
-__all__ = ["theorem4_bound", "thresholding_regime_data", "seed004_fig4", "FIG4_N",
-           "FIG4_EXPECTED"]
+__all__ = ["theorem4_bound", "thresholding_regime_data", "partial_knowledge_fig4",
+           "FIG4_N", "FIG4_EXPECTED"]
+
+__getattr__ = _renamed.module_getattr(globals())    # deprecated names still work
 
 # ASSUMED parameters (the figure's own were lost in extraction): n records,
 # expected count (n-1) p of the other records, thresholds from just above it
@@ -90,7 +93,7 @@ def thresholding_regime_data(*, n=FIG4_N, expected=FIG4_EXPECTED, lambdas=None,
             "curve_mu": curve_mu, "curves": curves}
 
 
-def seed004_fig4(out_dir, dpi=120):
+def partial_knowledge_fig4(out_dir, dpi=120):
     """Desfontaines et al. Fig. 4: Thm 4's (eps, delta) vs the exact thresholded curve
     (parameters ASSUMED: n = FIG4_N, expected counts FIG4_EXPECTED)."""
     data = thresholding_regime_data()
@@ -116,4 +119,4 @@ def seed004_fig4(out_dir, dpi=120):
     plotting.style(right, "eps", "delta(eps)",
                    f"exact curves at (n-1)p = {data['curve_mu']:g}: Thm 4's point lies above them",
                    legend_loc="lower left")
-    return plotting.save(fig, out_dir, "seed004_fig4", dpi)
+    return plotting.save(fig, out_dir, "partial_knowledge_fig4", dpi)

@@ -205,11 +205,7 @@ def _iid_law(N, pi):
         first, last, log_rest = windows.unimodal_window(log_pmf, 0, N, mode, DROP_NATS)
     windows.check_support(last - first + 1, "n")
     lz = np.asarray(windows.binomial_log_pmf(N, pi, first, last), dtype=np.longdouble)
-    ld = np.longdouble
-    k = np.arange(first + 1, last + 1, dtype=ld)
-    inner = np.log(k) + np.log1p(-ld(pi)) - np.log(ld(N) - k + 1) - np.log(ld(pi))
-    lr = np.concatenate(([-np.inf], inner, [np.inf])).astype(ld)
-    return first, lz, lr, log_rest
+    return first, lz, _thr.binomial_log_ratios(N, pi, first, last), log_rest
 
 
 def _per_record_law(probs):

@@ -163,6 +163,22 @@ cdef class KAnonymityCore(CurveCore):
         return sp_kanon_log_f(&self.c, a, b)
 
 
+def binomial_log_ratios(N, double pi, long first, long last):
+    """ln b(k-1)/b(k) of Bin(N, pi) for k = first+1..last, with -inf before
+    and +inf after (last - first + 2 long doubles; 0 < pi < 1): the C sweep
+    sp_thr_binomial_log_ratios.  N (an int) reaches C as the long double
+    numpy would make of it: hi + lo, two exact doubles, summed once."""
+    cdef double hi = float(N)
+    cdef double lo = float(N - int(hi))
+    cdef long double n = <long double>hi + <long double>lo
+    cdef long length = last - first + 1
+    out = np.empty(length + 1, dtype=np.longdouble)
+    cdef long double[::1] v = out
+    with nogil:
+        sp_thr_binomial_log_ratios(n, pi, first, length, &v[0])
+    return out
+
+
 def thr_refine(lr, long first, t, double N=0.0, double pi=0.0, p=None, long lo=0):
     """(lr_lo, lb_hi, lb_lo) for ThresholdCore (csrc/thresholding.h): Z ~
     Bin(N, pi) (p None) or Z = ones + a sum of Bernoulli(p) whose window

@@ -54,12 +54,14 @@ window), ``multiply(part, times)`` -- one forward FFT of the tilted part, a
 power and a product: composing one more release costs one multiplication in
 the Fourier domain -- and ``read_back(upper)``, the bounded composition.
 """
+import bisect
 import collections
 import math
 
 import numpy as np
 
 from statpriv import _lazy
+from statpriv.accounting.composition import _fourier_kernels
 
 _fft = _lazy.module("scipy.fft")
 _special = _lazy.module("scipy.special")
@@ -81,77 +83,75 @@ def _losses(grid, h):
     return (grid.offset + np.arange(grid.mass.size, dtype=np.float64)) * h
 
 
-def _log_mass(grid):
-    with np.errstate(divide="ignore"):
-        return np.log(grid.mass)
-
-
 # Terms more than this many nats below the largest are counted at that level
 # (an upper bound: an exp below e^-708 is a subnormal float, 100x slower).
 _FLOOR_NATS = 700.0
 
 
-def _exp_floored(logs):
-    """(e^(logs - top) with every term above e^-700 raised to it (zeros stay),
-    top): the terms of an upper bound of the sum, fast (no subnormals)."""
-    top = float(np.max(logs))
-    z = logs - top
-    return np.exp(np.where(z > -np.inf, np.maximum(z, -_FLOOR_NATS), -np.inf)), top
+def _tilted_sums(grid, h, thetas):
+    """(ln Z, mean, variance) of one part tilted by each theta (_fourier_kernels)."""
+    return _fourier_kernels.tilted_sums(grid.mass, grid.log_mass, int(grid.offset), float(h),
+                                        np.asarray(thetas, dtype=np.float64), _FLOOR_NATS)
 
 
-def _log_sum(logs):
-    """An upper bound of ln sum e^logs, within n e^-700 relative."""
-    terms, top = _exp_floored(logs)
-    return top + math.log(float(np.sum(terms)))
+# relative rounding of one tilted sum per term: the block's products, the
+# exp, the product with the mass and the sum (_fourier_kernels.tilted_sums)
+_TILT_ROUNDING = (_fourier_kernels.TILT_BLOCK + 8) * _U
+
+
+def tilted_stats(parts, thetas, h):
+    """(Lambda, mean, variance) of the composition at each theta, one sweep of
+    each part for all thetas: Lambda(theta) = sum_j k_j ln sum_i a_ji
+    e^(theta x_ji) (finite parts only; -inf where every part's finite mass
+    is 0), rounded up (terms below e^-700 of the largest counted at that
+    level; the sums' rounding added, ``mgf_rounding``), and the mean and
+    variance of the composition's loss tilted by e^(theta L)."""
+    thetas = np.atleast_1d(np.asarray(thetas, dtype=np.float64))
+    lam, mean, var = np.zeros(thetas.size), np.zeros(thetas.size), np.zeros(thetas.size)
+    for grid, times in parts:
+        if grid.mass.size == 0 or not np.any(grid.mass > 0):
+            return np.full(thetas.size, -np.inf), np.full(thetas.size, np.nan), \
+                np.full(thetas.size, np.nan)
+        lz, m, v = _tilted_sums(grid, h, thetas)
+        lam += times * (lz + (grid.mass.size + 2) * _TILT_ROUNDING)
+        mean += times * m
+        var += times * v
+    return lam, mean, var
+
+
+def mgf_rounding(parts):
+    """What tilted_stats adds to Lambda for rounding (twice it: a lower bound)."""
+    return sum(times * (g.mass.size + 2) * _TILT_ROUNDING for g, times in parts)
 
 
 def log_mgf(parts, thetas, h):
-    """Lambda(theta) = sum_j k_j ln sum_i a_ji e^(theta x_ji) for each theta
-    (finite parts only; -inf where every part's finite mass is 0), rounded up
-    (terms below e^-700 of the largest counted at that level)."""
-    thetas = np.atleast_1d(np.asarray(thetas, dtype=np.float64))
-    out = np.zeros(thetas.size)
-    for grid, times in parts:
-        if grid.mass.size == 0 or not np.any(grid.mass > 0):
-            return np.full(thetas.size, -np.inf)
-        x, la = _losses(grid, h), _log_mass(grid)
-        out += times * np.array([_log_sum(la + t * x) for t in thetas])
-    return out
+    """Lambda(theta) at each theta, rounded up (tilted_stats)."""
+    return tilted_stats(parts, thetas, h)[0]
 
 
 def tilted_moments(parts, theta, h):
     """(mean, variance) of the composition's loss tilted by e^(theta L)."""
-    mean = var = 0.0
-    for grid, times in parts:
-        x = _losses(grid, h)
-        with np.errstate(divide="ignore"):
-            w = _log_mass(grid) + theta * x
-        w, _ = _exp_floored(w)
-        w = w / np.sum(w)
-        m = float(np.sum(w * x))
-        mean += times * m
-        var += times * float(np.sum(w * (x - m) ** 2))
-    return mean, var
+    _, mean, var = tilted_stats(parts, [theta], h)
+    return float(mean[0]), float(var[0])
 
 
 Plan = collections.namedtuple("Plan", "h tilt start size fft_size")
 Plan.__doc__ = """Where a composition is computed: the grid h, the tilt (lambda >= 0),
 the window of composed indices [start, start + size) and the FFT size."""
 
-# tilt offsets (in units of 1/std) at which Chernoff's bound is tried
-_CHERNOFF_STEPS = np.array([0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0,
-                            32.0, 48.0, 64.0, 128.0])
+# tilt offsets (in units of 1/std) at which Chernoff's bound is tried (a
+# normal-like loss has its best near sqrt(2 ln(1/tau)) = 8 at tau = 1e-14;
+# heavy tails further out; each offset costs a pass over every part)
+_CHERNOFF_STEPS = np.array([0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0, 128.0])
 
 
-def _quantile(parts, h, tilt, log_tau, sign, std):
-    """Chernoff's end of the window: the smallest s (sign +1) with
-    P~(S > s) <= tau, or the largest s (sign -1) with P~(S < s) <= tau, for
-    the composition tilted by ``tilt`` (trial tilts tilt +- steps / std)."""
-    steps = sign * _CHERNOFF_STEPS / max(std, 1e-300)
-    base = log_mgf(parts, [tilt], h)[0]
-    lam = log_mgf(parts, tilt + steps, h) - base
+def _quantile(growth, steps, log_tau, h, sign):
+    """Chernoff's end of the window from growth = Lambda(tilt + step) -
+    Lambda(tilt) (an upper bound) at the trial steps (sign * steps > 0): the
+    smallest s (sign +1) with P~(S > s) <= tau, or the largest s (sign -1)
+    with P~(S < s) <= tau, for the composition tilted by the tilt."""
     with np.errstate(invalid="ignore", over="ignore"):
-        ends = (lam - log_tau) / steps / h            # in grid units
+        ends = (growth - log_tau) / steps / h            # in grid units
     ends = ends[np.isfinite(ends)]
     if ends.size == 0:
         return math.inf * sign
@@ -164,18 +164,24 @@ def _support(parts):
     return lo, hi
 
 
-def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf):
+def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf, std=None):
     """The window of the composition of ``parts`` ((GridPMF, times) pairs)
     tilted by ``tilt``: Chernoff's ends with tau beyond each, within the
     support, reaching down to the loss ``lowest`` at least (the lowest eps
     the read-back is asked about), and the FFT size
-    (scipy.fft.next_fast_len)."""
+    (scipy.fft.next_fast_len).  ``std``: the tilted loss's standard
+    deviation if known (it scales the trial steps)."""
     lo, hi = _support(parts)
-    std = math.sqrt(max(tilted_moments(parts, tilt, h)[1], 0.0))
+    if std is None:
+        std = math.sqrt(max(tilted_moments(parts, tilt, h)[1], 0.0))
     log_tau = math.log(tau)
-    start = max(lo, min(_quantile(parts, h, tilt, log_tau, -1, std),
+    steps = _CHERNOFF_STEPS / max(std, 1e-300)
+    lam = log_mgf(parts, np.concatenate(([tilt], tilt + steps, tilt - steps)), h)
+    growth = lam[1:] - (lam[0] - 2.0 * mgf_rounding(parts))     # (Lambda(tilt) from below)
+    k = steps.size
+    start = max(lo, min(_quantile(growth[k:], -steps, log_tau, h, -1),
                         math.floor(lowest / h) - 1 if math.isfinite(lowest) else math.inf))
-    stop = min(hi, _quantile(parts, h, tilt, log_tau, 1, std))
+    stop = min(hi, _quantile(growth[:k], steps, log_tau, h, 1))
     if stop < start:                     # (rounding at a degenerate tilt)
         start, stop = lo, hi
     if hi - stop <= stop - start + 1:
@@ -224,7 +230,7 @@ class Spectrum:
             return Spectrum(p, _state=state)
         x = _losses(grid, p.h)
         with np.errstate(divide="ignore"):
-            w = _log_mass(grid) + lam * x
+            w = grid.log_mass + lam * x
         log_z = float(_special.logsumexp(w))
         # (terms below e^-700 of the sum dropped: n e^-700 to the error bound)
         z = w - log_z
@@ -244,23 +250,16 @@ class Spectrum:
         state["min_norm"] = min(self.min_norm, norm)
         return Spectrum(p, _state=state)
 
-    def read_back(self, upper):
+    def read_back(self, upper, outside=None):
         """The composition as a Readback: the upper (``upper`` True) or lower
-        bound of every mass on the window, the masses beyond it and at +inf."""
-        return Readback(self, bool(upper))
+        bound of every mass on the window, the masses beyond it and at +inf
+        (``outside``: outside_table of the parts, if already known)."""
+        return Readback(self, bool(upper), outside)
 
 
 def _power(z, k):
-    """z^k elementwise by repeated squaring (k >= 1)."""
-    result = None
-    base = z
-    while True:
-        if k & 1:
-            result = base.copy() if result is None else np.multiply(result, base, out=result)
-        k >>= 1
-        if not k:
-            return result
-        base = base * base
+    """z^k elementwise by repeated squaring (k >= 1), one entry at a time."""
+    return _fourier_kernels.power(z, int(k))
 
 
 def composed_infinity(parts, upper):
@@ -301,41 +300,54 @@ class Readback:
         rb = cls.__new__(cls)
         rb.plan, rb.upper = Plan(h, 0.0, 0, 0, 0), upper
         rb.infinity = composed_infinity(parts, upper)
-        rb.losses = rb.log_scale = rb._u = np.zeros(0)
+        rb._start, rb._h, rb._lam, rb._log_z = 0, h, 0.0, 0.0
+        rb._u = np.zeros(0)
         rb._sums(rb._u, h, 0.0)
         return rb
 
-    def __init__(self, spectrum, upper):
+    def __init__(self, spectrum, upper, outside=None):
         p = self.plan = spectrum.plan
         self.upper = upper
         h, lam, N = p.h, p.tilt, p.fft_size
         parts = spectrum.parts
         circular = _fft.irfft(spectrum.values, N, workers=FFT_WORKERS)
-        tilted = np.roll(circular, -(p.start % N))[:p.size]
+        first = p.start % N
+        tilted = circular[first:first + p.size]
+        if tilted.size < p.size:                  # (the window wraps around index 0)
+            tilted = np.concatenate((tilted, circular[:p.size - tilted.size]))
         eta = _FFT_C * _U * (math.log2(N) + 2.0)
         e_inf = math.exp(spectrum.growth) * spectrum.err + eta * min(spectrum.min_norm, 1.0)
         rel = spectrum.rel + _U * (8.0 + 4.0 * abs(lam) * max(abs(p.start), abs(p.start + p.size))
                                    * h + 2.0 * abs(spectrum.log_z))
-        s = p.start + np.arange(p.size, dtype=np.float64)
-        self.losses = s * h
-        self.log_scale = spectrum.log_z - lam * self.losses
+        self._start, self._h, self._lam, self._log_z = p.start, h, lam, spectrum.log_z
         alias = 2.0 * WINDOW_TAIL
         if upper:
             u = tilted * (1.0 + rel) + e_inf
-            above, below = _outside(parts, h, p)
+            above, below = _outside(parts, h, p, outside)
             inf = composed_infinity(parts, True) + above
             # the mass below the window, pessimistically at its lowest point
             with np.errstate(over="ignore"):
-                u[0] += below * math.exp(min(700.0, -self.log_scale[0]))
+                u[0] += below * math.exp(min(700.0, -float(self._log_scale_at(0))))
         else:
             u = tilted * (1.0 - rel) - e_inf - alias
             inf = composed_infinity(parts, False)
         u = np.maximum(u, 0.0)
-        # a mass of the composition is at most its finite mass: cap in the tilted scale
+        # a mass of the composition is at most its finite mass: cap in the tilted
+        # scale, where the cap is below 2 (above it, u <= 1 (1 + rel) + e_inf
+        # is under it already: no exp to take)
         finite = sum(t * math.log(max(float(np.sum(g.mass)), 1e-300)) for g, t in parts)
+        if lam > 0:
+            # (log_cap rises with the index: the first index where it passes ln 2,
+            # one index of margin for the rounding of the estimate)
+            edge = (math.log(2.0) - finite + spectrum.log_z - 1e-12) / (lam * h) - p.start
+            # (index 0 always: the mass below the window is added there)
+            low = int(min(max(math.ceil(edge) + 1, 1), u.size))
+        else:
+            low = u.size
+        log_cap = finite - self._log_scale_at(np.arange(low)) + 1e-12
         with np.errstate(over="ignore"):
-            cap = np.exp(np.minimum(finite - self.log_scale + 1e-12, 700.0))
-        self._u = u = np.minimum(u, cap)
+            u[:low] = np.minimum(u[:low], np.exp(np.minimum(log_cap[:low], 700.0)))
+        self._u = u
         self.infinity = float(inf)
         self._sums(u, h, lam)
 
@@ -344,16 +356,47 @@ class Readback:
         (1 - e^-h) e^(-(k - j) lam h) W~_k: delta at the loss l_j is
         infinity + e^(ln_scale_j) D~_j, and between l_(j-1) and l_j
         infinity + e^(ln_scale_j) (D~_j + (1 - e^(eps - l_j)) W~_j)."""
-        w = _discounted_suffix_sums(u, (1.0 + lam) * h, 1.0)
-        d = np.zeros_like(w)
-        d[:-1] = _discounted_suffix_sums(w[1:], lam * h, -math.expm1(-h) * math.exp(-lam * h))
-        # the sums' rounding: 3 u per term (positive terms)
-        slack = self._slack = 3.0 * (u.size + 4) * _U
-        factor = 1.0 + slack if self.upper else 1.0 - slack
-        self._w, self._d = w * factor, d * factor
-        with np.errstate(divide="ignore"):
-            self._log_values = np.logaddexp(math.log(self.infinity) if self.infinity > 0
-                                            else -np.inf, self.log_scale + np.log(self._d))
+        # the sums' rounding: 4 u per term (positive terms; _fourier_kernels), and
+        # the scale's and the factor's products
+        slack = self._slack = 4.0 * (u.size + 6) * _U
+        self._w, self._d = _fourier_kernels.suffix_sums(
+            u, math.exp(-(1.0 + lam) * h), math.exp(-lam * h),
+            -math.expm1(-h) * math.exp(-lam * h), 1.0 + slack if self.upper else 1.0 - slack)
+
+    def _loss_at(self, j):
+        """The grid loss of window index j (array): (start + j) h."""
+        return (self._start + np.asarray(j)).astype(np.float64) * self._h
+
+    def _log_scale_at(self, j):
+        """ln of the scale of the tilted masses at window index j."""
+        return self._log_z - self._lam * self._loss_at(j)
+
+    @property
+    def losses(self):
+        """float64 grid losses of the window."""
+        return self._loss_at(np.arange(self._u.size))
+
+    @property
+    def log_scale(self):
+        return self._log_scale_at(np.arange(self._u.size))
+
+    def _index_above(self, eps):
+        """Index of the first grid loss above each eps (searchsorted, side right,
+        from the grid's arithmetic: floor, then one step of correction)."""
+        n = self._u.size
+        with np.errstate(invalid="ignore", over="ignore"):
+            guess = np.floor(eps / self._h) - self._start + 1
+        j = np.clip(np.nan_to_num(guess, nan=0.0, posinf=n, neginf=0), 0, n).astype(np.int64)
+        j = np.where((j > 0) & (self._loss_at(np.maximum(j - 1, 0)) > eps), j - 1, j)
+        j = np.where((j < n) & (self._loss_at(np.minimum(j, max(n - 1, 0))) <= eps), j + 1, j)
+        return j
+
+    def _log_value(self, j):
+        """ln delta at the loss l_j (non-increasing in j)."""
+        log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
+        d = float(self._d[j])
+        return np.logaddexp(log_inf, float(self._log_scale_at(j)) + math.log(d)) if d > 0 \
+            else log_inf
 
     @property
     def log_masses(self):
@@ -365,15 +408,15 @@ class Readback:
     def log_delta(self, eps):
         """ln delta at each eps (float64 array)."""
         eps = np.asarray(eps, dtype=np.float64)
-        n = self.losses.size
-        j = np.searchsorted(self.losses, eps, side="right")      # first loss above eps
+        n = self._u.size
+        j = self._index_above(eps)                              # first loss above eps
         log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
         out = np.full(eps.shape, log_inf)
         inside = j < n
         jj = j[inside]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            gap = -np.expm1(eps[inside] - self.losses[jj])
-            inner = np.log(self._d[jj] + gap * self._w[jj]) + self.log_scale[jj]
+            gap = -np.expm1(eps[inside] - self._loss_at(jj))
+            inner = np.log(self._d[jj] + gap * self._w[jj]) + self._log_scale_at(jj)
             out[inside] = np.logaddexp(log_inf, inner)
         return np.minimum(out, 0.0)
 
@@ -385,24 +428,30 @@ class Readback:
         out = np.full(log_target.shape, -np.inf)
         log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
         out[log_target < log_inf] = np.inf
-        values = self._log_values                       # ln delta at l_j, non-increasing
-        n = values.size
+        n = self._d.size
         active = np.isfinite(log_target) & (log_target >= log_inf) & (n > 0)
         active |= (log_target == -np.inf) & (log_inf == -np.inf) & (n > 0)
         if not active.any():
             return out
         t = log_target[active]
-        j = np.minimum(np.searchsorted(-values, -t, side="left"), n - 1)
+        # (a bisection on ln delta at the grid points: a few of them evaluated)
+        j = np.array([min(bisect.bisect_left(range(n), -x, key=lambda i: -self._log_value(i)),
+                          n - 1) for x in t], dtype=np.int64)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            excess = np.exp(t - self.log_scale[j]) - np.exp(log_inf - self.log_scale[j]) \
-                if log_inf > -np.inf else np.exp(t - self.log_scale[j])
+            scale = self._log_scale_at(j)
+            excess = np.exp(t - scale) - np.exp(log_inf - scale) if log_inf > -np.inf \
+                else np.exp(t - scale)
             frac = (excess - self._d[j]) / self._w[j]
-            eps = self.losses[j] + np.log1p(-np.clip(frac, 0.0, 1.0))
+            eps = self._loss_at(j) + np.log1p(-np.clip(frac, 0.0, 1.0))
         eps = np.where(np.isnan(eps), -np.inf, eps)
-        eps = np.where(t == -np.inf, self.losses[-1], eps)
+        eps = np.where(t == -np.inf, self._loss_at(n - 1), eps)
         eps = np.where(np.isfinite(eps), np.nextafter(eps, np.inf), eps)
-        for _ in range(64):                 # round up until delta is at or below the target
-            bad = np.isfinite(eps) & (self.log_delta(eps) > t)
+        # round up until ln delta is below ln target by 4 ulps of 1 + |ln target|:
+        # then exp(ln delta) <= the target itself, whatever the rounding of
+        # ln target and of exp (each within an ulp)
+        below = t - 4.0 * 2.0 ** -52 * (1.0 + np.abs(t))
+        for _ in range(64):
+            bad = np.isfinite(eps) & (self.log_delta(eps) > below)
             if not bad.any():
                 break
             eps[bad] = np.nextafter(eps[bad] + 1e-15 * np.abs(eps[bad]), np.inf)
@@ -410,44 +459,26 @@ class Readback:
         return out
 
 
-# block length of the discounted sums: the discount within a block stays above e^-600
-_BLOCK_NATS = 600.0
-
-
-def _discounted_suffix_sums(u, rate, scale):
-    """y_j = scale sum_(i >= j) u_i e^(-(i - j) rate) (u >= 0, rate >= 0) by
-    cumulative sums of u_i e^(-i rate) within blocks short enough that the
-    factors stay in range, each block carrying the next one's first sum
-    discounted: positive terms throughout, 1 u of error per term summed."""
-    n = u.size
-    out = np.empty(n)
-    if n == 0:
-        return out
-    length = n if rate * n <= _BLOCK_NATS else max(1, int(_BLOCK_NATS / rate))
-    carry = 0.0
-    for stop in range(n, 0, -length):         # a loop over blocks, not terms
-        start = max(0, stop - length)
-        k = np.arange(stop - start, dtype=np.float64) * rate
-        with np.errstate(under="ignore"):
-            sums = np.cumsum((u[start:stop] * np.exp(-k))[::-1])[::-1]
-            sums += carry * math.exp(-(stop - start) * rate)
-            out[start:stop] = sums * np.exp(k)
-        carry = out[start]
-    return out * scale
-
-
-def _outside(parts, h, p):
-    """Chernoff bounds on the UNTILTED composition's mass above the window and
-    below it."""
-    std = math.sqrt(max(tilted_moments(parts, 0.0, h)[1], 0.0))
+def outside_table(parts, h, std=None):
+    """(steps, Lambda(steps), Lambda(-steps)) of the UNTILTED composition, the
+    trial steps scaled by its loss's standard deviation ``std`` (computed if
+    None): what _outside's Chernoff bounds need, the same for every window."""
+    if std is None:
+        std = math.sqrt(max(tilted_moments(parts, 0.0, h)[1], 0.0))
     steps = _CHERNOFF_STEPS / max(std, 1e-300)
+    lam = log_mgf(parts, np.concatenate((steps, -steps)), h)
+    return steps, lam[:steps.size], lam[steps.size:]
+
+
+def _outside(parts, h, p, table=None):
+    """Chernoff bounds on the UNTILTED composition's mass above the window and
+    below it (``table``: outside_table(parts, h), computed if None)."""
+    steps, lam_up, lam_down = outside_table(parts, h) if table is None else table
     lo, hi = _support(parts)
     above = below = 0.0
     with np.errstate(over="ignore"):
         if p.start + p.size - 1 < hi:
-            lam = log_mgf(parts, steps, h)
-            above = min(1.0, float(np.min(np.exp(lam - steps * (p.start + p.size) * h))))
+            above = min(1.0, float(np.min(np.exp(lam_up - steps * (p.start + p.size) * h))))
         if p.start > lo:
-            lam = log_mgf(parts, -steps, h)
-            below = min(1.0, float(np.min(np.exp(lam + steps * (p.start - 1) * h))))
+            below = min(1.0, float(np.min(np.exp(lam_down + steps * (p.start - 1) * h))))
     return above * (1 + 1e-12), below * (1 + 1e-12)
