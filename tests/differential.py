@@ -46,11 +46,13 @@ KINDS = ("binomial", "per_record", "subsample", "poisson", "secret",
 # and composition, each against a brute force over explicit laws (small n), except
 # pk_bracket (large n: the branch-and-bound bracket against single vertices),
 # compose_grid (the grid composition: no under-report, and its delta_bounds bracket)
-# and compose_mix (random mixes on the grid, Gaussian ones against the composed
-# Gaussian, the same checks).
+# compose_mix (random mixes on the grid, Gaussian ones against the composed
+# Gaussian, the same checks) and compose_sampled (DP-SGD steps, the Poisson-
+# sampled Gaussian mechanism, with Gaussian mechanisms: the same checks against
+# the nested quadrature of the product laws).
 NEW_KINDS = ("pk_worst", "pk_bracket", "pk_blanket", "thr_active", "thr_passive",
              "kanon_lower", "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact",
-             "compose_grid", "compose_mix")
+             "compose_grid", "compose_mix", "compose_sampled")
 ALL_KINDS = KINDS + NEW_KINDS
 
 EDGE_PIS = (0.0, 1.0, 5e-324, 1e-300, 1e-17, 1e-9, 1.0 - 2.0 ** -53, 1.0 - 1e-9, 0.5)
@@ -489,6 +491,11 @@ def _build(case, res):
 # CPU seconds (ITIMER_PROF: a loaded machine does not make a case time out)
 CASE_SECONDS = 90        # a case taking longer is abandoned and counted as skipped
 NEW_CASE_SECONDS = 30    # the same for NEW_KINDS (a hang inside statpriv is a failure)
+# compose_sampled: the oracle's quadrature takes ~1 s a value (a case with a
+# Gaussian mechanism up to 55 s in all), and a grid for a step sampled at
+# q ~ 1e-9 beside a Gaussian mechanism is fine (h ~ the sampled loss's
+# spread): statpriv takes seconds a query there
+KIND_SECONDS = {"compose_sampled": 150}
 
 
 class CaseTimeout(BaseException):
@@ -517,7 +524,8 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False
     use_alarm = hasattr(signal, "SIGPROF")
     if use_alarm:
         old = signal.signal(signal.SIGPROF, _alarm)
-        signal.setitimer(signal.ITIMER_PROF, CASE_SECONDS if kind in KINDS else NEW_CASE_SECONDS)
+        signal.setitimer(signal.ITIMER_PROF, KIND_SECONDS.get(
+            kind, CASE_SECONDS if kind in KINDS else NEW_CASE_SECONDS))
     try:
         if skip_open and kind in OPEN_ZERO_POINT_KINDS:
             zero_point = False
@@ -942,6 +950,8 @@ def _draw_new(rng, kind):
         return Case(kind, expr, orc, draw_eps(rng, eps0 / math.sqrt(n), eps0), REL_NOISELESS)
     if kind == "compose_mix":
         return _draw_mix(rng)
+    if kind == "compose_sampled":
+        return _draw_sampled(rng)
     # compositions of two small discrete curves
     e1, o1 = _small_count(rng)
     if rng.random() < 0.3:
@@ -984,6 +994,40 @@ def _draw_mix(rng):
     expr = f"statpriv.compose({', '.join(e for e, _ in drawn)})"
     return Case("compose_mix", expr, orc, draw_eps(rng, 1.0, _finite_zero(orc)), REL_NOISY,
                 mode="upper", info=dict(bounds=True))
+
+
+SAMPLED_SIGMAS = (0.3, 0.5, 1.0, 5.0)
+SAMPLED_QS = (1e-9, 1e-4, 0.01, 0.5, 0.99, 1.0 - 1e-9, 1.0)
+
+
+def _draw_sampled(rng):
+    """compose_sampled: the Poisson-sampled Gaussian mechanism (one DP-SGD step;
+    sigma down to 0.3, q at 1e-9, 1 - 1e-9 and 1 among the draws, either
+    relation) composed on the grid alone or beside one or two Gaussian
+    mechanisms run 1 to 1000 times: no under-report and the delta_bounds
+    bracket, against the independent oracle (the step's closed form, or the
+    quadrature of the step's laws against the Gaussian mechanisms' closed
+    form; two and three steps: tests/test_dp_sgd.py)."""
+    sigma = rng.choice(SAMPLED_SIGMAS) if rng.random() < 0.5 else 10 ** rng.uniform(-0.5, 1)
+    q = rng.choice(SAMPLED_QS) if rng.random() < 0.5 else 10 ** rng.uniform(-4, 0)
+    relation = rng.choice(("add_remove", "replace_one"))
+    step = f"statpriv.dp.gaussian({sigma!r}, sampling_prob={q!r}, relation={relation!r})"
+    gaussians = ()
+    if rng.random() < 0.8:
+        gaussians = tuple((10 ** rng.uniform(-0.5, 2), rng.choice((1, 1, 10, 1000)))
+                          for _ in range(rng.randint(1, 2)))
+    # the unsampled mechanism of the same relation: under replace-one N - 1
+    # against N + 1, the pair N(1, g^2) / N(0, g^2) at sigma 2 g
+    scale = 1.0 if relation == "add_remove" else 2.0
+    parts = [step] + [f"statpriv.compose(statpriv.dp.gaussian({scale * g!r}, "
+                      f"relation={relation!r}), times={k})" for g, k in gaussians]
+    orc = O.sampled_gaussian_mix(sigma, q, relation, 1, gaussians)
+    # (the "add" direction's zero point, where add/remove has one)
+    z = orc.zero_point("minus")
+    eps0 = float(z) if z != mpmath.inf else None
+    return Case("compose_sampled", f"statpriv.compose({', '.join(parts)})", orc,
+                draw_eps(rng, 1.0 / sigma, eps0, k=4), REL_NOISY, mode="upper",
+                info=dict(bounds=True))
 
 
 def _bounds_check(res, case, curve, eps, direction, truth):

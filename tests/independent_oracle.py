@@ -59,7 +59,13 @@ through their stored values (tests/data/reference/independent.json):
     binomial_mp, geometric_noise_mp, gaussian_delta_mp   explicit laws, the Gaussian mechanism
     sampled_dp_log_delta, sampled_geometric_product_delta   Poisson-subsampled DP (one
                                              DP-SGD step; products of the geometric one)
+    sampled_gaussian_product_delta           k <= 3 DP-SGD steps (the sampled Gaussian's
+                                             product laws, nested quadrature)
+    sampled_gaussian_mix(sigma, q, relation, folds, gaussians)   an OracleCurve: DP-SGD
+                                             steps beside Gaussian mechanisms (the
+                                             differential test's compose_sampled)
 """
+import itertools
 import math
 from fractions import Fraction
 
@@ -2133,3 +2139,223 @@ def sampled_geometric_product_delta(alpha, sensitivity, q, relation, folds, eps,
             PP = [x * y for x in PP for y in A]
             QQ = [x * y for x in QQ for y in B]
         return _hockey_stick_mp(PP, QQ, eps) if plus else _hockey_stick_mp(QQ, PP, eps)
+
+
+# Products of the sampled Gaussian mechanism (DP-SGD steps): k runs of the pair
+# A = sum_j A_j N(j, s^2) against B = sum_j B_j N(j, s^2) (the atoms of
+# sampled_dp_atoms).  Conditioning on the first coordinate of the product,
+#
+#     H_e(A^k || B^k) = int A(x) H_{e - l(x)}(A^(k-1) || B^(k-1)) dx,  l = ln A/B,
+#
+# (the hockey stick of the remaining k - 1 coordinates at the shifted eps; e may
+# be negative), down to one run, whose hockey stick is the normal cdf at the one
+# crossing of l (A/B is a ratio of polynomials in u = e^(x/s^2), monotone).
+
+def _sampled_gaussian_pair(sigma, q, relation, plus):
+    """(A_j, B_j, s): the atom weights of the pair in the direction asked."""
+    P, Q = sampled_dp_atoms(q, relation)
+    return (P, Q, mpmath.mpf(sigma)) if plus else (Q, P, mpmath.mpf(sigma))
+
+
+def _gaussian_pair_crossing(A, B, s, scales, e):
+    """(x, upper): the x where l(x) = e and whether l > e above it, or (None,
+    l > e everywhere).  The positive root u of c_0 + c_1 u + c_2 u^2,
+    c_j = (A_j - e^e B_j) e^(-j^2/(2 s^2)) (scales[j] the last factor),
+    x = s^2 ln u (the ratio is monotone in x: at most one root is positive)."""
+    E = mpmath.exp(e)
+    c0, c1, c2 = [(a - E * b) * g for a, b, g in zip(A, B, scales)] + [mpf(0)] * (3 - len(A))
+    if c2 == 0:
+        root = -c0 / c1 if c1 != 0 else mpf(0)
+    else:
+        # the two roots without cancellation: r1 = (-c1 - sign(c1) d) / (2 c2), r2 = c0 / (c2 r1)
+        d = mpmath.sqrt(c1 * c1 - 4 * c2 * c0)
+        r1 = (-c1 - (d if c1 >= 0 else -d)) / (2 * c2)
+        root = max(r1, c0 / (c2 * r1)) if r1 != 0 else -c1 / c2
+    if root <= 0:
+        # one sign everywhere: read it at u = 1 (x = 0)
+        return None, c0 + c1 + c2 > 0
+    # the side of the root where l > e: the sign of the polynomial at u e (x + s^2)
+    u = root * mpmath.e
+    return s * s * mpmath.log(root), c0 + c1 * u + c2 * u * u > 0
+
+
+def _gaussian_pair_hockey_stick(A, B, s, scales, e):
+    """H_e(A || B) of the Gaussian mixtures, exactly: {l > e} is a half-line
+    (or empty, or everything) cut at the crossing."""
+    x, upper = _gaussian_pair_crossing(A, B, s, scales, e)
+    E = mpmath.exp(e)
+    if x is None:
+        return mpmath.fsum(A) - E * mpmath.fsum(B) if upper else mpf(0)
+    sign = 1 if upper else -1
+    return mpmath.fsum((a - E * b) * mpmath.ncdf(sign * (j - x) / s)
+                       for j, (a, b) in enumerate(zip(A, B)) if a or b)
+
+
+def _gauss_legendre_rule(nodes):
+    """(t_i, w_i) of Gauss-Legendre on [-1, 1] with 3 2^(m-1) nodes, m the
+    degree of mpmath's own rule."""
+    degree = int(round(math.log2(nodes / 3))) + 1
+    return mpmath.calculus.quadrature.GaussLegendre(mp).calc_nodes(degree, mp.prec)
+
+
+class _SampledGaussianProduct:
+    """The recursion H_e(A^k || B^k) = int A(x) H_{e - l(x)}(A^(k-1) || B^(k-1)) dx
+    by Gauss-Legendre on pieces: width ``width`` s over the atoms +- 13 s (the
+    mass beyond is below 1e-37), and pieces graded geometrically (s 2^-i,
+    i <= grading) toward the x where e - l(x) is a sum of k - 1 limits of l
+    at +-inf (ln(1 - q) for add/remove): there H_{e'}(A^(k-1) || B^(k-1))
+    changes from its closed form 1 - e^e' to a function whose derivatives
+    grow without bound -- the pieces keep the rule's convergence."""
+
+    def __init__(self, A, B, s, nodes, width, grading, gaussian=None):
+        self.A, self.B, self.s = A, B, s
+        # optional: one Gaussian mechanism N(1, g^2) against N(0, g^2) (sigma g)
+        # composed with the runs
+        self.gaussian = gaussian
+        self.scales = [mpmath.exp(-mpf(j) ** 2 / (2 * s * s)) for j in range(len(A))]
+        self.rule = _gauss_legendre_rule(nodes)
+        atoms = [j for j, (a, b) in enumerate(zip(A, B)) if a or b]
+        lo, hi = atoms[0] - 13 * s, atoms[-1] + 13 * s
+        count = int(mpmath.ceil((hi - lo) / (width * s)))
+        self.grid = [lo + (hi - lo) * i / count for i in range(count + 1)]
+        self.grading = [s * mpmath.ldexp(1, -i) for i in range(grading + 1)]
+        # l at -inf and +inf where the atoms at either end are common
+        common = [j for j in atoms if A[j] and B[j]]
+        self.limits = [mpmath.log(A[j] / B[j]) for j in {atoms[0], atoms[-1]} if j in common]
+        self.centres = [mpmath.log(self.density(mpf(j), A) / self.density(mpf(j), B))
+                        for j in atoms]
+
+    def density(self, x, weights):
+        return mpmath.fsum(p * mpmath.npdf(x, j, self.s) for j, p in enumerate(weights) if p)
+
+    def delta(self, folds, e, adaptive=False):
+        """H_e of the folds runs (and the Gaussian mechanism); ``adaptive``: the
+        outer quadrature bisects its pieces until they agree with their halves
+        (the inner ones keep the fixed pieces)."""
+        if folds == 0:
+            return gaussian_delta_mp(self.gaussian, e)
+        if folds == 1 and self.gaussian is None:
+            return _gaussian_pair_hockey_stick(self.A, self.B, self.s, self.scales, e)
+        points = set(self.grid)
+        lo, hi = self.grid[0], self.grid[-1]
+        # (with the Gaussian mechanism inside, every inner hockey stick is smooth)
+        limits = self.limits if self.gaussian is None else []
+        for combo in itertools.combinations_with_replacement(limits, folds - 1):
+            x, _ = _gaussian_pair_crossing(self.A, self.B, self.s, self.scales,
+                                           e - mpmath.fsum(combo))
+            if x is not None and lo < x < hi:
+                points |= {min(max(x + sgn * t, lo), hi) for t in self.grading for sgn in (-1, 1)}
+                points.add(x)
+        if adaptive:
+            # small sigma: the inner loss clusters around its values at the atoms,
+            # l(j) (width l'(j) sigma), and the inner hockey stick changes within
+            # ~1e-4 in x where e - l(x) meets a sum of them: graded pieces there
+            # too, each bisected until it agrees with its halves
+            for combo in itertools.combinations_with_replacement(self.centres, folds - 1):
+                x, _ = _gaussian_pair_crossing(self.A, self.B, self.s, self.scales,
+                                               e - mpmath.fsum(combo))
+                if x is not None and lo < x < hi:
+                    points |= {min(max(x + sgn * t, lo), hi) for t in self.grading
+                               for sgn in (-1, 1)}
+                    points.add(x)
+            points = sorted(points)
+            return mpmath.fsum(self._adaptive_piece(folds, e, a, b)
+                               for a, b in zip(points[:-1], points[1:]))
+        points = sorted(points)
+        total = mpf(0)
+        for a, b in zip(points[:-1], points[1:]):
+            total += self._piece(folds, e, a, b)
+        return total
+
+    def _piece(self, folds, e, a, b):
+        half, mid = (b - a) / 2, (a + b) / 2
+        total = mpf(0)
+        for t, w in self.rule:
+            x = mid + half * t
+            dens_a, dens_b = self.density(x, self.A), self.density(x, self.B)
+            total += w * half * dens_a * self.delta(folds - 1, e - mpmath.log(dens_a / dens_b))
+        return total
+
+    def _adaptive_piece(self, folds, e, a, b, whole=None, depth=0):
+        """The piece bisected until the rule on it and on its halves agree to
+        1e-40 (absolute)."""
+        whole = self._piece(folds, e, a, b) if whole is None else whole
+        mid = (a + b) / 2
+        left, right = self._piece(folds, e, a, mid), self._piece(folds, e, mid, b)
+        if abs(left + right - whole) <= mpf(10) ** -40 or depth >= 40:
+            return left + right
+        return (self._adaptive_piece(folds, e, a, mid, left, depth + 1)
+                + self._adaptive_piece(folds, e, mid, b, right, depth + 1))
+
+
+def sampled_gaussian_product_delta(sigma, q, relation, folds, eps, plus, nodes=24, width=1,
+                                   grading=16):
+    """delta (plus if ``plus`` else minus) at eps of ``folds`` independent runs of
+    the Poisson-sampled Gaussian mechanism (one DP-SGD step each: add/remove
+    P = (1-q) N(0, s^2) + q N(1, s^2) against Q = N(0, s^2); replace-one
+    against (1-q) N(0, s^2) + q N(-1, s^2)), 0 < q <= 1, folds <= 3: one run
+    in closed form, more by the conditioning identity above, (folds - 1)
+    nested Gauss-Legendre quadratures (_SampledGaussianProduct).  45 digits;
+    tests check the rule against finer ones and against the closed form at
+    q = 1 (k runs of N(1, s^2) against N(0, s^2) are the Gaussian mechanism
+    at s / sqrt(k)).  folds = 3 takes minutes: its values are stored."""
+    if not 0 < q <= 1 or folds not in (1, 2, 3):
+        raise ValueError(f"need 0 < q <= 1 and folds in 1..3, got q={q!r}, folds={folds!r}")
+    with mpmath.workdps(45):
+        A, B, s = _sampled_gaussian_pair(sigma, q, relation, plus)
+        return _SampledGaussianProduct(A, B, s, nodes, width, grading).delta(folds, mpf(eps))
+
+
+class _SampledGaussianMix(OracleCurve):
+    """``folds`` runs of the Poisson-sampled Gaussian mechanism (see
+    sampled_gaussian_product_delta), composed with Gaussian mechanisms
+    ``gaussians`` = ((g_i, k_i), ...): k_i runs of N(1, g_i^2) against
+    N(0, g_i^2), together one Gaussian mechanism with 1/g^2 = sum k_i / g_i^2
+    (its hockey stick symmetric and in closed form at every e).  The nested
+    quadrature's error does not depend on the working precision (its outer
+    pieces are bisected until they agree with their halves to 1e-40; the rule
+    is checked against finer ones and the closed form at q = 1 in
+    tests/test_dp_sgd.py), so one evaluation is taken as checked.  Zero points: none with
+    a Gaussian mechanism or under replace-one; under add/remove the "add"
+    direction ends at the largest loss, folds ln(1/(1-q))."""
+
+    kind = "sampled_gaussian_mix"
+    self_checked = True
+
+    def __init__(self, sigma, q, relation, folds, gaussians=()):
+        gaussians = tuple((float(g), int(k)) for g, k in gaussians)
+        if folds < 1 or folds + bool(gaussians) > 3 or not 0 < q <= 1:
+            raise ValueError(f"need 0 < q <= 1 and 1 <= folds, folds + (Gaussians) <= 3, "
+                             f"got q={q!r}, folds={folds!r}")
+        self.sigma, self.q, self.relation = float(sigma), float(q), relation
+        self.folds, self.gaussians = int(folds), gaussians
+        self.params = dict(sigma=self.sigma, q=self.q, relation=relation, folds=self.folds,
+                           gaussians=gaussians)
+
+    def _eval(self, eps, dps):
+        out = []
+        for plus in (True, False):
+            with mpmath.workdps(45):
+                A, B, s = _sampled_gaussian_pair(self.sigma, self.q, self.relation, plus)
+                g = None
+                if self.gaussians:
+                    g = 1 / mpmath.sqrt(mpmath.fsum(k / mpf(gi) ** 2 for gi, k in self.gaussians))
+                value = _SampledGaussianProduct(A, B, s, 24, 1, 16, g).delta(
+                    self.folds, mpf(eps), adaptive=True)
+            if (self.gaussians or self.folds > 1) and 0 < value < mpf(10) ** -26:
+                # the quadrature ends 13 sigma beyond the atoms: up to ~1e-37 of
+                # the mass (absolute) is left out, more than 1e-11 relative here
+                raise TooExpensive(f"{self!r}: delta {mpmath.nstr(value, 3)} at eps={eps} is "
+                                   "below what the truncated quadrature resolves")
+            out.append(value)
+        return tuple(out)
+
+    def _zero(self, direction):
+        if (self.gaussians or self.relation == "replace_one" or self.q == 1
+                or direction != "minus"):
+            return mpmath.inf
+        return -self.folds * mpmath.log1p(-mpf(self.q))
+
+
+def sampled_gaussian_mix(sigma, q, relation, folds, gaussians=()):
+    return _SampledGaussianMix(sigma, q, relation, folds, gaussians)

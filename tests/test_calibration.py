@@ -9,6 +9,7 @@ import mpmath
 import pytest
 
 import statpriv
+from helpers import import_extra
 from independent_oracle import gaussian_delta_mp
 from statpriv import dp
 
@@ -85,3 +86,73 @@ def test_bad_input_names_the_parameter(kwargs, name):
 def test_make_curve_must_be_callable():
     with pytest.raises(TypeError, match="make_curve"):
         statpriv.calibrate(dp.gaussian(1.0), epsilon=1.0, delta=1e-5, lower=0.1, upper=1.0)
+
+
+# -- sampled and composed curves (DP-SGD) -------------------------------------------
+def _assert_sigma_is_the_boundary(make_curve, sigma, epsilon, delta):
+    # feasible at the answer, not a relative 1e-4 below it (calibrate's promise,
+    # on the certified upper end of the composition)
+    assert make_curve(sigma).delta(epsilon) <= delta
+    assert make_curve(sigma * (1 - 1e-4)).delta(epsilon) > delta
+
+
+def test_smallest_sigma_of_a_composed_sampled_gaussian():
+    # ten steps at rate 0.2 on a coarse grid (the bracket's width in eps aimed at
+    # 1e-3; delta is its certified upper end all the same): cheap enough for
+    # the default run
+    def steps(s):
+        return dp.gaussian(s, sampling_prob=0.2).compose(10, epsilon_error=1e-3)
+    sigma = statpriv.calibrate(steps, epsilon=1.0, delta=1e-5, lower=0.3, upper=30.0)
+    _assert_sigma_is_the_boundary(steps, sigma, 1.0, 1e-5)
+
+
+def test_composed_sampled_gaussian_without_a_boundary_in_the_bracket():
+    def steps(s):
+        return dp.gaussian(s, sampling_prob=0.2).compose(10, epsilon_error=1e-3)
+    with pytest.raises(ValueError, match="miss.*at both ends.*widen the bracket"):
+        statpriv.calibrate(steps, epsilon=1.0, delta=1e-5, lower=0.3, upper=0.5)
+    with pytest.raises(ValueError, match="meet.*at both ends.*widen the bracket"):
+        statpriv.calibrate(lambda k: dp.gaussian(30.0, sampling_prob=0.01).compose(k),
+                           epsilon=1.0, delta=1e-5, lower=1, upper=3)
+
+
+def _dp_accounting_calibration(make_event, epsilon, delta, bracket, discrete):
+    """dp-accounting's calibrate_dp_mechanism with its PLDAccountant (Brent's
+    method on its epsilon; the value on the feasible side within tol)."""
+    dpa = import_extra("dp_accounting")
+    from dp_accounting import mechanism_calibration
+    from dp_accounting.pld import pld_privacy_accountant
+    return dpa.calibrate_dp_mechanism(pld_privacy_accountant.PLDAccountant, make_event,
+                                      epsilon, delta,
+                                      mechanism_calibration.ExplicitBracketInterval(*bracket),
+                                      discrete=discrete, tol=None if discrete else 1e-6)
+
+
+@pytest.mark.exhaustive
+def test_dp_sgd_sigma_against_dp_accounting():
+    # the smallest sigma with 1000 steps at rate 0.01 within (2, 1e-5)
+    def steps(s):
+        return dp.gaussian(s, sampling_prob=0.01).compose(1000)
+    sigma = statpriv.calibrate(steps, epsilon=2.0, delta=1e-5, lower=0.3, upper=10.0)
+    _assert_sigma_is_the_boundary(steps, sigma, 2.0, 1e-5)
+    import dp_accounting as dpa
+    theirs = _dp_accounting_calibration(
+        lambda s: dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(s)),
+                                          1000), 2.0, 1e-5, (0.3, 10.0), False)
+    # both are on the feasible side of the true boundary, each by its own
+    # discretisation: a cross-check, not the truth
+    assert sigma == pytest.approx(theirs, rel=1e-3)
+
+
+@pytest.mark.exhaustive
+def test_dp_sgd_steps_against_dp_accounting():
+    # the largest number of steps at rate 0.01, sigma = 1, within (2, 1e-5)
+    step = dp.gaussian(1.0, sampling_prob=0.01)
+    k = statpriv.calibrate(lambda k: step.compose(k), epsilon=2.0, delta=1e-5, lower=100,
+                           upper=100_000)
+    assert step.compose(k).delta(2.0) <= 1e-5 < step.compose(k + 1).delta(2.0)
+    import dp_accounting as dpa
+    theirs = _dp_accounting_calibration(
+        lambda m: dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)),
+                                          m), 2.0, 1e-5, (100, 100_000), True)
+    assert abs(k - theirs) <= max(2, 1e-3 * k)

@@ -80,7 +80,7 @@ OPEN_NEW_KINDS = {
 # (grid compositions: test_random_composed_mix below; this seed's compose_grid case,
 # a secret sample of 6e5 records, costs ~11 s of CPU and runs in the exhaustive test)
 DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_active", "thr_passive", "kanon_lower",
-               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact")
+               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact", "compose_sampled")
 
 
 def test_random_slice_new_kinds():
