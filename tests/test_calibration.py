@@ -140,8 +140,9 @@ def test_dp_sgd_sigma_against_dp_accounting():
         lambda s: dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(s)),
                                           1000), 2.0, 1e-5, (0.3, 10.0), False)
     # both are on the feasible side of the true boundary, each by its own
-    # discretisation: a cross-check, not the truth
-    assert sigma == pytest.approx(theirs, rel=1e-3)
+    # discretisation, statpriv's within 1e-4 of its own (measured: 0.95911296
+    # against 0.95910296): a cross-check, not the truth
+    assert sigma == pytest.approx(theirs, rel=2e-4)
 
 
 @pytest.mark.exhaustive
@@ -155,4 +156,4 @@ def test_dp_sgd_steps_against_dp_accounting():
     theirs = _dp_accounting_calibration(
         lambda m: dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)),
                                           m), 2.0, 1e-5, (100, 100_000), True)
-    assert abs(k - theirs) <= max(2, 1e-3 * k)
+    assert abs(k - theirs) <= 1          # (measured: 1202 both)
