@@ -41,7 +41,7 @@ from statpriv import accounting  # noqa: E402
 H = 1e-4
 TARGET = 1e-9
 TIMES = 100
-COMPOSE_TARGET_S = 1.0          # the target for compose(..., times=100).epsilon(1e-9)
+COMPOSE_TARGET_S = 1.0          # the target for compose(..., times=100).epsilon(1e-9)
 
 
 def _dp_accounting():

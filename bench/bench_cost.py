@@ -15,13 +15,13 @@ of the child (resource.getrusage(RUSAGE_SELF).ru_maxrss, imports included;
 the "import only" row is the baseline).  A scenario that statpriv refuses up
 front prints the time to the ValueError and its message.  Prints one
 markdown table of the measurements, then one row per target with the measured
-number and PASS/MISS.  Targets (issue "Robustness", cost section): every
+number and PASS/MISS.  Targets (construction cost at large sizes): every
 construction at n <= 1e9 within 2 s and 1 GiB; per-record pi with 1e5
 distinct values within 2 s; epsilon(1e-9) within 50 ms at n <= 1e9 and 1 s at
 n = 1e15; noisy delta queries (both above) within 50 ms after construction;
 what cannot be made cheap is refused up front.  Times are judged on CPU time.
 
-Then the single calls of QUERIES (issue "Cost of single queries"): one child
+Then the single calls of QUERIES (their own CPU-time targets): one child
 each builds the curve and times each listed call once (CPU time), against its
 own target; a row without a target is reported only.
 """
@@ -87,7 +87,7 @@ SCENARIOS = [
      "statpriv.counting(10**12, 0.3, noise=statpriv.Laplace(3.0))", "refuse", True),
 ]
 
-# Single calls with their own CPU-time targets (issue "Cost of single queries"):
+# Single calls with their own CPU-time targets:
 # (key, label, setup expression, construction target in s or None,
 #  [(query label, expression on `curve`, target in s), ...]).  Each query is
 # timed once, as a user calls it, right after the construction.

@@ -3,7 +3,7 @@ against a faithful naive numpy/scipy implementation of the same sums.
 
     python bench/bench_partial_knowledge.py
 
-One run, one table; PASS/MISS per target of the issue.  Machines here are
+One run, one table; PASS/MISS per target.  Machines here are
 shared and noisy: compare the ratios within one run.
 
 Naive implementations (what a user would write with scipy):
