@@ -473,6 +473,7 @@ def partial_knowledge_fig6(out_dir, dpi=120):
 FIGURES = _renamed.RenamedKeys(
     fig1=fig1, fig2=fig2, fig3=fig3, fig4=fig4, fig5=fig5, fig6=fig6, fig7=fig7, fig8=fig8,
     partial_knowledge_fig2=_pk_figures.partial_knowledge_fig2,
+    partial_knowledge_fig2_cases=_pk_figures.partial_knowledge_fig2_cases,
     partial_knowledge_fig3=_pk_figures.partial_knowledge_fig3,
     partial_knowledge_fig4=partial_knowledge_fig4,
     partial_knowledge_fig5=_pk_figures.partial_knowledge_fig5,
