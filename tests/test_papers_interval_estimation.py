@@ -57,6 +57,8 @@ def test_fig2_data_against_closed_forms():
     assert data["eps"]["laplace"][(0.2, 0.8)][1] == pytest.approx(0.0804718956, rel=1e-9)
 
 
+# rendering costs ~0.8 s a figure: the data above is checked in the default run
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("name", ["naldi_dacquisto_fig1", "naldi_dacquisto_fig2"])
 def test_figure_renders(tmp_path, name):
     import_extra("matplotlib")

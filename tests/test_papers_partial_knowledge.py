@@ -64,6 +64,7 @@ def test_fig2_cases_exact_curves_and_thm3_above_them():
         pkfig.case_probabilities(3, 10, 0.1)
 
 
+@pytest.mark.exhaustive
 def test_fig2_cases_renders(tmp_path):
     from helpers import import_extra
     import_extra("matplotlib")
