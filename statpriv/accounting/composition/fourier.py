@@ -88,10 +88,12 @@ def _losses(grid, h):
 _FLOOR_NATS = 700.0
 
 
-def _tilted_sums(grid, h, thetas):
-    """(ln Z, mean, variance) of one part tilted by each theta (_fourier_kernels)."""
+def _tilted_sums(grid, h, thetas, moments=True):
+    """(ln Z, mean, variance) of one part tilted by each theta (_fourier_kernels;
+    ``moments`` False: ln Z only, mean and variance nan)."""
     return _fourier_kernels.tilted_sums(grid.mass, grid.log_mass, int(grid.offset), float(h),
-                                        np.asarray(thetas, dtype=np.float64), _FLOOR_NATS)
+                                        np.asarray(thetas, dtype=np.float64), _FLOOR_NATS,
+                                        moments)
 
 
 # relative rounding of one tilted sum per term: the block's products, the
@@ -99,20 +101,21 @@ def _tilted_sums(grid, h, thetas):
 _TILT_ROUNDING = (_fourier_kernels.TILT_BLOCK + 8) * _U
 
 
-def tilted_stats(parts, thetas, h):
+def tilted_stats(parts, thetas, h, moments=True):
     """(Lambda, mean, variance) of the composition at each theta, one sweep of
     each part for all thetas: Lambda(theta) = sum_j k_j ln sum_i a_ji
     e^(theta x_ji) (finite parts only; -inf where every part's finite mass
     is 0), rounded up (terms below e^-700 of the largest counted at that
     level; the sums' rounding added, ``mgf_rounding``), and the mean and
-    variance of the composition's loss tilted by e^(theta L)."""
+    variance of the composition's loss tilted by e^(theta L) (``moments``
+    False: nan, not computed)."""
     thetas = np.atleast_1d(np.asarray(thetas, dtype=np.float64))
     lam, mean, var = np.zeros(thetas.size), np.zeros(thetas.size), np.zeros(thetas.size)
     for grid, times in parts:
         if grid.mass.size == 0 or not np.any(grid.mass > 0):
             return np.full(thetas.size, -np.inf), np.full(thetas.size, np.nan), \
                 np.full(thetas.size, np.nan)
-        lz, m, v = _tilted_sums(grid, h, thetas)
+        lz, m, v = _tilted_sums(grid, h, thetas, moments)
         lam += times * (lz + (grid.mass.size + 2) * _TILT_ROUNDING)
         mean += times * m
         var += times * v
@@ -126,7 +129,7 @@ def mgf_rounding(parts):
 
 def log_mgf(parts, thetas, h):
     """Lambda(theta) at each theta, rounded up (tilted_stats)."""
-    return tilted_stats(parts, thetas, h)[0]
+    return tilted_stats(parts, thetas, h, moments=False)[0]
 
 
 def tilted_moments(parts, theta, h):
