@@ -50,9 +50,12 @@ Every bound is added to the upper side's masses and subtracted from the
 lower side's (clipped at 0: a mass is >= 0).
 
 ``Spectrum`` is the internal API an accountant builds on: a plan (grid, tilt,
-window), ``multiply(part, times)`` -- one forward FFT of the tilted part, a
-power and a product: composing one more release costs one multiplication in
-the Fourier domain -- and ``read_back(upper)``, the bounded composition.
+window), ``multiply(part, times, cache)`` -- one forward FFT of the tilted
+part, a power and a product; with a cache the transform is kept, so that a
+composition asked again with one more release at the same tilt and FFT size
+costs that part's power and the product, no FFT -- and ``read_back(upper)``,
+the bounded composition.  FFT sizes (``fft_size``) come from a coarse set
+of fast lengths so that a window grown by a few points keeps its size.
 """
 import bisect
 import collections
@@ -231,6 +234,8 @@ class Spectrum:
         self.plan = plan_
         n = plan_.fft_size // 2 + 1
         if _state is None:
+            # (the empty product: ones, which the first part's spectrum replaces
+            # -- 1 * z = z exactly -- rather than multiplies)
             _state = dict(values=np.ones(n, dtype=np.complex128), parts=(), log_z=0.0, rel=0.0,
                           err=0.0, growth=0.0, min_norm=math.inf)
         self.__dict__.update(_state)
@@ -283,7 +288,7 @@ class Spectrum:
         if cache is None:
             entry.clear()
         eta = _FFT_C * _U * (math.log2(N) + 2.0)
-        state["values"] = self.values * spectrum
+        state["values"] = self.values * spectrum if self.parts else spectrum
         state["log_z"] = self.log_z + times * log_z
         state["rel"] = self.rel + _relative_error(x_span, log_z, times)
         state["err"] = (self.err + size * math.exp(-_FLOOR_NATS)

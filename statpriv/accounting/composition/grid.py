@@ -69,7 +69,8 @@ class ComposedSide:
     """One direction and one side (upper or lower) of a composition: the parts
     ((GridPMF, times) pairs) and their compositions read back at the tilts
     queried so far.  The tilts are theta_0 = 0 and theta_(q+1) = theta_q +
-    1 / std_q (std_q: the loss's standard deviation under tilt theta_q), up
+    1 / std_q (std_q: the loss's standard deviation under tilt theta_q; the
+    step rounded down to 5 significant bits, ``_snapped``), up
     to where the tilted mean reaches the top of the support: a query at eps
     takes the tilt whose tilted mean is nearest to eps (the Chernoff tilt of
     P[S > eps]), a query of delta the one of Chernoff's estimate of its eps."""
