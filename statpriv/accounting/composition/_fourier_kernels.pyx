@@ -115,7 +115,7 @@ def tilted_sums(mass, log_mass, long offset, double h, thetas, double floor_nats
     cdef double[::1] m = np.ascontiguousarray(mass, dtype=np.float64)
     cdef double[::1] la = np.ascontiguousarray(log_mass, dtype=np.float64)
     cdef double[::1] th = np.ascontiguousarray(thetas, dtype=np.float64)
-    cdef Py_ssize_t i, q, b, b_end, n = la.shape[0], nt = th.shape[0]
+    cdef Py_ssize_t i, q, left, n = la.shape[0], nt = th.shape[0]
     log_z_out = np.empty(nt)
     mean_out = np.empty(nt)
     var_out = np.empty(nt)
@@ -130,7 +130,7 @@ def tilted_sums(mass, log_mass, long offset, double h, thetas, double floor_nats
     cdef double[::1] s1 = state[4]
     cdef double[::1] s2 = state[5]
     cdef double[::1] arg_loss = state[6]
-    cdef double z, w, x, xi, f, t0, t1, t2, floor_w, inf = float("inf")
+    cdef double z, w, x, xi, f, floor_w, inf = float("inf")
     with nogil:
         floor_w = exp(-floor_nats)
         for q in range(nt):
@@ -145,38 +145,39 @@ def tilted_sums(mass, log_mass, long offset, double h, thetas, double floor_nats
                         arg_loss[q] = xi
         for q in range(nt):
             step[q] = exp(th[q] * h)
-        # block by block, each theta over the block's terms: the same products
-        # and sums in the same order per theta as term by term (so the same
-        # rounding), with the block's terms in cache and no test per term of
-        # where a block starts
-        for b in range(0, n, BLOCK):
-            b_end = b + BLOCK if b + BLOCK < n else n
+        # term by term, every theta at each term (independent sums: the
+        # processor overlaps them), the block's exp hoisted out of the loop
+        # over thetas; per theta the same products and sums in the same order
+        # as one theta at a time
+        left = 0                      # terms left in the block
+        for i in range(n):
+            xi = (offset + i) * h
+            if left == 0:
+                left = BLOCK
+                for q in range(nt):
+                    factor[q] = exp(th[q] * xi - top[q])
+            else:
+                for q in range(nt):
+                    factor[q] = factor[q] * step[q]
+            left -= 1
+            if not la[i] > -inf:
+                continue
             for q in range(nt):
-                f = 0.0
-                t0, t1, t2 = s0[q], s1[q], s2[q]
-                for i in range(b, b_end):
-                    xi = (offset + i) * h
-                    if i == b:
-                        f = exp(th[q] * xi - top[q])
-                    else:
-                        f = f * step[q]
-                    if not la[i] > -inf:
-                        continue
-                    if f > 1e-290 and f < 1e290:
-                        w = m[i] * f
-                    else:
-                        # (far from the largest term, where the factor left the
-                        # normal range: the term itself)
-                        z = la[i] + th[q] * xi - top[q]
-                        w = exp(z if z > -floor_nats else -floor_nats)
-                    if w < floor_w:
-                        w = floor_w
-                    t0 += w
-                    if moments:
-                        x = xi - arg_loss[q]
-                        t1 += w * x
-                        t2 += w * x * x
-                s0[q], s1[q], s2[q] = t0, t1, t2
+                f = factor[q]
+                if f > 1e-290 and f < 1e290:
+                    w = m[i] * f
+                else:
+                    # (far from the largest term, where the factor left the
+                    # normal range: the term itself)
+                    z = la[i] + th[q] * xi - top[q]
+                    w = exp(z if z > -floor_nats else -floor_nats)
+                if w < floor_w:
+                    w = floor_w
+                s0[q] += w
+                if moments:
+                    x = xi - arg_loss[q]
+                    s1[q] += w * x
+                    s2[q] += w * x * x
         for q in range(nt):
             if top[q] == -inf:
                 lz[q], mu[q], va[q] = -inf, 0.0 / 0.0, 0.0 / 0.0
