@@ -238,13 +238,19 @@ class Spectrum:
 
     def __init__(self, plan_, *, _state=None):
         self.plan = plan_
-        n = plan_.fft_size // 2 + 1
         if _state is None:
-            # (the empty product: ones, which the first part's spectrum replaces
-            # -- 1 * z = z exactly -- rather than multiplies)
-            _state = dict(values=np.ones(n, dtype=np.complex128), parts=(), log_z=0.0, rel=0.0,
-                          err=0.0, growth=0.0, min_norm=math.inf)
+            # (the empty product: ones, made only if read back; the first part's
+            # spectrum replaces it -- 1 * z = z exactly -- rather than multiplies)
+            _state = dict(product=None, parts=(), log_z=0.0, rel=0.0, err=0.0, growth=0.0,
+                          min_norm=math.inf)
         self.__dict__.update(_state)
+
+    @property
+    def values(self):
+        """The product of the tilted parts' spectra (rfft layout)."""
+        if self.product is None:
+            return np.ones(self.plan.fft_size // 2 + 1, dtype=np.complex128)
+        return self.product
 
     def _transform(self, grid):
         """(spectrum, ln Z, largest |lam x|, ||a~||_2, size) of one part tilted on
@@ -276,7 +282,7 @@ class Spectrum:
         del state["plan"]
         state["parts"] = self.parts + ((grid, times),)
         if grid.mass.size == 0 or not np.any(grid.mass > 0):
-            state["values"] = np.zeros_like(self.values)
+            state["product"] = np.zeros_like(self.values)
             state["log_z"] = -math.inf
             return Spectrum(p, _state=state)
         key = (id(grid), p.h, p.tilt, N)
@@ -294,7 +300,7 @@ class Spectrum:
         if cache is None:
             entry.clear()
         eta = _FFT_C * _U * (math.log2(N) + 2.0)
-        state["values"] = self.values * spectrum if self.parts else spectrum
+        state["product"] = spectrum if self.product is None else self.product * spectrum
         state["log_z"] = self.log_z + times * log_z
         state["rel"] = self.rel + _relative_error(x_span, log_z, times)
         state["err"] = (self.err + size * math.exp(-_FLOOR_NATS)
