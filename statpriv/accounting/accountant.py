@@ -15,10 +15,11 @@ raised by one -- in the Fourier domain a power one higher, no measure
 rebuilt; the parts' tilted transforms are kept too, so that a query after
 it costs the powers and their product, no forward FFT, while the tilt and
 the FFT size the query needs stay the same (they are rounded so that they
-do: statpriv.accounting.composition.grid and .fourier).  The per-part truncated tails are sized for ``expected_releases``
-releases (delta_error / (4 expected_releases) each) and their sum is
-added to delta whatever the count: past ``expected_releases`` the bracket
-stays certified, only wider than ``epsilon_error``.
+do: statpriv.accounting.composition.grid and .fourier).  The per-part
+truncated tails are sized for ``expected_releases`` releases (delta_error
+/ (4 expected_releases) each) and their sum is added to delta whatever the
+count: past ``expected_releases`` the bracket stays certified, only wider
+than ``epsilon_error``.
 
 The state pickles as its settings and the (curve, count) list: curves
 pickle by rebuilding from their factory call (statpriv.curve.recipe), so a
