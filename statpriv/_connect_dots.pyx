@@ -28,6 +28,10 @@ bracket the curve:
       p_k  = ((d_(k+1) - d_k) - e^h (d_k - d_(k-1))) / (e^h - 1),
       p_hi = (d_hi - d_(hi-1)) / (e^-h - 1),   mass at +inf = d_hi.
 
+  Values that are not convex in t (upper bounds with their own errors)
+  make some p_k negative; ``convex_majorant`` gives instead the chord of a
+  convex majorant through (0, 1): a probability measure still above them.
+
 * ``optimistic`` -- a measure on the same grid whose delta lies below the
   curve.  The chord of cell [t_i, t_(i+1)] rises above the curve by at most
 
@@ -69,7 +73,7 @@ import math
 import numpy as np
 cimport cython
 
-__all__ = ["certify", "grid_delta", "lower_hull", "optimistic", "pessimistic"]
+__all__ = ["certify", "convex_majorant", "grid_delta", "lower_hull", "optimistic", "pessimistic"]
 
 _LD = np.longdouble
 # long double unit roundoff (x87 extended: 64-bit mantissa); 2^-52 where
@@ -197,6 +201,110 @@ def _midpoint_gaps(raw, r, mid, h, first):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+def convex_majorant(targets, h):
+    """(probs, infinity mass), long double, of a PROBABILITY measure on the
+    losses lo h, ..., hi h whose delta is >= ``targets`` (delta at those eps,
+    non-increasing) at every grid point: the pessimistic measure where the
+    targets are convex in t = e^eps, a convex majorant of them otherwise.
+
+    Why: the targets are upper bounds of a true curve (its values raised by
+    their error bounds; an upper curve such as a clone reduction; a maximum
+    over pairs; two directions bounded apart) and need not be convex in t:
+    the kernels' ~1e-14 relative noise over e^h - 1 ~ h already breaks the
+    second differences, and a per-point error bound that jumps (4e-7
+    relative next to the zero of a clone reduction's delta) more so.
+    ``pessimistic`` then has negative masses, and setting them to 0 adds
+    their size to the total -- 1 + 8.4e-7 for clones(3, 10): a measure of
+    mass > 1 is no pair of laws, and the composition's dominance argument
+    (decreasing convex order of probability measures) does not cover it.
+
+    The construction, with the abscissae x_0 = 0 (the virtual dot: value 1,
+    the total mass) and x_i = t_i / t_lo: H = the lower convex hull of the
+    dots (convex, through (0, 1), below the targets, equal at its
+    vertices); each dot k gets the line through it
+
+        l_k(x) = y_k + s_k (x - x_k),   s_k = max(H'(x_k), (y_k - 1) / x_k),
+
+    H's slope on its segment holding x_k, unless the line would then pass
+    above (0, 1) (a dot above the hull's first segments: any convex G with
+    G(0) = 1 through it lies above that chord beyond it).  G = max_k l_k is
+    convex (a maximum of lines), >= every target (l_k(x_k) = y_k),
+    non-increasing (every s_k <= 0) and G(0) = 1 (the virtual dot's line;
+    every other l_k(0) <= 1); and G <= H + max excess y_k - H(x_k) as far as
+    the first rule holds (l_k is H's tangent raised by the excess), so the
+    majorant raises the curve by about the non-convexity and no more.  The
+    measure is the chord of G at the grid points (convex, kinks there only):
+    masses x_i (s_i - s_(i-1)) >= 0 up to rounding (~4 u G / h each in
+    extended precision, u = 2^-64, those below 0 set to 0), total mass 1
+    and Q-mass -s_(-1) <= 1.  A convex true curve below the targets stays
+    below it between the grid points too (it is linear there).  The upper
+    envelope of the lines is found by the convex-hull trick: lines sorted by
+    slope, a stack, queries at increasing x -- O(n log n)."""
+    y_arr = np.minimum.accumulate(np.minimum(np.asarray(targets, dtype=_LD), _LD(1.0)))
+    n = y_arr.size
+    x_arr = np.concatenate((np.zeros(1, dtype=_LD), np.exp(np.arange(n, dtype=_LD) * _LD(h))))
+    ys = np.concatenate((np.ones(1, dtype=_LD), y_arr))
+    vertices = lower_hull(x_arr, ys)
+    seg_slope = np.diff(ys[vertices]) / np.diff(x_arr[vertices])
+    seg = np.clip(np.searchsorted(vertices, np.arange(n + 1), side="right") - 1,
+                  0, max(seg_slope.size - 1, 0))
+    slope = seg_slope[seg] if seg_slope.size else np.zeros(n + 1, dtype=_LD)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chord = np.where(x_arr > 0, (ys - _LD(1.0)) / x_arr, -np.inf)
+    slope = np.minimum(np.maximum(slope, chord), _LD(0.0))
+    order = np.lexsort((ys - slope * x_arr, slope))      # by slope, then intercept
+    values = _upper_envelope(x_arr, ys, slope, np.ascontiguousarray(order, dtype=np.intp))
+    values = np.maximum(values, ys)                      # (rounding at the dots)
+    values[0] = _LD(1.0)
+    # the chord of G at the dots: the pessimistic masses of its values
+    probs, infinity = pessimistic(values[1:], h)
+    return probs, infinity
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _upper_envelope(x_in, y_in, s_in, order_in):
+    """max over k of y_k + s_k (x_i - x_k) at every x_i (x increasing), the
+    lines taken in ``order`` (by slope, then intercept): the convex-hull trick."""
+    cdef long double[::1] x = np.ascontiguousarray(x_in, dtype=_LD)
+    cdef long double[::1] y = np.ascontiguousarray(y_in, dtype=_LD)
+    cdef long double[::1] s = np.ascontiguousarray(s_in, dtype=_LD)
+    cdef Py_ssize_t[::1] order = order_in
+    cdef Py_ssize_t n = x.shape[0], i, k, top = 0, ptr = 0, l1, l2
+    stack_arr = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] stack = stack_arr
+    out = np.empty(n, dtype=_LD)
+    cdef long double[::1] v = out
+    cdef long double b1, b2, b3
+    with nogil:
+        for i in range(n):
+            k = order[i]
+            if top > 0 and s[stack[top - 1]] == s[k]:
+                top -= 1                                 # same slope: the larger intercept (later)
+            while top >= 2:
+                l1 = stack[top - 2]
+                l2 = stack[top - 1]
+                b1 = y[l1] - s[l1] * x[l1]
+                b2 = y[l2] - s[l2] * x[l2]
+                b3 = y[k] - s[k] * x[k]
+                # l2 is never the maximum if l3 overtakes l1 no later than l2 does
+                if (b1 - b3) * (s[l2] - s[l1]) <= (b1 - b2) * (s[k] - s[l1]):
+                    top -= 1
+                else:
+                    break
+            stack[top] = k
+            top += 1
+        for i in range(n):
+            while (ptr + 1 < top and y[stack[ptr + 1]] + s[stack[ptr + 1]] * (x[i] - x[stack[ptr + 1]])
+                   >= y[stack[ptr]] + s[stack[ptr]] * (x[i] - x[stack[ptr]])):
+                ptr += 1
+            k = stack[ptr]
+            v[i] = y[k] + s[k] * (x[i] - x[k])
+    return out
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
 def lower_hull(x, y):
     """Indices of the vertices of the lower convex hull of the points (x_i, y_i),
     x strictly increasing (long double): Andrew's monotone chain, O(n), the
@@ -246,7 +354,10 @@ def certify(probs, infinity, targets, h, upper, total=1.0):
     is >= ``targets`` at every grid point (``upper``), or <= them, and beyond
     the grid >= resp. <= the last target, and its total mass (delta at t = 0)
     >= resp. <= ``total``: the measure lies on the right side of the chord of
-    the targets everywhere (both are linear in t between grid points).
+    the targets everywhere (both are linear in t between grid points).  An
+    upper measure short at the grid points first moves the shortfall from
+    its lowest atom to +inf (total unchanged); the scaling that remains
+    raises the total by the rounding slack only (4 (n + 2) u + 2^-52).
 
     The check is the measure's delta at the grid points in extended
     precision (grid_delta, exact to ~n 2^-64 relative); the scale factor
@@ -257,10 +368,25 @@ def certify(probs, infinity, targets, h, upper, total=1.0):
         inf64 = math.nextafter(inf64, math.inf)
     targets = np.asarray(targets, dtype=_LD)
     have = grid_delta(p64, inf64, h)
+    slack = _LD(4.0 * (p64.size + 2) * _U_LD + 2.0 ** -52)
+    if upper and p64.size:
+        # A shortfall at the grid points is first made up by moving mass from
+        # the lowest atom to +inf: that atom adds nothing to delta at any grid
+        # point (its loss is the lowest eps of the grid), +inf adds its mass
+        # at every one, and the total stays -- where scaling would raise the
+        # total with delta (by 5e-5 for a shortfall of 1e-324 at a target of
+        # 1.2e-324 that float64 holds to 4 digits only: the shuffled
+        # randomized response with eps0 = 5e-324).
+        short = float(np.max(np.concatenate((targets - have, [targets[-1] - _LD(inf64)]))))
+        if short > 0 and p64[0] >= 2.0 * short:
+            moved = short * (1.0 + 4.0 * float(slack))
+            p64 = p64.copy()
+            p64[0] = max(p64[0] - moved, 0.0)
+            inf64 = math.nextafter(inf64 + moved, math.inf)
+            have = grid_delta(p64, inf64, h)
     have_total = np.sum(p64, dtype=_LD) + _LD(inf64)
     values = np.concatenate((have, [have_total, _LD(inf64)]))
     wanted = np.concatenate((targets, [_LD(total), targets[-1]]))
-    slack = _LD(4.0 * (p64.size + 2) * _U_LD + 2.0 ** -52)
     with np.errstate(divide="ignore", invalid="ignore"):
         if upper:
             short = np.where(values > 0, (wanted - values) / values, np.where(wanted > 0, np.inf, 0))
