@@ -170,8 +170,6 @@ def test_bad_input():
         statpriv.compose(c, value_discretization_interval=1e-3, epsilon_error=1e-4)
     with pytest.raises(ValueError, match="times"):
         statpriv.compose(c, times=10 ** 10)
-    with pytest.raises(ValueError, match="no single pair of laws dominates"):
-        statpriv.compose(statpriv.partial_knowledge(41, 0.1).worst_case, times=2)
 
 
 def test_basic_and_bounded_dependency_composition():

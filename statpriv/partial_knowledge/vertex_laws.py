@@ -2,15 +2,24 @@
 
 The worst case max_a H_eps(P_a || Q_a) over the vertices a = 0..N
 (statpriv.partial_knowledge.vertices; the shuffled randomized response
-shares it) is a maximum over N + 1 pairs of laws.  A maximum of hockey-stick
-curves is convex in e^eps, so it is itself the curve of a pair that every
-vertex's pair is a post-processing of: composing its connect-the-dots
-measure gives an upper bound of any composition the attacker can face.  A
-LOWER bound needs a pair the attacker does face: one vertex attaining the
-maximum at every eps (per direction: the worst case is symmetric, the minus
-direction's vertex is the mirror N - a).  Where one exists the composition
-is bracketed tightly; where the attaining vertex changes with eps no pair
-dominates and the composition is refused, with the eps where it changes.
+shares it) is a maximum over N + 1 pairs of laws.  As a function of t =
+e^eps, each pair's curve -- eps >= 0 its own, eps < 0 its other direction's
+by 1 - delta_+(eps) = e^eps (1 - delta_-(-eps)) -- is convex, 1 at t = 0,
+with slope >= -1 there; the maximum over the pairs keeps all three (the
+worst case is symmetric, so its two directions are the maxima of the
+vertices' two directions, and the identity commutes with the maximum).  So
+the worst case is itself the privacy profile of a pair (P*, Q*), and every
+vertex's pair, hockey-stick dominated by it at every eps in both
+directions, is a post-processing of (P*, Q*) (Blackwell; Zhu, Dong & Wang,
+"Optimal accounting of differential privacy via characteristic
+function"): composing the worst case's own connect-the-dots measure bounds
+any composition the attacker can face, each step's vertex chosen
+adaptively, from above.  From below, a composition of a pair the attacker
+does face: one vertex's, the same at every step.  Where one vertex attains
+the maximum at every eps (per direction; the minus direction's vertex is the
+mirror N - a) the bracket is tight; where the attaining vertex changes with
+eps the lower side is the vertex that comes closest to the maximum over the
+sampled eps -- still a lower bound, not a tight one.
 """
 import math
 
@@ -22,8 +31,8 @@ __all__ = ["NoComposition", "VertexLaws"]
 
 
 class _VertexSource:
-    """One vertex's delta (both directions: the worst case is symmetric) as a
-    delta source of statpriv.laws.grid_pld.Bracket."""
+    """One vertex's delta_plus (its delta_minus is vertex N - a's delta_plus)
+    as a delta source of statpriv.laws.grid_pld.Bracket."""
 
     def __init__(self, core, a):
         self.core, self.a = core, np.array([float(a)])
@@ -36,25 +45,25 @@ class _VertexSource:
         return float(self.delta(np.array([math.inf]))[0])
 
 
-# The eps at which a composition samples the attaining vertex first (refusing
-# early when it changes), and the relative gap below which a vertex counts as
-# attaining the worst case (the sweep's own accuracy).
+# The eps at which the lower side's vertex is chosen (the vertices attaining
+# the worst case there are the candidates).
 _DOMINANCE_SAMPLES = 17
-_DOMINANCE_GAP = 1e-9
+
+
+def _log_gap(worst_logs, logs):
+    """max over the samples of ln(worst) - ln(vertex), >= 0 (0 where both
+    are 0, inf where only the vertex's is)."""
+    with np.errstate(invalid="ignore"):
+        gap = np.where(worst_logs == logs, 0.0, worst_logs - logs)
+    return max(float(np.max(gap)), 0.0)
 
 
 class VertexLaws(LawSource):
-    """What the worst case over the vertices knows of its laws: a maximum over
-    N + 1 pairs, which composes as a pair only where ONE vertex attains the
-    maximum at every eps (per direction; the worst case is symmetric, the
-    minus direction's vertex the mirror N - a).  Then the composition's
-    upper side is the worst case's own connect-the-dots measure (a maximum
-    of hockey-stick curves is convex in e^eps, so it is itself a pair's
-    curve, and every vertex's pair is a post-processing of that pair), its
-    lower side that vertex's (a composition of pairs the attacker can face).
-    Otherwise no pair dominates and the composition has no certified lower
-    end: ``grid_bracket`` refuses, saying where the attaining vertex
-    changes."""
+    """What the worst case over the vertices knows of its laws (module
+    docstring): its upper side is the worst case's own connect-the-dots
+    measure, its lower side a vertex's (a composition of pairs the attacker
+    can face) -- the one attaining the maximum at every eps where there is
+    one, else the closest to it over the sampled eps."""
 
     def __init__(self, core, N):
         self.core, self.N = core, N
@@ -69,33 +78,21 @@ class VertexLaws(LawSource):
                              f"tail_mass_truncation={tail!r} of its limit at a finite eps; "
                              "no privacy-loss distribution on a grid")
         samples = np.linspace(0.0, span, _DOMINANCE_SAMPLES)
-        attained = [(e, *self.core.worst(float(e))) for e in samples]
-        e0, log0, a0 = attained[len(attained) // 2]
-        vertex = _VertexSource(self.core, a0)
-        for e, log_v, a in attained:
-            mine = float(self.core.vertex_log_delta(vertex.a, float(e))[0])
-            if log_v - mine > _DOMINANCE_GAP:
-                raise ValueError(
-                    f"{description}: the worst case over the vertices is attained at vertex "
-                    f"a={int(a)} at eps={e:.4g} but at a={int(a0)} at eps={e0:.4g}: no single "
-                    "pair of laws dominates the others, so a composition of this curve has "
-                    "no certified lower end (compose a vertex's curve, or the privacy-blanket "
-                    "bound .blanket, instead)")
+        attained = [self.core.worst(float(e)) for e in samples]
+        worst_logs = np.array([log_v for log_v, _ in attained])
+        # the lower side: among the vertices attaining the maximum somewhere,
+        # the one whose largest log-gap to it over the samples is smallest
+        # (zero: it attains the maximum at every sampled eps)
+        candidates = sorted({int(a) for _, a in attained})
+        gaps = [_log_gap(worst_logs, np.array([self.core.vertex_log_delta(
+            np.array([float(a)]), float(e))[0] for e in samples])) for a in candidates]
+        a = candidates[int(np.argmin(gaps))]
         sources = {"plus": worst, "minus": worst}
-        lowers = {"plus": vertex, "minus": vertex}
-        bracket = grid_pld.Bracket(sources, lowers, h, tail, description)
-        up = bracket.evaluated(worst, "plus")[0]
-        low = bracket.evaluated(vertex, "plus")[0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gap = np.where(up > 0, (up - low) / up, 0)
-        i = int(np.argmax(gap))
-        if gap[i] > _DOMINANCE_GAP:
-            raise ValueError(
-                f"{description}: vertex a={int(a0)} attains the worst case at the sampled eps "
-                f"but not at eps={i * h:.6g} (relative gap {float(gap[i]):.3g}): no single pair "
-                "of laws dominates the others, so a composition of this curve has no certified "
-                "lower end")
-        return bracket
+        # pair a's two directions: its own curve and its mirror's (the minus
+        # direction of vertex a is the plus direction of vertex N - a), so
+        # that the lower side is a pair the attacker faces
+        lowers = {"plus": _VertexSource(self.core, a), "minus": _VertexSource(self.core, self.N - a)}
+        return grid_pld.Bracket(sources, lowers, h, tail, description)
 
     def privacy_loss_distribution(self, value_discretization_interval=1e-4,
                                   tail_mass_truncation=1e-15, description=None):
