@@ -410,7 +410,9 @@ def grid_bracket(pld, h, tail, description):
     sides = {d: pld.side(d) for d in ("plus", "minus")}
     if pld.exact and all(isinstance(x, _pld.PLDSide) for x in sides.values()):
         uppers = {d: _AtomsSource(x, h, tail) for d, x in sides.items()}
-        lowers = {d: _AtomsSource(x, h, tail, lower=True) for d, x in sides.items()}
+        # (the lower partner's atoms: the atoms without their tails, or with
+        # atoms beyond the loss cap at the cap -- statpriv.laws.pld)
+        lowers = {d: _AtomsSource(low_pld.side(d), h, tail, lower=True) for d in sides}
         return Bracket(uppers, lowers, h, tail, description)
     uppers = {d: _SideSource(x) for d, x in sides.items()}
     lowers = {d: (uppers[d] if low_pld is pld else _SideSource(low_pld.side(d)))

@@ -50,6 +50,8 @@ _LD = np.longdouble
 # Losses are shifted by their midpoint before e^(-l) is formed: extended
 # precision holds e^(+-11000), so losses may span up to this many nats.
 _MAX_LOSS_SPAN = 22000.0
+# Exact PLDs from log pmfs keep their losses within +-_LOSS_CAP (_side_from_logs).
+_LOSS_CAP = _MAX_LOSS_SPAN / 2
 _DIRECTIONS = ("plus", "minus", "max")
 
 
@@ -366,8 +368,10 @@ class PrivacyLossDistribution:
 # -- constructors ------------------------------------------------------------
 
 def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound, loss_lo=None):
-    """The PLDSide of L = ln A/B under A from aligned log pmfs (extended precision;
-    loss + loss_lo where the low parts are known)."""
+    """(side, low): the PLDSide of L = ln A/B under A from aligned log pmfs
+    (extended precision; loss + loss_lo where the low parts are known), and
+    None, or where atoms lie above the loss cap, the side of a lower bound:
+    the atoms without the tails, those above the cap at the cap."""
     log_a, log_b = _ld(log_a), _ld(log_b)
     if loss is None:
         with np.errstate(invalid="ignore"):
@@ -383,8 +387,37 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound, loss_lo=None):
     inf_mass = max(np.sum(np.exp(log_a[at_inf]), dtype=_LD),
                    np.finfo(_LD).smallest_subnormal) if at_inf.any() else 0.0
     lo = None if loss_lo is None else _ld(loss_lo)[finite]
-    return PLDSide(loss[finite], probs, inf_mass, _mass_bound(log_rest), loss_bound,
-                   losses_lo=lo)
+    losses, tail, tail_loss = loss[finite], _mass_bound(log_rest), float(loss_bound)
+    # Losses beyond +-_LOSS_CAP (ln P/Q of laws with log-probabilities near
+    # -1e300): extended precision cannot hold e^(-l) over a wider span.
+    # Above the cap: the atoms join the tail at +inf -- delta counts them as
+    # p instead of p (1 - e^(eps - l)), the same to long double precision for
+    # every eps <= l - 45, above it only larger; the optimistic partner has
+    # them at the cap (a lower loss: delta only lower).  Below -cap: moved
+    # up to -cap -- an atom adds p (1 - e^(eps - l))_+ to delta, 0 at every
+    # eps >= l, so nothing changes at eps >= -cap, and below it the raised
+    # loss only raises delta, by at most p <= e^-cap (P <= e^l Q there).
+    up = losses > _LOSS_CAP
+    low = None
+    if up.any():
+        keep = ~up
+        low = PLDSide(np.append(losses[keep], _LD(_LOSS_CAP)),
+                      np.append(probs[keep], np.sum(probs[up], dtype=_LD) * _LD(1 - 1e-15)),
+                      inf_mass, losses_lo=None if lo is None else np.append(lo[keep], _LD(0.0)))
+        far = np.sum(probs[up], dtype=_LD) * _LD(1 + 1e-15)
+        tail = (math.nextafter(float(far) + float(tail), math.inf) if float(far) > 0
+                else _LD(tail) + far)
+        tail_loss = math.inf
+        losses, probs = losses[~up], probs[~up]
+        lo = None if lo is None else lo[~up]
+    if tail_loss > _LOSS_CAP:
+        tail_loss = math.inf            # (a rest tail beyond the cap: at +inf, only larger)
+    down = losses < -_LOSS_CAP
+    if down.any():
+        losses = np.where(down, _LD(-_LOSS_CAP), losses)
+        lo = None if lo is None else np.where(down, _LD(0.0), lo)
+    tail_loss = max(tail_loss, -_LOSS_CAP)
+    return PLDSide(losses, probs, inf_mass, tail, tail_loss, losses_lo=lo), low
 
 
 def _mass_bound(log_mass):
@@ -404,12 +437,21 @@ def _from_logs(log_p, log_q, loss, log_rest_p, log_rest_q, loss_max, loss_min, l
     the atoms (None: log_p - log_q), with its low parts loss_lo (or None);
     the rests at the losses loss_max (plus) and -loss_min (minus)."""
     try:
-        plus = _side_from_logs(log_p, log_q, loss, log_rest_p, loss_max, loss_lo)
-        minus = _side_from_logs(log_q, log_p, None if loss is None else -loss, log_rest_q,
-                                -loss_min, None if loss_lo is None else -loss_lo)
+        plus, low_plus = _side_from_logs(log_p, log_q, loss, log_rest_p, loss_max, loss_lo)
+        minus, low_minus = _side_from_logs(log_q, log_p, None if loss is None else -loss,
+                                           log_rest_q, -loss_min,
+                                           None if loss_lo is None else -loss_lo)
     except ValueError as exc:         # the losses ln P/Q of the curve's laws: say whose
         raise ValueError(f"{description}: {exc}") from None
-    return PrivacyLossDistribution(plus, minus, exact=True, description=description)
+    optimistic = None
+    if low_plus is not None or low_minus is not None:
+        # atoms beyond the loss cap: the lower partner has them at the cap
+        optimistic = PrivacyLossDistribution(
+            *(low if low is not None else PLDSide(s.losses, s.probs, s.infinity_mass,
+                                                  losses_lo=s._lo)
+              for s, low in ((plus, low_plus), (minus, low_minus))), description=description)
+    return PrivacyLossDistribution(plus, minus, exact=True, description=description,
+                                   optimistic=optimistic)
 
 
 def from_laws(laws, description="privacy-loss distribution"):
