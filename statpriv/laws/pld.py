@@ -397,6 +397,10 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound, loss_lo=None):
     # up to -cap -- an atom adds p (1 - e^(eps - l))_+ to delta, 0 at every
     # eps >= l, so nothing changes at eps >= -cap, and below it the raised
     # loss only raises delta, by at most p <= e^-cap (P <= e^l Q there).
+    down = losses < -_LOSS_CAP
+    if down.any():
+        losses = np.where(down, _LD(-_LOSS_CAP), losses)
+        lo = None if lo is None else np.where(down, _LD(0.0), lo)
     up = losses > _LOSS_CAP
     low = None
     if up.any():
@@ -412,10 +416,6 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound, loss_lo=None):
         lo = None if lo is None else lo[~up]
     if tail_loss > _LOSS_CAP:
         tail_loss = math.inf            # (a rest tail beyond the cap: at +inf, only larger)
-    down = losses < -_LOSS_CAP
-    if down.any():
-        losses = np.where(down, _LD(-_LOSS_CAP), losses)
-        lo = None if lo is None else np.where(down, _LD(0.0), lo)
     tail_loss = max(tail_loss, -_LOSS_CAP)
     return PLDSide(losses, probs, inf_mass, tail, tail_loss, losses_lo=lo), low
 
