@@ -132,3 +132,98 @@ def test_no_pld_without_laws_and_bad_input():
         pld.delta(0.1, "both")
     with pytest.raises(ValueError, match="eps"):
         pld.delta(float("nan"))
+
+
+# -- pessimistic grid PLDs of upper curves: probability measures ------------
+
+def _total_mass(side):
+    return float(np.sum(side.probs, dtype=np.longdouble) + side.infinity_mass)
+
+
+UPPER_CURVES = {
+    # found by the fuzzer: the clamped connect-the-dots masses summed to
+    # 1 + 8.4e-7, 1 + 4.4e-8, 1 + 2.3e-9, 1 + 2.6e-8 and (a subnormal target
+    # met by scaling the whole measure) 1 + 5e-5
+    "clones(3, 10)": (lambda: statpriv.shuffle.clones(3, 10.0), 1e-4),
+    "clones(2, 1)": (lambda: statpriv.shuffle.clones(2, 1.0), 1e-4),
+    "k-anonymity upper, pa=1e-9": (lambda: statpriv.k_anonymity(
+        222, [1e-09, 0.3875, 5.5e-10, 3.25e-10, 0.025], 18, source=0, target=1).upper, 1e-3),
+    "shuffled rr(10, 19.24)": (lambda: statpriv.shuffle.randomized_response(
+        10, 19.243995136656665), 1e-4),
+    "shuffled rr(2, 5e-324)": (lambda: statpriv.shuffle.randomized_response(2, 5e-324), 1e-4),
+}
+
+
+@pytest.mark.parametrize("name", UPPER_CURVES)
+def test_pessimistic_pld_of_an_upper_curve_is_a_probability_measure(name):
+    make, h = UPPER_CURVES[name]
+    curve = make()
+    pld = curve.privacy_loss_distribution(h)
+    for side in (pld.plus, pld.minus, pld.optimistic.plus, pld.optimistic.minus):
+        assert np.all(side.probs >= 0)
+        # the rounding slack of the extended-precision construction only
+        assert _total_mass(side) <= 1 + 1e-9
+    eps = np.array([0.0, 0.05, 0.5, 1.0, 2.5, 5.0, 9.99, 15.0, 19.0])
+    true = curve.delta(eps)
+    upper = np.array([pld.delta(e) for e in eps])
+    lower = np.array([pld.optimistic.delta(e) for e in eps])
+    assert np.all(upper >= true * (1 - 1e-12))
+    assert np.all(lower <= true * (1 + 1e-12))
+    # the majorant raises delta by about the values' non-convexity, not more
+    # (the clamped chord raised clones(3, 10) by 8.3e-7 relative at eps <= 9)
+    assert np.all(upper <= true * (1 + 1e-8) + 1e-11)
+
+
+def test_convex_majorant_keeps_total_mass_one_above_nonconvex_targets():
+    from statpriv import _connect_dots
+    h = 0.01
+    t = np.exp(np.arange(-200, 201) * h)
+    # delta of P = (0.7, 0.3), Q = (0.3, 0.7): convex in t, 1 at t = 0
+    convex = np.maximum(0.7 - 0.3 * t, 0.0) + np.maximum(0.3 - 0.7 * t, 0.0)
+    targets = convex.astype(np.longdouble)
+    targets[150] *= 1 + 1e-6                       # a concave bump
+    targets[260] *= 1 + 1e-9
+    clamped = _connect_dots.pessimistic(targets, h)[0]
+    assert float(np.sum(clamped, dtype=np.longdouble)) > 1 + 1e-7  # the old construction
+    probs, inf = _connect_dots.convex_majorant(targets, h)
+    assert np.all(probs >= 0)
+    assert abs(float(np.sum(probs) + inf) - 1.0) < 1e-15
+    have = _connect_dots.grid_delta(probs, inf, h)
+    assert np.all(have >= targets * (1 - 1e-15))
+    # the raise is at most the bump's excess over the hull (5.2e-7 absolute)
+    assert float(np.max(have - targets)) <= float(targets[150] - convex[150]) * (1 + 1e-6)
+    # convex targets: the majorant is their chord (the pessimistic measure)
+    probs_c, inf_c = _connect_dots.convex_majorant(convex.astype(np.longdouble), h)
+    ref, ref_inf = _connect_dots.pessimistic(convex.astype(np.longdouble), h)
+    assert np.allclose(probs_c.astype(float), ref.astype(float), rtol=0, atol=1e-12)
+    assert abs(float(inf_c) - float(ref_inf)) < 1e-15
+
+
+@pytest.mark.parametrize("name", ["clones(3, 10)", "k-anonymity upper, pa=1e-9"])
+def test_composing_an_upper_curve_twice_stays_above_it(name):
+    make, _ = UPPER_CURVES[name]
+    curve = make()
+    composed = statpriv.compose(curve, times=2)
+    for e in (0.0, 0.5, 2.0, 8.0):
+        lower, upper = composed.delta_bounds(e)
+        # a composition with itself is at least the single curve (a marginal
+        # is a post-processing of the product)
+        assert upper >= curve.delta(e) * (1 - 1e-12)
+        assert 0.0 <= lower <= upper <= 1.0
+
+
+def test_pld_of_losses_beyond_the_cap_is_bracketed():
+    # found by the fuzzer: log-probabilities of -1e300 made losses span 1e300
+    # nats, and privacy_loss_distribution refused naming no parameter
+    log_p = np.array([-math.log(3.0)] * 3 + [-1e300, -1e300])
+    log_q = np.log(np.array([0.3, 0.1, 0.2, 0.2, 0.2]))
+    curve = statpriv.from_log_pmfs(log_p, log_q, support_start=0)
+    pld = curve.privacy_loss_distribution(1e-3)
+    for e in (-1.0, 0.0, 0.5, 3.0, 1e4):
+        true = curve.delta(e)
+        assert true * (1 - 1e-12) <= pld.delta(e) <= true * (1 + 1e-12)
+        assert pld.optimistic.delta(e) <= true
+    # the atoms at loss 1e300 (Q-mass 0.4): at +inf above, at the cap below
+    assert pld.optimistic.delta(3.0) == pytest.approx(0.4, rel=1e-12)
+    lower, upper = statpriv.compose(curve, times=2).delta_bounds(0.5)
+    assert lower <= 1 - 0.6 ** 2 <= upper

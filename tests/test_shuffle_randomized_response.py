@@ -121,3 +121,34 @@ def test_vertex_recurrence_slope_from_exact_integers():
                                 ("shuffled_rr", (45, 16.898448478007367), {}), [0.0])
     assert_matches(curve.log_delta_plus(0.0), plus, what="plus eps=0")
     assert_matches(curve.log_delta_minus(0.0), minus, what="minus eps=0")
+
+
+def test_composition_of_a_worst_case_without_one_attaining_vertex():
+    # found by the fuzzer: the attaining vertex changes with eps (a=2 at eps
+    # = 0, a=0 at 1.5) and the composition was refused; the maximum is a
+    # pair's profile that dominates every vertex's pair, so it composes from
+    # above, and one vertex's pair composed from below.  Checked against the
+    # products of the vertices' laws from the mpmath oracle.
+    import itertools
+    curve = statpriv.shuffle.randomized_response(5, 3.0)
+    composed = statpriv.compose(curve, times=2)
+    p = 1.0 / (1.0 + math.exp(3.0))
+    laws = [tuple(np.array([float(x) for x in law]) for law in
+                  oracle.partial_knowledge.vertex_laws(4, a, p, 1 - p, p)) for a in range(5)]
+
+    def hockey(P, Q, e):
+        return float(np.sum(np.maximum(P - math.exp(e) * Q, 0.0)))
+
+    for e in (0.0, 1.0, 2.0, 4.0):
+        same, any_pair = 0.0, 0.0
+        for a, b in itertools.product(range(5), repeat=2):
+            P = np.outer(laws[a][0], laws[b][0]).ravel()
+            Q = np.outer(laws[a][1], laws[b][1]).ravel()
+            v = max(hockey(P, Q, e), hockey(Q, P, e))
+            any_pair = max(any_pair, v)
+            same = max(same, v) if a == b else same
+        lower, upper = composed.delta_bounds(e)
+        assert lower <= same * (1 + 1e-9)
+        assert upper >= any_pair * (1 - 1e-9)
+    pld = curve.privacy_loss_distribution()
+    assert float(np.sum(pld.plus.probs) + pld.plus.infinity_mass) <= 1 + 1e-9
