@@ -728,11 +728,14 @@ def test_empirical_methods_reject():
 
 
 def test_new_names_errors_name_the_parameter():
-    # losses ln P/Q of one curve's laws: the error names the curve and the range
-    with pytest.raises(ValueError, match=r"discrete laws on 0\.\.1: losses must span at most "
-                                         r"22000 nats .* the losses span 60000 nats, "
-                                         r"from -30000 to 30000"):
-        statpriv.from_log_pmfs([0.0, -30000.0], [-30000.0, 0.0]).privacy_loss_distribution()
+    # losses ln P/Q beyond +-11000 nats: a curve's PLD moves them to +inf or
+    # up to -11000 (statpriv.laws.pld); a PLDSide built by hand is refused
+    curve = statpriv.from_log_pmfs([0.0, -30000.0], [-30000.0, 0.0])
+    pld = curve.privacy_loss_distribution()
+    assert pld.delta(0.0) == curve.delta(0.0) == 1.0
+    with pytest.raises(ValueError, match=r"losses must span at most 22000 nats .* the losses "
+                                         r"span 60000 nats, from -30000 to 30000"):
+        statpriv.laws.pld.PLDSide([-30000.0, 30000.0], [0.5, 0.5])
     # huge grids: the size in 3 digits, not a 300-digit integer
     with pytest.raises(ValueError, match=r"value_discretization_interval=1e-300 needs 1e\+300 "
                                          r"grid points per direction"):

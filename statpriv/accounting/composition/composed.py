@@ -2,6 +2,8 @@
 certified bracket of the true composed curve (``delta_bounds``,
 ``epsilon_bounds``), with the exact Renyi divergence of the product (the sum
 over the parts)."""
+import math
+
 import numpy as np
 
 from statpriv import _core, _validate
@@ -60,9 +62,12 @@ class ComposedCurve(PrivacyCurve):
         arr = _validate.real_array("eps", eps, allow_inf=True)
         names = ("plus", "minus") if direction == "max" else (direction,)
         flat = arr.ravel()
-        ends = [np.exp(e).reshape(arr.shape) for e in _bracket_of_max(
-            lambda d, upper, x: self._grid_sides[(d, upper)].log_delta(x), names, flat)]
-        return tuple(float(e[()]) if arr.ndim == 0 else e for e in ends)
+        # (a scalar through libm's exp, an array through numpy's: as the
+        # curve's own delta, so that upper == delta(eps) to the bit)
+        return tuple(math.exp(float(e[0])) if arr.ndim == 0 else np.exp(e).reshape(arr.shape)
+                     for e in _bracket_of_max(
+                         lambda d, upper, x: self._grid_sides[(d, upper)].log_delta(x),
+                         names, flat))
 
     def epsilon_bounds(self, delta, direction="max"):
         """(lower, upper): the true smallest eps with delta(eps) <= delta lies in
