@@ -14,6 +14,9 @@ import statpriv
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data" / "fuzz"
+# inputs whose curves cost 5-10 s each to put on a loss grid (k-anonymity
+# upper curves, shuffled randomized response with n = 10): replayed with -m exhaustive
+SLOW_CORPUS = ROOT / "tests" / "data" / "fuzz_slow"
 
 
 def _fuzz_curves():
@@ -31,6 +34,14 @@ def test_corpus_replays_through_the_fuzz_checks():
     assert sum(counts.values()) == len(files)
     # both branches of the checks are exercised, not only rejections
     assert counts.get("accepted", 0) >= 20 and counts.get("rejected", 0) >= 20, counts
+
+
+@pytest.mark.exhaustive
+def test_slow_corpus_replays_through_the_fuzz_checks():
+    files = sorted(SLOW_CORPUS.iterdir())
+    assert files, "the slow corpus is missing"
+    counts = _fuzz_curves().replay([str(path) for path in files])
+    assert counts.get("accepted", 0) == len(files), counts
 
 
 @pytest.mark.parametrize("make", [lambda: statpriv.dp.laplace(6.951983e-318),
