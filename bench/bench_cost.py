@@ -109,7 +109,7 @@ QUERIES = [
      [("construction + delta(0.05)",
        "statpriv.thresholded(10**8, 0.3, 3 * 10**7, attacker='active').delta(0.05)", 1.0)]),
     ("empirical_kde", "EmpiricalPrivacy(2e6 rows, 1e5 ids, 50 dbs, mean, kde-gauss)",
-     f"statpriv.EmpiricalPrivacy({_EMPIRICAL_FRAME}, 'mean', estimator='kde-gauss')", None,
+     f"statpriv.empirical.EmpiricalPrivacy({_EMPIRICAL_FRAME}, 'mean', estimator='kde-gauss')", None,
      [("delta(0.05)", "curve.delta(0.05)", 10.0)]),
     ("gauss6", "counting(1e6, .3, Gaussian(3))",
      "statpriv.counting(10**6, 0.3, noise=statpriv.Gaussian(3.0))", 0.3,
