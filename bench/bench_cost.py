@@ -276,7 +276,7 @@ def query_check(label, what, cpu, target, res, refused=None):
     shown_target = "" if target is None else f"<= {fmt_s(target)}"
     if refused is not None:
         seconds, message = refused
-        cost = re.search(r"about [^;]*?terms[^;]*", message)
+        cost = re.search(r"about \S+ terms(?: \([^)]*\))?", message)
         shown = f"REFUSED in {fmt_s(seconds)} ({cost.group(0) if cost else message[:80]})"
         return (f"{label}: {what}", shown, shown_target, "REFUSED" if cost else "MISS")
     if cpu is None:
