@@ -298,6 +298,25 @@ def test_worst_case_refuses_up_front_what_would_take_minutes():
         pk.worst_case.delta(0.01)
 
 
+@pytest.mark.parametrize("query", [lambda c: c.delta(0.001), lambda c: c.epsilon(1e-9),
+                                   lambda c: c.delta(-0.001)])
+def test_worst_case_refuses_vertex_windows_too_wide_to_close(query):
+    # n = 1e8, p = 0.1: n p (1 - p) = 9e6, vertex windows of ~7e4 atoms at any
+    # delta; the budgeted search took 13 s and left a 0.3 % bracket: refused
+    # before any sum, with the terms it would sum and the cheap alternatives
+    curve = statpriv.partial_knowledge(10**8, 0.1).worst_case
+    with pytest.raises(ValueError, match=r"windows of ~7\.\de\+04 atoms.*terms \(~\d+ s\).*"
+                                         r"\.blanket.*\.uniform"):
+        query(curve)
+
+
+def test_worst_case_below_the_window_limit_still_answers():
+    # n p (1 - p) = 9e4 at n = 1e6: windows of ~7e3 atoms, under the limit
+    N, p = 10**6, 0.1
+    assert vertices._window_atoms(N, p, vertices._depth(0.0, N)) < vertices.MAX_WINDOW_ATOMS
+    vertices.check_work(N, p, vertices._depth(-20.0, N), "delta")      # no refusal
+
+
 def test_branch_and_bound_epsilon_of_zero_is_inf():
     # a shift: P's top atom (N + 1 ones) has Q = 0, so delta > 0 at every finite eps
     curve = statpriv.partial_knowledge(5000, 0.1).worst_case

@@ -152,3 +152,19 @@ def test_composition_of_a_worst_case_without_one_attaining_vertex():
         assert upper >= any_pair * (1 - 1e-9)
     pld = curve.privacy_loss_distribution()
     assert float(np.sum(pld.plus.probs) + pld.plus.infinity_mass) <= 1 + 1e-9
+
+
+@pytest.mark.parametrize("query", [lambda c: c.delta(0.001), lambda c: c.epsilon(1e-6)])
+def test_refuses_vertex_windows_too_wide_to_close(query):
+    # n = 1e8, eps0 = 1: n p (1 - p) = 2e7, vertex windows of ~1e5 atoms; the
+    # budgeted search took 9 to 21 s: refused before any sum, naming clones
+    curve = randomized_response(10**8, 1.0)
+    with pytest.raises(ValueError, match=r"terms \(~\d+ s\).*shuffle\.clones\(100000000, 1\.0\)"):
+        query(curve)
+
+
+def test_wide_windows_still_answer_where_delta_is_zero():
+    # delta = 0 exactly from eps0 on, and epsilon(0) = eps0: nothing to search
+    curve = randomized_response(10**8, 1.0)
+    assert curve.delta(1.0) == 0.0 and curve.delta(3.0) == 0.0
+    assert curve.epsilon(0.0) == 1.0

@@ -175,6 +175,7 @@ class EmpiricalPrivacy:
         self._estimator = fit_estimator(q, estimator, bandwidth)
         self._prepared = None
         self._cache = {}
+        self._max_cache = {}          # eps -> max_i delta_i (where the list is not needed)
         self._hausdorff = None
         self._matching = None
 
@@ -218,6 +219,37 @@ class EmpiricalPrivacy:
             self._cache[eps] = self._estimator.deltas_prepared(self._prepared, eps)[0]
         return self._cache[eps]
 
+    def _max_delta(self, eps):
+        """max_i delta_i at one float eps.  Where the estimator bounds every
+        row cheaply (Estimator.pair_bounds) and the full list is not cached,
+        only the rows whose bound exceeds the running maximum are
+        integrated, largest bound first, in batches that double: each
+        delta_i is integrated on its own, so the maximum is the same as over
+        every row (unless a skipped row's own quadrature bound, DEFAULT_TOL,
+        would lift it above; the result bounds every delta_i either way)."""
+        eps = float(eps)
+        if eps in self._cache or type(self)._delta_values is not EmpiricalPrivacy._delta_values:
+            return float(np.max(self._delta_values(eps), initial=0.0))
+        if eps not in self._max_cache:
+            if self._prepared is None:
+                self._prepared = self._estimator.prepare(self._Q)
+            bounds = self._estimator.pair_bounds(self._prepared, eps)
+            if bounds is None:
+                return float(np.max(self._delta_values(eps), initial=0.0))
+            rows, wrows = self._prepared
+            order = np.argsort(-bounds, kind="stable")
+            best, start, size = 0.0, 0, 64
+            while start < len(order) and bounds[order[start]] > best:
+                idx = order[start:start + size]
+                idx = idx[bounds[idx] > best]
+                batch = (rows[idx], None if wrows is None else wrows[idx])
+                best = max(best, float(np.max(self._estimator.deltas_prepared(batch, eps)[0])))
+                start, size = start + size, 2 * size
+            if len(self._max_cache) > 64:
+                self._max_cache.clear()
+            self._max_cache[eps] = best
+        return self._max_cache[eps]
+
     def _vectorised(self, eps, fn):
         arr = _validate.real_array("eps", eps, high=MAX_EPS)
         out = np.array([fn(e) for e in arr.ravel()], dtype=np.float64).reshape(arr.shape)
@@ -225,8 +257,7 @@ class EmpiricalPrivacy:
 
     def delta(self, eps):
         """delta(eps) = max_i delta_i(eps) (eps a number or an array)."""
-        return self._vectorised(eps, lambda e: float(np.max(self._delta_values(e),
-                                                            initial=0.0)))
+        return self._vectorised(eps, self._max_delta)
 
     def deltas(self, eps):
         """delta_i(eps) for every individual: a pandas Series indexed by individual."""

@@ -45,6 +45,17 @@ MAX_RANGES = 1 << 14          # work budget: ranges evaluated in all
 RANGE_ATOMS = 1.5e8           # window atoms one branch and bound may sum (~0.5 s here)
 MIN_RANGES = 256
 WORK_LIMIT = 3e9              # atoms of one bracket / epsilon search beyond which we refuse
+# Vertex windows wider than this are refused up front, whatever the depth.
+# The vertex laws share their variance N p (1 - p) and differ only in their
+# skew, so ln delta moves by ~6e-11 per vertex at N = 1e8, p = 0.1, while a
+# range of m vertices loses the variance of m records (~6e-8 per record
+# there): the ranges near the maximum only close as single vertices, the
+# search spends its whole budget (4 RANGE_ATOMS window atoms with the
+# midpoints and the last round's overshoot: 13 s for 5.7e8 atoms at
+# N = 1e8, p = 0.1, eps = 0.001, the bracket still 0.3 % open).  At 5e4
+# atoms (N p (1 - p) ~ 5e6 at the shallowest depth) one law costs ~0.5 ms.
+MAX_WINDOW_ATOMS = 5e4
+TERMS_PER_SECOND = 5e7        # window atoms summed per cpu second (shared 2-core machine)
 GRID = 65
 CHUNK_ATOMS = 2e7             # with a progress bar: window atoms between two reports (~0.3 s)
 
@@ -63,17 +74,31 @@ def _range_budget(N, p, depth, budget=MAX_RANGES):
     return int(min(budget, max(MIN_RANGES, RANGE_ATOMS / _window_atoms(N, p, depth))))
 
 
-def check_work(N, p, depth, what):
-    """Refuse up front what would take minutes: a search whose windows are
-    so wide (ln delta ~ -depth at N others) that even MIN_RANGES ranges and
-    the vertex grid exceed WORK_LIMIT atoms."""
-    work = (8 * GRID + 2 * MIN_RANGES) * _window_atoms(N, p, depth)
+def check_work(N, p, depth, what, alternative=None):
+    """Refuse up front what would take seconds to minutes: a search whose
+    windows are so wide (ln delta ~ -depth at N others) that even
+    MIN_RANGES ranges and the vertex grid exceed WORK_LIMIT atoms, or whose
+    vertex windows exceed MAX_WINDOW_ATOMS (the bracket then cannot close:
+    see there).  alternative: what answers fast instead (the message's
+    advice; default: partial knowledge's .blanket and .uniform)."""
+    atoms = _window_atoms(N, p, depth)
+    if alternative is None:
+        alternative = (".blanket (a certified upper bound, cheap at any n) with .uniform "
+                       "(an attained lower bound)")
+    work = (8 * GRID + 2 * MIN_RANGES) * atoms
     if work > WORK_LIMIT:
         raise ValueError(
             f"{what}: the exact worst case over the vertices at {N:.4g} others with "
             f"ln delta near {-depth:.4g} would sum about {work:.2g} terms (minutes); "
-            f"use .blanket (a certified upper bound, cheap at any n) with .uniform "
-            f"(an attained lower bound), or ask at a larger delta (smaller eps)")
+            f"use {alternative}, or ask at a larger delta (smaller eps)")
+    if atoms > MAX_WINDOW_ATOMS:
+        levels = 1 + int(math.log(max(N, 1.0)) / math.log(16.0))
+        work = (GRID + 33 * levels + 4 * _range_budget(N, p, depth)) * atoms
+        raise ValueError(
+            f"{what}: the worst case over the vertices at {N:.4g} others (n p (1 - p) = "
+            f"{N * p * (1.0 - p):.3g}) has vertex windows of ~{atoms:.2g} atoms: the branch "
+            f"and bound would sum about {work:.2g} terms (~{work / TERMS_PER_SECOND:.0f} s) "
+            f"and its budget would likely leave the bracket open; use {alternative}")
 
 
 def _bounds(core, n1, n2, eps, depth, bar=None):
@@ -156,15 +181,18 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
     return certified, L, a_best, np.concatenate(flagged or [np.empty(0)])
 
 
-def log_bracket(core, N, p, eps, ratio=EXACT_RATIO, log_delta_floor=None):
+def log_bracket(core, N, p, eps, ratio=EXACT_RATIO, log_delta_floor=None, alternative=None):
     """(ln attained, ln certified, a_attained) of the worst case at eps >= 0.
     log_delta_floor: a function of eps giving a lower bound of ln delta (the
-    uniform vertex), to refuse up front what would take minutes."""
+    uniform vertex), to refuse up front what would take minutes (without
+    it, the windows are checked at the shallowest depth, delta <= 1);
+    alternative: check_work's advice."""
     if eps == math.inf:
         up, lo = core.bounds(np.array([0.0]), np.array([float(N)]), eps, 0.0)
         return float(lo[0]), float(up[0]), 0
-    if log_delta_floor is not None:
-        check_work(N, p, _depth(log_delta_floor(eps), N), f"delta at eps = {eps:.6g}")
+    if eps < core.zero_point:      # from the zero point on delta = 0 at every vertex: cheap
+        floor = log_delta_floor(eps) if log_delta_floor is not None else 0.0
+        check_work(N, p, _depth(floor, N), f"delta at eps = {eps:.6g}", alternative)
     grid = np.unique(np.round(np.linspace(0.0, N, GRID)))
     depth = 60.0
     for _ in range(8):            # deepen the window until the grid sees delta
@@ -207,7 +235,7 @@ EPSILON_SCHEDULE = ((0.0, 400), (1e-6, 400), (1e-5, 800), (1e-4, 3000), (1e-3, 6
                     (1e-2, MAX_RANGES))
 
 
-def log_epsilon(core, N, p, log_target):
+def log_epsilon(core, N, p, log_target, alternative=None):
     """An eps at which the certified worst case is <= the target, within a
     relative eta of the smallest one (eta = 0 unless the branch and bound
     needs more than its budget there; see EPSILON_SCHEDULE): the vertices'
@@ -223,7 +251,7 @@ def log_epsilon(core, N, p, log_target):
     if log_target == -math.inf:
         return math.inf                  # a shift: the top atom of P has Q = 0 at every eps
     depth = _depth(log_target, N)
-    check_work(N, p, depth, f"epsilon at delta = {math.exp(log_target):.6g}")
+    check_work(N, p, depth, f"epsilon at delta = {math.exp(log_target):.6g}", alternative)
     ends = np.array([0.0, float(N)])
     eps = float(np.max(core.window_epsilon(ends, N - ends, depth, log_target)))
     # A range certified below the target at one trial eps stays so at every
@@ -288,11 +316,13 @@ class BracketCore:
     log_tol = 0.0
     positive = 0
 
-    def __init__(self, core, N, p, log_delta_floor=None):
+    def __init__(self, core, N, p, log_delta_floor=None, alternative=None):
         self.core, self.N, self.p, self.floor = core, N, p, log_delta_floor
+        self.alternative = alternative
 
     def _bracket(self, eps):
-        return log_bracket(self.core, self.N, self.p, eps, log_delta_floor=self.floor)
+        return log_bracket(self.core, self.N, self.p, eps, log_delta_floor=self.floor,
+                           alternative=self.alternative)
 
     def _log_delta(self, eps):
         if math.isnan(eps):
@@ -307,17 +337,19 @@ class BracketCore:
         return np.array([self._log_delta(float(e)) for e in eps])
 
     def epsilon(self, log_target, direction):
-        return np.array([log_epsilon(self.core, self.N, self.p, float(t)) for t in log_target])
+        return np.array([log_epsilon(self.core, self.N, self.p, float(t), self.alternative)
+                         for t in log_target])
 
 
-def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None):
+def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None, alternative=None):
     """The exact worst case: every vertex on its whole support up to
     FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
     rr = eps0: the target's report pair is eps0-randomized response with
     flip probability p = 1 / (1 + e^eps0), carried exactly from eps0 (else
     a shift); bracket then reports N - a (the others with input 1).
     log_delta_floor(eps): a lower bound of ln delta (e.g. the uniform
-    vertex), used to refuse up front what would take minutes."""
+    vertex), used to refuse up front what would take minutes; alternative:
+    what the refusal advises instead (check_work)."""
     core = vertex_core(N, p, rr)
     if N <= FULL_SWEEP_OTHERS:
         curve_core = core
@@ -326,7 +358,7 @@ def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None):
             log_v, a = core.worst(eps)
             return log_v, log_v, int(a)
     else:
-        curve_core = BracketCore(core, N, p, log_delta_floor)
+        curve_core = BracketCore(core, N, p, log_delta_floor, alternative)
         by_vertex = curve_core._bracket
     if rr is None:
         bracket = by_vertex

@@ -56,6 +56,7 @@ def randomized_response(n, eps0):
     def ref(eps, direction):
         return oracle.worst_case_delta(N, p, eps, direction, rr=eps0)
 
-    return vertices.worst_case_curve(N, p, ref,
-                                     f"shuffled randomized response n={n}, eps0={eps0}",
-                                     rr=eps0)
+    return vertices.worst_case_curve(
+        N, p, ref, f"shuffled randomized response n={n}, eps0={eps0}", rr=eps0,
+        alternative=f"statpriv.shuffle.clones({n}, {eps0!r}) (a certified upper bound for any "
+                    f"eps0-LDP randomizer, cheap at any n)")
