@@ -174,6 +174,28 @@ def test_bad_input():
         statpriv.compose(statpriv.partial_knowledge(41, 0.1).worst_case, times=2)
 
 
+def test_the_automatic_grid_coarsens_until_every_part_fits():
+    # dp.gaussian(1000) has a loss spread of 1e-3: the grid epsilon_error asks for
+    # is 1.25e-4 or finer, on which dp.laplace(2e-4), whose loss reaches 5000
+    # nats, needs 4e7 points (at most grid_pld.MAX_GRID = 4e6): h is coarsened
+    # to fit it, not refused.  (choose_interval alone, no grid built; the
+    # composed spread as compose_on_grid measures it on the parts' grids where
+    # the spread from the tails overstates it -- a count of 50 at pi = 8.8e-19
+    # beside a sample of 55 from 7e6 records asked for 4.2e7 points so)
+    from statpriv.accounting.composition import grid
+    from statpriv.laws import grid_pld
+    parts = [(statpriv.dp.gaussian(1000.0), 1), (statpriv.dp.laplace(2e-4), 1)]
+    h = grid.choose_interval(parts, 1e-5, 1e-15 / 8, window_spread=1e-3)
+    assert 5000.0 / h + 1 <= grid_pld.MAX_GRID
+    assert 5000.0 / h + 1 >= 0.99 * grid_pld.MAX_GRID      # no coarser than it must be
+    # a part that does not fit even on the coarsest grid (h = 1): refused, with the
+    # cost and the parameters that matter
+    with pytest.raises(ValueError, match=r"loss reaches 1e\+07 .*tail_mass_truncation.*"
+                                         r"1e\+07 grid points per direction even at the "
+                                         r"coarsest grid"):
+        statpriv.compose(statpriv.dp.laplace(1e-7))
+
+
 def test_basic_and_bounded_dependency_composition():
     assert statpriv.basic_composition((0.5, 1e-6), (0.25, 1e-7), times=2) == (1.5, 2.2e-06)
     assert statpriv.basic_composition((1.0, 0.6), (1.0, 0.6)) == (2.0, 1.0)

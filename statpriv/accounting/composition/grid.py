@@ -24,7 +24,12 @@ loss standard deviation s (estimated from each part's loss range).  The
 window must fit in the FFT, which bounds h from below by s too; where the
 standard deviation measured on the parts' grids is far below the estimate
 (heavy tails: a sampled Gaussian's range reaches 100x its bulk), the grid is
-chosen again with it.
+chosen again with it.  Each part's grid must also fit in
+statpriv.laws.grid_pld.MAX_GRID points per direction: where the h that
+epsilon_error asks for does not (a part of tiny loss spread composed with
+one that reaches far), h is coarsened until it does and the bracket is wider
+than epsilon_error (still certified); only a part that does not fit even at
+h = 1 is refused.
 """
 import math
 
@@ -295,11 +300,10 @@ def _flatten(curves, times):
     return [(c, counts[id(c)]) for c in order]
 
 
-def _loss_spread(curve, tail):
-    """A rough standard deviation of one part's loss, from where its delta
-    meets the tail in both directions (the range is about 2 z std for a
-    Gaussian-like loss, z = sqrt(2 ln(1/tail)))."""
-    span = 0.0
+def _loss_reach(curve, tail):
+    """Where the curve's delta comes within the tail of its limit, per
+    direction (plus, minus): how far its grid reaches (grid_pld.tail_span)."""
+    reach = []
     for d in ("plus", "minus"):
         limit = float(curve.delta(math.inf) if d == "max" else getattr(curve, f"delta_{d}")(math.inf))
         e = float(curve.epsilon(min(1.0, limit + max(tail, 1e-9 * limit)), direction=d))
@@ -307,8 +311,8 @@ def _loss_spread(curve, tail):
             raise ValueError(f"{curve.description}: delta_{d} does not come within "
                              f"tail_mass_truncation={tail!r} of its limit at a finite eps; "
                              "it cannot be composed on a grid")
-        span += e
-    return span / (2.0 * math.sqrt(2.0 * math.log(1.0 / tail)))
+        reach.append(e)
+    return reach
 
 
 def choose_interval(parts, epsilon_error, tail, window_spread=None):
@@ -316,11 +320,19 @@ def choose_interval(parts, epsilon_error, tail, window_spread=None):
     at most an eighth of the narrowest part's loss spread (a few grid points
     per part), at least what fits the composition's window in the FFT (the
     composed loss's standard deviation: ``window_spread`` if measured, else
-    the rough one from the parts' tails)."""
-    # (a part whose delta is flat -- everything at +inf or at one loss -- has no
-    # spread and no say: any grid carries it exactly)
-    spreads = [(sd, k) for sd, k in ((_loss_spread(c, tail), k) for c, k in parts)
-               if sd > _FLAT_SPREAD]
+    the rough one from the parts' tails) and every part's grid in
+    grid_pld.MAX_GRID points: coarser than epsilon_error asks where that
+    does not fit (the bracket is then wider, still certified).  At most 1
+    (a coarser grid moves every loss by > 1 nat): a part whose grid does not
+    fit even then is refused."""
+    reaches = [(_loss_reach(c, tail), k) for c, k in parts]
+    # a rough standard deviation of each part's loss from where its delta meets
+    # the tail in both directions (the range is about 2 z std for a Gaussian-
+    # like loss, z = sqrt(2 ln(1/tail))); a part whose delta is flat --
+    # everything at +inf or at one loss -- has no spread and no say: any grid
+    # carries it exactly
+    z = 2.0 * math.sqrt(2.0 * math.log(1.0 / tail))
+    spreads = [(sum(r) / z, k) for r, k in reaches if sum(r) / z > _FLAT_SPREAD]
     if not spreads:
         return 1e-3
     total = sum(k for _, k in spreads)
@@ -329,7 +341,19 @@ def choose_interval(parts, epsilon_error, tail, window_spread=None):
     h = math.sqrt(_MODEL_CONSTANT * epsilon_error / (total * (beta + 1.0)))
     h = min(h, min(sd for sd, _ in spreads) / 8.0)
     s_window = s if window_spread is None else window_spread
-    return min(max(h, _WINDOW_STDS * s_window / (MAX_GRID // 8)), 1.0)
+    # every part's grid within grid_pld.MAX_GRID points per direction (a margin
+    # of 1e-3 for its own estimate of the reach, grid_pld.tail_span)
+    widest, part = max(((max(r), c) for (r, _), (c, _) in zip(reaches, parts)),
+                       key=lambda pair: pair[0])
+    fits = widest * (1.0 + 1e-3) / (grid_pld.MAX_GRID - 2)
+    if fits > 1.0:
+        raise ValueError(f"{part.description}: its loss reaches {widest:.3g} before its delta "
+                         f"comes within tail_mass_truncation={tail!r} of its limit: "
+                         f"{widest:.3g} grid points per direction even at the coarsest grid "
+                         f"(value_discretization_interval=1; at most {grid_pld.MAX_GRID}); "
+                         "it cannot be composed on a grid (a larger tail_mass_truncation or "
+                         "delta_error shortens it where a thin tail is what reaches that far)")
+    return min(max(h, _WINDOW_STDS * s_window / (MAX_GRID // 8), fits), 1.0)
 
 
 def _measured_spread(brackets, h):
