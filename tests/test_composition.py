@@ -196,6 +196,19 @@ def test_the_automatic_grid_coarsens_until_every_part_fits():
         statpriv.compose(statpriv.dp.laplace(1e-7))
 
 
+def test_three_near_deterministic_geometric_mechanisms_have_a_useful_lower_end():
+    # dp.geometric(5e-324) puts all but O(alpha) of its loss at ln(1/alpha): three
+    # of them, delta(eps) = 1 - e^(eps - 3 ln(1/alpha)) and epsilon(delta) =
+    # 3 ln(1/alpha) + ln(1 - delta).  The lower end is 0 only within 4 n u of
+    # delta = 1 (n = 8e5 window points: delta > 1 - 3.6e-10; docs/composition.md)
+    curve = statpriv.compose(statpriv.dp.geometric(5e-324), times=3)
+    top = -3.0 * math.log(5e-324)
+    for delta, width in ((0.5, 1e-2), (0.99, 1e-2), (1.0 - 1e-9, 5.0)):
+        truth = top + math.log1p(-delta)
+        lower, upper = curve.epsilon_bounds(delta)
+        assert lower <= truth <= upper <= lower + width, (delta, lower, upper, truth)
+
+
 def test_basic_and_bounded_dependency_composition():
     assert statpriv.basic_composition((0.5, 1e-6), (0.25, 1e-7), times=2) == (1.5, 2.2e-06)
     assert statpriv.basic_composition((1.0, 0.6), (1.0, 0.6)) == (2.0, 1.0)
