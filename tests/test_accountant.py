@@ -154,6 +154,12 @@ def test_accountant_and_compose_bad_input():
             g.compose(times)
     with pytest.raises(TypeError, match="curve must be a PrivacyCurve"):
         acc.compose(0.5)
+    # 10^9 mechanisms at most in all: nested compositions multiply their times,
+    # an accountant's releases add up
+    with pytest.raises(ValueError, match=r"times: the composition counts 1e\+18 mechanisms"):
+        statpriv.compose(statpriv.compose(g, times=10 ** 9), times=10 ** 9)
+    with pytest.raises(ValueError, match=r"times: 1,000,000,000 releases held, 1 more"):
+        statpriv.Accountant().compose(g, times=10 ** 9).compose(g)
     with pytest.raises(ValueError, match=r"relation: .*'add_remove'.*replace_one"):
         acc.compose(statpriv.dp.gaussian(1.0, relation="replace_one"))
     with pytest.raises(ValueError, match="exactly one of eps= and delta="):

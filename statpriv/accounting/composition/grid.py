@@ -45,6 +45,8 @@ __all__ = ["DEFAULT_DELTA_ERROR", "DEFAULT_EPSILON_ERROR", "MAX_GRID", "Composed
 
 MAX_GRID = fourier.MAX_FFT
 DEFAULT_EPSILON_ERROR = 1e-5
+# the most mechanisms one composition counts (statpriv.compose's times)
+MAX_MECHANISMS = 10 ** 9
 DEFAULT_DELTA_ERROR = 1e-15
 # delta at which the grid model takes the slope of ln delta
 _MODEL_LOG_DELTA = math.log(1e-12)
@@ -379,6 +381,10 @@ def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_
     from statpriv.accounting.composition.composed import grid_composed_curve
     parts = _flatten(curves, times)
     total = sum(k for _, k in parts)
+    if total > MAX_MECHANISMS:
+        # (nested compositions multiply their times)
+        raise ValueError(f"times: the composition counts {total:.3g} mechanisms (nested "
+                         f"compositions multiply their times; at most {MAX_MECHANISMS:.0e})")
     if tail is None:
         tail = delta_error / (4.0 * total)
     h = value_discretization_interval
