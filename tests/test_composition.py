@@ -196,6 +196,7 @@ def test_the_automatic_grid_coarsens_until_every_part_fits():
         statpriv.compose(statpriv.dp.laplace(1e-7))
 
 
+@pytest.mark.exhaustive
 def test_three_near_deterministic_geometric_mechanisms_have_a_useful_lower_end():
     # dp.geometric(5e-324) puts all but O(alpha) of its loss at ln(1/alpha): three
     # of them, delta(eps) = 1 - e^(eps - 3 ln(1/alpha)) and epsilon(delta) =
