@@ -162,7 +162,8 @@ def _parser():
     fig.add_argument("--out", required=True, help="directory for the PNG files (created if missing)")
     fig.add_argument("--which", nargs="+", default=None, metavar="NAME",
                      help="only these figures: fig1 .. fig8 (Breutigam & Reischuk), "
-                          "partial_knowledge_fig2 .. partial_knowledge_fig6 (Desfontaines et al.) "
+                          "partial_knowledge_fig2 .. partial_knowledge_fig6 (Desfontaines et al.), "
+                          "naldi_dacquisto_fig1, naldi_dacquisto_fig2 (Naldi & D'Acquisto) "
                           "(default: all)")
     fig.add_argument("--dpi", type=_integer, default=120)
     emp = sub.add_parser("empirical-demo",

@@ -168,3 +168,30 @@ def test_accountant_and_compose_bad_input():
     lower = statpriv.k_anonymity(30, [0.2, 0.3, 0.1], 3, source=0, target=1).lower
     with pytest.raises(ValueError, match="cannot be composed"):
         statpriv.Accountant().compose(lower)
+
+
+def test_one_more_release_reuses_the_transforms_and_answers_as_restored(monkeypatch):
+    from statpriv.accounting.composition import fourier
+    transforms = []
+    original = fourier.Spectrum._transform
+
+    def counted(self, grid):
+        transforms.append(grid)
+        return original(self, grid)
+    monkeypatch.setattr(fourier.Spectrum, "_transform", counted)
+    acc = statpriv.Accountant(expected_releases=1000)
+    acc.compose(statpriv.dp.gaussian(20.0), times=999)
+    before = acc.epsilon_bounds(1e-9)
+    transforms.clear()
+    acc.compose(statpriv.dp.gaussian(20.0))
+    after = acc.epsilon_bounds(1e-9)
+    # the common path: the same tilt and FFT size, the part's transform kept
+    assert transforms == []
+    assert after[0] > before[1]
+    restored = pickle.loads(pickle.dumps(acc))
+    assert restored.epsilon_bounds(1e-9) == after
+    fresh = statpriv.Accountant(expected_releases=1000)
+    fresh.compose(statpriv.dp.gaussian(20.0), times=1000)
+    assert fresh.epsilon_bounds(1e-9) == after
+    truth = statpriv.dp.gaussian(20.0 / math.sqrt(1000)).epsilon(1e-9)
+    assert after[0] <= truth <= after[1]

@@ -328,3 +328,23 @@ def test_exact_product_large_path_agrees_with_the_materialized_one(monkeypatch):
         for d in (1e-3, 1e-9):
             e_large, e_small = (c.epsilon(d, direction=direction) for c in (large, small))
             assert e_large == e_small or abs(e_large - e_small) < 1e-9
+
+
+def test_bounds_of_the_max_skip_only_a_side_that_cannot_raise_it():
+    curve = statpriv.dp.gaussian(1.0, sampling_prob=0.1).compose(50)
+    deltas = np.array([1e-5, 1e-3])
+    lo, hi = curve.epsilon_bounds(deltas)
+    sides = curve.grid_sides
+    # the minus direction's upper end is below the plus direction's lower end:
+    # its lower side was not built
+    assert ("minus", False) not in sides
+    logs = np.log(deltas)
+    assert np.all(sides[("minus", True)].epsilon(logs) <= sides[("plus", False)].epsilon(logs))
+    full = [np.maximum(np.maximum(sides[("plus", u)].epsilon(logs),
+                                  sides[("minus", u)].epsilon(logs)), 0.0) for u in (False, True)]
+    assert np.array_equal(lo, full[0]) and np.array_equal(hi, full[1])
+    eps = np.array([0.5, 2.0])
+    dlo, dhi = curve.delta_bounds(eps)
+    full = [np.exp(np.maximum(sides[("plus", u)].log_delta(eps),
+                              sides[("minus", u)].log_delta(eps))) for u in (False, True)]
+    assert np.array_equal(dlo, full[0]) and np.array_equal(dhi, full[1])

@@ -167,7 +167,8 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def test_make_figures_writes_every_png(tmp_path):
     import_extra("matplotlib")
     paths = figures.make_figures(tmp_path / "out", dpi=60)
-    pk = {f"partial_knowledge_fig{k}" for k in range(2, 7)}
+    pk = {f"partial_knowledge_fig{k}" for k in range(2, 7)} | {
+        "partial_knowledge_fig2_cases", "naldi_dacquisto_fig1", "naldi_dacquisto_fig2"}
     assert set(paths) == {f"fig{k}" for k in range(1, 9)} | pk
     assert sorted(f.name for f in (tmp_path / "out").iterdir()) == sorted(
         [f"statistical_privacy_fig{k}.png" for k in range(1, 9)] + [f"{name}.png" for name in pk])

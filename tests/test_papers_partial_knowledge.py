@@ -29,3 +29,56 @@ def test_fig3_and_fig5_data():
 def test_registered():
     for name in ("partial_knowledge_fig2", "partial_knowledge_fig3", "partial_knowledge_fig5"):
         assert figures.FIGURES[name] is getattr(pkfig, name)
+
+
+def _poisson_binomial_delta(pis, eps):
+    """max over directions of sum_k (z(k-1) - e^eps z(k))_+, z the Poisson-binomial pmf
+    of the others' count by direct convolution (the definition, no statpriv)."""
+    z = np.array([1.0])
+    for q in pis:
+        z = np.convolve(z, [1.0 - q, q])
+    shifted = np.r_[0.0, z]
+    z = np.r_[z, 0.0]
+    plus = np.maximum(shifted - np.exp(eps) * z, 0.0).sum()
+    minus = np.maximum(z - np.exp(eps) * shifted, 0.0).sum()
+    return max(plus, minus)
+
+
+def test_fig2_cases_exact_curves_and_thm3_above_them():
+    eps = np.array([0.05, 0.2, 0.5])
+    d = pkfig.thm3_cases_data(ns=(200, 1000), eps=eps)
+    for case in (1, 2):
+        pis = pkfig.case_probabilities(case, 200, d["p"])
+        assert len(pis) == 199 and 0.1 <= pis.min() and pis.max() <= 0.9
+        want = [_poisson_binomial_delta(pis, e) for e in eps]
+        np.testing.assert_allclose(d["exact"][case][200], want, rtol=1e-9)
+        for n in d["ns"]:
+            # Thm 3 is a bound for every configuration in [p, 1-p]^N, and far above these
+            assert np.all(d["exact"][case][n] <= d["blanket"][n])
+            assert np.all(d["blanket"][n] <= d["closed_form"][n])
+    assert list(pkfig.case_probabilities(1, 5, 0.1)) == [0.1, 0.5, 0.5, 0.5]
+    np.testing.assert_allclose(pkfig.case_probabilities(2, 5, 0.1), [0.2, 0.4, 0.6, 0.8])
+    # Case 1 has more randomness than Case 2 (most records at 1/2): lower exact curve
+    assert np.all(d["exact"][1][1000] < d["exact"][2][1000])
+    with pytest.raises(ValueError, match="case must be 1 or 2"):
+        pkfig.case_probabilities(3, 10, 0.1)
+
+
+@pytest.mark.exhaustive
+def test_fig2_cases_renders(tmp_path):
+    from helpers import import_extra
+    import_extra("matplotlib")
+    paths = figures.make_figures(tmp_path, which=["partial_knowledge_fig2_cases"], dpi=40)
+    with open(paths["partial_knowledge_fig2_cases"], "rb") as fh:
+        assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_fig2_cases_numbers_quoted_in_the_docs():
+    d = pkfig.thm3_cases_data(ns=(1000,), eps=[0.2, 0.5])
+    np.testing.assert_allclose(d["exact"][1][1000], [1.55e-5, 3.74e-17], rtol=5e-3)
+    np.testing.assert_allclose(d["exact"][2][1000], [6.00e-5, 2.25e-14], rtol=5e-3)
+    np.testing.assert_allclose(d["blanket"][1000], [5.64e-3, 1.28e-5], rtol=5e-3)
+    assert d["closed_form"][1000][0] == 1.0
+    assert d["closed_form"][1000][1] == pytest.approx(0.34, abs=0.005)
+    ratio = d["blanket"][1000][0] / d["exact"][1][1000][0], d["blanket"][1000][0] / d["exact"][2][1000][0]
+    assert ratio == pytest.approx((364, 94), rel=3e-3)

@@ -12,10 +12,14 @@ each distinct curve is put on it once: its pessimistic and optimistic
 measures (connect-the-dots of its own delta) are built at its first
 release and kept.  One more release of a curve already seen is a count
 raised by one -- in the Fourier domain a power one higher, no measure
-rebuilt.  The per-part truncated tails are sized for ``expected_releases``
-releases (delta_error / (4 expected_releases) each) and their sum is
-added to delta whatever the count: past ``expected_releases`` the bracket
-stays certified, only wider than ``epsilon_error``.
+rebuilt; the parts' tilted transforms are kept too, so that a query after
+it costs the powers and their product, no forward FFT, while the tilt and
+the FFT size the query needs stay the same (they are rounded so that they
+do: statpriv.accounting.composition.grid and .fourier).  The per-part
+truncated tails are sized for ``expected_releases`` releases (delta_error
+/ (4 expected_releases) each) and their sum is added to delta whatever the
+count: past ``expected_releases`` the bracket stays certified, only wider
+than ``epsilon_error``.
 
 The state pickles as its settings and the (curve, count) list: curves
 pickle by rebuilding from their factory call (statpriv.curve.recipe), so a
@@ -87,6 +91,7 @@ class Accountant:
         self._h = h
         self._releases = []          # [curve, count]
         self._brackets = {}          # id(curve) -> Bracket on the grid
+        self._transforms = {}        # the parts' tilted transforms (fourier.Spectrum.multiply)
         self._curve = None
 
     @property
@@ -139,7 +144,14 @@ class Accountant:
             raise ValueError("no release has been composed yet (Accountant.compose)")
         if self._curve is None:
             brackets = [(self._brackets[_key(c)], k) for c, k in self._releases]
-            sides = _grid.ComposedSides(brackets, self._h)
+            # (the transforms are kept across releases: a query after one more
+            # release at the same tilt and FFT size -- the common case, tilts and
+            # sizes being rounded for it -- costs each part's power and the
+            # product, no forward FFT.  A different tilt or size (the loss's
+            # spread moved past a rounding step) transforms that part again:
+            # the window and the tilt follow the composition, so no spectrum
+            # can be kept for every future state)
+            sides = _grid.ComposedSides(brackets, self._h, self._transforms)
             curves = tuple(c for c, _ in self._releases)
             counts = tuple(k for _, k in self._releases)
             what = "accountant: " + " + ".join(f"{c.description} x {k}" for c, k in
@@ -183,7 +195,7 @@ class Accountant:
         self.relation = state["relation"]
         self.epsilon_error, self.delta_error = state["epsilon_error"], state["delta_error"]
         self.expected_releases, self._h = state["expected_releases"], state["h"]
-        self._releases, self._brackets, self._curve = [], {}, None
+        self._releases, self._brackets, self._transforms, self._curve = [], {}, {}, None
         for curve, count in state["releases"]:
             self._brackets[_key(curve)] = _grid.part_bracket(curve, self._h, self.tail)
             self._releases.append([curve, count])

@@ -8,7 +8,12 @@
   (``partial_knowledge_fig2`` .. in ``statpriv figures``; Fig. 6, nested noise,
   is in ``figures``);
 - ``statpriv.papers.thresholding``: Desfontaines et al.'s Fig. 4 (Thm 4 vs
-  the exact thresholded curve; ``partial_knowledge_fig4`` in ``statpriv figures``);
+  the exact thresholded curve; ``partial_knowledge_fig4`` in ``statpriv figures``)
+  and Thm 4's formulas (``theorem4_bound``, ``theorem4_poisson``,
+  ``theorem4_background_bound``);
+- ``statpriv.papers.interval_estimation``: Naldi & D'Acquisto, "Differential
+  Privacy: An Estimation Theory-Based Method for Choosing Epsilon", Figs. 1-2
+  with geometric and Gaussian noise (``naldi_dacquisto_fig1``, ``_fig2``);
 - ``statpriv.papers.demo``: the table printed by ``statpriv demo``.
 
 The old names ``statpriv.figures`` and ``statpriv.demo`` are these same

@@ -1,5 +1,7 @@
 """Regenerate the figures of Breutigam & Reischuk (Figs. 1-8) and Desfontaines et al.'s
-Fig. 6 (nested noise) from the exact curves (Fig. 4, thresholding: statpriv.papers.thresholding).
+Fig. 6 (nested noise) from the exact curves (Fig. 4, thresholding: statpriv.papers.thresholding),
+and register every paper's figures in FIGURES (Naldi & D'Acquisto's Figs. 1-2:
+statpriv.papers.interval_estimation).
 
 Every plotted statistical-privacy (SP) value comes from ``statpriv.counting(...)``,
 the exact curve (docs/mathematics.md §3-6).  Where Breutigam & Reischuk's figures rest on its normal
@@ -35,6 +37,7 @@ from statpriv.dp import amplify
 from statpriv.noise import Gaussian, Geometric, Laplace
 from statpriv.papers import _plotting as plotting
 from statpriv.papers import _renamed
+from statpriv.papers import interval_estimation as _interval_figures
 from statpriv.papers import partial_knowledge as _pk_figures
 from statpriv.papers.thresholding import partial_knowledge_fig4
 
@@ -464,15 +467,19 @@ def partial_knowledge_fig6(out_dir, dpi=120):
 
 
 # Breutigam & Reischuk Figs. 1-8, then Desfontaines et al. Figs. 2-6
-# (statpriv.papers.partial_knowledge, statpriv.papers.thresholding, nested noise here);
+# (statpriv.papers.partial_knowledge, statpriv.papers.thresholding, nested noise here),
+# then Naldi & D'Acquisto Figs. 1-2 (statpriv.papers.interval_estimation);
 # a figure's deprecated name still finds it (statpriv.papers._renamed)
 FIGURES = _renamed.RenamedKeys(
     fig1=fig1, fig2=fig2, fig3=fig3, fig4=fig4, fig5=fig5, fig6=fig6, fig7=fig7, fig8=fig8,
     partial_knowledge_fig2=_pk_figures.partial_knowledge_fig2,
+    partial_knowledge_fig2_cases=_pk_figures.partial_knowledge_fig2_cases,
     partial_knowledge_fig3=_pk_figures.partial_knowledge_fig3,
     partial_knowledge_fig4=partial_knowledge_fig4,
     partial_knowledge_fig5=_pk_figures.partial_knowledge_fig5,
-    partial_knowledge_fig6=partial_knowledge_fig6)
+    partial_knowledge_fig6=partial_knowledge_fig6,
+    naldi_dacquisto_fig1=_interval_figures.naldi_dacquisto_fig1,
+    naldi_dacquisto_fig2=_interval_figures.naldi_dacquisto_fig2)
 
 
 def make_figures(out_dir, *, which=None, dpi=120):
@@ -481,8 +488,9 @@ def make_figures(out_dir, *, which=None, dpi=120):
     which : iterable of names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk,
         "Statistical Privacy"; files statistical_privacy_fig1.png ..) and "partial_knowledge_fig2"
         .. "partial_knowledge_fig6" (Desfontaines et al., "Differential Privacy with Partial
-        Knowledge"; files partial_knowledge_fig2.png ..).  A deprecated name still works, with a
-        DeprecationWarning.
+        Knowledge"; files partial_knowledge_fig2.png ..), "naldi_dacquisto_fig1" and
+        "naldi_dacquisto_fig2" (Naldi & D'Acquisto, arXiv:1510.00917).  A deprecated name
+        still works, with a DeprecationWarning.
     Returns a dict name -> path of the written PNG (by current name; a deprecated name
     still finds its entry, with a DeprecationWarning).  Needs matplotlib
     (``pip install "statpriv[plot]"``).

@@ -9,6 +9,16 @@ running "at least 10% uncertain" example), eps = 0.5, delta = 1e-6.
   of Balle, Bell, Gascon & Nissim (the paper quotes it), the numerically
   evaluated privacy blanket, the uniform configuration (all pi_j = p, the
   paper's lower end) and statpriv's exact worst case over [p, 1-p]^N.
+* Fig. 2 as the paper draws it (``partial_knowledge_fig2_cases``): delta
+  against eps in the paper's two configurations -- Case 1, all records but
+  one at pi = 0.5 and one at p (Thm 3 sees only p and underperforms); Case 2,
+  the pi_j uniform on [p, 1-p] (ASSUMED: evenly spaced, the uniform law's
+  quantiles) -- Thm 3's bounds against statpriv's exact curve of that very
+  configuration (statpriv.counting(None, pis)), for n = 1000 and 10^4
+  (ASSUMED).  The paper's other curve, its Prop. 7 (Ghosh & Kleinberg,
+  "Inferential Privacy Guarantees for Differentially Private Mechanisms",
+  Thm 3: a bound from the records' average second and third moments), is
+  not drawn: its formula did not survive in our copy of the paper.
 * Fig. 3 -- delta against the number of known records, for several p: the
   exact worst case over the remaining unknown records.
 * Fig. 5 -- the double guarantee of §5.2: delta against the number of known
@@ -29,8 +39,9 @@ from statpriv.papers import _plotting as plotting
 from statpriv.papers import _renamed
 from statpriv.partial_knowledge import partial_knowledge
 
-__all__ = ["thm3_vs_n_data", "known_records_data", "double_guarantee_data",
-           "partial_knowledge_fig2", "partial_knowledge_fig3", "partial_knowledge_fig5"]
+__all__ = ["thm3_vs_n_data", "thm3_cases_data", "case_probabilities", "known_records_data",
+           "double_guarantee_data", "partial_knowledge_fig2", "partial_knowledge_fig2_cases",
+           "partial_knowledge_fig3", "partial_knowledge_fig5"]
 
 __getattr__ = _renamed.module_getattr(globals())    # deprecated names still work
 
@@ -38,6 +49,7 @@ P = 0.1
 EPS = 0.5
 DELTA = 1e-6
 N_RECORDS = 1000                     # Figs 3 and 5: records, the target included
+CASES_N = (1000, 10 ** 4)            # Fig. 2's two cases: records, the target included
 NOISE_EPS0 = 1.0                     # Fig 5: geometric noise alpha = e^-1 (1-DP alone)
 
 
@@ -64,6 +76,30 @@ def thm3_vs_n_data(*, p=P, eps=EPS, delta=DELTA, ns=None):
     data["closed_form"] = _closed_form_delta(ns - 1.0, p, eps)
     data.update(n=np.asarray(ns), p=p, eps=eps, delta=delta)
     return data
+
+
+def case_probabilities(case, n, p):
+    """The n - 1 other records' probabilities in Fig. 2's configurations:
+    case 1, one record at p and the rest at 0.5; case 2, evenly spaced on
+    [p, 1 - p] (the midpoints of n - 1 equal cells: the uniform law's quantiles)."""
+    if case == 1:
+        return np.r_[p, np.full(n - 2, 0.5)]
+    if case == 2:
+        return p + (1.0 - 2.0 * p) * (np.arange(1, n) - 0.5) / (n - 1)
+    raise ValueError(f"case must be 1 or 2, got {case!r}")
+
+
+def thm3_cases_data(*, p=P, ns=CASES_N, eps=None):
+    """delta against eps in Fig. 2's two cases: ``exact[case][n]`` (statpriv's
+    exact curve of the configuration), ``blanket[n]`` and ``closed_form[n]``
+    (Thm 3, which sees only p and so is the same in both cases)."""
+    eps = np.linspace(0.0, 1.0, 51) if eps is None else np.asarray(eps, dtype=float)
+    exact = {case: {n: counting(None, case_probabilities(case, n, p)).delta(eps) for n in ns}
+             for case in (1, 2)}
+    blanket = {n: partial_knowledge(n, p).blanket.delta(eps) for n in ns}
+    closed_form = {n: _closed_form_delta(n - 1.0, p, eps) for n in ns}
+    return {"eps": eps, "p": p, "ns": tuple(ns), "exact": exact, "blanket": blanket,
+            "closed_form": closed_form}
 
 
 def known_records_data(*, n=N_RECORDS, ps=(0.5, 0.25, 0.1, 0.05), eps=EPS, knowns=None):
@@ -118,6 +154,30 @@ def partial_knowledge_fig2(out_dir, dpi=120):
                        "Thm 3's sandwich closed",
                        legend_loc="lower left")
     return plotting.save(fig, out_dir, "partial_knowledge_fig2", dpi)
+
+
+def partial_knowledge_fig2_cases(out_dir, dpi=120):
+    """Desfontaines et al. Fig. 2 as drawn in the paper: its Cases 1 and 2, Thm 3
+    against the exact curve (ASSUMED p, n; Prop. 7 not drawn, see the module docstring)."""
+    data = thm3_cases_data()
+    fig, axes = plotting.figure(ncols=2)
+    titles = {1: "Case 1: all pi_j = 0.5 but one at p", 2: "Case 2: pi_j uniform on [p, 1-p]"}
+    for ax, case in zip(axes, (1, 2)):
+        for color, n in zip(plotting.COLORS, data["ns"]):
+            ax.plot(data["eps"], plotting.nan_zeros(data["exact"][case][n]), color=color,
+                    label=f"exact curve of the case, n = {n} (statpriv)", **plotting.EXACT)
+            ax.plot(data["eps"], data["blanket"][n], color=color, lw=1.3, ls="--",
+                    label=f"Thm 3, numerically evaluated, n = {n}")
+            ax.plot(data["eps"], data["closed_form"][n], color=color, lw=1.0, ls=":",
+                    label=f"Thm 3, closed form (BBGN19), n = {n}")
+        ax.set_ylim(1e-40, 3.0)
+        plotting.note(ax, "Prop. 7 (Ghosh & Kleinberg Thm 3) not drawn:\n"
+                          "its formula is lost in our copy of the paper", loc="upper right")
+        plotting.style(ax, "eps", "delta(eps)",
+                       f"Desfontaines et al. Fig. 2, {titles[case]}\n"
+                       f"(ASSUMED p = {data['p']:g}, n = {data['ns'][0]}, {data['ns'][1]})",
+                       legend_loc="lower left")
+    return plotting.save(fig, out_dir, "partial_knowledge_fig2_cases", dpi)
 
 
 def partial_knowledge_fig3(out_dir, dpi=120):

@@ -18,6 +18,24 @@ nothing to either hockey stick, so delta(eps_T4) <= P[release] <= delta_T4
 (tests/test_thresholding.py checks it).  The figure puts Thm 4's pair next to
 the exact statpriv.thresholded curve: the exact delta at Thm 4's eps and the
 exact eps at Thm 4's delta.
+
+The theorem's two further statements, re-derived the same way:
+
+* ``theorem4_poisson``: "for large n, lambda fixed, the Poisson
+  approximation": the same two formulas with B the Poisson(mu) pmf,
+  mu = (n-1) p, and r = mu / tau (Lemma 2 for the Poisson limit).  An
+  approximation, not a bound.
+* ``theorem4_background_bound``: an attacker who passively knows m records
+  (PPKDP), with at most b ones among them except with small probability.
+  With N' = n-1-m unknown others and T(N, k) = B_N(k) / (1 - r_N(k)),
+  r_N(k) = (N-k) p / ((k+1)(1-p)), Lemma 2's bound on P[Bin(N, p) >= k]:
+
+      delta_BK = T(m, b+1) + T(N', tau-b-1)
+      eps_BK   = -ln(1 - B_N'(tau-b-1) / (1 - T(N', tau-b-1)))
+
+  (the first term: more than b known ones; the second: a release is possible
+  at the lowest effective threshold tau - b; on the suppression marker the
+  loss is largest at b' = b known ones).
 """
 import math
 
@@ -26,8 +44,8 @@ import numpy as np
 from statpriv.papers import _plotting as plotting
 from statpriv.papers import _renamed
 
-__all__ = ["theorem4_bound", "thresholding_regime_data", "partial_knowledge_fig4",
-           "FIG4_N", "FIG4_EXPECTED"]
+__all__ = ["theorem4_bound", "theorem4_poisson", "theorem4_background_bound",
+           "thresholding_regime_data", "partial_knowledge_fig4", "FIG4_N", "FIG4_EXPECTED"]
 
 __getattr__ = _renamed.module_getattr(globals())    # deprecated names still work
 
@@ -38,6 +56,38 @@ FIG4_N = 1000
 FIG4_EXPECTED = (1.0, 3.0, 10.0)
 
 
+_NO_GUARANTEE = (math.inf, 1.0)
+
+
+def _lemma2_tail(N, p, k):
+    """(B_N(k), T) with T = B_N(k) / (1 - r), r = (N-k) p / ((k+1)(1-p)): Lemma 2's
+    bound on P[Bin(N, p) >= k] (the pmf ratio B(j+1)/B(j) decreases in j, so the
+    tail is below a geometric series of ratio r); None where r >= 1.  mpmath,
+    inside the caller's working precision."""
+    import mpmath
+    r = (N - k) * p / ((k + 1) * (1 - p))
+    if r >= 1:
+        return None
+    b = mpmath.binomial(N, k) * p ** k * (1 - p) ** (N - k)
+    return b, b / (1 - r)
+
+
+def _eps_delta(term, delta):
+    """(eps, delta) from the suppression-cell term B and the release bound delta:
+    eps = -ln(1 - B / (1 - delta)); no guarantee where that is undefined."""
+    import mpmath
+    if delta >= 1 or term >= 1 - delta:
+        return _NO_GUARANTEE
+    return float(-mpmath.log1p(-term / (1 - delta))), float(delta)
+
+
+def _checked(n, p, threshold):
+    from statpriv import _validate
+    n = _validate.count("n", n, low=1)
+    return n, _validate.real("p", p, low=0.0, high=1.0, low_open=True, high_open=True), \
+        _validate.count("threshold", threshold, low=0)
+
+
 def theorem4_bound(n, p, threshold):
     """(eps_T4, delta_T4) of Thm 4 (no background knowledge), as re-derived
     from its proof; (inf, 1) where its condition tau > (n-1) p (r < 1) fails.
@@ -45,16 +95,99 @@ def theorem4_bound(n, p, threshold):
     import mpmath
     N, tau = n - 1, int(threshold)
     with mpmath.workdps(40):
-        p = mpmath.mpf(p)
-        r = (N - (tau - 1)) * p / (tau * (1 - p))
+        if tau < 1:
+            return _NO_GUARANTEE
+        tail = _lemma2_tail(N, mpmath.mpf(p), tau - 1)
+        return _NO_GUARANTEE if tail is None else _eps_delta(*tail)
+
+
+def _poisson_one(mu, tau):
+    import mpmath
+    with mpmath.workdps(40):
+        mu = mpmath.mpf(mu)
+        r = mu / tau
         if tau < 1 or r >= 1:
-            return math.inf, 1.0
-        b = mpmath.binomial(N, tau - 1) * p ** (tau - 1) * (1 - p) ** (N - tau + 1)
-        delta = b / (1 - r)
-        if delta >= 1 or b >= 1 - delta:
-            return math.inf, 1.0
-        eps = -mpmath.log1p(-b / (1 - delta))
-        return float(eps), float(delta)
+            return _NO_GUARANTEE
+        b = mpmath.exp(-mu) * mu ** (tau - 1) / mpmath.factorial(tau - 1)
+        return _eps_delta(b, b / (1 - r))
+
+
+def theorem4_poisson(n, p, threshold):
+    """Thm 4's Poisson approximation (n large, lambda = tau / ((n-1) p) fixed):
+    with mu = (n-1) p and P(k) = e^-mu mu^k / k!,
+
+        delta_P = P(tau-1) / (1 - mu/tau),   eps_P = -ln(1 - P(tau-1) / (1 - delta_P)),
+
+    i.e. theorem4_bound with the binomial replaced by its Poisson limit.  An
+    approximation of Thm 4's pair, not a bound on the exact curve (docs/thresholding.md
+    gives the measured gaps).  (inf, 1) where tau <= mu.
+
+    n : int >= 1; p : float in (0, 1); threshold : int >= 0, or arrays of them
+    (they broadcast).  Returns (eps, delta), floats or float arrays.
+    """
+    n, p, threshold = np.broadcast_arrays(n, p, threshold)
+    out = [_poisson_one((nn - 1) * pp, tt) for nn, pp, tt in
+           (_checked(*args) for args in zip(n.ravel(), p.ravel(), threshold.ravel()))]
+    return _unpack(out, n.shape)
+
+
+def _background_one(n, p, tau, known, known_ones):
+    import mpmath
+    unknown = n - 1 - known
+    k = tau - known_ones - 1          # the others' count that reaches the lowest threshold
+    with mpmath.workdps(40):
+        p = mpmath.mpf(p)
+        if k < 0:
+            return _NO_GUARANTEE
+        if known_ones + 1 > known:    # cannot know more ones than known records
+            too_many = mpmath.mpf(0)
+        else:
+            tail = _lemma2_tail(known, p, known_ones + 1)
+            if tail is None:
+                return _NO_GUARANTEE
+            too_many = tail[1]
+        release = _lemma2_tail(unknown, p, k)
+        if release is None:
+            return _NO_GUARANTEE
+        eps, _ = _eps_delta(*release)
+        delta = too_many + release[1]
+        return _NO_GUARANTEE if delta >= 1 or not math.isfinite(eps) else (eps, float(delta))
+
+
+def theorem4_background_bound(n, p, threshold, known, known_ones):
+    """Thm 4 against a passive attacker who knows ``known`` = m records (PPKDP),
+    assuming at most ``known_ones`` = b ones among them (the rest of the
+    probability goes into delta), as re-derived from the proof:
+
+        delta_BK = T(m, b+1) + T(n-1-m, tau-b-1),
+        eps_BK   = -ln(1 - B_{n-1-m}(tau-b-1) / (1 - T(n-1-m, tau-b-1))),
+
+    B_N the Bin(N, p) pmf, T(N, k) = B_N(k) / (1 - (N-k) p / ((k+1)(1-p))) Lemma 2's
+    bound on P[Bin(N, p) >= k] (0 when k > N).  A bound: the exact passive
+    curve statpriv.thresholded(n, p, tau, known=m) has delta(eps_BK) <= delta_BK.
+    (inf, 1) where a Lemma 2 ratio is >= 1 or tau - b - 1 < 0.  known = 0,
+    known_ones = 0 is theorem4_bound.
+
+    n : int >= 1; p : float in (0, 1); threshold : int >= 0; known : int in
+    [0, n-1]; known_ones : int >= 0; arrays broadcast.  Returns (eps, delta).
+    """
+    from statpriv import _validate
+    arrays = np.broadcast_arrays(n, p, threshold, known, known_ones)
+    out = []
+    for nn, pp, tt, mm, bb in zip(*(a.ravel() for a in arrays)):
+        nn, pp, tt = _checked(nn, pp, tt)
+        mm = _validate.count("known", mm, low=0, high=nn - 1)
+        bb = _validate.count("known_ones", bb, low=0)
+        out.append(_background_one(nn, pp, tt, mm, bb))
+    return _unpack(out, arrays[0].shape)
+
+
+def _unpack(pairs, shape):
+    """(eps, delta) as floats for scalar input, else two arrays of ``shape``."""
+    if shape == ():
+        return pairs[0]
+    eps, delta = (np.array(col, dtype=float).reshape(shape) for col in zip(*pairs))
+    return eps, delta
 
 
 def thresholding_regime_data(*, n=FIG4_N, expected=FIG4_EXPECTED, lambdas=None,

@@ -60,11 +60,8 @@ class ComposedCurve(PrivacyCurve):
         arr = _validate.real_array("eps", eps, allow_inf=True)
         names = ("plus", "minus") if direction == "max" else (direction,)
         flat = arr.ravel()
-        ends = []
-        for upper in (False, True):
-            logs = np.maximum.reduce([self._grid_sides[(d, upper)].log_delta(flat)
-                                      for d in names])
-            ends.append(np.exp(logs).reshape(arr.shape))
+        ends = [np.exp(e).reshape(arr.shape) for e in _bracket_of_max(
+            lambda d, upper, x: self._grid_sides[(d, upper)].log_delta(x), names, flat)]
         return tuple(float(e[()]) if arr.ndim == 0 else e for e in ends)
 
     def epsilon_bounds(self, delta, direction="max"):
@@ -83,11 +80,9 @@ class ComposedCurve(PrivacyCurve):
         with np.errstate(divide="ignore"):
             logs = np.log(arr).ravel()
         names = ("plus", "minus") if direction == "max" else (direction,)
-        ends = []
-        for upper in (False, True):
-            eps = np.maximum.reduce([self._grid_sides[(d, upper)].epsilon(logs) for d in names])
-            eps = np.where(logs >= 0.0, 0.0, np.maximum(eps, 0.0)).reshape(arr.shape)
-            ends.append(eps)
+        ends = [np.where(logs >= 0.0, 0.0, np.maximum(eps, 0.0)).reshape(arr.shape)
+                for eps in _bracket_of_max(
+                    lambda d, upper, x: self._grid_sides[(d, upper)].epsilon(x), names, logs)]
         return tuple(float(e[()]) if arr.ndim == 0 else e for e in ends)
 
     def discretization_error(self, eps, direction="max"):
@@ -108,6 +103,27 @@ class ComposedCurve(PrivacyCurve):
                                 for c, k in zip(curves, self._counts)) for d in sides]
         out = np.maximum.reduce(sums)
         return float(out) if np.ndim(out) == 0 else out
+
+
+def _bracket_of_max(side_value, names, x):
+    """(lower, upper) of the larger of the directions' values at each x, where
+    side_value(direction, upper, x) gives one side's value (both
+    non-decreasing in the side: lower <= truth <= upper).  The upper end
+    is the max of the upper sides.  The lower side of the direction whose
+    upper is the smaller is computed only where that upper is above the
+    other direction's lower: elsewhere its lower (<= its upper) cannot
+    raise the max, which is then the other's lower -- the same numbers
+    without building that side (its measures, tilts and transforms: about
+    a third of a DP-SGD bracket's time)."""
+    uppers = [side_value(d, True, x) for d in names]
+    upper = np.maximum.reduce(uppers)
+    first = int(np.argmax([np.sum(u == upper) for u in uppers]))
+    lower = np.array(side_value(names[first], False, x), dtype=np.float64)
+    for i, d in enumerate(names):
+        need = (uppers[i] > lower) if i != first else np.zeros(x.shape, dtype=bool)
+        if need.any():
+            lower[need] = np.maximum(lower[need], side_value(d, False, x[need]))
+    return lower, upper
 
 
 class _GridCore:

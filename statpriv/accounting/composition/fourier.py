@@ -50,9 +50,12 @@ Every bound is added to the upper side's masses and subtracted from the
 lower side's (clipped at 0: a mass is >= 0).
 
 ``Spectrum`` is the internal API an accountant builds on: a plan (grid, tilt,
-window), ``multiply(part, times)`` -- one forward FFT of the tilted part, a
-power and a product: composing one more release costs one multiplication in
-the Fourier domain -- and ``read_back(upper)``, the bounded composition.
+window), ``multiply(part, times, cache)`` -- one forward FFT of the tilted
+part, a power and a product; with a cache the transform is kept, so that a
+composition asked again with one more release at the same tilt and FFT size
+costs that part's power and the product, no FFT -- and ``read_back(upper)``,
+the bounded composition.  FFT sizes (``fft_size``) come from a coarse set
+of fast lengths so that a window grown by a few points keeps its size.
 """
 import bisect
 import collections
@@ -67,7 +70,7 @@ _fft = _lazy.module("scipy.fft")
 _special = _lazy.module("scipy.special")
 
 __all__ = ["FFT_WORKERS", "MAX_FFT", "Plan", "Readback", "Spectrum", "composed_infinity",
-           "log_mgf", "plan", "tilted_moments"]
+           "fft_size", "log_mgf", "plan", "tilted_moments"]
 
 _U = 2.0 ** -53
 _FFT_C = 8.0
@@ -88,10 +91,12 @@ def _losses(grid, h):
 _FLOOR_NATS = 700.0
 
 
-def _tilted_sums(grid, h, thetas):
-    """(ln Z, mean, variance) of one part tilted by each theta (_fourier_kernels)."""
+def _tilted_sums(grid, h, thetas, moments=True):
+    """(ln Z, mean, variance) of one part tilted by each theta (_fourier_kernels;
+    ``moments`` False: ln Z only, mean and variance nan)."""
     return _fourier_kernels.tilted_sums(grid.mass, grid.log_mass, int(grid.offset), float(h),
-                                        np.asarray(thetas, dtype=np.float64), _FLOOR_NATS)
+                                        np.asarray(thetas, dtype=np.float64), _FLOOR_NATS,
+                                        moments)
 
 
 # relative rounding of one tilted sum per term: the block's products, the
@@ -99,20 +104,21 @@ def _tilted_sums(grid, h, thetas):
 _TILT_ROUNDING = (_fourier_kernels.TILT_BLOCK + 8) * _U
 
 
-def tilted_stats(parts, thetas, h):
+def tilted_stats(parts, thetas, h, moments=True):
     """(Lambda, mean, variance) of the composition at each theta, one sweep of
     each part for all thetas: Lambda(theta) = sum_j k_j ln sum_i a_ji
     e^(theta x_ji) (finite parts only; -inf where every part's finite mass
     is 0), rounded up (terms below e^-700 of the largest counted at that
     level; the sums' rounding added, ``mgf_rounding``), and the mean and
-    variance of the composition's loss tilted by e^(theta L)."""
+    variance of the composition's loss tilted by e^(theta L) (``moments``
+    False: nan, not computed)."""
     thetas = np.atleast_1d(np.asarray(thetas, dtype=np.float64))
     lam, mean, var = np.zeros(thetas.size), np.zeros(thetas.size), np.zeros(thetas.size)
     for grid, times in parts:
         if grid.mass.size == 0 or not np.any(grid.mass > 0):
             return np.full(thetas.size, -np.inf), np.full(thetas.size, np.nan), \
                 np.full(thetas.size, np.nan)
-        lz, m, v = _tilted_sums(grid, h, thetas)
+        lz, m, v = _tilted_sums(grid, h, thetas, moments)
         lam += times * (lz + (grid.mass.size + 2) * _TILT_ROUNDING)
         mean += times * m
         var += times * v
@@ -126,7 +132,7 @@ def mgf_rounding(parts):
 
 def log_mgf(parts, thetas, h):
     """Lambda(theta) at each theta, rounded up (tilted_stats)."""
-    return tilted_stats(parts, thetas, h)[0]
+    return tilted_stats(parts, thetas, h, moments=False)[0]
 
 
 def tilted_moments(parts, theta, h):
@@ -143,6 +149,12 @@ the window of composed indices [start, start + size) and the FFT size."""
 # normal-like loss has its best near sqrt(2 ln(1/tau)) = 8 at tau = 1e-14;
 # heavy tails further out; each offset costs a pass over every part)
 _CHERNOFF_STEPS = np.array([0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0, 128.0])
+# the window's ends, which set the FFT size: a factor sqrt(2) between trial steps
+# up to 32 (a sampled Gaussian's tilted loss, lumpy and heavy above, has its best
+# step near 1.4 / std: windows and FFTs 10-20% shorter than from the steps above,
+# for 4 more passes over the parts per end)
+_WINDOW_STEPS = np.array([0.5, 0.71, 1.0, 1.41, 2.0, 2.83, 4.0, 5.66, 8.0, 11.3, 16.0, 22.6,
+                          32.0, 64.0, 128.0])
 
 
 def _quantile(growth, steps, log_tau, h, sign):
@@ -175,7 +187,7 @@ def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf, std=None):
     if std is None:
         std = math.sqrt(max(tilted_moments(parts, tilt, h)[1], 0.0))
     log_tau = math.log(tau)
-    steps = _CHERNOFF_STEPS / max(std, 1e-300)
+    steps = _WINDOW_STEPS / max(std, 1e-300)
     lam = log_mgf(parts, np.concatenate(([tilt], tilt + steps, tilt - steps)), h)
     growth = lam[1:] - (lam[0] - 2.0 * mgf_rounding(parts))     # (Lambda(tilt) from below)
     k = steps.size
@@ -196,7 +208,24 @@ def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf, std=None):
         raise ValueError(f"the composition needs {size:.3g} grid points at "
                          f"value_discretization_interval={h!r} (at most {MAX_FFT}); use "
                          f"{remedy}")
-    return Plan(h, float(tilt), int(start), size, _fft.next_fast_len(size, real=True))
+    return Plan(h, float(tilt), int(start), size, fft_size(size))
+
+
+# FFT sizes are 2^m f / 32 for f in these (5-smooth: fast radices; at most 12.5%
+# apart, about 6% above the window on average): a window that grows by a few
+# points -- one more release of an accountant's thousand -- keeps its size, and
+# with it the parts' cached transforms (Spectrum.multiply)
+_FFT_FACTORS = (32, 36, 40, 45, 48, 54, 60)
+
+
+def fft_size(points):
+    """The FFT size for a window of ``points`` grid points: the smallest
+    2^m f / 32 (f in _FFT_FACTORS) at least it; below 64, next_fast_len."""
+    points = int(points)
+    if points <= 64:
+        return _fft.next_fast_len(points, real=True)
+    shift = points.bit_length() - 6
+    return min(f << s for s in (shift, shift + 1) for f in _FFT_FACTORS if f << s >= points)
 
 
 def _relative_error(x_span, log_z, times):
@@ -212,25 +241,25 @@ class Spectrum:
 
     def __init__(self, plan_, *, _state=None):
         self.plan = plan_
-        n = plan_.fft_size // 2 + 1
         if _state is None:
-            _state = dict(values=np.ones(n, dtype=np.complex128), parts=(), log_z=0.0, rel=0.0,
-                          err=0.0, growth=0.0, min_norm=math.inf)
+            # (the empty product: ones, made only if read back; the first part's
+            # spectrum replaces it -- 1 * z = z exactly -- rather than multiplies)
+            _state = dict(product=None, parts=(), log_z=0.0, rel=0.0, err=0.0, growth=0.0,
+                          min_norm=math.inf)
         self.__dict__.update(_state)
 
-    def multiply(self, grid, times=1):
-        """The spectrum with one more part ``grid`` (a GridPMF) composed ``times``
-        times: one forward FFT of the tilted part, a power by repeated squaring,
-        one product."""
+    @property
+    def values(self):
+        """The product of the tilted parts' spectra (rfft layout)."""
+        if self.product is None:
+            return np.ones(self.plan.fft_size // 2 + 1, dtype=np.complex128)
+        return self.product
+
+    def _transform(self, grid):
+        """(spectrum, ln Z, largest |lam x|, ||a~||_2, size) of one part tilted on
+        this plan: its forward FFT."""
         p = self.plan
         N, lam = p.fft_size, p.tilt
-        state = dict(self.__dict__)
-        del state["plan"]
-        state["parts"] = self.parts + ((grid, times),)
-        if grid.mass.size == 0 or not np.any(grid.mass > 0):
-            state["values"] = np.zeros_like(self.values)
-            state["log_z"] = -math.inf
-            return Spectrum(p, _state=state)
         x = _losses(grid, p.h)
         with np.errstate(divide="ignore"):
             w = grid.log_mass + lam * x
@@ -240,16 +269,47 @@ class Spectrum:
         tilted = np.exp(np.where(z > -_FLOOR_NATS, z, -np.inf))
         placed = np.bincount(np.mod(grid.offset + np.arange(tilted.size), N), weights=tilted,
                              minlength=N)
-        spectrum = _fft.rfft(placed, workers=FFT_WORKERS)
-        spectrum = _power(spectrum, times)
+        return (_fft.rfft(placed, workers=FFT_WORKERS), log_z, float(np.max(np.abs(lam * x))),
+                math.sqrt(float(np.sum(tilted * tilted))), tilted.size)
+
+    def multiply(self, grid, times=1, cache=None):
+        """The spectrum with one more part ``grid`` (a GridPMF) composed ``times``
+        times: one forward FFT of the tilted part, a power by repeated squaring,
+        one product.  ``cache``: a dict keeping each part's transform and its
+        last power per (part, h, tilt, FFT size), so that a composition asked
+        again with a count raised (an accountant's next release) costs a power
+        and a product, no FFT; the numbers are the same as without it."""
+        p = self.plan
+        N = p.fft_size
+        state = dict(self.__dict__)
+        del state["plan"]
+        state["parts"] = self.parts + ((grid, times),)
+        if grid.mass.size == 0 or not np.any(grid.mass > 0):
+            state["product"] = np.zeros_like(self.values)
+            state["log_z"] = -math.inf
+            return Spectrum(p, _state=state)
+        key = (id(grid), p.h, p.tilt, N)
+        entry = None if cache is None else cache.get(key)
+        if entry is None or entry["grid"] is not grid:
+            entry = dict(grid=grid, transform=self._transform(grid), times=None, power=None)
+            if cache is not None:
+                cache[key] = entry
+        transform, log_z, x_span, norm, size = entry["transform"]
+        if entry["times"] != times:
+            # (the power again, not the previous power times the transform: a
+            # restored accountant, computing from nothing, gets the same bits)
+            entry["times"], entry["power"] = times, _power(transform, times)
+        spectrum = entry["power"]
+        if cache is None:
+            entry.clear()
         eta = _FFT_C * _U * (math.log2(N) + 2.0)
-        norm = math.sqrt(float(np.sum(tilted * tilted)))
-        state["values"] = self.values * spectrum
+        state["product"] = spectrum if self.product is None else self.product * spectrum
         state["log_z"] = self.log_z + times * log_z
-        state["rel"] = self.rel + _relative_error(float(np.max(np.abs(lam * x))), log_z, times)
-        state["err"] = self.err + tilted.size * math.exp(-_FLOOR_NATS) + (times * eta + 2.0 * _U * (times * (math.pi + 1.0) + 5.0)
-                                   + 3.0 * _U * (len(self.parts) + 1)) * norm
-        state["growth"] = self.growth + times * (eta * math.sqrt(N) * norm + 2.0 * tilted.size * _U)
+        state["rel"] = self.rel + _relative_error(x_span, log_z, times)
+        state["err"] = (self.err + size * math.exp(-_FLOOR_NATS)
+                        + (times * eta + 2.0 * _U * (times * (math.pi + 1.0) + 5.0)
+                           + 3.0 * _U * (len(self.parts) + 1)) * norm)
+        state["growth"] = self.growth + times * (eta * math.sqrt(N) * norm + 2.0 * size * _U)
         state["min_norm"] = min(self.min_norm, norm)
         return Spectrum(p, _state=state)
 

@@ -81,14 +81,16 @@ class ComposedSide:
     """One direction and one side (upper or lower) of a composition: the parts
     ((GridPMF, times) pairs) and their compositions read back at the tilts
     queried so far.  The tilts are theta_0 = 0 and theta_(q+1) = theta_q +
-    1 / std_q (std_q: the loss's standard deviation under tilt theta_q), up
+    1 / std_q (std_q: the loss's standard deviation under tilt theta_q; the
+    step rounded down to 5 significant bits, ``_snapped``), up
     to where the tilted mean reaches the top of the support: a query at eps
     takes the tilt whose tilted mean is nearest to eps (the Chernoff tilt of
     P[S > eps]), a query of delta the one of Chernoff's estimate of its eps."""
 
-    def __init__(self, parts, h, upper):
+    def __init__(self, parts, h, upper, transforms=None):
         self.parts, self.h, self.upper = tuple(parts), h, bool(upper)
         self._readbacks = {}
+        self._transforms = transforms   # the parts' transforms kept (Spectrum.multiply)
         self._outside = None            # the Chernoff table of the untilted composition
         self._top = sum(t * (g.offset + g.mass.size - 1) for g, t in self.parts) * h
         self._thetas, self._means, self._log_mgf, self._stds = [], [], [], []
@@ -119,8 +121,8 @@ class ComposedSide:
         return True
 
     def _next_tilt(self):
-        """(theta, Lambda, mean, variance) of the next tilt: theta_q + 1 / std_q,
-        or a fraction 2^-i of that step where the Bregman gap of Lambda
+        """(theta, Lambda, mean, variance) of the next tilt: theta_q + 1 / std_q
+        (_snapped), or a fraction 2^-i of that step where the Bregman gap of Lambda
         between the two tilts, either way, passes _MAX_TILT_GAP nats (one
         sweep of the parts per trial: the first step passes on a normal-like
         loss).  For every eps between the two tilted means, the saddle point
@@ -132,7 +134,7 @@ class ComposedSide:
         to 3.2, the top of the support, over that step; eps = 2 was read back
         at theta = 76, where its bound is 1.)"""
         theta, lam0, mean0 = self._thetas[-1], self._log_mgf[-1], self._means[-1]
-        step = 1.0 / self._std
+        step = _snapped(1.0 / self._std)         # (halving keeps it snapped)
         for _ in range(_TILT_HALVINGS + 1):
             lam, mean, var = (float(v[0]) for v in
                               fourier.tilted_stats(self.parts, [theta + step], self.h))
@@ -207,7 +209,7 @@ class ComposedSide:
                                 std=self._stds[q])
             spectrum = fourier.Spectrum(plan)
             for grid, times in self.parts:
-                spectrum = spectrum.multiply(grid, times)
+                spectrum = spectrum.multiply(grid, times, self._transforms)
             if self.upper and self._outside is None:
                 self._outside = fourier.outside_table(self.parts, self.h, std=self._stds[0])
             rb = self._readbacks[q] = spectrum.read_back(self.upper, self._outside)
@@ -277,6 +279,17 @@ class ComposedSide:
         with np.errstate(under="ignore"):
             probs = np.exp(best.astype(np.longdouble))
         return _pld.PLDSide(losses, probs, infinity_mass=inf)
+
+
+def _snapped(step):
+    """A tilt step rounded down to 5 significant bits (within 3% below it): the
+    tilts then stay the same when the loss's spread moves a little -- one more
+    release of an accountant's thousand -- and with them the parts' cached
+    transforms (Spectrum.multiply)."""
+    if not (step > 0.0 and math.isfinite(step)):
+        return step
+    mantissa, exponent = math.frexp(step)
+    return math.ldexp(math.floor(mantissa * 32.0) / 32.0, exponent)
 
 
 def _flatten(curves, times):
@@ -434,11 +447,13 @@ def part_bracket(curve, h, tail):
 class ComposedSides(dict):
     """{(direction, upper): ComposedSide}, each built on first use (the lower
     sides only when a bracket is asked for); a direction whose measures are
-    the other's (a symmetric composition) shares its side."""
+    the other's (a symmetric composition) shares its side.  ``transforms``:
+    a dict in which the sides keep their parts' transforms (an accountant's,
+    kept from one release to the next)."""
 
-    def __init__(self, brackets, h):
+    def __init__(self, brackets, h, transforms=None):
         super().__init__()
-        self.brackets, self.h = brackets, h
+        self.brackets, self.h, self.transforms = brackets, h, transforms
 
     def __missing__(self, key):
         direction, upper = key
@@ -447,6 +462,6 @@ class ComposedSides(dict):
         if other in self and all(g is h for (g, _), (h, _) in zip(grids, self[other].parts)):
             side = self[other]
         else:
-            side = ComposedSide(grids, self.h, upper)
+            side = ComposedSide(grids, self.h, upper, self.transforms)
         self[key] = side
         return side
