@@ -495,7 +495,11 @@ NEW_CASE_SECONDS = 30    # the same for NEW_KINDS (a hang inside statpriv is a f
 # Gaussian mechanism up to 55 s in all), and a grid for a step sampled at
 # q ~ 1e-9 beside a Gaussian mechanism is fine (h ~ the sampled loss's
 # spread): statpriv takes seconds a query there
-KIND_SECONDS = {"compose_sampled": 150}
+# compose_mix: a mix whose automatic grid is coarsened to fit a part of 4e6
+# points per direction (a secret sample of 4e4 to 2e5 records beside a count
+# of tiny loss spread; refused before) costs ~27 s of CPU in its queries
+# alone, the lower side's measures built once on that grid
+KIND_SECONDS = {"compose_sampled": 150, "compose_mix": 90}
 
 
 class CaseTimeout(BaseException):

@@ -11,6 +11,7 @@ import mpmath
 import numpy as np
 import pytest
 from dp_accounting import dp_event, privacy_accountant
+from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as dpl
 from dp_accounting.pld import privacy_loss_mechanism as dpm
 from scipy import stats
@@ -293,6 +294,31 @@ def test_accountant_refuses_statpriv_curves_under_add_or_remove():
     with pytest.raises(privacy_accountant.UnsupportedEventError, match="replace-one"):
         acc.compose(event)
     assert acc.supports(dp_event.LaplaceDpEvent(1.0))
+
+
+def test_accountant_checks_the_relation_a_curve_names():
+    # dp.* curves name their neighbouring relation ("add_remove" by default): an
+    # accountant of the other relation refuses them, naming both
+    sampled = statpriv.dp.gaussian(1.0, sampling_prob=0.1)
+    event = accounting.StatprivCurveEvent(sampled)
+    replace_one = accounting.StatprivPLDAccountant()
+    assert not replace_one.supports(event)
+    with pytest.raises(privacy_accountant.UnsupportedEventError,
+                       match=r"relation: this accountant counts .*REPLACE_ONE neighbours, but "
+                             r"the curve was built with relation='add_remove'"):
+        replace_one.compose(event)
+    add_remove = privacy_accountant.NeighboringRelation.ADD_OR_REMOVE_ONE
+    assert not accounting.StatprivPLDAccountant(add_remove).supports(
+        accounting.StatprivCurveEvent(statpriv.dp.gaussian(1.0, relation="replace_one")))
+    # the matching accountant composes it: ten steps against dp-accounting's own
+    # Poisson-sampled Gaussian event on the same grid
+    acc = accounting.StatprivPLDAccountant(add_remove, value_discretization_interval=H)
+    acc.compose(event, 10)
+    theirs = pld_privacy_accountant.PLDAccountant(add_remove, H).compose(
+        dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.0)), 10)
+    assert acc.get_delta(1.0) == pytest.approx(theirs.get_delta(1.0), rel=1e-6)
+    # a curve that names no relation (a count) stays replace-one only
+    assert replace_one.supports(accounting.StatprivCurveEvent(statpriv.counting(100, 0.5)))
 
 
 # -- conventions -------------------------------------------------------------

@@ -172,6 +172,42 @@ def test_bad_input():
         statpriv.compose(c, times=10 ** 10)
 
 
+def test_the_automatic_grid_coarsens_until_every_part_fits():
+    # dp.gaussian(1000) has a loss spread of 1e-3: the grid epsilon_error asks for
+    # is 1.25e-4 or finer, on which dp.laplace(2e-4), whose loss reaches 5000
+    # nats, needs 4e7 points (at most grid_pld.MAX_GRID = 4e6): h is coarsened
+    # to fit it, not refused.  (choose_interval alone, no grid built; the
+    # composed spread as compose_on_grid measures it on the parts' grids where
+    # the spread from the tails overstates it -- a count of 50 at pi = 8.8e-19
+    # beside a sample of 55 from 7e6 records asked for 4.2e7 points so)
+    from statpriv.accounting.composition import grid
+    from statpriv.laws import grid_pld
+    parts = [(statpriv.dp.gaussian(1000.0), 1), (statpriv.dp.laplace(2e-4), 1)]
+    h = grid.choose_interval(parts, 1e-5, 1e-15 / 8, window_spread=1e-3)
+    assert 5000.0 / h + 1 <= grid_pld.MAX_GRID
+    assert 5000.0 / h + 1 >= 0.99 * grid_pld.MAX_GRID      # no coarser than it must be
+    # a part that does not fit even on the coarsest grid (h = 1): refused, with the
+    # cost and the parameters that matter
+    with pytest.raises(ValueError, match=r"loss reaches 1e\+07 .*tail_mass_truncation.*"
+                                         r"1e\+07 grid points per direction even at the "
+                                         r"coarsest grid"):
+        statpriv.compose(statpriv.dp.laplace(1e-7))
+
+
+@pytest.mark.exhaustive
+def test_three_near_deterministic_geometric_mechanisms_have_a_useful_lower_end():
+    # dp.geometric(5e-324) puts all but O(alpha) of its loss at ln(1/alpha): three
+    # of them, delta(eps) = 1 - e^(eps - 3 ln(1/alpha)) and epsilon(delta) =
+    # 3 ln(1/alpha) + ln(1 - delta).  The lower end is 0 only within 4 n u of
+    # delta = 1 (n = 8e5 window points: delta > 1 - 3.6e-10; docs/composition.md)
+    curve = statpriv.compose(statpriv.dp.geometric(5e-324), times=3)
+    top = -3.0 * math.log(5e-324)
+    for delta, width in ((0.5, 1e-2), (0.99, 1e-2), (1.0 - 1e-9, 5.0)):
+        truth = top + math.log1p(-delta)
+        lower, upper = curve.epsilon_bounds(delta)
+        assert lower <= truth <= upper <= lower + width, (delta, lower, upper, truth)
+
+
 def test_basic_and_bounded_dependency_composition():
     assert statpriv.basic_composition((0.5, 1e-6), (0.25, 1e-7), times=2) == (1.5, 2.2e-06)
     assert statpriv.basic_composition((1.0, 0.6), (1.0, 0.6)) == (2.0, 1.0)

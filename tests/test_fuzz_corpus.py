@@ -120,3 +120,15 @@ def test_laplace_scale_below_1e_308_has_an_infinite_zero_point_bound():
                               noise=statpriv.Laplace(1.166609567e-315))
     delta = curve.delta([0.0, 1.0, math.inf])
     assert ((0.0 <= delta) & (delta <= 1.0)).all() and delta[0] >= delta[1] >= delta[2]
+
+
+@pytest.mark.parametrize("h", [5e-324, 1e-300])
+def test_a_subnormal_grid_of_atoms_is_refused_naming_value_discretization_interval(h):
+    # found by the fuzzer: the atoms' grid indices losses / h passed 2^63 and
+    # wrapped around in the int64 cast (numpy's bincount: "'list' argument
+    # must have no negative elements"); the losses span 7.86 nats here
+    with pytest.raises(ValueError, match=rf"value_discretization_interval={h!r} needs .* grid "
+                                         r"points for the atoms \(at most 4000000\): it must be "
+                                         r"in \[1\.97e-06, 1\]"):
+        statpriv.compose(statpriv.counting(52, .5), statpriv.counting(10, .5),
+                         value_discretization_interval=h)

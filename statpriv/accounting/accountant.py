@@ -114,7 +114,11 @@ class Accountant:
         if not isinstance(curve, PrivacyCurve):
             raise _validate.ParameterTypeError(
                 f"curve must be a PrivacyCurve, got {type(curve).__name__}")
-        times = _validate.count("times", times, low=1, high=10 ** 9)
+        times = _validate.count("times", times, low=1, high=_grid.MAX_MECHANISMS)
+        held = sum(k for _, k in self._releases)
+        if held + times > _grid.MAX_MECHANISMS:
+            raise ValueError(f"times: {held:,} releases held, {times:,} more pass the "
+                             f"{_grid.MAX_MECHANISMS:,} one composition counts")
         own = _relation(curve)
         if own is not None and own != self.relation:
             raise ValueError(f"relation: this accountant counts {self.relation!r} neighbours, "

@@ -10,8 +10,13 @@ so they are built on first use.
 Neighbouring relation: statpriv's P is the law of the release when the
 target's record is positive (present), Q when it is negative; the
 neighbouring datasets differ in the target's value (replace-one), so only an
-accountant with ``NeighboringRelation.REPLACE_ONE`` composes a statpriv curve.
+accountant with ``NeighboringRelation.REPLACE_ONE`` composes a statpriv curve
+-- unless the curve's factory call names its relation (the statpriv.dp
+curves' ``relation=``, "add_remove" by default): then the accountant's
+relation must be that one (ADD_OR_REMOVE_ONE for "add_remove"), as in
+statpriv.Accountant.
 """
+from statpriv.accounting.accountant import _relation
 from statpriv.curve.export import to_dp_accounting
 
 __all__ = ["StatprivCurveEvent", "StatprivPLDAccountant"]
@@ -29,6 +34,8 @@ def _classes():
     from dp_accounting.pld import pld_privacy_accountant
 
     relation = privacy_accountant.NeighboringRelation
+    # dp-accounting's relations by statpriv's names (statpriv.accounting.RELATIONS)
+    names = {relation.ADD_OR_REMOVE_ONE: "add_remove", relation.REPLACE_ONE: "replace_one"}
 
     @attr.s(frozen=True, slots=True, auto_attribs=True)
     class StatprivCurveEvent(dp_event.DpEvent):
@@ -43,9 +50,10 @@ def _classes():
         (the curve's pessimistic PLD, ``to_dp_accounting`` at the
         accountant's interval, self-composed ``count`` times); every other
         event goes to the parent.  The neighbouring relation defaults to
-        REPLACE_ONE, the relation of statpriv's curves; under another
-        relation a StatprivCurveEvent is refused (``supports`` is False,
-        ``compose`` raises UnsupportedEventError)."""
+        REPLACE_ONE, the relation of statpriv's curves; a curve whose factory
+        call names another (dp.gaussian(..., relation="add_remove")) needs
+        the accountant of that relation.  A mismatch is refused
+        (``supports`` is False, ``compose`` raises UnsupportedEventError)."""
 
         def __init__(self, neighboring_relation=relation.REPLACE_ONE,
                      value_discretization_interval=1e-4):
@@ -54,7 +62,16 @@ def _classes():
         def _maybe_compose(self, event, count, do_compose):
             if not isinstance(event, StatprivCurveEvent):
                 return super()._maybe_compose(event, count, do_compose)
-            if self.neighboring_relation != relation.REPLACE_ONE:
+            own = _relation(event.curve)
+            mine = names.get(self.neighboring_relation)
+            if own is not None and own != mine:
+                return self.CompositionErrorDetails(
+                    invalid_event=event,
+                    error_message=(f"relation: this accountant counts "
+                                   f"{self.neighboring_relation} neighbours, but the curve "
+                                   f"was built with relation={own!r} "
+                                   f"({event.curve.description})"))
+            if own is None and self.neighboring_relation != relation.REPLACE_ONE:
                 return self.CompositionErrorDetails(
                     invalid_event=event,
                     error_message=("a statpriv curve is a replace-one curve (the target's "

@@ -146,14 +146,21 @@ class _AtomsSource:
             self.first, self.d, self.total, self.e = 0, np.zeros(1, dtype=_LD) + const, 0, 0
             return
         k = np.floor(losses / _LD(h))
+        # (in extended precision, before the indices become int64: a subnormal h
+        # puts them past 2^63, where the cast wraps around)
+        points = k[-1] - k[0] + 2
+        if not points <= MAX_GRID or max(abs(k[0]), abs(k[-1])) >= _LD(2.0 ** 62):
+            span = float(losses[-1] - losses[0])
+            low = max(span / (MAX_GRID - 3), float(max(abs(losses[0]), abs(losses[-1]))) / 2 ** 62)
+            raise ValueError(f"value_discretization_interval={h!r} needs {float(points):.3g} "
+                             f"grid points for the atoms (at most {MAX_GRID}): it must be in "
+                             f"[{low:.3g}, 1] for the losses from {float(losses[0]):.6g} to "
+                             f"{float(losses[-1]):.6g}; use a coarser grid")
         y = losses - k * _LD(h)
         up = np.expm1(-y) / np.expm1(-_LD(h))          # to k + 1; the rest to k
         k = k.astype(np.int64)
         first = int(k[0])
         size = int(k[-1]) - first + 2
-        if size > MAX_GRID:
-            raise ValueError(f"value_discretization_interval={h!r} needs {size:.3g} grid points "
-                             f"for the atoms (at most {MAX_GRID}); use a coarser grid")
         mass = (np.bincount(k - first, weights=(probs * (1 - up)).astype(np.float64), minlength=size)
                 + np.bincount(k - first + 1, weights=(probs * up).astype(np.float64),
                               minlength=size))

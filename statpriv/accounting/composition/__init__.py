@@ -100,7 +100,11 @@ def compose(*curves, times=1, value_discretization_interval=None, tail_mass_trun
         The width in eps of the bracket aimed at (absolute, as prv-accountant's
         eps_error), default 1e-5: h is chosen so that connect-the-dots'
         error, which adds up over the K parts, stays about there at delta
-        near 1e-12 (the bracket itself is certified whatever h is).
+        near 1e-12 (the bracket itself is certified whatever h is).  Where
+        that grid does not fit (every part's grid in
+        statpriv.laws.grid_pld.MAX_GRID points per direction, the composed
+        window in the largest FFT) h is coarsened until it does, and the
+        bracket is wider than epsilon_error.
     delta_error : float in (0, 0.01], optional
         The mass the truncations may add to delta in all (default 1e-15):
         the tails beyond the parts' grids.

@@ -73,7 +73,10 @@ class ComposedCurve(PrivacyCurve):
         """(lower, upper): the true smallest eps with delta(eps) <= delta lies in
         between; upper = epsilon(delta) (from the upper side, rounded up), lower
         from the lower side (rounded down).  Exact compositions: both ends are
-        epsilon(delta)."""
+        epsilon(delta).  Within about 4 n u of delta = 1 (n: the grid points of
+        the read-back window, u = 2^-53; the lower side's suffix sums are
+        lowered by that rounding bound) the lower end is 0 (docs/composition.md,
+        "Near delta = 1")."""
         _validate.choice("direction", direction, ("plus", "minus", "max"))
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
         if self._grid_sides is None:

@@ -202,9 +202,12 @@ def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf, std=None):
         stop = hi
     size = int(stop - start + 1)
     if size > MAX_FFT:
+        remedy = ("fewer mechanisms (times) or parts of a narrower loss" if h >= 1.0 else
+                  "a coarser grid (a larger epsilon_error; an Accountant's larger "
+                  "expected_releases)")
         raise ValueError(f"the composition needs {size:.3g} grid points at "
-                         f"value_discretization_interval={h!r} (at most {MAX_FFT}); use a "
-                         "coarser grid (a larger epsilon_error)")
+                         f"value_discretization_interval={h!r} (at most {MAX_FFT}); use "
+                         f"{remedy}")
     return Plan(h, float(tilt), int(start), size, fft_size(size))
 
 

@@ -24,7 +24,12 @@ loss standard deviation s (estimated from each part's loss range).  The
 window must fit in the FFT, which bounds h from below by s too; where the
 standard deviation measured on the parts' grids is far below the estimate
 (heavy tails: a sampled Gaussian's range reaches 100x its bulk), the grid is
-chosen again with it.
+chosen again with it.  Each part's grid must also fit in
+statpriv.laws.grid_pld.MAX_GRID points per direction: where the h that
+epsilon_error asks for does not (a part of tiny loss spread composed with
+one that reaches far), h is coarsened until it does and the bracket is wider
+than epsilon_error (still certified); only a part that does not fit even at
+h = 1 is refused.
 """
 import math
 
@@ -40,6 +45,8 @@ __all__ = ["DEFAULT_DELTA_ERROR", "DEFAULT_EPSILON_ERROR", "MAX_GRID", "Composed
 
 MAX_GRID = fourier.MAX_FFT
 DEFAULT_EPSILON_ERROR = 1e-5
+# the most mechanisms one composition counts (statpriv.compose's times)
+MAX_MECHANISMS = 10 ** 9
 DEFAULT_DELTA_ERROR = 1e-15
 # delta at which the grid model takes the slope of ln delta
 _MODEL_LOG_DELTA = math.log(1e-12)
@@ -51,6 +58,11 @@ _MODEL_LOG_DELTA = math.log(1e-12)
 # coarser than dp-accounting's h = 1e-4 and the upper end above its value)
 _MODEL_CONSTANT = 2.6
 _MAX_TILTS = 400
+# the largest Bregman gap of Lambda (nats) between neighbouring tilts (a
+# normal-like loss has 0.5 at the step 1 / std), and how often that step may
+# be halved to meet it
+_MAX_TILT_GAP = 4.0
+_TILT_HALVINGS = 30
 # counts of at least this many records are put on the grid from their compiled delta
 _MANY_OUTCOMES = 10_000
 # a read-back's window spans about 2 x 9 standard deviations of the composed
@@ -94,10 +106,12 @@ class ComposedSide:
         tilted loss has collapsed onto the top of the support)."""
         if self._done or len(self._thetas) >= _MAX_TILTS:
             return False
-        theta = 0.0
         if self._thetas:
-            theta = self._thetas[-1] + _snapped(1.0 / self._std)
-        lam, mean, var = (float(v[0]) for v in fourier.tilted_stats(self.parts, [theta], self.h))
+            theta, lam, mean, var = self._next_tilt()
+        else:
+            theta = 0.0
+            lam, mean, var = (float(v[0]) for v in fourier.tilted_stats(self.parts, [theta],
+                                                                        self.h))
         self._std = math.sqrt(max(var, 0.0))
         self._stds.append(self._std)
         self._thetas.append(theta)
@@ -105,6 +119,30 @@ class ComposedSide:
         self._log_mgf.append(lam)
         self._done = self._std <= self.h or mean >= self._top - self.h
         return True
+
+    def _next_tilt(self):
+        """(theta, Lambda, mean, variance) of the next tilt: theta_q + 1 / std_q
+        (_snapped), or a fraction 2^-i of that step where the Bregman gap of Lambda
+        between the two tilts, either way, passes _MAX_TILT_GAP nats (one
+        sweep of the parts per trial: the first step passes on a normal-like
+        loss).  For every eps between the two tilted means, the saddle point
+        tilt theta* of eps has its tilted mass at eps within e^gap of the one
+        at either neighbouring tilt (the gap grows as theta* moves away):
+        with the gap bounded, both neighbours read eps back from their bulk.
+        (A heavy tail breaks the step 1 / std: one sampled Gaussian at q =
+        0.01 has std 0.013 at theta = 0 and its tilted mean jumps from 1e-4
+        to 3.2, the top of the support, over that step; eps = 2 was read back
+        at theta = 76, where its bound is 1.)"""
+        theta, lam0, mean0 = self._thetas[-1], self._log_mgf[-1], self._means[-1]
+        step = _snapped(1.0 / self._std)         # (halving keeps it snapped)
+        for _ in range(_TILT_HALVINGS + 1):
+            lam, mean, var = (float(v[0]) for v in
+                              fourier.tilted_stats(self.parts, [theta + step], self.h))
+            # (the gap grows with the step: halved until within the bound)
+            if max(lam - lam0 - step * mean0, lam0 - lam + step * mean) <= _MAX_TILT_GAP:
+                break
+            step *= 0.5
+        return theta + step, lam, mean, var
 
     @property
     def thetas(self):
@@ -277,11 +315,10 @@ def _flatten(curves, times):
     return [(c, counts[id(c)]) for c in order]
 
 
-def _loss_spread(curve, tail):
-    """A rough standard deviation of one part's loss, from where its delta
-    meets the tail in both directions (the range is about 2 z std for a
-    Gaussian-like loss, z = sqrt(2 ln(1/tail)))."""
-    span = 0.0
+def _loss_reach(curve, tail):
+    """Where the curve's delta comes within the tail of its limit, per
+    direction (plus, minus): how far its grid reaches (grid_pld.tail_span)."""
+    reach = []
     for d in ("plus", "minus"):
         limit = float(curve.delta(math.inf) if d == "max" else getattr(curve, f"delta_{d}")(math.inf))
         e = float(curve.epsilon(min(1.0, limit + max(tail, 1e-9 * limit)), direction=d))
@@ -289,8 +326,8 @@ def _loss_spread(curve, tail):
             raise ValueError(f"{curve.description}: delta_{d} does not come within "
                              f"tail_mass_truncation={tail!r} of its limit at a finite eps; "
                              "it cannot be composed on a grid")
-        span += e
-    return span / (2.0 * math.sqrt(2.0 * math.log(1.0 / tail)))
+        reach.append(e)
+    return reach
 
 
 def choose_interval(parts, epsilon_error, tail, window_spread=None):
@@ -298,11 +335,19 @@ def choose_interval(parts, epsilon_error, tail, window_spread=None):
     at most an eighth of the narrowest part's loss spread (a few grid points
     per part), at least what fits the composition's window in the FFT (the
     composed loss's standard deviation: ``window_spread`` if measured, else
-    the rough one from the parts' tails)."""
-    # (a part whose delta is flat -- everything at +inf or at one loss -- has no
-    # spread and no say: any grid carries it exactly)
-    spreads = [(sd, k) for sd, k in ((_loss_spread(c, tail), k) for c, k in parts)
-               if sd > _FLAT_SPREAD]
+    the rough one from the parts' tails) and every part's grid in
+    grid_pld.MAX_GRID points: coarser than epsilon_error asks where that
+    does not fit (the bracket is then wider, still certified).  At most 1
+    (a coarser grid moves every loss by > 1 nat): a part whose grid does not
+    fit even then is refused."""
+    reaches = [(_loss_reach(c, tail), k) for c, k in parts]
+    # a rough standard deviation of each part's loss from where its delta meets
+    # the tail in both directions (the range is about 2 z std for a Gaussian-
+    # like loss, z = sqrt(2 ln(1/tail))); a part whose delta is flat --
+    # everything at +inf or at one loss -- has no spread and no say: any grid
+    # carries it exactly
+    z = 2.0 * math.sqrt(2.0 * math.log(1.0 / tail))
+    spreads = [(sum(r) / z, k) for r, k in reaches if sum(r) / z > _FLAT_SPREAD]
     if not spreads:
         return 1e-3
     total = sum(k for _, k in spreads)
@@ -311,7 +356,19 @@ def choose_interval(parts, epsilon_error, tail, window_spread=None):
     h = math.sqrt(_MODEL_CONSTANT * epsilon_error / (total * (beta + 1.0)))
     h = min(h, min(sd for sd, _ in spreads) / 8.0)
     s_window = s if window_spread is None else window_spread
-    return min(max(h, _WINDOW_STDS * s_window / (MAX_GRID // 8)), 1.0)
+    # every part's grid within grid_pld.MAX_GRID points per direction (a margin
+    # of 1e-3 for its own estimate of the reach, grid_pld.tail_span)
+    widest, part = max(((max(r), c) for (r, _), (c, _) in zip(reaches, parts)),
+                       key=lambda pair: pair[0])
+    fits = widest * (1.0 + 1e-3) / (grid_pld.MAX_GRID - 2)
+    if fits > 1.0:
+        raise ValueError(f"{part.description}: its loss reaches {widest:.3g} before its delta "
+                         f"comes within tail_mass_truncation={tail!r} of its limit: "
+                         f"{widest:.3g} grid points per direction even at the coarsest grid "
+                         f"(value_discretization_interval=1; at most {grid_pld.MAX_GRID}); "
+                         "it cannot be composed on a grid (a larger tail_mass_truncation or "
+                         "delta_error shortens it where a thin tail is what reaches that far)")
+    return min(max(h, _WINDOW_STDS * s_window / (MAX_GRID // 8), fits), 1.0)
 
 
 def _measured_spread(brackets, h):
@@ -337,6 +394,10 @@ def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_
     from statpriv.accounting.composition.composed import grid_composed_curve
     parts = _flatten(curves, times)
     total = sum(k for _, k in parts)
+    if total > MAX_MECHANISMS:
+        # (nested compositions multiply their times)
+        raise ValueError(f"times: the composition counts {total:.3g} mechanisms (nested "
+                         f"compositions multiply their times; at most {MAX_MECHANISMS:.0e})")
     if tail is None:
         tail = delta_error / (4.0 * total)
     h = value_discretization_interval
