@@ -254,7 +254,6 @@ def test_ascending_walk_matches_the_one_point_delta(N, pi, h):
     # few dozen points, the rest walked) against the one-point exact delta at
     # every grid point and cell middle: bound 3.6e-13 (csrc/binomial_tail.c),
     # observed <= 3e-14 (the resolution of float64 logs near -40)
-    import numpy as np
     from statpriv import _core
     core = statpriv.counting(N, pi)._core
     for code in (_core.PLUS, _core.MINUS):
