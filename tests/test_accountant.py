@@ -149,7 +149,8 @@ def test_accountant_and_compose_bad_input():
         statpriv.Accountant().compose(lower)
 
 
-def test_one_more_release_reuses_the_transforms_and_answers_as_restored(monkeypatch):
+def _counted_transforms(monkeypatch):
+    """The list the forward FFTs of parts (fourier.Spectrum._transform) append to."""
     from statpriv.accounting.composition import fourier
     transforms = []
     original = fourier.Spectrum._transform
@@ -158,6 +159,11 @@ def test_one_more_release_reuses_the_transforms_and_answers_as_restored(monkeypa
         transforms.append(grid)
         return original(self, grid)
     monkeypatch.setattr(fourier.Spectrum, "_transform", counted)
+    return transforms
+
+
+def test_one_more_release_reuses_the_transforms_and_answers_as_restored(monkeypatch):
+    transforms = _counted_transforms(monkeypatch)
     acc = statpriv.Accountant(expected_releases=1000)
     acc.compose(statpriv.dp.gaussian(20.0), times=999)
     before = acc.epsilon_bounds(1e-9)
@@ -180,18 +186,11 @@ def test_accountant_grid_is_composes_for_a_sampled_gaussian(monkeypatch):
     # the spread from a sampled Gaussian's tails is ~100x its bulk's: the
     # accountant's grid, like compose's, is refined from the spread measured
     # on the grid (before, 10^4 releases gave the bracket (0.7386, 0.9479))
-    from statpriv.accounting.composition import fourier
     step = statpriv.dp.gaussian(0.8, sampling_prob=0.001)
     acc = statpriv.Accountant()
     acc.compose(statpriv.dp.gaussian(0.8, sampling_prob=0.001), times=999)
     acc.epsilon_bounds(1e-5)
-    transforms = []
-    original = fourier.Spectrum._transform
-
-    def counted(self, grid):
-        transforms.append(grid)
-        return original(self, grid)
-    monkeypatch.setattr(fourier.Spectrum, "_transform", counted)
+    transforms = _counted_transforms(monkeypatch)
     acc.compose(statpriv.dp.gaussian(0.8, sampling_prob=0.001))
     lo, hi = acc.epsilon_bounds(1e-5)
     assert transforms == []          # the grid kept: no part transformed again
