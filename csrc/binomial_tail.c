@@ -287,3 +287,119 @@ double sp_binom_curve_log_delta(double eps, sp_direction direction, const void *
     }
     return fmax(binom_direction(c, eps, SP_PLUS), binom_direction(c, eps, SP_MINUS));
 }
+
+/* The walk of sp_binom_curve_log_delta_ascending: the exact sums at an
+ * anchor eps x (relative to b(k0x - 1), k0x the anchor's threshold) and the
+ * cells k0x .. k - 1 that left the positive set since, their terms
+ * b(k-1) - e^eps b(k) = b(k-1) (base(k) - (e^eps - 1)(n - k) p) / (k q)
+ * (base(k) = k q - (n - k) p) kept as two sums so that any later eps reads
+ * them without walking again. */
+typedef struct {
+    int valid;
+    sp_binom_sums at;
+    long double exp_x;          /* e^x */
+    double k;                   /* the first cell still positive */
+    long double rel;            /* b(k - 1) / b(k0x - 1) */
+    long double removed_base;   /* sum of b(k'-1) base(k') / (k' q) / b(k0x - 1) */
+    long double removed_em1;    /* sum of b(k'-1) (n - k') p / (k' q) / b(k0x - 1) */
+} binom_walk;
+
+/* A re-anchor after this many cells: rel is a product of ratios, each
+ * rounded to ~3 x 2^-64, so it drifts by at most 4096 x 3 x 2^-64 = 6.7e-16
+ * relative over them. */
+#define BINOM_WALK_MAX_CELLS 4096.0
+
+/* ln delta at eps >= 0 (finite, not below the walk's last eps) from the
+ * walk, anchoring it anew at eps where the walk cannot reach.  The error
+ * against the truth: the anchor's sums T = sum_{k>=k0x} t_x(k) (t_x(k) =
+ * b(k-1) - e^x b(k) > 0) and B = sum_{k>=k0x} b(k) carry the exact kernel's
+ * relative error rho (all terms and partial sums positive); the value is
+ * t = T - du B - R (du = e^eps - e^x >= 0, R the left cells' terms at eps,
+ * evaluated afresh in long double: ~1e-18 of them), so its error is at most
+ * rho (T + du B) + 1e-18 (T + du B), and the walk goes on only while
+ * 3 t >= T + du B: a relative error of at most 3 rho.  rho is that of
+ * shift_sums: ratios over 256 steps at ~3 x 2^-53 each (8.5e-14), the
+ * re-anchoring exp of Loader's terms (~30 x 2^-53 at |ln b| <= 30: 3.3e-15)
+ * and double block sums of 256 terms (2.8e-14): ~1.2e-13 in the worst case,
+ * so 3 rho = 3.6e-13 < CURVE_RELATIVE_ERROR = 1e-12 (statpriv.laws.grid_pld),
+ * the error the connect-the-dots measures allow every grid value. */
+static double binom_walk_log_hockey(const sp_binom *b, double eps, binom_walk *w)
+{
+    const double N = b->N, n = N + 1.0;
+    const long double p = b->p_ext, q = b->q_ext;
+    double closed;
+    if (!(eps > 0.0) || shift_closed_form(b, eps, &closed)) {
+        w->valid = 0;
+        return sp_binom_shift_log_hockey(b, eps);
+    }
+    const long double em1 = expm1l((long double)eps);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (!w->valid) {
+            if (shift_sums(b, eps, em1, 1, &w->at, &closed)) {
+                return closed;
+            }
+            w->valid = 1;
+            w->exp_x = 1.0L + em1;
+            w->k = w->at.k0;
+            w->rel = 1.0L;
+            w->removed_base = 0.0L;
+            w->removed_em1 = 0.0L;
+            double sum = (double)w->at.t;
+            return sum > 0.0 ? fmin(0.0, w->at.log_b0 + log(sum)) : -INFINITY;
+        }
+        /* (a threshold further than the cap is anchored at once, not walked to;
+         * nor is one further than 64 cells + 2 of the terms' scale sd / (1 +
+         * eps sd) (sp_binom_shift_log_hockey_approx): a walked cell (long
+         * double divisions) costs several of the exact sum's double terms, and
+         * that far the walk's value has mostly left its 3t bound anyway --
+         * walking 4096 cells to find that cost 0.6 ms a point at N = 1e8) */
+        const double sd = sp_binom_shift_sd(b);
+        const double reach = fmin(BINOM_WALK_MAX_CELLS, 64.0 + 2.0 * sd / (1.0 + eps * sd));
+        if (shift_first_above(b, n, em1) - w->k > reach) {
+            w->valid = 0;
+            continue;
+        }
+        const long double du = w->exp_x * expm1l((long double)eps - (long double)w->at.eps);
+        /* cells whose numerator is <= 0 at eps left the positive set (the
+         * numerator grows with k: they are the lowest ones) */
+        while (w->k < n && w->k - w->at.k0 < BINOM_WALK_MAX_CELLS
+               && shift_numerator(w->k, n, b, em1) <= 0.0L) {
+            const double k = w->k;
+            const long double kq = (long double)k * q;
+            w->removed_base += w->rel * shift_numerator(k, n, b, 0.0L) / kq;
+            w->removed_em1 += w->rel * ((long double)(n - k) * p) / kq;
+            w->rel *= (long double)(N - k + 1.0) / (long double)k * p / q;    /* b(k) */
+            w->k = k + 1.0;
+        }
+        const long double t = w->at.t - du * w->at.b - (w->removed_base - em1 * w->removed_em1);
+        if (w->k >= n || w->k - w->at.k0 >= BINOM_WALK_MAX_CELLS
+            || !(3.0L * t >= w->at.t + du * w->at.b)) {
+            w->valid = 0;           /* too far (the bound above): anchor here */
+            continue;
+        }
+        double sum = (double)t;
+        return sum > 0.0 ? fmin(0.0, w->at.log_b0 + log(sum)) : -INFINITY;
+    }
+    return sp_binom_shift_log_hockey(b, eps);      /* not reached: the anchor returns */
+}
+
+void sp_binom_curve_log_delta_ascending(const sp_binom_curve *c, const double *eps, long n,
+                                        sp_direction direction, double *out)
+{
+    binom_walk walk;
+    walk.valid = 0;
+    const sp_binom *fwd = direction == SP_MINUS ? &c->minus : &c->plus;
+    double last = -INFINITY;
+    for (long i = 0; i < n; i++) {
+        const double e = eps[i];
+        if (direction == SP_MAX || !(e >= last) || !(e >= 0.0) || !isfinite(e)) {
+            walk.valid = 0;
+            out[i] = sp_binom_curve_log_delta(e, direction, c);
+        } else {
+            out[i] = binom_walk_log_hockey(fwd, e, &walk);
+        }
+        if (e == e) {
+            last = e;
+        }
+    }
+}

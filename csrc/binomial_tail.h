@@ -55,4 +55,15 @@ typedef struct {
 void sp_binom_curve_init(sp_binom_curve *c, double N, double pi);
 double sp_binom_curve_log_delta(double eps, sp_direction direction, const void *ctx);
 
+/* out[i] = ln delta(eps[i]) for i < n, the same values as
+ * sp_binom_curve_log_delta to within 3 ULPs of the exact sums' own error
+ * (bound at sp_binom_curve_log_delta_ascending in binomial_tail.c), walked
+ * incrementally where eps ascends: on the cells of one threshold delta is
+ * linear in e^eps and each cell leaving the positive set removes one term,
+ * so a grid of eps costs one exact sum per few dozen points.  Any order and
+ * any eps are accepted (a point below its predecessor, negative, infinite
+ * or NaN, or direction SP_MAX, is evaluated on its own). */
+void sp_binom_curve_log_delta_ascending(const sp_binom_curve *c, const double *eps, long n,
+                                        sp_direction direction, double *out);
+
 #endif

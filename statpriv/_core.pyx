@@ -117,6 +117,13 @@ cdef class CurveCore:
         """ln delta at each eps (float64, C-contiguous) in a direction."""
         return _evaluate(self.fn, self.ctx, eps, direction)
 
+    def log_delta_ascending(self, double[::1] eps, int direction):
+        """log_delta for many eps, fastest in ascending order (a grid): here
+        the same evaluation; a core whose kernel walks a sorted grid
+        incrementally overrides it (its values within its stated bound of
+        log_delta's)."""
+        return self.log_delta(eps, direction)
+
     def log_delta_estimate(self, double[::1] eps, int direction, int bound=0):
         """epsilon()'s estimate of ln delta at each eps: plain (bound 0), its
         upper (1) or lower (-1) bound; None if this curve has none."""
@@ -190,6 +197,19 @@ cdef class BinomialCurveCore(CurveCore):
         sp_binom_curve_init(&self.curve, N, pi)
         self.fn = sp_binom_curve_log_delta
         self.ctx = &self.curve
+
+    def log_delta_ascending(self, double[::1] eps, int direction):
+        """log_delta walked up the eps incrementally (one exact sum per few
+        dozen points of a grid): within 3.6e-13 relative of log_delta's delta
+        (sp_binom_curve_log_delta_ascending in csrc/binomial_tail.c)."""
+        out = np.empty(eps.shape[0])
+        cdef double[::1] res = out
+        if eps.shape[0] == 0:
+            return out
+        with nogil:
+            sp_binom_curve_log_delta_ascending(&self.curve, &eps[0], <long> eps.shape[0],
+                                               <sp_direction> direction, &res[0])
+        return out
 
     cdef double _smallest_eps(self, double log_target, sp_direction d,
                               bint estimate) noexcept nogil:

@@ -45,6 +45,8 @@ cdef extern from "binomial_tail.h" nogil:
         pass
     void sp_binom_curve_init(sp_binom_curve *c, double N, double pi)
     double sp_binom_curve_log_delta(double eps, sp_direction direction, const void *ctx)
+    void sp_binom_curve_log_delta_ascending(const sp_binom_curve *c, const double *eps, long n,
+                                            sp_direction direction, double *out)
 
 cdef extern from "poisson_sampling.h" nogil:
     ctypedef struct sp_poisson_curve:

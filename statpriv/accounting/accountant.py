@@ -6,24 +6,33 @@ each a curve and how many times it was run -- and answers ``delta(eps)``,
 ``epsilon_bounds``) for their composition (statpriv.compose's grid
 composition, statpriv.accounting.composition.grid).
 
-The grid is fixed when the accountant is made (``epsilon_error`` over
-``expected_releases`` releases, or ``value_discretization_interval``), so
-each distinct curve is put on it once: its pessimistic and optimistic
-measures (connect-the-dots of its own delta) are built at its first
-release and kept.  One more release of a curve already seen is a count
-raised by one -- in the Fourier domain a power one higher, no measure
-rebuilt; the parts' tilted transforms are kept too, so that a query after
-it costs the powers and their product, no forward FFT, while the tilt and
-the FFT size the query needs stay the same (they are rounded so that they
-do: statpriv.accounting.composition.grid and .fourier).  The per-part
-truncated tails are sized for ``expected_releases`` releases (delta_error
-/ (4 expected_releases) each) and their sum is added to delta whatever the
+The grid is chosen at query time the way statpriv.compose chooses it for
+the releases made so far (``epsilon_error`` over at least
+``expected_releases`` releases; the window's room from the loss's spread
+measured on the grid, which a heavy-tailed loss -- a sampled Gaussian --
+needs: its spread from the tails is 100x its bulk), unless
+``value_discretization_interval`` fixes it.  Once chosen it stays put
+while compose's choice for the releases is within a factor 2^(1/4) finer
+or 2 coarser (the bracket's width goes as h^2: at most sqrt(2) x
+compose's), so each
+distinct curve is put on it once: its pessimistic and optimistic measures
+(connect-the-dots of its own delta) are built at its first query and kept.
+One more release of a curve already seen is a count raised by one -- in
+the Fourier domain a power one higher, no measure rebuilt; the parts'
+tilted transforms are kept too, so that a query after it costs the powers
+and their product, no forward FFT, while the tilt and the FFT size the
+query needs stay the same (they are rounded so that they do:
+statpriv.accounting.composition.grid and .fourier).  Past the factor the
+grid is chosen again and every part rebuilt on it.  The per-part truncated
+tails are sized for ``expected_releases`` releases (delta_error / (4
+expected_releases) each) and their sum is added to delta whatever the
 count: past ``expected_releases`` the bracket stays certified, only wider
 than ``epsilon_error``.
 
-The state pickles as its settings and the (curve, count) list: curves
-pickle by rebuilding from their factory call (statpriv.curve.recipe), so a
-restored accountant answers exactly what the saved one did.
+The state pickles as its settings, the grid last chosen and the (curve,
+count) list: curves pickle by rebuilding from their factory call
+(statpriv.curve.recipe), and the grid's choice depends on nothing else, so
+a restored accountant answers exactly what the saved one did.
 
 ``relation`` is the neighbouring relation of the budget: a release whose
 curve says it was built under the other (dp.gaussian(...,
@@ -41,6 +50,12 @@ from statpriv.curve import PrivacyCurve
 __all__ = ["Accountant", "RELATIONS"]
 
 RELATIONS = ("add_remove", "replace_one")
+# the grid stays while compose's choice t for the releases has t / 2 <= h <=
+# t 2^(1/4): the bracket's width goes as h^2, so at most sqrt(2) x compose's; a
+# finer grid only costs time, up to 2x (its FFTs are longer).  With h ~ K^(-1/2)
+# for K releases it is re-chosen each time the releases grow by sqrt(2)
+_KEEP_COARSER = 2.0 ** 0.25
+_KEEP_FINER = 2.0
 
 
 class Accountant:
@@ -88,9 +103,16 @@ class Accountant:
                                  "both (epsilon_error chooses the grid)")
             h = _validate.real("value_discretization_interval", h, low=0.0, high=1.0,
                                low_open=True)
+        self._fixed_h = h is not None
         self._h = h
         self._releases = []          # [curve, count]
-        self._brackets = {}          # id(curve) -> Bracket on the grid
+        self._reaches = {}           # key -> its loss reach (grid.loss_reach), any grid
+        self._clear_grid()
+
+    def _clear_grid(self):
+        """Forget everything built on the grid h (a new h rebuilds it)."""
+        self._brackets = {}          # key -> Bracket on the grid
+        self._variances = {}         # key -> its loss variance on the grid (grid.loss_variance)
         self._transforms = {}        # the parts' tilted transforms (fourier.Spectrum.multiply)
         self._curve = None
 
@@ -106,8 +128,57 @@ class Accountant:
 
     @property
     def value_discretization_interval(self):
-        """The grid spacing h (None until the first release chooses it)."""
+        """The grid spacing h (None until the first query chooses it)."""
         return self._h
+
+    def _sized_parts(self):
+        """[(curve, count)] with the counts scaled up to ``expected_releases`` in
+        all: the grid is sized for at least that many releases, so that it
+        stays put while they are made."""
+        total = sum(k for _, k in self._releases)
+        scale = max(1.0, self.expected_releases / total)
+        return [(c, k * scale) for c, k in self._releases]
+
+    def _bracket(self, curve):
+        key = _key(curve)
+        if key not in self._brackets:
+            self._brackets[key] = _grid.part_bracket(curve, self._h, self.tail)
+        return self._brackets[key]
+
+    def _choose_grid(self):
+        """h for the releases so far: compose's choice (statpriv.compose: rough
+        from the parts' tails, refined once they are on that grid), kept while
+        that choice stays near it (_KEEP_COARSER, _KEEP_FINER).  A function of h
+        and the releases only (a restored accountant decides the same)."""
+        if self._fixed_h:
+            return
+        parts = self._sized_parts()
+        reaches = []
+        for c, _ in parts:
+            key = _key(c)
+            if key not in self._reaches:
+                self._reaches[key] = _grid.loss_reach(c, self.tail)
+            reaches.append(self._reaches[key])
+        rough = _grid.choose_interval(parts, self.epsilon_error, self.tail, reaches=reaches)
+        first = self._h is None
+        if first:
+            self._h = rough
+        variances = []
+        for c, _ in parts:
+            key = _key(c)
+            if key not in self._variances:
+                self._variances[key] = _grid.loss_variance(self._bracket(c), self._h)
+            variances.append(self._variances[key])
+        # compose's choice: the first time to the bit (refined from the rough
+        # grid); after it measured on this grid (the loss's variance hardly
+        # depends on h)
+        target = _grid.refined_interval(parts, self.epsilon_error, self.tail, rough, variances,
+                                        reaches=reaches)
+        if not first and target / _KEEP_FINER <= self._h <= target * _KEEP_COARSER:
+            return
+        if target != self._h:
+            self._h = target
+            self._clear_grid()
 
     def compose(self, curve, times=1):
         """Record ``times`` more releases of ``curve``; returns the accountant."""
@@ -124,12 +195,9 @@ class Accountant:
             raise ValueError(f"relation: this accountant counts {self.relation!r} neighbours, "
                              f"but the curve was built with relation={own!r} "
                              f"({curve.description})")
-        if self._h is None:
-            self._h = _grid.choose_interval([(curve, self.expected_releases)],
-                                            self.epsilon_error, self.tail)
+        _grid.require_laws(curve)
         key = _key(curve)
-        if key not in self._brackets:
-            self._brackets[key] = _grid.part_bracket(curve, self._h, self.tail)
+        if all(_key(c) != key for c, _ in self._releases):
             self._releases.append([curve, 0])
         for entry in self._releases:
             if _key(entry[0]) == key:
@@ -143,7 +211,8 @@ class Accountant:
         if not self._releases:
             raise ValueError("no release has been composed yet (Accountant.compose)")
         if self._curve is None:
-            brackets = [(self._brackets[_key(c)], k) for c, k in self._releases]
+            self._choose_grid()
+            brackets = [(self._bracket(c), k) for c, k in self._releases]
             # (the transforms are kept across releases: a query after one more
             # release at the same tilt and FFT size -- the common case, tilts and
             # sizes being rounded for it -- costs each part's power and the
@@ -189,16 +258,18 @@ class Accountant:
     def __getstate__(self):
         return dict(relation=self.relation, epsilon_error=self.epsilon_error,
                     delta_error=self.delta_error, expected_releases=self.expected_releases,
-                    h=self._h, releases=[(c, k) for c, k in self._releases])
+                    h=self._h, fixed_h=self._fixed_h,
+                    releases=[(c, k) for c, k in self._releases])
 
     def __setstate__(self, state):
         self.relation = state["relation"]
         self.epsilon_error, self.delta_error = state["epsilon_error"], state["delta_error"]
         self.expected_releases, self._h = state["expected_releases"], state["h"]
-        self._releases, self._brackets, self._transforms, self._curve = [], {}, {}, None
-        for curve, count in state["releases"]:
-            self._brackets[_key(curve)] = _grid.part_bracket(curve, self._h, self.tail)
-            self._releases.append([curve, count])
+        # (a state saved before the grid was chosen at query time had it fixed)
+        self._fixed_h = state.get("fixed_h", self._h is not None)
+        self._releases = [[curve, count] for curve, count in state["releases"]]
+        self._reaches = {}
+        self._clear_grid()
 
     def __repr__(self):  # noqa: D105
         total = sum(k for _, k in self._releases)

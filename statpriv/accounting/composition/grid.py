@@ -41,7 +41,8 @@ from statpriv.laws import grid_pld
 from statpriv.laws import pld as _pld
 
 __all__ = ["DEFAULT_DELTA_ERROR", "DEFAULT_EPSILON_ERROR", "MAX_GRID", "ComposedSide",
-           "ComposedSides", "compose_on_grid", "choose_interval", "part_bracket"]
+           "ComposedSides", "compose_on_grid", "choose_interval", "loss_reach", "loss_variance",
+           "part_bracket", "refined_interval", "require_laws"]
 
 MAX_GRID = fourier.MAX_FFT
 DEFAULT_EPSILON_ERROR = 1e-5
@@ -315,9 +316,9 @@ def _flatten(curves, times):
     return [(c, counts[id(c)]) for c in order]
 
 
-def _loss_reach(curve, tail):
+def loss_reach(curve, tail):
     """Where the curve's delta comes within the tail of its limit, per
-    direction (plus, minus): how far its grid reaches (grid_pld.tail_span)."""
+    direction [plus, minus]: how far its grid reaches (grid_pld.tail_span)."""
     reach = []
     for d in ("plus", "minus"):
         limit = float(curve.delta(math.inf) if d == "max" else getattr(curve, f"delta_{d}")(math.inf))
@@ -330,7 +331,7 @@ def _loss_reach(curve, tail):
     return reach
 
 
-def choose_interval(parts, epsilon_error, tail, window_spread=None):
+def choose_interval(parts, epsilon_error, tail, window_spread=None, reaches=None):
     """h from the target width epsilon_error of the bracket (module docstring),
     at most an eighth of the narrowest part's loss spread (a few grid points
     per part), at least what fits the composition's window in the FFT (the
@@ -339,8 +340,11 @@ def choose_interval(parts, epsilon_error, tail, window_spread=None):
     grid_pld.MAX_GRID points: coarser than epsilon_error asks where that
     does not fit (the bracket is then wider, still certified).  At most 1
     (a coarser grid moves every loss by > 1 nat): a part whose grid does not
-    fit even then is refused."""
-    reaches = [(_loss_reach(c, tail), k) for c, k in parts]
+    fit even then is refused.  ``reaches``: the parts' ``loss_reach`` if
+    known already."""
+    if reaches is None:
+        reaches = [loss_reach(c, tail) for c, _ in parts]
+    reaches = [(r, k) for r, (_, k) in zip(reaches, parts)]
     # a rough standard deviation of each part's loss from where its delta meets
     # the tail in both directions (the range is about 2 z std for a Gaussian-
     # like loss, z = sqrt(2 ln(1/tail))); a part whose delta is flat --
@@ -371,21 +375,31 @@ def choose_interval(parts, epsilon_error, tail, window_spread=None):
     return min(max(h, _WINDOW_STDS * s_window / (MAX_GRID // 8), fits), 1.0)
 
 
-def _measured_spread(brackets, h):
-    """The composed loss's standard deviation from the parts' upper measures
-    on the grid (the larger of the two directions' per part)."""
-    var = 0.0
-    for bracket, times in brackets:
-        part = 0.0
-        for d in ("plus", "minus"):
-            g = bracket.upper(d)
-            total = float(np.sum(g.mass))
-            if total > 0:
-                x = (g.offset + np.arange(g.mass.size)) * h
-                mean = float(np.sum(g.mass * x)) / total
-                part = max(part, float(np.sum(g.mass * (x - mean) ** 2)) / total)
-        var += times * part
-    return math.sqrt(var)
+def loss_variance(bracket, h):
+    """One part's loss variance from its upper measures on the grid (the larger
+    of the two directions')."""
+    part = 0.0
+    for d in ("plus", "minus"):
+        g = bracket.upper(d)
+        total = float(np.sum(g.mass))
+        if total > 0:
+            x = (g.offset + np.arange(g.mass.size)) * h
+            mean = float(np.sum(g.mass * x)) / total
+            part = max(part, float(np.sum(g.mass * (x - mean) ** 2)) / total)
+    return part
+
+
+def refined_interval(parts, epsilon_error, tail, h, variances, reaches=None):
+    """compose's grid once the parts are on the grid h: h again, or a grid
+    finer by more than _REFINE_RATIO when the window's room from the loss's
+    spread measured there (``variances``: each part's ``loss_variance`` on h)
+    allows one.  The rough spread from the tails overstates a heavy-tailed
+    loss (a sampled Gaussian: 0.2 per step against 0.002 at rate 0.001) and
+    with it the window, which then forced a coarse grid."""
+    measured = math.sqrt(sum(k * v for (_, k), v in zip(parts, variances)))
+    finer = choose_interval(parts, epsilon_error, tail, window_spread=measured,
+                            reaches=reaches)
+    return finer if finer < h / _REFINE_RATIO else h
 
 
 def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_error,
@@ -403,17 +417,14 @@ def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_
     h = value_discretization_interval
     chosen = h is None
     if chosen:
-        h = choose_interval(parts, epsilon_error, tail)
+        reaches = [loss_reach(c, tail) for c, _ in parts]
+        h = choose_interval(parts, epsilon_error, tail, reaches=reaches)
     with _progress.bar(len(parts) + 1, f"composing {total:,} mechanisms", unit="part") as bar:
         brackets = [(part_bracket(c, h, tail), k) for c, k in parts]
         if chosen:
-            # the window's room from the loss's spread measured on the grid: the
-            # rough spread from the tails overstates a heavy-tailed loss (a
-            # sampled Gaussian: 0.2 per step against 0.002 at rate 0.001) and
-            # with it the window, which then forced a coarse grid
-            finer = choose_interval(parts, epsilon_error, tail,
-                                    window_spread=_measured_spread(brackets, h))
-            if finer < h / _REFINE_RATIO:
+            finer = refined_interval(parts, epsilon_error, tail, h,
+                                     [loss_variance(b, h) for b, _ in brackets], reaches=reaches)
+            if finer != h:
                 h = finer
                 brackets = [(part_bracket(c, h, tail), k) for c, k in parts]
         bar.update(len(parts))
@@ -423,12 +434,17 @@ def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_
     return grid_composed_curve(sides, h, curves, times)
 
 
-def part_bracket(curve, h, tail):
-    """The curve's Bracket on h Z (statpriv.laws.grid_pld): its laws' own where
-    they build one directly, else that of its privacy-loss distribution."""
+def require_laws(curve):
+    """Raise unless the curve has the laws a grid is built from."""
     if curve.laws is None:
         raise ValueError(f"{curve.description}: no privacy-loss distribution is available "
                          "for this curve (a labelled approximation); it cannot be composed")
+
+
+def part_bracket(curve, h, tail):
+    """The curve's Bracket on h Z (statpriv.laws.grid_pld): its laws' own where
+    they build one directly, else that of its privacy-loss distribution."""
+    require_laws(curve)
     direct = getattr(curve.laws, "grid_bracket", None)
     if direct is not None:
         return direct(h, tail, curve.description)
