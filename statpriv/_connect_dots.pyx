@@ -29,8 +29,9 @@ bracket the curve:
       p_hi = (d_hi - d_(hi-1)) / (e^-h - 1),   mass at +inf = d_hi.
 
   Values that are not convex in t (upper bounds with their own errors)
-  make some p_k negative; ``convex_majorant`` gives instead the chord of a
-  convex majorant through (0, 1): a probability measure still above them.
+  make some p_k negative; ``convex_hull_of_bounds`` gives instead the chord
+  of their lower convex hull through (0, 1): a probability measure above
+  every convex curve below them (every true curve).
 
 * ``optimistic`` -- a measure on the same grid whose delta lies below the
   curve.  The chord of cell [t_i, t_(i+1)] rises above the curve by at most
@@ -73,7 +74,7 @@ import math
 import numpy as np
 cimport cython
 
-__all__ = ["certify", "convex_majorant", "grid_delta", "lower_hull", "optimistic", "pessimistic"]
+__all__ = ["certify", "convex_hull_of_bounds", "grid_delta", "lower_hull", "optimistic", "pessimistic"]
 
 _LD = np.longdouble
 # long double unit roundoff (x87 extended: 64-bit mantissa); 2^-52 where
@@ -201,106 +202,48 @@ def _midpoint_gaps(raw, r, mid, h, first):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def convex_majorant(targets, h):
-    """(probs, infinity mass), long double, of a PROBABILITY measure on the
-    losses lo h, ..., hi h whose delta is >= ``targets`` (delta at those eps,
-    non-increasing) at every grid point: the pessimistic measure where the
-    targets are convex in t = e^eps, a convex majorant of them otherwise.
+def convex_hull_of_bounds(targets, h):
+    """(probs, infinity mass, values at the dots), long double: the chord of
+    the lower convex hull H of (t = 0, 1) and the ``targets`` (non-increasing
+    upper bounds of a curve's delta at the grid points), a PROBABILITY
+    measure whose delta is >= every convex curve below the targets.
 
-    Why: the targets are upper bounds of a true curve (its values raised by
-    their error bounds; an upper curve such as a clone reduction; a maximum
-    over pairs; two directions bounded apart) and need not be convex in t:
-    the kernels' ~1e-14 relative noise over e^h - 1 ~ h already breaks the
-    second differences, and a per-point error bound that jumps (4e-7
-    relative next to the zero of a clone reduction's delta) more so.
-    ``pessimistic`` then has negative masses, and setting them to 0 adds
-    their size to the total -- 1 + 8.4e-7 for clones(3, 10): a measure of
-    mass > 1 is no pair of laws, and the composition's dominance argument
+    Why the hull, and why it is enough: the targets are upper bounds of a
+    true curve (its values raised by their error bounds; an upper curve such
+    as a clone reduction; a maximum over pairs) and need not be convex in
+    t = e^eps -- the kernels' ~1e-14 relative noise over e^h - 1 ~ h already
+    breaks the second differences, a per-point error bound that jumps (4e-7
+    relative next to the zero of a clone reduction's delta) more so.  Their
+    chord (``pessimistic``) then has negative masses, and setting them to 0
+    adds their size to the total (1 + 8.4e-7 for clones(3, 10)): a measure
+    of mass > 1 is no pair of laws, and the composition's dominance argument
     (decreasing convex order of probability measures) does not cover it.
-
-    The construction, with the abscissae x_0 = 0 (the virtual dot: value 1,
-    the total mass) and x_i = t_i / t_lo: H = the lower convex hull of the
-    dots (convex, through (0, 1), below the targets, equal at its
-    vertices); each dot k gets the line through it
-
-        l_k(x) = y_k + s_k (x - x_k),   s_k = max(H'(x_k), (y_k - 1) / x_k),
-
-    H's slope on its segment holding x_k, unless the line would then pass
-    above (0, 1) (a dot above the hull's first segments: any convex G with
-    G(0) = 1 through it lies above that chord beyond it).  G = max_k l_k is
-    convex (a maximum of lines), >= every target (l_k(x_k) = y_k),
-    non-increasing (every s_k <= 0) and G(0) = 1 (the virtual dot's line;
-    every other l_k(0) <= 1); and G <= H + max excess y_k - H(x_k) as far as
-    the first rule holds (l_k is H's tangent raised by the excess), so the
-    majorant raises the curve by about the non-convexity and no more.  The
-    measure is the chord of G at the grid points (convex, kinks there only):
-    masses x_i (s_i - s_(i-1)) >= 0 up to rounding (~4 u G / h each in
-    extended precision, u = 2^-64, those below 0 set to 0), total mass 1
-    and Q-mass -s_(-1) <= 1.  A convex true curve below the targets stays
-    below it between the grid points too (it is linear there).  The upper
-    envelope of the lines is found by the convex-hull trick: lines sorted by
-    slope, a stack, queries at increasing x -- O(n log n)."""
+    But every pair's delta is convex in t with delta(t = 0) = 1, so a true
+    curve at or below the targets at the dots is at or below the GREATEST
+    convex function below them and (0, 1) -- their lower convex hull H --
+    at every dot, and, being convex, below H's chord between the dots.  H
+    is convex, non-increasing (the last dot, the smallest value, is a
+    vertex) and through (0, 1): its chord's masses x_i (s_i - s_(i-1)) are
+    >= 0 (up to rounding, ~4 u H / h in extended precision, u = 2^-64,
+    those below 0 set to 0), of total 1, with Q-mass -s_(-1) <= 1.  H <= the
+    targets, so it is tighter than any convex majorant of them (a majorant
+    raises a near-linear stretch of the tail by the largest bump's excess)."""
     y_arr = np.minimum.accumulate(np.minimum(np.asarray(targets, dtype=_LD), _LD(1.0)))
     n = y_arr.size
     x_arr = np.concatenate((np.zeros(1, dtype=_LD), np.exp(np.arange(n, dtype=_LD) * _LD(h))))
     ys = np.concatenate((np.ones(1, dtype=_LD), y_arr))
     vertices = lower_hull(x_arr, ys)
-    seg_slope = np.diff(ys[vertices]) / np.diff(x_arr[vertices])
-    seg = np.clip(np.searchsorted(vertices, np.arange(n + 1), side="right") - 1,
-                  0, max(seg_slope.size - 1, 0))
-    slope = seg_slope[seg] if seg_slope.size else np.zeros(n + 1, dtype=_LD)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        chord = np.where(x_arr > 0, (ys - _LD(1.0)) / x_arr, -np.inf)
-    slope = np.minimum(np.maximum(slope, chord), _LD(0.0))
-    order = np.lexsort((ys - slope * x_arr, slope))      # by slope, then intercept
-    values = _upper_envelope(x_arr, ys, slope, np.ascontiguousarray(order, dtype=np.intp))
-    values = np.maximum(values, ys)                      # (rounding at the dots)
-    values[0] = _LD(1.0)
-    # the chord of G at the dots: the pessimistic masses of its values
+    values = ys.copy()
+    if vertices.size > 1:
+        seg_slope = np.diff(ys[vertices]) / np.diff(x_arr[vertices])
+        seg = np.clip(np.searchsorted(vertices, np.arange(n + 1), side="right") - 1,
+                      0, seg_slope.size - 1)
+        hull = ys[vertices[seg]] + seg_slope[seg] * (x_arr - x_arr[vertices[seg]])
+        # (at a vertex the hull is the dot itself; elsewhere at most the dot)
+        values = np.minimum(hull, ys)
+        values[vertices] = ys[vertices]
     probs, infinity = pessimistic(values[1:], h)
-    return probs, infinity
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def _upper_envelope(x_in, y_in, s_in, order_in):
-    """max over k of y_k + s_k (x_i - x_k) at every x_i (x increasing), the
-    lines taken in ``order`` (by slope, then intercept): the convex-hull trick."""
-    cdef long double[::1] x = np.ascontiguousarray(x_in, dtype=_LD)
-    cdef long double[::1] y = np.ascontiguousarray(y_in, dtype=_LD)
-    cdef long double[::1] s = np.ascontiguousarray(s_in, dtype=_LD)
-    cdef Py_ssize_t[::1] order = order_in
-    cdef Py_ssize_t n = x.shape[0], i, k, top = 0, ptr = 0, l1, l2
-    stack_arr = np.empty(n, dtype=np.intp)
-    cdef Py_ssize_t[::1] stack = stack_arr
-    out = np.empty(n, dtype=_LD)
-    cdef long double[::1] v = out
-    cdef long double b1, b2, b3
-    with nogil:
-        for i in range(n):
-            k = order[i]
-            if top > 0 and s[stack[top - 1]] == s[k]:
-                top -= 1                                 # same slope: the larger intercept (later)
-            while top >= 2:
-                l1 = stack[top - 2]
-                l2 = stack[top - 1]
-                b1 = y[l1] - s[l1] * x[l1]
-                b2 = y[l2] - s[l2] * x[l2]
-                b3 = y[k] - s[k] * x[k]
-                # l2 is never the maximum if l3 overtakes l1 no later than l2 does
-                if (b1 - b3) * (s[l2] - s[l1]) <= (b1 - b2) * (s[k] - s[l1]):
-                    top -= 1
-                else:
-                    break
-            stack[top] = k
-            top += 1
-        for i in range(n):
-            while (ptr + 1 < top and y[stack[ptr + 1]] + s[stack[ptr + 1]] * (x[i] - x[stack[ptr + 1]])
-                   >= y[stack[ptr]] + s[stack[ptr]] * (x[i] - x[stack[ptr]])):
-                ptr += 1
-            k = stack[ptr]
-            v[i] = y[k] + s[k] * (x[i] - x[k])
-    return out
+    return probs, infinity, values[1:]
 
 
 @cython.boundscheck(False)
@@ -377,8 +320,16 @@ def certify(probs, infinity, targets, h, upper, total=1.0):
         # total with delta (by 5e-5 for a shortfall of 1e-324 at a target of
         # 1.2e-324 that float64 holds to 4 digits only: the shuffled
         # randomized response with eps0 = 5e-324).
+        # Only where the shortfall is more than rounding: a rounding-level one
+        # is cheaper scaled (it raises delta by ~1e-16 of itself, where moving
+        # it to +inf raises it by ~1e-16 of the bulk everywhere -- in the
+        # tail, where compositions read, that doubled the +inf mass of
+        # dp.gaussian(30), 2.5e-18, and widened 10^4 of them by 60%).
         short = float(np.max(np.concatenate((targets - have, [targets[-1] - _LD(inf64)]))))
-        if short > 0 and p64[0] >= 2.0 * short:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            relative = np.where(have > 0, (targets - have) / have, np.where(targets > 0, np.inf, 0))
+        beyond_rounding = float(np.max(relative)) > 64.0 * float(slack)
+        if short > 0 and beyond_rounding and p64[0] >= 2.0 * short:
             moved = short * (1.0 + 4.0 * float(slack))
             p64 = p64.copy()
             p64[0] = max(p64[0] - moved, 0.0)

@@ -171,27 +171,36 @@ def test_pessimistic_pld_of_an_upper_curve_is_a_probability_measure(name):
     assert np.all(upper <= true * (1 + 1e-8) + 1e-11)
 
 
-def test_convex_majorant_keeps_total_mass_one_above_nonconvex_targets():
+def test_hull_of_bounds_is_a_probability_measure_above_every_convex_curve_below_them():
     from statpriv import _connect_dots
     h = 0.01
-    t = np.exp(np.arange(-200, 201) * h)
-    # delta of P = (0.7, 0.3), Q = (0.3, 0.7): convex in t, 1 at t = 0
-    convex = np.maximum(0.7 - 0.3 * t, 0.0) + np.maximum(0.3 - 0.7 * t, 0.0)
-    targets = convex.astype(np.longdouble)
-    targets[150] *= 1 + 1e-6                       # a concave bump
+    ld = np.longdouble
+    t = np.exp(np.arange(-200, 201).astype(ld) * ld(h))
+    # delta of P = (0.7, 0.3), Q = (0.3, 0.7): convex in t, 1 at t = 0 (in
+    # long double: its float64 rounding, 1e-16 of 0.15, is not convex itself)
+    convex = np.maximum(0.7 - 0.3 * t, 0) + np.maximum(0.3 - 0.7 * t, 0)
+    targets = convex.copy()
+    targets[150] *= 1 + 1e-6                       # concave bumps: upper bounds
     targets[260] *= 1 + 1e-9
     clamped = _connect_dots.pessimistic(targets, h)[0]
-    assert float(np.sum(clamped, dtype=np.longdouble)) > 1 + 1e-7  # the old construction
-    probs, inf = _connect_dots.convex_majorant(targets, h)
+    assert float(np.sum(clamped, dtype=np.longdouble)) > 1 + 1e-7  # the plain chord
+    probs, inf, hull = _connect_dots.convex_hull_of_bounds(targets, h)
     assert np.all(probs >= 0)
     assert abs(float(np.sum(probs) + inf) - 1.0) < 1e-15
     have = _connect_dots.grid_delta(probs, inf, h)
-    assert np.all(have >= targets * (1 - 1e-15))
-    # the raise is at most the bump's excess over the hull (5.2e-7 absolute)
-    assert float(np.max(have - targets)) <= float(targets[150] - convex[150]) * (1 + 1e-6)
-    # convex targets: the majorant is their chord (the pessimistic measure)
-    probs_c, inf_c = _connect_dots.convex_majorant(convex.astype(np.longdouble), h)
-    ref, ref_inf = _connect_dots.pessimistic(convex.astype(np.longdouble), h)
+    # above the convex curve under the bounds (the true one), at most the bounds
+    assert np.all(have >= convex * (1 - 1e-15))
+    assert np.all(hull <= targets)
+    assert np.all(have <= targets * (1 + 1e-12) + 1e-18)
+    # a convex curve below the bumped bounds between the dots too: its chord
+    mid = np.exp((np.arange(-200, 200).astype(ld) + ld(0.5)) * ld(h))
+    true_mid = np.maximum(0.7 - 0.3 * mid, 0.0) + np.maximum(0.3 - 0.7 * mid, 0.0)
+    lam = (mid - t[:-1]) / (t[1:] - t[:-1])
+    chord_mid = have[:-1] + lam * (have[1:] - have[:-1])
+    assert np.all(chord_mid >= true_mid * (1 - 1e-14))
+    # convex targets: the hull is the targets and the measure their chord
+    probs_c, inf_c, _ = _connect_dots.convex_hull_of_bounds(convex, h)
+    ref, ref_inf = _connect_dots.pessimistic(convex, h)
     assert np.allclose(probs_c.astype(float), ref.astype(float), rtol=0, atol=1e-12)
     assert abs(float(inf_c) - float(ref_inf)) < 1e-15
 

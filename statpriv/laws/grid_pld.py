@@ -11,8 +11,9 @@ give two measures on h Z and +inf per direction:
 * the pessimistic one, whose delta is the chord of the curve's values --
   piecewise linear in e^eps, so never below the curve (it is convex there);
   where the values (upper bounds, raised by their error bounds) are not
-  convex in e^eps, the chord of their smallest convex majorant through
-  (t = 0, 1) (statpriv._connect_dots.convex_majorant), so that it stays a
+  convex in e^eps, the chord of their lower convex hull through (t = 0, 1),
+  which is above every convex curve below them, the true one included
+  (statpriv._connect_dots.convex_hull_of_bounds), so that it stays a
   probability measure;
 * the optimistic one, the chords of the values lowered by a convexity bound
   on the chord's rise, made convex (lower hull) -- never above the curve.
@@ -268,11 +269,12 @@ def _upper(values, h):
     """The upper GridPMF from _values (upper bounds of the curve at the grid points)."""
     i_lo, d, r = values
     targets = np.minimum(d * (_LD(1.0) + r), _LD(1.0))
-    # (a convex majorant, not the chord: the raised values need not be convex
-    # in e^eps, and the chord's negative masses set to 0 would give a measure
-    # of total mass > 1 -- statpriv._connect_dots.convex_majorant)
-    probs, inf = _connect_dots.convex_majorant(targets, h)
-    return GridPMF(i_lo, *_connect_dots.certify(probs, inf, targets, h, True))
+    # (the chord of their lower convex hull, not of the values: the raised
+    # values need not be convex in e^eps, and the chord's negative masses set
+    # to 0 would give a measure of total mass > 1; every true curve below the
+    # values is below the hull -- statpriv._connect_dots.convex_hull_of_bounds)
+    probs, inf, hull = _connect_dots.convex_hull_of_bounds(targets, h)
+    return GridPMF(i_lo, *_connect_dots.certify(probs, inf, hull, h, True))
 
 
 def _lower(values, floor, h, mids=None):

@@ -43,15 +43,15 @@ from statpriv.curve.recipe import Recipe
 from statpriv.laws.renyi import renyi_from_pld
 
 
-__all__ = ["PLDCore", "PLDSide", "PrivacyLossDistribution", "from_laws", "from_log_pmfs",
+__all__ = ["LOSS_CAP", "PLDCore", "PLDSide", "PrivacyLossDistribution", "from_laws", "from_log_pmfs",
            "renyi_from_pld"]
 
 _LD = np.longdouble
 # Losses are shifted by their midpoint before e^(-l) is formed: extended
 # precision holds e^(+-11000), so losses may span up to this many nats.
 _MAX_LOSS_SPAN = 22000.0
-# Exact PLDs from log pmfs keep their losses within +-_LOSS_CAP (_side_from_logs).
-_LOSS_CAP = _MAX_LOSS_SPAN / 2
+# Exact PLDs from log pmfs keep their losses within +-LOSS_CAP (_side_from_logs).
+LOSS_CAP = _LOSS_CAP = _MAX_LOSS_SPAN / 2
 _DIRECTIONS = ("plus", "minus", "max")
 
 

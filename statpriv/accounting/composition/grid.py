@@ -318,7 +318,11 @@ def _flatten(curves, times):
 
 def loss_reach(curve, tail):
     """Where the curve's delta comes within the tail of its limit, per
-    direction [plus, minus]: how far its grid reaches (grid_pld.tail_span)."""
+    direction [plus, minus]: how far its grid reaches (grid_pld.tail_span);
+    for a curve with exact atoms at most statpriv.laws.pld.LOSS_CAP, where
+    its privacy-loss distribution caps its losses (beyond it: at +inf on the
+    upper side, at the cap on the lower one)."""
+    capped = getattr(curve.laws, "has_log_pmfs", False)
     reach = []
     for d in ("plus", "minus"):
         limit = float(curve.delta(math.inf) if d == "max" else getattr(curve, f"delta_{d}")(math.inf))
@@ -327,7 +331,7 @@ def loss_reach(curve, tail):
             raise ValueError(f"{curve.description}: delta_{d} does not come within "
                              f"tail_mass_truncation={tail!r} of its limit at a finite eps; "
                              "it cannot be composed on a grid")
-        reach.append(e)
+        reach.append(min(e, _pld.LOSS_CAP) if capped else e)
     return reach
 
 
