@@ -543,7 +543,9 @@ class DeltaLaws(LawSource):
                      description=None):
         """The Bracket of the curve on h Z (what a composition multiplies)."""
         return curve_bracket(self.core, value_discretization_interval, tail_mass_truncation,
-                             description, self.symmetric, self.eval_terms)
+                             description, self.symmetric,
+                             # (classes borrowing this method may have no estimate)
+                             getattr(self, "eval_terms", None))
 
     def subsample(self, sampling_prob, sampling, core=None):
         """Sampled (PrivacyCurve.subsample): known through the sampled ``core``'s
