@@ -189,3 +189,22 @@ def test_cancellation_and_far_tail(args, bound, direction, eps):
     truth = O.k_anonymity(n, probs[s], probs[t], k, bound).delta(eps, direction)
     diff = float(mpmath.mpf(ours) - mpmath.log(truth))
     assert abs(math.expm1(diff)) <= 1e-12 or abs(diff) <= 1e-10 and ours < -700
+
+
+def test_expensive_upper_pld_is_refused_up_front_with_a_grid_that_fits():
+    # found by the fuzzer: at n = 872 every evaluation of the upper curve sums
+    # ~6e4 terms, and the default grid (h = 1e-4) needs ~26,000 of them (~13 s):
+    # refused before any grid point is evaluated, naming the coarser h that fits
+    import re
+    from statpriv.laws import grid_pld
+    upper = statpriv.k_anonymity(872, [0.33523947233396356, 0.3, 0.3, 8.206768598029157e-13],
+                                 20, source=0, target=1).upper
+    with pytest.raises(ValueError, match="value_discretization_interval=0.0001 needs") as info:
+        upper.privacy_loss_distribution()
+    fits = float(re.search(r"value_discretization_interval=(\S+) fits", str(info.value))[1])
+    assert 1e-4 < fits < 1e-3
+    # the suggested grid passes the cost check (its construction alone: no evaluation)
+    bracket = upper.laws.grid_bracket(fits, 1e-15)
+    assert isinstance(bracket, grid_pld.Bracket)
+    with pytest.raises(ValueError, match="MAX_CURVE_TERMS"):
+        upper.laws.grid_bracket(fits * 0.8, 1e-15)

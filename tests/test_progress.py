@@ -47,6 +47,12 @@ def _per_record():
     return np.random.default_rng(11).uniform(0, 1, 2000)
 
 
+def _pld_arrays(pld):
+    """Every mass of a PLD and of its optimistic partner, one array."""
+    return np.concatenate([np.append(np.asarray(side.probs, dtype=float), side.infinity_mass)
+                           for p in (pld, pld.optimistic) for side in (p.plus, p.minus)])
+
+
 # (label, call, the bar's description): small inputs of every site
 SITES = [
     ("per-record", lambda: statpriv.counting(None, _per_record()).log_delta([0.0, 0.05, 0.5]),
@@ -59,6 +65,9 @@ SITES = [
      "composing 6 mechanisms"),
     ("long arrays", lambda: statpriv.counting(1000, 0.5).log_delta(np.linspace(-1, 1, 9000)),
      "delta at 9,000 values"),
+    ("loss grid", lambda: _pld_arrays(statpriv.k_anonymity(
+        60, [0.3, 0.3], 5, source=0, target=1).upper.privacy_loss_distribution(0.05)),
+     "delta on the loss grid"),
     ("mpmath reference", lambda: statpriv.counting(200, 0.3).delta(0.1, precision="mp"),
      "mpmath reference"),
     ("mpmath noise", lambda: statpriv.counting(2, 0.3, noise=statpriv.Laplace(1.0)).delta(

@@ -45,14 +45,15 @@ import math
 
 import numpy as np
 
-from statpriv import _connect_dots, _lazy
+from statpriv import _connect_dots, _lazy, _progress
 from statpriv.laws import pld as _pld
 from statpriv.laws.pair import LawSource
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
 __all__ = ["Bracket", "CURVE_RELATIVE_ERROR", "CurveSource", "DeltaLaws", "GridPMF", "MAX_GRID",
-           "curve_bracket", "from_curve", "grid_bracket", "tail_span"]
+           "MAX_CURVE_TERMS", "TERMS_PER_SECOND", "curve_bracket", "from_curve", "grid_bracket",
+           "tail_span"]
 
 _LD = np.longdouble
 # The relative error of a curve's delta the PLDs allow for (statpriv's kernels
@@ -60,6 +61,14 @@ _LD = np.longdouble
 CURVE_RELATIVE_ERROR = 1e-12
 # The largest grid (points per direction) built from a curve's delta.
 MAX_GRID = 4_000_000
+# A curve whose one evaluation sums many terms (``eval_terms`` of its
+# CurveSource, e.g. the k-anonymity upper curve's 2-D sum: ~6e4 terms at
+# n = 872) is put on the grid with a progress bar when that is predicted to
+# take seconds, and refused when it would sum more than MAX_CURVE_TERMS terms
+# in all (the grid points and the cells' midpoints of both directions; about
+# TERMS_PER_SECOND terms a CPU second on this machine: ~10 s).
+MAX_CURVE_TERMS = 1e9
+TERMS_PER_SECOND = 1e8
 
 class GridPMF(collections.namedtuple("GridPMF", "offset mass infinity")):
     """One direction of a measure on h Z: mass[i] (float64) at the loss
@@ -79,8 +88,10 @@ class CurveSource:
 
     exact_between = True           # delta at any eps, not only at grid points
 
-    def __init__(self, core, direction):
+    def __init__(self, core, direction, eval_terms=None):
         self.core, self.code = core, (_core.PLUS if direction == "plus" else _core.MINUS)
+        # the terms one evaluation sums (None: cheap or unknown; no cost check)
+        self.eval_terms = eval_terms
 
     def delta(self, eps):
         # (a grid ascends: a core may walk it incrementally, within 3.6e-13 of
@@ -211,21 +222,32 @@ def _relative_errors(d, eps, h, base):
     return base + np.minimum(steep * np.spacing(np.abs(eps)) * 2.0, 1e-3)
 
 
-def _evaluate(source, i_hi, h):
+def _delta_at(source, eps, progress):
+    """source.delta(eps); with a progress bar, piece by piece (each eps is
+    evaluated on its own either way: the same values)."""
+    if progress is None:
+        return source.delta(eps)
+    out = np.empty(eps.size, dtype=_LD)
+    for start, stop in _progress.chunks(eps.size, int(_progress.step(eps.size)), progress):
+        out[start:stop] = source.delta(eps[start:stop])
+    return out
+
+
+def _evaluate(source, i_hi, h, progress=None):
     """(delta, relative errors) of a source at eps = 0, h, ..., i_hi h."""
     if i_hi + 1 > MAX_GRID:
         raise ValueError(f"value_discretization_interval={h!r} needs {i_hi + 1:.3g} grid points "
                          f"per direction (at most {MAX_GRID}); use a coarser grid")
     eps = np.arange(i_hi + 1, dtype=np.float64) * h
-    d = np.minimum(source.delta(eps), _LD(1.0))
+    d = np.minimum(_delta_at(source, eps, progress), _LD(1.0))
     return d, _relative_errors(d, eps, h, CURVE_RELATIVE_ERROR).astype(_LD)
 
 
-def _evaluate_mid(source, i_hi, h):
+def _evaluate_mid(source, i_hi, h, progress=None):
     """(eps, delta) of a source at the cells' midpoints in eps, (i + 1/2) h for
     i = 0 .. i_hi - 1 (its relative error: CURVE_RELATIVE_ERROR)."""
     eps = (np.arange(i_hi, dtype=np.float64) + 0.5) * h
-    return eps, np.minimum(source.delta(eps), _LD(1.0))
+    return eps, np.minimum(_delta_at(source, eps, progress), _LD(1.0))
 
 
 def _mid_values(own, other):
@@ -314,6 +336,64 @@ class Bracket:
                                  f"{span / h + 1:.3g} grid points per direction (at most "
                                  f"{MAX_GRID}); use a coarser grid")
             self._tops[d] = max(int(points), 1)
+        self._check_cost(tail)
+
+    def _jobs(self, which):
+        """The evaluations the ``which`` sides ("upper", "lower") still need:
+        (key, source, direction, midpoints?) each, every source once."""
+        jobs, seen = [], set(self._evaluated)
+        for side in which:
+            sources = self._uppers if side == "upper" else self._lowers
+            exact = all(getattr(sources[d], "exact_between", False) for d in sources)
+            for d, source in sources.items():
+                for mid in ((False, True) if side == "lower" and exact else (False,)):
+                    key = (id(source), "mid") if mid else id(source)
+                    if key not in seen:
+                        seen.add(key)
+                        jobs.append((key, source, d, mid))
+        return jobs
+
+    def _terms(self, jobs):
+        """(points, terms) of the jobs: terms None when a source's cost is unknown."""
+        points, terms = 0, 0.0
+        for _, source, d, mid in jobs:
+            count = self._tops[d] + (0 if mid else 1)
+            points += count
+            cost = getattr(source, "eval_terms", None)
+            terms = None if terms is None or cost is None else terms + count * cost
+        return points, terms
+
+    def _check_cost(self, tail):
+        """Refuse, before any evaluation, a grid whose evaluations would sum
+        more than MAX_CURVE_TERMS terms (the grid points scale as 1 / h)."""
+        points, terms = self._terms(self._jobs(("upper", "lower")))
+        if terms is None or terms <= MAX_CURVE_TERMS:
+            return
+        # (5 % above the proportional h, rounded up to two digits: the +1
+        # point of each grid makes the cost a little more than 1 / h)
+        fits = self.h * terms / MAX_CURVE_TERMS * 1.05
+        unit = 10.0 ** (math.floor(math.log10(fits)) - 1)
+        fits = math.ceil(fits / unit) * unit
+        raise ValueError(
+            f"{self.description or 'this curve'}: value_discretization_interval={self.h!r} "
+            f"needs its delta at {points} points (grid and cell midpoints, "
+            f"tail_mass_truncation={tail!r}), about {terms:.2g} terms "
+            f"(~{terms / TERMS_PER_SECOND:.0f} s), more than statpriv.laws.grid_pld."
+            f"MAX_CURVE_TERMS = {MAX_CURVE_TERMS:.0e}; value_discretization_interval={fits:.2g} "
+            f"fits (or query the curve's delta / epsilon directly)")
+
+    def _prefetch(self, which):
+        """Evaluate what the ``which`` sides need, under one progress bar when
+        the cost is known to be seconds (else lazily, as asked)."""
+        jobs = self._jobs(which)
+        points, terms = self._terms(jobs)
+        if terms is None or terms / TERMS_PER_SECOND < _progress.SECONDS:
+            return
+        with _progress.bar(points, "delta on the loss grid", unit="point",
+                           seconds=terms / TERMS_PER_SECOND) as progress:
+            for key, source, d, mid in jobs:
+                run = _evaluate_mid if mid else _evaluate
+                self._evaluated[key] = run(source, self._tops[d], self.h, progress)
 
     def evaluated(self, source, direction):
         """(delta, relative errors) of ``source`` (one of this bracket's) at eps =
@@ -349,6 +429,7 @@ class Bracket:
             return self._built[(which, twin)]
         key = (which, d)
         if key not in self._built:
+            self._prefetch((which,))
             values = self._values(sources, d)
             self._built[key] = _upper(values, self.h) if which == "upper" else \
                 _lower(values, sources[d].at_inf(), self.h, self._mid_values(sources, d))
@@ -366,6 +447,7 @@ class Bracket:
                 _grid_side(side("plus"), self.h), _grid_side(side("minus"), self.h),
                 exact=False, discretization=self.h, description=self.description,
                 optimistic=optimistic)
+        self._prefetch(("upper", "lower"))
         return build(self.upper, optimistic=build(self.lower))
 
 
@@ -390,19 +472,21 @@ def _grid_side(g, h):
     return _pld.PLDSide(losses, g.mass, infinity_mass=g.infinity)
 
 
-def curve_bracket(core, h, tail, description, symmetric=False):
+def curve_bracket(core, h, tail, description, symmetric=False, eval_terms=None):
     """The Bracket on h Z of the curve whose evaluator is ``core`` (log_delta /
     epsilon by direction code); ``symmetric``: both directions are one curve
-    (evaluated once)."""
-    plus = CurveSource(core, "plus")
-    sources = {"plus": plus, "minus": plus if symmetric else CurveSource(core, "minus")}
+    (evaluated once); ``eval_terms``: the terms one evaluation sums, if
+    expensive (a progress bar, and a refusal beyond MAX_CURVE_TERMS)."""
+    plus = CurveSource(core, "plus", eval_terms)
+    sources = {"plus": plus,
+               "minus": plus if symmetric else CurveSource(core, "minus", eval_terms)}
     return Bracket(sources, sources, h, tail, description)
 
 
-def from_curve(core, h, tail, description, symmetric=False):
+def from_curve(core, h, tail, description, symmetric=False, eval_terms=None):
     """The pessimistic PLD (optimistic as its ``optimistic``) on h Z of the curve
     whose evaluator is ``core`` (curve_bracket(...).pld())."""
-    return curve_bracket(core, h, tail, description, symmetric).pld()
+    return curve_bracket(core, h, tail, description, symmetric, eval_terms).pld()
 
 
 def grid_bracket(pld, h, tail, description):
@@ -447,10 +531,12 @@ class DeltaLaws(LawSource):
     """The laws of a curve known through its delta only (PrivacyCurve's
     ``laws``): the connect-the-dots PLDs of its core (``from_curve``).  No
     Renyi divergence (a bracket of the hockey-stick curve bounds no Renyi
-    divergence from below) and no atoms."""
+    divergence from below) and no atoms.  ``eval_terms``: the terms one
+    evaluation of the core sums, for a curve whose every evaluation is
+    expensive (curve_bracket)."""
 
-    def __init__(self, core, *, symmetric=False):
-        self.core, self.symmetric = core, bool(symmetric)
+    def __init__(self, core, *, symmetric=False, eval_terms=None):
+        self.core, self.symmetric, self.eval_terms = core, bool(symmetric), eval_terms
 
     def privacy_loss_distribution(self, value_discretization_interval=1e-4,
                                   tail_mass_truncation=1e-15, description=None):
@@ -461,7 +547,9 @@ class DeltaLaws(LawSource):
                      description=None):
         """The Bracket of the curve on h Z (what a composition multiplies)."""
         return curve_bracket(self.core, value_discretization_interval, tail_mass_truncation,
-                             description, self.symmetric)
+                             description, self.symmetric,
+                             # (classes borrowing this method may have no estimate)
+                             getattr(self, "eval_terms", None))
 
     def subsample(self, sampling_prob, sampling, core=None):
         """Sampled (PrivacyCurve.subsample): known through the sampled ``core``'s

@@ -172,7 +172,8 @@ def k_anonymity(n, pi, k, *, source, target):
         return PrivacyCurve(core, ref, f"{what}, {bound} (attacker sees "
                             + ("the two counts and how many others are elsewhere)"
                                if bound == "upper" else "the two released counts only)"),
-                            laws=grid_pld.DeltaLaws(core) if bound == "upper" else None)
+                            laws=grid_pld.DeltaLaws(core, eval_terms=work) if bound == "upper"
+                            else None)
 
     refined = None
     if a_win[2] == -math.inf and b_win[2] == -math.inf:
