@@ -325,11 +325,15 @@ def certify(probs, infinity, targets, h, upper, total=1.0):
         # it to +inf raises it by ~1e-16 of the bulk everywhere -- in the
         # tail, where compositions read, that doubled the +inf mass of
         # dp.gaussian(30), 2.5e-18, and widened 10^4 of them by 60%).
-        short = float(np.max(np.concatenate((targets - have, [targets[-1] - _LD(inf64)]))))
+        # (in extended precision: a shortfall below the float64 range, 1.6e-327
+        # at a subnormal target, is still one; the move below adds at least
+        # one float64 ulp to +inf)
+        short_ld = np.max(np.concatenate((targets - have, [targets[-1] - _LD(inf64)])))
+        short = float(short_ld)
         with np.errstate(divide="ignore", invalid="ignore"):
             relative = np.where(have > 0, (targets - have) / have, np.where(targets > 0, np.inf, 0))
         beyond_rounding = float(np.max(relative)) > 64.0 * float(slack)
-        if short > 0 and beyond_rounding and p64[0] >= 2.0 * short:
+        if short_ld > 0 and beyond_rounding and p64[0] >= 2.0 * short:
             moved = short * (1.0 + 4.0 * float(slack))
             p64 = p64.copy()
             p64[0] = max(p64[0] - moved, 0.0)
