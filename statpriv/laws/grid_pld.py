@@ -53,7 +53,7 @@ _core = _lazy.module("statpriv._core")            # scipy.special: loaded on fir
 
 __all__ = ["Bracket", "CURVE_RELATIVE_ERROR", "CurveSource", "DeltaLaws", "GridPMF", "MAX_GRID",
            "MAX_CURVE_TERMS", "TERMS_PER_SECOND", "curve_bracket", "from_curve", "grid_bracket",
-           "tail_span"]
+           "tail_span", "tail_target"]
 
 _LD = np.longdouble
 # The relative error of a curve's delta the PLDs allow for (statpriv's kernels
@@ -208,7 +208,13 @@ def tail_span(source, tail):
     """(eps, limit): where a delta source comes within ``tail`` (or 1e-9 of
     itself) of its limit, and the limit."""
     limit = source.at_inf()
-    return source.reach(min(1.0, limit + max(tail, 1e-9 * limit))), limit
+    return source.reach(tail_target(limit, tail)), limit
+
+
+def tail_target(limit, tail):
+    """The delta at which a grid stops: within ``tail`` (or 1e-9 of itself) of
+    the curve's limit at eps = inf, at most 1."""
+    return min(1.0, limit + max(tail, 1e-9 * limit))
 
 
 def _relative_errors(d, eps, h, base):

@@ -326,7 +326,7 @@ def loss_reach(curve, tail):
     reach = []
     for d in ("plus", "minus"):
         limit = float(curve.delta(math.inf) if d == "max" else getattr(curve, f"delta_{d}")(math.inf))
-        e = float(curve.epsilon(min(1.0, limit + max(tail, 1e-9 * limit)), direction=d))
+        e = float(curve.epsilon(grid_pld.tail_target(limit, tail), direction=d))
         if not math.isfinite(e):
             raise ValueError(f"{curve.description}: delta_{d} does not come within "
                              f"tail_mass_truncation={tail!r} of its limit at a finite eps; "
