@@ -1,6 +1,5 @@
 """Cost and memory: windows of the laws with the rest bounded, the product-tree
-Poisson-binomial convolution, and up-front refusals (issue "Robustness",
-cost section).
+Poisson-binomial convolution, and up-front refusals of work too large.
 
 Windowed curves are checked against the same curves on the full support
 (noisy.DROP_NATS raised so that nothing is cut) and, with a deliberately tiny
@@ -9,6 +8,7 @@ truth.  The product tree is checked against an mpmath convolution written
 from the definition.
 """
 import math
+import re
 import sys
 import time
 
@@ -18,7 +18,7 @@ import pytest
 
 import statpriv
 from statpriv import _progress, reference
-from statpriv.laws import pair_curve
+from statpriv.laws import grid_pld, pair_curve
 from statpriv.laws import windows as noisy
 
 from helpers import oracle, zip_equal
@@ -270,6 +270,71 @@ def test_too_costly_convolution_is_refused_up_front(monkeypatch):
         statpriv.counting(None, probs)
     monkeypatch.setattr(counting_mod, "MAX_CONVOLUTION_WORK", work * 2)
     statpriv.counting(None, probs)
+
+
+def _no_grid_work(monkeypatch):
+    """Fail if a grid's delta is evaluated or its sides connected: a refusal
+    up front must come from the prediction alone (and its bounded probe)."""
+    def forbidden(*args, **kwargs):
+        raise AssertionError("grid work done before the cost check")
+    for name in ("_evaluate", "_evaluate_mid", "_upper", "_lower"):
+        monkeypatch.setattr(grid_pld, name, forbidden)
+
+
+# grids whose work once ran for 6-24 s (found by the fuzz harness): delta-only
+# curves whose loss reaches far at a fine grid, and a composition in which a
+# nearly non-private count puts a 4e6-point grid beside a fine one
+COSTLY_GRIDS = {
+    "tiny Gaussian noise": lambda: statpriv.counting(
+        31, 0.0, noise=statpriv.Gaussian(0.0144)).privacy_loss_distribution(0.01),
+    "shuffle clones": lambda: statpriv.shuffle.clones(6962, 700).privacy_loss_distribution(1e-3),
+    "privacy blanket": lambda: statpriv.partial_knowledge(
+        318, 0.25, known=6).blanket.privacy_loss_distribution(),
+    "sampled count, Gaussian noise": lambda: statpriv.counting(
+        64, 1.1e-16, sample_size=7, noise=statpriv.Gaussian(0.1)).privacy_loss_distribution(),
+    "compose": lambda: statpriv.compose(statpriv.dp.geometric(0.999),
+                                        statpriv.counting(31, 4.6e-317)).delta_bounds(1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COSTLY_GRIDS))
+def test_costly_grids_are_refused_up_front(name, monkeypatch):
+    # (predicted at 14-42 s on this machine: a limit 10x below the default
+    # keeps the refusal certain on a faster one)
+    monkeypatch.setattr(grid_pld, "MAX_SECONDS", 1.0)
+    _no_grid_work(monkeypatch)
+    with pytest.raises(ValueError, match=r"s of CPU, more than statpriv\.laws\.grid_pld\."
+                                         r"MAX_SECONDS = 1;.*fits"):
+        COSTLY_GRIDS[name]()
+
+
+def test_grid_cost_suggests_a_grid_that_fits(monkeypatch):
+    # a fixed price per delta makes the prediction deterministic
+    monkeypatch.setattr(grid_pld.Bracket, "_per_point", lambda self, source, direction: 2e-5)
+    laws = statpriv.counting(31, 0.0, noise=statpriv.Gaussian(0.0144)).laws
+    with pytest.raises(ValueError, match="value_discretization_interval=0.01 needs") as info:
+        laws.grid_bracket(0.01, 1e-15)
+    fits = float(re.search(r"value_discretization_interval=(\S+) fits", str(info.value))[1])
+    assert 0.01 < fits < 0.1
+    bracket = laws.grid_bracket(fits, 1e-15)          # passes: construction only
+    assert bracket.predicted_seconds()[1] <= grid_pld.MAX_SECONDS
+    with pytest.raises(ValueError, match="MAX_SECONDS"):
+        laws.grid_bracket(fits * 0.8, 1e-15)
+
+
+def test_composition_cost_is_the_sum_of_its_parts(monkeypatch):
+    from statpriv.accounting.composition import grid
+    monkeypatch.setattr(grid_pld.Bracket, "_per_point", lambda self, source, direction: 1e-6)
+    parts = [statpriv.counting(100, 0.5, noise=statpriv.Gaussian(s)) for s in (3.0, 3.1)]
+    h, tail = 1e-2, 1e-12
+    costs = [grid.part_bracket(p, h, tail).predicted_seconds()[1] for p in parts]
+    # each part alone fits, the two together do not
+    monkeypatch.setattr(grid_pld, "MAX_SECONDS", 0.6 * sum(costs))
+    assert max(costs) < grid_pld.MAX_SECONDS
+    statpriv.compose(parts[0], value_discretization_interval=h, tail_mass_truncation=tail)
+    _no_grid_work(monkeypatch)
+    with pytest.raises(ValueError, match=r"compose of 2 mechanisms.*predicted to cost"):
+        statpriv.compose(*parts, value_discretization_interval=h, tail_mass_truncation=tail)
 
 
 def test_window_width_bound_holds():

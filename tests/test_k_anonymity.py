@@ -206,5 +206,5 @@ def test_expensive_upper_pld_is_refused_up_front_with_a_grid_that_fits():
     # the suggested grid passes the cost check (its construction alone: no evaluation)
     bracket = upper.laws.grid_bracket(fits, 1e-15)
     assert isinstance(bracket, grid_pld.Bracket)
-    with pytest.raises(ValueError, match="MAX_CURVE_TERMS"):
+    with pytest.raises(ValueError, match="MAX_SECONDS"):
         upper.laws.grid_bracket(fits * 0.8, 1e-15)

@@ -42,6 +42,7 @@ input of the composition.
 import collections
 import functools
 import math
+import time
 
 import numpy as np
 
@@ -52,7 +53,7 @@ from statpriv.laws.pair import LawSource
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
 __all__ = ["Bracket", "CURVE_RELATIVE_ERROR", "CurveSource", "DeltaLaws", "GridPMF", "MAX_GRID",
-           "MAX_CURVE_TERMS", "TERMS_PER_SECOND", "curve_bracket", "from_curve", "grid_bracket",
+           "MAX_CURVE_TERMS", "MAX_SECONDS", "TERMS_PER_SECOND", "check_seconds", "curve_bracket", "from_curve", "grid_bracket",
            "tail_span", "tail_target"]
 
 _LD = np.longdouble
@@ -61,14 +62,29 @@ _LD = np.longdouble
 CURVE_RELATIVE_ERROR = 1e-12
 # The largest grid (points per direction) built from a curve's delta.
 MAX_GRID = 4_000_000
-# A curve whose one evaluation sums many terms (``eval_terms`` of its
-# CurveSource, e.g. the k-anonymity upper curve's 2-D sum: ~6e4 terms at
-# n = 872) is put on the grid with a progress bar when that is predicted to
-# take seconds, and refused when it would sum more than MAX_CURVE_TERMS terms
-# in all (the grid points and the cells' midpoints of both directions; about
-# TERMS_PER_SECOND terms a CPU second on this machine: ~10 s).
-MAX_CURVE_TERMS = 1e9
+# The work of a grid is predicted before any of it is done, in CPU seconds:
+# its delta at every grid point (and at the cells' midpoints for the lower
+# side) plus connect-the-dots over the values.  Beyond MAX_SECONDS the grid
+# is refused, naming the cost and a grid that fits; beyond
+# statpriv._progress.SECONDS it gets a progress bar.  (A fuzz harness lowers
+# MAX_SECONDS so that every input either finishes within its time limit or
+# is refused.)
+MAX_SECONDS = 10.0
+# A curve whose one evaluation sums a known number of terms (``eval_terms`` of
+# its CurveSource, e.g. the k-anonymity upper curve's 2-D sum: ~6e4 terms at
+# n = 872) is priced at TERMS_PER_SECOND terms a CPU second (this machine);
+# any other by a probe: its delta at PROBE_RUNS runs of PROBE_RUN consecutive
+# grid points spread over the grid, timed (runs, because a core may walk an
+# ascending grid incrementally: the first point of a run costs the most).
 TERMS_PER_SECOND = 1e8
+PROBE_RUNS, PROBE_RUN = 4, 64
+# MAX_SECONDS in terms (kept for code that reads it; the limit is MAX_SECONDS)
+MAX_CURVE_TERMS = MAX_SECONDS * TERMS_PER_SECOND
+# CPU seconds of connect-the-dots per value of one side (both directions'
+# values, _values): measured on 1e6-point grids here, the convex hull and
+# certify of an upper side 0.7-1.0 us a value, an optimistic lower side with
+# its cells' midpoints 1.0-1.6 us (rounded up).
+CONNECT_SECONDS = {"upper": 1.0e-6, "lower": 2.0e-6}
 
 class GridPMF(collections.namedtuple("GridPMF", "offset mass infinity")):
     """One direction of a measure on h Z: mass[i] (float64) at the loss
@@ -329,7 +345,7 @@ class Bracket:
     def __init__(self, uppers, lowers, h, tail, description):
         self.h, self.description = h, description
         self._uppers, self._lowers = uppers, lowers
-        self._tops, self._evaluated, self._built = {}, {}, {}
+        self._tops, self._evaluated, self._built, self._probed = {}, {}, {}, {}
         for d in ("plus", "minus"):
             span = tail_span(uppers[d], tail)[0]
             if not math.isfinite(span):
@@ -359,44 +375,76 @@ class Bracket:
                         jobs.append((key, source, d, mid))
         return jobs
 
-    def _terms(self, jobs):
-        """(points, terms) of the jobs: terms None when a source's cost is unknown."""
-        points, terms = 0, 0.0
-        for _, source, d, mid in jobs:
+    def _per_point(self, source, direction):
+        """CPU seconds of one delta of ``source`` on this grid: priced by its
+        ``eval_terms`` if it has them, else probed (once per source).  A probe
+        stops as soon as what it has seen already prices the grid above
+        MAX_SECONDS (a curve whose one delta takes seconds is not evaluated
+        PROBE_RUNS * PROBE_RUN times to learn that)."""
+        terms = getattr(source, "eval_terms", None)
+        if terms is not None:
+            return terms / TERMS_PER_SECOND
+        key = id(source)
+        if key not in self._probed:
+            top = self._tops[direction]
+            points = 2 * top + 1                      # its grid and the cells' midpoints
+            starts = np.unique(np.linspace(0, max(top - PROBE_RUN, 0), PROBE_RUNS)
+                               .astype(np.int64))
+            seen, spent = 0, 0.0
+            for start in starts:                      # (at most PROBE_RUNS runs)
+                eps = (start + np.arange(min(PROBE_RUN, top + 1), dtype=np.float64)) * self.h
+                clock = time.process_time()
+                source.delta(eps)
+                spent += time.process_time() - clock
+                seen += eps.size
+                if spent / seen * points > MAX_SECONDS:
+                    break
+            self._probed[key] = spent / seen
+        return self._probed[key]
+
+    def predicted_seconds(self, which=("upper", "lower")):
+        """(points, CPU seconds) the ``which`` sides not yet built would cost:
+        the deltas still to evaluate (_per_point each) and connect-the-dots
+        over each side's values (CONNECT_SECONDS a value; both directions'
+        values make one side, and a symmetric curve's two directions are one
+        side)."""
+        points, seconds = 0, 0.0
+        for _, source, d, mid in self._jobs(which):
             count = self._tops[d] + (0 if mid else 1)
             points += count
-            cost = getattr(source, "eval_terms", None)
-            terms = None if terms is None or cost is None else terms + count * cost
-        return points, terms
+            seconds += count * self._per_point(source, d)
+        values = self._tops["plus"] + self._tops["minus"] + 1
+        for side in which:
+            sources = self._uppers if side == "upper" else self._lowers
+            built = sum((side, d) in self._built for d in sources)
+            sides = 1 if sources["plus"] is sources["minus"] else 2
+            seconds += max(sides - built, 0) * values * CONNECT_SECONDS[side]
+        return points, seconds
 
     def _check_cost(self, tail):
-        """Refuse, before any evaluation, a grid whose evaluations would sum
-        more than MAX_CURVE_TERMS terms (the grid points scale as 1 / h)."""
-        points, terms = self._terms(self._jobs(("upper", "lower")))
-        if terms is None or terms <= MAX_CURVE_TERMS:
+        """Refuse, before any evaluation, a grid predicted to cost more than
+        MAX_SECONDS of CPU (the work scales as 1 / h)."""
+        points, seconds = self.predicted_seconds()
+        if seconds <= MAX_SECONDS:
             return
-        # (5 % above the proportional h, rounded up to two digits: the +1
-        # point of each grid makes the cost a little more than 1 / h)
-        fits = self.h * terms / MAX_CURVE_TERMS * 1.05
-        unit = 10.0 ** (math.floor(math.log10(fits)) - 1)
-        fits = math.ceil(fits / unit) * unit
         raise ValueError(
             f"{self.description or 'this curve'}: value_discretization_interval={self.h!r} "
             f"needs its delta at {points} points (grid and cell midpoints, "
-            f"tail_mass_truncation={tail!r}), about {terms:.2g} terms "
-            f"(~{terms / TERMS_PER_SECOND:.0f} s), more than statpriv.laws.grid_pld."
-            f"MAX_CURVE_TERMS = {MAX_CURVE_TERMS:.0e}; value_discretization_interval={fits:.2g} "
-            f"fits (or query the curve's delta / epsilon directly)")
+            f"tail_mass_truncation={tail!r}) and connect-the-dots over "
+            f"{self._tops['plus'] + self._tops['minus'] + 1} values per side: about "
+            f"{seconds:.3g} s of CPU, more than statpriv.laws.grid_pld.MAX_SECONDS = "
+            f"{MAX_SECONDS:g}; value_discretization_interval={_fits(self.h, seconds):.2g} fits "
+            "(or query the curve's delta / epsilon directly)")
 
     def _prefetch(self, which):
         """Evaluate what the ``which`` sides need, under one progress bar when
-        the cost is known to be seconds (else lazily, as asked)."""
+        that is predicted to take seconds (else lazily, as asked)."""
         jobs = self._jobs(which)
-        points, terms = self._terms(jobs)
-        if terms is None or terms / TERMS_PER_SECOND < _progress.SECONDS:
+        points, seconds = self.predicted_seconds(which)
+        if seconds < _progress.SECONDS:
             return
         with _progress.bar(points, "delta on the loss grid", unit="point",
-                           seconds=terms / TERMS_PER_SECOND) as progress:
+                           seconds=seconds) as progress:
             for key, source, d, mid in jobs:
                 run = _evaluate_mid if mid else _evaluate
                 self._evaluated[key] = run(source, self._tops[d], self.h, progress)
@@ -473,6 +521,32 @@ class _GivenBracket:
         return self._pld
 
 
+def _fits(h, seconds):
+    """A grid interval whose work fits MAX_SECONDS, from the work ``seconds``
+    predicted at h (proportional to 1 / h; 5 % coarser and rounded up to two
+    digits for the +1 point of each grid)."""
+    fits = h * seconds / MAX_SECONDS * 1.05
+    unit = 10.0 ** (math.floor(math.log10(fits)) - 1)
+    return math.ceil(fits / unit) * unit
+
+
+def check_seconds(brackets, h, description):
+    """Refuse, before any of them is built, brackets whose work together is
+    predicted above MAX_SECONDS (a composition's parts on one grid h)."""
+    costs = [(b.predicted_seconds()[1], b) for b in brackets if isinstance(b, Bracket)]
+    total = sum(c for c, _ in costs)
+    if total <= MAX_SECONDS:
+        return
+    worst_cost, worst = max(costs, key=lambda pair: pair[0])
+    raise ValueError(
+        f"{description}: its parts on the grid value_discretization_interval={h:.3g} are "
+        f"predicted to cost {total:.3g} s of CPU, more than statpriv.laws.grid_pld."
+        f"MAX_SECONDS = {MAX_SECONDS:g} ({worst.description}: {worst_cost:.3g} s, "
+        f"{worst._tops['plus'] + worst._tops['minus'] + 1} grid values per side); "
+        f"value_discretization_interval={_fits(h, total):.2g} fits, or a larger "
+        "epsilon_error / tail_mass_truncation")
+
+
 def _grid_side(g, h):
     losses = (np.arange(g.mass.size, dtype=_LD) + g.offset) * _LD(h)
     return _pld.PLDSide(losses, g.mass, infinity_mass=g.infinity)
@@ -482,7 +556,7 @@ def curve_bracket(core, h, tail, description, symmetric=False, eval_terms=None):
     """The Bracket on h Z of the curve whose evaluator is ``core`` (log_delta /
     epsilon by direction code); ``symmetric``: both directions are one curve
     (evaluated once); ``eval_terms``: the terms one evaluation sums, if
-    expensive (a progress bar, and a refusal beyond MAX_CURVE_TERMS)."""
+    known (else the cost is probed: Bracket.predicted_seconds)."""
     plus = CurveSource(core, "plus", eval_terms)
     sources = {"plus": plus,
                "minus": plus if symmetric else CurveSource(core, "minus", eval_terms)}

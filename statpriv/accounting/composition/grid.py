@@ -424,18 +424,26 @@ def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_
         reaches = [loss_reach(c, tail) for c, _ in parts]
         h = choose_interval(parts, epsilon_error, tail, reaches=reaches)
     with _progress.bar(len(parts) + 1, f"composing {total:,} mechanisms", unit="part") as bar:
-        brackets = [(part_bracket(c, h, tail), k) for c, k in parts]
+        brackets = _part_brackets(parts, h, tail, total)
         if chosen:
             finer = refined_interval(parts, epsilon_error, tail, h,
                                      [loss_variance(b, h) for b, _ in brackets], reaches=reaches)
             if finer != h:
                 h = finer
-                brackets = [(part_bracket(c, h, tail), k) for c, k in parts]
+                brackets = _part_brackets(parts, h, tail, total)
         bar.update(len(parts))
         sides = ComposedSides(brackets, h)
         sides[("plus", True)], sides[("minus", True)]        # the upper sides now
         bar.update()
     return grid_composed_curve(sides, h, curves, times)
+
+
+def _part_brackets(parts, h, tail, total):
+    """[(Bracket, times)] of the parts on h Z, refused before any is built
+    when their work is predicted above grid_pld.MAX_SECONDS."""
+    brackets = [(part_bracket(c, h, tail), k) for c, k in parts]
+    grid_pld.check_seconds([b for b, _ in brackets], h, f"compose of {total:,} mechanisms")
+    return brackets
 
 
 def require_laws(curve):
