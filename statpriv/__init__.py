@@ -16,7 +16,7 @@ from statpriv.accounting import audit, audit_pld
 from statpriv.analysis.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
-from statpriv.curve.values import from_dict as _from_dict
+from statpriv.curve.values import from_dict
 from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
 from statpriv.accounting import (Accountant, basic_composition, bounded_dependency_composition,
@@ -86,41 +86,6 @@ __all__ = [
     "thresholded",
     "utility_loss",
 ]
-
-
-def from_dict(d):
-    """The curve of a dictionary made by ``PrivacyCurve.to_dict`` (or parsed from its JSON).
-
-    Parameters
-    ----------
-    d : dict
-        ``{"statpriv_schema": 1, "kind": ..., "args": [...], "kwargs": {...},
-        "then": [...]}`` (statpriv.curve.values describes the encoding).
-
-    Returns
-    -------
-    PrivacyCurve
-        The factory call repeated: equal (==) to the curve that was
-        converted, with the same delta bit for bit.  A dictionary of a noise
-        object or a privacy-loss distribution gives that object.
-
-    Raises
-    ------
-    ValueError
-        An unknown ``statpriv_schema`` version, or a ``kind`` that is not a
-        public factory (statpriv.curve.values.KINDS; nothing else is ever
-        imported or called), or a malformed entry; the factory's own errors
-        for bad arguments.
-
-    Examples
-    --------
-    >>> import json, statpriv
-    >>> curve = statpriv.compose(statpriv.dp.gaussian(2.0), times=3)
-    >>> text = json.dumps(curve.to_dict(), allow_nan=False)
-    >>> statpriv.from_dict(json.loads(text)) == curve
-    True
-    """
-    return _from_dict(d)
 
 
 def get_include():

@@ -171,11 +171,38 @@ def test_accountant_state_round_trips():
         assert twin.epsilon_bounds(1e-3) == (lo, hi)
 
 
+def test_an_accountants_curve_is_a_value_too():
+    acc = statpriv.Accountant(expected_releases=10)
+    acc.compose(statpriv.dp.gaussian(4.0), times=3)
+    acc.compose(statpriv.counting(30, 0.3))
+    c = acc.curve()
+    for twin in (pickle.loads(pickle.dumps(c)), copy.deepcopy(c)):
+        assert twin == c and hash(twin) == hash(c)
+        _same_bits(twin, c)
+        assert twin.delta_bounds(EPS)[0].tobytes() == c.delta_bounds(EPS)[0].tobytes()
+    acc.compose(statpriv.dp.gaussian(4.0))
+    assert acc.curve() != c
+    with pytest.raises(TypeError, match="not a public factory"):
+        c.to_dict()
+
+
+def test_privacy_loss_distributions_copy():
+    for source in (statpriv.counting(100, 0.3), statpriv.dp.geometric(0.5)):
+        pld = source.privacy_loss_distribution()
+        bare = statpriv.pld.from_log_pmfs(statpriv.counting(20, 0.4).log_pmfs())
+        for p in (pld, bare):
+            for twin in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
+                assert twin.delta(EPS).tobytes() == p.delta(EPS).tobytes()
+        assert pld.to_curve() == source.privacy_loss_distribution().to_curve()
+        assert bare.to_curve() != statpriv.pld.from_log_pmfs(
+            statpriv.counting(20, 0.4).log_pmfs()).to_curve()      # no call: by identity
+
+
 def test_dp_accounting_event_and_accountant_round_trip():
     pytest.importorskip("dp_accounting")
     from dp_accounting import dp_event
     from statpriv.accounting import StatprivCurveEvent, StatprivPLDAccountant
-    event = StatprivCurveEvent(statpriv.counting(1000, 0.3))
+    event = StatprivCurveEvent(statpriv.counting(100, 0.3))
     composed = dp_event.ComposedDpEvent([event, dp_event.GaussianDpEvent(20.0)])
     for copy_of in (lambda x: pickle.loads(pickle.dumps(x)), copy.deepcopy):
         assert copy_of(event) == event and hash(copy_of(event)) == hash(event)

@@ -64,7 +64,14 @@ class PrivacyCurve(CurveQueries):
     Curves are immutable: ``description``, ``exact``, ``laws`` and
     ``params`` are read-only and no public attribute can be added.  A curve
     built by a public factory remembers the call (``params``) and pickles by
-    repeating it: a curve is rebuilt, not its C state copied.
+    repeating it: a curve is rebuilt, not its C state copied.  That call is
+    the curve's value (statpriv.curve.values): ``==`` compares it (the same
+    factory, equal arguments by name with the defaults filled in), every
+    curve is hashable with a hash consistent with ``==`` (a curve built
+    otherwise equals only itself and hashes by identity), and ``to_dict``
+    writes it as JSON-safe data that ``statpriv.from_dict`` rebuilds.  In a
+    notebook a curve shows its parameters and a few values
+    (``_repr_html_``); ``plot`` and ``table`` draw and tabulate it.
     """
 
     _recipe = None          # the public factory call that built the curve (statpriv.curve.recipe)

@@ -143,13 +143,43 @@ def _encode_call(name, recipe, strict):
 
 
 def to_dict(value):
-    """The JSON-safe dictionary of a curve (or noise, or privacy-loss
-    distribution) built by a public factory; see the module docstring and
-    PrivacyCurve.to_dict."""
+    """The JSON-safe dictionary of a value built by a public factory.
+
+    Parameters
+    ----------
+    value : PrivacyCurve, statpriv.noise.Noise or PrivacyLossDistribution
+        A curve built by a public factory, a noise object, or the
+        privacy-loss distribution of such a curve
+        (``curve.privacy_loss_distribution(...)``).
+
+    Returns
+    -------
+    dict
+        ``{"statpriv_schema": 1, "kind": ..., "args": [...], "kwargs":
+        {...}, "then": [...]}``, encoded as the module docstring says.
+
+    Raises
+    ------
+    TypeError
+        The value (or an argument of its call) was not built by a public
+        factory, or an argument has a type the schema does not cover.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> from statpriv.curve.values import to_dict
+    >>> to_dict(statpriv.Gaussian(2.0))
+    {'statpriv_schema': 1, 'kind': 'Gaussian', 'args': [2.0], 'kwargs': {}, 'then': []}
+    """
     found = _recipe_of(value)
     if found is None:
         raise TypeError(f"cannot convert {value!r} to a dictionary: it was not built by a "
                         "public statpriv factory, so it cannot be rebuilt")
+    if found[0] is None:
+        function = found[1].function
+        raise TypeError(f"cannot convert {value!r} to a dictionary: it was built by "
+                        f"{function.__module__}.{function.__qualname__}, which is not a "
+                        "public factory from_dict rebuilds (it pickles)")
     out = {"statpriv_schema": SCHEMA_VERSION}
     out.update(_encode(value, strict=True))
     return out
@@ -210,8 +240,37 @@ def _decode_call(d, where):
 
 
 def from_dict(d):
-    """The curve (or noise, or privacy-loss distribution) of a dictionary made by
-    ``to_dict``; see statpriv.from_dict."""
+    """The curve of a dictionary made by ``PrivacyCurve.to_dict`` (or parsed from its JSON).
+
+    Parameters
+    ----------
+    d : dict
+        ``{"statpriv_schema": 1, "kind": ..., "args": [...], "kwargs": {...},
+        "then": [...]}`` (statpriv.curve.values describes the encoding).
+
+    Returns
+    -------
+    PrivacyCurve
+        The factory call repeated: equal (==) to the curve that was
+        converted, with the same delta bit for bit.  A dictionary of a noise
+        object or a privacy-loss distribution gives that object.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``statpriv_schema`` version, or a ``kind`` that is not a
+        public factory (statpriv.curve.values.KINDS; nothing else is ever
+        imported or called), or a malformed entry; the factory's own errors
+        for bad arguments.
+
+    Examples
+    --------
+    >>> import json, statpriv
+    >>> curve = statpriv.compose(statpriv.dp.gaussian(2.0), times=3)
+    >>> text = json.dumps(curve.to_dict(), allow_nan=False)
+    >>> statpriv.from_dict(json.loads(text)) == curve
+    True
+    """
     if not isinstance(d, dict):
         raise TypeError(f"d must be a dict (from PrivacyCurve.to_dict), got {type(d).__name__}")
     version = d.get("statpriv_schema")
