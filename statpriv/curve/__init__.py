@@ -239,8 +239,9 @@ class PrivacyCurve(CurveQueries):
         -------
         pandas.DataFrame
             Columns eps, delta_plus, delta_minus, delta, log_delta (ln delta:
-            finite where delta underflows float64), one row per eps; each
-            column is the curve's own array query (looped in C).
+            finite where delta underflows float64), one row per eps: the
+            curve's array queries of each direction (looped in C), delta
+            their maximum (as curve.delta, to the bit).
 
         Raises
         ------

@@ -66,11 +66,12 @@ def _eps(curve, eps, num):
 
 
 def _log_deltas(curve, eps):
-    """{column: ln delta at eps}: the curve's array query of each column."""
+    """{column: ln delta at eps}: one array query per direction; delta is
+    their maximum (its definition, and the bits of curve.log_delta: every
+    kind's delta is the larger direction to the bit, tests/test_mechanisms.py)."""
     plus = np.asarray(curve.log_delta_plus(eps), dtype=float)
     minus = np.asarray(curve.log_delta_minus(eps), dtype=float)
-    return {"delta": np.asarray(curve.log_delta(eps), dtype=float),
-            "delta_plus": plus, "delta_minus": minus}
+    return {"delta": np.maximum(plus, minus), "delta_plus": plus, "delta_minus": minus}
 
 
 def table(curve, eps=None):

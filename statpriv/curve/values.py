@@ -104,6 +104,8 @@ def _encode_float(x):
 def _encode(value, strict):
     """The JSON-safe form of one argument (see the module docstring).  Not
     strict: what cannot be encoded is kept by identity (value_key)."""
+    if type(value) is float:                   # (the common case first: long pi lists)
+        return _encode_float(value)
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
@@ -116,7 +118,9 @@ def _encode(value, strict):
         return [_encode(v, strict) for v in value]
     if isinstance(value, np.ndarray) and value.dtype.kind in _ARRAY_KINDS \
             and value.dtype.itemsize <= 8:
-        items = [_encode(v, strict) for v in value.tolist()]
+        items = value.ravel().tolist() if value.ndim <= 1 else value.tolist()
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            items = _encode(items, strict)
         # (as a value an array is its elements: equal to the list of them)
         return {"ndarray": items, "dtype": value.dtype.name} if strict else items
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
