@@ -222,7 +222,7 @@ def _decode(value, where):
 def _decode_call(d, where):
     name = d["kind"]
     by_name = _registry()[0]
-    if name not in by_name:
+    if not isinstance(name, str) or name not in by_name:
         raise ValueError(f"{where}: unknown kind {name!r}: from_dict rebuilds only the "
                          f"public factories {', '.join(KINDS)}")
     args = d.get("args", [])
