@@ -290,6 +290,13 @@ def test_plot_on_given_axes_linear_and_in_log_nats(agg):
     np.testing.assert_array_equal(ax2.get_lines()[0].get_ydata(), c.log_delta(eps))
 
 
+def test_plot_of_a_zero_curve_says_so(agg):
+    ax = statpriv.dp.gaussian(1.0, sampling_prob=0.0).plot()
+    assert [t.get_text() for t in ax.texts] == ["δ = 0 at every ε shown"]
+    assert ax.get_yscale() == "linear" and not ax.get_lines()[0].get_ydata().any()
+    ax.figure.canvas.draw()
+
+
 def test_plot_without_matplotlib_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r'pip install "\.\[plot\]"'):

@@ -202,8 +202,9 @@ class PrivacyCurve(CurveQueries):
         log : bool
             Log-scale delta axis (default).  Where some delta underflows
             float64 (below ~1e-308) the axis is ln delta instead, from
-            ``log_delta`` (labelled so); delta = 0 exactly is not drawn.
-            False: linear delta.
+            ``log_delta`` (labelled so); delta = 0 exactly is not drawn
+            (where delta is 0 at every eps, a linear axis shows the zeros
+            and says so).  False: linear delta.
 
         Returns
         -------

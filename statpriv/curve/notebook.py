@@ -100,7 +100,8 @@ def plot(curve, ax=None, eps=None, log=True):
     if ax is None:
         ax = plt.figure(figsize=(6.4, 4.2), constrained_layout=True).add_subplot()
     drawn = np.concatenate([v[np.isfinite(v)] for v in logs.values()])
-    in_log_nats = bool(log) and drawn.size > 0 and drawn.min() < _LOG_AXIS_FLOOR
+    log = bool(log) and drawn.size > 0          # delta = 0 throughout: a linear axis, at 0
+    in_log_nats = log and drawn.min() < _LOG_AXIS_FLOOR
     styles = {"delta": dict(color="0.6", linewidth=4.5, alpha=0.6, zorder=1),
               "delta_plus": dict(color="tab:blue", linewidth=1.5, zorder=2),
               "delta_minus": dict(color="tab:orange", linewidth=1.5, linestyle="--", zorder=3)}
@@ -113,6 +114,10 @@ def plot(curve, ax=None, eps=None, log=True):
             if log:
                 y = np.where(y > 0.0, y, np.nan)
         ax.plot(eps, y, label=_LABELS[column], **styles[column])
+    if drawn.size == 0:
+        ax.text(0.5, 0.5, "δ = 0 at every ε shown", transform=ax.transAxes, ha="center",
+                va="center", color="0.3")
+        ax.set_ylim(-0.05, 1.0)
     ax.set_xlabel("ε")
     if in_log_nats:
         ax.set_ylabel("ln δ")
