@@ -16,6 +16,7 @@ from statpriv.accounting import audit, audit_pld
 from statpriv.analysis.conjecture import conjecture_check
 from statpriv.counting import counting, secret_sample
 from statpriv.curve import PrivacyCurve
+from statpriv.curve.values import from_dict
 from statpriv._validate import ParameterTypeError
 from statpriv.discrete import from_log_pmfs
 from statpriv.accounting import (Accountant, basic_composition, bounded_dependency_composition,
@@ -64,6 +65,7 @@ __all__ = [
     "empirical",
     "equal_utility_epsilon",
     "equal_utility_noise",
+    "from_dict",
     "from_log_pmfs",
     "Gaussian",
     "Geometric",

@@ -46,6 +46,7 @@ from statpriv import _validate
 from statpriv.accounting.composition import composed as _composed
 from statpriv.accounting.composition import grid as _grid
 from statpriv.curve import PrivacyCurve
+from statpriv.curve.recipe import Recipe
 
 __all__ = ["Accountant", "RELATIONS"]
 
@@ -225,8 +226,12 @@ class Accountant:
             counts = tuple(k for _, k in self._releases)
             what = "accountant: " + " + ".join(f"{c.description} x {k}" for c, k in
                                                self._releases)
-            self._curve = _composed.grid_composed_curve(sides, self._h, curves, 1,
-                                                        counts=counts, what=what)
+            curve = _composed.grid_composed_curve(sides, self._h, curves, 1, counts=counts,
+                                                  what=what)
+            # (the curve remembers the state that gives it -- settings, grid,
+            # releases -- so that it pickles and compares by value like a
+            # factory's curve: statpriv.curve.recipe)
+            self._curve = Recipe(_curve_of_state, (self.__getstate__(),), {}).attach(curve)
         return self._curve
 
     def delta(self, eps, direction="max"):
@@ -275,6 +280,14 @@ class Accountant:
         total = sum(k for _, k in self._releases)
         return (f"Accountant(relation={self.relation!r}, {total:,} releases of "
                 f"{len(self._releases)} curves, h={self._h!r})")
+
+
+def _curve_of_state(state):
+    """The curve of an accountant in ``state`` (Accountant.__getstate__): how
+    an accountant's curve is rebuilt (pickling)."""
+    accountant = Accountant.__new__(Accountant)
+    accountant.__setstate__(state)
+    return accountant.curve()
 
 
 def _key(curve):

@@ -19,7 +19,7 @@ import numpy as np
 
 from statpriv import _core, _progress, _validate, _xprec
 from statpriv.curve._queries import CurveQueries
-from statpriv.curve.recipe import factory
+from statpriv.curve.recipe import Recipe, factory
 
 # The direction codes of the C kernels (csrc: SP_PLUS, SP_MINUS, SP_MAX).
 _DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
@@ -64,7 +64,14 @@ class PrivacyCurve(CurveQueries):
     Curves are immutable: ``description``, ``exact``, ``laws`` and
     ``params`` are read-only and no public attribute can be added.  A curve
     built by a public factory remembers the call (``params``) and pickles by
-    repeating it: a curve is rebuilt, not its C state copied.
+    repeating it: a curve is rebuilt, not its C state copied.  That call is
+    the curve's value (statpriv.curve.values): ``==`` compares it (the same
+    factory, equal arguments by name with the defaults filled in), every
+    curve is hashable with a hash consistent with ``==`` (a curve built
+    otherwise equals only itself and hashes by identity), and ``to_dict``
+    writes it as JSON-safe data that ``statpriv.from_dict`` rebuilds.  In a
+    notebook a curve shows its parameters and a few values
+    (``_repr_html_``); ``plot`` and ``table`` draw and tabulate it.
     """
 
     _recipe = None          # the public factory call that built the curve (statpriv.curve.recipe)
@@ -112,6 +119,152 @@ class PrivacyCurve(CurveQueries):
 
     def __repr__(self):
         return f"<PrivacyCurve {self.description}>"
+
+    # -- a curve is a value: its factory call (statpriv.curve.values) ------
+    def _value(self):
+        """The value of the factory call (values.value_key), computed once."""
+        key = self.__dict__.get("_value_key")
+        if key is None:
+            from statpriv.curve import values
+            key = values.value_key(self._recipe)
+            object.__setattr__(self, "_value_key", key)
+        return key
+
+    def __eq__(self, other):
+        """Equal parameters: the same public factory called with equal arguments
+        (by name, defaults filled in; nested curves and noise compared the same
+        way; 10 == 10.0 as in Python).  A curve not built by a public factory
+        equals only itself."""
+        if not isinstance(other, PrivacyCurve):
+            return NotImplemented
+        if self is other:
+            return True
+        if self._recipe is None or other._recipe is None:
+            return False
+        return self._value() == other._value()
+
+    def __hash__(self):
+        """Consistent with ==: the hash of the factory call's value (every curve
+        is hashable; one not built by a public factory hashes by identity)."""
+        if self._recipe is None:
+            return object.__hash__(self)
+        return hash(self._value())
+
+    def to_dict(self):
+        """The curve as JSON-safe data: its factory call, rebuilt by statpriv.from_dict.
+
+        Returns
+        -------
+        dict
+            ``{"statpriv_schema": 1, "kind": <the factory's public dotted
+            name>, "args": [...], "kwargs": {...}, "then": [...]}``; the
+            arguments encoded recursively (curves, noise objects and
+            privacy-loss distributions as their own calls, numpy arrays as
+            ``{"ndarray": [...], "dtype": ...}``, non-finite floats as
+            ``{"float": "inf"}``), so that ``json.dumps(d, allow_nan=False)``
+            accepts it.  The schema is statpriv.curve.values'.
+
+        Raises
+        ------
+        TypeError
+            The curve was not built by a public factory (it cannot be
+            rebuilt; it does not pickle either).
+
+        Examples
+        --------
+        >>> import json, statpriv
+        >>> curve = statpriv.counting(1000, 0.3, noise=statpriv.Laplace(2.0))
+        >>> d = curve.to_dict()
+        >>> d["kind"], d["args"], d["kwargs"]["noise"]["kind"]
+        ('counting', [1000, 0.3], 'Laplace')
+        >>> again = statpriv.from_dict(json.loads(json.dumps(d, allow_nan=False)))
+        >>> again == curve, again.delta(0.1) == curve.delta(0.1)
+        (True, True)
+        """
+        from statpriv.curve import values
+        if self._recipe is None:
+            raise TypeError(f"cannot convert <PrivacyCurve {self.description}> to a dict: it "
+                            "was not built by a public statpriv factory, so it cannot be "
+                            "rebuilt")
+        return values.to_dict(self)
+
+    # -- notebooks (statpriv.curve.notebook) --------------------------------
+    def plot(self, ax=None, eps=None, log=True):
+        """Draw delta_plus, delta_minus and delta against eps on one axes.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (default: a new figure's axes).
+        eps : array_like, optional
+            The eps values (default: 200 points from 0 to where delta
+            reaches 1e-12, see statpriv.curve.notebook.default_eps).
+        log : bool
+            Log-scale delta axis (default).  Where some delta underflows
+            float64 (below ~1e-308) the axis is ln delta instead, from
+            ``log_delta`` (labelled so); delta = 0 exactly is not drawn
+            (where delta is 0 at every eps, a linear axis shows the zeros
+            and says so).  False: linear delta.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed (``pip install ".[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import statpriv
+        >>> ax = statpriv.counting(1000, 0.3).plot()
+        >>> [line.get_label() for line in ax.get_lines()]
+        ['δ(ε) = max(δ₊, δ₋)', 'δ₊(ε) = H_ε(P‖Q)', 'δ₋(ε) = H_ε(Q‖P)']
+        """
+        from statpriv.curve import notebook
+        return notebook.plot(self, ax=ax, eps=eps, log=log)
+
+    def table(self, eps=None):
+        """delta in each direction at each eps, as a pandas DataFrame.
+
+        Parameters
+        ----------
+        eps : float or array_like, optional
+            The eps values (default: 11 points from 0 to where delta reaches
+            1e-12, statpriv.curve.notebook.default_eps).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns eps, delta_plus, delta_minus, delta, log_delta (ln delta:
+            finite where delta underflows float64), one row per eps: the
+            curve's array queries of each direction (looped in C), delta
+            their maximum (as curve.delta, to the bit).
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed (``pip install pandas``).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> statpriv.dp.gaussian(1.0).table([0.0, 1.0]).round(6)
+           eps  delta_plus  delta_minus     delta  log_delta
+        0  0.0    0.382925     0.382925  0.382925  -0.959916
+        1  1.0    0.126937     0.126937  0.126937  -2.064066
+        """
+        from statpriv.curve import notebook
+        return notebook.table(self, eps)
+
+    def _repr_html_(self):
+        """The notebook view: the description, the parameters and a table of
+        delta at a few eps (statpriv.curve.notebook.html)."""
+        from statpriv.curve import notebook
+        return notebook.html(self)
 
     # -- evaluation: delta, log_delta (each direction) and epsilon are the
     # compiled base's (statpriv.curve._queries.CurveQueries): one float goes to
@@ -251,7 +404,13 @@ class PrivacyCurve(CurveQueries):
             raise ValueError(f"{self.description}: no privacy-loss distribution is available for "
                              "this curve (counts with Laplace or Gaussian noise, labelled "
                              "approximations)")
-        return self._laws.privacy_loss_distribution(h, tail, self.description)
+        pld = self._laws.privacy_loss_distribution(h, tail, self.description)
+        if self._recipe is None:
+            return pld
+        # (a copy that remembers the call: its to_curve() pickles, compares
+        # and converts to a dict through it)
+        return Recipe(PrivacyCurve.privacy_loss_distribution, (self, value_discretization_interval),
+                      {"tail_mass_truncation": tail_mass_truncation}).attach(pld)
 
     def renyi(self, alpha, direction="max"):
         """Renyi divergence D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or the max.
@@ -397,6 +556,7 @@ class PrivacyCurve(CurveQueries):
         """A fresh copy of this curve that remembers ``recipe`` (statpriv.curve.recipe)."""
         twin = type(self).__new__(type(self))
         twin.__dict__.update(self.__dict__)
+        twin.__dict__.pop("_value_key", None)      # the value of the other call
         twin._bind_core(self._core)
         object.__setattr__(twin, "_recipe", recipe)
         return twin

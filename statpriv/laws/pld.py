@@ -33,6 +33,7 @@ eps, delta(eps) = D_j + (1 - e^(eps - l_j)) W_j + P[L = inf] with
 both sums of non-negative terms (no cancellation), precomputed once in
 extended precision: a query is a binary search and O(1) arithmetic.
 """
+import copy
 import math
 
 import numpy as np
@@ -303,6 +304,17 @@ class PrivacyLossDistribution:
                 *(PLDSide(s.losses, s.probs, s.infinity_mass, losses_lo=s._lo) for s in sides),
                 description=self.description)
         return self._optimistic
+
+    # the public call that made this PLD (PrivacyCurve.privacy_loss_distribution
+    # of a curve built by a public factory; statpriv.curve.recipe), or None
+    _recipe = None
+
+    def _with_recipe(self, recipe):
+        """A shallow copy of this PLD that remembers ``recipe`` (its curve's
+        call and the grid): to_dict, and the curve of ``to_curve``, name it."""
+        twin = copy.copy(self)
+        twin._recipe = recipe
+        return twin
 
     def __repr__(self):
         kind = "exact" if self.exact else f"pessimistic, h={self.discretization}"
