@@ -570,7 +570,8 @@ def _command(sub, name, helptext, description=None):
 
 def _eps_or_delta(parser, required=True):
     group = parser.add_mutually_exclusive_group(required=required)
-    group.add_argument("--eps", type=float, help="report delta(eps): any real, inf and -inf included")
+    group.add_argument("--eps", type=float,
+                       help="report delta(eps): any real, inf and -inf included")
     group.add_argument("--delta", type=float, help="report the smallest eps with delta(eps) <= "
                                                    "DELTA, DELTA in [0, 1]")
 
@@ -662,7 +663,8 @@ def _parser():
 
     p = _command(sub, "thresholded",
                  "a count released only from a threshold on (Desfontaines et al., Def. 15)")
-    p.add_argument("--n", type=_integer, default=None, help="number of records, the target included")
+    p.add_argument("--n", type=_integer, default=None,
+                   help="number of records, the target included")
     _pi_options(p)
     p.add_argument("--threshold", type=_integer, required=True,
                    help="the count is released if >= THRESHOLD, suppressed otherwise")
@@ -686,7 +688,8 @@ def _parser():
                  "a count when the attacker knows each other record's probability only to "
                  "lie in [pi, 1 - pi] (Desfontaines et al., Thm 3): worst case, uniform, "
                  "blanket bound; or a histogram (--categories)")
-    p.add_argument("--n", type=_integer, required=True, help="number of records, the target included")
+    p.add_argument("--n", type=_integer, required=True,
+                   help="number of records, the target included")
     p.add_argument("--pi", type=float, required=True, help="lower bound on every pi_j, in [0, 1/2]")
     p.add_argument("--known", type=_integer, default=0,
                    help="how many other records the attacker knows exactly (default 0)")
@@ -706,8 +709,9 @@ from FILE or stdin.  A RELEASE is {"kind": KIND, <the factory's keywords>,
 "times": K (default 1)}; KIND: counting, secret_sample, dp.gaussian,
 dp.laplace, dp.geometric, thresholded, k_anonymity (its upper curve).
 "noise" is {"gaussian": 3.0} or "gaussian:3"; per-record pi is a list or
-"pi_file" (and "pi_column"), and then n may be left out.  Optional top-level keys: epsilon_error, delta_error,
-value_discretization_interval, tail_mass_truncation (statpriv.compose's).
+"pi_file" (and "pi_column"), and then n may be left out.  Optional top-level
+keys: epsilon_error, delta_error, value_discretization_interval,
+tail_mass_truncation (statpriv.compose's).
 Output: {"releases": K, "description": ..., "delta": D, "eps_bounds": [lower,
 upper]} and / or "eps": E, "delta_bounds": [lower, upper].""")
     p.add_argument("file", nargs="?", default="-", help="the JSON file (default: stdin)")
@@ -730,7 +734,8 @@ after each, one JSON line with the certified bracket of all releases so far:
     _command(sub, "demo", "print delta at a few eps for realistic cases")
     fig = _command(sub, "figures", "write the papers' figures as PNG files "
                                    f"(needs matplotlib: {PLOT_HINT})")
-    fig.add_argument("--out", required=True, help="directory for the PNG files (created if missing)")
+    fig.add_argument("--out", required=True,
+                     help="directory for the PNG files (created if missing)")
     fig.add_argument("--which", nargs="+", default=None, metavar="NAME",
                      help="only these figures: fig1 .. fig8 (Breutigam & Reischuk), "
                           "partial_knowledge_fig2 .. partial_knowledge_fig6 (Desfontaines et al.), "

@@ -185,14 +185,16 @@ def test_figures_which_old_name_still_works(capsys, tmp_path):
     assert json.loads(out) == {"partial_knowledge_fig3": str(tmp_path / "partial_knowledge_fig3.png")}
 
 
-@pytest.mark.parametrize("argv", [[], ["delta"], ["compose"], ["dp", "gaussian"]])
-def test_help_documents_the_infinity_strings(capsys, argv):
+@pytest.mark.parametrize("argv", [[], *([c] for c in cli.EXAMPLES),
+                                  *(["dp", m] for m in ("gaussian", "laplace", "geometric"))])
+def test_help_has_examples_and_the_infinity_strings(capsys, argv):
     with pytest.raises(SystemExit) as exc:
         main([*argv, "--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "strict JSON" in out and '"inf", "-inf" and "nan"' in out
-    assert "example" in out
+    # an example of the command itself ("statpriv dp gaussian --help": the dp examples)
+    assert "example" in out and f"statpriv {' '.join(argv[:1])}".strip() + " " in out
 
 
 # -- every command, the examples of --help and README, the JSON conventions --
@@ -283,9 +285,11 @@ def test_per_record_pi_file_errors(capsys, monkeypatch, tmp_path):
     (tmp_path / "words.txt").write_text("0.1\nabc\n")
     monkeypatch.chdir(tmp_path)
     for args, text in ((["--pi-file", "missing.txt"], "pi_file: cannot read 'missing.txt'"),
-                       (["--pi-file", "two.csv"], "pi_column is needed: 'two.csv' has 2 columns (a, b)"),
+                       (["--pi-file", "two.csv"],
+                        "pi_column is needed: 'two.csv' has 2 columns (a, b)"),
                        (["--pi-file", "two.csv", "--pi-column", "c"], "no column 'c'"),
-                       (["--pi-file", "two.csv", "--pi-column", "5"], "pi_column must be in [0, 1]"),
+                       (["--pi-file", "two.csv", "--pi-column", "5"],
+                        "pi_column must be in [0, 1]"),
                        (["--pi-file", "words.txt"], "not a column of numbers"),
                        (["--pi", "0.5,1.5"], "pi must lie in [0.0, 1.0], got 1.5")):
         status, out, err = run_main(capsys, "delta", *args, "--eps", "0.1")
@@ -306,8 +310,9 @@ def test_sampling_options(capsys):
     poisson = statpriv.counting(1000, 0.3, sample_rate=0.05, sampling="poisson")
     data = strict_loads(out)
     assert data["eps"] == poisson.epsilon(1e-6) and data["sampling"] == "poisson"
-    assert data["eps"] != strict_loads(run_main(capsys, "epsilon", "--n", "1000", "--pi", "0.3",
-                                                "--delta", "1e-6", "--sample-rate", "0.05")[1])["eps"]
+    _, without, _ = run_main(capsys, "epsilon", "--n", "1000", "--pi", "0.3", "--delta", "1e-6",
+                             "--sample-rate", "0.05")
+    assert data["eps"] != strict_loads(without)["eps"]
 
 
 def test_secret_sample(capsys):
