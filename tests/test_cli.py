@@ -466,6 +466,17 @@ def test_accountant_lines(capsys, monkeypatch):
     assert status == 2 and "line 1: relation" in err
 
 
+def test_accountant_reads_a_file(capsys, tmp_path):
+    path = tmp_path / "releases.jsonl"
+    path.write_text('{"kind": "dp.gaussian", "sigma": 2, "times": 2}\n')
+    status, out, err = run_main(capsys, "accountant", str(path), "--delta", "1e-6")
+    assert status == 0, err
+    lower, upper = strict_loads(out)["eps_bounds"]
+    assert lower <= statpriv.dp.gaussian(math.sqrt(2)).epsilon(1e-6) <= upper
+    status, out, err = run_main(capsys, "accountant", str(tmp_path / "none.jsonl"), "--eps", "1")
+    assert status == 2 and "cannot read" in err and out == ""
+
+
 # -- empirical-demo without matplotlib -----------------------------------------
 
 def test_empirical_demo_without_matplotlib(capsys, monkeypatch, tmp_path):
