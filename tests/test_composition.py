@@ -346,3 +346,17 @@ def test_bounds_of_the_max_skip_only_a_side_that_cannot_raise_it():
     full = [np.exp(np.maximum(sides[("plus", u)].log_delta(eps),
                               sides[("minus", u)].log_delta(eps))) for u in (False, True)]
     assert np.array_equal(dlo, full[0]) and np.array_equal(dhi, full[1])
+
+
+@pytest.mark.parametrize("parts, zero_point", [
+    ((statpriv.dp.laplace(2.0),), 0.5),
+    ((statpriv.dp.laplace(2.0),) * 3, 1.5),
+    ((statpriv.dp.geometric(0.5),) * 3, 3.0 * math.log(2.0)),
+])
+def test_epsilon_bounds_at_delta_zero_contain_the_zero_point(parts, zero_point):
+    # the true eps at delta = 0 is the sum of the parts' largest losses
+    # (Laplace: 1/b each; geometric: -ln alpha each); the lower end once read
+    # the window's end, above it (0.50083 for one Laplace(2))
+    lower, upper = statpriv.compose(*parts).epsilon_bounds(0.0)
+    assert lower <= zero_point <= upper
+    assert lower > zero_point - 0.01          # and is not a vacuous 0

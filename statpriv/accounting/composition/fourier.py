@@ -507,7 +507,11 @@ class Readback:
             frac = (excess - self._d[j]) / self._w[j]
             eps = self._loss_at(j) + np.log1p(-np.clip(frac, 0.0, 1.0))
         eps = np.where(np.isnan(eps), -np.inf, eps)
-        eps = np.where(t == -np.inf, self._loss_at(n - 1), eps)
+        # delta = 0: from the first grid point where ln delta is -inf on (the
+        # bisection's j: the largest loss with mass, where delta first
+        # vanishes), not the window's end -- a lower side's window runs on
+        # past its last mass, and its zero point must not exceed the true one
+        eps = np.where(t == -np.inf, self._loss_at(j), eps)
         eps = np.where(np.isfinite(eps), np.nextafter(eps, np.inf), eps)
         # round up until ln delta is below ln target by 4 ulps of 1 + |ln target|:
         # then exp(ln delta) <= the target itself, whatever the rounding of

@@ -239,16 +239,22 @@ class ComposedSide:
         out = np.empty(log_target.shape)
         for i, t in enumerate(log_target.ravel()):
             q = self.tilt_for_log_delta(float(t))
-            seen = set()
+            seen, found = set(), []
             while True:
                 seen.add(q)
                 eps = float(self.readback(q).epsilon(np.array([t]))[0])
+                found.append(eps)
                 if not math.isfinite(eps):
                     break
                 nxt = int(self.tilt_for_eps(eps))
                 if nxt in seen:
                     break
                 q = nxt
+            if t == -math.inf:
+                # delta = 0: every tilt's zero point is a bound of this side's
+                # kind (a lower side's is at or below the truth: its masses at
+                # the top may be rounded away); the tightest of those seen
+                eps = max(found) if not self.upper else min(found)
             if not self.upper and math.isfinite(eps):
                 eps = eps - 1e-12 * abs(eps) - 1e-300
                 eps = math.nextafter(eps, -math.inf)
