@@ -13,7 +13,7 @@ __all__ = ["AuditResult", "audit", "audit_pld"]
 _AUDIT_SLACK = 1e-10
 
 
-class AuditResult(dict):
+class AuditResult(dict):  # type: ignore[type-arg]  # keys: str, values: any
     """The outcome of ``audit`` / ``audit_pld``: a dict (keys also readable as
     attributes); ``str()`` is the message.  ``optimistic`` is the alarm: the
     claim lies below the exact curve."""

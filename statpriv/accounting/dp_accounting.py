@@ -16,12 +16,14 @@ curves' ``relation=``, "add_remove" by default): then the accountant's
 relation must be that one (ADD_OR_REMOVE_ONE for "add_remove"), as in
 statpriv.Accountant.
 """
+from typing import Any, Dict
+
 from statpriv.accounting.accountant import _relation
 from statpriv.curve.export import to_dp_accounting
 
 __all__ = ["StatprivCurveEvent", "StatprivPLDAccountant"]
 
-_CLASSES = {}
+_CLASSES: Dict[str, Any] = {}
 
 
 def _classes():

@@ -11,7 +11,7 @@ fresh copy: nothing is written on a curve after it was handed out.
 """
 import functools
 import inspect
-from typing import Any, Callable, NamedTuple, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Tuple
 
 __all__ = ["Recipe", "factory", "rebuild"]
 
@@ -19,9 +19,9 @@ __all__ = ["Recipe", "factory", "rebuild"]
 class Recipe(NamedTuple):
     """A public factory call: function(*args, **kwargs), then the attributes in ``then``."""
 
-    function: Callable
+    function: Callable[..., Any]
     args: Tuple[Any, ...]
-    kwargs: dict
+    kwargs: Dict[str, Any]
     then: Tuple[str, ...] = ()
 
     def arguments(self):

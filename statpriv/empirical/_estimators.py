@@ -23,6 +23,7 @@ golden-section search), or a positive number.
 """
 import math
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
@@ -166,11 +167,11 @@ class Estimator:
     kind: str
     q: np.ndarray
     scale: float = math.nan
-    widths: np.ndarray = None
-    edges: np.ndarray = None
-    mass: np.ndarray = None
-    _a: np.ndarray = field(default=None, repr=False)
-    _wa: np.ndarray = field(default=None, repr=False)
+    widths: Optional[np.ndarray] = None
+    edges: Optional[np.ndarray] = None
+    mass: Optional[np.ndarray] = None
+    _a: Optional[np.ndarray] = field(default=None, repr=False)
+    _wa: Optional[np.ndarray] = field(default=None, repr=False)
 
     def __post_init__(self):
         order = np.argsort(self.q, kind="stable")

@@ -23,6 +23,7 @@ removed (the generic path: a progress bar, optionally a process pool).
 """
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -140,8 +141,8 @@ class DatabaseStats:
     total: np.ndarray
     count: np.ndarray
     q: np.ndarray
-    sorted_values: np.ndarray = None
-    start: np.ndarray = None
+    sorted_values: Optional[np.ndarray] = None
+    start: Optional[np.ndarray] = None
 
     @classmethod
     def from_sums(cls, query, total, count):

@@ -35,6 +35,7 @@ client (8 bytes per individual).  Persist the frame (``ddf.persist()``) to
 avoid re-reading the data on every pass.
 """
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -210,7 +211,13 @@ def _lazy_base():
     return EmpiricalPrivacy
 
 
-class DaskEmpiricalPrivacy(_lazy_base()):
+if TYPE_CHECKING:
+    from statpriv.empirical import EmpiricalPrivacy as _Base
+else:
+    _Base = _lazy_base()
+
+
+class DaskEmpiricalPrivacy(_Base):
     """EmpiricalPrivacy of a dask DataFrame: every per-individual quantity is
     computed partition by partition on the active Dask scheduler (see the
     module docstring).  Queries: "mean", "sum", "count" (leave-one-out from

@@ -14,7 +14,7 @@ distribution.  ``pair_curve`` wraps laws as a PrivacyCurve, with noise
 import collections
 import dataclasses
 import math
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -124,7 +124,7 @@ class Laws(LawSource):
     log_ratio: Optional[np.ndarray]
     monotone_ratio: bool = False
     log_ratio_lo: Optional[np.ndarray] = None
-    tail_ratio: Optional[Callable] = None
+    tail_ratio: Optional[Callable[..., Any]] = None
     log_rest_p: float = -math.inf
     log_rest_q: float = -math.inf
     log_ratio_max: float = math.inf

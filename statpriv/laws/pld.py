@@ -46,7 +46,7 @@ from statpriv.laws.renyi import renyi_from_pld
 __all__ = ["LOSS_CAP", "PLDCore", "PLDSide", "PrivacyLossDistribution", "from_laws", "from_log_pmfs",
            "renyi_from_pld"]
 
-_LD = np.longdouble
+_LD: "type[np.longdouble]" = np.longdouble
 # Losses are shifted by their midpoint before e^(-l) is formed: extended
 # precision holds e^(+-11000), so losses may span up to this many nats.
 _MAX_LOSS_SPAN = 22000.0

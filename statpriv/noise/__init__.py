@@ -329,7 +329,7 @@ class SampledDPPair(DPPair):
     (statpriv.laws.grid_pld; ``core`` is the curve's evaluator).  Under
     replace-one the pair is symmetric (one direction evaluated)."""
 
-    renyi = None
+    renyi = None  # type: ignore[assignment]  # no closed form: the curve asks its PLD
 
     def __init__(self, noise, sensitivity=1, *, core, sampling_prob, relation):
         super().__init__(noise, sensitivity, sampling_prob=sampling_prob, relation=relation)

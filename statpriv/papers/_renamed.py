@@ -58,7 +58,7 @@ def module_getattr(namespace):
     return __getattr__
 
 
-class RenamedKeys(dict):
+class RenamedKeys(dict):  # type: ignore[type-arg]  # keys: figure names, values: any
     """A dict keyed by current figure names that still finds an entry under a
     deprecated name (with a DeprecationWarning); iteration, ``len`` and ``in``
     see the current names only."""

@@ -464,7 +464,7 @@ def part_bracket(curve, h, tail):
     return grid_pld.grid_bracket(pld, h, tail, curve.description)
 
 
-class ComposedSides(dict):
+class ComposedSides(dict):  # type: ignore[type-arg]  # {(direction, upper): ComposedSide}
     """{(direction, upper): ComposedSide}, each built on first use (the lower
     sides only when a bracket is asked for); a direction whose measures are
     the other's (a symmetric composition) shares its side.  ``transforms``:
