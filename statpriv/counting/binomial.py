@@ -18,7 +18,7 @@ __all__ = ["BinomialShiftLaws", "binomial_window_laws", "iid_curve"]
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
 
-def iid_curve(n, pi, noise, reference):
+def iid_curve(n, pi, noise, reference) -> PrivacyCurve:
     """counting(n, pi[, noise]) without sampling: S ~ Bin(n-1, pi), P = S + 1, Q = S."""
     description = f"counting n={n}, pi={pi}"
     if noise is not None:

@@ -37,7 +37,7 @@ CONVOLUTION_RATE = 4e8
 EXACT_LOG_RECORDS = 1000
 
 
-def per_record_curve(n, probs, rate, noise, ref):
+def per_record_curve(n, probs, rate, noise, ref) -> PrivacyCurve:
     """counting(None, probs, ...): the others' count Z is Poisson-binomial
     (sum of Bernoulli(pi_j)), Poisson-sampled at ``rate`` (1: no sampling):
     Q = Z, P = rate Z(. - 1) + (1 - rate) Z (Smith 2009 Alg. 2)."""

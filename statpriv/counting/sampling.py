@@ -33,13 +33,13 @@ _core = _lazy.module("statpriv._core")            # scipy.special: loaded on fir
 _law_kernels = _lazy.module("statpriv.laws._kernels")
 
 
-def subsample_curve(n, pi, m, noise, ref):
+def subsample_curve(n, pi, m, noise, ref) -> PrivacyCurve:
     """counting(n, pi, sample_size=m, noise=noise) for m < n."""
     return pair_curve(_subsample_laws(n, pi, m, noise is not None), ref,
                        f"counting n={n}, pi={pi}, sample_size={m}", noise)
 
 
-def poisson_curve(n, pi, rate, noise, ref):
+def poisson_curve(n, pi, rate, noise, ref) -> PrivacyCurve:
     """counting(n, pi, sample_rate=rate, sampling="poisson", noise=noise)."""
     core = None if noise is not None else _poisson_curve_core(n, pi, rate)
     if core is not None:

@@ -277,7 +277,7 @@ def pair_core(laws):
     return core
 
 
-def pair_curve(laws, reference, description, noise=None):
+def pair_curve(laws, reference, description, noise=None) -> PrivacyCurve:
     """The PrivacyCurve of count laws, plus ``noise`` if given (its strategy:
     ``noise.curve``), on the atoms where either law has mass."""
     laws = laws.live()

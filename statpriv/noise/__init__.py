@@ -19,6 +19,7 @@ subclass plus one entry in that table (and its C cells and oracle branch;
 docs/architecture.md walks through it).
 """
 import math
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -69,6 +70,15 @@ class Noise:
     """
 
     __slots__ = ("_param",)
+    if TYPE_CHECKING:
+        # what every kind implements (see above), for the type checker only
+        _param: float
+
+        def dp_core(self) -> Any: ...
+
+        def _dp_reference(self) -> Callable[[Any], Any]: ...
+
+        def dp_renyi(self, alpha: float) -> float: ...
     kind = None
     param_name = None
     pure_dp = False
@@ -177,7 +187,7 @@ class Noise:
         """The worst-case DP curve of this noise (sensitivity 1): statpriv.dp."""
         return self._dp_curve(f"DP {self.kind} {self.param_name}={self.param}")
 
-    def _dp_curve(self, description):
+    def _dp_curve(self, description) -> PrivacyCurve:
         reference = self._dp_reference()
         return PrivacyCurve(self.dp_core(), lambda eps, direction: reference(eps),
                             description, laws=DPPair(self))
@@ -212,7 +222,7 @@ class Noise:
             out[i] = self.dp_renyi(float(alphas[i]))
         return out
 
-    def _dp_sampled_curve(self, sensitivity, sampling_prob, relation, description):
+    def _dp_sampled_curve(self, sensitivity, sampling_prob, relation, description) -> PrivacyCurve:
         """The mechanism with Poisson subsampling at rate sampling_prob under
         ``relation`` (statpriv.noise._sampled)."""
         from statpriv.noise import _sampled

@@ -110,7 +110,7 @@ class Geometric(Noise):
         alpha = self.alpha
         return lambda eps: oracle.dp_geometric_delta(alpha, eps)
 
-    def _dp_lumped_curve(self, sensitivity, description):
+    def _dp_lumped_curve(self, sensitivity, description) -> PrivacyCurve:
         """The worst-case DP curve at an integer sensitivity s > 1: the outcomes
         x <= 0 (all of likelihood ratio alpha^s) and x >= s (ratio alpha^-s)
         lumped, which leaves the curve unchanged, and the s + 1 atoms

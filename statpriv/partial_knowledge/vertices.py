@@ -341,7 +341,8 @@ class BracketCore:
                          for t in log_target])
 
 
-def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None, alternative=None):
+def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None,
+                     alternative=None) -> PrivacyCurve:
     """The exact worst case: every vertex on its whole support up to
     FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
     rr = eps0: the target's report pair is eps0-randomized response with
