@@ -30,6 +30,7 @@ work budget (MAX_RANGES) stops the refinement; the certified end is then the
 largest open bound (still a proof, a wider bracket).
 """
 import math
+from typing import Tuple
 
 import numpy as np
 
@@ -294,7 +295,7 @@ class WorstCaseCurve(PrivacyCurve):
         super().__init__(core, reference, description, laws=laws)
         self._log_bracket = bracket
 
-    def bracket(self, eps):
+    def bracket(self, eps: float) -> Tuple[float, float, int]:
         """(attained, certified, a_attained) at one eps >= 0.
 
         ``attained`` is a lower bound of delta at the explicit vertex
@@ -342,7 +343,7 @@ class BracketCore:
 
 
 def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None,
-                     alternative=None) -> PrivacyCurve:
+                     alternative=None) -> WorstCaseCurve:
     """The exact worst case: every vertex on its whole support up to
     FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
     rr = eps0: the target's report pair is eps0-randomized response with
