@@ -17,7 +17,7 @@ import numpy as np
 
 from statpriv import _validate
 from statpriv._xprec import ceil_float as _ceil_float, two_sum as _two_sum
-from statpriv.accounting.composition.composed import composed_curve, description
+from statpriv.accounting.composition.composed import ComposedCurve, composed_curve, description
 from statpriv.laws import pld as _pld
 
 __all__ = ["EXACT_MAX_ATOMS", "EXACT_PRODUCT_ATOMS", "compose_exact"]
@@ -185,7 +185,7 @@ class _ProductPLD:
         return self
 
 
-def compose_exact(curves, times):
+def compose_exact(curves, times) -> ComposedCurve:
     if len(curves) * times != 2:
         raise ValueError(f"exact=True composes exactly two curves (compose(a, b, exact=True) "
                          f"or compose(a, times=2, exact=True)), got {len(curves) * times}")
