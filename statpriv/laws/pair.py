@@ -60,7 +60,7 @@ class LawSource:
 
     has_log_pmfs = False
 
-    def log_pmfs(self):
+    def log_pmfs(self) -> Any:
         raise ValueError("no discrete laws are available for this curve (noisy, sampled or "
                          "continuous mechanisms)")
 
@@ -69,7 +69,7 @@ class LawSource:
         raise ValueError(f"{description}: no privacy-loss distribution is available for this "
                          "curve (counts with Laplace or Gaussian noise, labelled approximations)")
 
-    def subsample(self, sampling_prob, sampling, core=None):
+    def subsample(self, sampling_prob, sampling, core=None) -> Any:
         """The laws of the pair under sampling (PrivacyCurve.subsample): exact
         discrete laws from ``log_pmfs()`` (subsampled_laws) where this source
         has atoms, else None (the sampled curve is known by its delta; a
