@@ -82,6 +82,9 @@ class Noise:
         def _dp_reference(self) -> Callable[[Any], Any]: ...
 
         def dp_renyi(self, alpha: float) -> float: ...
+
+        @property
+        def variance(self) -> float: ...
     kind: Optional[str] = None
     param_name: Optional[str] = None
     pure_dp = False
