@@ -54,28 +54,17 @@ def _in_chunks(evaluate: Callable[[NDArray[np.float64], int], NDArray[np.float64
 
 
 class PrivacyCurve(CurveQueries):
-    """delta(eps) of one mechanism; build instances with statpriv.counting & co.
+    """The privacy curve delta(eps) of one mechanism, and what follows from it.
 
-    Parameters
-    ----------
-    core : statpriv._core.CurveCore
-        The C evaluator of ln delta (or any object with the same
-        ``log_delta(eps, direction)`` and ``epsilon(log_target, direction)``).
-    reference : callable(eps_list, direction) -> list of mpmath.mpf, optional
-        The mpmath brute force for ``precision="mp"``.
-    description : str
-        What the curve is, for repr.
-    exact : bool
-        False for labelled approximations (``approx="normal"``).
-    laws : optional, keyword only
-        What the curve knows of its pair of laws, given at construction: a
-        ``statpriv.laws.Laws`` value (discrete atoms), a lazy source, the
-        noise pair of a worst-case DP curve (``statpriv.noise.DPPair``) or a
-        privacy-loss distribution.  It answers ``log_pmfs()`` (where
-        ``has_log_pmfs``), ``privacy_loss_distribution(h, tail, description)``
-        and, where the kind has them, a closed-form ``renyi(alpha,
-        direction)`` and a native ``dp_accounting_pld(h)``; None: the curve
-        has none of these (delta and epsilon only).
+    Get a curve from a factory -- statpriv.counting, secret_sample,
+    thresholded, k_anonymity, partial_knowledge, the dp.* and shuffle.*
+    mechanisms, from_log_pmfs, compose -- not from the constructor.  Its
+    queries: ``delta(eps)``, ``delta_plus(eps)`` / ``delta_minus(eps)`` (each
+    direction), ``log_delta(eps)`` (finite where delta underflows) and
+    ``epsilon(delta)``; one number in gives a float, an array gives an array
+    of its shape.  Beyond them: ``renyi(alpha)``,
+    ``privacy_loss_distribution()``, ``log_pmfs()``, ``subsample(q)``,
+    ``compose(times)`` and ``to_dp_accounting()``.
 
     Curves are immutable: ``description``, ``exact``, ``laws`` and
     ``params`` are read-only and no public attribute can be added.  A curve
@@ -88,6 +77,29 @@ class PrivacyCurve(CurveQueries):
     def __init__(self, core: Any, reference: Optional[Reference] = None,
                  description: str = "privacy curve", exact: bool = True, *,
                  laws: Any = None) -> None:
+        """A curve of a compiled evaluator (the factories build curves so).
+
+        Parameters
+        ----------
+        core : statpriv._core.CurveCore
+            The C evaluator of ln delta (or any object with the same
+            ``log_delta(eps, direction)`` and ``epsilon(log_target, direction)``).
+        reference : callable(eps_list, direction) -> list of mpmath.mpf, optional
+            The mpmath brute force for ``precision="mp"``.
+        description : str
+            What the curve is, for repr.
+        exact : bool
+            False for labelled approximations (``approx="normal"``).
+        laws : optional, keyword only
+            What the curve knows of its pair of laws, given at construction: a
+            ``statpriv.laws.Laws`` value (discrete atoms), a lazy source, the
+            noise pair of a worst-case DP curve (``statpriv.noise.DPPair``) or a
+            privacy-loss distribution.  It answers ``log_pmfs()`` (where
+            ``has_log_pmfs``), ``privacy_loss_distribution(h, tail, description)``
+            and, where the kind has them, a closed-form ``renyi(alpha,
+            direction)`` and a native ``dp_accounting_pld(h)``; None: the curve
+            has none of these (delta and epsilon only).
+        """
         self._core = core
         self._bind_core(core)            # one float: straight to the compiled core
         self._reference = reference

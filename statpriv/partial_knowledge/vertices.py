@@ -30,12 +30,12 @@ work budget (MAX_RANGES) stops the refinement; the certified end is then the
 largest open bound (still a proof, a wider bracket).
 """
 import math
-from typing import Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
 from statpriv import _lazy, _progress
-from statpriv.curve import PrivacyCurve
+from statpriv.curve import PrivacyCurve, Reference
 from statpriv.partial_knowledge.vertex_laws import NoComposition, VertexLaws
 
 _partial = _lazy.module("statpriv.partial_knowledge._partial")
@@ -291,7 +291,8 @@ class WorstCaseCurve(PrivacyCurve):
     the function behind ``bracket(eps)`` (given at construction: the full
     sweep's or the branch and bound's, see worst_case_curve)."""
 
-    def __init__(self, core, reference, description, *, bracket, laws=None):
+    def __init__(self, core: Any, reference: Optional[Reference], description: str, *,
+                 bracket: Callable[[float], Tuple[float, float, int]], laws: Any = None) -> None:
         super().__init__(core, reference, description, laws=laws)
         self._log_bracket = bracket
 
