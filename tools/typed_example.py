@@ -80,6 +80,16 @@ def accounting() -> Tuple[float, float, float]:
     return delta, sigma, upper
 
 
+def losses() -> Tuple[float, NDArray[np.float64]]:
+    """The privacy-loss distribution: typed like the curve's queries."""
+    pld = statpriv.counting(100, 0.5).privacy_loss_distribution()
+    delta: float = pld.delta(0.5)
+    renyi: NDArray[np.float64] = pld.renyi([2.0, 4.0])
+    again: statpriv.PrivacyCurve = pld.to_curve()
+    assert abs(again.delta(0.5) - delta) <= 1e-9
+    return delta, renyi
+
+
 def analysis() -> Tuple[float, float]:
     """Interval estimation and utility: scalars in, floats out."""
     eps: float = statpriv.interval_epsilon(0.2, 0.8, 100)
@@ -91,4 +101,4 @@ def analysis() -> Tuple[float, float]:
 
 if __name__ == "__main__":
     print(counting_queries()[0], len(mechanisms()), knowledge()[2], accounting()[0],
-          analysis()[0])
+          losses()[0], analysis()[0])

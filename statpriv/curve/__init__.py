@@ -338,7 +338,7 @@ class PrivacyCurve(CurveQueries):
             raise ValueError(f"renyi(alpha={alpha!r}) needs a curve with a privacy-loss "
                              f"distribution (discrete outcomes, dp.*, compositions): "
                              f"{exc}") from None
-        return cast(Union[float, NDArray[np.float64]], pld.renyi(alpha, direction))
+        return pld.renyi(alpha, direction)
 
     # statpriv.compose, set by statpriv.accounting.composition when it is
     # imported (the curve layer imports nothing above it)
