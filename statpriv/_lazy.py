@@ -8,10 +8,10 @@ made after the first read is not seen through it).  statpriv uses it for the com
 which loads scipy.special) and the mpmath oracle; mpmath, scipy.optimize,
 matplotlib and tqdm are imported inside the functions that need them.
 """
-from typing import Any
 import importlib
 import sys
 import types
+from typing import Any
 
 __all__ = ["module"]
 
