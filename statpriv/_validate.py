@@ -241,7 +241,8 @@ def broadcast(**named: object) -> Tuple[NDArray[Any], ...]:
                          f"{shapes}") from None
 
 
-def alias(name: str, value: _T, alias_name: str, alias_value: Optional[_T]) -> Tuple[str, Optional[_T]]:
+def alias(name: str, value: _T, alias_name: str,
+          alias_value: Optional[_T]) -> Tuple[str, Optional[_T]]:
     """(the name given, its value) of a parameter that has a second name
     (dp-accounting's): whichever was given; ValueError when both were."""
     if alias_value is None:

@@ -319,19 +319,21 @@ def _rr_reference(eps0: float, k: int, eps: Any, direction: str) -> Any:
     return oracle.dp_randomized_response_delta(eps0, k, eps, direction=direction)
 
 
+# amplify's eps' and delta': floats for scalar arguments, else arrays
+_Value = Union[float, NDArray[np.float64]]
+
+
 @overload
 def amplify(eps: float, delta: float, sample_rate: Optional[float] = None, *,
             sampling_prob: Optional[float] = None) -> Tuple[float, float]: ...
 @overload
 def amplify(eps: ArrayLike, delta: ArrayLike, sample_rate: Optional[ArrayLike] = None, *,
-            sampling_prob: Optional[ArrayLike] = None) -> Tuple[Union[float, NDArray[np.float64]],
-                                                                Union[float, NDArray[np.float64]]]: ...
+            sampling_prob: Optional[ArrayLike] = None) -> Tuple[_Value, _Value]: ...
 
 
 @_validate.renamed(rate="sample_rate")
 def amplify(eps: ArrayLike, delta: ArrayLike, sample_rate: Optional[ArrayLike] = None, *,
-            sampling_prob: Optional[ArrayLike] = None) -> Tuple[Union[float, NDArray[np.float64]],
-                                                                Union[float, NDArray[np.float64]]]:
+            sampling_prob: Optional[ArrayLike] = None) -> Tuple[_Value, _Value]:
     """Privacy amplification by subsampling (Balle, Barthe & Gaboardi 2018,
     "Privacy amplification by subsampling: tight analyses via couplings and
     divergences").

@@ -54,6 +54,9 @@ from statpriv.accounting.composition import grid as _grid
 from statpriv.curve import PrivacyCurve
 
 _Arrayish = Union[NDArray[Any], Sequence[float], Sequence[Sequence[float]]]
+# (lower, upper) of an array of values, of one value or of either
+_Pairs = Tuple[NDArray[np.float64], NDArray[np.float64]]
+_Bounds = Union[Tuple[float, float], _Pairs]
 
 __all__ = ["Accountant", "RELATIONS"]
 
@@ -115,14 +118,17 @@ class Accountant:
         self._fixed_h = h is not None
         self._h = h
         self._releases: List[List[Any]] = []          # [curve, count]
-        self._reaches: Dict[Hashable, Any] = {}           # key -> its loss reach (grid.loss_reach), any grid
+        # key -> its loss reach (grid.loss_reach), any grid
+        self._reaches: Dict[Hashable, Any] = {}
         self._clear_grid()
 
     def _clear_grid(self) -> None:
         """Forget everything built on the grid h (a new h rebuilds it)."""
         self._brackets: Dict[Hashable, Any] = {}          # key -> Bracket on the grid
-        self._variances: Dict[Hashable, float] = {}         # key -> its loss variance on the grid (grid.loss_variance)
-        self._transforms: Dict[Any, Any] = {}        # the parts' tilted transforms (fourier.Spectrum.multiply)
+        # key -> its loss variance on the grid (grid.loss_variance)
+        self._variances: Dict[Hashable, float] = {}
+        # the parts' tilted transforms (fourier.Spectrum.multiply)
+        self._transforms: Dict[Any, Any] = {}
         self._curve: Optional[_composed.ComposedCurve] = None
 
     @property
@@ -243,7 +249,8 @@ class Accountant:
     @overload
     def delta(self, eps: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
     @overload
-    def delta(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+    def delta(self, eps: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
     def delta(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """delta(eps) of the composition (the upper end: never below the truth)."""
@@ -258,31 +265,39 @@ class Accountant:
     @overload
     def epsilon(self, delta: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
     @overload
-    def epsilon(self, delta: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+    def epsilon(self, delta: ArrayLike,
+                direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
-    def epsilon(self, delta: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
+    def epsilon(self, delta: ArrayLike,
+                direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """The smallest eps with delta(eps) <= delta (never below the truth)."""
         return self.curve().epsilon(delta, cast(Any, direction))
 
     @overload
     def delta_bounds(self, eps: float, direction: str = "max") -> Tuple[float, float]: ...
     @overload
-    def delta_bounds(self, eps: _Arrayish, direction: str = "max") -> Tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    def delta_bounds(self, eps: _Arrayish,
+                     direction: str = "max") -> _Pairs: ...
     @overload
-    def delta_bounds(self, eps: ArrayLike, direction: str = "max") -> Union[Tuple[float, float], Tuple[NDArray[np.float64], NDArray[np.float64]]]: ...
+    def delta_bounds(self, eps: ArrayLike,
+                     direction: str = "max") -> _Bounds: ...
 
-    def delta_bounds(self, eps: ArrayLike, direction: str = "max") -> Union[Tuple[float, float], Tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    def delta_bounds(self, eps: ArrayLike,
+                     direction: str = "max") -> _Bounds:
         """(lower, upper) with the true delta(eps) inside."""
         return self.curve().delta_bounds(eps, direction)
 
     @overload
     def epsilon_bounds(self, delta: float, direction: str = "max") -> Tuple[float, float]: ...
     @overload
-    def epsilon_bounds(self, delta: _Arrayish, direction: str = "max") -> Tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    def epsilon_bounds(self, delta: _Arrayish,
+                       direction: str = "max") -> _Pairs: ...
     @overload
-    def epsilon_bounds(self, delta: ArrayLike, direction: str = "max") -> Union[Tuple[float, float], Tuple[NDArray[np.float64], NDArray[np.float64]]]: ...
+    def epsilon_bounds(self, delta: ArrayLike,
+                       direction: str = "max") -> _Bounds: ...
 
-    def epsilon_bounds(self, delta: ArrayLike, direction: str = "max") -> Union[Tuple[float, float], Tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    def epsilon_bounds(self, delta: ArrayLike,
+                       direction: str = "max") -> _Bounds:
         """(lower, upper) with the true epsilon(delta) inside."""
         return self.curve().epsilon_bounds(delta, direction)
 

@@ -132,7 +132,8 @@ def _safe_exp(x: Any) -> Any:
     return float(np.exp(x)) if x > -745.0 else 0.0
 
 
-def _check_arguments(n_values: Any, pi_values: Any, rates: Any, eps_values: Any, rtol: Any, directions: Any, refined: Any) -> Any:
+def _check_arguments(n_values: Any, pi_values: Any, rates: Any, eps_values: Any, rtol: Any,
+                     directions: Any, refined: Any) -> Any:
     """Grids as 1-D sequences (a scalar is a grid of one); wrong types raise
     ParameterTypeError (a TypeError and a ValueError), bad values ValueError."""
     if not isinstance(refined, (bool, np.bool_)):

@@ -32,7 +32,7 @@ a given population.  Every function accepts arrays for its numeric arguments
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional, Type, Union, cast, overload
+from typing import Any, Callable, Optional, Type, TypeVar, Union, cast, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -41,6 +41,10 @@ from statpriv import _validate
 from statpriv.analysis._noise_class import noise_class, spelled
 from statpriv.noise import Laplace, Noise
 from statpriv.noise import NOISE_KINDS as _KIND_CLASSES
+
+_N = TypeVar("_N", bound=Noise)
+# one value for scalar arguments, an array for arrays
+_Result = Union[float, NDArray[np.float64]]
 
 __all__ = ["interval_epsilon", "interval_confidence", "interval_width", "interval_noise"]
 
@@ -52,7 +56,8 @@ _ORDERED = {kind: _KIND_CLASSES[kind] for kind in NOISE_KINDS}
 
 
 # -- argument checks ---------------------------------------------------------
-def _reals(name: Any, value: Any, *, low: Any, high: Any = math.inf, low_open: Any = False, high_open: Any = False) -> Any:
+def _reals(name: Any, value: Any, *, low: Any, high: Any = math.inf, low_open: Any = False,
+           high_open: Any = False) -> Any:
     """A real scalar (-> float) or array (-> float64 array) in the given range;
     bools, strings, None, complex: ParameterTypeError; ragged: ValueError."""
     return _validate.reals(name, value, low=low, high=high,
@@ -101,7 +106,7 @@ def _kind_delta(noise: Any, delta: Any) -> Any:
     return cls, None
 
 
-def _apply(fn: Callable[..., float], **named: Any) -> Union[float, NDArray[np.float64]]:
+def _apply(fn: Callable[..., float], **named: Any) -> _Result:
     """fn on floats (positional, in the order given); broadcast over arrays
     (float out for all-scalar input).  Arrays that do not broadcast raise a
     ValueError naming the parameters and their shapes."""
@@ -114,16 +119,19 @@ def _apply(fn: Callable[..., float], **named: Any) -> Union[float, NDArray[np.fl
 
 # -- public API -----------------------------------------------------------------
 @overload
-def interval_epsilon(width: float, confidence: float, count: float, noise: Union[str, Type[Noise]] = ...,
+def interval_epsilon(width: float, confidence: float, count: float,
+                     noise: Union[str, Type[Noise]] = ...,
                      delta: Optional[float] = ...) -> float: ...
 @overload
 def interval_epsilon(width: ArrayLike, confidence: ArrayLike, count: ArrayLike,
-                     noise: Union[str, Type[Noise]] = ..., delta: Optional[ArrayLike] = ...) -> Union[float, NDArray[np.float64]]: ...
+                     noise: Union[str, Type[Noise]] = ...,
+                     delta: Optional[ArrayLike] = ...) -> _Result: ...
 
 
 @_validate.renamed(noise_kind="noise")
 def interval_epsilon(width: ArrayLike, confidence: ArrayLike, count: ArrayLike,
-                     noise: Union[str, Type[Noise]] = Laplace, delta: Optional[ArrayLike] = None) -> Union[float, NDArray[np.float64]]:
+                     noise: Union[str, Type[Noise]] = Laplace,
+                     delta: Optional[ArrayLike] = None) -> _Result:
     """The eps whose noise puts the count c in [c_hat - w c, c_hat + w c] with
     probability exactly p = confidence (Naldi & D'Acquisto eqs. (7)-(10)).
 
@@ -164,16 +172,19 @@ def interval_epsilon(width: ArrayLike, confidence: ArrayLike, count: ArrayLike,
 
 
 @overload
-def interval_confidence(eps: float, width: float, count: float, noise: Union[str, Type[Noise]] = ...,
+def interval_confidence(eps: float, width: float, count: float,
+                        noise: Union[str, Type[Noise]] = ...,
                         delta: Optional[float] = ...) -> float: ...
 @overload
 def interval_confidence(eps: ArrayLike, width: ArrayLike, count: ArrayLike,
-                        noise: Union[str, Type[Noise]] = ..., delta: Optional[ArrayLike] = ...) -> Union[float, NDArray[np.float64]]: ...
+                        noise: Union[str, Type[Noise]] = ...,
+                        delta: Optional[ArrayLike] = ...) -> _Result: ...
 
 
 @_validate.renamed(noise_kind="noise")
 def interval_confidence(eps: ArrayLike, width: ArrayLike, count: ArrayLike,
-                        noise: Union[str, Type[Noise]] = Laplace, delta: Optional[ArrayLike] = None) -> Union[float, NDArray[np.float64]]:
+                        noise: Union[str, Type[Noise]] = Laplace,
+                        delta: Optional[ArrayLike] = None) -> _Result:
     """Confidence p = P[|N| < w c] of the interval [c_hat - w c, c_hat + w c]
     under eps-calibrated noise (the inverse of interval_epsilon in p).
 
@@ -195,16 +206,18 @@ def interval_confidence(eps: ArrayLike, width: ArrayLike, count: ArrayLike,
 
 
 @overload
-def interval_width(eps: float, confidence: float, count: float, noise: Union[str, Type[Noise]] = ...,
-                   delta: Optional[float] = ...) -> float: ...
+def interval_width(eps: float, confidence: float, count: float,
+                   noise: Union[str, Type[Noise]] = ..., delta: Optional[float] = ...) -> float: ...
 @overload
 def interval_width(eps: ArrayLike, confidence: ArrayLike, count: ArrayLike,
-                   noise: Union[str, Type[Noise]] = ..., delta: Optional[ArrayLike] = ...) -> Union[float, NDArray[np.float64]]: ...
+                   noise: Union[str, Type[Noise]] = ...,
+                   delta: Optional[ArrayLike] = ...) -> _Result: ...
 
 
 @_validate.renamed(noise_kind="noise")
 def interval_width(eps: ArrayLike, confidence: ArrayLike, count: ArrayLike,
-                   noise: Union[str, Type[Noise]] = Laplace, delta: Optional[ArrayLike] = None) -> Union[float, NDArray[np.float64]]:
+                   noise: Union[str, Type[Noise]] = Laplace,
+                   delta: Optional[ArrayLike] = None) -> _Result:
     """Relative half-width w with P[|N| < w c] = p under eps-calibrated noise
     (the inverse of interval_epsilon in w).
 
@@ -226,6 +239,14 @@ def interval_width(eps: ArrayLike, confidence: ArrayLike, count: ArrayLike,
     if delta is not None:
         return _apply(fn, **args, delta=delta)
     return _apply(lambda e, p, c: fn(e, p, c, None), **args)
+
+
+@overload
+def interval_noise(width: float, confidence: float, count: float) -> Laplace: ...
+@overload
+def interval_noise(width: float, confidence: float, count: float, noise: Type[_N]) -> _N: ...
+@overload
+def interval_noise(width: float, confidence: float, count: float, noise: str) -> Noise: ...
 
 
 @_validate.renamed(noise_kind="noise")

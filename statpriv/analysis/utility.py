@@ -14,7 +14,7 @@ to the count of a sample of m and released as a fraction of m).
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Type, Union
+from typing import Any, Optional, Type, TypeVar, Union, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -22,6 +22,8 @@ from numpy.typing import ArrayLike, NDArray
 from statpriv import _validate
 from statpriv.analysis._noise_class import noise_class
 from statpriv.noise import NOISE_KINDS, Laplace, Noise, kinds_text
+
+_N = TypeVar("_N", bound=Noise)
 
 __all__ = ["utility_loss", "equal_utility_noise", "equal_utility_epsilon"]
 
@@ -125,8 +127,17 @@ def _equal_utility_args(n: Any, pi: Any, sample_size: Any) -> Any:
     return n, sample_size, pi
 
 
+@overload
+def equal_utility_noise(n: int, pi: float, sample_size: int) -> Laplace: ...
+@overload
+def equal_utility_noise(n: int, pi: float, sample_size: int, noise: Type[_N]) -> _N: ...
+@overload
+def equal_utility_noise(n: int, pi: float, sample_size: int, noise: str) -> Noise: ...
+
+
 @_validate.renamed(kind="noise")
-def equal_utility_noise(n: int, pi: float, sample_size: int, noise: Union[str, Type[Noise]] = Laplace) -> Noise:
+def equal_utility_noise(n: int, pi: float, sample_size: int,
+                        noise: Union[str, Type[Noise]] = Laplace) -> Noise:
     """The Laplace or Gaussian noise on the full count whose utility loss equals
     that of subsampling m = sample_size of the n records (docs/mathematics.md §6; Breutigam & Reischuk
     §4.4, §6).
@@ -172,7 +183,8 @@ def equal_utility_noise(n: int, pi: float, sample_size: int, noise: Union[str, T
     return cls(n * math.sqrt(loss / factor))
 
 
-def equal_utility_epsilon(n: int, pi: ArrayLike, sample_size: int) -> Union[float, NDArray[np.float64]]:
+def equal_utility_epsilon(n: int, pi: ArrayLike,
+                          sample_size: int) -> Union[float, NDArray[np.float64]]:
     """The DP level eps = 1/scale of the equal-utility Laplace noise (Breutigam & Reischuk §4.4):
 
         eps = sqrt(2 / (pi (1-pi))) * sqrt(lambda / (n - m)),   lambda = m / n.

@@ -128,7 +128,8 @@ def _secret_tail_ratio(N: int, K: int, m: int) -> Callable[[Any], Any]:
     def tail_ratio(w: Any) -> Any:
         import mpmath
 
-        def G(draws: int) -> Any:      # sum_j C(K, j) C(N-K, draws-j) w^j  (common 1/C(N, draws) dropped)
+        # sum_j C(K, j) C(N-K, draws-j) w^j  (common 1/C(N, draws) dropped)
+        def G(draws: int) -> Any:
             return mpmath.fsum(math.comb(K, j) * math.comb(N - K, draws - j) * w ** j
                                for j in range(max(0, draws - (N - K)), min(K, draws) + 1))
 

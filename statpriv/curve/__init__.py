@@ -72,7 +72,8 @@ class PrivacyCurve(CurveQueries):
     repeating it: a curve is rebuilt, not its C state copied.
     """
 
-    _recipe: Optional[Recipe] = None          # the public factory call that built the curve (statpriv.curve.recipe)
+    # the public factory call that built the curve (statpriv.curve.recipe)
+    _recipe: Optional[Recipe] = None
 
     def __init__(self, core: Any, reference: Optional[Reference] = None,
                  description: str = "privacy curve", exact: bool = True, *,
@@ -305,7 +306,8 @@ class PrivacyCurve(CurveQueries):
     @overload
     def renyi(self, alpha: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
     @overload
-    def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+    def renyi(self, alpha: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
     def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """Renyi divergence D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or the max.
@@ -466,7 +468,8 @@ def _subsampled_reference(reference: Reference, q: float, without_replacement: b
         with mpmath.workdps(60):
             qq = mpmath.mpf(q)
 
-            def forward(e: Any, d: str) -> Any:             # H_e(q A + (1-q) B || B), H_e(A || B) = base d
+            def forward(e: Any,
+                        d: str) -> Any:             # H_e(q A + (1-q) B || B), H_e(A || B) = base d
                 c = mpmath.exp(e) - 1 + qq
                 if c <= 0:
                     return -mpmath.expm1(e)

@@ -161,8 +161,8 @@ class EmpiricalPrivacy:
         self._encoded = enc
 
     @classmethod
-    def _from_arrays(cls, q: Any, Q: Any, individuals: Any, databases: Any, query: Any, estimator: Any = "kde-laplace",
-                     bandwidth: Any = "cv") -> Any:
+    def _from_arrays(cls, q: Any, Q: Any, individuals: Any, databases: Any, query: Any,
+                     estimator: Any = "kde-laplace", bandwidth: Any = "cv") -> Any:
         """From q (R,) and Q (I, R) already computed (the Dask path, buckets)."""
         self = cls.__new__(cls)
         parsed = query if isinstance(query, _loo.Query) else _loo.parse_query(query)
@@ -171,7 +171,8 @@ class EmpiricalPrivacy:
         self._encoded = None
         return self
 
-    def _setup(self, q: Any, Q: Any, individuals: Any, databases: Any, query: Any, estimator: Any, bandwidth: Any) -> None:
+    def _setup(self, q: Any, Q: Any, individuals: Any, databases: Any, query: Any, estimator: Any,
+               bandwidth: Any) -> None:
         import pandas as pd
 
         _validate.choice("estimator", estimator, ESTIMATORS)
@@ -188,7 +189,8 @@ class EmpiricalPrivacy:
         self._estimator: Estimator = fit_estimator(q, estimator, bandwidth)
         self._prepared: Any = None
         self._cache: Dict[float, NDArray[np.float64]] = {}
-        self._max_cache: Dict[float, float] = {}          # eps -> max_i delta_i (where the list is not needed)
+        # eps -> max_i delta_i (where the list is not needed)
+        self._max_cache: Dict[float, float] = {}
         self._hausdorff: Optional[NDArray[np.float64]] = None
         self._matching: Optional[NDArray[np.float64]] = None
 
@@ -263,7 +265,8 @@ class EmpiricalPrivacy:
             self._max_cache[eps] = best
         return self._max_cache[eps]
 
-    def _vectorised(self, eps: ArrayLike, fn: Callable[[float], float]) -> Union[float, NDArray[np.float64]]:
+    def _vectorised(self, eps: ArrayLike,
+                    fn: Callable[[float], float]) -> Union[float, NDArray[np.float64]]:
         arr = _validate.real_array("eps", eps, high=MAX_EPS)
         out = np.array([fn(e) for e in arr.ravel()], dtype=np.float64).reshape(arr.shape)
         return float(out) if arr.ndim == 0 else out

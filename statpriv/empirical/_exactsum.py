@@ -85,7 +85,8 @@ _LIMB = 24
 _BLOCK = 1 << 22          # limbs (groups x width) held at once
 
 
-def _combine_block(groups: Any, e: Any, hi_sums: Any, lo_sums: Any, n_groups: Any, q0: Any, width: Any) -> Any:
+def _combine_block(groups: Any, e: Any, hi_sums: Any, lo_sums: Any, n_groups: Any, q0: Any,
+                   width: Any) -> Any:
     """combine for one block of groups (limb q0 of the fixed point at column 0)."""
     big = np.concatenate([hi_sums, lo_sums]).astype(np.int64)
     pos = np.concatenate([e - 27, e - 53]) + _SHIFT

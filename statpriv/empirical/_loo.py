@@ -160,7 +160,8 @@ class DatabaseStats:
         return cls(query, total, count, q)
 
 
-def _quantile_sorted(sorted_values: Any, start: Any, size: Any, k_removed_fn: Any, level: Any) -> Any:
+def _quantile_sorted(sorted_values: Any, start: Any, size: Any, k_removed_fn: Any,
+                     level: Any) -> Any:
     """numpy's linear quantile of sorted blocks after removals: start/size per
     block, k_removed_fn(k) -> global index of the k-th remaining value."""
     h = (size - 1) * level
@@ -198,7 +199,8 @@ def _groups(ind_codes: Any, db_codes: Any, n_individuals: Any) -> Any:
     return inverse.ravel(), uniq % n_individuals, uniq // n_individuals
 
 
-def _undefined(stats: Any, g_ind: Any, g_db: Any, remaining: Any, individuals: Any, databases: Any) -> None:
+def _undefined(stats: Any, g_ind: Any, g_db: Any, remaining: Any, individuals: Any,
+               databases: Any) -> None:
     bad = np.flatnonzero(remaining <= 0)
     if len(bad):
         j = bad[0]

@@ -20,9 +20,9 @@ i.e. F h = F l_lambda / F k:
   and refused above ``max_negative_mass``; samples come from its positive
   part.
 """
-from typing import Any
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +38,8 @@ class NoiseSampler:
     inverse; 0.0 for the exact Laplace mixture), grid / density (Gaussian: h
     on its grid)."""
 
-    def __init__(self, kernel: Any, kernel_scale: Any, noise_scale: Any, eps: Any, seed: Any = None) -> None:
+    def __init__(self, kernel: Any, kernel_scale: Any, noise_scale: Any, eps: Any,
+                 seed: Any = None) -> None:
         self.kernel = kernel
         self.kernel_scale = float(kernel_scale)
         self.noise_scale = float(noise_scale)
@@ -76,8 +77,8 @@ def laplace_kernel_noise(s: Any, lam: Any, eps: Any, seed: Any = None) -> Any:
     return sampler
 
 
-def gaussian_kernel_noise(s: Any, lam: Any, eps: Any, seed: Any = None, max_negative_mass: Any = 0.05,
-                          max_points: Any = 2 ** 22) -> Any:
+def gaussian_kernel_noise(s: Any, lam: Any, eps: Any, seed: Any = None,
+                          max_negative_mass: Any = 0.05, max_points: Any = 2 ** 22) -> Any:
     """The band-limited FFT deconvolution of Laplace(lam) by N(0, s^2)."""
     if not 2.0 * lam * lam > s * s:
         raise ValueError(f"Gaussian kernel of sd {s:.6g} is too wide for the noise scale "

@@ -66,7 +66,8 @@ def flights(*, individual: Any = "id", database: Any = "db", value: Any = "value
     })
 
 
-def synthetic_block(start: Any, stop: Any, n_databases: Any, *, presence: Any = 0.25, records: Any = 1.3, seed: Any = 0) -> Any:
+def synthetic_block(start: Any, stop: Any, n_databases: Any, *, presence: Any = 0.25,
+                    records: Any = 1.3, seed: Any = 0) -> Any:
     """The records of individuals ``start .. stop-1`` of a synthetic draw, as
     three numpy arrays ``(db, id, value)`` sorted by (id, db); ``start`` is 0
     or a multiple of 16384.
@@ -123,8 +124,9 @@ def synthetic_block(start: Any, stop: Any, n_databases: Any, *, presence: Any = 
     return np.concatenate(dbs), np.concatenate(owners), np.concatenate(values)
 
 
-def synthetic(n_individuals: Any, n_databases: Any, *, presence: Any = 0.25, records: Any = 1.3, seed: Any = 0,
-              individual: Any = "id", database: Any = "db", value: Any = "value") -> Any:
+def synthetic(n_individuals: Any, n_databases: Any, *, presence: Any = 0.25, records: Any = 1.3,
+              seed: Any = 0, individual: Any = "id", database: Any = "db",
+              value: Any = "value") -> Any:
     """A synthetic draw as a pandas DataFrame in long format (integer ids
     0 .. n_individuals-1, databases 0 .. n_databases-1); the model is in
     ``synthetic_block``.  About ``n_individuals * n_databases * presence *
@@ -140,8 +142,9 @@ def synthetic(n_individuals: Any, n_databases: Any, *, presence: Any = 0.25, rec
     return pd.DataFrame({database: db, individual: ids, value: val})
 
 
-def synthetic_dask(n_individuals: Any, n_databases: Any, *, presence: Any = 0.25, records: Any = 1.3, seed: Any = 0,
-                   block: Any = _BLOCK * 2, individual: Any = "id", database: Any = "db", value: Any = "value") -> Any:
+def synthetic_dask(n_individuals: Any, n_databases: Any, *, presence: Any = 0.25,
+                   records: Any = 1.3, seed: Any = 0, block: Any = _BLOCK * 2,
+                   individual: Any = "id", database: Any = "db", value: Any = "value") -> Any:
     """The draw of ``synthetic`` as a lazy ``dask.dataframe.DataFrame``: one
     partition per ``block`` individuals (a multiple of 16384), generated on
     the worker that needs it.  The partitions hold disjoint, increasing id

@@ -25,8 +25,8 @@ The numbers are computed by ``demo_data`` (no printing, no matplotlib), printed
 by ``run`` and plotted by ``plots`` (their Figs. 3-5: delta(eps), delta*(eps),
 the two densities of the most exposed aircraft).
 """
-from typing import Any
 import os
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +46,8 @@ def _analysis(days: Any = None, data: Any = None) -> Any:
     return df, EmpiricalPrivacy(df, "mean")
 
 
-def demo_data(days: Any = None, *, data: Any = None, eps_grid: Any = None, focus: Any = EPS_FOCUS) -> Any:
+def demo_data(days: Any = None, *, data: Any = None, eps_grid: Any = None,
+              focus: Any = EPS_FOCUS) -> Any:
     """Everything the demo prints and plots, as a dict of numbers and arrays.
 
     days: only the first ``days`` days of 2013; data: another long-format
@@ -89,7 +90,8 @@ def _fmt(value: Any) -> Any:
     return "0" if value == 0 else f"{value:.3g}"
 
 
-def run(out: Any = print, out_dir: Any = None, days: Any = None, dpi: Any = 110, *, data: Any = None) -> Any:
+def run(out: Any = print, out_dir: Any = None, days: Any = None, dpi: Any = 110, *,
+        data: Any = None) -> Any:
     """Print the demo (and write the plots to ``out_dir`` if given)."""
     d = demo_data(days, data=data)
     out("statpriv empirical-demo: empirical differential privacy (Burchard, Daoud & Dotterrer)")

@@ -122,7 +122,8 @@ class _Spec:
     global totals (DatabaseStats), the database labels, the estimator kind
     and fitted bandwidth, and the selected database columns (buckets)."""
 
-    def __init__(self, individual: Any, database: Any, value: Any, databases: Any, stats: Any, kind: Any, scale: Any, cols: Any) -> None:
+    def __init__(self, individual: Any, database: Any, value: Any, databases: Any, stats: Any,
+                 kind: Any, scale: Any, cols: Any) -> None:
         self.individual, self.database, self.value = individual, database, value
         self.databases = databases          # numpy array of sorted labels (all databases)
         self.stats = stats
@@ -225,8 +226,9 @@ class DaskEmpiricalPrivacy(_Base):
     (distributed's ``progress`` when a distributed Client is active, else
     ``dask.diagnostics.ProgressBar``)."""
 
-    def __init__(self, data: Any, query: Any, *, individual: Any = "id", database: Any = "db", value: Any = "value",
-                 estimator: Any = "kde-laplace", bandwidth: Any = "cv", workers: Any = None, progress: Any = None) -> None:
+    def __init__(self, data: Any, query: Any, *, individual: Any = "id", database: Any = "db",
+                 value: Any = "value", estimator: Any = "kde-laplace", bandwidth: Any = "cv",
+                 workers: Any = None, progress: Any = None) -> None:
         import pandas as pd
         from statpriv import _validate
         from statpriv.empirical import _loo

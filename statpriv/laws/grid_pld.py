@@ -487,7 +487,8 @@ def _grid_side(g: Any, h: Any) -> Any:
     return _pld.PLDSide(losses, g.mass, infinity_mass=g.infinity)
 
 
-def curve_bracket(core: Any, h: Any, tail: Any, description: Any, symmetric: Any = False, eval_terms: Any = None) -> Any:
+def curve_bracket(core: Any, h: Any, tail: Any, description: Any, symmetric: Any = False,
+                  eval_terms: Any = None) -> Any:
     """The Bracket on h Z of the curve whose evaluator is ``core`` (log_delta /
     epsilon by direction code); ``symmetric``: both directions are one curve
     (evaluated once); ``eval_terms``: the terms one evaluation sums, if
@@ -498,7 +499,8 @@ def curve_bracket(core: Any, h: Any, tail: Any, description: Any, symmetric: Any
     return Bracket(sources, sources, h, tail, description)
 
 
-def from_curve(core: Any, h: Any, tail: Any, description: Any, symmetric: Any = False, eval_terms: Any = None) -> Any:
+def from_curve(core: Any, h: Any, tail: Any, description: Any, symmetric: Any = False,
+               eval_terms: Any = None) -> Any:
     """The pessimistic PLD (optimistic as its ``optimistic``) on h Z of the curve
     whose evaluator is ``core`` (curve_bracket(...).pld())."""
     return curve_bracket(core, h, tail, description, symmetric, eval_terms).pld()
@@ -555,7 +557,8 @@ class DeltaLaws(LawSource):
         self.core, self.symmetric, self.eval_terms = core, bool(symmetric), eval_terms
 
     def privacy_loss_distribution(self, value_discretization_interval: Any = 1e-4,
-                                  tail_mass_truncation: Any = 1e-15, description: Any = None) -> Any:
+                                  tail_mass_truncation: Any = 1e-15,
+                                  description: Any = None) -> Any:
         return self.grid_bracket(value_discretization_interval, tail_mass_truncation,
                                  description).pld()
 

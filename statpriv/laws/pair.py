@@ -65,7 +65,8 @@ class LawSource:
                          "continuous mechanisms)")
 
     def privacy_loss_distribution(self, value_discretization_interval: Any = None,
-                                  tail_mass_truncation: Any = None, description: Any = None) -> None:
+                                  tail_mass_truncation: Any = None,
+                                  description: Any = None) -> None:
         raise ValueError(f"{description}: no privacy-loss distribution is available for this "
                          "curve (counts with Laplace or Gaussian noise, labelled approximations)")
 

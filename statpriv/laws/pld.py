@@ -335,7 +335,8 @@ class PrivacyLossDistribution:
     @overload
     def delta(self, eps: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
     @overload
-    def delta(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+    def delta(self, eps: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
     def delta(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """delta(eps) from the PLD: E[(1 - e^(eps - L))_+] per direction, or their max."""
@@ -353,9 +354,11 @@ class PrivacyLossDistribution:
     @overload
     def delta_lower_bound(self, eps: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
     @overload
-    def delta_lower_bound(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+    def delta_lower_bound(self, eps: ArrayLike,
+                          direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
-    def delta_lower_bound(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
+    def delta_lower_bound(self, eps: ArrayLike,
+                          direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """A lower bound on the TRUE delta(eps) of the mechanism the PLD bounds:
         the ``optimistic`` partner's delta where there is one (for an exact
         PLD with no tail, delta(eps) itself), else delta(eps + rounding_bound)
@@ -387,7 +390,8 @@ class PrivacyLossDistribution:
     @overload
     def renyi(self, alpha: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
     @overload
-    def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+    def renyi(self, alpha: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
     def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """D_alpha per direction ('plus': D(P||Q), 'minus': D(Q||P)) or the max,
@@ -406,7 +410,8 @@ class PrivacyLossDistribution:
 
 # -- constructors ------------------------------------------------------------
 
-def _side_from_logs(log_a: Any, log_b: Any, loss: Any, log_rest: Any, loss_bound: Any, loss_lo: Any = None) -> Any:
+def _side_from_logs(log_a: Any, log_b: Any, loss: Any, log_rest: Any, loss_bound: Any,
+                    loss_lo: Any = None) -> Any:
     """(side, low): the PLDSide of L = ln A/B under A from aligned log pmfs
     (extended precision; loss + loss_lo where the low parts are known), and
     None, or where atoms lie above the loss cap, the side of a lower bound:

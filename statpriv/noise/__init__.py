@@ -198,7 +198,8 @@ class Noise:
         return PrivacyCurve(self.dp_core(), lambda eps, direction: reference(eps),
                             description, laws=DPPair(self))
 
-    def dp_privacy_loss_distribution(self, value_discretization_interval: Any, tail_mass_truncation: Any) -> Any:
+    def dp_privacy_loss_distribution(self, value_discretization_interval: Any,
+                                     tail_mass_truncation: Any) -> Any:
         """The worst-case DP curve's PLD on the grid h Z: pessimistic
         connect-the-dots of its closed-form delta (both directions alike),
         with the optimistic one as its ``optimistic`` (statpriv.laws.grid_pld);
@@ -228,7 +229,8 @@ class Noise:
             out[i] = self.dp_renyi(float(alphas[i]))
         return cast(NDArray[np.float64], out)
 
-    def _dp_sampled_curve(self, sensitivity: Any, sampling_prob: Any, relation: Any, description: Any) -> PrivacyCurve:
+    def _dp_sampled_curve(self, sensitivity: Any, sampling_prob: Any, relation: Any,
+                          description: Any) -> PrivacyCurve:
         """The mechanism with Poisson subsampling at rate sampling_prob under
         ``relation`` (statpriv.noise._sampled)."""
         from statpriv.noise import _sampled
@@ -267,8 +269,9 @@ class DPPair(LawSource):
     pair of continuous noise is a ``SampledDPPair``: no closed-form Renyi
     divergence and no exact PLD, its curve known through its exact delta."""
 
-    def __init__(self, noise: Any, sensitivity: Any = 1, *, laws: Any = None, native_export: Any = True,
-                 sampling_prob: Any = None, relation: Any = "add_remove") -> None:
+    def __init__(self, noise: Any, sensitivity: Any = 1, *, laws: Any = None,
+                 native_export: Any = True, sampling_prob: Any = None,
+                 relation: Any = "add_remove") -> None:
         self.noise, self.sensitivity, self.laws = noise, sensitivity, laws
         self.native_export = bool(native_export)
         self.sampling_prob, self.relation = sampling_prob, relation
@@ -281,7 +284,8 @@ class DPPair(LawSource):
         return super().log_pmfs() if self.laws is None else self.laws.log_pmfs()
 
     def privacy_loss_distribution(self, value_discretization_interval: Any = 1e-4,
-                                  tail_mass_truncation: Any = 1e-15, description: Any = None) -> Any:
+                                  tail_mass_truncation: Any = 1e-15,
+                                  description: Any = None) -> Any:
         if self.laws is not None:
             return self.laws.privacy_loss_distribution(value_discretization_interval,
                                                        tail_mass_truncation, description)
@@ -348,7 +352,8 @@ class SampledDPPair(DPPair):
 
     renyi = None  # type: ignore[assignment]  # no closed form: the curve asks its PLD
 
-    def __init__(self, noise: Any, sensitivity: Any = 1, *, core: Any, sampling_prob: Any, relation: Any) -> None:
+    def __init__(self, noise: Any, sensitivity: Any = 1, *, core: Any, sampling_prob: Any,
+                 relation: Any) -> None:
         super().__init__(noise, sensitivity, sampling_prob=sampling_prob, relation=relation)
         self.core, self.symmetric = core, relation == "replace_one"
 

@@ -22,7 +22,8 @@ __all__ = ["atom_ratios", "clip_interior", "deficit_ratios", "end_ratios", "inte
            "shift_cell_ratios"]
 
 
-def shift_cell_ratios(lr: Any, lq: Any, cell_lq: Any, ll_q: Any, lr_q: Any, ib: Any, ib_lo: Any) -> Any:
+def shift_cell_ratios(lr: Any, lq: Any, cell_lq: Any, ll_q: Any, lr_q: Any, ib: Any,
+                      ib_lo: Any) -> Any:
     """Interior cells' mass ratios of a pure shift near +-1/b, without the
     difference of two cell logs (the kernel's thresholds need them to the
     accuracy of their distance from eps).  With C_A = L_A(j) + R_A(j) on the
@@ -147,7 +148,8 @@ def _end_fraction(la: Any, pos: Any, atoms: Any, l_base: Any, step: Any, side: A
         return log_u - np.logaddexp(l_base, log_u)
 
 
-def end_ratios(lp: Any, lq: Any, ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b: Any, lr: Any, lr_lo: Any, sides: Any, err_l: Any, err_r: Any) -> Any:
+def end_ratios(lp: Any, lq: Any, ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b: Any, lr: Any,
+               lr_lo: Any, sides: Any, err_l: Any, err_r: Any) -> Any:
     """Double-double log ratios of L (right end) and R (left end) near the ends.
 
     With w = e^(1/b): L_A(j) + U_A(j) = e^(-j/b) G_A(w), U_A(j) = sum_{k>j}
@@ -197,8 +199,8 @@ def end_ratios(lp: Any, lq: Any, ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b: 
     return ll_lo, rr_lo
 
 
-def atom_ratios(lp: Any, lq: Any, ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b: Any, law_lr: Any, law_lo: Any, err_l: Any, err_r: Any,
-                         ll_lo: Any, rr_lo: Any) -> None:
+def atom_ratios(lp: Any, lq: Any, ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b: Any, law_lr: Any,
+                law_lo: Any, err_l: Any, err_r: Any, ll_lo: Any, rr_lo: Any) -> None:
     """L and R log ratios from the laws' own ratio where the noise barely mixes.
 
     L_A(j) = A(j) + u L_A(j-1) and R_A(j) = A(j+1) + u R_A(j+1) (u = e^(-1/b)),
@@ -215,8 +217,9 @@ def atom_ratios(lp: Any, lq: Any, ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b:
                               ll_lo, rr_lo)
 
 
-def deficit_ratios(lp: Any, lq: Any, law_lr: Any, law_lo: Any, cell_lp: Any, cell_lq: Any, ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any,
-                            b: Any, lr: Any, lr_lo: Any, sides: Any, errs: Any, ll_lo: Any, rr_lo: Any) -> None:
+def deficit_ratios(lp: Any, lq: Any, law_lr: Any, law_lo: Any, cell_lp: Any, cell_lq: Any,
+                   ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b: Any, lr: Any, lr_lo: Any,
+                   sides: Any, errs: Any, ll_lo: Any, rr_lo: Any) -> None:
     """Laplace L and R log ratios from the exact tail ratios, as ln R -+ a deficit.
 
     With u = e^(-1/b), w = 1/u, the exact right-tail ratio R = G_P(w)/G_Q(w)

@@ -189,7 +189,8 @@ class Geometric(Noise):
             s = (g ** (1 - al) + g ** al) / (1 + g)
             return float(mpmath.log(s) / (al - 1))
 
-    def dp_privacy_loss_distribution(self, value_discretization_interval: Any, tail_mass_truncation: Any) -> Any:
+    def dp_privacy_loss_distribution(self, value_discretization_interval: Any,
+                                     tail_mass_truncation: Any) -> Any:
         """Exact: P = geometric at 0, Q at 1; L = -ln alpha on x <= 0 (P-mass
         1/(1+alpha)), ln alpha on x >= 1 (mass alpha/(1+alpha)); symmetric."""
         a = np.longdouble(self.alpha)
@@ -228,7 +229,8 @@ def _zero_point_up(alpha: float) -> float:
     return cast(float, _kernels.geometric_zero_point_up(alpha))
 
 
-def _geometric_deficit_ratios(lp: Any, lq: Any, atom_lr: Any, cell_lp: Any, cell_lq: Any, alpha: Any, lr: Any, lr_lo: Any, sides: Any, err: Any,
+def _geometric_deficit_ratios(lp: Any, lq: Any, atom_lr: Any, cell_lp: Any, cell_lq: Any,
+                              alpha: Any, lr: Any, lr_lo: Any, sides: Any, err: Any,
                               atom_lo: Any = None, closed: Any = True) -> None:
     """Cell log ratios from the exact tail ratios, as ln R - D(x).
 

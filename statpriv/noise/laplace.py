@@ -140,7 +140,8 @@ def _zero_point_up(b: float) -> float:
     return cast(float, _kernels.laplace_zero_point_up(b))
 
 
-def _laplace_core(lp: Any, lq: Any, scale: Any, tail_ratio: Any, log_ratio: Any, law_lr: Any, law_lo: Any) -> Any:
+def _laplace_core(lp: Any, lq: Any, scale: Any, tail_ratio: Any, log_ratio: Any, law_lr: Any,
+                  law_lo: Any) -> Any:
     """Laplace(scale) noise on general (trimmed) laws: the cells of both laws
     in one C pass, their log ratios from the difference law D = P - Q =
     Q expm1(log_ratio) where P and Q are close (log_ratio given: ln P = ln Q

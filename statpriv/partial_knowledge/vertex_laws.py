@@ -96,7 +96,8 @@ class VertexLaws(LawSource):
         return grid_pld.Bracket(sources, lowers, h, tail, description)
 
     def privacy_loss_distribution(self, value_discretization_interval: Any = 1e-4,
-                                  tail_mass_truncation: Any = 1e-15, description: Any = None) -> Any:
+                                  tail_mass_truncation: Any = 1e-15,
+                                  description: Any = None) -> Any:
         return self.grid_bracket(value_discretization_interval, tail_mass_truncation,
                                  description).pld()
 
@@ -111,7 +112,8 @@ class NoComposition(LawSource):
         self.others = others
 
     def privacy_loss_distribution(self, value_discretization_interval: Any = None,
-                                  tail_mass_truncation: Any = None, description: Any = None) -> None:
+                                  tail_mass_truncation: Any = None,
+                                  description: Any = None) -> None:
         raise ValueError(f"{description}: the worst case over more than {self.others} "
                          "others is found by branch and bound at each eps, too slow to "
                          "evaluate on a loss grid; no privacy-loss distribution (compose the "

@@ -133,8 +133,9 @@ def _depth(log_delta: Any, N: Any) -> Any:
     return 50.0 + max(0.0, -log_delta) + 0.5 * math.log(N + 1.0)
 
 
-def _branch_and_bound(core: Any, N: Any, eps: Any, depth: Any, close: Any, L: Any, a_best: Any, attaining: Any = True, budget: Any = MAX_RANGES,
-                      start: Any = None, give_up: Any = False, bar: Any = None) -> Any:
+def _branch_and_bound(core: Any, N: Any, eps: Any, depth: Any, close: Any, L: Any, a_best: Any,
+                      attaining: Any = True, budget: Any = MAX_RANGES, start: Any = None,
+                      give_up: Any = False, bar: Any = None) -> Any:
     """Close every range whose bound is <= close(L) (close: a function of the
     running attained ln L, raised by the midpoints of the open ranges if
     attaining), starting from the ranges start = (a1, a2) (default: a grid
@@ -182,7 +183,8 @@ def _branch_and_bound(core: Any, N: Any, eps: Any, depth: Any, close: Any, L: An
     return certified, L, a_best, np.concatenate(flagged or [np.empty(0)])
 
 
-def log_bracket(core: Any, N: Any, p: Any, eps: Any, ratio: Any = EXACT_RATIO, log_delta_floor: Any = None, alternative: Any = None) -> Any:
+def log_bracket(core: Any, N: Any, p: Any, eps: Any, ratio: Any = EXACT_RATIO,
+                log_delta_floor: Any = None, alternative: Any = None) -> Any:
     """(ln attained, ln certified, a_attained) of the worst case at eps >= 0.
     log_delta_floor: a function of eps giving a lower bound of ln delta (the
     uniform vertex), to refuse up front what would take minutes (without
@@ -318,7 +320,8 @@ class BracketCore:
     log_tol = 0.0
     positive = 0
 
-    def __init__(self, core: Any, N: Any, p: Any, log_delta_floor: Any = None, alternative: Any = None) -> None:
+    def __init__(self, core: Any, N: Any, p: Any, log_delta_floor: Any = None,
+                 alternative: Any = None) -> None:
         self.core, self.N, self.p, self.floor = core, N, p, log_delta_floor
         self.alternative = alternative
 
@@ -343,8 +346,8 @@ class BracketCore:
                          for t in log_target])
 
 
-def worst_case_curve(N: Any, p: Any, ref: Any, description: Any, rr: Any = None, log_delta_floor: Any = None,
-                     alternative: Any = None) -> WorstCaseCurve:
+def worst_case_curve(N: Any, p: Any, ref: Any, description: Any, rr: Any = None,
+                     log_delta_floor: Any = None, alternative: Any = None) -> WorstCaseCurve:
     """The exact worst case: every vertex on its whole support up to
     FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
     rr = eps0: the target's report pair is eps0-randomized response with

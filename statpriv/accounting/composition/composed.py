@@ -4,7 +4,6 @@ certified bracket of the true composed curve (``delta_bounds``,
 over the parts)."""
 from __future__ import annotations
 
-from typing import Any
 
 import math
 from typing import (Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast,
@@ -24,8 +23,9 @@ _NAMES = {_core.PLUS: ("plus",), _core.MINUS: ("minus",), _core.MAX: ("plus", "m
 
 
 _Arrayish = Union[NDArray[Any], Sequence[float], Sequence[Sequence[float]]]
-# (lower, upper) of one value or of an array of them
-_Bounds = Union[Tuple[float, float], Tuple[NDArray[np.float64], NDArray[np.float64]]]
+# (lower, upper) of an array of values, of one value or of either
+_Pairs = Tuple[NDArray[np.float64], NDArray[np.float64]]
+_Bounds = Union[Tuple[float, float], _Pairs]
 
 
 class ComposedCurve(PrivacyCurve):
@@ -64,11 +64,14 @@ class ComposedCurve(PrivacyCurve):
     @overload
     def delta_bounds(self, eps: float, direction: str = "max") -> Tuple[float, float]: ...
     @overload
-    def delta_bounds(self, eps: _Arrayish, direction: str = "max") -> Tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    def delta_bounds(self, eps: _Arrayish,
+                     direction: str = "max") -> _Pairs: ...
     @overload
-    def delta_bounds(self, eps: ArrayLike, direction: str = "max") -> Union[Tuple[float, float], Tuple[NDArray[np.float64], NDArray[np.float64]]]: ...
+    def delta_bounds(self, eps: ArrayLike,
+                     direction: str = "max") -> _Bounds: ...
 
-    def delta_bounds(self, eps: ArrayLike, direction: str = "max") -> Union[Tuple[float, float], Tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    def delta_bounds(self, eps: ArrayLike,
+                     direction: str = "max") -> _Bounds:
         """(lower, upper): the true delta(eps) of the composition lies in between.
 
         On a grid: upper = delta(eps), the composition of the parts'
@@ -94,11 +97,14 @@ class ComposedCurve(PrivacyCurve):
     @overload
     def epsilon_bounds(self, delta: float, direction: str = "max") -> Tuple[float, float]: ...
     @overload
-    def epsilon_bounds(self, delta: _Arrayish, direction: str = "max") -> Tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    def epsilon_bounds(self, delta: _Arrayish,
+                       direction: str = "max") -> _Pairs: ...
     @overload
-    def epsilon_bounds(self, delta: ArrayLike, direction: str = "max") -> Union[Tuple[float, float], Tuple[NDArray[np.float64], NDArray[np.float64]]]: ...
+    def epsilon_bounds(self, delta: ArrayLike,
+                       direction: str = "max") -> _Bounds: ...
 
-    def epsilon_bounds(self, delta: ArrayLike, direction: str = "max") -> Union[Tuple[float, float], Tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    def epsilon_bounds(self, delta: ArrayLike,
+                       direction: str = "max") -> _Bounds:
         """(lower, upper): the true smallest eps with delta(eps) <= delta lies in
         between; upper = epsilon(delta) (from the upper side, rounded up), lower
         from the lower side (rounded down).  Exact compositions: both ends are
@@ -122,11 +128,14 @@ class ComposedCurve(PrivacyCurve):
     @overload
     def discretization_error(self, eps: float, direction: str = "max") -> float: ...
     @overload
-    def discretization_error(self, eps: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
+    def discretization_error(self, eps: _Arrayish,
+                             direction: str = "max") -> NDArray[np.float64]: ...
     @overload
-    def discretization_error(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+    def discretization_error(self, eps: ArrayLike,
+                             direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
-    def discretization_error(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
+    def discretization_error(self, eps: ArrayLike,
+                             direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """upper - lower of ``delta_bounds``: a bound on how far delta(eps) is
         above the true value."""
         lower, upper = self.delta_bounds(eps, direction)
@@ -137,7 +146,8 @@ class ComposedCurve(PrivacyCurve):
     @overload
     def renyi(self, alpha: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
     @overload
-    def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+    def renyi(self, alpha: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
     def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """D_alpha of the composition: the sum of the parts' divergences, exactly

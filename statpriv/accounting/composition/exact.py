@@ -11,8 +11,8 @@ up, inf with mass at +inf).  Larger products evaluate delta(eps) = sum_i p_i
 delta_b(eps - l_i) (+ the +inf masses), the shifts in extended precision, and
 invert it by a bounded float bisection -- the oracle of the grid path.
 """
-from typing import Any
 import math
+from typing import Any
 
 import numpy as np
 

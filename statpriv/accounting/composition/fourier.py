@@ -57,10 +57,10 @@ costs that part's power and the product, no FFT -- and ``read_back(upper)``,
 the bounded composition.  FFT sizes (``fft_size``) come from a coarse set
 of fast lengths so that a window grown by a few points keeps its size.
 """
-from typing import Any, Tuple
 import bisect
 import collections
 import math
+from typing import Any, Tuple
 
 import numpy as np
 
@@ -177,7 +177,8 @@ def _support(parts: Any) -> Any:
     return lo, hi
 
 
-def plan(parts: Any, h: Any, tilt: Any, tau: Any = WINDOW_TAIL, lowest: Any = math.inf, std: Any = None) -> Any:
+def plan(parts: Any, h: Any, tilt: Any, tau: Any = WINDOW_TAIL, lowest: Any = math.inf,
+         std: Any = None) -> Any:
     """The window of the composition of ``parts`` ((GridPMF, times) pairs)
     tilted by ``tilt``: Chernoff's ends with tau beyond each, within the
     support, reaching down to the loss ``lowest`` at least (the lowest eps

@@ -31,8 +31,8 @@ one that reaches far), h is coarsened until it does and the bracket is wider
 than epsilon_error (still certified); only a part that does not fit even at
 h = 1 is refused.
 """
-from typing import Any, Dict, cast
 import math
+from typing import Any, Dict, cast
 
 import numpy as np
 
@@ -336,7 +336,8 @@ def loss_reach(curve: Any, tail: Any) -> Any:
     return reach
 
 
-def choose_interval(parts: Any, epsilon_error: Any, tail: Any, window_spread: Any = None, reaches: Any = None) -> Any:
+def choose_interval(parts: Any, epsilon_error: Any, tail: Any, window_spread: Any = None,
+                    reaches: Any = None) -> Any:
     """h from the target width epsilon_error of the bracket (module docstring),
     at most an eighth of the narrowest part's loss spread (a few grid points
     per part), at least what fits the composition's window in the FFT (the
@@ -394,7 +395,8 @@ def loss_variance(bracket: Any, h: Any) -> Any:
     return part
 
 
-def refined_interval(parts: Any, epsilon_error: Any, tail: Any, h: Any, variances: Any, reaches: Any = None) -> Any:
+def refined_interval(parts: Any, epsilon_error: Any, tail: Any, h: Any, variances: Any,
+                     reaches: Any = None) -> Any:
     """compose's grid once the parts are on the grid h: h again, or a grid
     finer by more than _REFINE_RATIO when the window's room from the loss's
     spread measured there (``variances``: each part's ``loss_variance`` on h)
@@ -407,8 +409,8 @@ def refined_interval(parts: Any, epsilon_error: Any, tail: Any, h: Any, variance
     return finer if finer < h / _REFINE_RATIO else h
 
 
-def compose_on_grid(curves: Any, times: Any, value_discretization_interval: Any, tail: Any, epsilon_error: Any,
-                    delta_error: Any) -> Any:
+def compose_on_grid(curves: Any, times: Any, value_discretization_interval: Any, tail: Any,
+                    epsilon_error: Any, delta_error: Any) -> Any:
     """compose(*curves, times=times) on the grid (see statpriv.compose)."""
     from statpriv.accounting.composition.composed import grid_composed_curve
     parts = _flatten(curves, times)
