@@ -213,10 +213,10 @@ class _GridLaws:
         self.sides, self.h, self.description = sides, h, description
         self._pld = None
 
-    def privacy_loss_distribution(self, value_discretization_interval: Any=None,
-                                  tail_mass_truncation: Any=None, description: Any=None) -> Any:
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None, description: Any = None) -> Any:
         if self._pld is None:
-            def pld(upper: Any, optimistic: Any=None) -> Any:
+            def pld(upper: Any, optimistic: Any = None) -> Any:
                 return _pld.PrivacyLossDistribution(
                     self.sides[("plus", upper)].assembled(),
                     self.sides[("minus", upper)].assembled(), exact=False,
