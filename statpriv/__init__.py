@@ -11,6 +11,8 @@ docs/mathematics.md for every formula; statpriv.oracle holds the mpmath oracle.
     >>> print(f"delta(0.01) = {curve.delta(0.01):.6e}, epsilon(1e-9) = {curve.epsilon(1e-9):.6f}")
     delta(0.01) = 1.074778e-10, epsilon(1e-9) = 0.009135
 """
+from __future__ import annotations
+
 from statpriv import dp, empirical, shuffle
 from statpriv.accounting import audit, audit_pld
 from statpriv.analysis.conjecture import conjecture_check
@@ -88,7 +90,7 @@ __all__ = [
 ]
 
 
-def get_include():
+def get_include() -> str:
     """The directory of statpriv's C API: statpriv.h, the kernel headers and
     their C sources (for C programs and for Cython projects that
     ``cimport statpriv._csrc``: add it to include_dirs and compile its .c

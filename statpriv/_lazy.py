@@ -11,12 +11,13 @@ matplotlib and tqdm are imported inside the functions that need them.
 import importlib
 import sys
 import types
+from typing import Any
 
 __all__ = ["module"]
 
 
 class _OnFirstUse(types.ModuleType):
-    def __getattr__(self, attr):          # only for names the stand-in lacks
+    def __getattr__(self, attr: Any) -> Any:          # only for names the stand-in lacks
         if attr.startswith("__") and attr.endswith("__"):
             # introspection (inspect.unwrap's __wrapped__ in doctest and pydoc,
             # copy, pickle) must not import: the import of a package's own
@@ -30,11 +31,11 @@ class _OnFirstUse(types.ModuleType):
             self.__dict__[attr] = value
         return value
 
-    def __dir__(self):
+    def __dir__(self) -> Any:
         return dir(importlib.import_module(self.__name__))
 
 
-def module(name):
+def module(name: Any) -> Any:
     """The module ``name`` if imported already, else a stand-in that imports
     it on first attribute access."""
     if name in sys.modules:

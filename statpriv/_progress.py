@@ -23,8 +23,11 @@ statpriv._core's callback (``progress=`` of binomial_sum_window) every
 Nothing here is global mutable state: the thresholds are constants (tests
 monkeypatch them).
 """
+from __future__ import annotations
+
 import contextlib
 import time
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 __all__ = ["SECONDS", "DELAY", "STEPS", "bar", "chunks", "step"]
 
@@ -36,7 +39,7 @@ DELAY = 1.0
 STEPS = 200
 
 
-def chunks(size, chunk, progress):
+def chunks(size: int, chunk: int, progress: Optional[_Bar]) -> Iterator[Tuple[int, int]]:
     """(start, stop) of the pieces of range(size), ``chunk`` long, for a loop
     that evaluates element-wise work piece by piece; each piece is reported
     to ``progress`` (a bar, or None) once the loop asks for the next one."""
@@ -47,7 +50,7 @@ def chunks(size, chunk, progress):
             progress.update(stop - start)
 
 
-def step(total):
+def step(total: float) -> float:
     """The work between two reports of a C loop (``step=`` of its wrapper)."""
     return max(float(total) / STEPS, 1.0)
 
@@ -57,19 +60,25 @@ class _Bar:
     update that finds the call long enough (at once if ``now``)."""
 
     __slots__ = ("total", "kwargs", "start", "done", "tqdm", "now")
+    total: Optional[float]
+    kwargs: Dict[str, Any]
+    start: float
+    done: float
+    tqdm: Any
+    now: bool
 
-    def __init__(self, total, now, kwargs):
+    def __init__(self, total: Optional[float], now: bool, kwargs: Dict[str, Any]) -> None:
         self.total = None if total is None else float(total)
         self.now, self.kwargs = now, kwargs
         self.start, self.done, self.tqdm = time.perf_counter(), 0.0, None
         if now:
             self._open()
 
-    def _open(self):
+    def _open(self) -> None:
         from tqdm.auto import tqdm       # imported only for a long call
         self.tqdm = tqdm(total=self.total, initial=self.done, **self.kwargs)
 
-    def update(self, n=1):
+    def update(self, n: float = 1) -> None:
         self.done += n
         if self.tqdm is not None:
             self.tqdm.update(n)
@@ -81,13 +90,14 @@ class _Bar:
         elif elapsed >= DELAY and elapsed * self.total >= SECONDS * self.done:
             self._open()
 
-    def close(self):
+    def close(self) -> None:
         if self.tqdm is not None:
             self.tqdm.close()
 
 
 @contextlib.contextmanager
-def bar(total, desc, *, unit="it", unit_scale=False, seconds=None, show=None):
+def bar(total: Optional[float], desc: str, *, unit: str = "it", unit_scale: bool = False,
+        seconds: Optional[float] = None, show: Optional[bool] = None) -> Iterator[Optional[_Bar]]:
     """A progress bar over ``total`` units of work (None: unknown; module
     docstring): yields an object with update(n), or None when no bar can be
     wanted."""

@@ -17,14 +17,22 @@ number is expected: ``True`` is not a probability, a privacy parameter or a
 count.  Range texts are exact: ``(0.0, inf)`` means that inf is rejected,
 ``[0.0, inf]`` that it is allowed.
 """
+from __future__ import annotations
+
 import functools
 import math
 import numbers
 import reprlib
 import sys
 import warnings
+from types import FrameType
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 import numpy as np
+from numpy.typing import NDArray
+
+_T = TypeVar("_T")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["ParameterTypeError", "real", "probability", "count", "real_array", "reals",
            "ndim", "broadcast", "choice", "alias", "seed", "renamed", "renamed_attribute",
@@ -45,11 +53,11 @@ class ParameterTypeError(TypeError, ValueError):
     """
 
 
-def _describe(value):
+def _describe(value: object) -> str:
     return f"{type(value).__name__} {_short.repr(value)}"
 
 
-def _interval(low, high, low_open, high_open, allow_inf):
+def _interval(low: float, high: float, low_open: bool, high_open: bool, allow_inf: bool) -> str:
     """'[0.0, 1.0]', '(0.0, inf)', ...: exact, an infinite end is closed only
     when that infinity is accepted."""
     lo_open = low_open or (low == -math.inf and not allow_inf)
@@ -57,7 +65,7 @@ def _interval(low, high, low_open, high_open, allow_inf):
     return f"{'(' if lo_open else '['}{low}, {high}{')' if hi_open else ']'}"
 
 
-def _scalar(name, value, what="a real number"):
+def _scalar(name: str, value: Any, what: str = "a real number") -> Any:
     """Unwrap a 0-d array; reject what is not a (non-bool) real number."""
     if isinstance(value, np.ndarray):
         if value.ndim != 0:
@@ -74,7 +82,7 @@ def _scalar(name, value, what="a real number"):
     return value
 
 
-def _to_float(name, value, allow_inf=False):
+def _to_float(name: str, value: Any, allow_inf: bool = False) -> float:
     """float(value); an integer beyond float64 is +-inf where inf is allowed,
     else a ValueError."""
     try:
@@ -85,8 +93,8 @@ def _to_float(name, value, allow_inf=False):
         raise ValueError(f"{name} must be finite, got a number too large for float64") from None
 
 
-def real(name, value, *, low=-math.inf, high=math.inf, low_open=False, high_open=False,
-         allow_inf=False):
+def real(name: str, value: object, *, low: float = -math.inf, high: float = math.inf,
+         low_open: bool = False, high_open: bool = False, allow_inf: bool = False) -> float:
     """A real scalar in [low, high] (ends open on request) -> float.
 
     A 0-d numpy array counts as a scalar.  NaN is always rejected, +-inf
@@ -104,12 +112,12 @@ def real(name, value, *, low=-math.inf, high=math.inf, low_open=False, high_open
     return value
 
 
-def probability(name, value):
+def probability(name: str, value: object) -> float:
     """A probability in [0, 1]."""
     return real(name, value, low=0.0, high=1.0)
 
 
-def count(name, value, *, low=0, high=None):
+def count(name: str, value: object, *, low: int = 0, high: Optional[int] = None) -> int:
     """An integer >= low (and <= high), given as int or integral float."""
     value = _scalar(name, value, "an integer")
     if isinstance(value, numbers.Integral):
@@ -127,7 +135,7 @@ def count(name, value, *, low=0, high=None):
     return value
 
 
-def ndim(name, value):
+def ndim(name: str, value: Any) -> int:
     """np.ndim(value), with an error naming ``name`` for ragged sequences."""
     if isinstance(value, (str, bytes)):
         return 0
@@ -138,9 +146,9 @@ def ndim(name, value):
                          f"sequence {_short.repr(value)}") from None
 
 
-def _reject_nested_bools(name, values):
+def _reject_nested_bools(name: str, values: Union[List[Any], Tuple[Any, ...]]) -> None:
     """numpy turns [0.5, True] into [0.5, 1.0]: look for bools in lists/tuples."""
-    stack = [values]
+    stack: List[Union[List[Any], Tuple[Any, ...]]] = [values]
     while stack:
         seq = stack.pop()
         for item in seq:
@@ -151,7 +159,8 @@ def _reject_nested_bools(name, values):
                 stack.append(item)
 
 
-def _check_float_entry(name, value, low, high, low_open, high_open, allow_inf):
+def _check_float_entry(name: str, value: float, low: float, high: float, low_open: bool,
+                       high_open: bool, allow_inf: bool) -> None:
     """real_array's checks and messages for one Python float."""
     if value != value:
         raise ValueError(f"{name} must not contain NaN")
@@ -163,8 +172,9 @@ def _check_float_entry(name, value, low, high, low_open, high_open, allow_inf):
                          f"{_interval(low, high, low_open, high_open, allow_inf)}, got {value!r}")
 
 
-def real_array(name, values, *, low=-math.inf, high=math.inf, low_open=False,
-               high_open=False, allow_inf=False, dims=None):
+def real_array(name: str, values: object, *, low: float = -math.inf, high: float = math.inf,
+               low_open: bool = False, high_open: bool = False, allow_inf: bool = False,
+               dims: Optional[Tuple[int, ...]] = None) -> NDArray[np.float64]:
     """A float64 array with every entry in [low, high] (ends open on request).
 
     ``dims``: None (any shape) or a tuple of the accepted numbers of
@@ -213,14 +223,14 @@ def real_array(name, values, *, low=-math.inf, high=math.inf, low_open=False,
     return arr
 
 
-def reals(name, value, **bounds):
+def reals(name: str, value: object, **bounds: Any) -> Union[float, NDArray[np.float64]]:
     """``real`` for a scalar (-> float), ``real_array`` for an array (-> float64 array)."""
     if ndim(name, value) == 0:
         return real(name, value, **bounds)
     return real_array(name, value, **bounds)
 
 
-def broadcast(**named):
+def broadcast(**named: object) -> Tuple[NDArray[Any], ...]:
     """np.broadcast_arrays of the named arrays, or ValueError naming their shapes."""
     arrays = {k: np.asarray(v) for k, v in named.items()}
     try:
@@ -231,7 +241,8 @@ def broadcast(**named):
                          f"{shapes}") from None
 
 
-def alias(name, value, alias_name, alias_value):
+def alias(name: str, value: _T, alias_name: str,
+          alias_value: Optional[_T]) -> Tuple[str, Optional[_T]]:
     """(the name given, its value) of a parameter that has a second name
     (dp-accounting's): whichever was given; ValueError when both were."""
     if alias_value is None:
@@ -241,27 +252,28 @@ def alias(name, value, alias_name, alias_value):
     return alias_name, alias_value
 
 
-def deprecated(message):
+def deprecated(message: str) -> None:
     """A DeprecationWarning attributed to the first caller outside statpriv
     (the line the user wrote, however deep inside statpriv it is raised)."""
-    level, frame = 2, sys._getframe(1)      # stacklevel 2: the caller of deprecated()
+    level = 2
+    frame: Optional[FrameType] = sys._getframe(1)    # stacklevel 2: the caller of deprecated()
     while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] \
             == "statpriv":
         level, frame = level + 1, frame.f_back
     warnings.warn(message, DeprecationWarning, stacklevel=level)
 
 
-def renamed(**new_names):
+def renamed(**new_names: str) -> Callable[[_F], _F]:
     """Decorator of a function whose parameters were renamed:
     ``@renamed(p="pi")`` still accepts the keyword ``p=`` (DeprecationWarning)
     and passes its value on as ``pi``; the signature shows the new names only.
     Positional calls are unaffected (the positions did not change).  Both
     spellings at once: ParameterTypeError naming both."""
-    def decorate(fn):
+    def decorate(fn: _F) -> _F:
         called = fn.__qualname__.removesuffix(".__init__")    # a class: its name
 
         @functools.wraps(fn)
-        def with_old_names(*args, **kwargs):
+        def with_old_names(*args: Any, **kwargs: Any) -> Any:
             for old, new in new_names.items():
                 if old in kwargs:
                     if new in kwargs:
@@ -271,20 +283,20 @@ def renamed(**new_names):
                                f"called {new} now")
                     kwargs[new] = kwargs.pop(old)
             return fn(*args, **kwargs)
-        return with_old_names
+        return with_old_names  # type: ignore[return-value]  # functools.wraps keeps fn's signature
     return decorate
 
 
-def renamed_attribute(old, new):
+def renamed_attribute(old: str, new: str) -> property:
     """A read-only property ``old`` that returns the attribute ``new``, with a
     DeprecationWarning (an attribute renamed in the public API)."""
-    def get(self):
+    def get(self: object) -> Any:
         deprecated(f"{type(self).__name__}.{old} is deprecated: use .{new}")
         return getattr(self, new)
     return property(get, doc=f"Deprecated name of ``{new}``.")
 
 
-def seed(name, value):
+def seed(name: str, value: object) -> Union[None, int, np.random.Generator, np.random.SeedSequence]:
     """A random seed: None, an integer >= 0 (any size) or a numpy Generator /
     SeedSequence -- what np.random.default_rng takes, bools and strings not."""
     if value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence)):
@@ -298,20 +310,20 @@ def seed(name, value):
     return int(value)
 
 
-def choice(name, value, options):
+def choice(name: str, value: Any, options: Sequence[_T]) -> _T:
     """One of ``options`` (strings and/or None), compared without coercion."""
     listed = ", ".join(map(repr, options))
     if isinstance(value, str) or (value is None and None in options):
         if value in options:
-            return value
+            return cast(_T, value)
     elif all(o is None or isinstance(o, str) for o in options):
         raise ParameterTypeError(f"{name} must be one of {listed}, got {_describe(value)}")
     elif value in options:
-        return value
+        return cast(_T, value)
     raise ValueError(f"{name} must be one of {listed}, got {_short.repr(value)}")
 
 
-def records(n, pi):
+def records(n: object, pi: object) -> Tuple[int, Union[float, NDArray[np.float64]], bool]:
     """(n, pi, per_record) of a count over n records with probability pi:
     pi a probability (iid; n required) or an array of the n-1 OTHER records'
     probabilities (n may be None: taken from its length)."""

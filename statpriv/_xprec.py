@@ -9,29 +9,33 @@ long doubles with a known rounding direction, and the error-free sum of two
 long doubles -- so that no module carries its own copy.  mpmath is imported
 on first use (importing statpriv does not load it).
 """
+from __future__ import annotations
+
 import math
 import sys
+
+from typing import Any, Tuple, Union
 
 import numpy as np
 
 __all__ = ["ceil_float", "dd", "float_up", "log1p_mp", "long_double", "mpf_exact", "two_sum"]
 
 
-def mpf_exact(x):
+def mpf_exact(x: Union[float, np.longdouble]) -> Any:
     """A float or long double as an exact mpmath number (its binary value)."""
     import mpmath
     num, den = x.as_integer_ratio()
     return mpmath.mpf(num) / den
 
 
-def long_double(value):
+def long_double(value: Any) -> np.longdouble:
     """An mpmath number as the nearest long double (a low part stored as a
     double would be denormal where the ratio it corrects is ~1e-300)."""
     import mpmath
     return np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
 
 
-def float_up(value):
+def float_up(value: Any) -> float:
     """The smallest double >= an mpmath number (+-inf kept)."""
     import mpmath
     if mpmath.isinf(value):
@@ -44,19 +48,19 @@ def float_up(value):
     return f
 
 
-def log1p_mp(x):
+def log1p_mp(x: float) -> Any:
     """log1p of a double, as an mpmath number at the current precision."""
     import mpmath
     return mpmath.log1p(mpmath.mpf(x))
 
 
-def dd(x):
+def dd(x: Any) -> Tuple[float, float]:
     """(hi, lo) doubles with hi + lo = the mpmath number x to ~2^-106 relative."""
     hi = float(x)
     return hi, float(x - hi)
 
 
-def two_sum(a, b):
+def two_sum(a: Any, b: Any) -> Tuple[Any, Any]:
     """(s, e): s = fl(a + b) and its exact rounding error e = a + b - s
     (Knuth's two-sum; long double scalars or arrays, inf/nan propagate quietly)."""
     with np.errstate(invalid="ignore"):
@@ -65,7 +69,7 @@ def two_sum(a, b):
         return total, (a - (total - bb)) + (b - bb)
 
 
-def ceil_float(hi, lo):
+def ceil_float(hi: Any, lo: Any) -> float:
     """The smallest float64 >= the unevaluated long double sum hi + lo."""
     f = float(hi + lo)
     return math.nextafter(f, math.inf) if (hi - np.longdouble(f)) + lo > 0 else f

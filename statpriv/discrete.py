@@ -13,12 +13,17 @@ Def. 5), evaluated by the same C pair kernel as the counting curves on the
 atoms sorted by likelihood ratio (sums from the threshold outward in
 extended-precision log space).
 """
+from __future__ import annotations
+
 import operator
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _validate
 from statpriv.laws import pair_curve
+from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 from statpriv.laws.discrete import SUM_TOLERANCE, discrete_reference, laws_from_log_pmfs
 from statpriv.laws.pair import LogPmfs
@@ -26,7 +31,7 @@ from statpriv.laws.pair import LogPmfs
 __all__ = ["LogPmfs", "SUM_TOLERANCE", "from_log_pmfs"]
 
 
-def _log_pmf_array(name, values):
+def _log_pmf_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
     arr = _validate.real_array(name, values, allow_inf=True, dims=(1,))
     if arr.size == 0:
         raise ValueError(f"{name} must hold at least one atom")
@@ -36,7 +41,7 @@ def _log_pmf_array(name, values):
 
 
 @factory
-def from_log_pmfs(log_p, log_q, *, support_start=0):
+def from_log_pmfs(log_p: ArrayLike, log_q: ArrayLike, *, support_start: int = 0) -> PrivacyCurve:
     """Privacy curve of two discrete laws given by their log-pmfs.
 
     Parameters

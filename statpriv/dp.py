@@ -22,11 +22,16 @@ eps >= eps0, and ``epsilon(0.0)`` is eps0 rounded up to a float) and with
 ln delta accurate to a few ulps in the far tail (Gaussian: delta > 0 at every
 finite eps, ``epsilon(0.0)`` is inf).
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Optional, Tuple, Type, Union, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _validate
+from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 from statpriv.laws import pair_curve
 from statpriv.laws.discrete import laws_from_log_pmfs
@@ -35,7 +40,8 @@ from statpriv.noise._sampled import RELATIONS
 
 
 @factory
-def laplace(scale, sensitivity=1.0, *, sampling_prob=None, relation="add_remove"):
+def laplace(scale: float, sensitivity: float = 1.0, *, sampling_prob: Optional[float] = None,
+            relation: str = "add_remove") -> PrivacyCurve:
     """Laplace mechanism with scale b (count units), sensitivity s (default 1).
 
     Sensitivity s: the outputs differ by s, which is the curve of scale b/s
@@ -89,7 +95,8 @@ def laplace(scale, sensitivity=1.0, *, sampling_prob=None, relation="add_remove"
 
 
 @factory
-def gaussian(sigma, sensitivity=1.0, *, sampling_prob=None, relation="add_remove"):
+def gaussian(sigma: float, sensitivity: float = 1.0, *, sampling_prob: Optional[float] = None,
+             relation: str = "add_remove") -> PrivacyCurve:
     """Gaussian mechanism N(0, sigma^2), sensitivity s (default 1).
 
     Sensitivity s: the outputs differ by s, which is the curve of sigma/s at
@@ -144,7 +151,7 @@ def gaussian(sigma, sensitivity=1.0, *, sampling_prob=None, relation="add_remove
     return _noise_curve(Gaussian, sigma, sensitivity, sampling_prob, relation)
 
 
-def _sampling(sampling_prob, relation):
+def _sampling(sampling_prob: Optional[float], relation: str) -> Tuple[Optional[float], str]:
     """(q, relation): validated; q None without sampling."""
     relation = _validate.choice("relation", relation, RELATIONS)
     if sampling_prob is not None:
@@ -152,14 +159,15 @@ def _sampling(sampling_prob, relation):
     return sampling_prob, relation
 
 
-def _sampling_text(q, relation):
+def _sampling_text(q: Optional[float], relation: str) -> str:
     """The description's sampling part ("" for the default call)."""
     if q is None and relation == "add_remove":
         return ""
     return ("" if q is None else f", sampling_prob={q}") + f", relation={relation}"
 
 
-def _noise_curve(kind, value, sensitivity, sampling_prob, relation):
+def _noise_curve(kind: Union[Type[Laplace], Type[Gaussian]], value: float, sensitivity: float,
+                 sampling_prob: Optional[float], relation: str) -> PrivacyCurve:
     """dp.laplace / dp.gaussian: the noise kind's closed form (csrc/dp.c) at
     the noise parameter value / sensitivity, at sensitivity 1; sampled
     (statpriv.noise._sampled) with sampling_prob."""
@@ -181,7 +189,8 @@ def _noise_curve(kind, value, sensitivity, sampling_prob, relation):
 
 
 @factory
-def geometric(alpha, sensitivity=1, *, sampling_prob=None, relation="add_remove"):
+def geometric(alpha: float, sensitivity: int = 1, *, sampling_prob: Optional[float] = None,
+              relation: str = "add_remove") -> PrivacyCurve:
     """Two-sided geometric (discrete Laplace) noise P(k) = (1-alpha)/(1+alpha) alpha^|k|,
     integer sensitivity s (default 1).
 
@@ -255,7 +264,7 @@ MAX_RANDOMIZED_RESPONSE_K = 10**12
 
 
 @factory
-def randomized_response(eps0, k=2):
+def randomized_response(eps0: float, k: int = 2) -> PrivacyCurve:
     """k-ary randomized response with parameter eps0 (Warner 1965; the local
     eps0-DP mechanism): the report is the true value with probability
     e^eps0 / (e^eps0 + k - 1) and each of the k - 1 other values with
@@ -305,13 +314,26 @@ def randomized_response(eps0, k=2):
                       f"DP randomized response eps0={eps0}, k={k}")
 
 
-def _rr_reference(eps0, k, eps, direction):
+def _rr_reference(eps0: float, k: int, eps: Any, direction: str) -> Any:
     from statpriv import oracle
     return oracle.dp_randomized_response_delta(eps0, k, eps, direction=direction)
 
 
+# amplify's eps' and delta': floats for scalar arguments, else arrays
+_Value = Union[float, NDArray[np.float64]]
+
+
+@overload
+def amplify(eps: float, delta: float, sample_rate: Optional[float] = None, *,
+            sampling_prob: Optional[float] = None) -> Tuple[float, float]: ...
+@overload
+def amplify(eps: ArrayLike, delta: ArrayLike, sample_rate: Optional[ArrayLike] = None, *,
+            sampling_prob: Optional[ArrayLike] = None) -> Tuple[_Value, _Value]: ...
+
+
 @_validate.renamed(rate="sample_rate")
-def amplify(eps, delta, sample_rate=None, *, sampling_prob=None):
+def amplify(eps: ArrayLike, delta: ArrayLike, sample_rate: Optional[ArrayLike] = None, *,
+            sampling_prob: Optional[ArrayLike] = None) -> Tuple[_Value, _Value]:
     """Privacy amplification by subsampling (Balle, Barthe & Gaboardi 2018,
     "Privacy amplification by subsampling: tight analyses via couplings and
     divergences").

@@ -5,7 +5,8 @@
 
 Python (statpriv/**/*.py and .pyx): every import is read from the source --
 module level and inside functions, ``_lazy.module("...")`` and
-``importlib.import_module("...")`` included -- and each module is placed in a
+``importlib.import_module("...")`` included, those under ``if TYPE_CHECKING:``
+(annotations only) not -- and each module is placed in a
 layer by the table LAYERS (bottom first).  Errors: an import of a module in a
 higher layer; an import cycle among modules (lazy imports count); a module
 that no layer claims.  A module's imports of its own ancestor packages (a
@@ -98,11 +99,22 @@ def _string_arg(call):
     return None
 
 
+def _is_type_checking(test):
+    """Whether an if-test is ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 def _imports_py(name, path, modules):
     """The statpriv modules ``name`` imports (lazily or not), with line numbers."""
     with open(path) as fh:
         tree = ast.parse(fh.read(), path)
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    # imports under ``if TYPE_CHECKING:`` are read by type checkers only
+    # (annotations), never run: no edge
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            node.body = []
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -17,6 +17,7 @@
 Everything here builds on curves and their privacy-loss distributions
 (statpriv.laws.pld) and is imported by nothing below it (tools/check_layers.py).
 """
+from typing import Any
 from statpriv.accounting.accountant import Accountant
 from statpriv.accounting.audit import AuditResult, audit, audit_pld
 from statpriv.accounting.calibration import calibrate
@@ -30,7 +31,7 @@ __all__ = ["Accountant", "AuditResult", "ComposedCurve", "MAX_GRID", "StatprivCu
            "bounded_dependency_composition", "compose", "rdp_to_dp", "to_dp_accounting"]
 
 
-def __getattr__(name):
+def __getattr__(name: Any) -> Any:
     # the dp-accounting subclasses are built on first use (an optional import)
     if name in ("StatprivCurveEvent", "StatprivPLDAccountant"):
         from statpriv.accounting import dp_accounting

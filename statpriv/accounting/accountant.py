@@ -40,13 +40,24 @@ relation="replace_one") in an add/remove accountant) is refused.  Counting
 curves are the same under both (the target's record changes the count by
 one either way).
 """
+from __future__ import annotations
+
 import inspect
+from typing import Any, Dict, Hashable, List, Optional, Sequence, Tuple, Union, cast, overload
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _validate
 from statpriv.accounting.composition import composed as _composed
 from statpriv.accounting.composition import grid as _grid
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import Recipe
+
+_Arrayish = Union[NDArray[Any], Sequence[float], Sequence[Sequence[float]]]
+# (lower, upper) of an array of values, of one value or of either
+_Pairs = Tuple[NDArray[np.float64], NDArray[np.float64]]
+_Bounds = Union[Tuple[float, float], _Pairs]
 
 __all__ = ["Accountant", "RELATIONS"]
 
@@ -88,8 +99,9 @@ class Accountant:
     0.126937
     """
 
-    def __init__(self, relation="add_remove", *, epsilon_error=None, delta_error=None,
-                 expected_releases=1000, value_discretization_interval=None):
+    def __init__(self, relation: str = "add_remove", *, epsilon_error: Optional[float] = None,
+                 delta_error: Optional[float] = None, expected_releases: int = 1000,
+                 value_discretization_interval: Optional[float] = None) -> None:
         self.relation = _validate.choice("relation", relation, RELATIONS)
         self.expected_releases = _validate.count("expected_releases", expected_releases,
                                                  low=1, high=10 ** 9)
@@ -106,33 +118,36 @@ class Accountant:
                                low_open=True)
         self._fixed_h = h is not None
         self._h = h
-        self._releases = []          # [curve, count]
-        self._reaches = {}           # key -> its loss reach (grid.loss_reach), any grid
+        self._releases: List[List[Any]] = []          # [curve, count]
+        # key -> its loss reach (grid.loss_reach), any grid
+        self._reaches: Dict[Hashable, Any] = {}
         self._clear_grid()
 
-    def _clear_grid(self):
+    def _clear_grid(self) -> None:
         """Forget everything built on the grid h (a new h rebuilds it)."""
-        self._brackets = {}          # key -> Bracket on the grid
-        self._variances = {}         # key -> its loss variance on the grid (grid.loss_variance)
-        self._transforms = {}        # the parts' tilted transforms (fourier.Spectrum.multiply)
-        self._curve = None
+        self._brackets: Dict[Hashable, Any] = {}          # key -> Bracket on the grid
+        # key -> its loss variance on the grid (grid.loss_variance)
+        self._variances: Dict[Hashable, float] = {}
+        # the parts' tilted transforms (fourier.Spectrum.multiply)
+        self._transforms: Dict[Any, Any] = {}
+        self._curve: Optional[_composed.ComposedCurve] = None
 
     @property
-    def tail(self):
+    def tail(self) -> Any:
         """The tail mass each part's grid may leave beyond its end."""
         return self.delta_error / (4.0 * self.expected_releases)
 
     @property
-    def releases(self):
+    def releases(self) -> Any:
         """((curve, count), ...): the releases so far, one entry per distinct curve."""
         return tuple((c, k) for c, k in self._releases)
 
     @property
-    def value_discretization_interval(self):
+    def value_discretization_interval(self) -> Any:
         """The grid spacing h (None until the first query chooses it)."""
         return self._h
 
-    def _sized_parts(self):
+    def _sized_parts(self) -> Any:
         """[(curve, count)] with the counts scaled up to ``expected_releases`` in
         all: the grid is sized for at least that many releases, so that it
         stays put while they are made."""
@@ -140,13 +155,13 @@ class Accountant:
         scale = max(1.0, self.expected_releases / total)
         return [(c, k * scale) for c, k in self._releases]
 
-    def _bracket(self, curve):
+    def _bracket(self, curve: Any) -> Any:
         key = _key(curve)
         if key not in self._brackets:
             self._brackets[key] = _grid.part_bracket(curve, self._h, self.tail)
         return self._brackets[key]
 
-    def _choose_grid(self):
+    def _choose_grid(self) -> None:
         """h for the releases so far: compose's choice (statpriv.compose: rough
         from the parts' tails, refined once they are on that grid), kept while
         that choice stays near it (_KEEP_COARSER, _KEEP_FINER).  A function of h
@@ -181,7 +196,7 @@ class Accountant:
             self._h = target
             self._clear_grid()
 
-    def compose(self, curve, times=1):
+    def compose(self, curve: PrivacyCurve, times: int = 1) -> "Accountant":
         """Record ``times`` more releases of ``curve``; returns the accountant."""
         if not isinstance(curve, PrivacyCurve):
             raise _validate.ParameterTypeError(
@@ -206,7 +221,7 @@ class Accountant:
         self._curve = None
         return self
 
-    def curve(self):
+    def curve(self) -> _composed.ComposedCurve:
         """The composition of the releases so far as a curve (a ComposedCurve:
         delta is the upper end of its certified bracket)."""
         if not self._releases:
@@ -226,47 +241,87 @@ class Accountant:
             counts = tuple(k for _, k in self._releases)
             what = "accountant: " + " + ".join(f"{c.description} x {k}" for c, k in
                                                self._releases)
-            curve = _composed.grid_composed_curve(sides, self._h, curves, 1, counts=counts,
-                                                  what=what)
+            curve = _composed.grid_composed_curve(sides, cast(float, self._h), curves, 1,
+                                                  counts=counts, what=what)
             # (the curve remembers the state that gives it -- settings, grid,
             # releases -- so that it pickles and compares by value like a
             # factory's curve: statpriv.curve.recipe)
             self._curve = Recipe(_curve_of_state, (self.__getstate__(),), {}).attach(curve)
         return self._curve
 
-    def delta(self, eps, direction="max"):
+    @overload
+    def delta(self, eps: float, direction: str = "max") -> float: ...
+    @overload
+    def delta(self, eps: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
+    @overload
+    def delta(self, eps: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+
+    def delta(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """delta(eps) of the composition (the upper end: never below the truth)."""
         _validate.choice("direction", direction, ("plus", "minus", "max"))
         curve = self.curve()
-        return curve.delta(eps) if direction == "max" else getattr(curve, f"delta_{direction}")(eps)
+        return cast(Union[float, NDArray[np.float64]],
+                    curve.delta(eps) if direction == "max"
+                    else getattr(curve, f"delta_{direction}")(eps))
 
-    def epsilon(self, delta, direction="max"):
+    @overload
+    def epsilon(self, delta: float, direction: str = "max") -> float: ...
+    @overload
+    def epsilon(self, delta: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
+    @overload
+    def epsilon(self, delta: ArrayLike,
+                direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+
+    def epsilon(self, delta: ArrayLike,
+                direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """The smallest eps with delta(eps) <= delta (never below the truth)."""
-        return self.curve().epsilon(delta, direction)
+        return self.curve().epsilon(delta, cast(Any, direction))
 
-    def delta_bounds(self, eps, direction="max"):
+    @overload
+    def delta_bounds(self, eps: float, direction: str = "max") -> Tuple[float, float]: ...
+    @overload
+    def delta_bounds(self, eps: _Arrayish,
+                     direction: str = "max") -> _Pairs: ...
+    @overload
+    def delta_bounds(self, eps: ArrayLike,
+                     direction: str = "max") -> _Bounds: ...
+
+    def delta_bounds(self, eps: ArrayLike,
+                     direction: str = "max") -> _Bounds:
         """(lower, upper) with the true delta(eps) inside."""
         return self.curve().delta_bounds(eps, direction)
 
-    def epsilon_bounds(self, delta, direction="max"):
+    @overload
+    def epsilon_bounds(self, delta: float, direction: str = "max") -> Tuple[float, float]: ...
+    @overload
+    def epsilon_bounds(self, delta: _Arrayish,
+                       direction: str = "max") -> _Pairs: ...
+    @overload
+    def epsilon_bounds(self, delta: ArrayLike,
+                       direction: str = "max") -> _Bounds: ...
+
+    def epsilon_bounds(self, delta: ArrayLike,
+                       direction: str = "max") -> _Bounds:
         """(lower, upper) with the true epsilon(delta) inside."""
         return self.curve().epsilon_bounds(delta, direction)
 
-    def bounds(self, *, eps=None, delta=None, direction="max"):
+    def bounds(self, *, eps: Optional[ArrayLike] = None, delta: Optional[ArrayLike] = None,
+               direction: str = "max") -> Tuple[Any, Any]:
         """``delta_bounds(eps)`` or ``epsilon_bounds(delta)``: give exactly one."""
         if (eps is None) == (delta is None):
             raise ValueError("bounds needs exactly one of eps= and delta=")
         if eps is not None:
             return self.delta_bounds(eps, direction)
-        return self.epsilon_bounds(delta, direction)
+        return self.epsilon_bounds(cast(ArrayLike, delta), direction)
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         return dict(relation=self.relation, epsilon_error=self.epsilon_error,
                     delta_error=self.delta_error, expected_releases=self.expected_releases,
                     h=self._h, fixed_h=self._fixed_h,
                     releases=[(c, k) for c, k in self._releases])
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         self.relation = state["relation"]
         self.epsilon_error, self.delta_error = state["epsilon_error"], state["delta_error"]
         self.expected_releases, self._h = state["expected_releases"], state["h"]
@@ -276,13 +331,13 @@ class Accountant:
         self._reaches = {}
         self._clear_grid()
 
-    def __repr__(self):  # noqa: D105
+    def __repr__(self) -> str:  # noqa: D105
         total = sum(k for _, k in self._releases)
         return (f"Accountant(relation={self.relation!r}, {total:,} releases of "
                 f"{len(self._releases)} curves, h={self._h!r})")
 
 
-def _curve_of_state(state):
+def _curve_of_state(state: Any) -> PrivacyCurve:
     """The curve of an accountant in ``state`` (Accountant.__getstate__): how
     an accountant's curve is rebuilt (pickling)."""
     accountant = Accountant.__new__(Accountant)
@@ -290,7 +345,7 @@ def _curve_of_state(state):
     return accountant.curve()
 
 
-def _key(curve):
+def _key(curve: PrivacyCurve) -> Hashable:
     """Two releases of one mechanism share a grid: the same factory call
     (statpriv.curve.recipe), else the same object."""
     recipe = getattr(curve, "_recipe", None)
@@ -300,7 +355,7 @@ def _key(curve):
             repr(sorted(recipe.kwargs.items())), recipe.then)
 
 
-def _relation(curve):
+def _relation(curve: PrivacyCurve) -> Optional[str]:
     """The relation a curve's factory call names (its default included), or None."""
     recipe = getattr(curve, "_recipe", None)
     if recipe is None:

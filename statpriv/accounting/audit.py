@@ -1,7 +1,11 @@
 """Cross-check another accountant's (eps, delta) numbers against the exact curve."""
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from statpriv import _validate
 from statpriv.curve import PrivacyCurve
@@ -13,35 +17,35 @@ __all__ = ["AuditResult", "audit", "audit_pld"]
 _AUDIT_SLACK = 1e-10
 
 
-class AuditResult(dict):
+class AuditResult(dict):  # type: ignore[type-arg]  # keys: str, values: any
     """The outcome of ``audit`` / ``audit_pld``: a dict (keys also readable as
     attributes); ``str()`` is the message.  ``optimistic`` is the alarm: the
     claim lies below the exact curve."""
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: Any) -> Any:
         try:
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
 
-    def __str__(self):
+    def __str__(self) -> Any:
         return self["message"]
 
 
-def _ratio(claimed, exact):
+def _ratio(claimed: Any, exact: Any) -> Any:
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(exact > 0, np.asarray(claimed, dtype=float) / np.where(exact > 0, exact, 1.0),
                      np.where(np.asarray(claimed) > 0, np.inf, 1.0))
     return r
 
 
-def _check_curve(curve):
+def _check_curve(curve: Any) -> None:
     if not isinstance(curve, PrivacyCurve):
         raise _validate.ParameterTypeError(
             f"curve must be a statpriv PrivacyCurve, got {type(curve).__name__}")
 
 
-def audit(claimed_eps, claimed_delta, curve):
+def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve) -> AuditResult:
     """Cross-check an (eps, delta) claim of another accountant against the exact curve.
 
     The claim "the release is (claimed_eps, claimed_delta)-DP" holds iff
@@ -85,7 +89,7 @@ def audit(claimed_eps, claimed_delta, curve):
                        optimistic=bool(optimistic), message=message)
 
 
-def _claimed_deltas(pld, eps):
+def _claimed_deltas(pld: Any, eps: Any) -> Any:
     """pld.get_delta_for_epsilon at every eps: one call on the sorted grid
     (dp-accounting's vectorised form wants ascending eps), else one call per
     eps for PLDs that take scalars only."""
@@ -101,7 +105,7 @@ def _claimed_deltas(pld, eps):
     return claimed
 
 
-def audit_pld(pld, curve, eps_grid):
+def audit_pld(pld: Any, curve: PrivacyCurve, eps_grid: ArrayLike) -> AuditResult:
     """Cross-check another accountant's PLD against the exact curve on a grid of eps.
 
     ``pld`` is anything with ``get_delta_for_epsilon(eps)`` (a dp-accounting

@@ -16,12 +16,18 @@ monotone).  Real parameters are then solved by scipy's brentq on ln
 delta(epsilon) - ln target in the switching cell and moved onto the feasible
 side; integer parameters (both bounds ints) by bisection on the integers.
 """
+from __future__ import annotations
+
 import math
 import numbers
+from typing import TYPE_CHECKING, Any, Callable, List, Optional
 
 import numpy as np
 
 from statpriv import _validate
+
+if TYPE_CHECKING:
+    from statpriv.curve import PrivacyCurve
 
 __all__ = ["calibrate"]
 
@@ -39,12 +45,14 @@ class _Probe:
     on them: every value tried on the feasible side of a feasible one must be
     feasible (else the function is not monotone on the bracket)."""
 
-    def __init__(self, make_curve, epsilon, log_target):
+    def __init__(self, make_curve: Callable[[Any], PrivacyCurve], epsilon: float,
+                 log_target: float) -> None:
         self.make_curve, self.epsilon, self.log_target = make_curve, epsilon, log_target
-        self.feasible_high = None          # known once both ends are probed
-        self.feasible, self.infeasible = [], []
+        self.feasible_high: Optional[bool] = None          # known once both ends are probed
+        self.feasible: List[float] = []
+        self.infeasible: List[float] = []
 
-    def excess(self, value):
+    def excess(self, value: Any) -> Any:
         """ln delta(epsilon) - ln target at ``value`` (clipped, finite)."""
         curve = self.make_curve(value)
         log_delta = float(curve.log_delta(self.epsilon))
@@ -56,7 +64,7 @@ class _Probe:
         self._record(value, excess <= 0.0)
         return min(max(excess, -_CLIP), _CLIP) if not math.isnan(excess) else _CLIP
 
-    def _record(self, value, feasible):
+    def _record(self, value: Any, feasible: Any) -> None:
         (self.feasible if feasible else self.infeasible).append(value)
         if self.feasible_high is None or not (self.feasible and self.infeasible):
             return
@@ -67,13 +75,14 @@ class _Probe:
         if bad:
             self._not_monotone()
 
-    def _not_monotone(self):
+    def _not_monotone(self) -> None:
         raise ValueError(
             "make_curve(value).delta(epsilon) is not monotone in the value on [lower, upper]: "
             f"feasible at {sorted(self.feasible)!r} but not at {sorted(self.infeasible)!r}")
 
 
-def calibrate(make_curve, *, epsilon, delta, lower, upper):
+def calibrate(make_curve: Callable[[Any], PrivacyCurve], *, epsilon: float, delta: float,
+              lower: float, upper: float) -> float:
     """The value in [lower, upper] at which ``make_curve(value)`` just meets (epsilon, delta).
 
     The feasible values (``make_curve(value).delta(epsilon) <= delta``) must
@@ -165,18 +174,18 @@ def calibrate(make_curve, *, epsilon, delta, lower, upper):
     probe.feasible_high = at_upper <= 0.0
     lower, upper = _scan(probe, lower, upper, integer)
     if integer:
-        return _integer_boundary(probe, lower, upper)
+        return _integer_boundary(probe, int(lower), int(upper))
     return _real_boundary(probe, lower, upper)
 
 
-def _scan(probe, lower, upper, integer):
+def _scan(probe: Any, lower: Any, upper: Any, integer: Any) -> Any:
     """SCAN_POINTS interior values (log-spaced on a positive bracket spanning
     more than a factor 10, else evenly): the feasibility must switch once
     along them (a bisection alone never sees a function that is not monotone:
     it only probes between a feasible and an infeasible value), and the cell
     where it switches is the bracket returned."""
     if lower > 0 and upper > 10 * lower:
-        points = np.geomspace(lower, upper, SCAN_POINTS + 2)[1:-1]
+        points: Any = np.geomspace(lower, upper, SCAN_POINTS + 2)[1:-1]
     else:
         points = np.linspace(lower, upper, SCAN_POINTS + 2)[1:-1]
     points = [float(p) for p in points]
@@ -191,7 +200,7 @@ def _scan(probe, lower, upper, integer):
     return ends[switch - 1], ends[switch]
 
 
-def _integer_boundary(probe, lower, upper):
+def _integer_boundary(probe: _Probe, lower: int, upper: int) -> int:
     """Bisection on the integers: the feasible end of the last bracket of width 1."""
     feasible, infeasible = (upper, lower) if probe.feasible_high else (lower, upper)
     while abs(feasible - infeasible) > 1:
@@ -203,11 +212,11 @@ def _integer_boundary(probe, lower, upper):
     return feasible
 
 
-def _real_boundary(probe, lower, upper):
+def _real_boundary(probe: _Probe, lower: float, upper: float) -> float:
     """brentq to RTOL / 10, then the root moved onto the feasible side by
     growing steps until a feasible value is found (checked, within RTOL)."""
     from scipy import optimize
-    root = optimize.brentq(probe.excess, lower, upper, xtol=1e-300, rtol=RTOL / 10.0,
+    root: float = optimize.brentq(probe.excess, lower, upper, xtol=1e-300, rtol=RTOL / 10.0,
                            maxiter=200)
     if probe.excess(root) <= 0.0:
         return root

@@ -16,15 +16,17 @@ curves' ``relation=``, "add_remove" by default): then the accountant's
 relation must be that one (ADD_OR_REMOVE_ONE for "add_remove"), as in
 statpriv.Accountant.
 """
+from typing import Any, Dict
+
 from statpriv.accounting.accountant import _relation
 from statpriv.curve.export import to_dp_accounting
 
 __all__ = ["StatprivCurveEvent", "StatprivPLDAccountant"]
 
-_CLASSES = {}
+_CLASSES: Dict[str, Any] = {}
 
 
-def _classes():
+def _classes() -> Dict[str, Any]:
     """Build StatprivCurveEvent and StatprivPLDAccountant on first use (they
     subclass dp-accounting classes, an optional import)."""
     if _CLASSES:
@@ -43,7 +45,7 @@ def _classes():
         (a statpriv PrivacyCurve).  The neighbouring relation of a statpriv
         curve is replace-one (the target's value switches), so only an
         accountant with ``NeighboringRelation.REPLACE_ONE`` composes it."""
-        curve: object
+        curve: Any
 
     class StatprivPLDAccountant(pld_privacy_accountant.PLDAccountant):
         """dp-accounting's PLDAccountant that also composes StatprivCurveEvent
@@ -55,11 +57,13 @@ def _classes():
         the accountant of that relation.  A mismatch is refused
         (``supports`` is False, ``compose`` raises UnsupportedEventError)."""
 
-        def __init__(self, neighboring_relation=relation.REPLACE_ONE,
-                     value_discretization_interval=1e-4):
+        _pld: Any       # the parent's composed PLD
+
+        def __init__(self, neighboring_relation: Any = relation.REPLACE_ONE,
+                     value_discretization_interval: Any = 1e-4) -> None:
             super().__init__(neighboring_relation, value_discretization_interval)
 
-        def _maybe_compose(self, event, count, do_compose):
+        def _maybe_compose(self, event: Any, count: Any, do_compose: Any) -> Any:
             if not isinstance(event, StatprivCurveEvent):
                 return super()._maybe_compose(event, count, do_compose)
             own = _relation(event.curve)
@@ -91,7 +95,7 @@ def _classes():
     return _CLASSES
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in ("StatprivCurveEvent", "StatprivPLDAccountant"):
         return _classes()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

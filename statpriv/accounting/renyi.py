@@ -15,22 +15,31 @@ Renyi differential privacy", Thm. 21):
 minimised over the orders.  It is an UPPER bound: the exact curve
 (PrivacyCurve.delta) is smaller, often much smaller.
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _validate
 from statpriv.laws.renyi import renyi_from_pld
 
+if TYPE_CHECKING:
+    from statpriv.curve import PrivacyCurve
+
 __all__ = ["curve_renyi", "rdp_to_dp", "renyi_from_pld"]
 
 
-def curve_renyi(curve, alpha, direction="max"):
+def curve_renyi(curve: PrivacyCurve, alpha: ArrayLike,
+                direction: str = "max") -> Union[float, NDArray[np.float64]]:
     """D_alpha of a curve: ``curve.renyi(alpha, direction)``."""
     return curve.renyi(alpha, direction)
 
 
-def rdp_to_dp(orders, rdp, *, delta=None, epsilon=None):
+def rdp_to_dp(orders: ArrayLike, rdp: ArrayLike, *, delta: Optional[float] = None,
+              epsilon: Optional[float] = None) -> float:
     """(eps, delta) from Renyi DP: the best conversion over the given orders.
 
     Parameters

@@ -8,23 +8,28 @@ statpriv.noise.NOISE_KINDS lists it.  An instance is refused (its parameter
 would be ignored: it is what these functions compute).  The kind's name
 ("gaussian") still works, with a DeprecationWarning.
 """
+from __future__ import annotations
+
+from typing import Any, Mapping, Type
+
 from statpriv import _validate
 from statpriv.noise import NOISE_KINDS, Noise
 
 __all__ = ["noise_class", "spelled"]
 
 
-def spelled(cls):
+def spelled(cls: type) -> str:
     """How a noise class is written: 'statpriv.Gaussian'."""
     return f"statpriv.{cls.__name__}"
 
 
-def _listed(kinds):
+def _listed(kinds: Mapping[str, Type[Noise]]) -> str:
     names = [spelled(cls) for cls in kinds.values()]
     return ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def noise_class(value, kinds=NOISE_KINDS, *, name="noise"):
+def noise_class(value: object, kinds: Mapping[str, Type[Noise]] = NOISE_KINDS, *,
+                name: str = "noise") -> Type[Noise]:
     """The Noise subclass ``value`` names, one of ``kinds`` (kind name ->
     class): the class itself, or (deprecated) its kind name.  ValueError for
     another kind or an unknown name, ParameterTypeError for an instance or

@@ -34,8 +34,11 @@ symmetric query on iid records, as long as delta_pure bounds every pair of targe
 values).  At eps = 0 both sides are equal (total variation: P - Q = lambda (A1 - A0)),
 so points near eps = 0 sit at the tolerance boundary by construction.
 """
+from __future__ import annotations
+
 import math
 from dataclasses import asdict, dataclass
+from typing import Any, Dict, Iterable, List
 
 import numpy as np
 
@@ -75,11 +78,11 @@ class Counterexample:
     log_bound: float
     direction: str = "max"
 
-    def as_dict(self):
+    def as_dict(self) -> Dict[str, Any]:
         return asdict(self)
 
 
-def exceeds(log_lhs, log_rhs, rtol=1e-9):
+def exceeds(log_lhs: Any, log_rhs: Any, rtol: Any = 1e-9) -> Any:
     """True where lhs > rhs (1 + rtol), compared as logs (arrays broadcast).
 
     lhs = 0 (log -inf) never exceeds; lhs > 0 with rhs = 0 always does.
@@ -93,7 +96,7 @@ def exceeds(log_lhs, log_rhs, rtol=1e-9):
     return out[()] if out.ndim == 0 else out
 
 
-def sample_sizes(n, rates):
+def sample_sizes(n: Any, rates: Any) -> Any:
     """The integer sample sizes m = round(rate * n), clipped to [1, n-1], deduplicated
     (m = n is the identity delta_SAMP = delta_pure and is skipped)."""
     ms = {min(max(1, round(r * n)), n - 1) for r in rates}
@@ -101,16 +104,16 @@ def sample_sizes(n, rates):
 
 
 # The two curves, split out so that tests can inject a wrong one.
-def _sampled_log_delta(n, pi, m, eps_prime, direction):
+def _sampled_log_delta(n: Any, pi: Any, m: Any, eps_prime: Any, direction: Any) -> Any:
     curve = counting(n, pi, sample_size=m)
     return _log_delta(curve, eps_prime, direction)
 
 
-def _pure_log_delta(m, pi, eps, direction):
+def _pure_log_delta(m: Any, pi: Any, eps: Any, direction: Any) -> Any:
     return _log_delta(counting(m, pi), eps, direction)
 
 
-def _log_delta(curve, eps, direction):
+def _log_delta(curve: Any, eps: Any, direction: Any) -> Any:
     if direction == "plus":
         return np.asarray(curve.log_delta_plus(eps), dtype=float)
     if direction == "minus":
@@ -118,18 +121,19 @@ def _log_delta(curve, eps, direction):
     return np.asarray(curve.log_delta(eps), dtype=float)
 
 
-def _refinement(pi, eps, eps_prime, direction):
+def _refinement(pi: Any, eps: Any, eps_prime: Any, direction: Any) -> Any:
     """ln of the factor 1 - (1-beta) pi (plus) or 1 - (1-beta)(1-pi) (minus)."""
     one_minus_beta = -np.expm1(eps_prime - eps)
     weight = pi if direction == "plus" else 1.0 - pi
     return np.log1p(-one_minus_beta * weight)
 
 
-def _safe_exp(x):
+def _safe_exp(x: Any) -> Any:
     return float(np.exp(x)) if x > -745.0 else 0.0
 
 
-def _check_arguments(n_values, pi_values, rates, eps_values, rtol, directions, refined):
+def _check_arguments(n_values: Any, pi_values: Any, rates: Any, eps_values: Any, rtol: Any,
+                     directions: Any, refined: Any) -> Any:
     """Grids as 1-D sequences (a scalar is a grid of one); wrong types raise
     ParameterTypeError (a TypeError and a ValueError), bad values ValueError."""
     if not isinstance(refined, (bool, np.bool_)):
@@ -160,9 +164,11 @@ def _check_arguments(n_values, pi_values, rates, eps_values, rtol, directions, r
     return n_values, pi_values, rates, eps, rtol, directions
 
 
-def conjecture_check(n_values=DEFAULT_N, pi_values=DEFAULT_PI, rates=DEFAULT_RATES,
-                     eps_values=DEFAULT_EPS, *, rtol=1e-9, directions=("max",),
-                     refined=False):
+def conjecture_check(n_values: Iterable[int] = DEFAULT_N, pi_values: Iterable[float] = DEFAULT_PI,
+                     rates: Iterable[float] = DEFAULT_RATES,
+                     eps_values: Iterable[float] = DEFAULT_EPS, *, rtol: float = 1e-9,
+                     directions: Iterable[str] = ("max",),
+                     refined: bool = False) -> List[Counterexample]:
     """Test Breutigam & Reischuk §7's conjecture on a grid; return the counterexamples (or []).
 
     For every n in ``n_values``, pi in ``pi_values`` and sample size

@@ -29,14 +29,22 @@ statpriv.counting(n, pi, noise=...) to see its statistical-privacy curve for
 a given population.  Every function accepts arrays for its numeric arguments
 (they broadcast) and returns a float for scalar input.
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Callable, Optional, Type, TypeVar, Union, cast, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _validate
 from statpriv.analysis._noise_class import noise_class, spelled
-from statpriv.noise import Laplace
+from statpriv.noise import Laplace, Noise
 from statpriv.noise import NOISE_KINDS as _KIND_CLASSES
+
+_N = TypeVar("_N", bound=Noise)
+# one value for scalar arguments, an array for arrays
+_Result = Union[float, NDArray[np.float64]]
 
 __all__ = ["interval_epsilon", "interval_confidence", "interval_width", "interval_noise"]
 
@@ -48,14 +56,15 @@ _ORDERED = {kind: _KIND_CLASSES[kind] for kind in NOISE_KINDS}
 
 
 # -- argument checks ---------------------------------------------------------
-def _reals(name, value, *, low, high=math.inf, low_open=False, high_open=False):
+def _reals(name: Any, value: Any, *, low: Any, high: Any = math.inf, low_open: Any = False,
+           high_open: Any = False) -> Any:
     """A real scalar (-> float) or array (-> float64 array) in the given range;
     bools, strings, None, complex: ParameterTypeError; ragged: ValueError."""
     return _validate.reals(name, value, low=low, high=high,
                            low_open=low_open, high_open=high_open)
 
 
-def _count(count):
+def _count(count: Any) -> Any:
     value = _reals("count", count, low=0.0)
     if np.any(value == 0.0):
         raise ValueError("count must be > 0: with count = 0 the interval "
@@ -63,24 +72,24 @@ def _count(count):
     return value
 
 
-def _width(width):
+def _width(width: Any) -> Any:
     return _reals("width", width, low=0.0, low_open=True)
 
 
-def _confidence(confidence):
+def _confidence(confidence: Any) -> Any:
     return _reals("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
-def _eps(eps):
+def _eps(eps: Any) -> Any:
     return _reals("eps", eps, low=0.0, low_open=True)
 
 
-def _kind(noise):
+def _kind(noise: Any) -> Any:
     """The noise class chosen (see noise_class: a class, or a kind's name)."""
     return noise_class(noise, _ORDERED)
 
 
-def _kind_delta(noise, delta):
+def _kind_delta(noise: Any, delta: Any) -> Any:
     """(the noise class, delta checked): delta in (0, 1) for the kinds that
     are not pure eps-DP, None for the others."""
     cls = _kind(noise)
@@ -97,19 +106,32 @@ def _kind_delta(noise, delta):
     return cls, None
 
 
-def _apply(fn, **named):
+def _apply(fn: Callable[..., float], **named: Any) -> _Result:
     """fn on floats (positional, in the order given); broadcast over arrays
     (float out for all-scalar input).  Arrays that do not broadcast raise a
     ValueError naming the parameters and their shapes."""
     args = list(named.values())
     if all(np.ndim(a) == 0 for a in args):
         return float(fn(*(float(a) for a in args)))
-    return np.vectorize(fn, otypes=[np.float64])(*_validate.broadcast(**named))
+    return cast(NDArray[np.float64],
+                np.vectorize(fn, otypes=[np.float64])(*_validate.broadcast(**named)))
 
 
 # -- public API -----------------------------------------------------------------
+@overload
+def interval_epsilon(width: float, confidence: float, count: float,
+                     noise: Union[str, Type[Noise]] = ...,
+                     delta: Optional[float] = ...) -> float: ...
+@overload
+def interval_epsilon(width: ArrayLike, confidence: ArrayLike, count: ArrayLike,
+                     noise: Union[str, Type[Noise]] = ...,
+                     delta: Optional[ArrayLike] = ...) -> _Result: ...
+
+
 @_validate.renamed(noise_kind="noise")
-def interval_epsilon(width, confidence, count, noise=Laplace, delta=None):
+def interval_epsilon(width: ArrayLike, confidence: ArrayLike, count: ArrayLike,
+                     noise: Union[str, Type[Noise]] = Laplace,
+                     delta: Optional[ArrayLike] = None) -> _Result:
     """The eps whose noise puts the count c in [c_hat - w c, c_hat + w c] with
     probability exactly p = confidence (Naldi & D'Acquisto eqs. (7)-(10)).
 
@@ -149,8 +171,20 @@ def interval_epsilon(width, confidence, count, noise=Laplace, delta=None):
     return _apply(lambda w, p, c: fn(w, p, c, None), **args)
 
 
+@overload
+def interval_confidence(eps: float, width: float, count: float,
+                        noise: Union[str, Type[Noise]] = ...,
+                        delta: Optional[float] = ...) -> float: ...
+@overload
+def interval_confidence(eps: ArrayLike, width: ArrayLike, count: ArrayLike,
+                        noise: Union[str, Type[Noise]] = ...,
+                        delta: Optional[ArrayLike] = ...) -> _Result: ...
+
+
 @_validate.renamed(noise_kind="noise")
-def interval_confidence(eps, width, count, noise=Laplace, delta=None):
+def interval_confidence(eps: ArrayLike, width: ArrayLike, count: ArrayLike,
+                        noise: Union[str, Type[Noise]] = Laplace,
+                        delta: Optional[ArrayLike] = None) -> _Result:
     """Confidence p = P[|N| < w c] of the interval [c_hat - w c, c_hat + w c]
     under eps-calibrated noise (the inverse of interval_epsilon in p).
 
@@ -171,8 +205,19 @@ def interval_confidence(eps, width, count, noise=Laplace, delta=None):
     return _apply(lambda e, w, c: fn(e, w, c, None), **args)
 
 
+@overload
+def interval_width(eps: float, confidence: float, count: float,
+                   noise: Union[str, Type[Noise]] = ..., delta: Optional[float] = ...) -> float: ...
+@overload
+def interval_width(eps: ArrayLike, confidence: ArrayLike, count: ArrayLike,
+                   noise: Union[str, Type[Noise]] = ...,
+                   delta: Optional[ArrayLike] = ...) -> _Result: ...
+
+
 @_validate.renamed(noise_kind="noise")
-def interval_width(eps, confidence, count, noise=Laplace, delta=None):
+def interval_width(eps: ArrayLike, confidence: ArrayLike, count: ArrayLike,
+                   noise: Union[str, Type[Noise]] = Laplace,
+                   delta: Optional[ArrayLike] = None) -> _Result:
     """Relative half-width w with P[|N| < w c] = p under eps-calibrated noise
     (the inverse of interval_epsilon in w).
 
@@ -196,8 +241,17 @@ def interval_width(eps, confidence, count, noise=Laplace, delta=None):
     return _apply(lambda e, p, c: fn(e, p, c, None), **args)
 
 
+@overload
+def interval_noise(width: float, confidence: float, count: float) -> Laplace: ...
+@overload
+def interval_noise(width: float, confidence: float, count: float, noise: Type[_N]) -> _N: ...
+@overload
+def interval_noise(width: float, confidence: float, count: float, noise: str) -> Noise: ...
+
+
 @_validate.renamed(noise_kind="noise")
-def interval_noise(width, confidence, count, noise=Laplace):
+def interval_noise(width: float, confidence: float, count: float,
+                   noise: Union[str, Type[Noise]] = Laplace) -> Noise:
     """The noise object of class ``noise`` meeting the interval target
     P[|N| < w c] = p exactly:
 
@@ -221,4 +275,4 @@ def interval_noise(width, confidence, count, noise=Laplace):
     c = _count(count)
     if np.ndim(c) != 0:
         raise _validate.ParameterTypeError("count must be a single real number for interval_noise")
-    return cls._interval_noise(w, p, c)
+    return cast(Noise, cls._interval_noise(w, p, c))

@@ -11,13 +11,19 @@ Noise objects (statpriv.noise) are in count units with sensitivity 1; a
 count-unit variance V is V / n^2 in fraction units (V / m^2 when it is added
 to the count of a sample of m and released as a fraction of m).
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Optional, Type, TypeVar, Union, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _validate
 from statpriv.analysis._noise_class import noise_class
 from statpriv.noise import NOISE_KINDS, Laplace, Noise, kinds_text
+
+_N = TypeVar("_N", bound=Noise)
 
 __all__ = ["utility_loss", "equal_utility_noise", "equal_utility_epsilon"]
 
@@ -28,24 +34,25 @@ _EQUAL_UTILITY_KINDS = tuple(kind for kind, cls in NOISE_KINDS.items()
 _EQUAL_UTILITY_CLASSES = {kind: NOISE_KINDS[kind] for kind in _EQUAL_UTILITY_KINDS}
 
 
-def _pi(pi, *, interior=False):
+def _pi(pi: Any, *, interior: Any = False) -> Any:
     """pi as a float (scalar in) or float64 array (array in), checked to lie in [0, 1]
     (in (0, 1) with interior=True)."""
     return _validate.reals("pi", pi, low=0.0, high=1.0, low_open=interior, high_open=interior)
 
 
-def _sizes(n, sample_size):
+def _sizes(n: Any, sample_size: Any) -> Any:
     n = _validate.count("n", n, low=1)
     m = n if sample_size is None else _validate.count("sample_size", sample_size, low=1, high=n)
     return n, m
 
 
-def _sampling_loss(n, m, pi):
+def _sampling_loss(n: Any, m: Any, pi: Any) -> Any:
     """pi (1 - pi) (1/m - 1/n), with 1/m - 1/n = (n - m)/(m n) formed exactly."""
     return pi * (1.0 - pi) * ((n - m) / m / n)
 
 
-def utility_loss(n, pi, *, noise=None, sample_size=None):
+def utility_loss(n: int, pi: ArrayLike, *, noise: Optional[Noise] = None,
+                 sample_size: Optional[int] = None) -> Union[float, NDArray[np.float64]]:
     """Mean squared error E[(Y_M - Y)^2] of the released fraction Y_M against the
     true fraction Y = K/n (fraction units; Breutigam & Reischuk Def. 7, Lemmas 7-9).
 
@@ -109,7 +116,7 @@ def utility_loss(n, pi, *, noise=None, sample_size=None):
     return float(loss) if np.ndim(loss) == 0 else loss
 
 
-def _equal_utility_args(n, pi, sample_size):
+def _equal_utility_args(n: Any, pi: Any, sample_size: Any) -> Any:
     n = _validate.count("n", n, low=2)
     sample_size = _validate.count("sample_size", sample_size, low=1, high=n)
     if sample_size == n:
@@ -120,8 +127,17 @@ def _equal_utility_args(n, pi, sample_size):
     return n, sample_size, pi
 
 
+@overload
+def equal_utility_noise(n: int, pi: float, sample_size: int) -> Laplace: ...
+@overload
+def equal_utility_noise(n: int, pi: float, sample_size: int, noise: Type[_N]) -> _N: ...
+@overload
+def equal_utility_noise(n: int, pi: float, sample_size: int, noise: str) -> Noise: ...
+
+
 @_validate.renamed(kind="noise")
-def equal_utility_noise(n, pi, sample_size, noise=Laplace):
+def equal_utility_noise(n: int, pi: float, sample_size: int,
+                        noise: Union[str, Type[Noise]] = Laplace) -> Noise:
     """The Laplace or Gaussian noise on the full count whose utility loss equals
     that of subsampling m = sample_size of the n records (docs/mathematics.md §6; Breutigam & Reischuk
     §4.4, §6).
@@ -167,7 +183,8 @@ def equal_utility_noise(n, pi, sample_size, noise=Laplace):
     return cls(n * math.sqrt(loss / factor))
 
 
-def equal_utility_epsilon(n, pi, sample_size):
+def equal_utility_epsilon(n: int, pi: ArrayLike,
+                          sample_size: int) -> Union[float, NDArray[np.float64]]:
     """The DP level eps = 1/scale of the equal-utility Laplace noise (Breutigam & Reischuk §4.4):
 
         eps = sqrt(2 / (pi (1-pi))) * sqrt(lambda / (n - m)),   lambda = m / n.
@@ -181,6 +198,6 @@ def equal_utility_epsilon(n, pi, sample_size):
     n int >= 2, pi in (0, 1) (float or array), sample_size int in [1, n - 1].
     """
     n, m, pi = _equal_utility_args(n, pi, sample_size)
-    pi = _pi(pi, interior=True)
-    eps = np.sqrt(2.0 / (pi * (1.0 - pi))) * math.sqrt((m / n) / (n - m))
+    probs: Any = _pi(pi, interior=True)
+    eps = np.sqrt(2.0 / (probs * (1.0 - probs))) * math.sqrt((m / n) / (n - m))
     return float(eps) if np.ndim(eps) == 0 else eps

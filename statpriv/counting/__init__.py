@@ -14,7 +14,13 @@ product tree), sampling without replacement and Poisson sampling (sampling);
 ``secret_sample`` (secret_sample).  The law-pair machinery they share is
 statpriv.laws.
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Optional, cast
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _validate, oracle
 from statpriv.counting.binomial import iid_curve
@@ -29,8 +35,10 @@ __all__ = ["counting", "secret_sample"]
 
 
 @factory
-def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_replacement",
-             noise=None, approx=None, sampling_prob=None):
+def counting(n: Optional[int], pi: ArrayLike, *, sample_size: Optional[int] = None,
+             sample_rate: Optional[float] = None, sampling: str = "without_replacement",
+             noise: Optional[Noise] = None, approx: Optional[str] = None,
+             sampling_prob: Optional[float] = None) -> PrivacyCurve:
     """Privacy curve of a count over n records, noiseless or with added noise.
 
     Parameters
@@ -113,10 +121,10 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     if approx == "normal":
         return _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise)
 
-    ref_pi = probs.tolist() if per_record else pi
+    ref_pi = cast(NDArray[np.float64], probs).tolist() if per_record else pi
     noise_ref = None if noise is None else (noise.kind, noise.param)
 
-    def ref(eps, direction):
+    def ref(eps: Any, direction: str) -> Any:
         if noise_ref is not None:
             return oracle.noisy_counting_delta(n, ref_pi, eps, noise_ref,
                                                sample_size=sample_size,
@@ -139,7 +147,8 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     return iid_curve(n, pi, noise, ref)
 
 
-def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):
+def _normal_approximation(n: int, pi: Any, per_record: bool, sample_size: Optional[int],
+                          sample_rate: Optional[float], noise: Optional[Noise]) -> PrivacyCurve:
     """Breutigam & Reischuk Lemma 6: S ~ N(mu, (n-1) pi (1-pi)), so the noisy count is a
     Gaussian mechanism with sigma_eff^2 = (n-1) pi (1-pi) + sigma^2."""
     if per_record or sample_size is not None or sample_rate is not None:
@@ -152,7 +161,7 @@ def _normal_approximation(n, pi, per_record, sample_size, sample_rate, noise):
         raise ValueError("approx='normal' needs randomness: 0 < pi < 1 (and n > 1) or noise")
     sigma = math.sqrt(variance)
 
-    def ref(eps, direction):
+    def ref(eps: Any, direction: str) -> Any:
         return oracle.normal_approx_delta(n, pi, eps, sigma_noise, direction=direction)
 
     # the Gaussian mechanism of sigma_eff; its export keeps connect-the-dots from

@@ -6,6 +6,8 @@ its laws are built only when asked for (``log_pmfs``, the privacy-loss
 distribution).  With noise, the shift laws on the window where the mass
 matters go to the noise's strategy.
 """
+from typing import Any
+
 import numpy as np
 
 from statpriv import _lazy
@@ -18,7 +20,7 @@ __all__ = ["BinomialShiftLaws", "binomial_window_laws", "iid_curve"]
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
 
-def iid_curve(n, pi, noise, reference):
+def iid_curve(n: Any, pi: Any, noise: Any, reference: Any) -> PrivacyCurve:
     """counting(n, pi[, noise]) without sampling: S ~ Bin(n-1, pi), P = S + 1, Q = S."""
     description = f"counting n={n}, pi={pi}"
     if noise is not None:
@@ -37,24 +39,24 @@ class BinomialShiftLaws(LawSource):
 
     has_log_pmfs = True
 
-    def __init__(self, n, pi):
+    def __init__(self, n: Any, pi: Any) -> None:
         self.n, self.pi = n, pi
 
-    def log_pmfs(self):
+    def log_pmfs(self) -> Any:
         first, lp, lq, _, log_rest = _shift_arrays(self.n, self.pi)
         lp, lq = lp.astype(np.float64), lq.astype(np.float64)
         lp.flags.writeable = False
         lq.flags.writeable = False
         return LogPmfs(first, lp, lq, log_rest, log_rest)
 
-    def privacy_loss_distribution(self, value_discretization_interval=None,
-                                  tail_mass_truncation=None, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None, description: Any = None) -> Any:
         _, lp, lq, loss, log_rest = _shift_arrays(self.n, self.pi, True)
         return pld.from_laws(Laws(lp, lq, loss, log_rest_p=log_rest, log_rest_q=log_rest),
                              description)
 
 
-def _shift_arrays(n, pi, pld_window=False):
+def _shift_arrays(n: Any, pi: Any, pld_window: Any = False) -> Any:
     """counting(n, pi) without noise or sampling: S ~ Bin(n-1, pi),
     P(j) = Pr[S = j - 1], Q(j) = Pr[S = j], on the atoms j = first..last+1 of
     the window where the mass matters (statpriv.laws.windows.window; the whole
@@ -79,7 +81,7 @@ def _shift_arrays(n, pi, pld_window=False):
     return first, lp, lq, loss, float(log_rest)
 
 
-def binomial_window_laws(N, pi, drop=None):
+def binomial_window_laws(N: Any, pi: Any, drop: Any = None) -> Any:
     """Shift laws of Bin(N, pi) for the noisy paths, on the window of _window
     (the rest bounded in the Laws' rests).  drop: the noise path trims the atoms
     more than this many nats below the largest anyway (Laplace and geometric noise): the window is cut there up front, the rest

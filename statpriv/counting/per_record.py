@@ -8,6 +8,7 @@ takes Z of g pi_j (A. Smith 2009, Alg. 2).  Products g pi_j below the double
 range are carried as exact mpmath logs.
 """
 import math
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ CONVOLUTION_RATE = 4e8
 EXACT_LOG_RECORDS = 1000
 
 
-def per_record_curve(n, probs, rate, noise, ref):
+def per_record_curve(n: Any, probs: Any, rate: Any, noise: Any, ref: Any) -> PrivacyCurve:
     """counting(None, probs, ...): the others' count Z is Poisson-binomial
     (sum of Bernoulli(pi_j)), Poisson-sampled at ``rate`` (1: no sampling):
     Q = Z, P = rate Z(. - 1) + (1 - rate) Z (Smith 2009 Alg. 2)."""
@@ -59,7 +60,7 @@ def per_record_curve(n, probs, rate, noise, ref):
                        f"counting n={n}, per-record pi{kind}", noise)
 
 
-def per_record_laws(probs, rate):
+def per_record_laws(probs: Any, rate: Any) -> Any:
     """Laws of the per-record count Poisson-sampled at ``rate`` (see per_record_curve)."""
     log_z = _tiny_rate_log_pmf(probs, rate) if rate < 1.0 else None
     if log_z is None:
@@ -91,7 +92,7 @@ def per_record_laws(probs, rate):
                 start=first)        # start: the atom of index 0 (PrivacyCurve.log_pmfs)
 
 
-def _product_tree_work(values, counts, drop):
+def _product_tree_work(values: Any, counts: Any, drop: Any) -> Any:
     """(final window bound, estimated multiply-adds) of the product tree in
     poisson_binomial.c, simulated on (variance, atoms) per node: a merge computes each
     output atom from the terms within 45 nats of its largest, about
@@ -115,7 +116,7 @@ def _product_tree_work(values, counts, drop):
     return float(width[0]), work
 
 
-def _window_width_bound(variance, atoms, drop):
+def _window_width_bound(variance: Any, atoms: Any, drop: Any) -> Any:
     """Upper bound on the window of a sum of independent Bernoullis with this
     variance over ``atoms`` atoms: Bernstein's inequality
     P[|S - mu| >= t] <= 2 exp(-t^2 / (2 (variance + t/3))) puts every atom
@@ -126,7 +127,7 @@ def _window_width_bound(variance, atoms, drop):
     return np.minimum(atoms, 2.0 * np.ceil(t) + 1.0)
 
 
-def _log_space_poisson_binomial(values, counts):
+def _log_space_poisson_binomial(values: Any, counts: Any) -> Any:
     """ln pmf (extended precision, full support 0..sum(counts)) of a sum of
     independent Binomial(counts[i], values[i]), 0 < values < 1: the binomials
     in Loader's form (_binomial_log_pmf), convolved by logsumexp with no
@@ -136,7 +137,7 @@ def _log_space_poisson_binomial(values, counts):
                                                 counts.astype(np.int64).tolist())])
 
 
-def _tiny_rate_log_pmf(probs, rate):
+def _tiny_rate_log_pmf(probs: Any, rate: Any) -> Any:
     """ln pmf (extended precision, whole support 0..records) of Z = sum of
     Bernoulli(rate pi_j) where some products rate * pi_j fall below the double
     range's full precision (< 1e-290, or to 0, e.g. pi_j = 5e-324 at rate 1e-6):
@@ -165,7 +166,7 @@ def _tiny_rate_log_pmf(probs, rate):
     return _log_space_convolve(groups)
 
 
-def _tiny_rate_products_core(probs, rate):
+def _tiny_rate_products_core(probs: Any, rate: Any) -> Any:
     """Shift curve of Z = sum of Bernoulli(rate pi_j) where some products
     rate * pi_j fall below the double range's full precision: Z from
     _tiny_rate_log_pmf on the whole support; None where that returns None."""
@@ -176,7 +177,7 @@ def _tiny_rate_products_core(probs, rate):
     return pair_core(Laws(lp, lq, lr, True, None, poisson_tail_ratio(1.0)).live())
 
 
-def _log_space_convolve(groups):
+def _log_space_convolve(groups: Any) -> Any:
     """ln of the convolution of pmfs given as extended-precision log arrays."""
     ld = np.longdouble
     log_z = np.zeros(1, dtype=ld)
@@ -195,7 +196,7 @@ def _log_space_convolve(groups):
     return log_z
 
 
-def poisson_binomial_window(probs):
+def poisson_binomial_window(probs: Any) -> Any:
     """(first, ln pmf on the window, log_rest) of a sum of independent
     Bernoulli(probs), equal values grouped into binomials, by the product tree
     of poisson_binomial.c (direct convolution in extended precision, trimmed at

@@ -19,6 +19,7 @@ The laws are built here (with closed-form log ratios, exact tail ratios and
 bounded windows) and wrapped by statpriv.laws.pair_curve, with noise if given.
 """
 import math
+from typing import Any
 
 import numpy as np
 
@@ -33,13 +34,13 @@ _core = _lazy.module("statpriv._core")            # scipy.special: loaded on fir
 _law_kernels = _lazy.module("statpriv.laws._kernels")
 
 
-def subsample_curve(n, pi, m, noise, ref):
+def subsample_curve(n: Any, pi: Any, m: Any, noise: Any, ref: Any) -> PrivacyCurve:
     """counting(n, pi, sample_size=m, noise=noise) for m < n."""
     return pair_curve(_subsample_laws(n, pi, m, noise is not None), ref,
                        f"counting n={n}, pi={pi}, sample_size={m}", noise)
 
 
-def poisson_curve(n, pi, rate, noise, ref):
+def poisson_curve(n: Any, pi: Any, rate: Any, noise: Any, ref: Any) -> PrivacyCurve:
     """counting(n, pi, sample_rate=rate, sampling="poisson", noise=noise)."""
     core = None if noise is not None else _poisson_curve_core(n, pi, rate)
     if core is not None:
@@ -49,7 +50,7 @@ def poisson_curve(n, pi, rate, noise, ref):
                        f"counting n={n}, pi={pi}, poisson rate={rate}", noise)
 
 
-def _subsample_laws(n, pi, m, noisy_path=False):
+def _subsample_laws(n: Any, pi: Any, m: Any, noisy_path: Any = False) -> Any:
     """Sample of m of the n records without replacement, iid Bernoulli(pi).
 
     The laws live on the union of the windows of Bin(m-1, pi) and Bin(m, pi)
@@ -74,7 +75,7 @@ def _subsample_laws(n, pi, m, noisy_path=False):
         # Known records: P and Q share one atom, j = m (pi = 1) or j = 0
         # (pi = 0), where P/Q = n/(n-m) or (n-m)/n: the zero point, in
         # double-double like every other extreme ratio.
-        def degenerate(jj):
+        def degenerate(jj: Any) -> Any:
             import mpmath
             ratio = mpmath.log(n) - mpmath.log(n - m)
             return ratio if pi == 1.0 else -ratio
@@ -97,7 +98,7 @@ def _subsample_laws(n, pi, m, noisy_path=False):
     err = (4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
            + 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
 
-    def exact(jj):                 # at the absolute atom jj
+    def exact(jj: Any) -> Any:                 # at the absolute atom jj
         import mpmath
         p = mpmath.mpf(pi)
         dd = jj - m * p
@@ -112,13 +113,13 @@ def _subsample_laws(n, pi, m, noisy_path=False):
     return Laws(lp, lq, lr, False, lr_lo, tail_ratio, *rest)
 
 
-def _subsample_tail_ratio(n, m, pi):
+def _subsample_tail_ratio(n: Any, m: Any, pi: Any) -> Any:
     """G_P(w)/G_Q(w) of the sample of m of n records without replacement, iid
     Bernoulli(pi) (pi = 0 and 1 included): with lambda = m/n and M(w) = 1 +
     pi (w - 1) the Bernoulli generating function, P = lambda A(.-1) +
     (1-lambda) B, Q = lambda A + (1-lambda) B, G_B = M G_A, so the common
     G_A cancels: (lambda w + (1-lambda) M) / (lambda + (1-lambda) M)."""
-    def tail_ratio(w):
+    def tail_ratio(w: Any) -> Any:
         import mpmath
         lam, p = mpmath.mpf(m) / n, mpmath.mpf(pi)
         M = 1 + p * (w - 1)            # generating function of Bernoulli(pi)
@@ -126,12 +127,12 @@ def _subsample_tail_ratio(n, m, pi):
     return tail_ratio
 
 
-def poisson_tail_ratio(rate):
+def poisson_tail_ratio(rate: Any) -> Any:
     """G_P/G_Q for P = rate Z(.-1) + (1-rate) Z, Q = Z: rate w + 1 - rate,
     summed as two non-negative terms (1 + rate (w - 1) cancels at w = e^(-1/b)
     ~ 1e-40 and rate = 1: the left tail's ratio, exactly w there, came out 0 or
     a few digits)."""
-    def tail_ratio(w):
+    def tail_ratio(w: Any) -> Any:
         import mpmath
         r = mpmath.mpf(rate)
         return r * w + (1 - r)
@@ -143,7 +144,7 @@ def poisson_tail_ratio(rate):
 _EXACT_TINY_RHO_ATOMS = 1000
 
 
-def _exact_binomial_log_pmf(N, rate, pi):
+def _exact_binomial_log_pmf(N: Any, rate: Any, pi: Any) -> Any:
     """ln Bin(N, rho)(j), j = 0..N, rho = rate * pi exactly (it may lie below
     the double range): ln C(N, j) + j ln rho + (N - j) ln(1 - rho) in mpmath,
     rounded to extended precision."""
@@ -155,7 +156,7 @@ def _exact_binomial_log_pmf(N, rate, pi):
                          for j in range(N + 1)], dtype=np.longdouble)
 
 
-def _poisson_sample_laws(n, pi, rate, noisy_path=False):
+def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) -> Any:
     """Each other record kept w.p. rate: Z ~ Bin(n-1, rate*pi), P = rate Z(.-1) + (1-rate) Z.
 
     Z is taken on its window (_window); Q/P <= 1/(1-rate) bounds the rest for
@@ -196,7 +197,7 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
         if rho == 0.0 and rate < 1.0:
             # pi = 0: Z = 0 surely, P/Q = 1 - rate at j = 0 (the zero point of
             # delta_minus), in double-double
-            def degenerate(jj):
+            def degenerate(jj: Any) -> Any:
                 import mpmath
                 return mpmath.log1p(-mpmath.mpf(rate))
 
@@ -221,7 +222,7 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
     np.maximum(jf, 1, out=jf)
     err += np.divide(2e-19 * n * rate, jf, out=jf)
 
-    def exact(jj):                 # at the absolute atom jj
+    def exact(jj: Any) -> Any:                 # at the absolute atom jj
         import mpmath
         lam, p = mpmath.mpf(rate), mpmath.mpf(pi)
         return mpmath.log1p((jj - n * lam * p) / ((n - jj) * p))
@@ -235,7 +236,7 @@ def _poisson_sample_laws(n, pi, rate, noisy_path=False):
                 tail_ratio, *rest)
 
 
-def _poisson_curve_core(n, pi, rate):
+def _poisson_curve_core(n: Any, pi: Any, rate: Any) -> Any:
     """The noiseless Poisson-sampled curve by reduction to the shift curve of
     Z ~ Bin(n-1, rho), rho = rate * pi (Smith 2009 Alg. 2):
     P = rate Z(.-1) + (1-rate) Z and Q = Z give

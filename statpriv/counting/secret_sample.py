@@ -4,11 +4,16 @@ The attacker knows the population -- K positives among the n-1 others -- but
 not which m records were sampled: the others' count is hypergeometric, and P, Q
 mix the draws with and without the target (docs/mathematics.md §5).
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Callable, Optional, Tuple, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from statpriv import _lazy, _validate, oracle
+from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 from statpriv.laws import Laws, pair_curve, refine, windows
 from statpriv.laws.mixture import mixture, mixture_rest
@@ -21,7 +26,8 @@ _law_kernels = _lazy.module("statpriv.laws._kernels")
 
 
 @factory
-def secret_sample(n, sample_size, positives, *, noise=None):
+def secret_sample(n: int, sample_size: int, positives: int, *,
+                  noise: Optional[Noise] = None) -> PrivacyCurve:
     """Curve when the attacker knows the population but not the sample (Smith 2009 §3).
 
     K = ``positives`` of the n-1 other records have the property; a uniform
@@ -90,7 +96,7 @@ def secret_sample(n, sample_size, positives, *, noise=None):
         lr = np.where(live, exact_lr, lr)
         err = 4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
 
-        def exact(j):              # at the absolute atom j
+        def exact(j: int) -> Any:              # at the absolute atom j
             import mpmath
             return mpmath.log1p(mpmath.mpf(j - m) / (N - K + 1)) - mpmath.log1p(-mpmath.mpf(j) / (K + 1))
 
@@ -100,7 +106,7 @@ def secret_sample(n, sample_size, positives, *, noise=None):
         if m <= _MAX_TAIL_SUM:
             tail_ratio = _secret_tail_ratio(int(N), K, m)
 
-    def ref(eps, direction):
+    def ref(eps: Any, direction: str) -> Any:
         if noise is not None:
             raise ValueError("the mpmath reference covers secret_sample without noise")
         return oracle.secret_sample_delta(n, m, K, eps, direction=direction)
@@ -115,14 +121,15 @@ def secret_sample(n, sample_size, positives, *, noise=None):
 _MAX_TAIL_SUM = 2000
 
 
-def _secret_tail_ratio(N, K, m):
+def _secret_tail_ratio(N: int, K: int, m: int) -> Callable[[Any], Any]:
     """G_P(w)/G_Q(w) for the secret sample's mixture of hypergeometric laws."""
     import math
 
-    def tail_ratio(w):
+    def tail_ratio(w: Any) -> Any:
         import mpmath
 
-        def G(draws):      # sum_j C(K, j) C(N-K, draws-j) w^j  (common 1/C(N, draws) dropped)
+        # sum_j C(K, j) C(N-K, draws-j) w^j  (common 1/C(N, draws) dropped)
+        def G(draws: int) -> Any:
             return mpmath.fsum(math.comb(K, j) * math.comb(N - K, draws - j) * w ** j
                                for j in range(max(0, draws - (N - K)), min(K, draws) + 1))
 
@@ -133,7 +140,8 @@ def _secret_tail_ratio(N, K, m):
     return tail_ratio
 
 
-def _log_hypergeom_ext(log_pmf, first, N, K, m):
+def _log_hypergeom_ext(log_pmf: NDArray[Any], first: int, N: int, K: int,
+                       m: int) -> NDArray[np.longdouble]:
     """ln H(j) on j = first, first + 1, ... in extended precision, from the
     double values ``log_pmf`` (Loader's form, a few ulps): anchored at the
     largest term, the others by the exact ratio of consecutive terms
@@ -157,13 +165,13 @@ def _log_hypergeom_ext(log_pmf, first, N, K, m):
     return out
 
 
-def _hypergeom_window(N, K, m, noisy_path):
+def _hypergeom_window(N: int, K: int, m: int, noisy_path: bool) -> Tuple[int, int, float]:
     """(first, last, log_rest): the window of the hypergeometric law of the
     positives in m draws from N records of which K are positive."""
-    def log_pmf(j):
+    def log_pmf(j: int) -> float:
         return float(_law_kernels.log_hypergeom_pmf(np.array([float(j)]), float(N), float(K),
                                              float(m))[0])
 
     lo, hi = max(0, m - (N - K)), min(K, m)
     mode = min(max((m + 1) * (K + 1) // (N + 2), lo), hi)
-    return windows.window(log_pmf, lo, hi, mode, noisy_path)
+    return cast(Tuple[int, int, float], windows.window(log_pmf, lo, hi, mode, noisy_path))

@@ -13,13 +13,28 @@ real.  The float path evaluates C kernels (exact to ~1e-13 relative and
 rounded up where a tail is bounded rather than summed); ``precision="mp"``
 evaluates the independent mpmath brute force in statpriv.oracle instead.
 """
+from __future__ import annotations
+
 import math
+from typing import (TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Sequence,
+                    Tuple, TypeVar, Union, cast, overload)
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _core, _progress, _validate, _xprec
 from statpriv.curve._queries import CurveQueries
 from statpriv.curve.recipe import Recipe, factory
+
+if TYPE_CHECKING:
+    from statpriv.laws.pair import LogPmfs
+    from statpriv.laws.pld import PrivacyLossDistribution
+
+_Curve = TypeVar("_Curve", bound="PrivacyCurve")
+# What an array-valued query takes (one real number is a float)
+_Arrayish = Union[NDArray[Any], Sequence[float], Sequence[Sequence[float]]]
+# The mpmath brute force: reference(eps_list, direction) -> list of mpmath.mpf
+Reference = Callable[[List[float], str], List[Any]]
 
 # The direction codes of the C kernels (csrc: SP_PLUS, SP_MINUS, SP_MAX).
 _DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
@@ -30,7 +45,8 @@ _DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
 CHUNK = 1024
 
 
-def _in_chunks(evaluate, flat, direction, what):
+def _in_chunks(evaluate: Callable[[NDArray[np.float64], int], NDArray[np.float64]],
+               flat: NDArray[np.float64], direction: int, what: str) -> NDArray[np.float64]:
     """evaluate(flat, direction), CHUNK elements at a time (a long array)."""
     with _progress.bar(flat.size, f"{what} at {flat.size:,} values", unit="value") as bar:
         return np.concatenate([np.asarray(evaluate(flat[i:j], direction))
@@ -38,28 +54,17 @@ def _in_chunks(evaluate, flat, direction, what):
 
 
 class PrivacyCurve(CurveQueries):
-    """delta(eps) of one mechanism; build instances with statpriv.counting & co.
+    """The privacy curve delta(eps) of one mechanism, and what follows from it.
 
-    Parameters
-    ----------
-    core : statpriv._core.CurveCore
-        The C evaluator of ln delta (or any object with the same
-        ``log_delta(eps, direction)`` and ``epsilon(log_target, direction)``).
-    reference : callable(eps_list, direction) -> list of mpmath.mpf, optional
-        The mpmath brute force for ``precision="mp"``.
-    description : str
-        What the curve is, for repr.
-    exact : bool
-        False for labelled approximations (``approx="normal"``).
-    laws : optional, keyword only
-        What the curve knows of its pair of laws, given at construction: a
-        ``statpriv.laws.Laws`` value (discrete atoms), a lazy source, the
-        noise pair of a worst-case DP curve (``statpriv.noise.DPPair``) or a
-        privacy-loss distribution.  It answers ``log_pmfs()`` (where
-        ``has_log_pmfs``), ``privacy_loss_distribution(h, tail, description)``
-        and, where the kind has them, a closed-form ``renyi(alpha,
-        direction)`` and a native ``dp_accounting_pld(h)``; None: the curve
-        has none of these (delta and epsilon only).
+    Get a curve from a factory -- statpriv.counting, secret_sample,
+    thresholded, k_anonymity, partial_knowledge, the dp.* and shuffle.*
+    mechanisms, from_log_pmfs, compose -- not from the constructor.  Its
+    queries: ``delta(eps)``, ``delta_plus(eps)`` / ``delta_minus(eps)`` (each
+    direction), ``log_delta(eps)`` (finite where delta underflows) and
+    ``epsilon(delta)``; one number in gives a float, an array gives an array
+    of its shape.  Beyond them: ``renyi(alpha)``,
+    ``privacy_loss_distribution()``, ``log_pmfs()``, ``subsample(q)``,
+    ``compose(times)`` and ``to_dp_accounting()``.
 
     Curves are immutable: ``description``, ``exact``, ``laws`` and
     ``params`` are read-only and no public attribute can be added.  A curve
@@ -74,10 +79,35 @@ class PrivacyCurve(CurveQueries):
     (``_repr_html_``); ``plot`` and ``table`` draw and tabulate it.
     """
 
-    _recipe = None          # the public factory call that built the curve (statpriv.curve.recipe)
+    # the public factory call that built the curve (statpriv.curve.recipe)
+    _recipe: Optional[Recipe] = None
 
-    def __init__(self, core, reference=None, description="privacy curve", exact=True, *,
-                 laws=None):
+    def __init__(self, core: Any, reference: Optional[Reference] = None,
+                 description: str = "privacy curve", exact: bool = True, *,
+                 laws: Any = None) -> None:
+        """A curve of a compiled evaluator (the factories build curves so).
+
+        Parameters
+        ----------
+        core : statpriv._core.CurveCore
+            The C evaluator of ln delta (or any object with the same
+            ``log_delta(eps, direction)`` and ``epsilon(log_target, direction)``).
+        reference : callable(eps_list, direction) -> list of mpmath.mpf, optional
+            The mpmath brute force for ``precision="mp"``.
+        description : str
+            What the curve is, for repr.
+        exact : bool
+            False for labelled approximations (``approx="normal"``).
+        laws : optional, keyword only
+            What the curve knows of its pair of laws, given at construction: a
+            ``statpriv.laws.Laws`` value (discrete atoms), a lazy source, the
+            noise pair of a worst-case DP curve (``statpriv.noise.DPPair``) or a
+            privacy-loss distribution.  It answers ``log_pmfs()`` (where
+            ``has_log_pmfs``), ``privacy_loss_distribution(h, tail, description)``
+            and, where the kind has them, a closed-form ``renyi(alpha,
+            direction)`` and a native ``dp_accounting_pld(h)``; None: the curve
+            has none of these (delta and epsilon only).
+        """
         self._core = core
         self._bind_core(core)            # one float: straight to the compiled core
         self._reference = reference
@@ -85,39 +115,39 @@ class PrivacyCurve(CurveQueries):
         self._exact = bool(exact)
         self._laws = laws
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         if not name.startswith("_"):
             raise AttributeError(f"PrivacyCurve objects are immutable: cannot set {name!r}")
         object.__setattr__(self, name, value)
 
     @property
-    def description(self):
+    def description(self) -> str:
         """What the curve is (read-only)."""
         return self._description
 
     @property
-    def exact(self):
+    def exact(self) -> bool:
         """False for labelled approximations (``approx="normal"``); read-only."""
         return self._exact
 
     @property
-    def laws(self):
+    def laws(self) -> Any:
         """What the curve knows of its pair of laws (see the class docstring), or None."""
         return self._laws
 
     @property
-    def params(self):
+    def params(self) -> Dict[str, Any]:
         """The arguments of the public factory call that built the curve, by
         name (a new dict); empty for a curve built otherwise."""
         return {} if self._recipe is None else self._recipe.arguments()
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Callable[..., Any], Tuple[Any, ...]]:
         if self._recipe is None:
             raise TypeError(f"cannot pickle <PrivacyCurve {self.description}>: it was not built "
                             "by a public statpriv factory, so it cannot be rebuilt")
         return self._recipe.reduce()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<PrivacyCurve {self.description}>"
 
     # -- a curve is a value: its factory call (statpriv.curve.values) ------
@@ -269,7 +299,8 @@ class PrivacyCurve(CurveQueries):
     # -- evaluation: delta, log_delta (each direction) and epsilon are the
     # compiled base's (statpriv.curve._queries.CurveQueries): one float goes to
     # the core, everything else comes here
-    def _log_delta(self, eps, direction, precision, max_terms=None):
+    def _log_delta(self, eps: object, direction: str, precision: str,
+                   max_terms: Optional[float] = None) -> Any:
         _validate.choice("precision", precision, ("float", "mp"))
         arr = _validate.real_array("eps", eps, allow_inf=True)
         scalar = arr.ndim == 0
@@ -297,7 +328,8 @@ class PrivacyCurve(CurveQueries):
                else _in_chunks(evaluate, flat, d, "delta")).reshape(arr.shape)
         return float(out[()]) if scalar else out
 
-    def _delta(self, eps, direction, precision, max_terms=None):
+    def _delta(self, eps: object, direction: str, precision: str,
+               max_terms: Optional[float] = None) -> Any:
         logs = self._log_delta(eps, direction, precision, max_terms)
         if precision == "mp":
             import mpmath
@@ -306,7 +338,7 @@ class PrivacyCurve(CurveQueries):
         return math.exp(logs) if np.ndim(logs) == 0 else np.exp(logs)
 
     # -- inverse ----------------------------------------------------------
-    def _epsilon(self, delta, direction):
+    def _epsilon(self, delta: object, direction: str) -> Union[float, NDArray[np.float64]]:
         """epsilon() of anything but one float (the validating route, arrays)."""
         _validate.choice("direction", direction, tuple(_DIRECTIONS))
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
@@ -318,7 +350,7 @@ class PrivacyCurve(CurveQueries):
                else _in_chunks(evaluate, log_target, d, "epsilon")).reshape(arr.shape)
         return float(out[()]) if scalar else out
 
-    def log_pmfs(self):
+    def log_pmfs(self) -> "LogPmfs":
         """The discrete laws behind the curve, as statpriv.laws.LogPmfs.
 
         A named tuple (support_start, log_p, log_q, log_rest_p, log_rest_q):
@@ -343,21 +375,35 @@ class PrivacyCurve(CurveQueries):
         if laws is None or not laws.has_log_pmfs:
             raise ValueError(f"{self.description}: no discrete laws are available for this "
                              "curve (noisy, sampled or continuous mechanisms)")
-        return laws.log_pmfs()
+        return cast("LogPmfs", laws.log_pmfs())
 
     # -- dp-accounting conventions ----------------------------------------
-    def get_delta_for_epsilon(self, epsilon):
+    @overload
+    def get_delta_for_epsilon(self, epsilon: float) -> float: ...
+    @overload
+    def get_delta_for_epsilon(self, epsilon: _Arrayish) -> NDArray[np.float64]: ...
+    @overload
+    def get_delta_for_epsilon(self, epsilon: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
+
+    def get_delta_for_epsilon(self, epsilon: ArrayLike) -> Union[float, NDArray[np.float64]]:
         """dp-accounting's name for ``delta(epsilon)`` (vectorised the same way)."""
         _validate.real_array("epsilon", epsilon, allow_inf=True)     # errors name epsilon
-        return self.delta(epsilon)
+        return cast(Union[float, NDArray[np.float64]], self.delta(epsilon))
 
-    def get_epsilon_for_delta(self, delta):
+    @overload
+    def get_epsilon_for_delta(self, delta: float) -> float: ...
+    @overload
+    def get_epsilon_for_delta(self, delta: _Arrayish) -> NDArray[np.float64]: ...
+    @overload
+    def get_epsilon_for_delta(self, delta: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
+
+    def get_epsilon_for_delta(self, delta: ArrayLike) -> Union[float, NDArray[np.float64]]:
         """dp-accounting's name for ``epsilon(delta)`` (vectorised the same way)."""
         return self.epsilon(delta)
 
     @_validate.renamed(tail_mass="tail_mass_truncation")
-    def to_dp_accounting(self, value_discretization_interval=1e-4, *, method="auto",
-                         tail_mass_truncation=1e-15):
+    def to_dp_accounting(self, value_discretization_interval: float = 1e-4, *, method: str = "auto",
+                         tail_mass_truncation: float = 1e-15) -> Any:
         """A pessimistic dp-accounting PrivacyLossDistribution of this curve:
         delta(eps) <= its delta(eps) <= (1 + c) delta(eps - h) + T, h =
         value_discretization_interval, c and T small (see
@@ -368,13 +414,14 @@ class PrivacyCurve(CurveQueries):
                                        method=method,
                                        tail_mass_truncation=tail_mass_truncation)
 
-    def total_variation(self):
+    def total_variation(self) -> float:
         """delta(0): the total-variation distance between P and Q."""
         return self.delta(0.0)
 
     # -- accounting (the curve's laws: statpriv.laws.pld, statpriv.laws.renyi) --
-    def privacy_loss_distribution(self, value_discretization_interval=None, *,
-                                  tail_mass_truncation=1e-15):
+    def privacy_loss_distribution(self, value_discretization_interval: Optional[float] = None, *,
+                                  tail_mass_truncation: float = 1e-15,
+                                  ) -> "PrivacyLossDistribution":
         """The privacy-loss distribution (statpriv.laws.pld.PrivacyLossDistribution).
 
         Both directions: the atoms (loss ln P(x)/Q(x), probability P(x)) and
@@ -404,15 +451,25 @@ class PrivacyCurve(CurveQueries):
             raise ValueError(f"{self.description}: no privacy-loss distribution is available for "
                              "this curve (counts with Laplace or Gaussian noise, labelled "
                              "approximations)")
-        pld = self._laws.privacy_loss_distribution(h, tail, self.description)
+        pld = cast("PrivacyLossDistribution",
+                   self._laws.privacy_loss_distribution(h, tail, self.description))
         if self._recipe is None:
             return pld
         # (a copy that remembers the call: its to_curve() pickles, compares
         # and converts to a dict through it)
-        return Recipe(PrivacyCurve.privacy_loss_distribution, (self, value_discretization_interval),
-                      {"tail_mass_truncation": tail_mass_truncation}).attach(pld)
+        return cast("PrivacyLossDistribution", Recipe(
+            PrivacyCurve.privacy_loss_distribution, (self, value_discretization_interval),
+            {"tail_mass_truncation": tail_mass_truncation}).attach(pld))
 
-    def renyi(self, alpha, direction="max"):
+    @overload
+    def renyi(self, alpha: float, direction: str = "max") -> float: ...
+    @overload
+    def renyi(self, alpha: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
+    @overload
+    def renyi(self, alpha: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+
+    def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """Renyi divergence D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or the max.
 
         D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1)
@@ -436,7 +493,7 @@ class PrivacyCurve(CurveQueries):
         _validate.choice("direction", direction, ("plus", "minus", "max"))
         closed_form = getattr(self._laws, "renyi", None)
         if closed_form is not None:
-            return closed_form(alpha, direction)
+            return cast(Union[float, NDArray[np.float64]], closed_form(alpha, direction))
         try:
             pld = self.privacy_loss_distribution()
         except ValueError as exc:
@@ -447,9 +504,9 @@ class PrivacyCurve(CurveQueries):
 
     # statpriv.compose, set by statpriv.accounting.composition when it is
     # imported (the curve layer imports nothing above it)
-    _composer = None
+    _composer: ClassVar[Optional[Callable[..., "PrivacyCurve"]]] = None
 
-    def compose(self, times=1, **options):
+    def compose(self, times: int = 1, **options: Any) -> "PrivacyCurve":
         """This mechanism run ``times`` times on the same data: statpriv.compose(self,
         times=times, **options) (the grid composition with its certified
         bracket; options: epsilon_error, delta_error, ...).
@@ -460,10 +517,12 @@ class PrivacyCurve(CurveQueries):
         >>> print(f"{lower:.4f} <= eps <= {upper:.4f}")
         1.8282 <= eps <= 1.8282
         """
-        return PrivacyCurve._composer(self, times=times, **options)
+        composer = cast(Callable[..., "PrivacyCurve"], PrivacyCurve._composer)
+        return composer(self, times=times, **options)
 
     @factory
-    def subsample(self, sampling_prob, *, sampling="poisson", relation=None):
+    def subsample(self, sampling_prob: float, *, sampling: str = "poisson",
+                  relation: Optional[str] = None) -> "PrivacyCurve":
         """This mechanism run on a random sample of the records, by its pair (P, Q).
 
         The pair of the sampled mechanism (Balle, Barthe & Gaboardi, "Privacy
@@ -552,7 +611,7 @@ class PrivacyCurve(CurveQueries):
         return PrivacyCurve(core, reference, f"{self.description}, subsampled q={q} ({sampling})",
                             self._exact, laws=laws)
 
-    def _with_recipe(self, recipe):
+    def _with_recipe(self: _Curve, recipe: Recipe) -> _Curve:
         """A fresh copy of this curve that remembers ``recipe`` (statpriv.curve.recipe)."""
         twin = type(self).__new__(type(self))
         twin.__dict__.update(self.__dict__)
@@ -562,15 +621,16 @@ class PrivacyCurve(CurveQueries):
         return twin
 
 
-def _subsampled_reference(reference, q, without_replacement):
+def _subsampled_reference(reference: Reference, q: float, without_replacement: bool) -> Reference:
     """The mpmath reference of a subsampled curve (PrivacyCurve.subsample):
     the reduction of the base curve's reference, in mpmath."""
-    def sampled(eps_list, direction):
+    def sampled(eps_list: List[float], direction: str) -> List[Any]:
         import mpmath
         with mpmath.workdps(60):
             qq = mpmath.mpf(q)
 
-            def forward(e, d):             # H_e(q A + (1-q) B || B), H_e(A || B) = base d
+            def forward(e: Any,
+                        d: str) -> Any:             # H_e(q A + (1-q) B || B), H_e(A || B) = base d
                 c = mpmath.exp(e) - 1 + qq
                 if c <= 0:
                     return -mpmath.expm1(e)
@@ -578,13 +638,13 @@ def _subsampled_reference(reference, q, without_replacement):
                     return mpmath.mpf(0)
                 return qq * reference([mpmath.log(c / qq)], d)[0]
 
-            def reverse(e):                # H_e(B || q A + (1-q) B), base "minus"
+            def reverse(e: Any) -> Any:                # H_e(B || q A + (1-q) B), base "minus"
                 c = 1 - (1 - qq) * mpmath.exp(e)
                 if c <= 0 or qq == 0:
                     return max(c, mpmath.mpf(0))      # q = 0: A = B, H = (1 - e^e)_+
                 return c * reference([e + mpmath.log(qq) - mpmath.log(c)], "minus")[0]
 
-            def one(e, d):
+            def one(e: Any, d: str) -> Any:
                 e = mpmath.mpf(e)
                 if without_replacement:
                     return forward(e, d)

@@ -60,11 +60,17 @@ loss atoms themselves are wanted: it is dp-accounting's
 ``from_two_probability_mass_functions`` (lower law first, then upper)
 without its Python loop over atoms.
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from statpriv import _connect_dots as connect_dots, _validate
+
+if TYPE_CHECKING:
+    from statpriv.curve import PrivacyCurve
 
 __all__ = ["MAX_GRID", "to_dp_accounting"]
 
@@ -75,7 +81,7 @@ _LOG_TINY = -690.0
 MAX_GRID = 4_000_000
 
 
-def _dp_accounting():
+def _dp_accounting() -> Any:
     try:
         from dp_accounting.pld import pld_pmf, privacy_loss_distribution
     except ImportError as err:          # pragma: no cover - the extra is in the test extra
@@ -84,7 +90,7 @@ def _dp_accounting():
     return pld_pmf, privacy_loss_distribution
 
 
-def _pmf_side(log_upper, log_lower, log_rest_upper, h, tail_mass):
+def _pmf_side(log_upper: Any, log_lower: Any, log_rest_upper: Any, h: Any, tail_mass: Any) -> Any:
     """(lower index, dense probs, infinity mass) of the PLD of (upper, lower):
     losses rounded up to the grid k h; the +inf atom holds the upper mass
     where lower vanishes, the rest bound, the underflowing atoms and up to
@@ -132,7 +138,7 @@ def _pmf_side(log_upper, log_lower, log_rest_upper, h, tail_mass):
     return lo, probs, min(infinity, 1.0)
 
 
-def _pmf_route(curve, h, tail_mass):
+def _pmf_route(curve: Any, h: Any, tail_mass: Any) -> Any:
     pld_pmf, pld = _dp_accounting()
     laws = curve.log_pmfs()
     lo_r, probs_r, inf_r = _pmf_side(laws.log_p, laws.log_q, laws.log_rest_p, h, tail_mass)
@@ -142,14 +148,14 @@ def _pmf_route(curve, h, tail_mass):
     return pld.PrivacyLossDistribution(remove, add)
 
 
-def _ctd_side(curve, direction, other, h, tail_mass):
+def _ctd_side(curve: Any, direction: Any, other: Any, h: Any, tail_mass: Any) -> Any:
     """Pessimistic connect-the-dots pmf of one direction on the grid k h,
     lo <= k <= hi: hi where delta_dir reaches delta_dir(inf) + tail_mass,
     lo = -(the same point of the other direction) (below it the P mass is
     at most e^-E times a Q mass of at most tail_mass)."""
     pld_pmf, _ = _dp_accounting()
 
-    def reach(d):
+    def reach(d: Any) -> Any:
         # epsilon() keeps its own 1e-12 relative margin: a target within
         # 1e-12 of delta(+inf) would never be reached
         at_inf = float(getattr(curve, f"delta_{d}")(math.inf))
@@ -173,7 +179,7 @@ def _ctd_side(curve, direction, other, h, tail_mass):
     return pld_pmf.DensePLDPmf(h, lo, probs, infinity, True)
 
 
-def _ctd_inflation(h):
+def _ctd_inflation(h: Any) -> Any:
     """Relative raise of the deltas fed to connect-the-dots: 1e-15 / h
     (1e-11 at h = 1e-4), at least 1e-12 (statpriv's own relative error);
     without it, the PLD's delta fell below the curve's by up to 3e-12
@@ -182,15 +188,15 @@ def _ctd_inflation(h):
     return max(1e-12, 1e-15 / h)
 
 
-def _ctd_route(curve, h, tail_mass):
+def _ctd_route(curve: Any, h: Any, tail_mass: Any) -> Any:
     _, pld = _dp_accounting()
     return pld.PrivacyLossDistribution(_ctd_side(curve, "plus", "minus", h, tail_mass),
                                        _ctd_side(curve, "minus", "plus", h, tail_mass))
 
 
 @_validate.renamed(tail_mass="tail_mass_truncation")
-def to_dp_accounting(curve, value_discretization_interval=1e-4, *, method="auto",
-                     tail_mass_truncation=1e-15):
+def to_dp_accounting(curve: PrivacyCurve, value_discretization_interval: float = 1e-4, *,
+                     method: str = "auto", tail_mass_truncation: float = 1e-15) -> Any:
     """A pessimistic dp-accounting PrivacyLossDistribution of ``curve``.
 
     delta_PLD(eps) = max over the two directions of Pr[L = inf] + E[(1 -

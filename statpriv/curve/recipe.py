@@ -9,34 +9,38 @@ multiprocessing, Dask) by calling the factory again: a curve is rebuilt, not
 its C state copied.  The call is attached as the curve is returned, to a
 fresh copy: nothing is written on a curve after it was handed out.
 """
+from __future__ import annotations
+
 import functools
 import inspect
-from typing import Any, Callable, NamedTuple, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Tuple, TypeVar, cast
 
 __all__ = ["Recipe", "factory", "rebuild"]
+
+_Factory = TypeVar("_Factory", bound=Callable[..., Any])
 
 
 class Recipe(NamedTuple):
     """A public factory call: function(*args, **kwargs), then the attributes in ``then``."""
 
-    function: Callable
+    function: Callable[..., Any]
     args: Tuple[Any, ...]
-    kwargs: dict
+    kwargs: Dict[str, Any]
     then: Tuple[str, ...] = ()
 
-    def arguments(self):
+    def arguments(self) -> Dict[str, Any]:
         """The call's arguments by parameter name (a new dict)."""
         bound = inspect.signature(self.function).bind(*self.args, **self.kwargs)
         return dict(bound.arguments)
 
-    def reduce(self):
+    def reduce(self) -> Tuple[Callable[..., Any], Tuple[Any, ...]]:
         """The pickle protocol's (callable, args) that rebuilds the curve: the
         factory by its public dotted name (what ``statpriv.<module>`` holds, a
         deprecation wrapper around it included), not the function object."""
         return rebuild, (self.function.__module__, self.function.__qualname__, self.args,
                          self.kwargs, self.then)
 
-    def attach(self, result):
+    def attach(self, result: Any) -> Any:
         """``result`` of the call (a curve, or a named tuple of curves) as fresh
         copies that remember this call (each field of a tuple as ``then``)."""
         if hasattr(result, "_with_recipe"):
@@ -47,11 +51,12 @@ class Recipe(NamedTuple):
         return result
 
 
-def rebuild(module, qualname, args, kwargs, then=()):
+def rebuild(module: str, qualname: str, args: Tuple[Any, ...], kwargs: Dict[str, Any],
+            then: Tuple[str, ...] = ()) -> Any:
     """Call the factory ``module.qualname`` again and follow ``then``: the
     unpickled curve."""
     import importlib
-    function = importlib.import_module(module)
+    function: Any = importlib.import_module(module)
     for name in qualname.split("."):
         function = getattr(function, name)
     result = function(*args, **kwargs)
@@ -60,9 +65,9 @@ def rebuild(module, qualname, args, kwargs, then=()):
     return result
 
 
-def factory(function):
+def factory(function: _Factory) -> _Factory:
     """Decorator of a public curve factory: its curves remember the call."""
     @functools.wraps(function)
-    def build(*args, **kwargs):
+    def build(*args: Any, **kwargs: Any) -> Any:
         return Recipe(build, args, kwargs).attach(function(*args, **kwargs))
-    return build
+    return cast(_Factory, build)

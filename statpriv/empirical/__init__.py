@@ -48,9 +48,13 @@ partition):
 ``EmpiricalPrivacy._from_arrays(q, Q, individuals, databases, ...)`` builds
 the object from those arrays.
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union, cast, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _validate
 
@@ -59,26 +63,33 @@ MAX_EPS = 700.0
 from statpriv.empirical import _loo
 from statpriv.empirical._estimators import ESTIMATORS, fit_estimator
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from statpriv.empirical._estimators import Estimator
+
+_Arrayish = Union[NDArray[Any], Sequence[float], Sequence[Sequence[float]]]
+
 _EPS_MAX = 512.0
 
 __all__ = ["EmpiricalPrivacy", "Conditioned", "ESTIMATORS", "hausdorff", "matching_distance"]
 
 
-def hausdorff(q, Q):
+def hausdorff(q: ArrayLike, Q: ArrayLike) -> NDArray[np.float64]:
     """d_H(q, q_i) for every row q_i of Q (finite sets of reals)."""
     from statpriv.empirical import _kde
     Q = np.atleast_2d(np.asarray(Q, dtype=np.float64))
     return _kde.hausdorff(np.sort(np.asarray(q, dtype=np.float64)), np.sort(Q, axis=1))
 
 
-def matching_distance(q, Q):
+def matching_distance(q: ArrayLike, Q: ArrayLike) -> NDArray[np.float64]:
     """max_j |q_(j) - q_i(j)| for every row q_i of Q (sorted values matched in order)."""
     Q = np.atleast_2d(np.asarray(Q, dtype=np.float64))
-    return np.max(np.abs(np.sort(Q, axis=1) - np.sort(np.asarray(q, dtype=np.float64))),
-                  axis=1, initial=0.0)
+    return cast(NDArray[np.float64],
+                np.max(np.abs(np.sort(Q, axis=1) - np.sort(np.asarray(q, dtype=np.float64))),
+                       axis=1, initial=0.0))
 
 
-def _is_dask(data):
+def _is_dask(data: object) -> bool:
     return type(data).__module__.split(".")[0] == "dask"
 
 
@@ -111,15 +122,17 @@ class EmpiricalPrivacy:
     bound (~1e-14) added.
     """
 
-    def __new__(cls, data=None, *args, **kwargs):
+    def __new__(cls, data: Any = None, *args: Any, **kwargs: Any) -> "EmpiricalPrivacy":
         # a dask DataFrame: the scale-out subclass (statpriv.empirical.distributed)
         if cls is EmpiricalPrivacy and _is_dask(data):
             from statpriv.empirical.distributed import DaskEmpiricalPrivacy
             cls = DaskEmpiricalPrivacy
         return super().__new__(cls)
 
-    def __init__(self, data, query, *, individual="id", database="db", value="value",
-                 estimator="kde-laplace", bandwidth="cv", workers=None, progress=None):
+    def __init__(self, data: "pd.DataFrame", query: Union[str, Callable[..., float]], *,
+                 individual: str = "id", database: str = "db", value: str = "value",
+                 estimator: str = "kde-laplace", bandwidth: Union[str, float] = "cv",
+                 workers: Optional[int] = None, progress: Optional[bool] = None) -> None:
         _validate.choice("estimator", estimator, ESTIMATORS)
         parsed = _loo.parse_query(query)
         if workers is not None:
@@ -148,8 +161,8 @@ class EmpiricalPrivacy:
         self._encoded = enc
 
     @classmethod
-    def _from_arrays(cls, q, Q, individuals, databases, query, estimator="kde-laplace",
-                     bandwidth="cv"):
+    def _from_arrays(cls, q: Any, Q: Any, individuals: Any, databases: Any, query: Any,
+                     estimator: Any = "kde-laplace", bandwidth: Any = "cv") -> Any:
         """From q (R,) and Q (I, R) already computed (the Dask path, buckets)."""
         self = cls.__new__(cls)
         parsed = query if isinstance(query, _loo.Query) else _loo.parse_query(query)
@@ -158,7 +171,8 @@ class EmpiricalPrivacy:
         self._encoded = None
         return self
 
-    def _setup(self, q, Q, individuals, databases, query, estimator, bandwidth):
+    def _setup(self, q: Any, Q: Any, individuals: Any, databases: Any, query: Any, estimator: Any,
+               bandwidth: Any) -> None:
         import pandas as pd
 
         _validate.choice("estimator", estimator, ESTIMATORS)
@@ -172,43 +186,44 @@ class EmpiricalPrivacy:
         self.databases = pd.Index(databases)
         self._q = q
         self._Q = Q
-        self._estimator = fit_estimator(q, estimator, bandwidth)
-        self._prepared = None
-        self._cache = {}
-        self._max_cache = {}          # eps -> max_i delta_i (where the list is not needed)
-        self._hausdorff = None
-        self._matching = None
+        self._estimator: Estimator = fit_estimator(q, estimator, bandwidth)
+        self._prepared: Any = None
+        self._cache: Dict[float, NDArray[np.float64]] = {}
+        # eps -> max_i delta_i (where the list is not needed)
+        self._max_cache: Dict[float, float] = {}
+        self._hausdorff: Optional[NDArray[np.float64]] = None
+        self._matching: Optional[NDArray[np.float64]] = None
 
     # -- what was computed ------------------------------------------------
     @property
-    def estimator(self):
+    def estimator(self) -> "Estimator":
         """The fitted density estimator (kind, scale, per-database widths)."""
         return self._estimator
 
     @property
-    def bandwidth(self):
+    def bandwidth(self) -> float:
         """The kernel scale used (Laplace b, Gaussian sd; nan for ecdf)."""
         return self._estimator.scale
 
     @property
-    def q(self):
+    def q(self) -> "pd.Series":
         """The query on every full database (pandas Series by database)."""
         import pandas as pd
         return pd.Series(self._q, index=self.databases, name="q")
 
     @property
-    def leave_one_out(self):
+    def leave_one_out(self) -> "pd.DataFrame":
         """q_{i,r}: a DataFrame, one row per individual, one column per database."""
         import pandas as pd
         return pd.DataFrame(self._Q, index=self.individuals, columns=self.databases)
 
-    def densities(self, x, individual):
+    def densities(self, x: ArrayLike, individual: Any) -> Any:
         """(p(x), p_i(x)): the estimates with and without ``individual``."""
         i = self.individuals.get_loc(individual)
         return self._estimator.density(x), self._estimator.density(x, self._Q[i])
 
     # -- delta ---------------------------------------------------------------
-    def _delta_values(self, eps):
+    def _delta_values(self, eps: Any) -> Any:
         """delta_i for every individual at one float eps (cached)."""
         eps = float(eps)
         if eps not in self._cache:
@@ -219,7 +234,7 @@ class EmpiricalPrivacy:
             self._cache[eps] = self._estimator.deltas_prepared(self._prepared, eps)[0]
         return self._cache[eps]
 
-    def _max_delta(self, eps):
+    def _max_delta(self, eps: Any) -> Any:
         """max_i delta_i at one float eps.  Where the estimator bounds every
         row cheaply (Estimator.pair_bounds) and the full list is not cached,
         only the rows whose bound exceeds the running maximum are
@@ -250,24 +265,39 @@ class EmpiricalPrivacy:
             self._max_cache[eps] = best
         return self._max_cache[eps]
 
-    def _vectorised(self, eps, fn):
+    def _vectorised(self, eps: ArrayLike,
+                    fn: Callable[[float], float]) -> Union[float, NDArray[np.float64]]:
         arr = _validate.real_array("eps", eps, high=MAX_EPS)
         out = np.array([fn(e) for e in arr.ravel()], dtype=np.float64).reshape(arr.shape)
         return float(out) if arr.ndim == 0 else out
 
-    def delta(self, eps):
+    @overload
+    def delta(self, eps: float) -> float: ...
+    @overload
+    def delta(self, eps: _Arrayish) -> NDArray[np.float64]: ...
+    @overload
+    def delta(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
+
+    def delta(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]:
         """delta(eps) = max_i delta_i(eps) (eps a number or an array)."""
         return self._vectorised(eps, self._max_delta)
 
-    def deltas(self, eps):
+    def deltas(self, eps: float) -> "pd.Series":
         """delta_i(eps) for every individual: a pandas Series indexed by individual."""
         import pandas as pd
         e = _validate.real("eps", eps, high=MAX_EPS)
         return pd.Series(self._delta_values(e), index=self.individuals, name="delta")
 
-    def total_risk(self, eps):
+    @overload
+    def total_risk(self, eps: float) -> float: ...
+    @overload
+    def total_risk(self, eps: _Arrayish) -> NDArray[np.float64]: ...
+    @overload
+    def total_risk(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
+
+    def total_risk(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]:
         """delta*(eps) = 1 - prod_i (1 - delta_i(eps)), summed in log space."""
-        def risk(e):
+        def risk(e: Any) -> Any:
             d = self._delta_values(e)
             if np.any(d >= 1.0):
                 return 1.0
@@ -275,12 +305,19 @@ class EmpiricalPrivacy:
             return float(0.0 - np.expm1(np.sum(np.log1p(-d))))
         return self._vectorised(eps, risk)
 
-    def most_exposed(self, k=10, eps=1.0):
+    def most_exposed(self, k: int = 10, eps: float = 1.0) -> "pd.Series":
         """The k individuals with the largest delta_i(eps), largest first."""
         k = _validate.count("k", k, low=1)
         return self.deltas(eps).sort_values(ascending=False, kind="stable").head(k)
 
-    def epsilon(self, delta):
+    @overload
+    def epsilon(self, delta: float) -> float: ...
+    @overload
+    def epsilon(self, delta: _Arrayish) -> NDArray[np.float64]: ...
+    @overload
+    def epsilon(self, delta: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
+
+    def epsilon(self, delta: ArrayLike) -> Union[float, NDArray[np.float64]]:
         """The smallest eps >= 0 (to 1e-12 relative, rounded up) with
         delta(eps) <= delta; inf if delta(eps) stays above it up to eps = 512
         (e.g. an ECDF bin that only one of the two sets occupies)."""
@@ -288,7 +325,7 @@ class EmpiricalPrivacy:
         out = np.array([self._epsilon(float(d)) for d in arr.ravel()]).reshape(arr.shape)
         return float(out) if arr.ndim == 0 else out
 
-    def _epsilon(self, target):
+    def _epsilon(self, target: Any) -> Any:
         est = self._estimator
         d0 = self._delta_values(0.0)
         if d0.max(initial=0.0) <= target:
@@ -297,7 +334,7 @@ class EmpiricalPrivacy:
         # at some eps stays there for every larger eps, so it leaves the search
         rows = est.prepare(self._Q[np.flatnonzero(d0 > target)])
 
-        def above(e):
+        def above(e: Any) -> Any:
             nonlocal rows
             vals = est.deltas_prepared(rows, e)[0]
             keep = vals > target
@@ -319,14 +356,14 @@ class EmpiricalPrivacy:
         return hi
 
     # -- noise -----------------------------------------------------------------
-    def hausdorff(self):
+    def hausdorff(self) -> "pd.Series":
         """d_H(q, q_i) for every individual (pandas Series)."""
         import pandas as pd
         if self._hausdorff is None:
             self._hausdorff = hausdorff(self._q, self._Q)
         return pd.Series(self._hausdorff, index=self.individuals, name="hausdorff")
 
-    def matching_distance(self):
+    def matching_distance(self) -> "pd.Series":
         """d_inf(q, q_i) = max_j |q_(j) - q_i(j)| (sorted values matched in
         order: the bottleneck distance of two equal-size multisets) per individual."""
         import pandas as pd
@@ -334,7 +371,7 @@ class EmpiricalPrivacy:
             self._matching = matching_distance(self._q, self._Q)
         return pd.Series(self._matching, index=self.individuals, name="matching")
 
-    def noise_scale(self, eps, distance="matching"):
+    def noise_scale(self, eps: float, distance: str = "matching") -> float:
         """lambda such that the Laplace KDEs of scale lambda of q and of every q_i
         differ by a factor <= e^eps everywhere.
 
@@ -350,8 +387,9 @@ class EmpiricalPrivacy:
         d = self.matching_distance() if distance == "matching" else self.hausdorff()
         return float(d.max()) / e
 
-    def noise_sampler(self, eps, kernel="laplace", seed=None, max_negative_mass=0.05,
-                      distance="matching"):
+    def noise_sampler(self, eps: float, kernel: str = "laplace", seed: Any = None,
+                      max_negative_mass: float = 0.05,
+                      distance: str = "matching") -> Callable[..., Any]:
         """A callable drawing the noise h with k * h = Laplace(lambda) density,
         k the curator's kernel (the fitted bandwidth when the estimator uses that
         kernel, else the bandwidth rule refitted for it); see statpriv.empirical._noise."""
@@ -367,11 +405,12 @@ class EmpiricalPrivacy:
         else:
             s = choose_scale(self._q, f"kde-{kernel}", self._bandwidth_rule)
         if kernel == "laplace":
-            return _noise.laplace_kernel_noise(s, lam, eps, seed)
-        return _noise.gaussian_kernel_noise(s, lam, eps, seed, max_negative_mass)
+            return cast(Callable[..., Any], _noise.laplace_kernel_noise(s, lam, eps, seed))
+        return cast(Callable[..., Any],
+                    _noise.gaussian_kernel_noise(s, lam, eps, seed, max_negative_mass))
 
     # -- adversary knowledge (Def. 4) ---------------------------------------------
-    def conditioned(self, on, bins=4):
+    def conditioned(self, on: Any, bins: int = 4) -> "Conditioned":
         """delta per bucket of a statistic g the attacker knows (Def. 4).
 
         on: a pandas Series of g(X^r) indexed by database, or a query ("mean",
@@ -407,7 +446,7 @@ class EmpiricalPrivacy:
                 self._query, self._estimator.kind, self._bandwidth_rule)
         return Conditioned(buckets)
 
-    def _known_statistic(self, on):
+    def _known_statistic(self, on: Any) -> Any:
         import pandas as pd
 
         if isinstance(on, pd.Series):
@@ -433,7 +472,7 @@ class EmpiricalPrivacy:
             raise ValueError("the known statistic `on` must be finite on every database")
         return g
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<EmpiricalPrivacy query={self._query.name!r}, {len(self.databases)} "
                 f"databases, {len(self.individuals)} individuals, "
                 f"estimator={self._estimator.kind!r}, bandwidth={self.bandwidth:.6g}>")
@@ -442,21 +481,21 @@ class EmpiricalPrivacy:
 class Conditioned:
     """delta per bucket of the attacker's known statistic (Def. 4)."""
 
-    def __init__(self, buckets):
+    def __init__(self, buckets: Dict[Any, "EmpiricalPrivacy"]) -> None:
         self.buckets = buckets
 
-    def delta(self, eps):
+    def delta(self, eps: float) -> "pd.Series":
         """pandas Series: max_i delta_i(eps) within each bucket."""
         import pandas as pd
         return pd.Series({k: v.delta(eps) for k, v in self.buckets.items()}, name="delta")
 
-    def total_risk(self, eps):
+    def total_risk(self, eps: float) -> "pd.Series":
         """pandas Series: delta* within each bucket."""
         import pandas as pd
         return pd.Series({k: v.total_risk(eps) for k, v in self.buckets.items()},
                          name="total_risk")
 
-    def deltas(self, eps):
+    def deltas(self, eps: float) -> "pd.DataFrame":
         """DataFrame: delta_i(eps), one column per bucket."""
         import pandas as pd
         return pd.DataFrame({k: v.deltas(eps) for k, v in self.buckets.items()})

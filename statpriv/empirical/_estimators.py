@@ -23,6 +23,7 @@ golden-section search), or a positive number.
 """
 import math
 from dataclasses import dataclass, field
+from typing import Any, Optional, cast
 
 import numpy as np
 
@@ -37,12 +38,12 @@ DEFAULT_TOL = 1e-14     # quadrature bound per individual (Gaussian kernels), ad
 GAUSS_ROWS = 256
 
 
-def _kde():
+def _kde() -> Any:
     from statpriv.empirical import _kde
     return _kde
 
 
-def silverman(q):
+def silverman(q: Any) -> Any:
     """1.06 sd(q) R^(-1/5) (Silverman's rule for a Gaussian kernel)."""
     sd = float(np.std(q, ddof=1))
     if not sd > 0.0:
@@ -51,7 +52,7 @@ def silverman(q):
     return 1.06 * sd * len(q) ** -0.2
 
 
-def knn_distance(q, k):
+def knn_distance(q: Any, k: Any) -> Any:
     """Distance from each q_r to its k-th nearest other point of q."""
     R = len(q)
     k = min(k, R - 1)
@@ -67,7 +68,7 @@ def knn_distance(q, k):
     return out
 
 
-def _relative_widths(q, kind):
+def _relative_widths(q: Any, kind: Any) -> Any:
     """Per-database widths for scale 1 (ones, or BMP's d_r / G)."""
     if kind != "kde-adaptive":
         return np.ones(len(q))
@@ -80,13 +81,13 @@ def _relative_widths(q, kind):
     return d / math.exp(np.mean(np.log(d)))
 
 
-def _log_kernel(kernel, dist, w):
+def _log_kernel(kernel: Any, dist: Any, w: Any) -> Any:
     if kernel == "laplace":
         return -dist / w - np.log(2.0 * w)
     return -0.5 * (dist / w) ** 2 - np.log(w * math.sqrt(2.0 * math.pi))
 
 
-def loo_log_likelihood(q, rel, kernel, scale, chunk=512):
+def loo_log_likelihood(q: Any, rel: Any, kernel: Any, scale: Any, chunk: Any = 512) -> Any:
     """sum_r ln(1/(R-1) sum_{t != r} K_{scale rel_t}(q_r - q_t))."""
     R = len(q)
     w = scale * rel
@@ -103,7 +104,7 @@ def loo_log_likelihood(q, rel, kernel, scale, chunk=512):
 _BANDWIDTH_RANGE = (1e-6, 1e6)       # a numeric bandwidth, relative to std(q)
 
 
-def choose_scale(q, kind, bandwidth):
+def choose_scale(q: Any, kind: Any, bandwidth: Any) -> Any:
     """The kernel scale (Laplace b, Gaussian s, adaptive typical width)."""
     kernel = "laplace" if kind == "kde-laplace" else "gauss"
     if not isinstance(bandwidth, str):
@@ -123,7 +124,7 @@ def choose_scale(q, kind, bandwidth):
         return h
     rel = _relative_widths(q, kind)
 
-    def ll(t):
+    def ll(t: Any) -> Any:
         return loo_log_likelihood(q, rel, kernel, math.exp(t))
 
     grid = np.linspace(math.log(h / 64), math.log(8 * h), 37)
@@ -134,7 +135,7 @@ def choose_scale(q, kind, bandwidth):
     return math.exp(_golden_max(ll, grid[j - 1], grid[j + 1], grid[j], values[j]))
 
 
-def _golden_max(f, lo, hi, best, f_best, tol=1e-4):
+def _golden_max(f: Any, lo: Any, hi: Any, best: Any, f_best: Any, tol: Any = 1e-4) -> Any:
     """Golden-section search for a maximum of f on [lo, hi] (f unimodal there);
     never returns a point worse than ``best``."""
     g = (math.sqrt(5.0) - 1.0) / 2.0
@@ -166,34 +167,35 @@ class Estimator:
     kind: str
     q: np.ndarray
     scale: float = math.nan
-    widths: np.ndarray = None
-    edges: np.ndarray = None
-    mass: np.ndarray = None
-    _a: np.ndarray = field(default=None, repr=False)
-    _wa: np.ndarray = field(default=None, repr=False)
+    widths: Optional[np.ndarray] = None
+    edges: Optional[np.ndarray] = None
+    mass: Optional[np.ndarray] = None
+    _a: Optional[np.ndarray] = field(default=None, repr=False)
+    _wa: Optional[np.ndarray] = field(default=None, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         order = np.argsort(self.q, kind="stable")
         self._a = np.ascontiguousarray(self.q[order])
         if self.widths is not None:
             self._wa = np.ascontiguousarray(self.widths[order])
 
     @property
-    def kernel(self):
+    def kernel(self) -> Any:
         """'laplace', 'gauss' or None (ecdf)."""
         return {"kde-laplace": "laplace", "ecdf": None}.get(self.kind, "gauss")
 
-    def prepare(self, Q):
+    def prepare(self, Q: Any) -> Any:
         """Rows of Q sorted (and their widths): the input of deltas_prepared."""
         Q = np.asarray(Q, dtype=np.float64)
         if Q.ndim != 2 or Q.shape[1] != len(self.q):
             raise ValueError(f"Q must have shape (individuals, {len(self.q)}), got {Q.shape}")
         if self.kind == "kde-adaptive":
             idx = np.argsort(Q, axis=1, kind="stable")
-            return np.take_along_axis(Q, idx, axis=1), np.ascontiguousarray(self.widths[idx])
+            widths = cast(np.ndarray, self.widths)
+            return np.take_along_axis(Q, idx, axis=1), np.ascontiguousarray(widths[idx])
         return np.sort(Q, axis=1), None
 
-    def deltas_prepared(self, prepared, eps, tol=DEFAULT_TOL):
+    def deltas_prepared(self, prepared: Any, eps: Any, tol: Any = DEFAULT_TOL) -> Any:
         """(b) delta_i = max(int (p - e^eps p_i)_+, int (p_i - e^eps p)_+) per row,
         and the quadrature bound already added to it (0 where exact)."""
         rows, wrows = prepared
@@ -209,7 +211,7 @@ class Estimator:
             plus, minus, bound = _gauss_deltas(kde, self._a, self._wa, rows, wrows, eps, tol)
         return np.minimum(np.maximum(plus, minus), 1.0), bound
 
-    def pair_bounds(self, prepared, eps):
+    def pair_bounds(self, prepared: Any, eps: Any) -> Any:
         """Certified upper bounds of delta_i per row (rows of ``prepare``), or
         None where none is known (every kernel but kde-gauss; eps < 0).
 
@@ -239,16 +241,16 @@ class Estimator:
             out[i:i + 4096] = h.mean(axis=1) * (1.0 + 1e-12)
         return out
 
-    def deltas(self, Q, eps, tol=DEFAULT_TOL):
+    def deltas(self, Q: Any, eps: Any, tol: Any = DEFAULT_TOL) -> Any:
         """(b) delta_i for a batch: Q[i, r] = q_{i,r} (database order as q)."""
         return self.deltas_prepared(self.prepare(Q), eps, tol)
 
-    def density(self, x, values=None):
+    def density(self, x: Any, values: Any = None) -> Any:
         """The estimate at points x, fitted on q (or on values = some q_i)."""
         x = np.asarray(x, dtype=np.float64)
         pts = self.q if values is None else np.asarray(values, dtype=np.float64)
         if self.kind == "ecdf":
-            inner = self.edges
+            inner = cast(np.ndarray, self.edges)
             lo, hi = min(pts.min(), self.q.min()), max(pts.max(), self.q.max())
             full = np.concatenate(([lo], inner, [hi]))
             counts = np.bincount(np.searchsorted(inner, pts, side="right"),
@@ -262,7 +264,7 @@ class Estimator:
         return np.mean(np.exp(_log_kernel(self.kernel, d, w)), axis=-1)
 
 
-def fit_estimator(q, estimator="kde-laplace", bandwidth="cv"):
+def fit_estimator(q: Any, estimator: Any = "kde-laplace", bandwidth: Any = "cv") -> Any:
     """Fit an Estimator on the full query values q (R >= 2)."""
     _validate.choice("estimator", estimator, ESTIMATORS)
     q = np.ascontiguousarray(q, dtype=np.float64)
@@ -279,7 +281,7 @@ def fit_estimator(q, estimator="kde-laplace", bandwidth="cv"):
     return Estimator(estimator, q, scale=scale, widths=widths)
 
 
-def _gauss_deltas(kde, a, wa, rows, wrows, eps, tol):
+def _gauss_deltas(kde: Any, a: Any, wa: Any, rows: Any, wrows: Any, eps: Any, tol: Any) -> Any:
     """kde.bound_delta with Gaussian kernels, GAUSS_ROWS rows at a time for
     many rows (the same values: each row is integrated on its own)."""
     if len(rows) <= GAUSS_ROWS:

@@ -15,6 +15,7 @@ The cells are then combined exactly in int64 limbs of 24 bits, vectorised
 over all groups (see combine), and each group's total is rounded once to the
 nearest double.
 """
+from typing import Any
 import numpy as np
 
 __all__ = ["split", "combine", "group_sums", "MAX_CELL_TERMS"]
@@ -23,7 +24,7 @@ MAX_CELL_TERMS = 1 << 26
 _SHIFT = 1126          # 2^-1126 is below the exponent of every M 2^(e-53)
 
 
-def split(values):
+def split(values: Any) -> Any:
     """(e, H, L) per value: x = (H 2^26 + L) 2^(e - 53), H and L as float64
     integers (|H| <= 2^27, 0 <= L < 2^26)."""
     values = np.asarray(values, dtype=np.float64)
@@ -34,7 +35,7 @@ def split(values):
     return e.astype(np.int64), hi.astype(np.float64), lo.astype(np.float64)
 
 
-def combine(groups, e, hi_sums, lo_sums, n_groups):
+def combine(groups: Any, e: Any, hi_sums: Any, lo_sums: Any, n_groups: Any) -> Any:
     """Round the exact totals of every group: groups / e / hi_sums / lo_sums
     give, per (group, e) cell, the exact sums of H and L (float64 integers).
     Returns float64 (n_groups,).
@@ -84,7 +85,8 @@ _LIMB = 24
 _BLOCK = 1 << 22          # limbs (groups x width) held at once
 
 
-def _combine_block(groups, e, hi_sums, lo_sums, n_groups, q0, width):
+def _combine_block(groups: Any, e: Any, hi_sums: Any, lo_sums: Any, n_groups: Any, q0: Any,
+                   width: Any) -> Any:
     """combine for one block of groups (limb q0 of the fixed point at column 0)."""
     big = np.concatenate([hi_sums, lo_sums]).astype(np.int64)
     pos = np.concatenate([e - 27, e - 53]) + _SHIFT
@@ -123,7 +125,7 @@ def _combine_block(groups, e, hi_sums, lo_sums, n_groups, q0, width):
     return out
 
 
-def _carry(limbs):
+def _carry(limbs: Any) -> None:
     """Propagate carries so every limb but the top one is in [0, 2^_LIMB)
     (in place, one vectorised step per limb position)."""
     for j in range(limbs.shape[1] - 1):
@@ -132,7 +134,7 @@ def _carry(limbs):
         limbs[:, j + 1] += c
 
 
-def _combine_ints(groups, e, hi_sums, lo_sums, which):
+def _combine_ints(groups: Any, e: Any, hi_sums: Any, lo_sums: Any, which: Any) -> Any:
     """The totals of the groups ``which`` in Python integers (the subnormal
     range: int / int division rounds correctly there too)."""
     groups = np.asarray(groups)
@@ -145,7 +147,7 @@ def _combine_ints(groups, e, hi_sums, lo_sums, which):
     return np.array([exact[g] / scale for g in np.asarray(which).tolist()], dtype=np.float64)
 
 
-def group_sums(codes, values, n_groups):
+def group_sums(codes: Any, values: Any, n_groups: Any) -> Any:
     """sum of values[codes == g] for g in 0..n_groups-1, correctly rounded."""
     codes = np.asarray(codes, dtype=np.int64)
     e, hi, lo = split(values)

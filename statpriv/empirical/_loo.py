@@ -23,6 +23,7 @@ removed (the generic path: a progress bar, optionally a process pool).
 """
 import math
 from dataclasses import dataclass
+from typing import Any, Optional
 
 import numpy as np
 
@@ -43,7 +44,7 @@ class Query:
     name: str = ""
 
 
-def parse_query(query, name="query"):
+def parse_query(query: Any, name: Any = "query") -> Any:
     """'mean', 'sum', 'count', 'median', 'quantile:q' (0 <= q <= 1) or a callable
     (``name``: the parameter named in errors)."""
     if callable(query):
@@ -79,7 +80,7 @@ class Encoded:
     databases: object
 
 
-def _column(data, name, role):
+def _column(data: Any, name: Any, role: Any) -> Any:
     if not isinstance(name, str) and not np.isscalar(name):
         raise ParameterTypeError(f"{role} must be a column name, got {type(name).__name__}")
     if name not in data.columns:
@@ -88,7 +89,7 @@ def _column(data, name, role):
     return data[name]
 
 
-def encode(data, individual="id", database="db", value="value"):
+def encode(data: Any, individual: Any = "id", database: Any = "db", value: Any = "value") -> Any:
     """Validate a long-format pandas DataFrame and encode it (see Encoded)."""
     import pandas as pd
 
@@ -140,11 +141,11 @@ class DatabaseStats:
     total: np.ndarray
     count: np.ndarray
     q: np.ndarray
-    sorted_values: np.ndarray = None
-    start: np.ndarray = None
+    sorted_values: Optional[np.ndarray] = None
+    start: Optional[np.ndarray] = None
 
     @classmethod
-    def from_sums(cls, query, total, count):
+    def from_sums(cls, query: Any, total: Any, count: Any) -> Any:
         """From per-database sums and counts (sum, count, mean queries)."""
         total = np.asarray(total, dtype=np.float64)
         count = np.asarray(count, dtype=np.float64)
@@ -159,7 +160,8 @@ class DatabaseStats:
         return cls(query, total, count, q)
 
 
-def _quantile_sorted(sorted_values, start, size, k_removed_fn, level):
+def _quantile_sorted(sorted_values: Any, start: Any, size: Any, k_removed_fn: Any,
+                     level: Any) -> Any:
     """numpy's linear quantile of sorted blocks after removals: start/size per
     block, k_removed_fn(k) -> global index of the k-th remaining value."""
     h = (size - 1) * level
@@ -175,7 +177,7 @@ def _quantile_sorted(sorted_values, start, size, k_removed_fn, level):
     return np.where(size > 0, out, np.nan)
 
 
-def database_statistics(db_codes, values, n_databases, query):
+def database_statistics(db_codes: Any, values: Any, n_databases: Any, query: Any) -> Any:
     """(a) Per-database full statistics of records given by db_codes/values."""
     total = group_sums(db_codes, values, n_databases)     # correctly rounded, any order
     count = np.bincount(db_codes, minlength=n_databases).astype(np.float64)
@@ -189,7 +191,7 @@ def database_statistics(db_codes, values, n_databases, query):
     return DatabaseStats(query, total, count, q, sorted_values, start)
 
 
-def _groups(ind_codes, db_codes, n_individuals):
+def _groups(ind_codes: Any, db_codes: Any, n_individuals: Any) -> Any:
     """(database, individual) groups: index of each record's group, and each
     group's individual and database."""
     key = db_codes * np.int64(n_individuals) + ind_codes
@@ -197,7 +199,8 @@ def _groups(ind_codes, db_codes, n_individuals):
     return inverse.ravel(), uniq % n_individuals, uniq // n_individuals
 
 
-def _undefined(stats, g_ind, g_db, remaining, individuals, databases):
+def _undefined(stats: Any, g_ind: Any, g_db: Any, remaining: Any, individuals: Any,
+               databases: Any) -> None:
     bad = np.flatnonzero(remaining <= 0)
     if len(bad):
         j = bad[0]
@@ -209,8 +212,8 @@ def _undefined(stats, g_ind, g_db, remaining, individuals, databases):
                          f"databases or use a query defined on empty data ('sum', 'count')")
 
 
-def leave_one_out(stats, ind_codes, db_codes, values, n_individuals, *,
-                  individuals=None, databases=None):
+def leave_one_out(stats: Any, ind_codes: Any, db_codes: Any, values: Any, n_individuals: Any, *,
+                  individuals: Any = None, databases: Any = None) -> Any:
     """(a) The matrix Q[i, r] = q_{i,r} for a batch of individuals.
 
     ind_codes: 0..n_individuals-1 (local to the batch), db_codes: global
@@ -242,7 +245,7 @@ def leave_one_out(stats, ind_codes, db_codes, values, n_individuals, *,
     return Q
 
 
-def _quantile_loo(stats, g, g_db, values, remaining):
+def _quantile_loo(stats: Any, g: Any, g_db: Any, values: Any, remaining: Any) -> Any:
     """Quantile of each group's database without the group's records."""
     # records sorted by (group, value); position of each in its database
     order = np.lexsort((values, g))
@@ -267,7 +270,7 @@ def _quantile_loo(stats, g, g_db, values, remaining):
     key = pos - (np.arange(n) - group_start)
     n_groups = len(g_db)
 
-    def kth_remaining(k):
+    def kth_remaining(k: Any) -> Any:
         shift = np.bincount(gv, weights=(key <= k[gv]), minlength=n_groups).astype(np.int64)
         return start[g_db] + k + shift
 
@@ -275,7 +278,7 @@ def _quantile_loo(stats, g, g_db, values, remaining):
                             stats.query.level)
 
 
-def _one_database(args):
+def _one_database(args: Any) -> Any:
     """The generic path on one database: (q_r, present individual codes, loo values)."""
     func, vals, inds = args
     full = evaluate(func, vals)
@@ -284,7 +287,7 @@ def _one_database(args):
     return full, present, loo
 
 
-def evaluate(func, vals, name="query"):
+def evaluate(func: Any, vals: Any, name: Any = "query") -> Any:
     """float(func(vals)) of the user's callable ``name``; its failure is reported
     as a failure of that parameter (same exception type)."""
     try:
@@ -298,7 +301,7 @@ def evaluate(func, vals, name="query"):
         raise error from exc
 
 
-def generic_leave_one_out(func, enc, *, workers=None, progress=None):
+def generic_leave_one_out(func: Any, enc: Any, *, workers: Any = None, progress: Any = None) -> Any:
     """q (R,) and Q (I, R) for a callable query: func(values of one database)
     -> a real number, evaluated on every database and on every database with
     each present individual removed.  workers: None (this process) or a

@@ -22,6 +22,7 @@ i.e. F h = F l_lambda / F k:
 """
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -37,23 +38,24 @@ class NoiseSampler:
     inverse; 0.0 for the exact Laplace mixture), grid / density (Gaussian: h
     on its grid)."""
 
-    def __init__(self, kernel, kernel_scale, noise_scale, eps, seed=None):
+    def __init__(self, kernel: Any, kernel_scale: Any, noise_scale: Any, eps: Any,
+                 seed: Any = None) -> None:
         self.kernel = kernel
         self.kernel_scale = float(kernel_scale)
         self.noise_scale = float(noise_scale)
         self.eps = float(eps)
         self.zero_weight = 0.0
         self.negative_mass = 0.0
-        self.grid = None
-        self.density = None
+        self.grid: Any = None          # the Gaussian kernel's noise density on a grid
+        self.density: Any = None
         self._rng = np.random.default_rng(seed)
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return (f"<NoiseSampler {self.kernel} kernel s={self.kernel_scale:.6g}, "
                 f"lambda={self.noise_scale:.6g}, zero_weight={self.zero_weight:.6g}, "
                 f"negative_mass={self.negative_mass:.3g}>")
 
-    def __call__(self, size=None):
+    def __call__(self, size: Any = None) -> Any:
         rng = self._rng
         if self.kernel == "laplace":
             noise = rng.laplace(0.0, self.noise_scale, size) if self.noise_scale > 0 else \
@@ -68,15 +70,15 @@ class NoiseSampler:
         return float(out) if size is None else out
 
 
-def laplace_kernel_noise(s, lam, eps, seed=None):
+def laplace_kernel_noise(s: Any, lam: Any, eps: Any, seed: Any = None) -> Any:
     """The exact mixture (s/lam)^2 delta_0 + (1 - (s/lam)^2) Laplace(lam)."""
     sampler = NoiseSampler("laplace", s, lam, eps, seed)
     sampler.zero_weight = 1.0 if s >= lam else (s / lam) ** 2
     return sampler
 
 
-def gaussian_kernel_noise(s, lam, eps, seed=None, max_negative_mass=0.05,
-                          max_points=2 ** 22):
+def gaussian_kernel_noise(s: Any, lam: Any, eps: Any, seed: Any = None,
+                          max_negative_mass: Any = 0.05, max_points: Any = 2 ** 22) -> Any:
     """The band-limited FFT deconvolution of Laplace(lam) by N(0, s^2)."""
     if not 2.0 * lam * lam > s * s:
         raise ValueError(f"Gaussian kernel of sd {s:.6g} is too wide for the noise scale "

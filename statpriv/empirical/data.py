@@ -28,6 +28,7 @@ fixed seed (tests and the bench); ``synthetic_dask(...)`` builds the same
 draw lazily, one partition per block of individuals, so that 10^6 or more
 individuals never sit in one process's memory.
 """
+from typing import Any
 import numpy as np
 
 __all__ = ["flights", "synthetic", "synthetic_block", "synthetic_dask"]
@@ -36,7 +37,7 @@ __all__ = ["flights", "synthetic", "synthetic_block", "synthetic_dask"]
 _BLOCK = 1 << 14
 
 
-def flights(*, individual="id", database="db", value="value"):
+def flights(*, individual: Any = "id", database: Any = "db", value: Any = "value") -> Any:
     """The 2013 NYC flights in long format: database = day of the year
     (1..365), individual = tail number, value = arrival delay (minutes).
 
@@ -65,7 +66,8 @@ def flights(*, individual="id", database="db", value="value"):
     })
 
 
-def synthetic_block(start, stop, n_databases, *, presence=0.25, records=1.3, seed=0):
+def synthetic_block(start: Any, stop: Any, n_databases: Any, *, presence: Any = 0.25,
+                    records: Any = 1.3, seed: Any = 0) -> Any:
     """The records of individuals ``start .. stop-1`` of a synthetic draw, as
     three numpy arrays ``(db, id, value)`` sorted by (id, db); ``start`` is 0
     or a multiple of 16384.
@@ -122,8 +124,9 @@ def synthetic_block(start, stop, n_databases, *, presence=0.25, records=1.3, see
     return np.concatenate(dbs), np.concatenate(owners), np.concatenate(values)
 
 
-def synthetic(n_individuals, n_databases, *, presence=0.25, records=1.3, seed=0,
-              individual="id", database="db", value="value"):
+def synthetic(n_individuals: Any, n_databases: Any, *, presence: Any = 0.25, records: Any = 1.3,
+              seed: Any = 0, individual: Any = "id", database: Any = "db",
+              value: Any = "value") -> Any:
     """A synthetic draw as a pandas DataFrame in long format (integer ids
     0 .. n_individuals-1, databases 0 .. n_databases-1); the model is in
     ``synthetic_block``.  About ``n_individuals * n_databases * presence *
@@ -139,8 +142,9 @@ def synthetic(n_individuals, n_databases, *, presence=0.25, records=1.3, seed=0,
     return pd.DataFrame({database: db, individual: ids, value: val})
 
 
-def synthetic_dask(n_individuals, n_databases, *, presence=0.25, records=1.3, seed=0,
-                   block=_BLOCK * 2, individual="id", database="db", value="value"):
+def synthetic_dask(n_individuals: Any, n_databases: Any, *, presence: Any = 0.25,
+                   records: Any = 1.3, seed: Any = 0, block: Any = _BLOCK * 2,
+                   individual: Any = "id", database: Any = "db", value: Any = "value") -> Any:
     """The draw of ``synthetic`` as a lazy ``dask.dataframe.DataFrame``: one
     partition per ``block`` individuals (a multiple of 16384), generated on
     the worker that needs it.  The partitions hold disjoint, increasing id
@@ -156,7 +160,7 @@ def synthetic_dask(n_individuals, n_databases, *, presence=0.25, records=1.3, se
     starts = list(range(0, n, block)) or [0]
     bounds = [(s, min(n, s + block)) for s in starts]
 
-    def make(bound):
+    def make(bound: Any) -> Any:
         db, ids, val = synthetic_block(bound[0], bound[1], n_databases, presence=presence,
                                        records=records, seed=seed)
         frame = pd.DataFrame({database: db, individual: ids, value: val},

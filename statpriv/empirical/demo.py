@@ -26,6 +26,7 @@ by ``run`` and plotted by ``plots`` (their Figs. 3-5: delta(eps), delta*(eps),
 the two densities of the most exposed aircraft).
 """
 import os
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ EPS_FOCUS = 0.05                              # the ten most exposed, the densit
 EPS_NOISE = (0.01, 0.05, 0.1)                 # calibrated noise scales
 
 
-def _analysis(days=None, data=None):
+def _analysis(days: Any = None, data: Any = None) -> Any:
     from statpriv.empirical import EmpiricalPrivacy
     from statpriv.empirical.data import flights
     df = flights() if data is None else data
@@ -45,7 +46,8 @@ def _analysis(days=None, data=None):
     return df, EmpiricalPrivacy(df, "mean")
 
 
-def demo_data(days=None, *, data=None, eps_grid=None, focus=EPS_FOCUS):
+def demo_data(days: Any = None, *, data: Any = None, eps_grid: Any = None,
+              focus: Any = EPS_FOCUS) -> Any:
     """Everything the demo prints and plots, as a dict of numbers and arrays.
 
     days: only the first ``days`` days of 2013; data: another long-format
@@ -84,11 +86,12 @@ def demo_data(days=None, *, data=None, eps_grid=None, focus=EPS_FOCUS):
     }
 
 
-def _fmt(value):
+def _fmt(value: Any) -> Any:
     return "0" if value == 0 else f"{value:.3g}"
 
 
-def run(out=print, out_dir=None, days=None, dpi=110, *, data=None):
+def run(out: Any = print, out_dir: Any = None, days: Any = None, dpi: Any = 110, *,
+        data: Any = None) -> Any:
     """Print the demo (and write the plots to ``out_dir`` if given)."""
     d = demo_data(days, data=data)
     out("statpriv empirical-demo: empirical differential privacy (Burchard, Daoud & Dotterrer)")
@@ -122,7 +125,7 @@ def run(out=print, out_dir=None, days=None, dpi=110, *, data=None):
     return d
 
 
-def plots(d, out_dir, dpi=110):
+def plots(d: Any, out_dir: Any, dpi: Any = 110) -> Any:
     """delta(eps), delta*(eps) and the densities of the most exposed aircraft
     (Burchard, Daoud & Dotterrer, Figs. 3-5) as PNG files in ``out_dir``."""
     from statpriv.papers import _plotting as plotting

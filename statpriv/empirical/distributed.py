@@ -35,6 +35,7 @@ client (8 bytes per individual).  Persist the frame (``ddf.persist()``) to
 avoid re-reading the data on every pass.
 """
 import functools
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,13 +48,13 @@ _ROWS = 4096
 DECOMPOSABLE = ("mean", "sum", "count")
 
 
-def is_dask_frame(data):
+def is_dask_frame(data: Any) -> Any:
     """True for a dask DataFrame (checked by type: dask is not imported)."""
     module = type(data).__module__ or ""
     return module.split(".")[0] in ("dask", "dask_expr") and hasattr(data, "map_partitions")
 
 
-def _column_names(data, individual, database, value):
+def _column_names(data: Any, individual: Any, database: Any, value: Any) -> None:
     """Check the three names against the frame's metadata (no compute)."""
     from statpriv._validate import ParameterTypeError
     for role, name in (("individual", individual), ("database", database), ("value", value)):
@@ -69,7 +70,7 @@ def _column_names(data, individual, database, value):
                          f"{data[value].dtype}")
 
 
-def _cell_sums(part, database, value):
+def _cell_sums(part: Any, database: Any, value: Any) -> Any:
     """One partition's exact per-(database, binary exponent) sums of the
     split values (statpriv.empirical._exactsum): a small frame with columns
     database, exp, hi, lo, n.  Records with a missing database or a
@@ -97,7 +98,7 @@ def _cell_sums(part, database, value):
                          "hi": hs, "lo": ls, "n": n[cells].astype(np.float64)})
 
 
-def _totals(cells, database):
+def _totals(cells: Any, database: Any) -> Any:
     """Per-database correctly rounded sums and counts from the (database,
     exponent) cells: a DataFrame with columns sum, count, sorted by database
     (the in-memory path sums with the same rounding)."""
@@ -121,13 +122,14 @@ class _Spec:
     global totals (DatabaseStats), the database labels, the estimator kind
     and fitted bandwidth, and the selected database columns (buckets)."""
 
-    def __init__(self, individual, database, value, databases, stats, kind, scale, cols):
+    def __init__(self, individual: Any, database: Any, value: Any, databases: Any, stats: Any,
+                 kind: Any, scale: Any, cols: Any) -> None:
         self.individual, self.database, self.value = individual, database, value
         self.databases = databases          # numpy array of sorted labels (all databases)
         self.stats = stats
         self.kind, self.scale, self.cols = kind, scale, cols
 
-    def batch(self, labels, Q):
+    def batch(self, labels: Any, Q: Any) -> Any:
         """An in-memory EmpiricalPrivacy of one batch (same estimator as the client's)."""
         from statpriv.empirical import EmpiricalPrivacy
         cols = self.cols
@@ -138,7 +140,7 @@ class _Spec:
                                              bandwidth)
 
 
-def _partition(part, spec, func, meta):
+def _partition(part: Any, spec: Any, func: Any, meta: Any) -> Any:
     """One partition: its individuals' leave-one-out rows, _ROWS at a time,
     and ``func(spec, labels, Q)`` (a DataFrame indexed by label) on each batch."""
     import pandas as pd
@@ -169,7 +171,7 @@ def _partition(part, spec, func, meta):
 
 
 # The per-batch functions (module level: picklable for process workers).
-def _distance_columns(batch):
+def _distance_columns(batch: Any) -> Any:
     """d_H(q, q_i) and the matching distance max_j |q_(j) - q_i(j)| per row,
     from the rows the delta kernel sorted (as the in-memory functions compute
     them from sorted copies)."""
@@ -179,7 +181,7 @@ def _distance_columns(batch):
             "matching": np.max(np.abs(rows - a), axis=1, initial=0.0)}
 
 
-def _deltas(spec, labels, Q, eps):
+def _deltas(spec: Any, labels: Any, Q: Any, eps: Any) -> Any:
     """delta_i(eps), with the two distances (cheap) for noise_scale."""
     import pandas as pd
     batch = spec.batch(labels, Q)
@@ -187,30 +189,36 @@ def _deltas(spec, labels, Q, eps):
     return pd.DataFrame({"delta": delta, **_distance_columns(batch)}, index=labels)
 
 
-def _distances(spec, labels, Q):
+def _distances(spec: Any, labels: Any, Q: Any) -> Any:
     import pandas as pd
     batch = spec.batch(labels, Q)
     batch._prepared = batch.estimator.prepare(Q)
     return pd.DataFrame(_distance_columns(batch), index=labels)
 
 
-def _epsilon(spec, labels, Q, target):
+def _epsilon(spec: Any, labels: Any, Q: Any, target: Any) -> Any:
     import pandas as pd
     return pd.DataFrame({"eps": [spec.batch(labels, Q)._epsilon(target)]}, index=labels[:1])
 
 
-def _rows(spec, labels, Q):
+def _rows(spec: Any, labels: Any, Q: Any) -> Any:
     import pandas as pd
     cols = spec.databases if spec.cols is None else spec.databases[spec.cols]
     return pd.DataFrame(Q, index=labels, columns=pd.Index(cols, name=spec.database))
 
 
-def _lazy_base():
+def _lazy_base() -> Any:
     from statpriv.empirical import EmpiricalPrivacy
     return EmpiricalPrivacy
 
 
-class DaskEmpiricalPrivacy(_lazy_base()):
+if TYPE_CHECKING:
+    from statpriv.empirical import EmpiricalPrivacy as _Base
+else:
+    _Base = _lazy_base()
+
+
+class DaskEmpiricalPrivacy(_Base):
     """EmpiricalPrivacy of a dask DataFrame: every per-individual quantity is
     computed partition by partition on the active Dask scheduler (see the
     module docstring).  Queries: "mean", "sum", "count" (leave-one-out from
@@ -218,8 +226,9 @@ class DaskEmpiricalPrivacy(_lazy_base()):
     (distributed's ``progress`` when a distributed Client is active, else
     ``dask.diagnostics.ProgressBar``)."""
 
-    def __init__(self, data, query, *, individual="id", database="db", value="value",
-                 estimator="kde-laplace", bandwidth="cv", workers=None, progress=None):
+    def __init__(self, data: Any, query: Any, *, individual: Any = "id", database: Any = "db",
+                 value: Any = "value", estimator: Any = "kde-laplace", bandwidth: Any = "cv",
+                 workers: Any = None, progress: Any = None) -> None:
         import pandas as pd
         from statpriv import _validate
         from statpriv.empirical import _loo
@@ -274,7 +283,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         self._index_dtype = frame._meta[individual].dtype
 
     @staticmethod
-    def _by_individual(data, individual):
+    def _by_individual(data: Any, individual: Any) -> Any:
         """The records with every individual's in one partition."""
         if data.index.name == individual and data.known_divisions:
             return data
@@ -282,7 +291,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
             data = data.reset_index()
         return data.shuffle(on=individual)
 
-    def _compute(self, *collections):
+    def _compute(self, *collections: Any) -> Any:
         """dask.compute with the progress bar the user asked for."""
         import dask
         if not self._progress:
@@ -300,7 +309,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         with ProgressBar():
             return dask.compute(*collections)
 
-    def _pass(self, func, columns):
+    def _pass(self, func: Any, columns: Any) -> Any:
         """One map_partitions pass: a pandas DataFrame indexed by individual
         (sorted labels, as the in-memory path orders them)."""
         import pandas as pd
@@ -312,14 +321,14 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         (out,) = self._compute(lazy)
         return out.sort_index()
 
-    def _per_individual(self, func, columns):
+    def _per_individual(self, func: Any, columns: Any) -> Any:
         out = self._pass(func, columns)
         if self._individuals is None:
             self._individuals = out.index
         return [out[c].reindex(self._individuals).to_numpy() for c in columns]
 
     @property
-    def individuals(self):
+    def individuals(self) -> Any:
         """The individuals (sorted labels); found by a pass over the data the
         first time they are needed."""
         if self._individuals is None:
@@ -327,12 +336,12 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         return self._individuals
 
     @individuals.setter
-    def individuals(self, value):
+    def individuals(self, value: Any) -> None:
         # EmpiricalPrivacy._setup's placeholder (no individuals): keep "not yet known"
         self._individuals = value if len(value) else None
 
     # -- the per-individual passes ------------------------------------------
-    def _delta_values(self, eps):
+    def _delta_values(self, eps: Any) -> Any:
         eps = float(eps)
         if eps not in self._cache:
             if len(self._cache) > 64:
@@ -343,24 +352,24 @@ class DaskEmpiricalPrivacy(_lazy_base()):
                 self._hausdorff, self._matching = hausdorff, matching
         return self._cache[eps]
 
-    def _distance_values(self):
+    def _distance_values(self) -> None:
         if self._hausdorff is None:
             self._hausdorff, self._matching = self._per_individual(
                 _distances, ["hausdorff", "matching"])
 
-    def hausdorff(self):
+    def hausdorff(self) -> Any:
         """d_H(q, q_i) for every individual (pandas Series)."""
         import pandas as pd
         self._distance_values()
         return pd.Series(self._hausdorff, index=self._individuals, name="hausdorff")
 
-    def matching_distance(self):
+    def matching_distance(self) -> Any:
         """max_j |q_(j) - q_i(j)| for every individual (pandas Series)."""
         import pandas as pd
         self._distance_values()
         return pd.Series(self._matching, index=self._individuals, name="matching")
 
-    def _epsilon(self, target):
+    def _epsilon(self, target: Any) -> Any:
         # delta = max_i delta_i: the in-memory search run on each batch, then
         # the largest result (the search's result is monotone in the
         # threshold it locates, so this is the search on all individuals)
@@ -368,7 +377,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         return float(out["eps"].max()) if len(out) else 0.0
 
     @property
-    def leave_one_out(self):
+    def leave_one_out(self) -> Any:
         """q_{i,r}: a DataFrame, one row per individual, one column per database
         (computed on the cluster and collected: individuals x R doubles)."""
         import pandas as pd
@@ -378,12 +387,12 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         out.columns = pd.Index(cols, name=self._spec.database)
         return out
 
-    def densities(self, x, individual):
+    def densities(self, x: Any, individual: Any) -> Any:
         """(p(x), p_i(x)): the estimates with and without ``individual``."""
         row = self._row(individual)
         return self._estimator.density(x), self._estimator.density(x, row)
 
-    def _row(self, individual):
+    def _row(self, individual: Any) -> Any:
         """q_i of one individual: its records only, filtered on the cluster."""
         spec = self._spec
         col = spec.individual
@@ -401,7 +410,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         return out.to_numpy()[0]
 
     # -- adversary knowledge (Def. 4) ---------------------------------------------
-    def conditioned(self, on, bins=4):
+    def conditioned(self, on: Any, bins: Any = 4) -> Any:
         """delta per bucket of a statistic the attacker knows (Def. 4); see
         EmpiricalPrivacy.conditioned.  ``on``: a pandas Series by database or
         "mean" / "sum" / "count" (from the per-database totals)."""
@@ -417,7 +426,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         buckets = stand_in.conditioned(g, bins).buckets
         return Conditioned({label: self._bucket(b) for label, b in buckets.items()})
 
-    def _known_statistic(self, on):
+    def _known_statistic(self, on: Any) -> Any:
         import pandas as pd
         from statpriv.empirical import _loo
         if isinstance(on, str):
@@ -431,7 +440,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
             on = pd.Series(g, index=pd.Index(self._spec.databases))
         return super()._known_statistic(on)
 
-    def _bucket(self, fitted):
+    def _bucket(self, fitted: Any) -> Any:
         """The same data restricted to the databases of an in-memory bucket
         (whose estimator was fitted on those databases' q)."""
         import copy
@@ -446,7 +455,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         bucket._cache, bucket._hausdorff, bucket._matching = {}, None, None
         return bucket
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         count = "?" if self._individuals is None else len(self._individuals)
         return (f"<DaskEmpiricalPrivacy query={self._query.name!r}, {len(self.databases)} "
                 f"databases, {count} individuals, {self._frame.npartitions} partitions, "

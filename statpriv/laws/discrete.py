@@ -9,6 +9,7 @@ rounding would matter near the threshold) are refined to double-double from
 the exact inputs, with the normalising sums in mpmath.
 """
 import math
+from typing import Any, Set
 
 import numpy as np
 
@@ -28,7 +29,7 @@ SUM_TOLERANCE = 1e-9
 _MAX_MP_NORMALISER = 200_000
 
 
-def log_total(name, arr):
+def log_total(name: Any, arr: Any) -> Any:
     """ln sum_x e^arr[x] in extended precision; ValueError unless within SUM_TOLERANCE of 0."""
     ld = np.longdouble
     k = int(np.argmax(arr))
@@ -46,7 +47,7 @@ def log_total(name, arr):
     return log_total
 
 
-def _mp_log_total(arr):
+def _mp_log_total(arr: Any) -> Any:
     """ln sum_x e^arr[x] in mpmath at the current precision (mp.dps digits):
     the atoms within dps ln 10 + ln len + 5 nats of the largest (the others
     weigh less than the precision asked for), or None when there are more
@@ -60,7 +61,7 @@ def _mp_log_total(arr):
     return mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(x))) for x in near))
 
 
-def laws_from_log_pmfs(lp, lq, start):
+def laws_from_log_pmfs(lp: Any, lq: Any, start: Any) -> Any:
     """Laws of two validated float64 log-pmf arrays of equal length (each
     summing to 1 within SUM_TOLERANCE): normalised, sorted by ln P/Q, the
     extreme and threshold-critical ratios refined; ``given`` keeps the
@@ -101,7 +102,7 @@ def laws_from_log_pmfs(lp, lq, start):
             # normalisers' pairwise sums
             err = (np.abs(lr.astype(np.float64)) * 1.1e-19 + 1e-18 * math.log2(len(lp) + 2.0))
 
-            def exact(i):
+            def exact(i: Any) -> Any:
                 a, b = float(lp[live[i]]), float(lq[live[i]])
                 if a == -math.inf or b == -math.inf:
                     return mpmath.mpf("-inf") if a == -math.inf else mpmath.mpf("inf")
@@ -114,7 +115,7 @@ def laws_from_log_pmfs(lp, lq, start):
             finite = np.flatnonzero(np.isfinite(lr))
             if finite.size:
                 vals = lr[finite].astype(np.float64)
-                cells = set()
+                cells: Set[Any] = set()
                 for top in (vals.max(), vals.min()):
                     tied = finite[np.abs(vals - top) <= 1e-15 * (1.0 + abs(top))]
                     cells.update(int(i) for i in tied[:refine.MAX_REFINED])
@@ -125,10 +126,10 @@ def laws_from_log_pmfs(lp, lq, start):
     return Laws(cp, cq, lr, False, lr_lo, given=LogPmfs(start, lp, lq, -math.inf, -math.inf))
 
 
-def discrete_reference(lp, lq):
+def discrete_reference(lp: Any, lq: Any) -> Any:
     """The mpmath brute force (statpriv.oracle.discrete_delta) over these atoms,
     as a curve's ``reference``."""
-    def ref(eps_list, direction):
+    def ref(eps_list: Any, direction: Any) -> Any:
         from statpriv import oracle
         return oracle.discrete_delta(lp, lq, eps_list, direction)
     return ref

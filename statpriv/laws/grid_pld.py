@@ -43,6 +43,7 @@ import collections
 import functools
 import math
 import time
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -92,7 +93,7 @@ class GridPMF(collections.namedtuple("GridPMF", "offset mass infinity")):
     computed once (a composition's window and tilts ask it dozens of times)."""
 
     @functools.cached_property
-    def log_mass(self):
+    def log_mass(self) -> Any:
         with np.errstate(divide="ignore"):
             return np.log(self.mass)
 
@@ -104,22 +105,22 @@ class CurveSource:
 
     exact_between = True           # delta at any eps, not only at grid points
 
-    def __init__(self, core, direction, eval_terms=None):
+    def __init__(self, core: Any, direction: Any, eval_terms: Any = None) -> None:
         self.core, self.code = core, (_core.PLUS if direction == "plus" else _core.MINUS)
         # the terms one evaluation sums (None: cheap or unknown; no cost check)
         self.eval_terms = eval_terms
 
-    def delta(self, eps):
+    def delta(self, eps: Any) -> Any:
         # (a grid ascends: a core may walk it incrementally, within 3.6e-13 of
         # its one-point values -- inside CURVE_RELATIVE_ERROR)
         logs = np.asarray(self.core.log_delta_ascending(
             np.ascontiguousarray(eps, dtype=np.float64), self.code), dtype=_LD)
         return np.exp(logs)
 
-    def at_inf(self):
+    def at_inf(self) -> Any:
         return float(self.delta(np.array([math.inf]))[0])
 
-    def reach(self, target):
+    def reach(self, target: Any) -> Any:
         return float(self.core.epsilon(np.array([math.log(target)]), self.code)[0])
 
 
@@ -128,16 +129,16 @@ class _SideSource:
 
     exact_between = True
 
-    def __init__(self, side):
+    def __init__(self, side: Any) -> None:
         self.side = side
 
-    def delta(self, eps):
+    def delta(self, eps: Any) -> Any:
         return self.side._delta_ld(np.asarray(eps, dtype=np.float64))
 
-    def at_inf(self):
+    def at_inf(self) -> Any:
         return float(min(self.side._const, _LD(1.0)))
 
-    def reach(self, target):
+    def reach(self, target: Any) -> Any:
         return max(float(self.side._epsilon(np.array([math.log(target)]))[0]), 0.0)
 
 
@@ -152,7 +153,10 @@ class _AtomsSource:
     outermost atoms holding at most tail / 4 at each end are moved first:
     up to the lowest kept atom and to +inf (upper), or dropped (lower)."""
 
-    def __init__(self, side, h, tail, lower=False):
+    total: Any     # the mass on the grid (long double)
+    e: Any
+
+    def __init__(self, side: Any, h: Any, tail: Any, lower: Any = False) -> None:
         self.h = h
         if lower:
             losses, probs, const = side.losses, side.probs, _LD(side.infinity_mass)
@@ -200,7 +204,7 @@ class _AtomsSource:
         self.e = np.sum(mass.astype(_LD) * np.exp(-(first + np.arange(size, dtype=_LD))
                                                  * _LD(h)))
 
-    def delta(self, eps):
+    def delta(self, eps: Any) -> Any:
         i = np.rint(np.asarray(eps, dtype=np.float64) / self.h).astype(np.int64) - self.first
         out = np.full(i.shape, self.const, dtype=_LD)
         inside = (i >= 0) & (i < self.d.size)
@@ -211,29 +215,29 @@ class _AtomsSource:
                 np.asarray(eps, dtype=_LD)[below]) * self.e
         return np.clip(out, _LD(0.0), _LD(1.0))
 
-    def at_inf(self):
+    def at_inf(self) -> Any:
         return float(min(self.const, _LD(1.0)))
 
-    def reach(self, target):
+    def reach(self, target: Any) -> Any:
         above = np.flatnonzero(self.d <= _LD(target))
         j = int(above[0]) if above.size else self.d.size - 1
         return max((self.first + j) * self.h, 0.0)
 
 
-def tail_span(source, tail):
+def tail_span(source: Any, tail: Any) -> Any:
     """(eps, limit): where a delta source comes within ``tail`` (or 1e-9 of
     itself) of its limit, and the limit."""
     limit = source.at_inf()
     return source.reach(tail_target(limit, tail)), limit
 
 
-def tail_target(limit, tail):
+def tail_target(limit: Any, tail: Any) -> Any:
     """The delta at which a grid stops: within ``tail`` (or 1e-9 of itself) of
     the curve's limit at eps = inf, at most 1."""
     return min(1.0, limit + max(tail, 1e-9 * limit))
 
 
-def _relative_errors(d, eps, h, base):
+def _relative_errors(d: Any, eps: Any, h: Any, base: Any) -> Any:
     """base plus the effect of evaluating at fl(i h) instead of i h: ulp(eps)
     times the local slope of ln delta (from the neighbouring grid values)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -244,7 +248,7 @@ def _relative_errors(d, eps, h, base):
     return base + np.minimum(steep * np.spacing(np.abs(eps)) * 2.0, 1e-3)
 
 
-def _delta_at(source, eps, progress):
+def _delta_at(source: Any, eps: Any, progress: Any) -> Any:
     """source.delta(eps); with a progress bar, piece by piece (each eps is
     evaluated on its own either way: the same values)."""
     if progress is None:
@@ -255,7 +259,7 @@ def _delta_at(source, eps, progress):
     return out
 
 
-def _evaluate(source, i_hi, h, progress=None):
+def _evaluate(source: Any, i_hi: Any, h: Any, progress: Any = None) -> Any:
     """(delta, relative errors) of a source at eps = 0, h, ..., i_hi h."""
     if i_hi + 1 > MAX_GRID:
         raise ValueError(f"value_discretization_interval={h!r} needs {i_hi + 1:.3g} grid points "
@@ -265,14 +269,14 @@ def _evaluate(source, i_hi, h, progress=None):
     return d, _relative_errors(d, eps, h, CURVE_RELATIVE_ERROR).astype(_LD)
 
 
-def _evaluate_mid(source, i_hi, h, progress=None):
+def _evaluate_mid(source: Any, i_hi: Any, h: Any, progress: Any = None) -> Any:
     """(eps, delta) of a source at the cells' midpoints in eps, (i + 1/2) h for
     i = 0 .. i_hi - 1 (its relative error: CURVE_RELATIVE_ERROR)."""
     eps = (np.arange(i_hi, dtype=np.float64) + 0.5) * h
     return eps, np.minimum(_delta_at(source, eps, progress), _LD(1.0))
 
 
-def _mid_values(own, other):
+def _mid_values(own: Any, other: Any) -> Any:
     """(eps, delta, relative errors) at one point inside each cell of _values,
     left to right: below 0 the other direction's midpoints by the identity of
     _values, above it the own ones."""
@@ -289,7 +293,7 @@ def _mid_values(own, other):
             np.concatenate((r_left, np.full(d_own.size, r, dtype=_LD))))
 
 
-def _values(own, other, h):
+def _values(own: Any, other: Any, h: Any) -> Any:
     """(i_lo, delta, relative errors) of one direction on i_lo h .. i_hi h: its
     own values at eps >= 0, and below 0 the other direction's by the identity
     1 - delta_plus(eps) = e^eps (1 - delta_minus(-eps)) (both laws of total
@@ -309,7 +313,7 @@ def _values(own, other, h):
     return -n, np.concatenate((d_left, d_own)), np.concatenate((r_left, r_own))
 
 
-def _upper(values, h):
+def _upper(values: Any, h: Any) -> Any:
     """The upper GridPMF from _values (upper bounds of the curve at the grid points)."""
     i_lo, d, r = values
     targets = np.minimum(d * (_LD(1.0) + r), _LD(1.0))
@@ -321,7 +325,7 @@ def _upper(values, h):
     return GridPMF(i_lo, *_connect_dots.certify(probs, inf, hull, h, True))
 
 
-def _lower(values, floor, h, mids=None):
+def _lower(values: Any, floor: Any, h: Any, mids: Any = None) -> Any:
     """The lower GridPMF from _values (lower bounds at the grid points), a
     lower bound ``floor`` of the curve's limit and, if given, the values
     inside the cells (_mid_values)."""
@@ -342,10 +346,15 @@ class Bracket:
     pessimistic PrivacyLossDistribution with the optimistic one as its
     ``optimistic``."""
 
-    def __init__(self, uppers, lowers, h, tail, description):
+    _tops: Dict[str, int]
+    _evaluated: Dict[Any, Any]
+    _built: Dict[Any, Any]
+
+    def __init__(self, uppers: Any, lowers: Any, h: Any, tail: Any, description: Any) -> None:
         self.h, self.description = h, description
         self._uppers, self._lowers = uppers, lowers
-        self._tops, self._evaluated, self._built, self._probed = {}, {}, {}, {}
+        self._tops, self._evaluated, self._built = {}, {}, {}
+        self._probed: Dict[int, float] = {}
         for d in ("plus", "minus"):
             span = tail_span(uppers[d], tail)[0]
             if not math.isfinite(span):
@@ -360,7 +369,7 @@ class Bracket:
             self._tops[d] = max(int(points), 1)
         self._check_cost(tail)
 
-    def _jobs(self, which):
+    def _jobs(self, which: Any) -> Any:
         """The evaluations the ``which`` sides ("upper", "lower") still need:
         (key, source, direction, midpoints?) each, every source once."""
         jobs, seen = [], set(self._evaluated)
@@ -375,7 +384,7 @@ class Bracket:
                         jobs.append((key, source, d, mid))
         return jobs
 
-    def _per_point(self, source, direction):
+    def _per_point(self, source: Any, direction: str) -> float:
         """CPU seconds of one delta of ``source`` on this grid: priced by its
         ``eval_terms`` if it has them, else probed (once per source).  A probe
         stops as soon as what it has seen already prices the grid above
@@ -383,7 +392,7 @@ class Bracket:
         PROBE_RUNS * PROBE_RUN times to learn that)."""
         terms = getattr(source, "eval_terms", None)
         if terms is not None:
-            return terms / TERMS_PER_SECOND
+            return float(terms) / TERMS_PER_SECOND
         key = id(source)
         if key not in self._probed:
             top = self._tops[direction]
@@ -402,7 +411,7 @@ class Bracket:
             self._probed[key] = spent / seen
         return self._probed[key]
 
-    def predicted_seconds(self, which=("upper", "lower")):
+    def predicted_seconds(self, which: Any = ("upper", "lower")) -> Any:
         """(points, CPU seconds) the ``which`` sides not yet built would cost:
         the deltas still to evaluate (_per_point each) and connect-the-dots
         over each side's values (CONNECT_SECONDS a value; both directions'
@@ -421,7 +430,7 @@ class Bracket:
             seconds += max(sides - built, 0) * values * CONNECT_SECONDS[side]
         return points, seconds
 
-    def _check_cost(self, tail):
+    def _check_cost(self, tail: Any) -> None:
         """Refuse, before any evaluation, a grid predicted to cost more than
         MAX_SECONDS of CPU (the work scales as 1 / h)."""
         points, seconds = self.predicted_seconds()
@@ -436,7 +445,7 @@ class Bracket:
             f"{MAX_SECONDS:g}; value_discretization_interval={_fits(self.h, seconds):.2g} fits "
             "(or query the curve's delta / epsilon directly)")
 
-    def _prefetch(self, which):
+    def _prefetch(self, which: Any) -> None:
         """Evaluate what the ``which`` sides need, under one progress bar when
         that is predicted to take seconds (else lazily, as asked)."""
         jobs = self._jobs(which)
@@ -449,7 +458,7 @@ class Bracket:
                 run = _evaluate_mid if mid else _evaluate
                 self._evaluated[key] = run(source, self._tops[d], self.h, progress)
 
-    def evaluated(self, source, direction):
+    def evaluated(self, source: Any, direction: Any) -> Any:
         """(delta, relative errors) of ``source`` (one of this bracket's) at eps =
         0, h, ..., up to the grid's top in ``direction``, evaluated once."""
         key = id(source)
@@ -457,12 +466,12 @@ class Bracket:
             self._evaluated[key] = _evaluate(source, self._tops[direction], self.h)
         return self._evaluated[key]
 
-    def _values(self, sources, d):
+    def _values(self, sources: Any, d: Any) -> Any:
         other = "minus" if d == "plus" else "plus"
         return _values(self.evaluated(sources[d], d), self.evaluated(sources[other], other),
                        self.h)
 
-    def _mid_values(self, sources, d):
+    def _mid_values(self, sources: Any, d: Any) -> Any:
         """The values inside the cells (_mid_values), or None where a source
         is exact at the grid points only (split atoms)."""
         other = "minus" if d == "plus" else "plus"
@@ -476,7 +485,7 @@ class Bracket:
             mids[x] = self._evaluated[key]
         return _mid_values(mids[d], mids[other])
 
-    def _side(self, which, d):
+    def _side(self, which: Any, d: Any) -> Any:
         sources = self._uppers if which == "upper" else self._lowers
         twin = "minus" if d == "plus" else "plus"
         if sources[d] is sources[twin] and (which, twin) in self._built:
@@ -489,14 +498,14 @@ class Bracket:
                 _lower(values, sources[d].at_inf(), self.h, self._mid_values(sources, d))
         return self._built[key]
 
-    def upper(self, direction):
+    def upper(self, direction: Any) -> Any:
         return self._side("upper", direction)
 
-    def lower(self, direction):
+    def lower(self, direction: Any) -> Any:
         return self._side("lower", direction)
 
-    def pld(self):
-        def build(side, optimistic=None):
+    def pld(self) -> Any:
+        def build(side: Any, optimistic: Any = None) -> Any:
             return _pld.PrivacyLossDistribution(
                 _grid_side(side("plus"), self.h), _grid_side(side("minus"), self.h),
                 exact=False, discretization=self.h, description=self.description,
@@ -508,20 +517,20 @@ class Bracket:
 class _GivenBracket:
     """The Bracket interface over measures already on the grid."""
 
-    def __init__(self, pld, low_pld, h):
+    def __init__(self, pld: Any, low_pld: Any, h: Any) -> None:
         self._pld, self._low, self.h = pld, low_pld, h
 
-    def upper(self, direction):
+    def upper(self, direction: Any) -> Any:
         return _grid_pmf(self._pld.side(direction), self.h)
 
-    def lower(self, direction):
+    def lower(self, direction: Any) -> Any:
         return _grid_pmf(self._low.side(direction), self.h)
 
-    def pld(self):
+    def pld(self) -> Any:
         return self._pld
 
 
-def _fits(h, seconds):
+def _fits(h: float, seconds: float) -> float:
     """A grid interval whose work fits MAX_SECONDS, from the work ``seconds``
     predicted at h (proportional to 1 / h; 5 % coarser and rounded up to two
     digits for the +1 point of each grid)."""
@@ -530,7 +539,7 @@ def _fits(h, seconds):
     return math.ceil(fits / unit) * unit
 
 
-def check_seconds(brackets, h, description):
+def check_seconds(brackets: Any, h: float, description: str) -> None:
     """Refuse, before any of them is built, brackets whose work together is
     predicted above MAX_SECONDS (a composition's parts on one grid h)."""
     costs = [(b.predicted_seconds()[1], b) for b in brackets if isinstance(b, Bracket)]
@@ -547,12 +556,13 @@ def check_seconds(brackets, h, description):
         "epsilon_error / tail_mass_truncation")
 
 
-def _grid_side(g, h):
+def _grid_side(g: Any, h: Any) -> Any:
     losses = (np.arange(g.mass.size, dtype=_LD) + g.offset) * _LD(h)
     return _pld.PLDSide(losses, g.mass, infinity_mass=g.infinity)
 
 
-def curve_bracket(core, h, tail, description, symmetric=False, eval_terms=None):
+def curve_bracket(core: Any, h: Any, tail: Any, description: Any, symmetric: Any = False,
+                  eval_terms: Any = None) -> Any:
     """The Bracket on h Z of the curve whose evaluator is ``core`` (log_delta /
     epsilon by direction code); ``symmetric``: both directions are one curve
     (evaluated once); ``eval_terms``: the terms one evaluation sums, if
@@ -563,13 +573,14 @@ def curve_bracket(core, h, tail, description, symmetric=False, eval_terms=None):
     return Bracket(sources, sources, h, tail, description)
 
 
-def from_curve(core, h, tail, description, symmetric=False, eval_terms=None):
+def from_curve(core: Any, h: Any, tail: Any, description: Any, symmetric: Any = False,
+               eval_terms: Any = None) -> Any:
     """The pessimistic PLD (optimistic as its ``optimistic``) on h Z of the curve
     whose evaluator is ``core`` (curve_bracket(...).pld())."""
     return curve_bracket(core, h, tail, description, symmetric, eval_terms).pld()
 
 
-def grid_bracket(pld, h, tail, description):
+def grid_bracket(pld: Any, h: Any, tail: Any, description: Any) -> Any:
     """The Bracket on h Z of ANY PrivacyLossDistribution: measures whose delta is
     above, resp. below, the TRUE curve the PLD stands for at every eps.  A
     PLD already on this grid with an optimistic partner gives its own
@@ -584,10 +595,11 @@ def grid_bracket(pld, h, tail, description):
         return _GivenBracket(pld, low_pld, h)
     sides = {d: pld.side(d) for d in ("plus", "minus")}
     if pld.exact and all(isinstance(x, _pld.PLDSide) for x in sides.values()):
-        uppers = {d: _AtomsSource(x, h, tail) for d, x in sides.items()}
+        uppers: Dict[str, Any] = {d: _AtomsSource(x, h, tail) for d, x in sides.items()}
         # (the lower partner's atoms: the atoms without their tails, or with
         # atoms beyond the loss cap at the cap -- statpriv.laws.pld)
-        lowers = {d: _AtomsSource(low_pld.side(d), h, tail, lower=True) for d in sides}
+        lowers: Dict[str, Any] = {d: _AtomsSource(low_pld.side(d), h, tail, lower=True)
+                                  for d in sides}
         return Bracket(uppers, lowers, h, tail, description)
     uppers = {d: _SideSource(x) for d, x in sides.items()}
     lowers = {d: (uppers[d] if low_pld is pld else _SideSource(low_pld.side(d)))
@@ -595,7 +607,7 @@ def grid_bracket(pld, h, tail, description):
     return Bracket(uppers, lowers, h, tail, description)
 
 
-def _grid_pmf(side, h):
+def _grid_pmf(side: Any, h: Any) -> Any:
     """A PLDSide whose losses lie on h Z as a GridPMF (a bounded tail at its
     loss bound becomes one more grid atom, rounded up; extra mass and an
     unbounded tail go to +inf)."""
@@ -615,28 +627,29 @@ class DeltaLaws(LawSource):
     evaluation of the core sums, for a curve whose every evaluation is
     expensive (curve_bracket)."""
 
-    def __init__(self, core, *, symmetric=False, eval_terms=None):
+    def __init__(self, core: Any, *, symmetric: Any = False, eval_terms: Any = None) -> None:
         self.core, self.symmetric, self.eval_terms = core, bool(symmetric), eval_terms
 
-    def privacy_loss_distribution(self, value_discretization_interval=1e-4,
-                                  tail_mass_truncation=1e-15, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = 1e-4,
+                                  tail_mass_truncation: Any = 1e-15,
+                                  description: Any = None) -> Any:
         return self.grid_bracket(value_discretization_interval, tail_mass_truncation,
                                  description).pld()
 
-    def grid_bracket(self, value_discretization_interval, tail_mass_truncation,
-                     description=None):
+    def grid_bracket(self, value_discretization_interval: Any, tail_mass_truncation: Any,
+                     description: Any = None) -> Any:
         """The Bracket of the curve on h Z (what a composition multiplies)."""
         return curve_bracket(self.core, value_discretization_interval, tail_mass_truncation,
                              description, self.symmetric,
                              # (classes borrowing this method may have no estimate)
                              getattr(self, "eval_terms", None))
 
-    def subsample(self, sampling_prob, sampling, core=None):
+    def subsample(self, sampling_prob: Any, sampling: Any, core: Any = None) -> Any:
         """Sampled (PrivacyCurve.subsample): known through the sampled ``core``'s
         delta too (not symmetric: sampling moves the two directions apart)."""
         return None if core is None else DeltaLaws(core)
 
-    def renyi(self, alpha, direction="max"):
+    def renyi(self, alpha: Any, direction: Any = "max") -> None:
         raise ValueError("renyi: no Renyi divergence is available for this curve: its laws are known "
                          "through delta only (counts with Laplace or Gaussian noise, "
                          "thresholded counts, shuffle and k-anonymity bounds)")

@@ -7,6 +7,7 @@ Privacy", Thm 4.1; A. Smith 2009); rate = 1 is the plain shift P = Z(.-1),
 Q = Z of an unsampled count.
 """
 import math
+from typing import Any
 
 import numpy as np
 
@@ -17,7 +18,7 @@ _core = _lazy.module("statpriv._core")            # scipy.special: loaded on fir
 _law_kernels = _lazy.module("statpriv.laws._kernels")
 
 
-def mixture(log_a, log_b, rate, log_weights=None, ratio=True):
+def mixture(log_a: Any, log_b: Any, rate: Any, log_weights: Any = None, ratio: Any = True) -> Any:
     """Logs of P(j) = rate A(j-1) + (1-rate) B(j), Q(j) = rate A(j) + (1-rate) B(j).
 
     A is the law of the others' count when the target is in the sample, B when
@@ -70,7 +71,7 @@ def mixture(log_a, log_b, rate, log_weights=None, ratio=True):
     return lp, lq, lr
 
 
-def mixture_rest(rest_a, rest_b, log_weights):
+def mixture_rest(rest_a: Any, rest_b: Any, log_weights: Any) -> Any:
     """ln of the bound on the mixture's mass left out: rate rest_a + (1-rate) rest_b."""
     parts = [float(log_weights[0]) + rest_a]
     if rest_b > -math.inf and float(log_weights[1]) > -math.inf:
@@ -79,7 +80,7 @@ def mixture_rest(rest_a, rest_b, log_weights):
     return r + 1e-12 * (1.0 + abs(r)) if r > -math.inf else r
 
 
-def binomial_shift(N, pi, first, last):
+def binomial_shift(N: Any, pi: Any, first: Any, last: Any) -> Any:
     """(lp, lq, lr) of the plain shift of Z = Bin(N, pi) on first..last, as
     mixture(log_z, log_z, 1.0): P = Z(. - 1), Q = Z on L + 1 atoms.  Both
     laws are views of ONE buffer [-inf, ln Z, -inf] (lp its first L + 1
@@ -98,7 +99,7 @@ def binomial_shift(N, pi, first, last):
     return lp, lq, lr
 
 
-def log_mix(q, x):
+def log_mix(q: Any, x: Any) -> Any:
     """ln(1 + q (e^x - 1)) = ln((1-q) + q e^x): the log ratio of the mixture
     (1-q) B + q A to B where ln A/B = x (long double arrays, 0 <= q <= 1):
     log1p / expm1 (no cancellation where q e^x is small, the mixture close to
@@ -113,7 +114,7 @@ def log_mix(q, x):
     return np.where(x <= 30, small, large)
 
 
-def sampled_pair(log_p, log_q, q):
+def sampled_pair(log_p: Any, log_q: Any, q: Any) -> Any:
     """Logs of A = q P + (1-q) Q and B = Q, and ln A/B (long double arrays on
     the atoms of P and Q): the pair of (P, Q) under Poisson sampling at rate q
     (Balle, Barthe & Gaboardi, "Privacy amplification by subsampling").  ln

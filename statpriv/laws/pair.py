@@ -14,7 +14,7 @@ distribution.  ``pair_curve`` wraps laws as a PrivacyCurve, with noise
 import collections
 import dataclasses
 import math
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 import numpy as np
 
@@ -60,16 +60,17 @@ class LawSource:
 
     has_log_pmfs = False
 
-    def log_pmfs(self):
+    def log_pmfs(self) -> Any:
         raise ValueError("no discrete laws are available for this curve (noisy, sampled or "
                          "continuous mechanisms)")
 
-    def privacy_loss_distribution(self, value_discretization_interval=None,
-                                  tail_mass_truncation=None, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None,
+                                  description: Any = None) -> None:
         raise ValueError(f"{description}: no privacy-loss distribution is available for this "
                          "curve (counts with Laplace or Gaussian noise, labelled approximations)")
 
-    def subsample(self, sampling_prob, sampling, core=None):
+    def subsample(self, sampling_prob: Any, sampling: Any, core: Any = None) -> Any:
         """The laws of the pair under sampling (PrivacyCurve.subsample): exact
         discrete laws from ``log_pmfs()`` (subsampled_laws) where this source
         has atoms, else None (the sampled curve is known by its delta; a
@@ -124,7 +125,7 @@ class Laws(LawSource):
     log_ratio: Optional[np.ndarray]
     monotone_ratio: bool = False
     log_ratio_lo: Optional[np.ndarray] = None
-    tail_ratio: Optional[Callable] = None
+    tail_ratio: Optional[Callable[..., Any]] = None
     log_rest_p: float = -math.inf
     log_rest_q: float = -math.inf
     log_ratio_max: float = math.inf
@@ -132,16 +133,16 @@ class Laws(LawSource):
     start: Optional[int] = None
     given: Optional[LogPmfs] = None
 
-    def replace(self, **changes):
+    def replace(self, **changes: Any) -> Any:
         """A copy with the given fields changed (dataclasses.replace)."""
         return dataclasses.replace(self, **changes)
 
     @property
-    def windowed(self):
+    def windowed(self) -> Any:
         """True when the arrays leave mass out (a window, trimmed atoms)."""
         return self.log_rest_p > -math.inf or self.log_rest_q > -math.inf
 
-    def live(self):
+    def live(self) -> Any:
         """The laws on the atoms from the first to the last where P or Q > 0."""
         live = np.flatnonzero(np.isfinite(self.log_p) | np.isfinite(self.log_q))
         sl = slice(live[0], live[-1] + 1)
@@ -154,7 +155,7 @@ class Laws(LawSource):
                             else self.log_ratio_lo[sl],
                             start=None if self.start is None else self.start + sl.start)
 
-    def with_cut(self, sl, cut_p, cut_q):
+    def with_cut(self, sl: Any, cut_p: Any, cut_q: Any) -> Any:
         """The laws on the atoms ``sl``, the P and Q mass cut off (ln) added to the rests."""
         return self.replace(
             log_p=self.log_p[sl], log_q=self.log_q[sl],
@@ -165,10 +166,10 @@ class Laws(LawSource):
 
     # -- what a curve asks its laws -------------------------------------------
     @property
-    def has_log_pmfs(self):
+    def has_log_pmfs(self) -> bool:  # type: ignore[override]  # LawSource's: a class attribute
         return self.given is not None or self.start is not None
 
-    def log_pmfs(self):
+    def log_pmfs(self) -> Any:
         """LogPmfs: the arrays as given, or float64 copies of these atoms."""
         if self.given is not None:
             return self.given
@@ -179,8 +180,8 @@ class Laws(LawSource):
         b.flags.writeable = False
         return LogPmfs(int(self.start), a, b, float(self.log_rest_p), float(self.log_rest_q))
 
-    def privacy_loss_distribution(self, value_discretization_interval=None,
-                                  tail_mass_truncation=None, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None, description: Any = None) -> Any:
         """The exact PLD of these atoms (statpriv.laws.pld.from_laws)."""
         return pld.from_laws(self, description)
 
@@ -190,21 +191,21 @@ class LazyLaws(LawSource):
     ``build()`` returns the Laws; ``log_pmfs`` says whether the curve
     promises its atoms (``PrivacyCurve.log_pmfs()``)."""
 
-    def __init__(self, build, *, log_pmfs=False):
+    def __init__(self, build: Any, *, log_pmfs: Any = False) -> None:
         self._build = build
         self.has_log_pmfs = bool(log_pmfs)
 
-    def laws(self):
+    def laws(self) -> Any:
         """The Laws value, built now."""
         return self._build()
 
-    def log_pmfs(self):
+    def log_pmfs(self) -> Any:
         if not self.has_log_pmfs:
             return super().log_pmfs()
         return self.laws().live().log_pmfs()
 
-    def privacy_loss_distribution(self, value_discretization_interval=None,
-                                  tail_mass_truncation=None, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None, description: Any = None) -> Any:
         return pld.from_laws(self.laws(), description)
 
 
@@ -214,18 +215,18 @@ class TwoPairLaws(LawSource):
     of ``minus``), as sampling without replacement under replace-one gives
     (subsampled_laws): the exact PLD of both sides, no atoms of one pair."""
 
-    def __init__(self, plus, minus):
+    def __init__(self, plus: Any, minus: Any) -> None:
         self.plus, self.minus = plus, minus
 
-    def privacy_loss_distribution(self, value_discretization_interval=None,
-                                  tail_mass_truncation=None, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None, description: Any = None) -> Any:
         plus = pld.from_laws(self.plus, description).plus
         minus = pld.from_laws(self.minus, description).minus
         return pld.PrivacyLossDistribution(plus, minus, exact=True,
                                            description=description or "privacy-loss distribution")
 
 
-def subsampled_laws(log_pmfs, q, sampling):
+def subsampled_laws(log_pmfs: Any, q: Any, sampling: Any) -> Any:
     """The laws of the pair (P, Q) of ``log_pmfs`` (LogPmfs) sampled at rate
     0 < q < 1 (Balle, Barthe & Gaboardi, "Privacy amplification by
     subsampling"; Zhu, Dong & Wang, "Optimal accounting of differential
@@ -242,7 +243,7 @@ def subsampled_laws(log_pmfs, q, sampling):
     with np.errstate(divide="ignore"):              # q = 0: ln q = -inf
         lq_w, l1q_w = float(np.log(ld(q))), float(np.log1p(-ld(q)))
 
-    def mixed(lp, lq, rest_p, rest_q):
+    def mixed(lp: Any, lq: Any, rest_p: Any, rest_q: Any) -> Any:
         log_a, log_b, lr = sampled_pair(lp, lq, q)
         rest_a = float(np.logaddexp(lq_w + rest_p, l1q_w + rest_q))
         return Laws(log_a, log_b, lr, log_rest_p=rest_a, log_rest_q=float(rest_q),
@@ -259,7 +260,7 @@ def subsampled_laws(log_pmfs, q, sampling):
     return TwoPairLaws(forward, reverse)
 
 
-def pair_core(laws):
+def pair_core(laws: Any) -> Any:
     """The noiseless C evaluator of live laws: the pair kernel on the arrays,
     and with a window (laws.windowed) the curve delta_window(eps) + rest_p
     (1 - e^(eps - log_ratio_max))_+ (rest_q (1 - e^(eps + log_ratio_min))_+
@@ -277,10 +278,10 @@ def pair_core(laws):
     return core
 
 
-def pair_curve(laws, reference, description, noise=None):
+def pair_curve(laws: Any, reference: Any, description: Any, noise: Any = None) -> PrivacyCurve:
     """The PrivacyCurve of count laws, plus ``noise`` if given (its strategy:
     ``noise.curve``), on the atoms where either law has mass."""
     laws = laws.live()
     if noise is not None:
-        return noise.curve(laws, reference, description)
+        return cast(PrivacyCurve, noise.curve(laws, reference, description))
     return PrivacyCurve(pair_core(laws), reference, description, laws=laws)

@@ -33,21 +33,27 @@ eps, delta(eps) = D_j + (1 - e^(eps - l_j)) W_j + P[L = inf] with
 both sums of non-negative terms (no cancellation), precomputed once in
 extended precision: a query is a binary search and O(1) arithmetic.
 """
+from __future__ import annotations
+
 import copy
 import math
+from typing import Any, Optional, Sequence, Union, cast, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _validate
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import Recipe
 from statpriv.laws.renyi import renyi_from_pld
 
+_Arrayish = Union[NDArray[Any], Sequence[float], Sequence[Sequence[float]]]
+
 
 __all__ = ["LOSS_CAP", "PLDCore", "PLDSide", "PrivacyLossDistribution", "from_laws", "from_log_pmfs",
            "renyi_from_pld"]
 
-_LD = np.longdouble
+_LD: "type[np.longdouble]" = np.longdouble
 # Losses are shifted by their midpoint before e^(-l) is formed: extended
 # precision holds e^(+-11000), so losses may span up to this many nats.
 _MAX_LOSS_SPAN = 22000.0
@@ -56,7 +62,7 @@ LOSS_CAP = _LOSS_CAP = _MAX_LOSS_SPAN / 2
 _DIRECTIONS = ("plus", "minus", "max")
 
 
-def _ld(values):
+def _ld(values: Any) -> NDArray[np.longdouble]:
     return np.ascontiguousarray(np.asarray(values, dtype=_LD))
 
 
@@ -84,8 +90,9 @@ class PLDSide:
         convolutions), 0 for exact PLDs.
     """
 
-    def __init__(self, losses, probs, infinity_mass=0.0, tail_mass=0.0, tail_loss=math.inf,
-                 extra_mass=0.0, losses_lo=None):
+    def __init__(self, losses: ArrayLike, probs: ArrayLike, infinity_mass: Any = 0.0,
+                 tail_mass: Any = 0.0, tail_loss: float = math.inf, extra_mass: float = 0.0,
+                 losses_lo: Optional[ArrayLike] = None) -> None:
         losses, probs = _ld(losses), _ld(probs)
         keep = probs > 0
         losses, probs = losses[keep], probs[keep]
@@ -119,7 +126,7 @@ class PLDSide:
         self._eval_losses, self._eval_probs, self._eval_lo = l_eval, p_eval, lo_eval
         _check_span(l_eval)
 
-    def _sums(self):
+    def _sums(self) -> Any:
         """(W, D, delta at eps = l_j), built on first use (a composition reads
         only the atoms)."""
         sums = self.__dict__.get("_sums_built")
@@ -136,19 +143,19 @@ class PLDSide:
     probs = property(lambda self: self._probs)
 
     @property
-    def size(self):
+    def size(self) -> int:
         """The number of finite atoms."""
         return int(self._losses.size)
 
-    def total_mass(self):
+    def total_mass(self) -> float:
         """sum p_i + infinity_mass + tail_mass (1 up to rounding and the tail bound)."""
         return float(np.sum(self._probs)) + float(self.infinity_mass) + float(self.tail_mass)
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return (f"<PLDSide {self.size} atoms, infinity_mass={_fmt_mass(self.infinity_mass)}, "
                 f"tail_mass={_fmt_mass(self.tail_mass)}>")
 
-    def _delta_ld(self, eps):
+    def _delta_ld(self, eps: Any) -> Any:
         """delta at an array of eps (float64, or long double shifts), extended precision."""
         eps = np.asarray(eps)
         eps = eps.astype(_LD if eps.dtype == _LD else np.float64).astype(_LD)
@@ -171,17 +178,24 @@ class PLDSide:
         out[inside & (out <= 0)] = np.finfo(_LD).smallest_subnormal
         return np.minimum(out, _LD(1.0))        # bounds may add up past 1; delta <= 1
 
-    def delta(self, eps):
+    @overload
+    def delta(self, eps: float) -> float: ...
+    @overload
+    def delta(self, eps: _Arrayish) -> NDArray[np.float64]: ...
+    @overload
+    def delta(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
+
+    def delta(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]:
         """H_eps = E[(1 - e^(eps - L))_+] (+inf mass, tail and extra mass included)."""
         arr = _validate.real_array("eps", eps, allow_inf=True)
         out = self._delta_ld(arr).astype(np.float64)
         return float(out[()]) if arr.ndim == 0 else out
 
-    def _log_delta(self, eps):
+    def _log_delta(self, eps: Any) -> Any:
         with np.errstate(divide="ignore"):
             return np.log(self._delta_ld(eps)).astype(np.float64)
 
-    def _epsilon(self, log_target):
+    def _epsilon(self, log_target: Any) -> Any:
         """Smallest eps (any real, -inf if none needed) with delta(eps) <= e^log_target."""
         target = np.exp(np.asarray(log_target, dtype=_LD))
         out = np.full(target.shape, -np.inf)
@@ -219,13 +233,13 @@ class PLDSide:
         return out
 
 
-def _fmt_mass(x):
+def _fmt_mass(x: Any) -> Any:
     """A mass for repr: 3 digits, long doubles below the float range too."""
     return f"{float(x):.3g}" if float(x) != 0.0 or x == 0 else \
         np.format_float_scientific(x, precision=2)
 
 
-def _check_span(losses):
+def _check_span(losses: Any) -> None:
     if losses.size and float(losses[-1] - losses[0]) > _MAX_LOSS_SPAN:
         lo, hi = float(losses[0]), float(losses[-1])
         raise ValueError(f"losses must span at most {_MAX_LOSS_SPAN:g} nats (extended "
@@ -233,7 +247,7 @@ def _check_span(losses):
                          f"the losses span {hi - lo:.6g} nats, from {lo:.6g} to {hi:.6g}")
 
 
-def _suffix_sums(losses, probs):
+def _suffix_sums(losses: Any, probs: Any) -> Any:
     """(W, D) of the module docstring, extended precision, as suffix cumsums."""
     if losses.size == 0:
         empty = np.zeros(0, dtype=_LD)
@@ -284,8 +298,10 @@ class PrivacyLossDistribution:
         known.
     """
 
-    def __init__(self, plus, minus, *, exact=True, discretization=None, rounding_bound=0.0,
-                 moved_mass=0.0, description="privacy-loss distribution", optimistic=None):
+    def __init__(self, plus: PLDSide, minus: PLDSide, *, exact: bool = True,
+                 discretization: Optional[float] = None, rounding_bound: float = 0.0,
+                 moved_mass: float = 0.0, description: str = "privacy-loss distribution",
+                 optimistic: Optional[PrivacyLossDistribution] = None) -> None:
         self.plus, self.minus = plus, minus
         self.exact = bool(exact)
         self.discretization = discretization
@@ -295,7 +311,7 @@ class PrivacyLossDistribution:
         self._optimistic = optimistic
 
     @property
-    def optimistic(self):
+    def optimistic(self) -> Optional[PrivacyLossDistribution]:
         if self._optimistic is None and self.exact:
             sides = (self.plus, self.minus)
             if all(s.tail_mass == 0 and s.extra_mass == 0 for s in sides):
@@ -309,24 +325,32 @@ class PrivacyLossDistribution:
     # of a curve built by a public factory; statpriv.curve.recipe), or None
     _recipe = None
 
-    def _with_recipe(self, recipe):
+    def _with_recipe(self, recipe: Any) -> PrivacyLossDistribution:
         """A shallow copy of this PLD that remembers ``recipe`` (its curve's
         call and the grid): to_dict, and the curve of ``to_curve``, name it."""
         twin = copy.copy(self)
         twin._recipe = recipe
         return twin
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         kind = "exact" if self.exact else f"pessimistic, h={self.discretization}"
         return (f"<PrivacyLossDistribution {self.description} ({kind}): "
                 f"plus {self.plus.size} atoms, minus {self.minus.size} atoms>")
 
-    def side(self, direction):
+    def side(self, direction: str) -> PLDSide:
         """The PLDSide of 'plus' or 'minus'."""
         _validate.choice("direction", direction, ("plus", "minus"))
         return self.plus if direction == "plus" else self.minus
 
-    def delta(self, eps, direction="max"):
+    @overload
+    def delta(self, eps: float, direction: str = "max") -> float: ...
+    @overload
+    def delta(self, eps: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
+    @overload
+    def delta(self, eps: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+
+    def delta(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """delta(eps) from the PLD: E[(1 - e^(eps - L))_+] per direction, or their max."""
         _validate.choice("direction", direction, _DIRECTIONS)
         arr = _validate.real_array("eps", eps, allow_inf=True)
@@ -337,7 +361,16 @@ class PrivacyLossDistribution:
         out = out.astype(np.float64)
         return float(out[()]) if arr.ndim == 0 else out
 
-    def delta_lower_bound(self, eps, direction="max"):
+    @overload
+    def delta_lower_bound(self, eps: float, direction: str = "max") -> float: ...
+    @overload
+    def delta_lower_bound(self, eps: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
+    @overload
+    def delta_lower_bound(self, eps: ArrayLike,
+                          direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+
+    def delta_lower_bound(self, eps: ArrayLike,
+                          direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """A lower bound on the TRUE delta(eps) of the mechanism the PLD bounds:
         the ``optimistic`` partner's delta where there is one (for an exact
         PLD with no tail, delta(eps) itself), else delta(eps + rounding_bound)
@@ -357,29 +390,40 @@ class PrivacyLossDistribution:
         out = np.maximum.reduce(lows).astype(np.float64)
         return float(out[()]) if arr.ndim == 0 else out
 
-    def to_curve(self):
+    def to_curve(self) -> PrivacyCurve:
         """The PrivacyCurve of this PLD (delta, epsilon, log_delta; O(log atoms) per
         query), e.g. for a PLD built by hand or by another accountant."""
         curve = PrivacyCurve(PLDCore(self), None, self.description, exact=self.exact, laws=self)
-        return Recipe(PrivacyLossDistribution.to_curve, (self,), {}).attach(curve)
+        return cast(PrivacyCurve,
+                    Recipe(PrivacyLossDistribution.to_curve, (self,), {}).attach(curve))
 
-    def renyi(self, alpha, direction="max"):
+    @overload
+    def renyi(self, alpha: float, direction: str = "max") -> float: ...
+    @overload
+    def renyi(self, alpha: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
+    @overload
+    def renyi(self, alpha: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+
+    def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """D_alpha per direction ('plus': D(P||Q), 'minus': D(Q||P)) or the max,
         vectorised over alpha (see renyi_from_pld)."""
-        return renyi_from_pld(self, alpha, direction)
+        return cast(Union[float, NDArray[np.float64]], renyi_from_pld(self, alpha, direction))
 
     # the laws of a curve built from this PLD (PrivacyCurve's ``laws``)
     has_log_pmfs = False
 
-    def privacy_loss_distribution(self, value_discretization_interval=None,
-                                  tail_mass_truncation=None, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Optional[float] = None,
+                                  tail_mass_truncation: Optional[float] = None,
+                                  description: Optional[str] = None) -> PrivacyLossDistribution:
         """This PLD itself (a curve built by ``to_curve`` or a composition)."""
         return self
 
 
 # -- constructors ------------------------------------------------------------
 
-def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound, loss_lo=None):
+def _side_from_logs(log_a: Any, log_b: Any, loss: Any, log_rest: Any, loss_bound: Any,
+                    loss_lo: Any = None) -> Any:
     """(side, low): the PLDSide of L = ln A/B under A from aligned log pmfs
     (extended precision; loss + loss_lo where the low parts are known), and
     None, or where atoms lie above the loss cap, the side of a lower bound:
@@ -432,7 +476,7 @@ def _side_from_logs(log_a, log_b, loss, log_rest, loss_bound, loss_lo=None):
     return PLDSide(losses, probs, inf_mass, tail, tail_loss, losses_lo=lo), low
 
 
-def _mass_bound(log_mass):
+def _mass_bound(log_mass: Any) -> Any:
     """e^log_mass rounded up: a float, or a long double below the float range
     (never 0 for a positive mass: at worst the smallest positive long double)."""
     if log_mass == -math.inf:
@@ -443,8 +487,9 @@ def _mass_bound(log_mass):
     return max(np.exp(_LD(log_mass)) * _LD(1.0 + 1e-15), tiny)
 
 
-def _from_logs(log_p, log_q, loss, log_rest_p, log_rest_q, loss_max, loss_min, loss_lo,
-               description):
+def _from_logs(log_p: Any, log_q: Any, loss: Any, log_rest_p: Any, log_rest_q: Any,
+               loss_max: Any, loss_min: Any, loss_lo: Any,
+               description: Any) -> PrivacyLossDistribution:
     """The exact PLD (both directions) of aligned log pmfs: loss = ln P/Q on
     the atoms (None: log_p - log_q), with its low parts loss_lo (or None);
     the rests at the losses loss_max (plus) and -loss_min (minus)."""
@@ -466,7 +511,7 @@ def _from_logs(log_p, log_q, loss, log_rest_p, log_rest_q, loss_max, loss_min, l
                                    optimistic=optimistic)
 
 
-def from_laws(laws, description="privacy-loss distribution"):
+def from_laws(laws: Any, description: str = "privacy-loss distribution") -> PrivacyLossDistribution:
     """The exact PLD of a statpriv.laws.Laws value (both directions).
 
     The losses are ln P/Q = log_ratio + log_ratio_lo as one long double with
@@ -489,7 +534,8 @@ def from_laws(laws, description="privacy-loss distribution"):
                       float(laws.log_ratio_min), loss_lo, description)
 
 
-def from_log_pmfs(log_pmfs, description="privacy-loss distribution"):
+def from_log_pmfs(log_pmfs: Any,
+                  description: str = "privacy-loss distribution") -> PrivacyLossDistribution:
     """The exact PLD of a statpriv.laws.LogPmfs (float64 logs; rest masses as
     tails at +inf)."""
     return _from_logs(log_pmfs.log_p, log_pmfs.log_q, None, log_pmfs.log_rest_p,
@@ -501,13 +547,13 @@ class PLDCore:
     PrivacyLossDistribution: O(log atoms) per query (binary search over the
     precomputed suffix sums), both directions, vectorised."""
 
-    def __init__(self, pld):
+    def __init__(self, pld: Any) -> None:
         self.pld = pld
 
-    def _sides(self, direction):
+    def _sides(self, direction: Any) -> Any:
         return (self.pld.plus, self.pld.minus, (self.pld.plus, self.pld.minus))[direction]
 
-    def log_delta(self, eps, direction):
+    def log_delta(self, eps: Any, direction: Any) -> Any:
         # (one eps takes the same extended-precision path as an array: the same
         # bits alone or in a batch)
         sides = self._sides(direction)
@@ -515,7 +561,7 @@ class PLDCore:
             return sides._log_delta(eps)
         return np.maximum(sides[0]._log_delta(eps), sides[1]._log_delta(eps))
 
-    def epsilon(self, log_target, direction):
+    def epsilon(self, log_target: Any, direction: Any) -> Any:
         sides = self._sides(direction)
         if not isinstance(sides, tuple):
             sides = (sides,)

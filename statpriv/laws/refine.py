@@ -7,6 +7,8 @@ evaluates it in mpmath (40 digits) on the cells that need it and stores the
 low parts (Laws.log_ratio_lo), and bounds the ratio over the full support
 (Laws.log_ratio_max / log_ratio_min) from the closed form at its extreme atoms.
 """
+from typing import Any
+
 import numpy as np
 
 from statpriv import _xprec
@@ -15,7 +17,7 @@ from statpriv import _xprec
 MAX_REFINED = 1024
 
 
-def rest_ratio_bounds(exact, j_lo, j_hi):
+def rest_ratio_bounds(exact: Any, j_lo: Any, j_hi: Any) -> Any:
     """(log_ratio_max, log_ratio_min) for Laws: the closed-form ln P(j)/Q(j)
     (mpmath, ``exact(j)`` at absolute atoms j), increasing in j, at the
     extreme atoms j_lo, j_hi of the FULL support, rounded outward to doubles
@@ -26,7 +28,7 @@ def rest_ratio_bounds(exact, j_lo, j_hi):
         return _xprec.float_up(exact(j_hi)), -_xprec.float_up(-exact(j_lo))
 
 
-def refine_log_ratio(lp, lq, lr, err, exact):
+def refine_log_ratio(lp: Any, lq: Any, lr: Any, err: Any, exact: Any) -> Any:
     """Low parts lr_lo with lr + lr_lo = ln P/Q to ~1e-30 on the cells that need it.
 
     delta(eps) = sum_j P(j) (1 - e^(eps - lr_j))_+ .  An error e_j in lr_j

@@ -15,6 +15,7 @@ on the loss is known) and left out for alpha < 1 (where it can only lower the
 divergence), so the value returned is never below the true one.
 """
 import math
+from typing import Any
 
 import numpy as np
 
@@ -27,13 +28,13 @@ __all__ = ["orders", "renyi_from_pld"]
 _LD = np.longdouble
 
 
-def orders(alpha):
+def orders(alpha: Any) -> Any:
     """The orders alpha > 0 (inf allowed) as a validated float array."""
     arr = _validate.real_array("alpha", alpha, low=0.0, low_open=True, allow_inf=True)
     return arr
 
 
-def _side_renyi(side, alphas):
+def _side_renyi(side: Any, alphas: Any) -> Any:
     """D_a(A || B) at every order of the float64 array ``alphas``, from the
     PLDSide of L = ln A/B under A (upper bound, see the module): the log
     moments of every finite order in one C call (csrc/renyi.h), the same
@@ -81,7 +82,7 @@ def _side_renyi(side, alphas):
     return out
 
 
-def renyi_from_pld(pld, alpha, direction="max"):
+def renyi_from_pld(pld: Any, alpha: Any, direction: Any = "max") -> Any:
     """D_alpha per direction ('plus': D(P||Q), 'minus': D(Q||P)) or the max, from a
     PrivacyLossDistribution; vectorised over alpha (one C call per direction)."""
     _validate.choice("direction", direction, ("plus", "minus", "max"))

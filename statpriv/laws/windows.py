@@ -9,6 +9,7 @@ windows are found before anything is allocated (O(log n) pmf calls) and a
 window larger than MAX_SUPPORT atoms is refused up front with its cost.
 """
 import math
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ MAX_SUPPORT = 4_000_000
 BYTES_PER_ATOM = 300
 
 
-def unimodal_window(log_pmf, lo, hi, mode, drop):
+def unimodal_window(log_pmf: Any, lo: Any, hi: Any, mode: Any, drop: Any) -> Any:
     """Window [first, last] of a unimodal law on lo..hi with maximum at ``mode``:
     the atoms with ln pmf >= ln pmf(mode) - drop, found by bisection on each
     side (O(log(hi - lo)) calls of ``log_pmf(k) -> float``).
@@ -71,7 +72,7 @@ def unimodal_window(log_pmf, lo, hi, mode, drop):
     return first, last, (log_rest + math.log(2.0) if log_rest > -math.inf else log_rest)
 
 
-def window(log_pmf, lo, hi, mode, noisy_path):
+def window(log_pmf: Any, lo: Any, hi: Any, mode: Any, noisy_path: Any) -> Any:
     """The one window policy of every array path: (first, last, log_rest).
 
     The full support lo..hi if it has at most FULL_SUPPORT atoms (log_rest
@@ -93,7 +94,7 @@ def window(log_pmf, lo, hi, mode, noisy_path):
     return found
 
 
-def binomial_window(N, pi, noisy_path, drop=None):
+def binomial_window(N: Any, pi: Any, noisy_path: Any, drop: Any = None) -> Any:
     """(first, last, log_rest): the window of Bin(N, pi) (see window).
 
     drop: a path that trims the atoms more than this many nats below the
@@ -101,7 +102,7 @@ def binomial_window(N, pi, noisy_path, drop=None):
     distribution) cuts the window there up front, the rest bounded by
     unimodality (unimodal_window), instead of building the full support
     first (at n = 1e6 that is 1e6 atoms of which ~14% are kept)."""
-    def log_pmf(k):
+    def log_pmf(k: Any) -> Any:
         return float(_law_kernels.log_binom_pmf(float(N), pi, np.array([float(k)]))[0])
 
     mode = min(max(math.floor((N + 1) * pi), 0), N)
@@ -111,7 +112,7 @@ def binomial_window(N, pi, noisy_path, drop=None):
     return first, last, log_rest
 
 
-def binomial_log_pmf(N, pi, first, last):
+def binomial_log_pmf(N: Any, pi: Any, first: Any, last: Any) -> Any:
     """ln Bin(N, pi) on first..last; in extended precision with neighbours
     consistent to ~1e-19 for 0 < pi < 1 (see statpriv.laws._kernels.binom_window_logl)."""
     if 0.0 < pi < 1.0:
@@ -119,7 +120,7 @@ def binomial_log_pmf(N, pi, first, last):
     return _law_kernels.log_binom_pmf(float(N), pi, np.arange(first, last + 1, dtype=np.float64))
 
 
-def check_support(size, what):
+def check_support(size: Any, what: Any) -> None:
     """Refuse a window of more than MAX_SUPPORT atoms, before allocating it."""
     if size > MAX_SUPPORT:
         raise ValueError(

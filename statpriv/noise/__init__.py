@@ -18,9 +18,13 @@ statpriv.utility read it.  A new kind is one module with a ``Noise``
 subclass plus one entry in that table (and its C cells and oracle branch;
 docs/architecture.md walks through it).
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, Type, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from statpriv import _lazy
 from statpriv.curve import PrivacyCurve
@@ -69,63 +73,75 @@ class Noise:
     """
 
     __slots__ = ("_param",)
-    kind = None
-    param_name = None
-    pure_dp = False
-    _tail_w = None
-    _variance_factor = None
+    if TYPE_CHECKING:
+        # what every kind implements (see above), for the type checker only
+        _param: float
 
-    def __init__(self, param):
+        def dp_core(self) -> Any: ...
+
+        def _dp_reference(self) -> Callable[[Any], Any]: ...
+
+        def dp_renyi(self, alpha: float) -> float: ...
+
+        @property
+        def variance(self) -> float: ...
+    kind: Optional[str] = None
+    param_name: Optional[str] = None
+    pure_dp = False
+    _tail_w: Any = None
+    _variance_factor: Optional[float] = None
+
+    def __init__(self, param: float) -> None:
         if self.kind is None:
             raise TypeError(f"Noise is abstract: use {kinds_text()}")
         object.__setattr__(self, "_param", float(param))
 
     @property
-    def param(self):
+    def param(self) -> float:
         return self._param
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} objects are immutable: "
                              f"build a new one instead of setting {name!r}")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} objects are immutable")
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Type[Noise], Tuple[float]]:
         return type(self), (self._param,)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self._param!r})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Noise):
             return NotImplemented
         return type(self) is type(other) and self._param == other._param
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.kind, self._param))
 
     # -- a count plus this noise -----------------------------------------------
-    def window_drop(self):
+    def window_drop(self) -> Optional[float]:
         """Atoms more than this many nats below the largest are cut before the
         noise is added (the cells scale atoms linearly), or None (every atom
         is kept): a window may be cut there up front."""
         return windows.DROP_NATS
 
-    def _trim(self, laws):
+    def _trim(self, laws: Any) -> Any:
         return _cells.trim(laws)
 
-    def _core(self, laws):
+    def _core(self, laws: Any) -> Any:
         raise ValueError(f"noise must be {kinds_text()}, got {self!r}")
 
-    def _release_laws(self, laws, zero_plus, zero_minus):
+    def _release_laws(self, laws: Any, zero_plus: Any, zero_minus: Any) -> Any:
         """What the noisy curve knows of its laws (PrivacyCurve's ``laws``)
         beyond its delta: nothing by default (the noisy outcomes are
         continuous; the curve then gets the connect-the-dots PLDs of its own
         delta, statpriv.laws.grid_pld.DeltaLaws)."""
         return None
 
-    def curve(self, laws, reference, description):
+    def curve(self, laws: Any, reference: Any, description: Any) -> Any:
         """The curve of count laws (statpriv.laws.Laws, live atoms) plus this noise:
         H_eps(P*N || Q*N).  The laws are trimmed once (``_trim``); with a
         window the mass left out is added to delta (BoundedCurveCore), and
@@ -146,13 +162,13 @@ class Noise:
         return PrivacyCurve(core, reference, f"{description}, noise={self!r}",
                             laws=grid_pld.DeltaLaws(core) if released is None else released)
 
-    def zero_point_up(self):
+    def zero_point_up(self) -> float:
         """The smallest float >= the largest |ln f_P/f_Q| of any count plus
         this noise (Breutigam & Reischuk Lemma 5): delta is 0 from there on;
         inf for noise that is not pure DP."""
         return math.inf
 
-    def zero_points(self, tail_ratio=None):
+    def zero_points(self, tail_ratio: Optional[Callable[[Any], Any]] = None) -> Tuple[float, float]:
         """(zero_plus, zero_minus): floats at or above sup ln f_P/f_Q (resp.
         f_Q/f_P) of the FULL count laws plus this noise, whatever was cut:
         the exact ln G_P(w)/G_Q(w) rounded up where the generating-function
@@ -173,35 +189,36 @@ class Noise:
 
     # -- worst-case DP: the noise alone, N against N + 1 ------------------------
     @factory
-    def dp_curve(self):
+    def dp_curve(self) -> PrivacyCurve:
         """The worst-case DP curve of this noise (sensitivity 1): statpriv.dp."""
         return self._dp_curve(f"DP {self.kind} {self.param_name}={self.param}")
 
-    def _dp_curve(self, description):
+    def _dp_curve(self, description: Any) -> PrivacyCurve:
         reference = self._dp_reference()
         return PrivacyCurve(self.dp_core(), lambda eps, direction: reference(eps),
                             description, laws=DPPair(self))
 
-    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
+    def dp_privacy_loss_distribution(self, value_discretization_interval: Any,
+                                     tail_mass_truncation: Any) -> Any:
         """The worst-case DP curve's PLD on the grid h Z: pessimistic
         connect-the-dots of its closed-form delta (both directions alike),
         with the optimistic one as its ``optimistic`` (statpriv.laws.grid_pld);
         a kind with exact atoms overrides it."""
         return self.dp_grid_bracket(value_discretization_interval, tail_mass_truncation).pld()
 
-    def dp_grid_bracket(self, value_discretization_interval, tail_mass_truncation):
+    def dp_grid_bracket(self, value_discretization_interval: Any, tail_mass_truncation: Any) -> Any:
         """The Bracket on h Z of the worst-case DP curve (statpriv.laws.grid_pld)."""
         return grid_pld.curve_bracket(self.dp_core(), value_discretization_interval,
                                       tail_mass_truncation,
                                       f"DP {self.kind} {self.param_name}={self.param}",
                                       symmetric=True)
 
-    def dp_loss_span(self):
+    def dp_loss_span(self) -> float:
         """The width of the losses dp-accounting's PLD of the mechanism spans
         (its grid needs about span / h bins); 0 where it is a few atoms."""
         return 0.0
 
-    def dp_renyi_orders(self, alphas):
+    def dp_renyi_orders(self, alphas: NDArray[np.float64]) -> NDArray[np.float64]:
         """D_alpha of the worst-case DP pair at every order of a float64
         array, in one C call (csrc/dp_renyi.h), each value the one
         ``dp_renyi`` gives, bit for bit: the C value is the correctly rounded
@@ -210,23 +227,25 @@ class Noise:
         out, certain = _noise_kernels.dp_renyi(self.kind, alphas, self.param)
         for i in np.flatnonzero(~certain):
             out[i] = self.dp_renyi(float(alphas[i]))
-        return out
+        return cast(NDArray[np.float64], out)
 
-    def _dp_sampled_curve(self, sensitivity, sampling_prob, relation, description):
+    def _dp_sampled_curve(self, sensitivity: Any, sampling_prob: Any, relation: Any,
+                          description: Any) -> PrivacyCurve:
         """The mechanism with Poisson subsampling at rate sampling_prob under
         ``relation`` (statpriv.noise._sampled)."""
         from statpriv.noise import _sampled
-        return _sampled.sampled_curve(self, sensitivity, sampling_prob, relation, description)
+        return cast(PrivacyCurve, _sampled.sampled_curve(self, sensitivity, sampling_prob, relation,
+                                                         description))
 
-    def _dp_sampled_pair(self, sensitivity, sampling_prob, relation):
+    def _dp_sampled_pair(self, sensitivity: Any, sampling_prob: Any, relation: Any) -> Any:
         """(C evaluator, laws) of the sampled mechanism, 0 < sampling_prob < 1:
         for continuous noise the reduction of dp_core or the replace-one
         closed forms (statpriv.noise._sampled.continuous_pair)."""
         from statpriv.noise import _sampled
         return _sampled.continuous_pair(self, sensitivity, sampling_prob, relation)
 
-    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
-                                  sampling_prob, relation):
+    def dp_accounting_sampled_pld(self, value_discretization_interval: Any, sensitivity: Any,
+                                  sampling_prob: Any, relation: Any) -> Any:
         """dp-accounting's own PLD of the sampled mechanism, or None where it
         has none (then the export takes the curve's delta)."""
         return None
@@ -250,29 +269,31 @@ class DPPair(LawSource):
     pair of continuous noise is a ``SampledDPPair``: no closed-form Renyi
     divergence and no exact PLD, its curve known through its exact delta."""
 
-    def __init__(self, noise, sensitivity=1, *, laws=None, native_export=True,
-                 sampling_prob=None, relation="add_remove"):
+    def __init__(self, noise: Any, sensitivity: Any = 1, *, laws: Any = None,
+                 native_export: Any = True, sampling_prob: Any = None,
+                 relation: Any = "add_remove") -> None:
         self.noise, self.sensitivity, self.laws = noise, sensitivity, laws
         self.native_export = bool(native_export)
         self.sampling_prob, self.relation = sampling_prob, relation
 
     @property
-    def has_log_pmfs(self):
+    def has_log_pmfs(self) -> bool:  # type: ignore[override]  # LawSource's: a class attribute
         return self.laws is not None and self.laws.has_log_pmfs
 
-    def log_pmfs(self):
+    def log_pmfs(self) -> Any:
         return super().log_pmfs() if self.laws is None else self.laws.log_pmfs()
 
-    def privacy_loss_distribution(self, value_discretization_interval=1e-4,
-                                  tail_mass_truncation=1e-15, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = 1e-4,
+                                  tail_mass_truncation: Any = 1e-15,
+                                  description: Any = None) -> Any:
         if self.laws is not None:
             return self.laws.privacy_loss_distribution(value_discretization_interval,
                                                        tail_mass_truncation, description)
         return self.noise.dp_privacy_loss_distribution(value_discretization_interval,
                                                        tail_mass_truncation)
 
-    def grid_bracket(self, value_discretization_interval, tail_mass_truncation,
-                     description=None):
+    def grid_bracket(self, value_discretization_interval: Any, tail_mass_truncation: Any,
+                     description: Any = None) -> Any:
         """The Bracket on h Z that a composition multiplies: the noise kind's
         connect-the-dots bracket, or that of the exact PLD of the given laws."""
         h, tail = value_discretization_interval, tail_mass_truncation
@@ -282,7 +303,7 @@ class DPPair(LawSource):
                                          h, tail, description)
         return self.noise.dp_grid_bracket(h, tail)
 
-    def renyi(self, alpha, direction="max"):
+    def renyi(self, alpha: Any, direction: Any = "max") -> Any:
         """D_alpha (symmetric: every direction alike): the kind's closed form,
         or the exact PLD's of the lumped atoms."""
         if self.laws is not None:
@@ -291,7 +312,7 @@ class DPPair(LawSource):
         out = self.noise.dp_renyi_orders(arr.ravel()).reshape(arr.shape)
         return float(out[()]) if arr.ndim == 0 else out
 
-    def subsample(self, sampling_prob, sampling, core=None):
+    def subsample(self, sampling_prob: Any, sampling: Any, core: Any = None) -> Any:
         """The laws of this pair sampled (PrivacyCurve.subsample): Poisson
         sampling of the unsampled mechanism is the sampled mechanism (the
         kind's laws: exact atoms, dp-accounting's own PLD); otherwise the
@@ -304,7 +325,7 @@ class DPPair(LawSource):
             laws = grid_pld.DeltaLaws(core)
         return laws
 
-    def dp_accounting_pld(self, value_discretization_interval):
+    def dp_accounting_pld(self, value_discretization_interval: Any) -> Any:
         """dp-accounting's own PLD of the mechanism (None: not the export's route)."""
         if not self.native_export:
             return None
@@ -329,9 +350,10 @@ class SampledDPPair(DPPair):
     (statpriv.laws.grid_pld; ``core`` is the curve's evaluator).  Under
     replace-one the pair is symmetric (one direction evaluated)."""
 
-    renyi = None
+    renyi = None  # type: ignore[assignment]  # no closed form: the curve asks its PLD
 
-    def __init__(self, noise, sensitivity=1, *, core, sampling_prob, relation):
+    def __init__(self, noise: Any, sensitivity: Any = 1, *, core: Any, sampling_prob: Any,
+                 relation: Any) -> None:
         super().__init__(noise, sensitivity, sampling_prob=sampling_prob, relation=relation)
         self.core, self.symmetric = core, relation == "replace_one"
 
@@ -340,13 +362,13 @@ class SampledDPPair(DPPair):
     grid_bracket = grid_pld.DeltaLaws.grid_bracket
 
 
-def kinds_text(prefix="statpriv."):
+def kinds_text(prefix: str = "statpriv.") -> str:
     """'statpriv.Laplace, Gaussian or Geometric': the kinds, for messages."""
     names = [cls.__name__ for cls in NOISE_KINDS.values()]
     return prefix + ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def _dp_accounting_pld_module():
+def _dp_accounting_pld_module() -> Any:
     """dp-accounting's privacy_loss_distribution module (the optional extra)."""
     from statpriv.curve.export import _dp_accounting
     return _dp_accounting()[1]

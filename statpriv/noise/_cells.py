@@ -13,6 +13,8 @@ Laplace(b) and geometric(alpha) noise make every count here pure DP
 (|ln f_P/f_Q| <= 1/b, resp. -ln alpha; Breutigam & Reischuk Lemma 5 — each law is a
 mixture of pairs shifted by one), so delta is exactly 0 from that eps on.
 """
+from typing import Any
+
 import numpy as np
 
 from statpriv import _xprec
@@ -25,12 +27,12 @@ from statpriv.laws import windows
 # given: at large eps its positive part comes from the extreme atoms.
 
 
-def _largest(la):
+def _largest(la: Any) -> Any:
     """np.max(la) (NaN if any), by argmax: ~3x faster on long doubles."""
     return la[np.argmax(la)]
 
 
-def _trim_slice(lp, lq):
+def _trim_slice(lp: Any, lq: Any) -> Any:
     drop = windows.DROP_NATS
     keep = lp >= _largest(lp) - drop
     if lq is not lp:
@@ -40,7 +42,7 @@ def _trim_slice(lp, lq):
     return slice(int(np.argmax(keep)), len(keep) - int(np.argmax(keep[::-1])))
 
 
-def trim(laws):
+def trim(laws: Any) -> Any:
     """The laws (statpriv.laws.Laws) on the atoms where P or Q is within
     DROP_NATS of its maximum, ln of the P and Q mass cut (trim_bounded)
     added to their rests: ``Noise._trim`` of the kinds whose cells scale
@@ -49,7 +51,7 @@ def trim(laws):
     return laws.with_cut(sl, cut_p, cut_q)
 
 
-def trim_bounded(lp, lq):
+def trim_bounded(lp: Any, lq: Any) -> Any:
     """(slice, cut_p, cut_q): the slice trim() keeps and ln of the P and Q mass
     it cuts off (-inf if none), summed in log space; the caller adds the cut
     mass to delta as a bound (Noise.curve)."""
@@ -65,7 +67,7 @@ def trim_bounded(lp, lq):
     return sl, cuts[0], cuts[1]
 
 
-def _log_sum(la):
+def _log_sum(la: Any) -> Any:
     """ln sum exp(la) as a float: max + ln sum exp(la - max) (one pass of
     exp in double, unlike the sequential long double np.logaddexp.reduce:
     ~50x faster on 1e6 atoms); the caller rounds it up."""
@@ -76,7 +78,7 @@ def _log_sum(la):
     return float(top) + float(np.log(np.sum(np.exp((la - top).astype(np.float64)))))
 
 
-def trim_shift(lz, shift=None):
+def trim_shift(lz: Any, shift: Any = None) -> Any:
     """(lp, lq, cut, cut) for the pure shift P = Z(. - 1), Q = Z (lz: Q's log
     pmf, Z's plus a last -inf atom): Z trimmed like trim() and the shift
     rebuilt on the window, ln of Z's cut mass (rounded up) twice.  shift:
@@ -90,7 +92,7 @@ def trim_shift(lz, shift=None):
     return np.concatenate((pad, z)), np.concatenate((z, pad)), cut, cut
 
 
-def close_ratios(lp, lq, log_ratio, log_ratio_lo):
+def close_ratios(lp: Any, lq: Any, log_ratio: Any, log_ratio_lo: Any) -> Any:
     """The law ratio for a cell builder that scales atoms linearly (Laplace,
     geometric), on trimmed laws: (log_ratio, law_lr, law_lo, atom_log_ratio)
     with law_lr / law_lo ln P/Q and its low parts (None if not given),
@@ -108,7 +110,7 @@ def close_ratios(lp, lq, log_ratio, log_ratio_lo):
     return log_ratio, law_lr, law_lo, atom_log_ratio
 
 
-def _total_variation(lp, lq, chunk=1 << 16):
+def _total_variation(lp: Any, lq: Any, chunk: Any = 1 << 16) -> Any:
     """sum |P - Q| in doubles (enough for a threshold, and exp of long
     doubles is slow), in chunks: no full-length temporaries."""
     tv = 0.0
@@ -120,13 +122,13 @@ def _total_variation(lp, lq, chunk=1 << 16):
     return tv
 
 
-def is_shift(lp, lq):
+def is_shift(lp: Any, lq: Any) -> Any:
     """P is Q shifted by one atom (no sampling): lp[k] = lq[k-1] exactly."""
     return (len(lp) >= 2 and lp[0] == -np.inf and lq[-1] == -np.inf
             and np.array_equal(lp[1:], lq[:-1]))
 
 
-def exact_tails(lr, tail_ratio, tail_w, param, cells):
+def exact_tails(lr: Any, tail_ratio: Any, tail_w: Any, param: Any, cells: Any) -> Any:
     """Overwrite lr on the tail cells with the exact ln G_P(w)/G_Q(w) as
     hi + lo (returns the lo array, or None).  cells = (left cells, right
     cells).  Skipped where the computed cell ratio disagrees by more than
@@ -150,7 +152,7 @@ def exact_tails(lr, tail_ratio, tail_w, param, cells):
     return (lo, tuple(sides)) if sides else (None, ())
 
 
-def monotone_likelihood_ratio(lp, lq):
+def monotone_likelihood_ratio(lp: Any, lq: Any) -> Any:
     """ln P(k) - ln Q(k) is non-decreasing over the atoms where P + Q > 0
     (-inf where P = 0, +inf where Q = 0), up to the rounding of the logs."""
     live = np.isfinite(lp) | np.isfinite(lq)
@@ -172,7 +174,7 @@ def monotone_likelihood_ratio(lp, lq):
     return bool(np.all(np.diff(r) >= -np.maximum(tol[1:], tol[:-1])))
 
 
-def _log_ratio(lp, lq):
+def _log_ratio(lp: Any, lq: Any) -> Any:
     with np.errstate(invalid="ignore"):
         lr = lp - lq
     lr[np.isnan(lr)] = 0.0     # both zero: the cell contributes nothing either way

@@ -10,6 +10,8 @@ ratios, the law's own ratio where the noise barely mixes, and ln R -+ a
 deficit of positive terms from the exact tail ratio (statpriv.noise.laplace
 calls them; csrc/laplace.c evaluates the cells).
 """
+from typing import Any
+
 import numpy as np
 
 from statpriv import _lazy, _xprec
@@ -20,7 +22,8 @@ __all__ = ["atom_ratios", "clip_interior", "deficit_ratios", "end_ratios", "inte
            "shift_cell_ratios"]
 
 
-def shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo):
+def shift_cell_ratios(lr: Any, lq: Any, cell_lq: Any, ll_q: Any, lr_q: Any, ib: Any,
+                      ib_lo: Any) -> Any:
     """Interior cells' mass ratios of a pure shift near +-1/b, without the
     difference of two cell logs (the kernel's thresholds need them to the
     accuracy of their distance from eps).  With C_A = L_A(j) + R_A(j) on the
@@ -76,7 +79,7 @@ def shift_cell_ratios(lr, lq, cell_lq, ll_q, lr_q, ib, ib_lo):
     return np.concatenate(cells), np.concatenate(lows)
 
 
-def interior_lo_bound(lr_lo, cells):
+def interior_lo_bound(lr_lo: Any, cells: Any) -> Any:
     """_clip_interior's L = max |lr_lo| over the interior cells 1..len-2
     (NaN left out), as it computes it, where lr_lo is zero on the interior
     except at ``cells`` (None: none): from those cells alone, without two
@@ -97,7 +100,7 @@ def interior_lo_bound(lr_lo, cells):
                    abs(np.fmin(zero, np.fmin.reduce(vals))))
 
 
-def clip_interior(lr, lr_lo, sides, big=None):
+def clip_interior(lr: Any, lr_lo: Any, sides: Any, big: Any = None) -> None:
     """Interior cells' mass ratios lie between the exact tail ratios (monotone
     laws): clamp their rounding, as the unevaluated sums lr + lr_lo, to the
     tail's, so that no interior cell sets a zero point beyond the exact one
@@ -128,7 +131,7 @@ def clip_interior(lr, lr_lo, sides, big=None):
         inner_lo[past] = lo
 
 
-def _end_fraction(la, pos, atoms, l_base, step, side):
+def _end_fraction(la: Any, pos: Any, atoms: Any, l_base: Any, step: Any, side: Any) -> Any:
     """ln(U / (base + U)) per position j of ``pos``, U = sum over the atoms k
     (of ``atoms``) beyond j (k > j on the right, k <= j on the left) of
     A(k) e^(step * distance), distance k - j (right) or j + 1 - k (left);
@@ -145,7 +148,8 @@ def _end_fraction(la, pos, atoms, l_base, step, side):
         return log_u - np.logaddexp(l_base, log_u)
 
 
-def end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err_l, err_r):
+def end_ratios(lp: Any, lq: Any, ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b: Any, lr: Any,
+               lr_lo: Any, sides: Any, err_l: Any, err_r: Any) -> Any:
     """Double-double log ratios of L (right end) and R (left end) near the ends.
 
     With w = e^(1/b): L_A(j) + U_A(j) = e^(-j/b) G_A(w), U_A(j) = sum_{k>j}
@@ -195,8 +199,8 @@ def end_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, lr, lr_lo, sides, err_l, err_r
     return ll_lo, rr_lo
 
 
-def atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_l, err_r,
-                         ll_lo, rr_lo):
+def atom_ratios(lp: Any, lq: Any, ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b: Any, law_lr: Any,
+                law_lo: Any, err_l: Any, err_r: Any, ll_lo: Any, rr_lo: Any) -> None:
     """L and R log ratios from the laws' own ratio where the noise barely mixes.
 
     L_A(j) = A(j) + u L_A(j-1) and R_A(j) = A(j+1) + u R_A(j+1) (u = e^(-1/b)),
@@ -213,8 +217,9 @@ def atom_ratios(lp, lq, ll_p, lr_p, ll_q, lr_q, b, law_lr, law_lo, err_l, err_r,
                               ll_lo, rr_lo)
 
 
-def deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q,
-                            b, lr, lr_lo, sides, errs, ll_lo, rr_lo):
+def deficit_ratios(lp: Any, lq: Any, law_lr: Any, law_lo: Any, cell_lp: Any, cell_lq: Any,
+                   ll_p: Any, lr_p: Any, ll_q: Any, lr_q: Any, b: Any, lr: Any, lr_lo: Any,
+                   sides: Any, errs: Any, ll_lo: Any, rr_lo: Any) -> None:
     """Laplace L and R log ratios from the exact tail ratios, as ln R -+ a deficit.
 
     With u = e^(-1/b), w = 1/u, the exact right-tail ratio R = G_P(w)/G_Q(w)

@@ -25,6 +25,8 @@ statpriv.dp as they were; replace_one is N - 1 against N + 1, the add/remove
 curve at sensitivity 2 s.  q = 0 releases nothing about the target: delta =
 max(0, 1 - e^eps).
 """
+from typing import Any
+
 import numpy as np
 
 from statpriv import _lazy, _xprec, oracle
@@ -41,7 +43,7 @@ _kernels = _lazy.module("statpriv.noise._kernels")
 RELATIONS = ("add_remove", "replace_one")
 
 
-def sampled_curve(noise, sensitivity, q, relation, description):
+def sampled_curve(noise: Any, sensitivity: Any, q: Any, relation: Any, description: Any) -> Any:
     """The curve of ``noise`` (at sensitivity 1: the caller divides a
     continuous parameter by s; geometric keeps its integer s) with Poisson
     subsampling at rate 0 <= q < 1 under ``relation`` (see the module): the
@@ -55,7 +57,7 @@ def sampled_curve(noise, sensitivity, q, relation, description):
     return PrivacyCurve(core, reference, description, laws=laws)
 
 
-def continuous_pair(noise, sensitivity, q, relation):
+def continuous_pair(noise: Any, sensitivity: Any, q: Any, relation: Any) -> Any:
     """(core, laws) of a sampled continuous kind (Gaussian, Laplace): the
     reduction of the unsampled closed form (add_remove) or dp_replace.h."""
     from statpriv.noise import SampledDPPair
@@ -74,11 +76,11 @@ def continuous_pair(noise, sensitivity, q, relation):
     return core, SampledDPPair(noise, sensitivity, core=core, sampling_prob=q, relation=relation)
 
 
-def _reference(noise, sensitivity, q, relation):
+def _reference(noise: Any, sensitivity: Any, q: Any, relation: Any) -> Any:
     """The mpmath brute force of the sampled pair (statpriv.oracle.dp_sampled_delta)."""
     kind, param = noise.kind, noise.param
 
-    def reference(eps, direction):
+    def reference(eps: Any, direction: Any) -> Any:
         return oracle.dp_sampled_delta(kind, param, q, eps, relation=relation,
                                        sensitivity=sensitivity, direction=direction)
     return reference

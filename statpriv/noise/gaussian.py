@@ -12,9 +12,13 @@ of sigma/8 and refined.  Exact for every sigma > 0: as sigma -> 0 the normal
 masses become 0 or 1 and the curve tends to the noiseless one.  Gaussian
 noise is not pure DP: delta > 0 at every finite eps.
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Optional
 
 import numpy as np
+from numpy.typing import NDArray
 
 from statpriv import _lazy, _validate, oracle
 from statpriv.noise import Noise, _cells, _dp_accounting_pld_module
@@ -31,24 +35,24 @@ class Gaussian(Noise):
     param_name = "sigma"
     _variance_factor = 1.0
 
-    def __init__(self, sigma):
+    def __init__(self, sigma: float) -> None:
         super().__init__(_validate.real("sigma", sigma, low=0.0, low_open=True))
 
     @property
-    def sigma(self):
+    def sigma(self) -> float:
         return self.param
 
     @property
-    def variance(self):
+    def variance(self) -> float:
         return self.param * self.param
 
-    def window_drop(self):
+    def window_drop(self) -> Optional[float]:
         return None                # the kernel works in logs and keeps every atom
 
-    def _trim(self, laws):
+    def _trim(self, laws: Any) -> Any:
         return laws                # (at large eps the extreme atoms dominate)
 
-    def _core(self, laws):
+    def _core(self, laws: Any) -> Any:
         # the accurate ln P/Q (and its low parts) gives every D_k = P(k) -
         # e^eps Q(k) its relative accuracy (csrc/gaussian.c, gauss_log_d)
         # monotone_ratio (P is Q shifted by one, Q log-concave: binomial,
@@ -60,32 +64,32 @@ class Gaussian(Noise):
 
     # -- worst-case DP (Balle & Wang, "Improving the Gaussian mechanism for
     # differential privacy", Thm. 8; csrc/dp.c)
-    def dp_core(self):
+    def dp_core(self) -> Any:
         return _kernels.GaussianDPCore(self.sigma)
 
-    def _dp_reference(self):
+    def _dp_reference(self) -> Any:
         sigma = self.sigma
         return lambda eps: oracle.dp_gaussian_delta(sigma, eps)
 
-    def dp_renyi(self, alpha):
+    def dp_renyi(self, alpha: float) -> float:
         """alpha / (2 sigma^2) (Mironov, "Renyi differential privacy")."""
         return alpha / (2.0 * self.sigma * self.sigma)
 
-    def dp_renyi_orders(self, alphas):
+    def dp_renyi_orders(self, alphas: NDArray[np.float64]) -> NDArray[np.float64]:
         """alpha / (2 sigma^2) at every order (the same floats as dp_renyi)."""
         return alphas / (2.0 * self.sigma * self.sigma)
 
-    def dp_loss_span(self):
+    def dp_loss_span(self) -> float:
         # dp-accounting's grid, truncated at its default log mass -50:
         # |L| <= 1/(2 sigma^2) + 10/sigma
         return 1.0 / self.sigma ** 2 + 20.0 / self.sigma
 
-    def dp_accounting_pld(self, value_discretization_interval, sensitivity=1):
+    def dp_accounting_pld(self, value_discretization_interval: Any, sensitivity: Any = 1) -> Any:
         return _dp_accounting_pld_module().from_gaussian_mechanism(
             self.sigma, value_discretization_interval=value_discretization_interval)
 
-    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
-                                  sampling_prob, relation):
+    def dp_accounting_sampled_pld(self, value_discretization_interval: Any, sensitivity: Any,
+                                  sampling_prob: Any, relation: Any) -> Any:
         pld_module = _dp_accounting_pld_module()
         neighbours = pld_module.NeighborRel
         return pld_module.from_gaussian_mechanism(
@@ -98,32 +102,32 @@ class Gaussian(Noise):
     # not pure DP: the level is the smallest eps with delta_sigma(eps) <= delta
     # on the worst-case curve Gaussian(sigma).dp_curve()
     @staticmethod
-    def _interval_epsilon(width, confidence, count, delta):
+    def _interval_epsilon(width: Any, confidence: Any, count: Any, delta: Any) -> Any:
         sigma = width * count / _gaussian_z(confidence)
         return Gaussian(sigma).dp_curve().epsilon(delta)
 
     @staticmethod
-    def _interval_confidence(eps, width, count, delta):
+    def _interval_confidence(eps: Any, width: Any, count: Any, delta: Any) -> Any:
         sigma = _gaussian_sigma_for(eps, delta)
         from scipy import special
         return float(special.erf(width * count / (sigma * math.sqrt(2.0))))
 
     @staticmethod
-    def _interval_width(eps, confidence, count, delta):
+    def _interval_width(eps: Any, confidence: Any, count: Any, delta: Any) -> Any:
         return _gaussian_sigma_for(eps, delta) * _gaussian_z(confidence) / count
 
     @classmethod
-    def _interval_noise(cls, width, confidence, count):
+    def _interval_noise(cls, width: Any, confidence: Any, count: Any) -> Any:
         return cls(width * count / _gaussian_z(confidence))
 
 
-def _gaussian_z(p):
+def _gaussian_z(p: Any) -> Any:
     """Phi^{-1}((1 + p)/2) = sqrt(2) erfinv(p), without forming (1 + p)/2."""
     from scipy import special
     return math.sqrt(2.0) * float(special.erfinv(p))
 
 
-def _gaussian_sigma_for(eps, delta):
+def _gaussian_sigma_for(eps: Any, delta: Any) -> Any:
     """Smallest sigma with delta_sigma(eps) <= delta on Gaussian(sigma).dp_curve().
 
     delta_sigma(eps) falls strictly from 1 (sigma -> 0) to 0 (sigma -> inf), so
@@ -132,7 +136,7 @@ def _gaussian_sigma_for(eps, delta):
     """
     log_target = math.log(delta)
 
-    def f(log_sigma):
+    def f(log_sigma: Any) -> Any:
         return Gaussian(math.exp(log_sigma)).dp_curve().log_delta(eps) - log_target
 
     guess = math.log(max(math.sqrt(2.0 * math.log(1.25 / delta)) / eps, 1e-300))

@@ -7,9 +7,13 @@ Breutigam & Reischuk Lemma 5), so delta is exactly 0 from that eps on -- from
 the exact zero point ln G_P(1/alpha)/G_Q(1/alpha) where the laws' generating
 functions are known.
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Optional, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from statpriv import _lazy, _validate, _xprec, oracle
 from statpriv.curve import PrivacyCurve
@@ -23,7 +27,7 @@ _kernels = _lazy.module("statpriv.noise._kernels")
 _LN2 = math.log(2.0)
 
 
-def _tail_w(p):
+def _tail_w(p: Any) -> Any:
     """w = 1/alpha (mpmath): the noisy ratio beyond the last atom is G_P(w)/G_Q(w)."""
     return 1 / p
 
@@ -42,22 +46,22 @@ class Geometric(Noise):
     pure_dp = True
     _tail_w = staticmethod(_tail_w)
 
-    def __init__(self, alpha):
+    def __init__(self, alpha: float) -> None:
         super().__init__(_validate.real("alpha", alpha, low=0.0, high=1.0,
                                         low_open=True, high_open=True))
 
     @property
-    def alpha(self):
+    def alpha(self) -> float:
         return self.param
 
     @property
-    def variance(self):
+    def variance(self) -> float:
         return 2.0 * self.param / (1.0 - self.param) ** 2
 
-    def zero_point_up(self):
+    def zero_point_up(self) -> float:
         return _zero_point_up(self.alpha)
 
-    def _core(self, laws):
+    def _core(self, laws: Any) -> Any:
         lp, lq = laws.log_p, laws.log_q
         log_ratio, law_lr, law_lo, atom_log_ratio = _cells.close_ratios(
             lp, lq, laws.log_ratio, laws.log_ratio_lo)
@@ -86,7 +90,7 @@ class Geometric(Noise):
         bound = _zero_point_up(self.alpha)                     # -ln alpha rounded up
         return _core.PairCurveCore(cell_lp, cell_lq, lr, max_log_ratio=bound, lr_lo=lr_lo)
 
-    def _release_laws(self, laws, zero_plus, zero_minus):
+    def _release_laws(self, laws: Any, zero_plus: Any, zero_minus: Any) -> Any:
         """The noisy release is discrete: its exact laws are the pmfs of the
         count plus the noise on the atoms and two aggregated tails
         (_kernels.geometric_cells; beyond the last atom both noisy pmfs decay
@@ -95,22 +99,22 @@ class Geometric(Noise):
         lp, lq, alpha = laws.log_p, laws.log_q, self.alpha
         rest_p, rest_q = float(laws.log_rest_p), float(laws.log_rest_q)
 
-        def build():
+        def build() -> Any:
             cell_lp, cell_lq = _kernels.geometric_cells(lp, lq, alpha)
             return Laws(cell_lp, cell_lq, None, log_rest_p=rest_p, log_rest_q=rest_q,
                         log_ratio_max=float(zero_plus), log_ratio_min=float(-zero_minus))
         return LazyLaws(build)
 
     # -- worst-case DP: delta(eps) = max(0, 1 - alpha e^eps) / (1 + alpha) (csrc/dp.c)
-    def dp_core(self):
+    def dp_core(self) -> Any:
         # -ln alpha to ~106 bits (mpmath), held as a double-double
         return _kernels.GeometricDPCore(self.alpha, _kernels.neg_log_double_double(self.alpha))
 
-    def _dp_reference(self):
+    def _dp_reference(self) -> Any:
         alpha = self.alpha
         return lambda eps: oracle.dp_geometric_delta(alpha, eps)
 
-    def _dp_lumped_curve(self, sensitivity, description):
+    def _dp_lumped_curve(self, sensitivity: Any, description: Any) -> PrivacyCurve:
         """The worst-case DP curve at an integer sensitivity s > 1: the outcomes
         x <= 0 (all of likelihood ratio alpha^s) and x >= s (ratio alpha^-s)
         lumped, which leaves the curve unchanged, and the s + 1 atoms
@@ -126,14 +130,14 @@ class Geometric(Noise):
         return PrivacyCurve(pair_core(laws), discrete_reference(log_p, log_q), description,
                             laws=DPPair(self, s, laws=laws))
 
-    def _dp_sampled_pair(self, sensitivity, sampling_prob, relation):
+    def _dp_sampled_pair(self, sensitivity: Any, sampling_prob: Any, relation: Any) -> Any:
         """Exact discrete laws of the sampled mechanism (see _dp_sampled_laws):
         the pair kernel, the exact PLD and Renyi divergences."""
         laws = self._dp_sampled_laws(sensitivity, sampling_prob, relation)
         return pair_core(laws), DPPair(self, sensitivity, laws=laws,
                                        sampling_prob=sampling_prob, relation=relation)
 
-    def _dp_sampled_laws(self, sensitivity, q, relation):
+    def _dp_sampled_laws(self, sensitivity: Any, q: Any, relation: Any) -> Any:
         """Laws of Poisson-subsampled geometric noise at an integer sensitivity
         s (statpriv.noise._sampled), 0 < q < 1, on consecutive lumped
         outcomes, long double, closed-form log ratios.  With G(x) = c
@@ -163,15 +167,15 @@ class Geometric(Noise):
                     log_ratio_max=_xprec.ceil_float(lr.max(), ld(0)),
                     log_ratio_min=-_xprec.ceil_float(-lr.min(), ld(0)))
 
-    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
-                                  sampling_prob, relation):
+    def dp_accounting_sampled_pld(self, value_discretization_interval: Any, sensitivity: Any,
+                                  sampling_prob: Any, relation: Any) -> Any:
         if relation != "add_remove":
             return None                   # dp-accounting's discrete Laplace has no REPLACE
         return _dp_accounting_pld_module().from_discrete_laplace_mechanism(
             -math.log(self.alpha), sensitivity=sensitivity, sampling_prob=sampling_prob,
             value_discretization_interval=value_discretization_interval, use_connect_dots=True)
 
-    def dp_renyi(self, alpha):
+    def dp_renyi(self, alpha: float) -> float:
         """ln( (g^(1-a) + g^a) / (1 + g) ) / (a - 1) for geometric(g): P(x <= 0)
         = 1/(1+g) at loss -ln g, the rest at ln g; -ln g at a = inf."""
         import mpmath
@@ -185,7 +189,8 @@ class Geometric(Noise):
             s = (g ** (1 - al) + g ** al) / (1 + g)
             return float(mpmath.log(s) / (al - 1))
 
-    def dp_privacy_loss_distribution(self, value_discretization_interval, tail_mass_truncation):
+    def dp_privacy_loss_distribution(self, value_discretization_interval: Any,
+                                     tail_mass_truncation: Any) -> Any:
         """Exact: P = geometric at 0, Q at 1; L = -ln alpha on x <= 0 (P-mass
         1/(1+alpha)), ln alpha on x >= 1 (mass alpha/(1+alpha)); symmetric."""
         a = np.longdouble(self.alpha)
@@ -194,7 +199,7 @@ class Geometric(Noise):
         return pld.PrivacyLossDistribution(side, side, exact=True,
                                            description=f"DP geometric alpha={self.alpha}")
 
-    def dp_accounting_pld(self, value_discretization_interval, sensitivity=1):
+    def dp_accounting_pld(self, value_discretization_interval: Any, sensitivity: Any = 1) -> Any:
         # dp-accounting's discrete Laplace, parameter -ln alpha
         return _dp_accounting_pld_module().from_discrete_laplace_mechanism(
             -math.log(self.alpha), sensitivity=sensitivity,
@@ -203,29 +208,30 @@ class Geometric(Noise):
     # statpriv.interval: alpha = e^(-eps) (eps-DP for sensitivity 1); with
     # K = ceil(w c), P[|N| < w c] = P[|N| <= K - 1] = 1 - 2 alpha^K / (1 + alpha)
     @staticmethod
-    def _interval_epsilon(width, confidence, count, delta):
+    def _interval_epsilon(width: Any, confidence: Any, count: Any, delta: Any) -> Any:
         return _geometric_epsilon(_integer_bound(width * count), confidence)
 
     @staticmethod
-    def _interval_confidence(eps, width, count, delta):
+    def _interval_confidence(eps: Any, width: Any, count: Any, delta: Any) -> Any:
         return _geometric_confidence(eps, _integer_bound(width * count))
 
     @staticmethod
-    def _interval_width(eps, confidence, count, delta):
+    def _interval_width(eps: Any, confidence: Any, count: Any, delta: Any) -> Any:
         return _geometric_width_bound(eps, confidence) / count
 
     @classmethod
-    def _interval_noise(cls, width, confidence, count):
+    def _interval_noise(cls, width: Any, confidence: Any, count: Any) -> Any:
         return cls(math.exp(-_geometric_epsilon(_integer_bound(width * count), confidence)))
 
 
-def _zero_point_up(alpha):
+def _zero_point_up(alpha: float) -> float:
     """-ln alpha rounded up to a float: delta = 0 exactly from there on."""
-    return _kernels.geometric_zero_point_up(alpha)
+    return cast(float, _kernels.geometric_zero_point_up(alpha))
 
 
-def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_lo, sides, err,
-                              atom_lo=None, closed=True):
+def _geometric_deficit_ratios(lp: Any, lq: Any, atom_lr: Any, cell_lp: Any, cell_lq: Any,
+                              alpha: Any, lr: Any, lr_lo: Any, sides: Any, err: Any,
+                              atom_lo: Any = None, closed: Any = True) -> None:
     """Cell log ratios from the exact tail ratios, as ln R - D(x).
 
     ln R = lr + lr_lo on a tail cell (set by _exact_tails from the generating
@@ -279,7 +285,7 @@ def _geometric_deficit_ratios(lp, lq, atom_lr, cell_lp, cell_lq, alpha, lr, lr_l
 
 
 # -- geometric: the strict inequality |k| < t on the integers ------------------
-def _integer_bound(t):
+def _integer_bound(t: Any) -> Any:
     """K = ceil(t) for t > 0, the number of |k| values excluded by |k| < t being
     those with |k| >= K.  A t within 4 ulps of an integer is taken as that
     integer (0.3 * 10 = 3.0000000000000004 means t = 3, so K = 3)."""
@@ -289,16 +295,16 @@ def _integer_bound(t):
     return max(1, math.ceil(t))
 
 
-def _geometric_tail_log(eps, K):
+def _geometric_tail_log(eps: Any, K: Any) -> Any:
     """ln P[|N| >= K] = ln(2 alpha^K / (1 + alpha)), alpha = e^-eps."""
     return _LN2 - K * eps - math.log1p(math.exp(-eps))
 
 
-def _geometric_confidence(eps, K):
+def _geometric_confidence(eps: Any, K: Any) -> Any:
     return -math.expm1(_geometric_tail_log(eps, K))
 
 
-def _geometric_epsilon(K, p):
+def _geometric_epsilon(K: Any, p: Any) -> Any:
     """eps solving 1 - 2 alpha^K/(1 + alpha) = p, alpha = e^-eps.
 
     h(eps) = ln 2 - K eps - ln(1 + e^-eps) - ln(1 - p) falls strictly
@@ -311,7 +317,7 @@ def _geometric_epsilon(K, p):
     if K == 1:
         return math.log1p(p) - log_q
 
-    def h(eps):
+    def h(eps: Any) -> Any:
         return _geometric_tail_log(eps, K) - log_q
 
     lo, hi = -log_q / K, (_LN2 - log_q) / K
@@ -319,7 +325,7 @@ def _geometric_epsilon(K, p):
     return optimize.brentq(h, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 
-def _geometric_width_bound(eps, p):
+def _geometric_width_bound(eps: Any, p: Any) -> Any:
     """Smallest integer K >= 1 with 1 - 2 alpha^K/(1+alpha) >= p."""
     log_q = math.log1p(-p)
     guess = (_LN2 - math.log1p(math.exp(-eps)) - log_q) / eps

@@ -8,9 +8,13 @@ every count here pure DP (|ln f_P/f_Q| <= 1/b; Breutigam & Reischuk Lemma 5),
 so delta is exactly 0 from eps = 1/b on -- from the exact zero point
 ln G_P(e^(1/b))/G_Q(e^(1/b)) where the laws' generating functions are known.
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Optional, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from statpriv import _lazy, _validate, _xprec, oracle
 from statpriv.noise import Noise, _cells, _dp_accounting_pld_module
@@ -20,7 +24,7 @@ _core = _lazy.module("statpriv._core")            # scipy.special: loaded on fir
 _kernels = _lazy.module("statpriv.noise._kernels")
 
 
-def _tail_w(p):
+def _tail_w(p: Any) -> Any:
     """w = e^(1/b) (mpmath): the noisy ratio beyond the last atom is G_P(w)/G_Q(w)."""
     import mpmath
     return mpmath.exp(1 / p)
@@ -36,21 +40,21 @@ class Laplace(Noise):
     _tail_w = staticmethod(_tail_w)
     _variance_factor = 2.0
 
-    def __init__(self, scale):
+    def __init__(self, scale: float) -> None:
         super().__init__(_validate.real("scale", scale, low=0.0, low_open=True))
 
     @property
-    def scale(self):
+    def scale(self) -> float:
         return self.param
 
     @property
-    def variance(self):
+    def variance(self) -> float:
         return 2.0 * self.param * self.param
 
-    def zero_point_up(self):
+    def zero_point_up(self) -> float:
         return _zero_point_up(self.scale)
 
-    def _trim(self, laws):
+    def _trim(self, laws: Any) -> Any:
         if _cells.is_shift(laws.log_p, laws.log_q):
             # a pure shift P = Z(. - 1), Q = Z: trim Z and rebuild the
             # shift, so the window stays an exact shift (_laplace_shift_core's
@@ -61,7 +65,7 @@ class Laplace(Noise):
                                 log_rest_q=float(np.logaddexp(laws.log_rest_q, cut_q)))
         return super()._trim(laws)
 
-    def _core(self, laws):
+    def _core(self, laws: Any) -> Any:
         lp, lq = laws.log_p, laws.log_q
         if _cells.is_shift(lp, lq):
             # (the shift's ratios are closed forms: no law ratio needed)
@@ -71,14 +75,14 @@ class Laplace(Noise):
         return _laplace_core(lp, lq, self.scale, laws.tail_ratio, log_ratio, law_lr, law_lo)
 
     # -- worst-case DP: delta(eps) = max(0, 1 - exp((eps - 1/b)/2)) (csrc/dp.c)
-    def dp_core(self):
+    def dp_core(self) -> Any:
         return _kernels.LaplaceDPCore(self.scale)
 
-    def _dp_reference(self):
+    def _dp_reference(self) -> Any:
         b = self.scale
         return lambda eps: oracle.dp_laplace_delta(b, eps)
 
-    def dp_renyi(self, alpha):
+    def dp_renyi(self, alpha: float) -> float:
         """ln( a/(2a-1) e^((a-1)/b) + (a-1)/(2a-1) e^(-a/b) ) / (a - 1) (Mironov,
         "Renyi differential privacy", Table II; a = 1/2 as the limit, the KL
         divergence 1/b + e^(-1/b) - 1 at a = 1, 1/b at a = inf)."""
@@ -97,15 +101,15 @@ class Laplace(Noise):
                      + (al - 1) / (2 * al - 1) * mpmath.exp(-al / b))
             return float(mpmath.log(s) / (al - 1))
 
-    def dp_loss_span(self):
+    def dp_loss_span(self) -> float:
         return 2.0 / self.scale              # |L| <= 1/b
 
-    def dp_accounting_pld(self, value_discretization_interval, sensitivity=1):
+    def dp_accounting_pld(self, value_discretization_interval: Any, sensitivity: Any = 1) -> Any:
         return _dp_accounting_pld_module().from_laplace_mechanism(
             self.scale, value_discretization_interval=value_discretization_interval)
 
-    def dp_accounting_sampled_pld(self, value_discretization_interval, sensitivity,
-                                  sampling_prob, relation):
+    def dp_accounting_sampled_pld(self, value_discretization_interval: Any, sensitivity: Any,
+                                  sampling_prob: Any, relation: Any) -> Any:
         if relation != "add_remove":
             return None                   # dp-accounting's Laplace has no REPLACE
         return _dp_accounting_pld_module().from_laplace_mechanism(
@@ -115,28 +119,29 @@ class Laplace(Noise):
     # statpriv.interval: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi &
     # D'Acquisto eq. (9)), hence eps = -ln(1 - p)/(w c) (eq. (10))
     @staticmethod
-    def _interval_epsilon(width, confidence, count, delta):
+    def _interval_epsilon(width: Any, confidence: Any, count: Any, delta: Any) -> Any:
         return -math.log1p(-confidence) / (width * count)
 
     @staticmethod
-    def _interval_confidence(eps, width, count, delta):
+    def _interval_confidence(eps: Any, width: Any, count: Any, delta: Any) -> Any:
         return -math.expm1(-eps * width * count)
 
     @staticmethod
-    def _interval_width(eps, confidence, count, delta):
+    def _interval_width(eps: Any, confidence: Any, count: Any, delta: Any) -> Any:
         return -math.log1p(-confidence) / (eps * count)
 
     @classmethod
-    def _interval_noise(cls, width, confidence, count):
+    def _interval_noise(cls, width: Any, confidence: Any, count: Any) -> Any:
         return cls(width * count / -math.log1p(-confidence))
 
 
-def _zero_point_up(b):
+def _zero_point_up(b: float) -> float:
     """1/b rounded up to a float: delta = 0 exactly from there on."""
-    return _kernels.laplace_zero_point_up(b)
+    return cast(float, _kernels.laplace_zero_point_up(b))
 
 
-def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
+def _laplace_core(lp: Any, lq: Any, scale: Any, tail_ratio: Any, log_ratio: Any, law_lr: Any,
+                  law_lo: Any) -> Any:
     """Laplace(scale) noise on general (trimmed) laws: the cells of both laws
     in one C pass, their log ratios from the difference law D = P - Q =
     Q expm1(log_ratio) where P and Q are close (log_ratio given: ln P = ln Q
@@ -172,7 +177,7 @@ def _laplace_core(lp, lq, scale, tail_ratio, log_ratio, law_lr, law_lo):
                                max_log_ratio=bound, lr_lo=lr_lo)
 
 
-def _laplace_shift_core(lp, lq, b, tail_ratio):
+def _laplace_shift_core(lp: Any, lq: Any, b: Any, tail_ratio: Any) -> Any:
     """Laplace(b) noise on a pure shift P = Q(. - 1) (a count without sampling).
 
     With u = e^(-1/b), w = 1/u and, for the unit cell [j, j+1],

@@ -37,9 +37,10 @@ first use.
 
 import importlib
 import pkgutil
+from typing import Any
 
 
-def _modules():
+def _modules() -> Any:
     """The oracle modules that export names (an ``__all__``), in name order."""
     found = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
@@ -49,7 +50,7 @@ def _modules():
     return found
 
 
-def __getattr__(name):
+def __getattr__(name: Any) -> Any:
     if not name.startswith("_"):
         for module in _modules():
             if name in module.__all__:
@@ -59,5 +60,5 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> Any:
     return sorted(set(globals()) | {n for m in _modules() for n in m.__all__})

@@ -20,6 +20,7 @@ import contextlib
 import contextvars
 import math
 from fractions import Fraction
+from typing import Any, Iterator
 
 import mpmath
 from mpmath import mp, mpf
@@ -33,7 +34,7 @@ _DIRECTIONS = ("plus", "minus", "max")
 # small helpers
 # --------------------------------------------------------------------------
 
-def _is_sequence(x):
+def _is_sequence(x: Any) -> Any:
     if isinstance(x, (str, bytes)):
         return False
     if isinstance(x, (list, tuple)):
@@ -42,7 +43,7 @@ def _is_sequence(x):
     return hasattr(x, "__len__") and hasattr(x, "__iter__")
 
 
-def _to_mpf(x, what):
+def _to_mpf(x: Any, what: Any) -> Any:
     """Exact conversion of a real scalar to mpf (done inside a workdps ctx)."""
     if isinstance(x, bool):
         raise ValueError(f"{what} must be a real number, got bool {x!r}")
@@ -58,7 +59,7 @@ def _to_mpf(x, what):
     return v
 
 
-def _eps_list(eps):
+def _eps_list(eps: Any) -> Any:
     """Return (list_of_mpf_eps, is_scalar)."""
     if _is_sequence(eps):
         vals = [_to_mpf(e, "eps") for e in eps]
@@ -66,14 +67,14 @@ def _eps_list(eps):
     return [_to_mpf(eps, "eps")], True
 
 
-def _check_prob(p, what):
+def _check_prob(p: Any, what: Any) -> Any:
     v = _to_mpf(p, what)
     if v < 0 or v > 1:
         raise ValueError(f"{what} must lie in [0, 1], got {p!r}")
     return v
 
 
-def _check_int(x, what, lo=None, hi=None):
+def _check_int(x: Any, what: Any, lo: Any = None, hi: Any = None) -> Any:
     if isinstance(x, bool):
         raise ValueError(f"{what} must be an integer, got {x!r}")
     try:
@@ -89,13 +90,13 @@ def _check_int(x, what, lo=None, hi=None):
     return iv
 
 
-def _check_direction(direction):
+def _check_direction(direction: Any) -> None:
     if direction not in _DIRECTIONS:
         raise ValueError(
             f"direction must be one of {_DIRECTIONS}, got {direction!r}")
 
 
-def _pick(direction, plus, minus):
+def _pick(direction: Any, plus: Any, minus: Any) -> Any:
     """The value a direction asks for: plus, minus or the larger."""
     if direction == "plus":
         return plus
@@ -104,7 +105,7 @@ def _pick(direction, plus, minus):
     return max(plus, minus)
 
 
-def _hs_sum(P, Q, eeps):
+def _hs_sum(P: Any, Q: Any, eeps: Any) -> Any:
     """sum_x max(P(x) - eeps*Q(x), 0), term by term (current precision)."""
     s = mpf(0)
     for p, q in zip(P, Q):
@@ -115,7 +116,7 @@ def _hs_sum(P, Q, eeps):
     return s
 
 
-def _directional(P, Q, eps_vals, direction):
+def _directional(P: Any, Q: Any, eps_vals: Any, direction: Any) -> Any:
     out = []
     for e in eps_vals:
         ee = mpmath.exp(e)
@@ -166,7 +167,7 @@ _BUDGET = contextvars.ContextVar("statpriv_reference_max_terms", default=None)
 
 
 @contextlib.contextmanager
-def term_budget(max_terms):
+def term_budget(max_terms: Any) -> Iterator[Any]:
     """Within the block, reference functions called without ``max_terms`` use
     this budget (None: DEFAULT_MAX_TERMS).  Thread- and context-local."""
     token = _BUDGET.set(max_terms)
@@ -183,7 +184,7 @@ _PROGRESS = contextvars.ContextVar("statpriv_reference_progress", default=None)
 
 
 @contextlib.contextmanager
-def reporting(progress):
+def reporting(progress: Any) -> Iterator[Any]:
     """Within the block the long loops of the oracle report their terms to
     ``progress`` (an object with update(n), or None)."""
     token = _PROGRESS.set(progress)
@@ -193,20 +194,20 @@ def reporting(progress):
         _PROGRESS.reset(token)
 
 
-def _tick(terms=1):
+def _tick(terms: Any = 1) -> None:
     """``terms`` more done: told to the progress bar of the call, if any."""
     progress = _PROGRESS.get()
     if progress is not None:
         progress.update(terms)
 
 
-def _row_terms(N):
+def _row_terms(N: Any) -> Any:
     """A binomial (or hypergeometric) row over N others with exact C(N, k)."""
     N = max(float(N), 0.0)
     return N + N ** 3 / 3e5
 
 
-def _eval_terms(L, noise, direction):
+def _eval_terms(L: Any, noise: Any, direction: Any) -> Any:
     """One eps value, noiseless or with noise = (kind, param)."""
     dirs = 2 if direction == "max" else 1
     L = float(L)
@@ -223,7 +224,7 @@ def _eval_terms(L, noise, direction):
     return 4e5 * math.sqrt(L + 1.0) * dirs
 
 
-def _round_up(x):
+def _round_up(x: Any) -> Any:
     """x rounded up to two significant digits."""
     if not x > 0 or not math.isfinite(x):
         return x
@@ -231,7 +232,7 @@ def _round_up(x):
     return math.ceil(x / e) * e
 
 
-def _guard(terms, max_terms, what):
+def _guard(terms: Any, max_terms: Any, what: Any) -> None:
     budget = max_terms if max_terms is not None else _BUDGET.get()
     if budget is None:
         budget = DEFAULT_MAX_TERMS
@@ -247,7 +248,7 @@ def _guard(terms, max_terms, what):
 # the hockey stick of two given pmfs
 # --------------------------------------------------------------------------
 
-def hockey_stick(P, Q, eps, dps=50):
+def hockey_stick(P: Any, Q: Any, eps: Any, dps: Any = 50) -> Any:
     """H_eps(P||Q) = sum_x max(P(x) - e^eps Q(x), 0).
 
     P, Q: sequences of equal length indexed by the same outcomes.

@@ -5,6 +5,7 @@ that can matter (the dropped terms are rigorously below one rounding unit).
 """
 
 import math
+from typing import Any, Dict, List
 
 import mpmath
 from mpmath import mpf
@@ -12,7 +13,7 @@ from mpmath import mpf
 _LN2 = math.log(2.0)
 
 
-def _float_log(v):
+def _float_log(v: Any) -> Any:
     """float ln(v) of a non-negative mpf (-inf for 0); no float underflow."""
     if v == 0:
         return -math.inf
@@ -37,7 +38,7 @@ class _NoisyMixture:
     distance, so no later term can be kept).
     """
 
-    def __init__(self, P, Q, kind, par, T):
+    def __init__(self, P: Any, Q: Any, kind: Any, par: Any, T: Any) -> None:
         self.P, self.Q = P, Q
         self.kind = kind
         nz = [k for k in range(len(P)) if P[k] != 0 or Q[k] != 0]
@@ -47,9 +48,9 @@ class _NoisyMixture:
         self.lQ = [_float_log(q) for q in Q]
         self.lwmax = max(self.lw)
         self.T = T
-        self.cache = {}
-        self.fcache = {}
-        self._tab = []
+        self.cache: Dict[Any, Any] = {}
+        self.fcache: Dict[Any, Any] = {}
+        self._tab: List[Any] = []
         if kind == "gaussian":
             s = par
             self.scale = s
@@ -70,7 +71,7 @@ class _NoisyMixture:
         self.lnC = float(mpmath.log(self.C))
 
     # float log of the (unnormalised) kernel at distance d >= 0
-    def _logker(self, d):
+    def _logker(self, d: Any) -> Any:
         if self.kind == "gaussian":
             return -d * d * self.fl_inv2s2
         if self.kind == "laplace":
@@ -79,7 +80,7 @@ class _NoisyMixture:
             return 0.0
         return d * self.fl_lna  # -inf for alpha = 0
 
-    def _kept(self, xf, lw, T):
+    def _kept(self, xf: Any, lw: Any, T: Any) -> Any:
         """Atoms k whose term lw[k] + logker(|xf - k|) is >= max - T, and the
         atom kc nearest to xf (clamped to [kmin, kmax])."""
         kmin, kmax = self.kmin, self.kmax
@@ -103,7 +104,7 @@ class _NoisyMixture:
             return [], kc
         return [k for t, k in terms if t >= M - T], kc
 
-    def _table(self, m):
+    def _table(self, m: Any) -> Any:
         """unnormalised kernel factor table: Gaussian e^(-m^2/(2 s^2)),
         Laplace e^(-m/b), geometric alpha^m, m = 0, 1, ... (grown on demand,
         each entry computed directly)."""
@@ -118,7 +119,7 @@ class _NoisyMixture:
                 tab.append(mpf(1) if j == 0 else self.alpha ** j)
         return tab
 
-    def _kernels(self, x, klo, khi, kc):
+    def _kernels(self, x: Any, klo: Any, khi: Any, kc: Any) -> Any:
         """unnormalised nu(x - k) for k = klo..khi (klo <= kc <= khi), from
         exact identities (d = x - kc, m = k - kc):
           Gaussian  e^(-(d-m)^2/(2s^2)) = e^(-d^2/(2s^2)) (e^(d/s^2))^m e^(-m^2/(2s^2))
@@ -159,7 +160,7 @@ class _NoisyMixture:
                 out[k] = tab[abs(xi - k)]
         return out
 
-    def __call__(self, x):
+    def __call__(self, x: Any) -> Any:
         """(f_P(x), f_Q(x)), cached."""
         r = self.cache.get(x)
         if r is not None:
@@ -179,7 +180,7 @@ class _NoisyMixture:
         self.cache[x] = r
         return r
 
-    def log_pair(self, xf):
+    def log_pair(self, xf: Any) -> Any:
         """float (ln f_P(x), ln f_Q(x)) up to the common constant ln C, each
         by a float log-sum-exp over the atoms within 60 + ln(L+1) nats of its
         own largest term (-inf for an exact zero); used only to read signs
@@ -202,7 +203,7 @@ class _NoisyMixture:
         self.fcache[xf] = r
         return r
 
-    def log_mass_bound(self, a, b, which):
+    def log_mass_bound(self, a: Any, b: Any, which: Any) -> Any:
         """Float upper bound of ln int_a^b f_which (which = "P" or "Q").
 
         Finite [a, b]: int <= (b - a) sup_[a,b] f <= (b - a) sum_k w_k

@@ -2,12 +2,13 @@
 pieces (bisected until mpmath's error estimate is at the rounding level),
 tanh-sinh on half-infinite ones, bracketed roots of a sign change.
 """
+from typing import Any
 
 import mpmath
 from mpmath import mp
 
 
-def _gl_piece(F, a, b, depth=0):
+def _gl_piece(F: Any, a: Any, b: Any, depth: Any = 0) -> Any:
     """int_a^b F (F smooth on the closed piece) by Gauss-Legendre quad,
     accepting mpmath's error estimate err <= 2^(20-prec) (|val| + 1) (F is
     normalised to size ~1, so the +1 is the rounding-noise floor); bisects
@@ -25,7 +26,7 @@ def _gl_piece(F, a, b, depth=0):
     return v1 + v2, e1 + e2
 
 
-def _ts_piece(F, a, b):
+def _ts_piece(F: Any, a: Any, b: Any) -> Any:
     """int over a half-infinite piece by tanh-sinh (mpmath's default)."""
     val, err = mpmath.quad(F, [a, b], error=True)
     if err > mpmath.ldexp(abs(val) + 1, -mp.prec + 20):
@@ -35,7 +36,7 @@ def _ts_piece(F, a, b):
     return val, err
 
 
-def _bracket_root(G, a, b, Ga, Gb):
+def _bracket_root(G: Any, a: Any, b: Any, Ga: Any, Gb: Any) -> Any:
     """Root of G in (a, b) with G(a) G(b) < 0: mpmath.findroot with the
     Anderson-Bjoerk bracketing solver; if that fails or leaves the bracket,
     plain bisection to full precision."""
@@ -60,5 +61,5 @@ def _bracket_root(G, a, b, Ga, Gb):
     return (lo + hi) / 2
 
 
-def _sign(v):
+def _sign(v: Any) -> Any:
     return 1 if v > 0 else (-1 if v < 0 else 0)

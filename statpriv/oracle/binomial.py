@@ -10,6 +10,7 @@ coefficients, every term at ``dps`` digits, no window, no pruning.
 """
 
 import math
+from typing import Any
 
 import mpmath
 from mpmath import mp, mpf
@@ -25,7 +26,7 @@ _SAMPLINGS = ("without_replacement", "poisson")
 
 _SAMPLINGS = ("without_replacement", "poisson")
 
-def _binomial_pmf(N, p):
+def _binomial_pmf(N: Any, p: Any) -> Any:
     """pmf of Bin(N, p) on 0..N; p an mpf in [0, 1] (current precision).
 
     b(k) = C(N,k) p^k (1-p)^(N-k) with the integer C(N,k) exact (math.comb)
@@ -41,7 +42,7 @@ def _binomial_pmf(N, p):
     return out
 
 
-def _poisson_binomial_pmf(ps):
+def _poisson_binomial_pmf(ps: Any) -> Any:
     """pmf of a sum of independent Bernoulli(p_j) by exact convolution."""
     pmf = [mpf(1)]
     for p in ps:
@@ -55,7 +56,7 @@ def _poisson_binomial_pmf(ps):
     return pmf
 
 
-def _hypergeom_pmf(N, K, m):
+def _hypergeom_pmf(N: Any, K: Any, m: Any) -> Any:
     """H(N,K,m)(j) = C(K,j) C(N-K,m-j) / C(N,m), j = 0..m, as exact rationals
     rounded once to mpf.  Requires 0 <= m <= N."""
     den = math.comb(N, m)
@@ -70,7 +71,7 @@ def _hypergeom_pmf(N, K, m):
     return out
 
 
-def _mixture_shift(lam, A, B, length):
+def _mixture_shift(lam: Any, A: Any, B: Any, length: Any) -> Any:
     """P(j) = lam*A(j-1) + (1-lam)*B(j), Q(j) = lam*A(j) + (1-lam)*B(j),
     j = 0..length-1.  A or B may be None when its weight is exactly 0."""
     P = [mpf(0)] * length
@@ -91,7 +92,7 @@ def _mixture_shift(lam, A, B, length):
     return P, Q
 
 
-def _counting_size(n, pi, sample_size, sample_rate, sampling):
+def _counting_size(n: Any, pi: Any, sample_size: Any, sample_rate: Any, sampling: Any) -> Any:
     """(L, pmf terms) of counting_pmfs, from the raw arguments; None when they
     are invalid (counting_pmfs then raises the precise error)."""
     try:
@@ -111,8 +112,9 @@ def _counting_size(n, pi, sample_size, sample_rate, sampling):
         return None
 
 
-def estimate_terms(n, pi, *, sample_size=None, sample_rate=None,
-                   sampling="without_replacement", noise=None, direction="max"):
+def estimate_terms(n: Any, pi: Any, *, sample_size: Any = None, sample_rate: Any = None,
+                   sampling: Any = "without_replacement", noise: Any = None,
+                   direction: Any = "max") -> Any:
     """Estimated cost (in terms, ~1 mpmath operation each) of
     ``noisy_counting_delta`` (``noise`` a (kind, param) pair) or
     ``counting_delta`` (noise None) at one eps value; see the size-guard
@@ -129,7 +131,7 @@ def estimate_terms(n, pi, *, sample_size=None, sample_rate=None,
 # counting queries
 # --------------------------------------------------------------------------
 
-def _others_probs(n, pi):
+def _others_probs(n: Any, pi: Any) -> Any:
     """Return (n, scalar_pi_or_None, list_of_pi_or_None) with validation."""
     if _is_sequence(pi):
         ps = [_check_prob(p, "pi entry") for p in pi]
@@ -147,8 +149,9 @@ def _others_probs(n, pi):
     return n, _check_prob(pi, "pi"), None
 
 
-def counting_pmfs(n, pi, *, sample_size=None, sample_rate=None,
-                  sampling="without_replacement", dps=50, max_terms=None):
+def counting_pmfs(n: Any, pi: Any, *, sample_size: Any = None, sample_rate: Any = None,
+                  sampling: Any = "without_replacement", dps: Any = 50,
+                  max_terms: Any = None) -> Any:
     """(P, Q): pmfs of the released count with target = 1 / target = 0.
 
     * no sampling: S = count of the n-1 others (Bin(n-1, pi) or
@@ -207,8 +210,9 @@ def counting_pmfs(n, pi, *, sample_size=None, sample_rate=None,
         return _mixture_shift(lam, A, B, m + 1)
 
 
-def counting_delta(n, pi, eps, *, sample_size=None, sample_rate=None,
-                   sampling="without_replacement", direction="max", dps=50, max_terms=None):
+def counting_delta(n: Any, pi: Any, eps: Any, *, sample_size: Any = None, sample_rate: Any = None,
+                   sampling: Any = "without_replacement", direction: Any = "max", dps: Any = 50,
+                   max_terms: Any = None) -> Any:
     """Privacy curve of a counting query: hockey stick of counting_pmfs.
 
     Refuses (ValueError) sizes whose estimated cost per eps value

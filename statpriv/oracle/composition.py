@@ -1,6 +1,7 @@
 """Compositions of discrete laws (statpriv.compose), brute force over outcome tuples."""
 import itertools
 import math
+from typing import Any
 
 import mpmath
 
@@ -9,7 +10,7 @@ from statpriv.oracle._common import _directional, _guard
 __all__ = ["composed_delta"]
 
 
-def composed_delta(laws, eps_list, direction="max"):
+def composed_delta(laws: Any, eps_list: Any, direction: Any = "max") -> Any:
     """H_eps(P||Q) (plus), H_eps(Q||P) (minus) or their max for the product laws
     P = P_1 x P_2 x ..., Q = Q_1 x Q_2 x ... at each eps.
 

@@ -1,5 +1,6 @@
 """Two discrete laws given as log-pmf arrays (statpriv.from_log_pmfs), brute force."""
 import math
+from typing import Any
 
 import mpmath
 
@@ -8,7 +9,7 @@ from statpriv.oracle._common import _guard
 __all__ = ["discrete_delta"]
 
 
-def discrete_delta(log_p, log_q, eps_list, direction="max"):
+def discrete_delta(log_p: Any, log_q: Any, eps_list: Any, direction: Any = "max") -> Any:
     """H_eps(P||Q) (plus), H_eps(Q||P) (minus) or their max, at each eps.
 
     P = e^log_p / sum e^log_p and Q likewise (inputs taken as exact binary
@@ -23,7 +24,7 @@ def discrete_delta(log_p, log_q, eps_list, direction="max"):
         P = [p / sp for p in P]
         Q = [q / sq for q in Q]
 
-        def hockey(A, B, eps):
+        def hockey(A: Any, B: Any, eps: Any) -> Any:
             if not math.isfinite(eps):
                 raise ValueError(f"eps must be finite, got {eps!r}")
             ee = mpmath.exp(mpmath.mpf(eps))

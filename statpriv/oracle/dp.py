@@ -4,6 +4,7 @@ max(f(x-1) - e^eps f(x), 0) split at the kinks and the sign change (Laplace,
 Gaussian), a direct sum with exact geometric tails (geometric) -- never the
 closed forms the fast path uses.
 """
+from typing import Any
 
 import mpmath
 from mpmath import mp, mpf
@@ -18,7 +19,7 @@ __all__ = ["dp_laplace_delta", "dp_gaussian_delta", "dp_geometric_delta",
 # worst-case DP curves (sensitivity 1), by quadrature / direct summation
 # --------------------------------------------------------------------------
 
-def _quad_piece(g, a, b, scale, depth=0):
+def _quad_piece(g: Any, a: Any, b: Any, scale: Any, depth: Any = 0) -> Any:
     """int_a^b max(g, 0) with a RELATIVE accuracy check.
 
     mpmath.quad stops on an absolute error ~ mp.eps, which is useless for
@@ -51,7 +52,7 @@ def _quad_piece(g, a, b, scale, depth=0):
             + _quad_piece(g, mid, b, scale, depth + 1))
 
 
-def _integrate_positive_part(g, h, points):
+def _integrate_positive_part(g: Any, h: Any, points: Any) -> Any:
     """int_{-inf}^{inf} max(g(x), 0) dx, split at the sorted finite ``points``
     (kinks and sign changes of g, plus scale points), so that g is smooth and
     of constant sign on every piece.  h(x) > 0 is a magnitude of the
@@ -70,7 +71,7 @@ def _integrate_positive_part(g, h, points):
     return total
 
 
-def _continuous_dp(f, eps, direction, dps, breakpoints):
+def _continuous_dp(f: Any, eps: Any, direction: Any, dps: Any, breakpoints: Any) -> Any:
     """Shared driver: f density, breakpoints(e, sign) -> split points."""
     _check_direction(direction)
     with mp.workdps(dps):
@@ -96,7 +97,7 @@ def _continuous_dp(f, eps, direction, dps, breakpoints):
         return out[0] if scalar else out
 
 
-def dp_laplace_delta(scale, eps, dps=50, *, direction="max"):
+def dp_laplace_delta(scale: Any, eps: Any, dps: Any = 50, *, direction: Any = "max") -> Any:
     """Worst-case DP curve of the Laplace(0, scale) mechanism, sensitivity 1:
     int max(f(x-1) - e^eps f(x), 0) dx by mpmath.quad.
 
@@ -111,10 +112,10 @@ def dp_laplace_delta(scale, eps, dps=50, *, direction="max"):
         if b <= 0:
             raise ValueError(f"scale must be > 0, got {scale!r}")
 
-    def f(x):
+    def f(x: Any) -> Any:
         return mpmath.exp(-abs(x) / b) / (2 * b)
 
-    def breakpoints(e, sign):
+    def breakpoints(e: Any, sign: Any) -> Any:
         pts = [mpf(0), mpf(1)]
         xc = (1 + sign * e * b) / 2
         if 0 < xc < 1:
@@ -126,7 +127,7 @@ def dp_laplace_delta(scale, eps, dps=50, *, direction="max"):
     return _continuous_dp(f, eps, direction, dps, breakpoints)
 
 
-def dp_gaussian_delta(sigma, eps, dps=50, *, direction="max"):
+def dp_gaussian_delta(sigma: Any, eps: Any, dps: Any = 50, *, direction: Any = "max") -> Any:
     """Worst-case DP curve of the N(0, sigma^2) mechanism, sensitivity 1:
     int max(f(x-1) - e^eps f(x), 0) dx by mpmath.quad.
 
@@ -140,10 +141,10 @@ def dp_gaussian_delta(sigma, eps, dps=50, *, direction="max"):
         if s <= 0:
             raise ValueError(f"sigma must be > 0, got {sigma!r}")
 
-    def f(x):
+    def f(x: Any) -> Any:
         return mpmath.exp(-(x / s) ** 2 / 2) / (s * mpmath.sqrt(2 * mpmath.pi))
 
-    def breakpoints(e, sign):
+    def breakpoints(e: Any, sign: Any) -> Any:
         xs = mpf(1) / 2 + sign * e * s ** 2
         pts = [xs]
         for k in (1, 2, 4, 8, 16, 32):
@@ -154,7 +155,7 @@ def dp_gaussian_delta(sigma, eps, dps=50, *, direction="max"):
     return _continuous_dp(f, eps, direction, dps, breakpoints)
 
 
-def dp_geometric_delta(alpha, eps, dps=50, *, direction="max"):
+def dp_geometric_delta(alpha: Any, eps: Any, dps: Any = 50, *, direction: Any = "max") -> Any:
     """Worst-case DP curve of two-sided geometric noise
     P(k) = (1-alpha)/(1+alpha) alpha^|k|, sensitivity 1.
 
@@ -179,10 +180,10 @@ def dp_geometric_delta(alpha, eps, dps=50, *, direction="max"):
                 c = (1 - a) / (1 + a)
                 ee = mpmath.exp(e)
 
-                def P(k):
+                def P(k: Any) -> Any:
                     return c if k == 0 else c * a ** abs(k)
 
-                def side(t):
+                def side(t: Any) -> Any:
                     s = mpf(0)
                     for k in range(-W, W + 1):
                         s += max(t(k), mpf(0))
@@ -197,7 +198,8 @@ def dp_geometric_delta(alpha, eps, dps=50, *, direction="max"):
         return out[0] if scalar else out
 
 
-def dp_randomized_response_delta(eps0, k, eps, dps=50, *, direction="max"):
+def dp_randomized_response_delta(eps0: Any, k: Any, eps: Any, dps: Any = 50, *,
+                                 direction: Any = "max") -> Any:
     """k-ary randomized response with parameter eps0: the report is the true
     value w.p. e^eps0 / Z and each other value w.p. 1 / Z, Z = e^eps0 + k - 1;
     P is the report's law for the target's value a, Q for b != a.  The

@@ -13,6 +13,7 @@ integer sensitivity s), f the noise density and q the sampling probability:
 
 delta_plus = H_eps(P || Q), delta_minus = H_eps(Q || P).
 """
+from typing import Any
 
 import mpmath
 from mpmath import mp, mpf
@@ -26,19 +27,19 @@ __all__ = ["dp_sampled_delta"]
 _KINDS = ("laplace", "gaussian", "geometric")
 
 
-def _mixtures(f, q, s, relation):
-    def P(x):
+def _mixtures(f: Any, q: Any, s: Any, relation: Any) -> Any:
+    def P(x: Any) -> Any:
         return (1 - q) * f(x) + q * f(x - s)
 
-    def Q(x):
+    def Q(x: Any) -> Any:
         return f(x) if relation == "add_remove" else (1 - q) * f(x) + q * f(x + s)
     return P, Q
 
 
-def _crossing(A, B, e):
+def _crossing(A: Any, B: Any, e: Any) -> Any:
     """The x where ln A(x)/B(x) = e, A/B monotone, or None if it has no
     sign change on [-2^40, 2^40]."""
-    def G(x):
+    def G(x: Any) -> Any:
         return mpmath.log(A(x)) - mpmath.log(B(x)) - e
     lo, hi = mpf(-1), mpf(2)
     g_lo, g_hi = G(lo), G(hi)
@@ -50,13 +51,13 @@ def _crossing(A, B, e):
     return None
 
 
-def _continuous(kind, param, q, eps_vals, relation, direction):
+def _continuous(kind: Any, param: Any, q: Any, eps_vals: Any, relation: Any, direction: Any) -> Any:
     p = param
     if kind == "laplace":
-        def f(x):
+        def f(x: Any) -> Any:
             return mpmath.exp(-abs(x) / p) / (2 * p)
     else:
-        def f(x):
+        def f(x: Any) -> Any:
             return mpmath.exp(-(x / p) ** 2 / 2) / (p * mpmath.sqrt(2 * mpmath.pi))
     P, Q = _mixtures(f, q, 1, relation)
     base = [mpf(-1), mpf(0), mpf(1)]
@@ -83,10 +84,10 @@ def _continuous(kind, param, q, eps_vals, relation, direction):
     return out
 
 
-def _geometric(alpha, q, s, eps_vals, relation, direction):
+def _geometric(alpha: Any, q: Any, s: Any, eps_vals: Any, relation: Any, direction: Any) -> Any:
     c = (1 - alpha) / (1 + alpha)
 
-    def f(k):
+    def f(k: Any) -> Any:
         return c * alpha ** abs(k)
     P, Q = _mixtures(f, q, s, relation)
     W = 64 + 2 * s
@@ -107,8 +108,9 @@ def _geometric(alpha, q, s, eps_vals, relation, direction):
     return out
 
 
-def dp_sampled_delta(kind, param, q, eps, dps=50, *, relation="add_remove", sensitivity=1,
-                     direction="max"):
+def dp_sampled_delta(kind: Any, param: Any, q: Any, eps: Any, dps: Any = 50, *,
+                     relation: Any = "add_remove", sensitivity: Any = 1,
+                     direction: Any = "max") -> Any:
     """delta of the Poisson-subsampled worst-case DP pair (see the module).
 
     kind: "laplace" (param: the scale at sensitivity 1), "gaussian" (sigma at

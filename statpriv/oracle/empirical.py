@@ -13,12 +13,13 @@ quadrature integrates the positive sub-pieces (the tails beyond, of one sign,
 to +-inf).
 Plain and slow: meant for a few dozen points.
 """
+from typing import Any
 from mpmath import mp, mpf
 
 __all__ = ["kde_density", "kde_hockey_stick"]
 
 
-def kde_density(x, points, widths, kernel):
+def kde_density(x: Any, points: Any, widths: Any, kernel: Any) -> Any:
     """1/n sum_j K_{w_j}(x - a_j) in mpmath (kernel "laplace" or "gauss")."""
     total = mpf(0)
     for a, w in zip(points, widths):
@@ -30,7 +31,7 @@ def kde_density(x, points, widths, kernel):
     return total / len(points)
 
 
-def _root(g, lo, hi, glo):
+def _root(g: Any, lo: Any, hi: Any, glo: Any) -> Any:
     for _ in range(mp.prec + 20):
         mid = (lo + hi) / 2
         gm = g(mid)
@@ -41,7 +42,7 @@ def _root(g, lo, hi, glo):
     return (lo + hi) / 2
 
 
-def _positive_integral(g, cuts, scan):
+def _positive_integral(g: Any, cuts: Any, scan: Any) -> Any:
     total = mpf(0)
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         if lo == hi:
@@ -68,7 +69,8 @@ def _positive_integral(g, cuts, scan):
     return total
 
 
-def kde_hockey_stick(a, wa, b, wb, eps, kernel="laplace", dps=30, scan=24):
+def kde_hockey_stick(a: Any, wa: Any, b: Any, wb: Any, eps: Any, kernel: Any = "laplace",
+                     dps: Any = 30, scan: Any = 24) -> Any:
     """(plus, minus) for the KDEs of points a (widths wa) and b (widths wb)."""
     with mp.workdps(dps):
         a = [mpf(x) for x in a]
@@ -82,10 +84,10 @@ def kde_hockey_stick(a, wa, b, wb, eps, kernel="laplace", dps=30, scan=24):
                [pts[-1] + reach * k / 8 for k in range(1, 9)]
         cuts = [-mp.inf] + fine + [mp.inf]
 
-        def p(x):
+        def p(x: Any) -> Any:
             return kde_density(x, a, wa, kernel)
 
-        def pi(x):
+        def pi(x: Any) -> Any:
             return kde_density(x, b, wb, kernel)
 
         plus = _positive_integral(lambda x: p(x) - c * pi(x), cuts, scan)

@@ -6,6 +6,7 @@ noisy_counting_delta for the method.
 """
 
 import math
+from typing import Any, Callable
 
 import mpmath
 from mpmath import mp, mpf
@@ -41,7 +42,7 @@ __all__ = ["noisy_counting_delta"]
 _NOISE_KINDS = ("laplace", "gaussian", "geometric")
 
 
-def _check_noise(noise):
+def _check_noise(noise: Any) -> Any:
     """("laplace", b) | ("gaussian", sigma) | ("geometric", alpha) -> (kind, raw)."""
     if (isinstance(noise, (str, bytes)) or not _is_sequence(noise)
             or len(noise) != 2):
@@ -54,7 +55,7 @@ def _check_noise(noise):
     return kind, par
 
 
-def _geometric_hs(mix, A, B, ee):
+def _geometric_hs(mix: Any, A: Any, B: Any, ee: Any) -> Any:
     """sum over the integers x of (A-density(x) - ee B-density(x))_+,
     (A, B) = ("P","Q") for delta_plus, ("Q","P") for delta_minus.
 
@@ -67,9 +68,9 @@ def _geometric_hs(mix, A, B, ee):
     """
     a = mix.alpha
     x_lo, x_hi = mix.kmin - 3, mix.kmax + 3
-    pick = (lambda r: (r[0], r[1])) if A == "P" else (lambda r: (r[1], r[0]))
+    pick: Callable[[Any], Any] = (lambda r: (r[0], r[1])) if A == "P" else (lambda r: (r[1], r[0]))
 
-    def t(x):
+    def t(x: Any) -> Any:
         u, v = pick(mix(mpf(x)))
         return u - ee * v
 
@@ -83,7 +84,7 @@ def _geometric_hs(mix, A, B, ee):
     return s
 
 
-def _continuous_hs(mix, A, eps, ee, dps):
+def _continuous_hs(mix: Any, A: Any, eps: Any, ee: Any, dps: Any) -> Any:
     """int (f_A - ee f_B)_+ dx for Laplace / Gaussian noise (A = "P": plus).
 
     See noisy_counting_delta for the method.  Runs at the current (working)
@@ -94,16 +95,16 @@ def _continuous_hs(mix, A, eps, ee, dps):
     kmin, kmax = mix.kmin, mix.kmax
     plus = (A == "P")
 
-    def fg(x):
+    def fg(x: Any) -> Any:
         fP, fQ = mix(x)
         if plus:
             return fP - ee * fQ, fP + ee * fQ
         return fQ - ee * fP, fQ + ee * fP
 
-    def g(x):
+    def g(x: Any) -> Any:
         return fg(x)[0]
 
-    def G(x):                       # g / h in [-1, 1]: scale-free sign test
+    def G(x: Any) -> Any:                       # g / h in [-1, 1]: scale-free sign test
         gv, hv = fg(x)
         return gv / hv if hv != 0 else mpf(0)
 
@@ -122,7 +123,7 @@ def _continuous_hs(mix, A, eps, ee, dps):
     tol_rel = mpmath.mpf(10) ** (-(dps + 10))   # budget for neglected mass
     small = s < mpf(1) / 2
 
-    def local_splits(lo_int, hi_int):
+    def local_splits(lo_int: Any, hi_int: Any) -> Any:
         """extra split points k +- s 2^i (s < 1/2) around the atoms."""
         pts = []
         if small:
@@ -139,7 +140,7 @@ def _continuous_hs(mix, A, eps, ee, dps):
     piece_cache = {}
     root_cache = {}
 
-    def integrate(pieces):
+    def integrate(pieces: Any) -> Any:
         """pieces: list of (a, b) with g > 0 inside (checked at the midpoint
         by the caller).  Integrate in decreasing order of a rigorous mass
         bound, stop when the sum of the remaining bounds is below tol_rel D.
@@ -168,7 +169,7 @@ def _continuous_hs(mix, A, eps, ee, dps):
             err += e
         return D, err
 
-    def integrate_piece(a, b):
+    def integrate_piece(a: Any, b: Any) -> Any:
         if a == mpmath.ninf:
             sc = fg(b)[1]
         elif b == mpmath.inf:
@@ -178,7 +179,7 @@ def _continuous_hs(mix, A, eps, ee, dps):
         if sc == 0:
             sc = mpf(1)
 
-        def F(x):
+        def F(x: Any) -> Any:
             gv = g(x)
             return gv / sc if gv > 0 else mpf(0)
 
@@ -191,7 +192,7 @@ def _continuous_hs(mix, A, eps, ee, dps):
 
     ef = float(eps)
 
-    def sign_at(x):
+    def sign_at(x: Any) -> Any:
         """sign of g(x): read from the float logs when
         |ln f_A - ln f_B - eps| > 1e-7 (1 + |ln f_A| + |ln f_B| + |eps|)
         (float error of those logs is < 1e-10 of that scale), else from the
@@ -209,7 +210,7 @@ def _continuous_hs(mix, A, eps, ee, dps):
             return 1 if diff > 0 else -1
         return _sign(g(x))
 
-    def scan(points):
+    def scan(points: Any) -> Any:
         """sorted grid points -> list of roots (each sign change refined by
         _bracket_root on the mpmath G, exact zeros kept) and the number of
         sign changes."""
@@ -238,7 +239,7 @@ def _continuous_hs(mix, A, eps, ee, dps):
             prev_x, prev_s = x, sx
         return roots, nchange
 
-    def positive_pieces(breaks):
+    def positive_pieces(breaks: Any) -> Any:
         out = []
         for a, b in zip(breaks[:-1], breaks[1:]):
             if not a < b:
@@ -336,9 +337,9 @@ def _continuous_hs(mix, A, eps, ee, dps):
         "noisy oracle: could not bound the Gaussian tails (delta seems to be 0)")
 
 
-def noisy_counting_delta(n, pi, eps, noise, *, sample_size=None,
-                         sample_rate=None, sampling="without_replacement",
-                         direction="max", dps=30, max_terms=None):
+def noisy_counting_delta(n: Any, pi: Any, eps: Any, noise: Any, *, sample_size: Any = None,
+                         sample_rate: Any = None, sampling: Any = "without_replacement",
+                         direction: Any = "max", dps: Any = 30, max_terms: Any = None) -> Any:
     """Privacy curve of a noisy counting query Y = C + N, by brute force.
 
     C is the noiseless count with laws P (target positive) and Q (target

@@ -2,6 +2,7 @@
 Reischuk, "Statistical Privacy", Lemma 6), evaluated directly in mpmath.  A
 labelled approximation, not the exact curve (that is noise.noisy_counting_delta).
 """
+from typing import Any
 
 import mpmath
 from mpmath import mp, mpf
@@ -12,7 +13,8 @@ from statpriv.oracle.binomial import _others_probs
 __all__ = ["normal_approx_delta"]
 
 
-def normal_approx_delta(n, pi, eps, sigma, direction="max", dps=30):
+def normal_approx_delta(n: Any, pi: Any, eps: Any, sigma: Any, direction: Any = "max",
+                        dps: Any = 30) -> Any:
     """Breutigam & Reischuk Lemma 6: the NORMAL APPROXIMATION of the Gaussian-noise curve
     (count units) -- a labelled approximation, not the exact curve.
 
@@ -32,7 +34,7 @@ def normal_approx_delta(n, pi, eps, sigma, direction="max", dps=30):
     with mp.workdps(dps):
         eps_vals, scalar = _eps_list(eps)
 
-    def mean_var():
+    def mean_var() -> Any:
         n_, p, ps = _others_probs(n, pi)
         sg = _to_mpf(sigma, "sigma")
         if sg < 0:
@@ -58,10 +60,10 @@ def normal_approx_delta(n, pi, eps, sigma, direction="max", dps=30):
             ee = mpmath.exp(e)
             r2 = mpmath.sqrt(2)
 
-            def Phibar(z):
+            def Phibar(z: Any) -> Any:
                 return mpmath.erfc(z / r2) / 2
 
-            def Phi(z):
+            def Phi(z: Any) -> Any:
                 return mpmath.erfc(-z / r2) / 2
 
             xs = mu + mpf(1) / 2 + e * v

@@ -9,6 +9,7 @@ every vertex and both directions: nothing is pruned and no symmetry is used.
 The blanket sum is summed over every b.
 """
 import math
+from typing import Any
 
 import mpmath
 from mpmath import mp, mpf
@@ -19,11 +20,11 @@ __all__ = ["vertex_laws", "vertex_delta", "worst_case_delta", "blanket_delta",
            "poisson_binomial_delta"]
 
 
-def _binom_row(N, pi):
+def _binom_row(N: Any, pi: Any) -> Any:
     return [mpmath.binomial(N, k) * pi ** k * (1 - pi) ** (N - k) for k in range(N + 1)]
 
 
-def _convolve(x, y):
+def _convolve(x: Any, y: Any) -> Any:
     out = [mpf(0)] * (len(x) + len(y) - 1)
     for i, u in enumerate(x):
         for j, v in enumerate(y):
@@ -31,7 +32,7 @@ def _convolve(x, y):
     return out
 
 
-def _target_pair(S, q1, q0):
+def _target_pair(S: Any, q1: Any, q0: Any) -> Any:
     """P = q1 (S+1) + (1-q1) S and Q likewise, on 0..len(S)."""
     lo = [mpf(0)] + list(S)          # S + 1
     hi = list(S) + [mpf(0)]          # S
@@ -40,20 +41,20 @@ def _target_pair(S, q1, q0):
     return P, Q
 
 
-def vertex_laws(N, a, p, q1=1, q0=0):
+def vertex_laws(N: Any, a: Any, p: Any, q1: Any = 1, q0: Any = 0) -> Any:
     """(P, Q) at vertex a (current precision): S = Bin(a, p) + Bin(N - a, 1 - p)."""
     p = mpf(p)
     S = _convolve(_binom_row(a, p), _binom_row(N - a, 1 - p))
     return _target_pair(S, mpf(q1), mpf(q0))
 
 
-def _q_pair(rr, p):
+def _q_pair(rr: Any, p: Any) -> Any:
     """The target's report probabilities (q1, q0): a shift (1, 0), or
     randomized response with the records' own flip probability p: (1 - p, p)."""
     return (1 - mpf(p), mpf(p)) if rr else (mpf(1), mpf(0))
 
 
-def _flip(rr, p):
+def _flip(rr: Any, p: Any) -> Any:
     """The records' flip probability at the current precision: p, or with
     rr = eps0 (a number, not True) 1 / (1 + e^eps0) from eps0 itself."""
     if rr is True or not rr:
@@ -61,14 +62,15 @@ def _flip(rr, p):
     return 1 / (1 + mpmath.exp(mpf(rr)))
 
 
-def _rr_dps(rr, dps):
+def _rr_dps(rr: Any, dps: Any) -> Any:
     """Digits to resolve p = 1/2 - eps0/4 + ... next to 1/2 (rr = eps0 < 1)."""
     if rr is True or not rr or rr >= 1.0:
         return dps
     return dps + int(-math.log10(rr)) + 2
 
 
-def vertex_delta(N, a, p, eps_list, direction="max", rr=False, dps=50):
+def vertex_delta(N: Any, a: Any, p: Any, eps_list: Any, direction: Any = "max", rr: Any = False,
+                 dps: Any = 50) -> Any:
     """delta at vertex a: shift target, or (rr) randomized response whose
     reports flip with probability p (the target's too; rr = eps0: the flip
     probability 1 / (1 + e^eps0), p ignored)."""
@@ -80,7 +82,8 @@ def vertex_delta(N, a, p, eps_list, direction="max", rr=False, dps=50):
         return _directional(P, Q, [mpf(e) for e in eps_list], direction)
 
 
-def worst_case_delta(N, p, eps_list, direction="max", rr=False, dps=50):
+def worst_case_delta(N: Any, p: Any, eps_list: Any, direction: Any = "max", rr: Any = False,
+                     dps: Any = 50) -> Any:
     """max over every vertex a = 0..N of delta_a (both directions as asked;
     rr as in vertex_delta)."""
     _guard((N + 1) * (N * N / 2 + 4.0 * N * len(eps_list)), None, "partial knowledge worst case")
@@ -95,7 +98,7 @@ def worst_case_delta(N, p, eps_list, direction="max", rr=False, dps=50):
         return best
 
 
-def poisson_binomial_delta(pis, eps_list, direction="max", dps=50):
+def poisson_binomial_delta(pis: Any, eps_list: Any, direction: Any = "max", dps: Any = 50) -> Any:
     """The shift curve of a count whose others have probabilities pis."""
     _guard(len(pis) ** 2 + 4.0 * len(pis) * len(eps_list), None, "Poisson-binomial")
     with mp.workdps(dps):
@@ -107,7 +110,7 @@ def poisson_binomial_delta(pis, eps_list, direction="max", dps=50):
         return _directional(P, Q, [mpf(e) for e in eps_list], direction)
 
 
-def blanket_delta(N, p, eps_list, dps=50):
+def blanket_delta(N: Any, p: Any, eps_list: Any, dps: Any = 50) -> Any:
     """sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b), A_b ~ Bin(b, 1/2), every b."""
     _guard(_row_terms(N) * N + 4.0 * N * N * len(eps_list), None, "privacy blanket")
     with mp.workdps(dps):

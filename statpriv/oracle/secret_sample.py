@@ -5,6 +5,7 @@ hypergeometric pmfs, and its hockey stick summed term by term.
 """
 
 import math
+from typing import Any
 
 from mpmath import mp, mpf
 
@@ -19,13 +20,14 @@ __all__ = ["secret_sample_pmfs", "secret_sample_delta"]
 # secrecy of the sample
 # --------------------------------------------------------------------------
 
-def _secret_sample_terms(n, m):
+def _secret_sample_terms(n: Any, m: Any) -> Any:
     """Two hypergeometric rows of m + 1 terms, each a product of C(., .) of
     up to n bits."""
     return 2.0 * (m + 1) * (1.0 + float(n) ** 2 / 3e5)
 
 
-def secret_sample_pmfs(n, sample_size, positives, dps=50, max_terms=None):
+def secret_sample_pmfs(n: Any, sample_size: Any, positives: Any, dps: Any = 50,
+                       max_terms: Any = None) -> Any:
     """(P, Q) for "secrecy of the sample" (docs/mathematics.md §5, Smith 2009 section 3).
 
     N = n-1 others with K = ``positives`` ones among them, m = sample_size,
@@ -45,8 +47,8 @@ def secret_sample_pmfs(n, sample_size, positives, dps=50, max_terms=None):
         return _mixture_shift(lam, A, B, m + 1)
 
 
-def secret_sample_delta(n, sample_size, positives, eps, direction="max", dps=50,
-                        max_terms=None):
+def secret_sample_delta(n: Any, sample_size: Any, positives: Any, eps: Any, direction: Any = "max",
+                        dps: Any = 50, max_terms: Any = None) -> Any:
     """Hockey stick of secret_sample_pmfs (refuses sizes over ``max_terms``)."""
     _check_direction(direction)
     n_ = _check_int(n, "n", lo=1)

@@ -16,6 +16,7 @@ digits: no tail sum, no monotonicity, no window.
 """
 
 import math
+from typing import Any
 
 from mpmath import mp, mpf
 
@@ -25,12 +26,12 @@ from statpriv.oracle._common import (
 __all__ = ["clones_pmfs", "clones_delta"]
 
 
-def _clones_terms(n):
+def _clones_terms(n: Any) -> Any:
     """Atoms (c, x): sum_c (c + 2), each with an exact binomial coefficient."""
     return (n + 2.0) * (n + 1.0) / 2.0 * (1.0 + n / 3e5)
 
 
-def _guard_digits(e0):
+def _guard_digits(e0: Any) -> Any:
     """Digits beyond ``dps`` that the sums carry: P and Q differ by ~eps0
     relative (alpha - beta = tanh(eps0 / 2)), and at a float eps just below
     eps0 each atom's P - e^eps Q by another (eps0 - eps) / eps0 >= 2^-53;
@@ -38,7 +39,7 @@ def _guard_digits(e0):
     return max(0, int(-mp.log10(e0))) + 20 if e0 < 1 else 20
 
 
-def _clones_laws(n, e0):
+def _clones_laws(n: Any, e0: Any) -> Any:
     """P, Q over (c, x) at the current precision (e0 an mpf > 0)."""
     p = mp.exp(-e0)
     q = -mp.expm1(-e0)                          # 1 - p, not formed by cancellation
@@ -58,14 +59,14 @@ def _clones_laws(n, e0):
     return P, Q
 
 
-def _checked_eps0(eps0):
+def _checked_eps0(eps0: Any) -> Any:
     e0 = _to_mpf(eps0, "eps0")
     if e0 <= 0:
         raise ValueError(f"eps0 must be > 0, got {eps0!r}")
     return e0
 
 
-def clones_pmfs(n, eps0, dps=50):
+def clones_pmfs(n: Any, eps0: Any, dps: Any = 50) -> Any:
     """The laws P, Q of the clone reduction as flat lists over (c, x)
     (each atom to ``dps`` digits)."""
     n = _check_int(n, "n", lo=1)
@@ -77,7 +78,8 @@ def clones_pmfs(n, eps0, dps=50):
         return [+v for v in P], [+v for v in Q]
 
 
-def clones_delta(n, eps0, eps, *, direction="max", dps=50, max_terms=None):
+def clones_delta(n: Any, eps0: Any, eps: Any, *, direction: Any = "max", dps: Any = 50,
+                 max_terms: Any = None) -> Any:
     """delta(eps) of n shuffled eps0-LDP reports by the clone reduction: the
     hockey stick of clones_pmfs, term by term, the laws and sums carried at
     ``dps`` plus the digits that resolve P - e^eps Q (~eps0 (eps0 - eps)

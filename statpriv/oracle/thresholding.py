@@ -15,6 +15,7 @@ of being subtracted at 50 digits (a suppressed cell's difference may be
 """
 
 import math
+from typing import Any, Dict
 
 import mpmath
 from mpmath import mp, mpf
@@ -28,11 +29,11 @@ __all__ = ["thresholded_delta", "k_anonymity_delta"]
 BOTTOM = "bottom"
 
 
-def _release(count, threshold):
+def _release(count: Any, threshold: Any) -> Any:
     return count if count >= threshold else BOTTOM
 
 
-def _add(cells, out_p, out_q, mass):
+def _add(cells: Any, out_p: Any, out_q: Any, mass: Any) -> None:
     """One outcome of probability ``mass`` releasing out_p under P, out_q under Q."""
     if out_p == out_q:
         cells.setdefault(out_p, [mpf(0)] * 3)[2] += mass
@@ -41,7 +42,7 @@ def _add(cells, out_p, out_q, mass):
         cells.setdefault(out_q, [mpf(0)] * 3)[1] += mass
 
 
-def _directions(cells, eps):
+def _directions(cells: Any, eps: Any) -> Any:
     """(plus, minus): sum over cells of (only_P - e^eps only_Q - (e^eps - 1) both)_+
     and the same with P and Q swapped; each cell as one difference of two
     non-negative sums."""
@@ -54,16 +55,17 @@ def _directions(cells, eps):
     return mpmath.fsum(plus), mpmath.fsum(minus)
 
 
-def _cells_given_b(z, b, threshold):
+def _cells_given_b(z: Any, b: Any, threshold: Any) -> Any:
     """The release cells given b known ones: target one -> 1 + b + Z, zero -> b + Z."""
-    cells = {}
+    cells: Dict[Any, Any] = {}
     for j, mass in enumerate(z):
         _add(cells, _release(1 + b + j, threshold), _release(b + j, threshold), mass)
     return cells
 
 
-def thresholded_delta(n, pi, threshold, eps, *, known=0, attacker="passive", direction="max",
-                      dps=50, max_terms=None):
+def thresholded_delta(n: Any, pi: Any, threshold: Any, eps: Any, *, known: Any = 0,
+                      attacker: Any = "passive", direction: Any = "max", dps: Any = 50,
+                      max_terms: Any = None) -> Any:
     """delta(eps) of M_tau (release K if K >= threshold, else bottom) when the
     attacker knows ``known`` other records: for every b (ones among them)
     the laws of the release with the target one / zero; active: max over b
@@ -105,8 +107,9 @@ def thresholded_delta(n, pi, threshold, eps, *, known=0, attacker="passive", dir
         return out[0] if scalar else out
 
 
-def k_anonymity_delta(n, probs, k, source, target, eps, *, bound="lower", direction="max",
-                      dps=50, max_terms=None):
+def k_anonymity_delta(n: Any, probs: Any, k: Any, source: Any, target: Any, eps: Any, *,
+                      bound: Any = "lower", direction: Any = "max", dps: Any = 50,
+                      max_terms: Any = None) -> Any:
     """delta(eps) of the k-anonymity histogram seen through two released counts.
 
     n - 1 other records iid over the categories (probabilities ``probs``,
@@ -129,7 +132,7 @@ def k_anonymity_delta(n, probs, k, source, target, eps, *, bound="lower", direct
             pc = mpf(0)
         N = n - 1
         _guard(float(N + 1) ** 2 * 4, max_terms, f"k-anonymity n={n}")
-        cells = {}
+        cells: Dict[Any, Any] = {}
         for a in range(N + 1):
             for b in range(N + 1 - a):
                 c = N - a - b

@@ -7,6 +7,7 @@ pyplot, so the user's backend is never changed.
 """
 import math
 import os
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ EXACT = dict(lw=3.0, alpha=0.55, solid_capstyle="butt")
 APPROX = dict(lw=1.3, ls=(0, (4, 2.5)))
 
 
-def figure(ncols=1, width=6.4, height=4.6):
+def figure(ncols: Any = 1, width: Any = 6.4, height: Any = 4.6) -> Any:
     """A matplotlib Figure on the Agg canvas (no pyplot, the user's backend untouched)
     and its ``ncols`` axes side by side."""
     try:
@@ -35,14 +36,15 @@ def figure(ncols=1, width=6.4, height=4.6):
     return fig, axes
 
 
-def save(fig, out_dir, name, dpi):
+def save(fig: Any, out_dir: Any, name: Any, dpi: Any) -> Any:
     """Write ``fig`` as out_dir/name.png; returns the path."""
     path = os.path.join(os.fspath(out_dir), f"{name}.png")
     fig.savefig(path, dpi=dpi)
     return path
 
 
-def style(ax, xlabel, ylabel, title, *, logy=True, legend_loc="best"):
+def style(ax: Any, xlabel: Any, ylabel: Any, title: Any, *, logy: Any = True,
+          legend_loc: Any = "best") -> None:
     """Labels, title, a log y axis (unless ``logy=False``), grid and legend."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -53,18 +55,18 @@ def style(ax, xlabel, ylabel, title, *, logy=True, legend_loc="best"):
     ax.legend(fontsize=7.5, loc=legend_loc)
 
 
-def nan_zeros(values):
+def nan_zeros(values: Any) -> Any:
     """delta = 0 cannot be drawn on a log axis: leave a gap instead of a clipped spike."""
     return np.where(values > 0.0, values, np.nan)
 
 
-def max_rel_diff(approx, exact):
+def max_rel_diff(approx: Any, exact: Any) -> Any:
     """The largest |approx / exact - 1| where exact > 0 (nan if nowhere)."""
     ok = exact > 0
     return float(np.max(np.abs(approx[ok] / exact[ok] - 1.0))) if ok.any() else math.nan
 
 
-def note(ax, text, loc="lower left"):
+def note(ax: Any, text: Any, loc: Any = "lower left") -> None:
     """A boxed note inside the axes; loc = "<upper|center|lower> <left|center|right>"."""
     vertical, horizontal = loc.split()
     y, va = {"upper": (0.97, "top"), "center": (0.5, "center"),

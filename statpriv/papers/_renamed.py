@@ -9,6 +9,7 @@ module attribute (``module_getattr``, PEP 562), as a figure name for
 ``make_figures(which=...)`` and ``statpriv figures --which`` (``current_name``),
 and as a key of ``FIGURES`` and of ``make_figures``' result (``RenamedKeys``).
 """
+from typing import Any
 from statpriv import _validate
 
 # Deprecated spellings (old -> current name).  These old names are kept only for
@@ -29,11 +30,11 @@ RENAMED = {
 }
 
 
-def _warn(old, new, where):
+def _warn(old: Any, new: Any, where: Any) -> None:
     _validate.deprecated(f"{where}{old} is deprecated: it is called {new} now")
 
 
-def current_name(name):
+def current_name(name: Any) -> Any:
     """A figure's current name: ``name`` itself, or the current name of a
     deprecated spelling (with a DeprecationWarning)."""
     new = RENAMED.get(name) if isinstance(name, str) else None
@@ -43,13 +44,13 @@ def current_name(name):
     return new
 
 
-def module_getattr(namespace):
+def module_getattr(namespace: Any) -> Any:
     """A module-level ``__getattr__`` for the module of ``namespace`` (its
     globals()): a deprecated name of something the module defines returns it,
     with a DeprecationWarning; any other name is an AttributeError as usual."""
     module = namespace["__name__"]
 
-    def __getattr__(name):
+    def __getattr__(name: Any) -> Any:
         new = RENAMED.get(name)
         if new is None or new not in namespace:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
@@ -58,12 +59,12 @@ def module_getattr(namespace):
     return __getattr__
 
 
-class RenamedKeys(dict):
+class RenamedKeys(dict):  # type: ignore[type-arg]  # keys: figure names, values: any
     """A dict keyed by current figure names that still finds an entry under a
     deprecated name (with a DeprecationWarning); iteration, ``len`` and ``in``
     see the current names only."""
 
-    def __missing__(self, key):
+    def __missing__(self, key: Any) -> Any:
         new = RENAMED.get(key) if isinstance(key, str) else None
         if new is None or not dict.__contains__(self, new):
             raise KeyError(key)

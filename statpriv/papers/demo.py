@@ -5,10 +5,11 @@ other records reads the target off the count); with a rate-lambda sample it
 is lambda (Smith 2009).  The statistical-privacy curves below are exact.
 """
 import math
+from typing import Any, Dict, Tuple
 
-from statpriv import counting
+from statpriv.counting import counting
 
-CASES = (
+CASES: Tuple[Tuple[str, Dict[str, Any], float], ...] = (
     ("referendum, 10^6 voters, pi = 0.5", dict(n=10**6, pi=0.5), 1.0),
     ("rare condition, 10^4 patients, pi = 0.01", dict(n=10**4, pi=0.01), 1.0),
     ("survey sample 1000 of 10^5, pi = 0.3", dict(n=10**5, pi=0.3, sample_size=1000), 0.01),
@@ -17,7 +18,7 @@ CASES = (
 EPSILONS = (0.01, 0.1, 0.5, 1.0)
 
 
-def _fmt(curve, eps):
+def _fmt(curve: Any, eps: Any) -> Any:
     log_delta = curve.log_delta(eps)
     if log_delta == -math.inf:
         return "0"
@@ -26,7 +27,7 @@ def _fmt(curve, eps):
     return f"{math.exp(log_delta):.3g}"
 
 
-def run(out=print):
+def run(out: Any = print) -> None:
     out("statpriv demo: exact delta(eps) of a noiseless count, "
         "attacker knows everything but the others' values")
     header = f"{'case':44s}" + "".join(f"{'eps=' + str(e):>12s}" for e in EPSILONS) + \

@@ -27,6 +27,7 @@ non-interactive Agg canvas (no pyplot, no change of the user's backend).
 """
 import math
 import os
+from typing import Any
 
 import numpy as np
 
@@ -65,17 +66,17 @@ NESTED_EPS0 = 0.5                   # geometric noise alpha = exp(-eps0): eps0-D
 NESTED_EPS_FIXED = 0.25             # eps of the right-hand panel
 
 
-def _pi_grid():
+def _pi_grid() -> Any:
     """pi in (0, 1/2]: dense near 0, where the data's own randomness vanishes."""
     return np.unique(np.round(np.concatenate([np.geomspace(1e-4, 0.05, 30),
                                               np.linspace(0.05, 0.5, 37)]), 10))
 
 
-def _nu_grid():
+def _nu_grid() -> Any:
     return np.linspace(1.0, 10.0, 37)
 
 
-def _noise(kind, level):
+def _noise(kind: Any, level: Any) -> Any:
     if kind == "gaussian":
         return Gaussian(level)
     if kind == "laplace":
@@ -83,12 +84,13 @@ def _noise(kind, level):
     raise ValueError(f"kind must be 'gaussian' or 'laplace', got {kind!r}")
 
 
-def _dp_delta(kind, level, eps):
+def _dp_delta(kind: Any, level: Any, eps: Any) -> Any:
     return float(_noise(kind, level).dp_curve().delta(eps))
 
 
 # ---------------------------------------------------------------- data ---
-def noise_vs_pi_data(kind, *, n=N_RECORDS, eps=EPS, nus=NOISE_LEVELS, pis=None):
+def noise_vs_pi_data(kind: Any, *, n: Any = N_RECORDS, eps: Any = EPS, nus: Any = NOISE_LEVELS,
+                     pis: Any = None) -> Any:
     """Figs. 1 (Gaussian) and 3 (Laplace): delta(eps) against pi for each noise level nu.
 
     Returns a dict with ``pi`` (array), ``nu`` (tuple), ``sp[nu]`` (exact SP delta,
@@ -108,7 +110,8 @@ def noise_vs_pi_data(kind, *, n=N_RECORDS, eps=EPS, nus=NOISE_LEVELS, pis=None):
     return out
 
 
-def ratio_vs_nu_data(kind, *, n=N_RECORDS, eps=EPS, pis=PIS_RATIO, nus=None):
+def ratio_vs_nu_data(kind: Any, *, n: Any = N_RECORDS, eps: Any = EPS, pis: Any = PIS_RATIO,
+                     nus: Any = None) -> Any:
     """Figs. 2, 4 (n = 1000) and 6 (n = 100): delta_DP / delta_SP against nu in [1, 10].
 
     Returns ``nu`` (array), ``dp`` (array over nu), ``sp[pi]`` and ``ratio[pi]``
@@ -131,7 +134,7 @@ def ratio_vs_nu_data(kind, *, n=N_RECORDS, eps=EPS, pis=PIS_RATIO, nus=None):
     return out
 
 
-def _equal_utility_point(n, p, m, eps):
+def _equal_utility_point(n: Any, p: Any, m: Any, eps: Any) -> Any:
     """delta(eps) of subsampling m of n, and of Laplace / Gaussian noise on the full
     count with the same utility loss; plus the Lemma 6 (Lemma 10) approximation."""
     lap = equal_utility_noise(n, p, m, Laplace)
@@ -143,14 +146,15 @@ def _equal_utility_point(n, p, m, eps):
             lap.scale, gau.sigma)
 
 
-def _equal_utility_arrays(points):
+def _equal_utility_arrays(points: Any) -> Any:
     cols = np.array(points, dtype=float).T
     keys = ("subsampling", "laplace", "gaussian", "gaussian_normal", "laplace_scale",
             "gaussian_sigma")
     return dict(zip(keys, cols))
 
 
-def equal_utility_vs_pi_data(*, n=N_RECORDS, rate=0.1, eps=EPS, pis=None):
+def equal_utility_vs_pi_data(*, n: Any = N_RECORDS, rate: Any = 0.1, eps: Any = EPS,
+                             pis: Any = None) -> Any:
     """Fig. 5: the three mechanisms at equal utility loss (m = rate n) against pi.
 
     Returns ``pi``, ``m`` and arrays ``subsampling``, ``laplace``, ``gaussian``
@@ -164,7 +168,8 @@ def equal_utility_vs_pi_data(*, n=N_RECORDS, rate=0.1, eps=EPS, pis=None):
     return out
 
 
-def equal_utility_vs_rate_data(*, n=N_RECORDS, pi=0.5, eps=EPS, sample_sizes=None):
+def equal_utility_vs_rate_data(*, n: Any = N_RECORDS, pi: Any = 0.5, eps: Any = EPS,
+                               sample_sizes: Any = None) -> Any:
     """Fig. 8: the three mechanisms at equal utility loss against lambda = m/n (m < n).
 
     Same keys as equal_utility_vs_pi_data, with ``m`` and ``rate`` arrays.
@@ -176,7 +181,8 @@ def equal_utility_vs_rate_data(*, n=N_RECORDS, pi=0.5, eps=EPS, sample_sizes=Non
     return out
 
 
-def amplification_data(*, n=N_RECORDS, pi=0.5, eps=0.1, sample_sizes=None):
+def amplification_data(*, n: Any = N_RECORDS, pi: Any = 0.5, eps: Any = 0.1,
+                       sample_sizes: Any = None) -> Any:
     """Fig. 7: delta_SAMP(n, lambda; eps') with eps' = ln(1 + lambda (e^eps - 1)) against
     lambda * delta_pure(m = lambda n; eps) (Breutigam & Reischuk §7's conjecture, docs/mathematics.md §5).
 
@@ -193,8 +199,9 @@ def amplification_data(*, n=N_RECORDS, pi=0.5, eps=0.1, sample_sizes=None):
             "samp": samp, "bound": bound}
 
 
-def nested_noise_data(*, p=NESTED_P, n_unknown=NESTED_N_UNKNOWN, eps0=NESTED_EPS0,
-                      eps_values=None, eps_fixed=NESTED_EPS_FIXED, n_values=None):
+def nested_noise_data(*, p: Any = NESTED_P, n_unknown: Any = NESTED_N_UNKNOWN,
+                      eps0: Any = NESTED_EPS0, eps_values: Any = None,
+                      eps_fixed: Any = NESTED_EPS_FIXED, n_values: Any = None) -> Any:
     """Desfontaines et al. Fig. 6 (§5.2, nested noise): a noiseless count plus two-sided geometric
     noise, computed as the exact discrete convolution (docs/mathematics.md §6, §7).
 
@@ -232,7 +239,7 @@ def nested_noise_data(*, p=NESTED_P, n_unknown=NESTED_N_UNKNOWN, eps0=NESTED_EPS
             "by_n_noise_only": float(dp_curve.delta(eps_fixed))}
 
 
-def figure_numbers():
+def figure_numbers() -> Any:
     """The numbers Breutigam & Reischuk prints or states in its text, recomputed.
 
     ``dp_gaussian_nu1`` / ``dp_gaussian_nu3``: worst-case DP Gaussian delta at
@@ -264,12 +271,12 @@ def figure_numbers():
 
 
 # ------------------------------------------------------------ plotting ---
-def _file_name(fig_no):
+def _file_name(fig_no: Any) -> Any:
     """The PNG file name (without .png) of Breutigam & Reischuk's Fig. ``fig_no``."""
     return f"statistical_privacy_fig{fig_no}"
 
 
-def _plot_noise_vs_pi(data, out_dir, dpi, fig_no):
+def _plot_noise_vs_pi(data: Any, out_dir: Any, dpi: Any, fig_no: Any) -> Any:
     fig, (ax,) = plotting.figure()
     gaussian = data["kind"] == "gaussian"
     noise_word = "Gaussian sigma" if gaussian else "Laplace scale b"
@@ -296,7 +303,7 @@ def _plot_noise_vs_pi(data, out_dir, dpi, fig_no):
     return plotting.save(fig, out_dir, _file_name(fig_no), dpi)
 
 
-def _plot_ratio_axes(ax, data, title):
+def _plot_ratio_axes(ax: Any, data: Any, title: Any) -> None:
     gaussian = data["kind"] == "gaussian"
     diffs = []
     for color, p in zip(plotting.COLORS, data["pi"]):
@@ -316,7 +323,7 @@ def _plot_ratio_axes(ax, data, title):
                    f"delta_DP / delta_SP at eps = {data['eps']:g}", title, legend_loc="upper right")
 
 
-def _plot_ratio(data, out_dir, dpi, fig_no):
+def _plot_ratio(data: Any, out_dir: Any, dpi: Any, fig_no: Any) -> Any:
     fig, (ax,) = plotting.figure()
     kind = data["kind"].capitalize()
     note = "dashed: normal approx." if data["kind"] == "gaussian" else "all curves exact"
@@ -325,8 +332,8 @@ def _plot_ratio(data, out_dir, dpi, fig_no):
     return plotting.save(fig, out_dir, _file_name(fig_no), dpi)
 
 
-def _plot_equal_utility(ax, data, x, xlabel, title, legend_loc="lower right",
-                        note_loc="upper left"):
+def _plot_equal_utility(ax: Any, data: Any, x: Any, xlabel: Any, title: Any,
+                        legend_loc: Any = "lower right", note_loc: Any = "upper left") -> None:
     ax.plot(x, data["subsampling"], color="tab:blue", lw=6.0, alpha=0.4,
             solid_capstyle="butt", label="subsampling (exact)")
     ax.plot(x, data["gaussian"], color="tab:green", lw=1.8, label="Gaussian noise (exact)")
@@ -346,28 +353,28 @@ def _plot_equal_utility(ax, data, x, xlabel, title, legend_loc="lower right",
     plotting.style(ax, xlabel, f"delta(eps = {data['eps']:g})", title, legend_loc=legend_loc)
 
 
-def fig1(out_dir, dpi=120):
+def fig1(out_dir: Any, dpi: Any = 120) -> Any:
     """Fig. 1: Gaussian noise, delta(0.01) against pi for nu = 1, 3, n = 1000."""
     return _plot_noise_vs_pi(noise_vs_pi_data("gaussian"), out_dir, dpi, 1)
 
 
-def fig2(out_dir, dpi=120):
+def fig2(out_dir: Any, dpi: Any = 120) -> Any:
     """Fig. 2: Gaussian noise, delta_DP / delta_SP against nu for pi = 0.5, 0.1, 0.01."""
     return _plot_ratio(ratio_vs_nu_data("gaussian"), out_dir, dpi, 2)
 
 
-def fig3(out_dir, dpi=120):
+def fig3(out_dir: Any, dpi: Any = 120) -> Any:
     """Fig. 3: as Fig. 1 with Laplace noise of scale nu (no normal approximation: Lemma 6
     is for Gaussian noise only)."""
     return _plot_noise_vs_pi(noise_vs_pi_data("laplace"), out_dir, dpi, 3)
 
 
-def fig4(out_dir, dpi=120):
+def fig4(out_dir: Any, dpi: Any = 120) -> Any:
     """Fig. 4: as Fig. 2 with Laplace noise."""
     return _plot_ratio(ratio_vs_nu_data("laplace"), out_dir, dpi, 4)
 
 
-def fig5(out_dir, dpi=120):
+def fig5(out_dir: Any, dpi: Any = 120) -> Any:
     """Fig. 5: subsampling (lambda = 0.1) vs Laplace and Gaussian noise of equal utility
     loss, delta(0.01) against pi, n = 1000."""
     data = equal_utility_vs_pi_data()
@@ -381,7 +388,7 @@ def fig5(out_dir, dpi=120):
     return plotting.save(fig, out_dir, _file_name(5), dpi)
 
 
-def fig6(out_dir, dpi=120):
+def fig6(out_dir: Any, dpi: Any = 120) -> Any:
     """Fig. 6: DP/SP delta ratio for n = 100.  The paper's caption does not say which
     noise; its text discusses it with Laplace noise, so both panels are drawn."""
     fig, axes = plotting.figure(ncols=2)
@@ -393,7 +400,7 @@ def fig6(out_dir, dpi=120):
     return plotting.save(fig, out_dir, _file_name(6), dpi)
 
 
-def fig7(out_dir, dpi=120):
+def fig7(out_dir: Any, dpi: Any = 120) -> Any:
     """Fig. 7: delta_SAMP(n, lambda; eps') and lambda delta_pure(m; eps) against lambda,
     n = 1000, pi = 0.5, eps = 0.1 (the §7 conjecture: the first never exceeds the second)."""
     data = amplification_data()
@@ -415,7 +422,7 @@ def fig7(out_dir, dpi=120):
     return plotting.save(fig, out_dir, _file_name(7), dpi)
 
 
-def fig8(out_dir, dpi=120):
+def fig8(out_dir: Any, dpi: Any = 120) -> Any:
     """Fig. 8: the three mechanisms at equal utility loss against lambda, pi = 0.5, 0.1."""
     fig, axes = plotting.figure(ncols=2)
     for ax, p in zip(axes, (0.5, 0.1)):
@@ -427,7 +434,7 @@ def fig8(out_dir, dpi=120):
     return plotting.save(fig, out_dir, _file_name(8), dpi)
 
 
-def partial_knowledge_fig6(out_dir, dpi=120):
+def partial_knowledge_fig6(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 6: noiseless count + two-sided geometric noise (nested noise).
     Parameters ASSUMED (the paper's were lost): see nested_noise_data."""
     data = nested_noise_data()
@@ -482,7 +489,7 @@ FIGURES = _renamed.RenamedKeys(
     naldi_dacquisto_fig2=_interval_figures.naldi_dacquisto_fig2)
 
 
-def make_figures(out_dir, *, which=None, dpi=120):
+def make_figures(out_dir: Any, *, which: Any = None, dpi: Any = 120) -> Any:
     """Write the figures as PNG files into ``out_dir`` (created if missing).
 
     which : iterable of names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk,

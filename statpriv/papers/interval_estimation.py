@@ -21,6 +21,7 @@ pairs of Fig. 2; the ones used here are ASSUMED and say so on the plots
 two-sided geometric with alpha = e^-eps (eps-DP); its confidence is a step
 function of w.
 """
+from typing import Any
 import numpy as np
 
 from statpriv.analysis.interval import interval_confidence, interval_epsilon
@@ -41,7 +42,7 @@ _NOISES = ((Laplace, "Laplace (paper)", "-", None),
            (Gaussian, f"Gaussian, delta = {DELTA:g}", ":", DELTA))
 
 
-def iso_epsilon_data(*, count=COUNT, eps_values=FIG1_EPS, widths=None):
+def iso_epsilon_data(*, count: Any = COUNT, eps_values: Any = FIG1_EPS, widths: Any = None) -> Any:
     """Fig. 1: the confidence p = P[|N| < w c] against w for each eps and noise.
 
     Returns ``width`` (array), ``eps`` (tuple), ``count`` and
@@ -56,7 +57,7 @@ def iso_epsilon_data(*, count=COUNT, eps_values=FIG1_EPS, widths=None):
             "confidence": confidence}
 
 
-def epsilon_vs_count_data(*, pairs=FIG2_PAIRS, counts=None):
+def epsilon_vs_count_data(*, pairs: Any = FIG2_PAIRS, counts: Any = None) -> Any:
     """Fig. 2: eps against the true count c for each (w, p) and noise.
 
     Returns ``count`` (array), ``pairs`` (tuple) and ``eps[kind][(w, p)]``
@@ -69,7 +70,7 @@ def epsilon_vs_count_data(*, pairs=FIG2_PAIRS, counts=None):
     return {"count": counts, "pairs": tuple(pairs), "eps": eps}
 
 
-def naldi_dacquisto_fig1(out_dir, dpi=120):
+def naldi_dacquisto_fig1(out_dir: Any, dpi: Any = 120) -> Any:
     """Naldi & D'Acquisto Fig. 1: iso-eps curves, confidence against width at c = 100
     (eps values ASSUMED)."""
     data = iso_epsilon_data()
@@ -89,7 +90,7 @@ def naldi_dacquisto_fig1(out_dir, dpi=120):
     return plotting.save(fig, out_dir, "naldi_dacquisto_fig1", dpi)
 
 
-def naldi_dacquisto_fig2(out_dir, dpi=120):
+def naldi_dacquisto_fig2(out_dir: Any, dpi: Any = 120) -> Any:
     """Naldi & D'Acquisto Fig. 2: eps against the true count for several (w, p)
     ((w, p) pairs ASSUMED)."""
     data = epsilon_vs_count_data()

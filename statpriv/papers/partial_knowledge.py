@@ -29,6 +29,7 @@ running "at least 10% uncertain" example), eps = 0.5, delta = 1e-6.
   drawn.
 """
 import math
+from typing import Any, Dict, List
 
 import numpy as np
 
@@ -53,18 +54,19 @@ CASES_N = (1000, 10 ** 4)            # Fig. 2's two cases: records, the target i
 NOISE_EPS0 = 1.0                     # Fig 5: geometric noise alpha = e^-1 (1-DP alone)
 
 
-def _closed_form_delta(N, p, eps):
+def _closed_form_delta(N: Any, p: Any, eps: Any) -> Any:
     """delta of the closed form at eps: 2 exp(-eps^2 N p / 14) where eps <= 1
     and eps >= 27 / (N p) (the theorem's conditions), else 1 (no guarantee)."""
     ok = (eps <= 1.0) & (eps >= 27.0 / (N * p))
     return np.where(ok, np.minimum(1.0, 2.0 * np.exp(-eps * eps * N * p / 14.0)), 1.0)
 
 
-def thm3_vs_n_data(*, p=P, eps=EPS, delta=DELTA, ns=None):
+def thm3_vs_n_data(*, p: Any = P, eps: Any = EPS, delta: Any = DELTA, ns: Any = None) -> Any:
     """delta(eps) and epsilon(delta) against n for the four curves of Fig. 2."""
     ns = np.unique(np.round(np.geomspace(30, 10 ** 4, 11)).astype(int)) if ns is None else ns
-    out = {k: [] for k in ("uniform", "worst_case", "blanket", "eps_uniform", "eps_worst_case",
-                           "eps_blanket", "eps_closed_form")}
+    out: Dict[str, List[Any]] = {
+        k: [] for k in ("uniform", "worst_case", "blanket", "eps_uniform", "eps_worst_case",
+                        "eps_blanket", "eps_closed_form")}
     for n in ns:
         pk = partial_knowledge(int(n), p)
         for name, curve in (("uniform", pk.uniform), ("worst_case", pk.worst_case),
@@ -78,7 +80,7 @@ def thm3_vs_n_data(*, p=P, eps=EPS, delta=DELTA, ns=None):
     return data
 
 
-def case_probabilities(case, n, p):
+def case_probabilities(case: Any, n: Any, p: Any) -> Any:
     """The n - 1 other records' probabilities in Fig. 2's configurations:
     case 1, one record at p and the rest at 0.5; case 2, evenly spaced on
     [p, 1 - p] (the midpoints of n - 1 equal cells: the uniform law's quantiles)."""
@@ -89,7 +91,7 @@ def case_probabilities(case, n, p):
     raise ValueError(f"case must be 1 or 2, got {case!r}")
 
 
-def thm3_cases_data(*, p=P, ns=CASES_N, eps=None):
+def thm3_cases_data(*, p: Any = P, ns: Any = CASES_N, eps: Any = None) -> Any:
     """delta against eps in Fig. 2's two cases: ``exact[case][n]`` (statpriv's
     exact curve of the configuration), ``blanket[n]`` and ``closed_form[n]``
     (Thm 3, which sees only p and so is the same in both cases)."""
@@ -102,7 +104,8 @@ def thm3_cases_data(*, p=P, ns=CASES_N, eps=None):
             "closed_form": closed_form}
 
 
-def known_records_data(*, n=N_RECORDS, ps=(0.5, 0.25, 0.1, 0.05), eps=EPS, knowns=None):
+def known_records_data(*, n: Any = N_RECORDS, ps: Any = (0.5, 0.25, 0.1, 0.05), eps: Any = EPS,
+                       knowns: Any = None) -> Any:
     """The exact worst case delta(eps) against the number of known records."""
     knowns = np.unique(np.round(np.linspace(0, n - 2, 21)).astype(int)) if knowns is None else knowns
     rows = {p: np.array([partial_knowledge(n, p, known=int(k)).worst_case.delta(eps)
@@ -110,14 +113,17 @@ def known_records_data(*, n=N_RECORDS, ps=(0.5, 0.25, 0.1, 0.05), eps=EPS, known
     return {"known": np.asarray(knowns), "delta": rows, "n": n, "eps": eps}
 
 
-def double_guarantee_data(*, n=N_RECORDS, p=P, eps=EPS, eps0=NOISE_EPS0, knowns=None):
+def double_guarantee_data(*, n: Any = N_RECORDS, p: Any = P, eps: Any = EPS, eps0: Any = NOISE_EPS0,
+                          knowns: Any = None) -> Any:
     """delta(eps) against known records: noiseless (worst case, blanket),
     uniform + geometric noise (exact), the noise alone (worst-case DP) and the
     post-processing bound min(noiseless worst case, noise alone)."""
     knowns = np.unique(np.round(np.linspace(0, n - 1, 21)).astype(int)) if knowns is None else knowns
     noise = Geometric(math.exp(-eps0))
     alone = float(dp.geometric(math.exp(-eps0)).delta(eps))
-    worst, blanket, noisy = [], [], []
+    worst: Any = []
+    blanket: List[Any] = []
+    noisy: List[Any] = []
     for k in knowns:
         pk = partial_knowledge(n, p, known=int(k))
         worst.append(pk.worst_case.delta(eps))
@@ -130,7 +136,7 @@ def double_guarantee_data(*, n=N_RECORDS, p=P, eps=EPS, eps0=NOISE_EPS0, knowns=
             "eps0": eps0}
 
 
-def partial_knowledge_fig2(out_dir, dpi=120):
+def partial_knowledge_fig2(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 2: Thm 3's bounds against n (ASSUMED p, eps, delta)."""
     data = thm3_vs_n_data()
     fig, (left, right) = plotting.figure(ncols=2)
@@ -156,7 +162,7 @@ def partial_knowledge_fig2(out_dir, dpi=120):
     return plotting.save(fig, out_dir, "partial_knowledge_fig2", dpi)
 
 
-def partial_knowledge_fig2_cases(out_dir, dpi=120):
+def partial_knowledge_fig2_cases(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 2 as drawn in the paper: its Cases 1 and 2, Thm 3
     against the exact curve (ASSUMED p, n; Prop. 7 not drawn, see the module docstring)."""
     data = thm3_cases_data()
@@ -180,7 +186,7 @@ def partial_knowledge_fig2_cases(out_dir, dpi=120):
     return plotting.save(fig, out_dir, "partial_knowledge_fig2_cases", dpi)
 
 
-def partial_knowledge_fig3(out_dir, dpi=120):
+def partial_knowledge_fig3(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 3: delta against the number of known records."""
     data = known_records_data()
     fig, (ax,) = plotting.figure()
@@ -192,7 +198,7 @@ def partial_knowledge_fig3(out_dir, dpi=120):
     return plotting.save(fig, out_dir, "partial_knowledge_fig3", dpi)
 
 
-def partial_knowledge_fig5(out_dir, dpi=120):
+def partial_knowledge_fig5(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 5: partial knowledge plus post-processing noise."""
     data = double_guarantee_data()
     fig, (ax,) = plotting.figure()

@@ -38,6 +38,7 @@ The theorem's two further statements, re-derived the same way:
   loss is largest at b' = b known ones).
 """
 import math
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +60,7 @@ FIG4_EXPECTED = (1.0, 3.0, 10.0)
 _NO_GUARANTEE = (math.inf, 1.0)
 
 
-def _lemma2_tail(N, p, k):
+def _lemma2_tail(N: Any, p: Any, k: Any) -> Any:
     """(B_N(k), T) with T = B_N(k) / (1 - r), r = (N-k) p / ((k+1)(1-p)): Lemma 2's
     bound on P[Bin(N, p) >= k] (the pmf ratio B(j+1)/B(j) decreases in j, so the
     tail is below a geometric series of ratio r); None where r >= 1.  mpmath,
@@ -72,7 +73,7 @@ def _lemma2_tail(N, p, k):
     return b, b / (1 - r)
 
 
-def _eps_delta(term, delta):
+def _eps_delta(term: Any, delta: Any) -> Any:
     """(eps, delta) from the suppression-cell term B and the release bound delta:
     eps = -ln(1 - B / (1 - delta)); no guarantee where that is undefined."""
     import mpmath
@@ -81,14 +82,14 @@ def _eps_delta(term, delta):
     return float(-mpmath.log1p(-term / (1 - delta))), float(delta)
 
 
-def _checked(n, p, threshold):
+def _checked(n: Any, p: Any, threshold: Any) -> Any:
     from statpriv import _validate
     n = _validate.count("n", n, low=1)
     return n, _validate.real("p", p, low=0.0, high=1.0, low_open=True, high_open=True), \
         _validate.count("threshold", threshold, low=0)
 
 
-def theorem4_bound(n, p, threshold):
+def theorem4_bound(n: Any, p: Any, threshold: Any) -> Any:
     """(eps_T4, delta_T4) of Thm 4 (no background knowledge), as re-derived
     from its proof; (inf, 1) where its condition tau > (n-1) p (r < 1) fails.
     See the module docstring for the formulas."""
@@ -101,7 +102,7 @@ def theorem4_bound(n, p, threshold):
         return _NO_GUARANTEE if tail is None else _eps_delta(*tail)
 
 
-def _poisson_one(mu, tau):
+def _poisson_one(mu: Any, tau: Any) -> Any:
     import mpmath
     with mpmath.workdps(40):
         mu = mpmath.mpf(mu)
@@ -112,7 +113,7 @@ def _poisson_one(mu, tau):
         return _eps_delta(b, b / (1 - r))
 
 
-def theorem4_poisson(n, p, threshold):
+def theorem4_poisson(n: Any, p: Any, threshold: Any) -> Any:
     """Thm 4's Poisson approximation (n large, lambda = tau / ((n-1) p) fixed):
     with mu = (n-1) p and P(k) = e^-mu mu^k / k!,
 
@@ -131,7 +132,7 @@ def theorem4_poisson(n, p, threshold):
     return _unpack(out, n.shape)
 
 
-def _background_one(n, p, tau, known, known_ones):
+def _background_one(n: Any, p: Any, tau: Any, known: Any, known_ones: Any) -> Any:
     import mpmath
     unknown = n - 1 - known
     k = tau - known_ones - 1          # the others' count that reaches the lowest threshold
@@ -154,7 +155,7 @@ def _background_one(n, p, tau, known, known_ones):
         return _NO_GUARANTEE if delta >= 1 or not math.isfinite(eps) else (eps, float(delta))
 
 
-def theorem4_background_bound(n, p, threshold, known, known_ones):
+def theorem4_background_bound(n: Any, p: Any, threshold: Any, known: Any, known_ones: Any) -> Any:
     """Thm 4 against a passive attacker who knows ``known`` = m records (PPKDP),
     assuming at most ``known_ones`` = b ones among them (the rest of the
     probability goes into delta), as re-derived from the proof:
@@ -182,7 +183,7 @@ def theorem4_background_bound(n, p, threshold, known, known_ones):
     return _unpack(out, arrays[0].shape)
 
 
-def _unpack(pairs, shape):
+def _unpack(pairs: Any, shape: Any) -> Any:
     """(eps, delta) as floats for scalar input, else two arrays of ``shape``."""
     if shape == ():
         return pairs[0]
@@ -190,8 +191,8 @@ def _unpack(pairs, shape):
     return eps, delta
 
 
-def thresholding_regime_data(*, n=FIG4_N, expected=FIG4_EXPECTED, lambdas=None,
-                             curve_mu=3.0, curve_lambdas=(2.0, 3.0, 4.0)):
+def thresholding_regime_data(*, n: Any = FIG4_N, expected: Any = FIG4_EXPECTED, lambdas: Any = None,
+                             curve_mu: Any = 3.0, curve_lambdas: Any = (2.0, 3.0, 4.0)) -> Any:
     """For each expected count mu = (n-1) p and thresholds tau = ceil(lambda mu)
     (lambda from 1.5 to 6): Thm 4's (eps, delta), the exact delta at Thm 4's
     eps and the exact delta(0) (the total variation, z(tau-1)); and, at
@@ -217,16 +218,16 @@ def thresholding_regime_data(*, n=FIG4_N, expected=FIG4_EXPECTED, lambdas=None,
                     "exact_delta_at_0": np.array([c.delta(0.0) for c in curves])}
     eps = np.logspace(-4, 0.6, 200)
     p = curve_mu / (n - 1)
-    curves = {}
+    by_tau = {}
     for lam in curve_lambdas:
         tau = max(2, math.ceil(lam * curve_mu))
-        curves[tau] = {"delta": thresholded(n, p, tau).delta(eps),
+        by_tau[tau] = {"delta": thresholded(n, p, tau).delta(eps),
                        "t4": theorem4_bound(n, p, tau)}
     return {"n": n, "expected": tuple(expected), "rows": rows, "eps": eps,
-            "curve_mu": curve_mu, "curves": curves}
+            "curve_mu": curve_mu, "curves": by_tau}
 
 
-def partial_knowledge_fig4(out_dir, dpi=120):
+def partial_knowledge_fig4(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 4: Thm 4's (eps, delta) vs the exact thresholded curve
     (parameters ASSUMED: n = FIG4_N, expected counts FIG4_EXPECTED)."""
     data = thresholding_regime_data()

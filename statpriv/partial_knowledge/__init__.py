@@ -40,7 +40,12 @@ parameter ``pi`` of partial_knowledge and histogram_partial_knowledge: the
 record probability is called pi throughout statpriv (``p=`` is a deprecated
 spelling).
 """
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union, overload
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _lazy, _validate, oracle
 from statpriv.counting import counting
@@ -48,11 +53,13 @@ from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import Recipe
 from statpriv.laws import grid_pld
 from statpriv.partial_knowledge import vertices
+from statpriv.partial_knowledge.vertices import WorstCaseCurve
 
 __all__ = ["partial_knowledge", "histogram_partial_knowledge", "PartialKnowledge",
            "HistogramPartialKnowledge"]
 
 _partial = _lazy.module("statpriv.partial_knowledge._partial")
+_Arrayish = Union[NDArray[Any], Sequence[float]]
 
 # The blanket sum: every b is summed while the window of Bin(N, 2p) has at
 # most 4096 atoms; beyond, blocks of b on which H is bounded by its value at
@@ -72,24 +79,25 @@ class PartialKnowledge:
     p = _validate.renamed_attribute("p", "pi")
 
     @_validate.renamed(p="pi")
-    def __init__(self, n, pi, known):
+    def __init__(self, n: int, pi: float, known: int) -> None:
         self.n, self.pi, self.known = n, pi, known
         self.others = n - 1 - known
-        self._worst = self._blanket = None
+        self._worst: Optional[WorstCaseCurve] = None
+        self._blanket: Optional[PrivacyCurve] = None
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return partial_knowledge, (self.n, self.pi), {"known": self.known}
 
-    def _recipe(self, curve):
+    def _recipe(self, curve: str) -> Recipe:
         """The call that rebuilds one of this object's curves (pickling)."""
         return Recipe(partial_knowledge, (self.n, self.pi), {"known": self.known}, (curve,))
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return (f"<PartialKnowledge n={self.n}, pi={self.pi}, known={self.known}: "
                 f"{self.others} unknown others>")
 
     @property
-    def worst_case(self):
+    def worst_case(self) -> WorstCaseCurve:
         """The exact worst case max_a H_eps(S_a + 1 || S_a) over the vertices
         (a curve with ``bracket``; see the module docstring).  Up to 1000
         unknown others every vertex is evaluated; beyond, branch and bound
@@ -109,16 +117,16 @@ class PartialKnowledge:
                 log_delta_floor=lambda eps: float(uniform.log_delta(eps))))
         return self._worst
 
-    def _worst_ref(self, eps, direction):
+    def _worst_ref(self, eps: Any, direction: Any) -> Any:
         return oracle.worst_case_delta(self.others, self.pi, eps, direction)
 
     @property
-    def uniform(self):
+    def uniform(self) -> PrivacyCurve:
         """Every unknown pi_j = pi: the curve of counting(n - known, pi)."""
         return counting(self.n - self.known, self.pi)
 
     @property
-    def blanket(self):
+    def blanket(self) -> PrivacyCurve:
         """The privacy-blanket bound, a certified upper bound of the worst case:
         sum_b Bin(N, 2p)(b) H_eps(A_b + 1 || A_b), A_b ~ Bin(b, 1/2).
 
@@ -136,7 +144,7 @@ class PartialKnowledge:
             N, p = self.others, self.pi
             core = _partial.BlanketCore(float(N), float(p), BLANKET_REL_TOL)
 
-            def ref(eps, direction):
+            def ref(eps: Any, direction: Any) -> Any:
                 return oracle.blanket_delta(N, p, eps)
 
             # one pair (a mixture over b, both directions alike): composable
@@ -145,7 +153,14 @@ class PartialKnowledge:
                              laws=grid_pld.DeltaLaws(core, symmetric=True)))
         return self._blanket
 
-    def closed_form_epsilon(self, delta):
+    @overload
+    def closed_form_epsilon(self, delta: float) -> float: ...
+    @overload
+    def closed_form_epsilon(self, delta: _Arrayish) -> NDArray[np.float64]: ...
+    @overload
+    def closed_form_epsilon(self, delta: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
+
+    def closed_form_epsilon(self, delta: ArrayLike) -> Union[float, NDArray[np.float64]]:
         """The closed form of Balle, Bell, Gascon & Nissim (Thm 3.1, k = 2
         categories, blanket probability gamma = 2p) that Desfontaines et al.
         quote: (eps, delta) holds for eps <= 1 when
@@ -163,17 +178,17 @@ class PartialKnowledge:
         eps = np.where(eps <= 1.0, eps, np.inf)
         return float(eps) if eps.ndim == 0 else eps
 
-    def _describe(self, what):
+    def _describe(self, what: Any) -> Any:
         return f"partial knowledge {what}, n={self.n}, pi={self.pi}, known={self.known}"
 
 
-def _record_probability(pi):
+def _record_probability(pi: Any) -> Any:
     """pi in (0, 1/2]: the bound of every unknown pi_j in [pi, 1 - pi]."""
     return _validate.real("pi", pi, low=0.0, high=0.5, low_open=True)
 
 
 @_validate.renamed(p="pi")
-def partial_knowledge(n, pi, *, known=0):
+def partial_knowledge(n: int, pi: float, *, known: int = 0) -> PartialKnowledge:
     """Privacy of a count of n records (the target included) when the attacker
     knows ``known`` of the others exactly and, about each of the remaining
     N = n - 1 - known, only that it has the property with some probability
@@ -215,30 +230,30 @@ class HistogramPartialKnowledge:
     p = _validate.renamed_attribute("p", "pi")
 
     @_validate.renamed(p="pi")
-    def __init__(self, n, pi, categories):
+    def __init__(self, n: int, pi: float, categories: int) -> None:
         self.n, self.pi, self.categories = n, pi, categories
         self._pk = PartialKnowledge(n, pi, 0)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return histogram_partial_knowledge, (self.n, self.pi, self.categories)
 
-    def __repr__(self):
+    def __repr__(self) -> Any:
         return (f"<HistogramPartialKnowledge n={self.n}, pi={self.pi}, "
                 f"categories={self.categories}>")
 
     @property
-    def upper(self):
+    def upper(self) -> PrivacyCurve:
         """The privacy-blanket bound (a certified upper bound)."""
         return self._pk.blanket
 
     @property
-    def lower(self):
+    def lower(self) -> PrivacyCurve:
         """An attained lower bound (see the class docstring)."""
         return self._pk.blanket if self.categories >= 3 else self._pk.worst_case
 
 
 @_validate.renamed(p="pi")
-def histogram_partial_knowledge(n, pi, categories):
+def histogram_partial_knowledge(n: int, pi: float, categories: int) -> HistogramPartialKnowledge:
     """Histogram over ``categories`` >= 2 categories of n records; the target
     moves between two of them, every other record is in each of the two with
     probability at least pi (pi in (0, 1/2]; the keyword ``p=`` still works,

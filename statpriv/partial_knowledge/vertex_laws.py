@@ -22,6 +22,7 @@ eps the lower side is the vertex that comes closest to the maximum over the
 sampled eps -- still a lower bound, not a tight one.
 """
 import math
+from typing import Any
 
 import numpy as np
 
@@ -34,14 +35,14 @@ class _VertexSource:
     """One vertex's delta_plus (its delta_minus is vertex N - a's delta_plus)
     as a delta source of statpriv.laws.grid_pld.Bracket."""
 
-    def __init__(self, core, a):
+    def __init__(self, core: Any, a: Any) -> None:
         self.core, self.a = core, np.array([float(a)])
 
-    def delta(self, eps):
+    def delta(self, eps: Any) -> Any:
         logs = [self.core.vertex_log_delta(self.a, float(e))[0] for e in np.asarray(eps)]
         return np.exp(np.array(logs, dtype=np.longdouble))       # (a loop over grid points)
 
-    def at_inf(self):
+    def at_inf(self) -> Any:
         return float(self.delta(np.array([math.inf]))[0])
 
 
@@ -50,7 +51,7 @@ class _VertexSource:
 _DOMINANCE_SAMPLES = 17
 
 
-def _log_gap(worst_logs, logs):
+def _log_gap(worst_logs: Any, logs: Any) -> Any:
     """max over the samples of ln(worst) - ln(vertex), >= 0 (0 where both
     are 0, inf where only the vertex's is)."""
     with np.errstate(invalid="ignore"):
@@ -65,11 +66,11 @@ class VertexLaws(LawSource):
     can face) -- the one attaining the maximum at every eps where there is
     one, else the closest to it over the sampled eps."""
 
-    def __init__(self, core, N):
+    def __init__(self, core: Any, N: Any) -> None:
         self.core, self.N = core, N
 
-    def grid_bracket(self, value_discretization_interval, tail_mass_truncation,
-                     description=None):
+    def grid_bracket(self, value_discretization_interval: Any, tail_mass_truncation: Any,
+                     description: Any = None) -> Any:
         h, tail = value_discretization_interval, tail_mass_truncation
         worst = grid_pld.CurveSource(self.core, "plus")
         span = grid_pld.tail_span(worst, tail)[0]
@@ -94,8 +95,9 @@ class VertexLaws(LawSource):
         lowers = {"plus": _VertexSource(self.core, a), "minus": _VertexSource(self.core, self.N - a)}
         return grid_pld.Bracket(sources, lowers, h, tail, description)
 
-    def privacy_loss_distribution(self, value_discretization_interval=1e-4,
-                                  tail_mass_truncation=1e-15, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = 1e-4,
+                                  tail_mass_truncation: Any = 1e-15,
+                                  description: Any = None) -> Any:
         return self.grid_bracket(value_discretization_interval, tail_mass_truncation,
                                  description).pld()
 
@@ -106,11 +108,12 @@ class NoComposition(LawSource):
     """The laws of a worst case whose delta costs a branch and bound per eps
     (more than ``others`` others): no privacy-loss distribution."""
 
-    def __init__(self, others):
+    def __init__(self, others: Any) -> None:
         self.others = others
 
-    def privacy_loss_distribution(self, value_discretization_interval=None,
-                                  tail_mass_truncation=None, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None,
+                                  description: Any = None) -> None:
         raise ValueError(f"{description}: the worst case over more than {self.others} "
                          "others is found by branch and bound at each eps, too slow to "
                          "evaluate on a loss grid; no privacy-loss distribution (compose the "

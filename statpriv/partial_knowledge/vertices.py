@@ -30,11 +30,12 @@ work budget (MAX_RANGES) stops the refinement; the certified end is then the
 largest open bound (still a proof, a wider bracket).
 """
 import math
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
 from statpriv import _lazy, _progress
-from statpriv.curve import PrivacyCurve
+from statpriv.curve import PrivacyCurve, Reference
 from statpriv.partial_knowledge.vertex_laws import NoComposition, VertexLaws
 
 _partial = _lazy.module("statpriv.partial_knowledge._partial")
@@ -60,12 +61,12 @@ GRID = 65
 CHUNK_ATOMS = 2e7             # with a progress bar: window atoms between two reports (~0.3 s)
 
 
-def _window_atoms(N, p, depth):
+def _window_atoms(N: Any, p: Any, depth: Any) -> Any:
     """About how many atoms one vertex window holds at this depth (nats)."""
     return 2.0 * math.sqrt(2.0 * max(depth, 1.0) * (N * p * (1.0 - p) + 1.0)) + 1.0
 
 
-def _range_budget(N, p, depth, budget=MAX_RANGES):
+def _range_budget(N: Any, p: Any, depth: Any, budget: Any = MAX_RANGES) -> Any:
     """The ranges one branch and bound may evaluate: ``budget`` while the
     windows are small, fewer when they are large (deep tails, large N), so
     that a bracket costs about RANGE_ATOMS atoms.  When the budget runs out
@@ -74,7 +75,7 @@ def _range_budget(N, p, depth, budget=MAX_RANGES):
     return int(min(budget, max(MIN_RANGES, RANGE_ATOMS / _window_atoms(N, p, depth))))
 
 
-def check_work(N, p, depth, what, alternative=None):
+def check_work(N: Any, p: Any, depth: Any, what: Any, alternative: Any = None) -> None:
     """Refuse up front what would take seconds to minutes: a search whose
     windows are so wide (ln delta ~ -depth at N others) that even
     MIN_RANGES ranges and the vertex grid exceed WORK_LIMIT atoms, or whose
@@ -101,7 +102,7 @@ def check_work(N, p, depth, what, alternative=None):
             f"and its budget would likely leave the bracket open; use {alternative}")
 
 
-def _bounds(core, n1, n2, eps, depth, bar=None):
+def _bounds(core: Any, n1: Any, n2: Any, eps: Any, depth: Any, bar: Any = None) -> Any:
     """core.bounds (upper, lower) on the laws Bin(n1, p) + Bin(n2, 1 - p);
     with a progress bar, in chunks of about CHUNK_ATOMS window atoms, each
     reported as its number of laws (the values are the same: one law at a
@@ -117,7 +118,7 @@ def _bounds(core, n1, n2, eps, depth, bar=None):
     return tuple(np.concatenate(column) for column in zip(*parts))
 
 
-def vertex_core(N, p, rr=None):
+def vertex_core(N: Any, p: Any, rr: Any = None) -> Any:
     """The C vertex system: a shift target (rr None), or eps0-randomized
     response with rr = eps0 (p then only rounds 1 / (1 + e^eps0): the kernel
     carries the randomization exactly from eps0)."""
@@ -126,14 +127,15 @@ def vertex_core(N, p, rr=None):
     return _partial.VertexCore(float(N), float(p), float(rr) if rr is not None else 0.0)
 
 
-def _depth(log_delta, N):
+def _depth(log_delta: Any, N: Any) -> Any:
     """Window depth (nats below the mode): the mass outside the window is
     far below delta."""
     return 50.0 + max(0.0, -log_delta) + 0.5 * math.log(N + 1.0)
 
 
-def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, budget=MAX_RANGES,
-                      start=None, give_up=False, bar=None):
+def _branch_and_bound(core: Any, N: Any, eps: Any, depth: Any, close: Any, L: Any, a_best: Any,
+                      attaining: Any = True, budget: Any = MAX_RANGES, start: Any = None,
+                      give_up: Any = False, bar: Any = None) -> Any:
     """Close every range whose bound is <= close(L) (close: a function of the
     running attained ln L, raised by the midpoints of the open ranges if
     attaining), starting from the ranges start = (a1, a2) (default: a grid
@@ -142,7 +144,7 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
     budget ranges would be evaluated and give_up, (None, a1, a2): the ranges
     still open (without give_up the open ranges are closed with their bounds
     instead).  bar: a progress bar (statpriv._progress) told the laws evaluated."""
-    def attain(a):
+    def attain(a: Any) -> None:
         nonlocal L, a_best
         a = np.unique(np.clip(np.round(a), 0, N))
         _, lo = _bounds(core, a, N - a, eps, depth, bar)
@@ -181,7 +183,8 @@ def _branch_and_bound(core, N, eps, depth, close, L, a_best, attaining=True, bud
     return certified, L, a_best, np.concatenate(flagged or [np.empty(0)])
 
 
-def log_bracket(core, N, p, eps, ratio=EXACT_RATIO, log_delta_floor=None, alternative=None):
+def log_bracket(core: Any, N: Any, p: Any, eps: Any, ratio: Any = EXACT_RATIO,
+                log_delta_floor: Any = None, alternative: Any = None) -> Any:
     """(ln attained, ln certified, a_attained) of the worst case at eps >= 0.
     log_delta_floor: a function of eps giving a lower bound of ln delta (the
     uniform vertex), to refuse up front what would take minutes (without
@@ -235,7 +238,7 @@ EPSILON_SCHEDULE = ((0.0, 400), (1e-6, 400), (1e-5, 800), (1e-4, 3000), (1e-3, 6
                     (1e-2, MAX_RANGES))
 
 
-def log_epsilon(core, N, p, log_target, alternative=None):
+def log_epsilon(core: Any, N: Any, p: Any, log_target: Any, alternative: Any = None) -> Any:
     """An eps at which the certified worst case is <= the target, within a
     relative eta of the smallest one (eta = 0 unless the branch and bound
     needs more than its budget there; see EPSILON_SCHEDULE): the vertices'
@@ -290,11 +293,12 @@ class WorstCaseCurve(PrivacyCurve):
     the function behind ``bracket(eps)`` (given at construction: the full
     sweep's or the branch and bound's, see worst_case_curve)."""
 
-    def __init__(self, core, reference, description, *, bracket, laws=None):
+    def __init__(self, core: Any, reference: Optional[Reference], description: str, *,
+                 bracket: Callable[[float], Tuple[float, float, int]], laws: Any = None) -> None:
         super().__init__(core, reference, description, laws=laws)
         self._log_bracket = bracket
 
-    def bracket(self, eps):
+    def bracket(self, eps: float) -> Tuple[float, float, int]:
         """(attained, certified, a_attained) at one eps >= 0.
 
         ``attained`` is a lower bound of delta at the explicit vertex
@@ -316,15 +320,16 @@ class BracketCore:
     log_tol = 0.0
     positive = 0
 
-    def __init__(self, core, N, p, log_delta_floor=None, alternative=None):
+    def __init__(self, core: Any, N: Any, p: Any, log_delta_floor: Any = None,
+                 alternative: Any = None) -> None:
         self.core, self.N, self.p, self.floor = core, N, p, log_delta_floor
         self.alternative = alternative
 
-    def _bracket(self, eps):
+    def _bracket(self, eps: Any) -> Any:
         return log_bracket(self.core, self.N, self.p, eps, log_delta_floor=self.floor,
                            alternative=self.alternative)
 
-    def _log_delta(self, eps):
+    def _log_delta(self, eps: Any) -> Any:
         if math.isnan(eps):
             return math.nan
         if eps < 0.0:
@@ -333,15 +338,16 @@ class BracketCore:
             return float(np.logaddexp(math.log(-math.expm1(eps)), eps + up))
         return self._bracket(eps)[1]
 
-    def log_delta(self, eps, direction):
+    def log_delta(self, eps: Any, direction: Any) -> Any:
         return np.array([self._log_delta(float(e)) for e in eps])
 
-    def epsilon(self, log_target, direction):
+    def epsilon(self, log_target: Any, direction: Any) -> Any:
         return np.array([log_epsilon(self.core, self.N, self.p, float(t), self.alternative)
                          for t in log_target])
 
 
-def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None, alternative=None):
+def worst_case_curve(N: Any, p: Any, ref: Any, description: Any, rr: Any = None,
+                     log_delta_floor: Any = None, alternative: Any = None) -> WorstCaseCurve:
     """The exact worst case: every vertex on its whole support up to
     FULL_SWEEP_OTHERS others, else the closed branch-and-bound bracket.
     rr = eps0: the target's report pair is eps0-randomized response with
@@ -354,7 +360,7 @@ def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None, alte
     if N <= FULL_SWEEP_OTHERS:
         curve_core = core
 
-        def by_vertex(eps):
+        def by_vertex(eps: Any) -> Any:
             log_v, a = core.worst(eps)
             return log_v, log_v, int(a)
     else:
@@ -363,7 +369,7 @@ def worst_case_curve(N, p, ref, description, rr=None, log_delta_floor=None, alte
     if rr is None:
         bracket = by_vertex
     else:
-        def bracket(eps):
+        def bracket(eps: Any) -> Any:
             L, U, a = by_vertex(eps)
             return L, U, N - a        # the others with input 1
     laws = VertexLaws(core, N) if N <= FULL_SWEEP_OTHERS else NoComposition(FULL_SWEEP_OTHERS)

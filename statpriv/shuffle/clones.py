@@ -16,6 +16,10 @@ e^eps' - 1 = (1 + e^eps0)(e^eps - 1) / (e^eps0 - e^eps), summed in C by the
 binomial shift kernel (csrc/binomial_tail.h).  docs/shuffle.md has the argument
 and the guarantee.
 """
+from __future__ import annotations
+
+from typing import Any
+
 from statpriv import _lazy, _validate, oracle
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
@@ -30,7 +34,7 @@ MAX_EPS0 = 700.0
 
 
 @factory
-def clones(n, eps0):
+def clones(n: int, eps0: float) -> PrivacyCurve:
     """Privacy curve of n shuffled eps0-LDP reports by the clone reduction.
 
     delta(eps) = sum_c Bin(n-1, e^-eps0)(c) H_eps(P_c || Q_c) with
@@ -59,7 +63,7 @@ def clones(n, eps0):
     n = _validate.count("n", n, low=1)
     eps0 = _validate.real("eps0", eps0, low=0.0, high=MAX_EPS0, low_open=True)
 
-    def reference(eps, direction):
+    def reference(eps: Any, direction: str) -> Any:
         return oracle.clones_delta(n, eps0, eps, direction=direction)
 
     core = _clones.ClonesCurveCore(float(n), eps0)

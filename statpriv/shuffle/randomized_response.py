@@ -22,9 +22,13 @@ and epsilon(0) = eps0.  The randomization is carried exactly from eps0
 (p and 1 - p each in extended precision, the target's coefficients from
 eps -+ eps0), not from p rounded to a float.
 """
+from __future__ import annotations
+
 import math
+from typing import Any
 
 from statpriv import _validate, oracle
+from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 from statpriv.partial_knowledge import vertices
 from statpriv.shuffle.clones import MAX_EPS0       # beyond it: no local privacy at all
@@ -33,7 +37,7 @@ __all__ = ["randomized_response"]
 
 
 @factory
-def randomized_response(n, eps0):
+def randomized_response(n: int, eps0: float) -> PrivacyCurve:
     """The privacy curve of n shuffled eps0-randomized-response bits.
 
     Returns a curve (delta, delta_plus, delta_minus, log_delta, epsilon,
@@ -53,7 +57,7 @@ def randomized_response(n, eps0):
     p = 1.0 / (1.0 + math.exp(eps0))
     N = n - 1
 
-    def ref(eps, direction):
+    def ref(eps: Any, direction: str) -> Any:
         return oracle.worst_case_delta(N, p, eps, direction, rr=eps0)
 
     return vertices.worst_case_curve(

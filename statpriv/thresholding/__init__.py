@@ -22,9 +22,13 @@ and its pair of laws (target one: P_b, target zero: Q_b) gives, exactly,
 Either way delta_plus and delta_minus are taken separately (max or average
 direction by direction) and delta = max(delta_plus, delta_minus).
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Optional
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from statpriv import _lazy, _validate, oracle
 from statpriv.laws import grid_pld, windows
@@ -50,7 +54,8 @@ ATTACKERS = ("passive", "active")
 
 
 @factory
-def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
+def thresholded(n: Optional[int], pi: ArrayLike, threshold: int, *, known: int = 0,
+                attacker: str = "passive") -> PrivacyCurve:
     """Exact privacy curve of a thresholded count with ``known`` records known.
 
     The mechanism releases the number K of records with the property if
@@ -109,7 +114,7 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
     """
     _validate.choice("attacker", attacker, ATTACKERS)
     n, pi, per_record = _validate.records(n, pi)
-    probs = pi
+    probs: Any = pi
     threshold = _validate.count("threshold", threshold, low=0)
     known = _validate.count("known", known, low=0, high=n - 1)
 
@@ -141,7 +146,7 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
 
     ref_pi = probs.tolist() if per_record else pi
 
-    def ref(eps, direction):
+    def ref(eps: Any, direction: Any) -> Any:
         return oracle.thresholded_delta(n, ref_pi, threshold, eps, known=known,
                                         attacker=attacker, direction=direction)
 
@@ -162,7 +167,7 @@ def thresholded(n, pi, threshold, *, known=0, attacker="passive"):
 REFINE_WORK = 4e6
 
 
-def _iid_refinements(N, pi, first, lr, t):
+def _iid_refinements(N: Any, pi: Any, first: Any, lr: Any, t: Any) -> Any:
     """(lr_lo, lb_hi, lb_lo) for ThresholdCore, or Nones (a point law):
     lr + lr_lo = ln z(k-1)/z(k) and lb_hi + lb_lo = ln F(t-1)/F(t-2) = log1p
     (z(t-1)/F(t-2)) (F on the window, as the C sums take it) to ~1e-35."""
@@ -171,7 +176,7 @@ def _iid_refinements(N, pi, first, lr, t):
     return _thr.thr_refine(lr, first, t, N=float(N), pi=pi)
 
 
-def _per_record_refinements(probs, first, lr, t):
+def _per_record_refinements(probs: Any, first: Any, lr: Any, t: Any) -> Any:
     """The same for a sum of independent Bernoulli(probs): the exact
     convolution of the records with 0 < pi < 1 on the atoms that reach the
     window, while its work (records x atoms) is at most REFINE_WORK."""
@@ -188,7 +193,7 @@ def _per_record_refinements(probs, first, lr, t):
     return _thr.thr_refine(lr, first, t, p=live, lo=lo)
 
 
-def _iid_law(N, pi):
+def _iid_law(N: Any, pi: Any) -> Any:
     """(first, ln pmf on the window, log ratios, log_rest) of Bin(N, pi):
     the whole support up to FULL_SUPPORT atoms, else the atoms within
     DROP_NATS of the largest (the rest bounded by unimodality); the log
@@ -198,7 +203,7 @@ def _iid_law(N, pi):
     if N + 1 <= FULL_SUPPORT:
         first, last, log_rest = 0, N, -math.inf
     else:
-        def log_pmf(j):
+        def log_pmf(j: Any) -> Any:
             return float(_law_kernels.log_binom_pmf(float(N), pi, np.array([float(j)]))[0])
 
         mode = min(max(math.floor((N + 1) * pi), 0), N)
@@ -208,7 +213,7 @@ def _iid_law(N, pi):
     return first, lz, _thr.binomial_log_ratios(N, pi, first, last), log_rest
 
 
-def _per_record_law(probs):
+def _per_record_law(probs: Any) -> Any:
     """The same for a sum of independent Bernoulli(probs): the records with
     pi = 1 shift it, the others (0 < pi < 1) are convolved exactly
     (statpriv.counting's product tree, its trimmed mass bounded); the log
@@ -226,13 +231,13 @@ def _per_record_law(probs):
     return ones + first, lz, lr, log_rest
 
 
-def _point_law(at):
+def _point_law(at: Any) -> Any:
     """The point mass at ``at`` (a known count)."""
     return (at, np.zeros(1, dtype=np.longdouble),
             np.array([-np.inf, np.inf], dtype=np.longdouble), -math.inf)
 
 
-def _support_range(probs):
+def _support_range(probs: Any) -> Any:
     """(smallest, largest) possible count of independent Bernoulli(probs)."""
     ones = int(np.count_nonzero(probs == 1.0))
     return ones, ones + int(np.count_nonzero((probs > 0.0) & (probs < 1.0)))

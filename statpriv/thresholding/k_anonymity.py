@@ -31,10 +31,13 @@ thr(x) = x if x >= k, else suppressed.  Two exact curves bracket the truth:
 
 The truth for the full released histogram lies between: lower <= truth <= upper.
 """
+from __future__ import annotations
+
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from statpriv import _lazy, _validate, oracle
 from statpriv.laws import grid_pld, windows
@@ -73,7 +76,7 @@ class KAnonymity(NamedTuple):
 
 @factory
 @_validate.renamed(probs="pi")
-def k_anonymity(n, pi, k, *, source, target):
+def k_anonymity(n: int, pi: ArrayLike, k: int, *, source: int, target: int) -> KAnonymity:
     """Privacy curves of a k-anonymous histogram for a record moving between two categories.
 
     n records fall iid into categories with probabilities ``pi`` (and
@@ -163,8 +166,8 @@ def k_anonymity(n, pi, k, *, source, target):
     ref_probs = ps.tolist()
     what = f"k-anonymity n={n}, k={k}, {source}->{target} (pa={pa}, pb={pb})"
 
-    def curve(bound, core):
-        def ref(eps, direction):
+    def curve(bound: str, core: Any) -> PrivacyCurve:
+        def ref(eps: Any, direction: Any) -> Any:
             return oracle.k_anonymity_delta(n, ref_probs, k, source, target, eps, bound=bound,
                                             direction=direction)
         # the upper curve is the pair an attacker who sees more faces (a
@@ -194,7 +197,7 @@ def k_anonymity(n, pi, k, *, source, target):
 REFINE_TERMS = 2e6
 
 
-def _lower_ratios(N, pa, pb, k, a_win, b_win):
+def _lower_ratios(N: Any, pa: Any, pb: Any, k: Any, a_win: Any, b_win: Any) -> Any:
     """ln P/Q of the lower curve's one-suppressed cells and of (bottom, bottom),
     each as hi + lo (long doubles), from exact sums of f(a, b) = P[A = a, B = b]
     (C: sp_kanon_refine_lower) -- or None beyond REFINE_TERMS terms.  The
@@ -209,7 +212,7 @@ def _lower_ratios(N, pa, pb, k, a_win, b_win):
     return _thr.kanon_refine_lower(float(N), pa, pb, k, u_first, nu, v_first, nv)
 
 
-def _merged_ratios(pa, pb, k, m_lo, m_hi):
+def _merged_ratios(pa: Any, pb: Any, k: Any, m_lo: Any, m_hi: Any) -> Any:
     """ln P/Q of the upper curve's merged cells (m = m_lo .. min(m_hi, 2k-3):
     P = X + C, Q = Y + C with X = g_m(lo-1), Y = g_m(hi), C = sum_{lo<=s<hi}
     g_m(s), g_m = Bin(m, rho)) as (hi, lo) arrays, from exact sums (C:
@@ -220,7 +223,7 @@ def _merged_ratios(pa, pb, k, m_lo, m_hi):
     return _thr.kanon_refine_merged(pa, pb, k, m_lo, count)
 
 
-def _window(N, p):
+def _window(N: Any, p: Any) -> Any:
     """(first, last, log_rest) of Bin(N, p): the whole support up to
     FULL_SUPPORT atoms, else the atoms within DROP_NATS of the mode."""
     if N == 0 or p == 0.0 or p == 1.0:
@@ -229,7 +232,7 @@ def _window(N, p):
     if N + 1 <= FULL_SUPPORT:
         return 0, N, -math.inf
 
-    def log_pmf(j):
+    def log_pmf(j: Any) -> Any:
         return float(_law_kernels.log_binom_pmf(float(N), p, np.array([float(j)]))[0])
 
     mode = min(max(math.floor((N + 1) * p), 0), N)

@@ -38,6 +38,10 @@ likewise delta_minus.  This module gives
 * ``basic_composition`` (sum eps, sum delta) and the bounded-dependency
   composition of Thm. 6 of the same paper (``bounded_dependency_composition``).
 """
+from __future__ import annotations
+
+from typing import Any, Optional, cast
+
 import numpy as np
 
 from statpriv import _validate
@@ -57,8 +61,11 @@ __all__ = ["ComposedCurve", "DEFAULT_DELTA_ERROR", "DEFAULT_EPSILON_ERROR", "EXA
 
 
 @factory
-def compose(*curves, times=1, value_discretization_interval=None, tail_mass_truncation=None,
-            exact=False, epsilon_error=None, delta_error=None):
+def compose(*curves: PrivacyCurve, times: int = 1,
+            value_discretization_interval: Optional[float] = None,
+            tail_mass_truncation: Optional[float] = None, exact: bool = False,
+            epsilon_error: Optional[float] = None,
+            delta_error: Optional[float] = None) -> ComposedCurve:
     """Privacy curve of mechanisms on independent data run together.
 
     ``compose(c1, c2, ...)`` composes the curves, ``compose(c, times=k)`` k
@@ -143,7 +150,8 @@ def compose(*curves, times=1, value_discretization_interval=None, tail_mass_trun
         "epsilon_error", epsilon_error, low=0.0, high=1.0, low_open=True)
     delta_error = DEFAULT_DELTA_ERROR if delta_error is None else _validate.real(
         "delta_error", delta_error, low=0.0, high=0.01, low_open=True)
-    return compose_on_grid(curves, times, h, tail, epsilon_error, delta_error)
+    return cast(ComposedCurve,
+                compose_on_grid(curves, times, h, tail, epsilon_error, delta_error))
 
 
 PrivacyCurve._composer = compose

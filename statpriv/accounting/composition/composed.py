@@ -2,12 +2,18 @@
 certified bracket of the true composed curve (``delta_bounds``,
 ``epsilon_bounds``), with the exact Renyi divergence of the product (the sum
 over the parts)."""
+from __future__ import annotations
+
+
 import math
+from typing import (Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast,
+                    overload)
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from statpriv import _core, _validate
-from statpriv.curve import PrivacyCurve
+from statpriv.curve import PrivacyCurve, Reference
 from statpriv.laws import pld as _pld
 
 __all__ = ["ComposedCurve", "check_curves", "composed_curve", "description",
@@ -16,13 +22,21 @@ __all__ = ["ComposedCurve", "check_curves", "composed_curve", "description",
 _NAMES = {_core.PLUS: ("plus",), _core.MINUS: ("minus",), _core.MAX: ("plus", "minus")}
 
 
+_Arrayish = Union[NDArray[Any], Sequence[float], Sequence[Sequence[float]]]
+# (lower, upper) of an array of values, of one value or of either
+_Pairs = Tuple[NDArray[np.float64], NDArray[np.float64]]
+_Bounds = Union[Tuple[float, float], _Pairs]
+
+
 class ComposedCurve(PrivacyCurve):
     """The curve of a composition (statpriv.compose): delta is the upper end of
     a bracket of the true composed curve, ``delta_bounds`` and
     ``epsilon_bounds`` give both ends."""
 
-    def __init__(self, pld, reference, description, parts, *, core=None, grid_sides=None,
-                 counts=None):
+    def __init__(self, pld: Any, reference: Optional[Reference], description: str,
+                 parts: Tuple[Tuple[PrivacyCurve, ...], int], *, core: Any = None,
+                 grid_sides: Optional[Dict[Tuple[str, bool], Any]] = None,
+                 counts: Optional[Tuple[int, ...]] = None) -> None:
         super().__init__(_pld.PLDCore(pld) if core is None else core, reference, description,
                          laws=pld)
         self._parts = parts
@@ -30,24 +44,34 @@ class ComposedCurve(PrivacyCurve):
         self._counts = (1,) * len(parts[0]) if counts is None else tuple(counts)
 
     @property
-    def parts(self):
+    def parts(self) -> Tuple[Tuple[PrivacyCurve, ...], int]:
         """(curves, times): the composition of ``times`` runs of the curves
         (each curve ``counts[i]`` times per run)."""
         return self._parts
 
     @property
-    def counts(self):
+    def counts(self) -> Tuple[int, ...]:
         """How many times each of ``parts[0]`` enters one run (all 1 for
         statpriv.compose; an Accountant's releases of one curve add up)."""
         return self._counts
 
     @property
-    def grid_sides(self):
+    def grid_sides(self) -> Optional[Dict[Tuple[str, bool], Any]]:
         """{(direction, upper): ComposedSide} of a composition on a grid (None
         for an exact product): statpriv.accounting.composition.grid."""
         return self._grid_sides
 
-    def delta_bounds(self, eps, direction="max"):
+    @overload
+    def delta_bounds(self, eps: float, direction: str = "max") -> Tuple[float, float]: ...
+    @overload
+    def delta_bounds(self, eps: _Arrayish,
+                     direction: str = "max") -> _Pairs: ...
+    @overload
+    def delta_bounds(self, eps: ArrayLike,
+                     direction: str = "max") -> _Bounds: ...
+
+    def delta_bounds(self, eps: ArrayLike,
+                     direction: str = "max") -> _Bounds:
         """(lower, upper): the true delta(eps) of the composition lies in between.
 
         On a grid: upper = delta(eps), the composition of the parts'
@@ -64,12 +88,23 @@ class ComposedCurve(PrivacyCurve):
         flat = arr.ravel()
         # (a scalar through libm's exp, an array through numpy's: as the
         # curve's own delta, so that upper == delta(eps) to the bit)
-        return tuple(math.exp(float(e[0])) if arr.ndim == 0 else np.exp(e).reshape(arr.shape)
-                     for e in _bracket_of_max(
-                         lambda d, upper, x: self._grid_sides[(d, upper)].log_delta(x),
-                         names, flat))
+        bounds = tuple(math.exp(float(e[0])) if arr.ndim == 0 else np.exp(e).reshape(arr.shape)
+                       for e in _bracket_of_max(
+                           lambda d, upper, x: self._grid_sides[(d, upper)].log_delta(x),
+                           names, flat))
+        return cast(_Bounds, bounds)
 
-    def epsilon_bounds(self, delta, direction="max"):
+    @overload
+    def epsilon_bounds(self, delta: float, direction: str = "max") -> Tuple[float, float]: ...
+    @overload
+    def epsilon_bounds(self, delta: _Arrayish,
+                       direction: str = "max") -> _Pairs: ...
+    @overload
+    def epsilon_bounds(self, delta: ArrayLike,
+                       direction: str = "max") -> _Bounds: ...
+
+    def epsilon_bounds(self, delta: ArrayLike,
+                       direction: str = "max") -> _Bounds:
         """(lower, upper): the true smallest eps with delta(eps) <= delta lies in
         between; upper = epsilon(delta) (from the upper side, rounded up), lower
         from the lower side (rounded down).  Exact compositions: both ends are
@@ -88,15 +123,33 @@ class ComposedCurve(PrivacyCurve):
         ends = [np.where(logs >= 0.0, 0.0, np.maximum(eps, 0.0)).reshape(arr.shape)
                 for eps in _bracket_of_max(
                     lambda d, upper, x: self._grid_sides[(d, upper)].epsilon(x), names, logs)]
-        return tuple(float(e[()]) if arr.ndim == 0 else e for e in ends)
+        return cast(_Bounds, tuple(float(e[()]) if arr.ndim == 0 else e for e in ends))
 
-    def discretization_error(self, eps, direction="max"):
+    @overload
+    def discretization_error(self, eps: float, direction: str = "max") -> float: ...
+    @overload
+    def discretization_error(self, eps: _Arrayish,
+                             direction: str = "max") -> NDArray[np.float64]: ...
+    @overload
+    def discretization_error(self, eps: ArrayLike,
+                             direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+
+    def discretization_error(self, eps: ArrayLike,
+                             direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """upper - lower of ``delta_bounds``: a bound on how far delta(eps) is
         above the true value."""
         lower, upper = self.delta_bounds(eps, direction)
         return upper - lower
 
-    def renyi(self, alpha, direction="max"):
+    @overload
+    def renyi(self, alpha: float, direction: str = "max") -> float: ...
+    @overload
+    def renyi(self, alpha: _Arrayish, direction: str = "max") -> NDArray[np.float64]: ...
+    @overload
+    def renyi(self, alpha: ArrayLike,
+              direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
+
+    def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """D_alpha of the composition: the sum of the parts' divergences, exactly
         (D_alpha(P1 x P2 || Q1 x Q2) = D_alpha(P1||Q1) + D_alpha(P2||Q2)), no grid,
         direction by direction (see PrivacyCurve.renyi)."""
@@ -106,11 +159,11 @@ class ComposedCurve(PrivacyCurve):
         with np.errstate(invalid="ignore"):
             sums = [times * sum(k * np.asarray(c.renyi(alpha, d), dtype=np.float64)
                                 for c, k in zip(curves, self._counts)) for d in sides]
-        out = np.maximum.reduce(sums)
+        out = np.maximum.reduce(cast(Any, sums))
         return float(out) if np.ndim(out) == 0 else out
 
 
-def _bracket_of_max(side_value, names, x):
+def _bracket_of_max(side_value: Any, names: Any, x: Any) -> Any:
     """(lower, upper) of the larger of the directions' values at each x, where
     side_value(direction, upper, x) gives one side's value (both
     non-decreasing in the side: lower <= truth <= upper).  The upper end
@@ -135,14 +188,14 @@ class _GridCore:
     """The curve core (log_delta / epsilon by direction code) of a grid
     composition: the upper sides' read-backs."""
 
-    def __init__(self, sides):
+    def __init__(self, sides: Any) -> None:
         self.sides = sides
 
-    def log_delta(self, eps, direction):
+    def log_delta(self, eps: Any, direction: Any) -> Any:
         return np.maximum.reduce([self.sides[(d, True)].log_delta(eps)
                                   for d in _NAMES[direction]])
 
-    def epsilon(self, log_target, direction):
+    def epsilon(self, log_target: Any, direction: Any) -> Any:
         out = np.maximum.reduce([self.sides[(d, True)].epsilon(log_target)
                                  for d in _NAMES[direction]])
         out[np.asarray(log_target) >= 0.0] = 0.0        # delta <= 1 everywhere
@@ -156,14 +209,14 @@ class _GridLaws:
 
     has_log_pmfs = False
 
-    def __init__(self, sides, h, description):
+    def __init__(self, sides: Any, h: Any, description: Any) -> None:
         self.sides, self.h, self.description = sides, h, description
         self._pld = None
 
-    def privacy_loss_distribution(self, value_discretization_interval=None,
-                                  tail_mass_truncation=None, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None, description: Any = None) -> Any:
         if self._pld is None:
-            def pld(upper, optimistic=None):
+            def pld(upper: Any, optimistic: Any = None) -> Any:
                 return _pld.PrivacyLossDistribution(
                     self.sides[("plus", upper)].assembled(),
                     self.sides[("minus", upper)].assembled(), exact=False,
@@ -171,11 +224,11 @@ class _GridLaws:
             self._pld = pld(True, pld(False))
         return self._pld
 
-    def log_pmfs(self):
+    def log_pmfs(self) -> None:
         raise ValueError("no discrete laws are available for this curve (a composition on a grid)")
 
 
-def check_curves(curves, times):
+def check_curves(curves: Any, times: Any) -> Any:
     if not curves:
         raise ValueError("compose needs at least one curve")
     for i, c in enumerate(curves):
@@ -185,29 +238,32 @@ def check_curves(curves, times):
     return _validate.count("times", times, low=1, high=10 ** 9)
 
 
-def description(curves, times):
+def description(curves: Any, times: Any) -> Any:
     inner = " + ".join(c.description for c in curves)
     return f"composition of [{inner}]" + (f" x {times}" if times > 1 else "")
 
 
-def _reference(curves, times):
+def _reference(curves: Any, times: Any) -> Any:
     """The mpmath reference of a composition of discrete laws (oracle.composed_delta)."""
     if any(c.laws is None or not c.laws.has_log_pmfs for c in curves):
         return None
 
-    def ref(eps_list, direction):
+    def ref(eps_list: Any, direction: Any) -> Any:
         from statpriv import oracle
         laws = [c.log_pmfs() for c in curves] * times
         return oracle.composed_delta([(x.log_p, x.log_q) for x in laws], eps_list, direction)
     return ref
 
 
-def composed_curve(pld, curves, times, what):
+def composed_curve(pld: Any, curves: Sequence[PrivacyCurve], times: int,
+                   what: str) -> ComposedCurve:
     """The ComposedCurve of a composed PLD (Renyi divergences add up over the parts)."""
     return ComposedCurve(pld, _reference(curves, times), what, (tuple(curves), times))
 
 
-def grid_composed_curve(sides, h, curves, times, counts=None, what=None):
+def grid_composed_curve(sides: Any, h: float, curves: Sequence[PrivacyCurve], times: int,
+                        counts: Optional[Tuple[int, ...]] = None,
+                        what: Optional[str] = None) -> ComposedCurve:
     """The ComposedCurve of a grid composition (statpriv.accounting.composition.grid);
     ``counts``: each curve's multiplicity within one run (default 1 each)."""
     what = description(curves, times) if what is None else what

@@ -12,12 +12,13 @@ delta_b(eps - l_i) (+ the +inf masses), the shifts in extended precision, and
 invert it by a bounded float bisection -- the oracle of the grid path.
 """
 import math
+from typing import Any
 
 import numpy as np
 
 from statpriv import _validate
 from statpriv._xprec import ceil_float as _ceil_float, two_sum as _two_sum
-from statpriv.accounting.composition.composed import composed_curve, description
+from statpriv.accounting.composition.composed import ComposedCurve, composed_curve, description
 from statpriv.laws import pld as _pld
 
 __all__ = ["EXACT_MAX_ATOMS", "EXACT_PRODUCT_ATOMS", "compose_exact"]
@@ -37,7 +38,7 @@ _DD_REL = 4e-30
 _LD_TINY = np.finfo(np.longdouble).smallest_subnormal
 
 
-def _product_side(a, b):
+def _product_side(a: Any, b: Any) -> Any:
     """The exact product of two PLDSides: a PLDSide with the atoms (l_i + l_j,
     p_i q_j) of their evaluation arrays (tails at their loss bounds) in extended
     precision, and the mass at +inf sum_i p_i c_b + c_a (T_b + e_b) (c: the +inf,
@@ -76,7 +77,7 @@ class _ProductSide:
     """delta of the product of two large PLDSides: sum_i p_i delta_b(eps - l_i) + const,
     the shifts eps - l_i in extended precision."""
 
-    def __init__(self, a, b):
+    def __init__(self, a: Any, b: Any) -> None:
         if a._eval_losses.size > b._eval_losses.size:
             a, b = b, a                       # the outer sum over the smaller side
         self.a, self.b = a, b
@@ -94,7 +95,7 @@ class _ProductSide:
             self.top_lo = (err + a._eval_lo[-1] + b._eval_lo[-1]
                            + self.rel_a * abs(la[-1]) + self.rel_b * abs(lb[-1]))
 
-    def _delta_ld(self, eps):
+    def _delta_ld(self, eps: Any) -> Any:
         eps = np.asarray(eps, dtype=np.float64)
         out = np.empty(eps.shape, dtype=np.longdouble)
         flat = eps.ravel()
@@ -112,11 +113,11 @@ class _ProductSide:
             res[k] = np.sum(pa * self.b._delta_ld(shifted)) + self.const
         return np.minimum(out, np.longdouble(1.0))
 
-    def _log_delta(self, eps):
+    def _log_delta(self, eps: Any) -> Any:
         with np.errstate(divide="ignore"):
             return np.log(self._delta_ld(eps)).astype(np.float64)
 
-    def _epsilon(self, log_target):
+    def _epsilon(self, log_target: Any) -> Any:
         """The smallest float eps with delta(eps) <= target: inf below the mass at
         +inf, the largest finite loss (rounded up) where the target is that mass,
         else a bisection of at most 2100 steps between -1100 - 2 * span and the
@@ -157,10 +158,10 @@ class _ProductPLD:
     rounding_bound = 0.0
     moved_mass = 0.0
 
-    def __init__(self, plus, minus, description):
+    def __init__(self, plus: Any, minus: Any, description: Any) -> None:
         self.plus, self.minus, self.description = plus, minus, description
 
-    def delta(self, eps, direction="max"):
+    def delta(self, eps: Any, direction: Any = "max") -> Any:
         arr = _validate.real_array("eps", eps, allow_inf=True)
         sides = {"plus": (self.plus,), "minus": (self.minus,),
                  "max": (self.plus, self.minus)}[direction]
@@ -170,22 +171,22 @@ class _ProductPLD:
     delta_lower_bound = delta
 
     @property
-    def optimistic(self):
+    def optimistic(self) -> Any:
         """Itself: the product is exact (statpriv.laws.pld.PrivacyLossDistribution.optimistic)."""
         return self
 
-    def side(self, direction):
+    def side(self, direction: Any) -> Any:
         return self.plus if direction == "plus" else self.minus
 
     # the laws of the composed curve (PrivacyCurve's ``laws``)
     has_log_pmfs = False
 
-    def privacy_loss_distribution(self, value_discretization_interval=None,
-                                  tail_mass_truncation=None, description=None):
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None, description: Any = None) -> Any:
         return self
 
 
-def compose_exact(curves, times):
+def compose_exact(curves: Any, times: Any) -> ComposedCurve:
     if len(curves) * times != 2:
         raise ValueError(f"exact=True composes exactly two curves (compose(a, b, exact=True) "
                          f"or compose(a, times=2, exact=True)), got {len(curves) * times}")

@@ -60,6 +60,7 @@ of fast lengths so that a window grown by a few points keeps its size.
 import bisect
 import collections
 import math
+from typing import Any, Tuple
 
 import numpy as np
 
@@ -82,7 +83,7 @@ FFT_WORKERS = -1
 WINDOW_TAIL = 1e-14
 
 
-def _losses(grid, h):
+def _losses(grid: Any, h: Any) -> Any:
     return (grid.offset + np.arange(grid.mass.size, dtype=np.float64)) * h
 
 
@@ -91,7 +92,7 @@ def _losses(grid, h):
 _FLOOR_NATS = 700.0
 
 
-def _tilted_sums(grid, h, thetas, moments=True):
+def _tilted_sums(grid: Any, h: Any, thetas: Any, moments: Any = True) -> Any:
     """(ln Z, mean, variance) of one part tilted by each theta (_fourier_kernels;
     ``moments`` False: ln Z only, mean and variance nan)."""
     return _fourier_kernels.tilted_sums(grid.mass, grid.log_mass, int(grid.offset), float(h),
@@ -104,7 +105,7 @@ def _tilted_sums(grid, h, thetas, moments=True):
 _TILT_ROUNDING = (_fourier_kernels.TILT_BLOCK + 8) * _U
 
 
-def tilted_stats(parts, thetas, h, moments=True):
+def tilted_stats(parts: Any, thetas: Any, h: Any, moments: Any = True) -> Any:
     """(Lambda, mean, variance) of the composition at each theta, one sweep of
     each part for all thetas: Lambda(theta) = sum_j k_j ln sum_i a_ji
     e^(theta x_ji) (finite parts only; -inf where every part's finite mass
@@ -125,17 +126,17 @@ def tilted_stats(parts, thetas, h, moments=True):
     return lam, mean, var
 
 
-def mgf_rounding(parts):
+def mgf_rounding(parts: Any) -> Any:
     """What tilted_stats adds to Lambda for rounding (twice it: a lower bound)."""
     return sum(times * (g.mass.size + 2) * _TILT_ROUNDING for g, times in parts)
 
 
-def log_mgf(parts, thetas, h):
+def log_mgf(parts: Any, thetas: Any, h: Any) -> Any:
     """Lambda(theta) at each theta, rounded up (tilted_stats)."""
     return tilted_stats(parts, thetas, h, moments=False)[0]
 
 
-def tilted_moments(parts, theta, h):
+def tilted_moments(parts: Any, theta: Any, h: Any) -> Any:
     """(mean, variance) of the composition's loss tilted by e^(theta L)."""
     _, mean, var = tilted_stats(parts, [theta], h)
     return float(mean[0]), float(var[0])
@@ -157,7 +158,7 @@ _WINDOW_STEPS = np.array([0.5, 0.71, 1.0, 1.41, 2.0, 2.83, 4.0, 5.66, 8.0, 11.3,
                           32.0, 64.0, 128.0])
 
 
-def _quantile(growth, steps, log_tau, h, sign):
+def _quantile(growth: Any, steps: Any, log_tau: Any, h: Any, sign: Any) -> Any:
     """Chernoff's end of the window from growth = Lambda(tilt + step) -
     Lambda(tilt) (an upper bound) at the trial steps (sign * steps > 0): the
     smallest s (sign +1) with P~(S > s) <= tau, or the largest s (sign -1)
@@ -170,13 +171,14 @@ def _quantile(growth, steps, log_tau, h, sign):
     return math.ceil(float(np.min(ends))) if sign > 0 else math.floor(float(np.max(ends)))
 
 
-def _support(parts):
+def _support(parts: Any) -> Any:
     lo = sum(t * g.offset for g, t in parts)
     hi = sum(t * (g.offset + g.mass.size - 1) for g, t in parts)
     return lo, hi
 
 
-def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf, std=None):
+def plan(parts: Any, h: Any, tilt: Any, tau: Any = WINDOW_TAIL, lowest: Any = math.inf,
+         std: Any = None) -> Any:
     """The window of the composition of ``parts`` ((GridPMF, times) pairs)
     tilted by ``tilt``: Chernoff's ends with tau beyond each, within the
     support, reaching down to the loss ``lowest`` at least (the lowest eps
@@ -218,7 +220,7 @@ def plan(parts, h, tilt, tau=WINDOW_TAIL, lowest=math.inf, std=None):
 _FFT_FACTORS = (32, 36, 40, 45, 48, 54, 60)
 
 
-def fft_size(points):
+def fft_size(points: Any) -> Any:
     """The FFT size for a window of ``points`` grid points: the smallest
     2^m f / 32 (f in _FFT_FACTORS) at least it; below 64, next_fast_len."""
     points = int(points)
@@ -228,7 +230,7 @@ def fft_size(points):
     return min(f << s for s in (shift, shift + 1) for f in _FFT_FACTORS if f << s >= points)
 
 
-def _relative_error(x_span, log_z, times):
+def _relative_error(x_span: Any, log_z: Any, times: Any) -> Any:
     """Relative error of tilting one part and undoing it: forming
     ln a + lam x - ln Z and its exp (a few u per unit of the arguments)."""
     return times * _U * (6.0 + 2.0 * (x_span + abs(log_z)))
@@ -239,7 +241,16 @@ class Spectrum:
     product of the tilted parts' spectra on ``plan``, with what its bounds
     need.  ``multiply`` returns a new Spectrum (the object is immutable)."""
 
-    def __init__(self, plan_, *, _state=None):
+    # the state, set from a dict (__init__)
+    product: Any
+    parts: Tuple[Any, ...]
+    log_z: float
+    rel: float
+    err: float
+    growth: float
+    min_norm: float
+
+    def __init__(self, plan_: Any, *, _state: Any = None) -> None:
         self.plan = plan_
         if _state is None:
             # (the empty product: ones, made only if read back; the first part's
@@ -249,13 +260,13 @@ class Spectrum:
         self.__dict__.update(_state)
 
     @property
-    def values(self):
+    def values(self) -> Any:
         """The product of the tilted parts' spectra (rfft layout)."""
         if self.product is None:
             return np.ones(self.plan.fft_size // 2 + 1, dtype=np.complex128)
         return self.product
 
-    def _transform(self, grid):
+    def _transform(self, grid: Any) -> Any:
         """(spectrum, ln Z, largest |lam x|, ||a~||_2, size) of one part tilted on
         this plan: its forward FFT."""
         p = self.plan
@@ -272,7 +283,7 @@ class Spectrum:
         return (_fft.rfft(placed, workers=FFT_WORKERS), log_z, float(np.max(np.abs(lam * x))),
                 math.sqrt(float(np.sum(tilted * tilted))), tilted.size)
 
-    def multiply(self, grid, times=1, cache=None):
+    def multiply(self, grid: Any, times: Any = 1, cache: Any = None) -> Any:
         """The spectrum with one more part ``grid`` (a GridPMF) composed ``times``
         times: one forward FFT of the tilted part, a power by repeated squaring,
         one product.  ``cache``: a dict keeping each part's transform and its
@@ -313,19 +324,19 @@ class Spectrum:
         state["min_norm"] = min(self.min_norm, norm)
         return Spectrum(p, _state=state)
 
-    def read_back(self, upper, outside=None):
+    def read_back(self, upper: Any, outside: Any = None) -> Any:
         """The composition as a Readback: the upper (``upper`` True) or lower
         bound of every mass on the window, the masses beyond it and at +inf
         (``outside``: outside_table of the parts, if already known)."""
         return Readback(self, bool(upper), outside)
 
 
-def _power(z, k):
+def _power(z: Any, k: Any) -> Any:
     """z^k elementwise by repeated squaring (k >= 1), one entry at a time."""
     return _fourier_kernels.power(z, int(k))
 
 
-def composed_infinity(parts, upper):
+def composed_infinity(parts: Any, upper: Any) -> Any:
     """The composition's mass at +inf: prod T_j^k_j (1 - prod (1 - f_j)^k_j), T_j =
     m_j + inf_j the part's total mass and f_j = inf_j / T_j its share at +inf
     (-expm1 of a sum of log1p: accurate for tiny shares, where prod (m + inf)^k
@@ -357,7 +368,7 @@ class Readback:
     losses of the window), ``log_masses`` (ln of the bounded masses)."""
 
     @classmethod
-    def at_infinity(cls, parts, h, upper):
+    def at_infinity(cls, parts: Any, h: Any, upper: Any) -> Any:
         """The read-back of a composition whose finite part is empty (a part
         with all its mass at +inf): only the mass at +inf."""
         rb = cls.__new__(cls)
@@ -368,7 +379,7 @@ class Readback:
         rb._sums(rb._u, h, 0.0)
         return rb
 
-    def __init__(self, spectrum, upper, outside=None):
+    def __init__(self, spectrum: Any, upper: Any, outside: Any = None) -> None:
         p = self.plan = spectrum.plan
         self.upper = upper
         h, lam, N = p.h, p.tilt, p.fft_size
@@ -414,7 +425,7 @@ class Readback:
         self.infinity = float(inf)
         self._sums(u, h, lam)
 
-    def _sums(self, u, h, lam):
+    def _sums(self, u: Any, h: Any, lam: Any) -> None:
         """W~_j = sum_(i >= j) u_i e^(-(i - j)(1 + lam) h) and D~_j = sum_(k > j)
         (1 - e^-h) e^(-(k - j) lam h) W~_k: delta at the loss l_j is
         infinity + e^(ln_scale_j) D~_j, and between l_(j-1) and l_j
@@ -426,24 +437,24 @@ class Readback:
             u, math.exp(-(1.0 + lam) * h), math.exp(-lam * h),
             -math.expm1(-h) * math.exp(-lam * h), 1.0 + slack if self.upper else 1.0 - slack)
 
-    def _loss_at(self, j):
+    def _loss_at(self, j: Any) -> Any:
         """The grid loss of window index j (array): (start + j) h."""
         return (self._start + np.asarray(j)).astype(np.float64) * self._h
 
-    def _log_scale_at(self, j):
+    def _log_scale_at(self, j: Any) -> Any:
         """ln of the scale of the tilted masses at window index j."""
         return self._log_z - self._lam * self._loss_at(j)
 
     @property
-    def losses(self):
+    def losses(self) -> Any:
         """float64 grid losses of the window."""
         return self._loss_at(np.arange(self._u.size))
 
     @property
-    def log_scale(self):
+    def log_scale(self) -> Any:
         return self._log_scale_at(np.arange(self._u.size))
 
-    def _index_above(self, eps):
+    def _index_above(self, eps: Any) -> Any:
         """Index of the first grid loss above each eps (searchsorted, side right,
         from the grid's arithmetic: floor, then one step of correction)."""
         n = self._u.size
@@ -454,7 +465,7 @@ class Readback:
         j = np.where((j < n) & (self._loss_at(np.minimum(j, max(n - 1, 0))) <= eps), j + 1, j)
         return j
 
-    def _log_value(self, j):
+    def _log_value(self, j: Any) -> Any:
         """ln delta at the loss l_j (non-increasing in j)."""
         log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
         d = float(self._d[j])
@@ -462,13 +473,13 @@ class Readback:
             else log_inf
 
     @property
-    def log_masses(self):
+    def log_masses(self) -> Any:
         """ln of the bounded masses on the window (from the suffix sums)."""
         factor = 1.0 + self._slack if self.upper else 1.0 - self._slack
         with np.errstate(divide="ignore"):
             return np.log(self._u * factor) + self.log_scale
 
-    def log_delta(self, eps):
+    def log_delta(self, eps: Any) -> Any:
         """ln delta at each eps (float64 array)."""
         eps = np.asarray(eps, dtype=np.float64)
         n = self._u.size
@@ -483,7 +494,7 @@ class Readback:
             out[inside] = np.logaddexp(log_inf, inner)
         return np.minimum(out, 0.0)
 
-    def epsilon(self, log_target):
+    def epsilon(self, log_target: Any) -> Any:
         """The smallest eps (a float, -inf if none is needed, inf if none
         reaches) with delta(eps) <= e^log_target, by direct inversion on the
         segment that holds it, rounded up and checked."""
@@ -526,7 +537,7 @@ class Readback:
         return out
 
 
-def outside_table(parts, h, std=None):
+def outside_table(parts: Any, h: Any, std: Any = None) -> Any:
     """(steps, Lambda(steps), Lambda(-steps)) of the UNTILTED composition, the
     trial steps scaled by its loss's standard deviation ``std`` (computed if
     None): what _outside's Chernoff bounds need, the same for every window."""
@@ -537,7 +548,7 @@ def outside_table(parts, h, std=None):
     return steps, lam[:steps.size], lam[steps.size:]
 
 
-def _outside(parts, h, p, table=None):
+def _outside(parts: Any, h: Any, p: Any, table: Any = None) -> Any:
     """Chernoff bounds on the UNTILTED composition's mass above the window and
     below it (``table``: outside_table(parts, h), computed if None)."""
     steps, lam_up, lam_down = outside_table(parts, h) if table is None else table

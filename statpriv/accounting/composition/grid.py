@@ -32,6 +32,7 @@ than epsilon_error (still certified); only a part that does not fit even at
 h = 1 is refused.
 """
 import math
+from typing import Any, Dict, cast
 
 import numpy as np
 
@@ -88,9 +89,9 @@ class ComposedSide:
     takes the tilt whose tilted mean is nearest to eps (the Chernoff tilt of
     P[S > eps]), a query of delta the one of Chernoff's estimate of its eps."""
 
-    def __init__(self, parts, h, upper, transforms=None):
+    def __init__(self, parts: Any, h: Any, upper: Any, transforms: Any = None) -> None:
         self.parts, self.h, self.upper = tuple(parts), h, bool(upper)
-        self._readbacks = {}
+        self._readbacks: Dict[Any, Any] = {}
         self._transforms = transforms   # the parts' transforms kept (Spectrum.multiply)
         self._outside = None            # the Chernoff table of the untilted composition
         self._top = sum(t * (g.offset + g.mass.size - 1) for g, t in self.parts) * h
@@ -102,7 +103,7 @@ class ComposedSide:
         self._done = self._empty
         self._extend()
 
-    def _extend(self):
+    def _extend(self) -> Any:
         """One more tilt in the table (False when the table is complete: the
         tilted loss has collapsed onto the top of the support)."""
         if self._done or len(self._thetas) >= _MAX_TILTS:
@@ -121,7 +122,7 @@ class ComposedSide:
         self._done = self._std <= self.h or mean >= self._top - self.h
         return True
 
-    def _next_tilt(self):
+    def _next_tilt(self) -> Any:
         """(theta, Lambda, mean, variance) of the next tilt: theta_q + 1 / std_q
         (_snapped), or a fraction 2^-i of that step where the Bregman gap of Lambda
         between the two tilts, either way, passes _MAX_TILT_GAP nats (one
@@ -146,14 +147,14 @@ class ComposedSide:
         return theta + step, lam, mean, var
 
     @property
-    def thetas(self):
+    def thetas(self) -> Any:
         return np.array(self._thetas)
 
     @property
-    def means(self):
+    def means(self) -> Any:
         return np.array(self._means)
 
-    def tilt_for_eps(self, eps):
+    def tilt_for_eps(self, eps: Any) -> Any:
         """Index of the tilt for each eps: the tilted mean nearest to it (0 below
         the mean, and for eps = +-inf: the limits are the same at every tilt)."""
         eps = np.asarray(eps, dtype=np.float64)
@@ -167,7 +168,7 @@ class ComposedSide:
         below = np.abs(eps - means[q - 1]) <= np.abs(means[upper] - eps)
         return np.clip(np.where(below, q - 1, q), 0, means.size - 1)
 
-    def _saddle_log_delta(self, q):
+    def _saddle_log_delta(self, q: Any) -> Any:
         """The saddle-point estimate of ln delta at eps = the tilted mean of tilt q:
         Lambda - theta eps - ln(std sqrt(2 pi) theta (theta + 1)) (the tilted
         loss near its mean taken normal; the hockey stick integrates
@@ -178,7 +179,7 @@ class ComposedSide:
         return (self._log_mgf[q] - theta * self._means[q]
                 - math.log(max(std, self.h) * math.sqrt(2.0 * math.pi) * theta * (theta + 1.0)))
 
-    def tilt_for_log_delta(self, log_target):
+    def tilt_for_log_delta(self, log_target: Any) -> Any:
         """Index of the tilt for a target ln delta: the tilt at the saddle-point
         estimate of its eps (the table grows until the estimate passes the
         target; the search then checks the tilt at the answer)."""
@@ -197,7 +198,7 @@ class ComposedSide:
         eps = self._means[q] + min(max(frac, 0.0), 1.0) * (self._means[q + 1] - self._means[q])
         return int(self.tilt_for_eps(eps))
 
-    def readback(self, q):
+    def readback(self, q: Any) -> Any:
         """The composition read back at tilt q (computed once)."""
         rb = self._readbacks.get(q)
         if rb is None and self._empty:
@@ -216,7 +217,7 @@ class ComposedSide:
             rb = self._readbacks[q] = spectrum.read_back(self.upper, self._outside)
         return rb
 
-    def log_delta(self, eps):
+    def log_delta(self, eps: Any) -> Any:
         """ln delta at each eps: the read-back at the eps's tilt; at eps = +inf the
         composition's mass at +inf itself (the limit of every tilt's bound)."""
         eps = np.asarray(eps, dtype=np.float64)
@@ -231,7 +232,7 @@ class ComposedSide:
             out[sel] = self.readback(int(k)).log_delta(eps[sel])
         return out
 
-    def epsilon(self, log_target):
+    def epsilon(self, log_target: Any) -> Any:
         """The smallest eps with this side's delta <= e^log_target (upper side:
         rounded up; lower side: lowered by 1e-12 relative, a lower bound of the
         true one)."""
@@ -261,7 +262,7 @@ class ComposedSide:
             out.flat[i] = eps
         return out
 
-    def assembled(self):
+    def assembled(self) -> Any:
         """One measure on the union of the windows of every tilt: per grid point
         the tightest bound any tilt gives (each is a bound by itself), the mass
         above the union at +inf (upper side)."""
@@ -288,7 +289,7 @@ class ComposedSide:
         return _pld.PLDSide(losses, probs, infinity_mass=inf)
 
 
-def _snapped(step):
+def _snapped(step: Any) -> Any:
     """A tilt step rounded down to 5 significant bits (within 3% below it): the
     tilts then stay the same when the loss's spread moves a little -- one more
     release of an accountant's thousand -- and with them the parts' cached
@@ -299,14 +300,14 @@ def _snapped(step):
     return math.ldexp(math.floor(mantissa * 32.0) / 32.0, exponent)
 
 
-def _flatten(curves, times):
+def _flatten(curves: Any, times: Any) -> Any:
     """[(curve, multiplicity)]: nested grid compositions replaced by their parts,
     one entry per distinct curve object."""
     from statpriv.accounting.composition.composed import ComposedCurve
     counts = {}
     order = []
 
-    def add(curve, mult):
+    def add(curve: Any, mult: Any) -> None:
         if isinstance(curve, ComposedCurve) and curve.grid_sides is not None:
             inner, inner_times = curve.parts
             for c, count in zip(inner, curve.counts):
@@ -322,7 +323,7 @@ def _flatten(curves, times):
     return [(c, counts[id(c)]) for c in order]
 
 
-def loss_reach(curve, tail):
+def loss_reach(curve: Any, tail: Any) -> Any:
     """Where the curve's delta comes within the tail of its limit, per
     direction [plus, minus]: how far its grid reaches (grid_pld.tail_span);
     for a curve with exact atoms at most statpriv.laws.pld.LOSS_CAP, where
@@ -341,7 +342,8 @@ def loss_reach(curve, tail):
     return reach
 
 
-def choose_interval(parts, epsilon_error, tail, window_spread=None, reaches=None):
+def choose_interval(parts: Any, epsilon_error: Any, tail: Any, window_spread: Any = None,
+                    reaches: Any = None) -> Any:
     """h from the target width epsilon_error of the bracket (module docstring),
     at most an eighth of the narrowest part's loss spread (a few grid points
     per part), at least what fits the composition's window in the FFT (the
@@ -385,7 +387,7 @@ def choose_interval(parts, epsilon_error, tail, window_spread=None, reaches=None
     return min(max(h, _WINDOW_STDS * s_window / (MAX_GRID // 8), fits), 1.0)
 
 
-def loss_variance(bracket, h):
+def loss_variance(bracket: Any, h: Any) -> Any:
     """One part's loss variance from its upper measures on the grid (the larger
     of the two directions')."""
     part = 0.0
@@ -399,7 +401,8 @@ def loss_variance(bracket, h):
     return part
 
 
-def refined_interval(parts, epsilon_error, tail, h, variances, reaches=None):
+def refined_interval(parts: Any, epsilon_error: Any, tail: Any, h: Any, variances: Any,
+                     reaches: Any = None) -> Any:
     """compose's grid once the parts are on the grid h: h again, or a grid
     finer by more than _REFINE_RATIO when the window's room from the loss's
     spread measured there (``variances``: each part's ``loss_variance`` on h)
@@ -412,8 +415,8 @@ def refined_interval(parts, epsilon_error, tail, h, variances, reaches=None):
     return finer if finer < h / _REFINE_RATIO else h
 
 
-def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_error,
-                    delta_error):
+def compose_on_grid(curves: Any, times: Any, value_discretization_interval: Any, tail: Any,
+                    epsilon_error: Any, delta_error: Any) -> Any:
     """compose(*curves, times=times) on the grid (see statpriv.compose)."""
     from statpriv.accounting.composition.composed import grid_composed_curve
     parts = _flatten(curves, times)
@@ -437,14 +440,15 @@ def compose_on_grid(curves, times, value_discretization_interval, tail, epsilon_
             if finer != h:
                 h = finer
                 brackets = _part_brackets(parts, h, tail, total)
-        bar.update(len(parts))
+        progress = cast(_progress._Bar, bar)      # (a bar whatever the time: show is not False)
+        progress.update(len(parts))
         sides = ComposedSides(brackets, h)
         sides[("plus", True)], sides[("minus", True)]        # the upper sides now
-        bar.update()
+        progress.update()
     return grid_composed_curve(sides, h, curves, times)
 
 
-def _part_brackets(parts, h, tail, total):
+def _part_brackets(parts: Any, h: float, tail: float, total: int) -> Any:
     """[(Bracket, times)] of the parts on h Z, refused before any is built
     when their work is predicted above grid_pld.MAX_SECONDS."""
     brackets = [(part_bracket(c, h, tail), k) for c, k in parts]
@@ -452,14 +456,14 @@ def _part_brackets(parts, h, tail, total):
     return brackets
 
 
-def require_laws(curve):
+def require_laws(curve: Any) -> None:
     """Raise unless the curve has the laws a grid is built from."""
     if curve.laws is None:
         raise ValueError(f"{curve.description}: no privacy-loss distribution is available "
                          "for this curve (a labelled approximation); it cannot be composed")
 
 
-def part_bracket(curve, h, tail):
+def part_bracket(curve: Any, h: Any, tail: Any) -> Any:
     """The curve's Bracket on h Z (statpriv.laws.grid_pld): its laws' own where
     they build one directly, else that of its privacy-loss distribution."""
     require_laws(curve)
@@ -478,18 +482,18 @@ def part_bracket(curve, h, tail):
     return grid_pld.grid_bracket(pld, h, tail, curve.description)
 
 
-class ComposedSides(dict):
+class ComposedSides(dict):  # type: ignore[type-arg]  # {(direction, upper): ComposedSide}
     """{(direction, upper): ComposedSide}, each built on first use (the lower
     sides only when a bracket is asked for); a direction whose measures are
     the other's (a symmetric composition) shares its side.  ``transforms``:
     a dict in which the sides keep their parts' transforms (an accountant's,
     kept from one release to the next)."""
 
-    def __init__(self, brackets, h, transforms=None):
+    def __init__(self, brackets: Any, h: Any, transforms: Any = None) -> None:
         super().__init__()
         self.brackets, self.h, self.transforms = brackets, h, transforms
 
-    def __missing__(self, key):
+    def __missing__(self, key: Any) -> Any:
         direction, upper = key
         grids = [((b.upper if upper else b.lower)(direction), k) for b, k in self.brackets]
         other = ("minus" if direction == "plus" else "plus", upper)

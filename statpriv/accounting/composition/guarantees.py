@@ -1,7 +1,10 @@
 """Closed-form composition bounds of (eps, delta) guarantees: the basic
 composition theorem and the bounded-dependency composition of Desfontaines,
 Mohammadi, Krahmer & Basin, "Differential privacy with partial knowledge"."""
+from __future__ import annotations
+
 import math
+from typing import Any, Tuple
 
 import numpy as np
 
@@ -10,7 +13,7 @@ from statpriv import _validate
 __all__ = ["basic_composition", "bounded_dependency_composition"]
 
 
-def _guarantee(name, pair):
+def _guarantee(name: str, pair: object) -> Tuple[float, float]:
     try:
         if not isinstance(pair, (tuple, list, np.ndarray)):   # not bytes, sets, dicts, ...
             raise TypeError
@@ -23,7 +26,7 @@ def _guarantee(name, pair):
     return eps, delta
 
 
-def basic_composition(*guarantees, times=1):
+def basic_composition(*guarantees: Tuple[float, float], times: int = 1) -> Tuple[float, float]:
     """(sum eps_i, min(1, sum delta_i)): the basic composition theorem.
 
     Each argument is an (eps, delta) pair of one mechanism; ``times`` repeats
@@ -44,7 +47,8 @@ def basic_composition(*guarantees, times=1):
     return eps, delta
 
 
-def bounded_dependency_composition(first, second, alpha, beta):
+def bounded_dependency_composition(first: Tuple[float, float], second: Tuple[float, float],
+                                   alpha: float, beta: float) -> Tuple[float, float]:
     """(eps_1 + eps_2 + alpha, delta_1 + delta_2 + beta) for (alpha, beta)-bounded
     dependent mechanisms.
 
