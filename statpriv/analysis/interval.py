@@ -4,7 +4,7 @@ A count c > 0 is released as c_hat = c + N with zero-mean noise N (count
 units, sensitivity 1).  The analyst's interval [c_hat - w c, c_hat + w c]
 contains c with probability (Naldi & D'Acquisto eqs. (7)-(8))
 
-    p = P[c_hat - w c < c < c_hat + w c] = P[|N| < w c],
+    p = P[c_hat - w c < c < c_hat + w c] = ``P[|N| < w c]``,
 
 so the pair (w, p) -- relative half-width and confidence level -- fixes the
 noise, and the noise fixes eps.  The noise kind is chosen by its class,
@@ -14,12 +14,12 @@ is what these functions compute, so a noise object is refused).  The kind's
 name (``noise_kind="gaussian"``, the former spelling) still works, with a
 DeprecationWarning.  Three noise kinds:
 
-- Laplace: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi & D'Acquisto eq. (9)),
+- Laplace: scale 1/eps, ``P[|N| < t]`` = 1 - e^(-eps t) (Naldi & D'Acquisto eq. (9)),
   hence eps = -ln(1 - p)/(w c) (eq. (10)).
 - Geometric: two-sided geometric P(k) = (1-alpha)/(1+alpha) alpha^|k| with
   alpha = e^(-eps) (eps-DP for sensitivity 1).  With K = ceil(w c),
-  P[|N| < w c] = P[|N| <= K - 1] = 1 - 2 alpha^K / (1 + alpha).
-- Gaussian: N(0, sigma^2), P[|N| < t] = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2)).
+  ``P[|N| < w c]`` = ``P[|N| <= K - 1]`` = 1 - 2 alpha^K / (1 + alpha).
+- Gaussian: N(0, sigma^2), ``P[|N| < t]`` = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2)).
   Gaussian noise is not pure eps-DP: with delta in (0, 1) the level is the
   smallest eps with delta_sigma(eps) <= delta on the worst-case DP curve
   statpriv.dp.gaussian(sigma).
@@ -151,7 +151,7 @@ def interval_epsilon(width, confidence, count, noise=Laplace, delta=None):
 
 @_validate.renamed(noise_kind="noise")
 def interval_confidence(eps, width, count, noise=Laplace, delta=None):
-    """Confidence p = P[|N| < w c] of the interval [c_hat - w c, c_hat + w c]
+    """Confidence p = ``P[|N| < w c]`` of the interval [c_hat - w c, c_hat + w c]
     under eps-calibrated noise (the inverse of interval_epsilon in p).
 
     - Laplace:   p = 1 - e^(-eps w c)   (Naldi & D'Acquisto eq. (9)).
@@ -173,7 +173,7 @@ def interval_confidence(eps, width, count, noise=Laplace, delta=None):
 
 @_validate.renamed(noise_kind="noise")
 def interval_width(eps, confidence, count, noise=Laplace, delta=None):
-    """Relative half-width w with P[|N| < w c] = p under eps-calibrated noise
+    """Relative half-width w with ``P[|N| < w c]`` = p under eps-calibrated noise
     (the inverse of interval_epsilon in w).
 
     - Laplace:   w = -ln(1 - p)/(eps c).
@@ -182,7 +182,7 @@ def interval_width(eps, confidence, count, noise=Laplace, delta=None):
     - Geometric: the confidence is a step function of w, so no w meets p
       exactly in general.  Returned is w = K/c with K the smallest integer
       with 1 - 2 alpha^K/(1+alpha) >= p: every w in ((K-1)/c, K/c] gives this
-      (smallest achievable) interval {|N| <= K - 1} and confidence >= p;
+      (smallest achievable) interval ``{|N| <= K - 1}`` and confidence >= p;
       K/c is the one with an integer w c.
 
     eps > 0, confidence in (0, 1), count > 0, noise a class as for
@@ -199,7 +199,7 @@ def interval_width(eps, confidence, count, noise=Laplace, delta=None):
 @_validate.renamed(noise_kind="noise")
 def interval_noise(width, confidence, count, noise=Laplace):
     """The noise object of class ``noise`` meeting the interval target
-    P[|N| < w c] = p exactly:
+    ``P[|N| < w c]`` = p exactly:
 
     - Laplace:   Laplace(scale = w c / -ln(1 - p))        (scale = 1/eps);
     - Geometric: Geometric(alpha = e^-eps), eps from interval_epsilon;

@@ -256,20 +256,36 @@ class PrivacyCurve(CurveQueries):
     def renyi(self, alpha, direction="max"):
         """Renyi divergence D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or the max.
 
-        D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1)
-                      = ln E_Q[e^(alpha L)] / (alpha - 1),  L = ln P/Q,
-        for alpha in (0, 1) and (1, inf); the KL divergence E_P[L] at
-        alpha = 1 and max L at alpha = inf.  +inf where the supports differ
-        (alpha >= 1).  ``alpha`` is one order (returns a float) or an array of
-        orders (returns an array of that shape; the log moments of all orders
-        are summed in one pass in C, each order's value the same as alone).
+        ``D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1)
+        = ln E_Q[e^(alpha L)] / (alpha - 1)`` with ``L = ln P/Q``, for alpha
+        in (0, 1) and (1, inf); the KL divergence E_P[L] at alpha = 1 and
+        max L at alpha = inf.  +inf where the supports differ (alpha >= 1).
+
+        Parameters
+        ----------
+        alpha : float > 0 or array of floats
+            One order, or an array of orders (the log moments of all orders
+            are summed in one pass in C, each order's value the same as alone).
+        direction : {"max", "plus", "minus"}, optional
+            D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or their maximum
+            (default).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for one order, else an array of the shape of ``alpha``.
+
+        Notes
+        -----
         Closed forms (unit sensitivity, no sampling): dp.gaussian
-        alpha / (2 sigma^2); dp.laplace(b)
-        ln(a/(2a-1) e^((a-1)/b) + (a-1)/(2a-1) e^(-a/b)) / (a-1) (Mironov,
+        ``alpha / (2 sigma^2)``; dp.laplace(b)
+        ``ln(a/(2a-1) e^((a-1)/b) + (a-1)/(2a-1) e^(-a/b)) / (a-1)`` (Mironov,
         "Renyi differential privacy", Table II); dp.geometric(g)
-        ln((g^(1-a) + g^a) / (1+g)) / (a-1).  Log-space sums over the exact
+        ``ln((g^(1-a) + g^a) / (1+g)) / (a-1)``.  Log-space sums over the exact
         PLD otherwise (sampled dp curves: their PLD).  See statpriv.laws.renyi.
 
+        Examples
+        --------
         >>> import statpriv
         >>> statpriv.dp.gaussian(2.0).renyi(4.0)
         0.5
@@ -291,10 +307,27 @@ class PrivacyCurve(CurveQueries):
     _composer = None
 
     def compose(self, times=1, **options):
-        """This mechanism run ``times`` times on the same data: statpriv.compose(self,
-        times=times, **options) (the grid composition with its certified
-        bracket; options: epsilon_error, delta_error, ...).
+        """This mechanism run ``times`` times on the same data.
 
+        The same as ``statpriv.compose(self, times=times, **options)``: the
+        grid composition with its certified bracket.
+
+        Parameters
+        ----------
+        times : int >= 1, optional
+            How many times the mechanism runs (default 1).
+        **options
+            Passed on to statpriv.compose: ``epsilon_error``,
+            ``delta_error``, ...
+
+        Returns
+        -------
+        ComposedCurve
+            The composed curve (a PrivacyCurve with ``delta_bounds`` and
+            ``epsilon_bounds``).
+
+        Examples
+        --------
         >>> import statpriv
         >>> sgd = statpriv.dp.gaussian(1.0, sampling_prob=0.01)    # DP-SGD, add/remove
         >>> lower, upper = sgd.compose(1000).epsilon_bounds(1e-5)

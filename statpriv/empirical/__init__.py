@@ -72,7 +72,7 @@ def hausdorff(q, Q):
 
 
 def matching_distance(q, Q):
-    """max_j |q_(j) - q_i(j)| for every row q_i of Q (sorted values matched in order)."""
+    """``max_j |q_(j) - q_i(j)|`` for every row q_i of Q (sorted values matched in order)."""
     Q = np.atleast_2d(np.asarray(Q, dtype=np.float64))
     return np.max(np.abs(np.sort(Q, axis=1) - np.sort(np.asarray(q, dtype=np.float64))),
                   axis=1, initial=0.0)
@@ -327,7 +327,7 @@ class EmpiricalPrivacy:
         return pd.Series(self._hausdorff, index=self.individuals, name="hausdorff")
 
     def matching_distance(self):
-        """d_inf(q, q_i) = max_j |q_(j) - q_i(j)| (sorted values matched in
+        """``d_inf(q, q_i) = max_j |q_(j) - q_i(j)|`` (sorted values matched in
         order: the bottleneck distance of two equal-size multisets) per individual."""
         import pandas as pd
         if self._matching is None:
@@ -340,7 +340,7 @@ class EmpiricalPrivacy:
 
         distance="matching" (default): lambda = max_i d_inf(q, q_i) / eps, which
         guarantees it: with q_(j) matched to q_i(j), every kernel pair has ratio
-        within e^(+-|q_(j) - q_i(j)|/lambda), hence so do the two averages.
+        within ``e^(+-|q_(j) - q_i(j)|/lambda)``, hence so do the two averages.
         distance="hausdorff": lambda = max_i d_H(q, q_i) / eps, Prop. 1 of
         Burchard, Daoud & Dotterrer as published -- NOT a guarantee: d_H ignores
         multiplicities (q = {0, 2, 2.001}, q_i = {0, 0.001, 2}, eps = 0.3 breaks

@@ -147,7 +147,7 @@ class Noise:
                             laws=grid_pld.DeltaLaws(core) if released is None else released)
 
     def zero_point_up(self):
-        """The smallest float >= the largest |ln f_P/f_Q| of any count plus
+        """The smallest float >= the largest ``|ln f_P/f_Q|`` of any count plus
         this noise (Breutigam & Reischuk Lemma 5): delta is 0 from there on;
         inf for noise that is not pure DP."""
         return math.inf

@@ -27,7 +27,7 @@ def _tail_w(p):
 
 
 class Laplace(Noise):
-    """Laplace noise, density exp(-|x|/scale) / (2 scale); variance 2 scale^2."""
+    """Laplace noise, density ``exp(-|x|/scale) / (2 scale)``; variance 2 scale^2."""
 
     __slots__ = ()
     kind = "laplace"

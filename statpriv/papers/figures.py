@@ -485,15 +485,38 @@ FIGURES = _renamed.RenamedKeys(
 def make_figures(out_dir, *, which=None, dpi=120):
     """Write the figures as PNG files into ``out_dir`` (created if missing).
 
-    which : iterable of names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk,
-        "Statistical Privacy"; files statistical_privacy_fig1.png ..) and "partial_knowledge_fig2"
+    Parameters
+    ----------
+    out_dir : str or path
+        The directory the PNG files are written to.
+    which : iterable of str, or str, keyword only
+        Names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk,
+        "Statistical Privacy"; files statistical_privacy_fig1.png ..), "partial_knowledge_fig2"
         .. "partial_knowledge_fig6" (Desfontaines et al., "Differential Privacy with Partial
         Knowledge"; files partial_knowledge_fig2.png ..), "naldi_dacquisto_fig1" and
         "naldi_dacquisto_fig2" (Naldi & D'Acquisto, arXiv:1510.00917).  A deprecated name
         still works, with a DeprecationWarning.
-    Returns a dict name -> path of the written PNG (by current name; a deprecated name
-    still finds its entry, with a DeprecationWarning).  Needs matplotlib
-    (``pip install "statpriv[plot]"``).
+    dpi : int, keyword only
+        Resolution of the PNG files (default 120).
+
+    Returns
+    -------
+    dict
+        name -> path of the written PNG (by current name; a deprecated name
+        still finds its entry, with a DeprecationWarning).
+
+    Notes
+    -----
+    Needs matplotlib (``pip install "statpriv[plot]"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from statpriv.papers.figures import make_figures
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     written = make_figures(out, which=["naldi_dacquisto_fig2"], dpi=40)
+    ...     print(os.path.basename(written["naldi_dacquisto_fig2"]))
+    naldi_dacquisto_fig2.png
     """
     if isinstance(which, str):
         which = [which]
