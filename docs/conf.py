@@ -13,7 +13,6 @@ of statpriv is newer than the figures), so no image is kept in the repository.
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 
 import statpriv  # noqa: E402  (the installed, compiled package)
 
@@ -56,7 +55,12 @@ html_theme_options = {
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc"],
 }
-html_sidebars = {"index": []}
+html_theme_options["header_links_before_dropdown"] = 6
+# The section navigation only where there is a section (the API reference).
+html_sidebars = {page: [] for page in (
+    "index", "mathematics", "precision", "composition", "accounting", "partial_knowledge",
+    "thresholding", "shuffle", "empirical", "empirical_dask", "figures", "c_api",
+    "architecture", "benchmarks")}
 
 # The papers' figures (docs/figures.md and the pages that show one).
 FIGURE_DIR = os.path.join(HERE, "_generated", "figures")

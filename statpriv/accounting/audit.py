@@ -5,6 +5,7 @@ import numpy as np
 
 from statpriv import _validate
 from statpriv.curve import PrivacyCurve
+from statpriv.laws.pld import PrivacyLossDistribution
 
 __all__ = ["AuditResult", "audit", "audit_pld"]
 
@@ -104,16 +105,25 @@ def _claimed_deltas(pld, eps):
 def audit_pld(pld, curve, eps_grid):
     """Cross-check another accountant's PLD against the exact curve on a grid of eps.
 
-    ``pld`` is anything with ``get_delta_for_epsilon(eps)`` (a dp-accounting
-    PrivacyLossDistribution, a statpriv PLD, a PrivacyCurve); its delta is
-    compared with curve.delta at every eps of ``eps_grid``.
+    Parameters
+    ----------
+    pld : PLD or PrivacyCurve
+        The claim: anything with ``get_delta_for_epsilon(eps)`` (a
+        dp-accounting PrivacyLossDistribution, a PrivacyCurve) or a statpriv
+        PrivacyLossDistribution (``curve.privacy_loss_distribution()``,
+        read through its ``delta(eps)``).
+    curve : PrivacyCurve
+        The exact curve of the mechanism.
+    eps_grid : 1-D array of floats
+        The eps at which the two deltas are compared (at least one).
 
     Returns
     -------
-    AuditResult (a dict) with arrays ``eps``, ``claimed_delta``,
-    ``exact_delta``, ``delta_ratio`` (claimed / exact), ``optimistic`` (per
-    eps), and ``any_optimistic``, ``worst_eps`` (the eps of the smallest
-    ratio), ``min_ratio``, ``max_ratio`` and ``message``.
+    AuditResult
+        A dict with arrays ``eps``, ``claimed_delta``, ``exact_delta``,
+        ``delta_ratio`` (claimed / exact), ``optimistic`` (per eps), and
+        ``any_optimistic``, ``worst_eps`` (the eps of the smallest ratio),
+        ``min_ratio``, ``max_ratio`` and ``message``.
 
     Examples
     --------
@@ -122,15 +132,20 @@ def audit_pld(pld, curve, eps_grid):
     >>> r = statpriv.audit_pld(curve.to_dp_accounting(), curve, [0.0, 0.1, 0.2])
     >>> r.any_optimistic, 1.0 <= r.min_ratio < 1.01
     (False, True)
+    >>> statpriv.audit_pld(curve.privacy_loss_distribution(), curve, [0.0, 0.1]).any_optimistic
+    False
     """
-    if not callable(getattr(pld, "get_delta_for_epsilon", None)):
+    statpriv_pld = isinstance(pld, PrivacyLossDistribution)
+    if not statpriv_pld and not callable(getattr(pld, "get_delta_for_epsilon", None)):
         raise _validate.ParameterTypeError(
-            f"pld must have a get_delta_for_epsilon method, got {type(pld).__name__}")
+            f"pld must be a PrivacyLossDistribution or have a get_delta_for_epsilon method, "
+            f"got {type(pld).__name__}")
     _check_curve(curve)
     eps = _validate.real_array("eps_grid", eps_grid, allow_inf=True, dims=(1,))
     if eps.size == 0:
         raise ValueError("eps_grid must hold at least one eps")
-    claimed = _claimed_deltas(pld, eps)
+    claimed = (np.asarray(pld.delta(eps), dtype=float) if statpriv_pld
+               else _claimed_deltas(pld, eps))
     exact = np.asarray(curve.delta(eps), dtype=float)
     ratio = _ratio(claimed, exact)
     optimistic = claimed < exact * (1.0 - _AUDIT_SLACK)

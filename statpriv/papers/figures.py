@@ -291,8 +291,8 @@ def _plot_noise_vs_pi(data, out_dir, dpi, fig_no):
     approx_note = "; dashed: normal approx." if gaussian else "; all curves exact"
     plotting.style(ax, "pi (probability of the property)", f"delta(eps = {data['eps']:g})",
                    f"Breutigam & Reischuk Fig. {fig_no}: {data['kind'].capitalize()} noise, "
-                   f"n = {data['n']}, {noise_word} = nu (count units)\nsolid: exact SP; dotted: worst-case DP"
-                   f"{approx_note}", legend_loc="upper right")
+                   f"n = {data['n']}\n{noise_word} = nu (count units)\n"
+                   f"solid: exact SP; dotted: worst-case DP{approx_note}", legend_loc="upper right")
     return plotting.save(fig, out_dir, _file_name(fig_no), dpi)
 
 
