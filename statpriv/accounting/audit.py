@@ -48,9 +48,19 @@ def audit(claimed_eps, claimed_delta, curve):
     The claim "the release is (claimed_eps, claimed_delta)-DP" holds iff
     claimed_delta >= delta(claimed_eps) of the exact curve.
 
+    Parameters
+    ----------
+    claimed_eps : float >= 0
+        The eps of the claim (inf allowed).
+    claimed_delta : float in [0, 1]
+        The delta of the claim.
+    curve : PrivacyCurve
+        The exact curve of the mechanism.
+
     Returns
     -------
-    AuditResult (a dict) with
+    AuditResult
+        A dict with
         ``exact_delta`` = curve.delta(claimed_eps), ``delta_ratio`` =
         claimed_delta / exact_delta (> 1: pessimistic by that factor; < 1:
         optimistic), ``exact_eps`` = curve.epsilon(claimed_delta) and

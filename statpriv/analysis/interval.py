@@ -126,15 +126,25 @@ def interval_epsilon(width, confidence, count, noise=Laplace, delta=None):
 
     Parameters
     ----------
-    width : float > 0        relative half-width w of the interval.
-    confidence : float in (0, 1)   confidence level p.
-    count : float > 0        true count c (count = 0 would make the interval empty).
+    width : float > 0 or array
+        Relative half-width w of the interval.
+    confidence : float in (0, 1) or array
+        Confidence level p.
+    count : float > 0 or array
+        True count c (count = 0 would make the interval empty).
     noise : statpriv.Laplace (default), statpriv.Geometric or statpriv.Gaussian
         The noise class (the module docstring: kind names are deprecated).
-    delta : float in (0, 1), required for Gaussian noise only (None otherwise).
+    delta : float in (0, 1) or None
+        Required for Gaussian noise only (None otherwise).
 
-    All numeric arguments may be arrays (they broadcast).
+    Returns
+    -------
+    float or numpy.ndarray
+        eps; an array of the broadcast shape when an argument is an array
+        (all numeric arguments broadcast).
 
+    Examples
+    --------
     >>> import statpriv
     >>> print(f"{statpriv.interval_epsilon(0.2, 0.8, 100):.10f}")
     0.0804718956
@@ -160,8 +170,31 @@ def interval_confidence(eps, width, count, noise=Laplace, delta=None):
     - Gaussian:  p = 2 Phi(w c / sigma) - 1 with sigma the smallest noise
       for which the Gaussian mechanism is (eps, delta)-DP.
 
-    eps > 0, width > 0, count > 0, noise a class as for interval_epsilon,
-    delta in (0, 1) for Gaussian noise only.
+    Parameters
+    ----------
+    eps : float > 0 or array
+        The eps the noise is calibrated to.
+    width : float > 0 or array
+        Relative half-width w of the interval.
+    count : float > 0 or array
+        True count c.
+    noise : statpriv.Laplace (default), statpriv.Geometric or statpriv.Gaussian
+        The noise class, as for interval_epsilon.
+    delta : float in (0, 1) or None
+        Required for Gaussian noise only (None otherwise).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The confidence p (arrays broadcast).
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> print(f"{statpriv.interval_confidence(0.2, 0.2, 100):.6f}")     # 1 - e^-4
+    0.981684
+    >>> print(f"{statpriv.interval_confidence(0.5, 0.2, 100, noise=statpriv.Gaussian, delta=1e-6):.6f}")
+    0.986940
     """
     cls, delta = _kind_delta(noise, delta)
     args = dict(eps=_eps(eps), width=_width(width), count=_count(count))
@@ -185,8 +218,29 @@ def interval_width(eps, confidence, count, noise=Laplace, delta=None):
       (smallest achievable) interval ``{|N| <= K - 1}`` and confidence >= p;
       K/c is the one with an integer w c.
 
-    eps > 0, confidence in (0, 1), count > 0, noise a class as for
-    interval_epsilon, delta in (0, 1) for Gaussian noise only.
+    Parameters
+    ----------
+    eps : float > 0 or array
+        The eps the noise is calibrated to.
+    confidence : float in (0, 1) or array
+        Confidence level p.
+    count : float > 0 or array
+        True count c.
+    noise : statpriv.Laplace (default), statpriv.Geometric or statpriv.Gaussian
+        The noise class, as for interval_epsilon.
+    delta : float in (0, 1) or None
+        Required for Gaussian noise only (None otherwise).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The relative half-width w (arrays broadcast).
+
+    Examples
+    --------
+    >>> import math, statpriv
+    >>> print(f"{statpriv.interval_width(math.log(5) / 20, 0.8, 100):.6f}")
+    0.200000
     """
     cls, delta = _kind_delta(noise, delta)
     args = dict(eps=_eps(eps), confidence=_confidence(confidence), count=_count(count))
@@ -208,8 +262,26 @@ def interval_noise(width, confidence, count, noise=Laplace):
 
     Feed it to statpriv.counting(n, pi, noise=...) for the statistical-privacy
     curve of the same mechanism over a population, or call .dp_curve() for the
-    worst-case DP curve.  Scalar arguments only.
+    worst-case DP curve.
 
+    Parameters
+    ----------
+    width : float > 0
+        Relative half-width w of the interval.
+    confidence : float in (0, 1)
+        Confidence level p.
+    count : float > 0
+        True count c.
+    noise : statpriv.Laplace (default), statpriv.Geometric or statpriv.Gaussian
+        The noise class.
+
+    Returns
+    -------
+    statpriv.Laplace, statpriv.Geometric or statpriv.Gaussian
+        The noise object (scalar arguments only).
+
+    Examples
+    --------
     >>> import statpriv
     >>> statpriv.interval_noise(0.2, 0.8, 100, noise=statpriv.Gaussian)
     Gaussian(15.60608292144758)

@@ -65,14 +65,52 @@ __all__ = ["EmpiricalPrivacy", "Conditioned", "ESTIMATORS", "hausdorff", "matchi
 
 
 def hausdorff(q, Q):
-    """d_H(q, q_i) for every row q_i of Q (finite sets of reals)."""
+    """The Hausdorff distance d_H(q, q_i) for every row q_i of Q (finite sets of reals).
+
+    Parameters
+    ----------
+    q : 1-D array of floats
+        One set of values.
+    Q : 2-D array of floats (or 1-D: one row)
+        One set per row.
+
+    Returns
+    -------
+    numpy.ndarray
+        d_H(q, q_i) per row of Q.
+
+    Examples
+    --------
+    >>> from statpriv.empirical import hausdorff
+    >>> hausdorff([0.0, 1.0], [[0.0, 1.5], [2.0, 3.0]])
+    array([0.5, 2. ])
+    """
     from statpriv.empirical import _kde
     Q = np.atleast_2d(np.asarray(Q, dtype=np.float64))
     return _kde.hausdorff(np.sort(np.asarray(q, dtype=np.float64)), np.sort(Q, axis=1))
 
 
 def matching_distance(q, Q):
-    """``max_j |q_(j) - q_i(j)|`` for every row q_i of Q (sorted values matched in order)."""
+    """``max_j |q_(j) - q_i(j)|`` for every row q_i of Q (sorted values matched in order).
+
+    Parameters
+    ----------
+    q : 1-D array of floats
+        One sample of values.
+    Q : 2-D array of floats (or 1-D: one row)
+        One sample per row, each as long as ``q``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The largest difference of the matched sorted values, per row of Q.
+
+    Examples
+    --------
+    >>> from statpriv.empirical import matching_distance
+    >>> matching_distance([0.0, 1.0], [[0.0, 1.5], [2.0, 3.0]])
+    array([0.5, 2. ])
+    """
     Q = np.atleast_2d(np.asarray(Q, dtype=np.float64))
     return np.max(np.abs(np.sort(Q, axis=1) - np.sort(np.asarray(q, dtype=np.float64))),
                   axis=1, initial=0.0)

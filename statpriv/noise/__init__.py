@@ -82,6 +82,7 @@ class Noise:
 
     @property
     def param(self):
+        """The kind's one parameter (``scale``, ``sigma`` or ``alpha``), read-only."""
         return self._param
 
     def __setattr__(self, name, value):
@@ -174,7 +175,22 @@ class Noise:
     # -- worst-case DP: the noise alone, N against N + 1 ------------------------
     @factory
     def dp_curve(self):
-        """The worst-case DP curve of this noise (sensitivity 1): statpriv.dp."""
+        """The worst-case DP curve of this noise (sensitivity 1).
+
+        Returns
+        -------
+        PrivacyCurve
+            The same curve as ``statpriv.dp.laplace(scale)``,
+            ``statpriv.dp.gaussian(sigma)`` or ``statpriv.dp.geometric(alpha)``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> print(f"{statpriv.Gaussian(3.0).dp_curve().delta(0.01):.6f}")
+        0.128067
+        >>> statpriv.Geometric(0.5).dp_curve().epsilon(0.0)      # -ln 0.5: pure DP
+        0.6931471805599454
+        """
         return self._dp_curve(f"DP {self.kind} {self.param_name}={self.param}")
 
     def _dp_curve(self, description):

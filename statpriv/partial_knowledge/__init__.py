@@ -239,12 +239,30 @@ class HistogramPartialKnowledge:
 
 @_validate.renamed(p="pi")
 def histogram_partial_knowledge(n, pi, categories):
-    """Histogram over ``categories`` >= 2 categories of n records; the target
-    moves between two of them, every other record is in each of the two with
-    probability at least pi (pi in (0, 1/2]; the keyword ``p=`` still works,
-    deprecated).  Returns .upper (blanket bound) and .lower (attained); see
-    HistogramPartialKnowledge.
+    """Histogram of n records over ``categories`` categories, partial knowledge.
 
+    The target moves between two categories; every other record is in each
+    of the two with probability at least pi.
+
+    Parameters
+    ----------
+    n : int >= 1
+        Records, the target included.
+    pi : float in (0, 1/2]
+        The attacker's uncertainty: every other record is in each of the
+        two categories with probability at least pi (the keyword ``p=``
+        still works, deprecated).
+    categories : int >= 2
+        Categories of the histogram.
+
+    Returns
+    -------
+    HistogramPartialKnowledge
+        ``.upper`` (the privacy-blanket bound, a PrivacyCurve) and
+        ``.lower`` (an attained configuration's PrivacyCurve).
+
+    Examples
+    --------
     >>> import statpriv
     >>> h = statpriv.histogram_partial_knowledge(1000, 0.1, 3)
     >>> h.lower.delta(0.3) == h.upper.delta(0.3)
