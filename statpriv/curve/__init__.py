@@ -65,6 +65,15 @@ class PrivacyCurve(CurveQueries):
     ``params`` are read-only and no public attribute can be added.  A curve
     built by a public factory remembers the call (``params``) and pickles by
     repeating it: a curve is rebuilt, not its C state copied.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> curve = statpriv.counting(1000, 0.5)
+    >>> curve.description, curve.exact, curve.params
+    ('counting n=1000, pi=0.5', True, {'n': 1000, 'pi': 0.5})
+    >>> print(f"{curve.delta(0.1):.6e}  {curve.epsilon(1e-3):.6f}")
+    1.619205e-03  0.112816
     """
 
     _recipe = None          # the public factory call that built the curve (statpriv.curve.recipe)
@@ -181,6 +190,13 @@ class PrivacyCurve(CurveQueries):
         (with or without Poisson sampling), secret_sample.  Other curves
         (noise added, sampling of iid records, worst-case DP) raise ValueError.
 
+        Returns
+        -------
+        statpriv.laws.LogPmfs
+            The named tuple above.
+
+        Examples
+        --------
         >>> import statpriv
         >>> laws = statpriv.counting(3, 0.5).log_pmfs()
         >>> laws.support_start, [round(float(v), 4) for v in laws.log_p.tolist()]
@@ -194,29 +210,102 @@ class PrivacyCurve(CurveQueries):
 
     # -- dp-accounting conventions ----------------------------------------
     def get_delta_for_epsilon(self, epsilon):
-        """dp-accounting's name for ``delta(epsilon)`` (vectorised the same way)."""
+        """dp-accounting's name for ``delta(epsilon)`` (vectorised the same way).
+
+        Parameters
+        ----------
+        epsilon : float or array of floats
+            As ``eps`` of ``delta``.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta(epsilon).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)
+        >>> curve.get_delta_for_epsilon(0.1) == curve.delta(0.1)
+        True
+        """
         _validate.real_array("epsilon", epsilon, allow_inf=True)     # errors name epsilon
         return self.delta(epsilon)
 
     def get_epsilon_for_delta(self, delta):
-        """dp-accounting's name for ``epsilon(delta)`` (vectorised the same way)."""
+        """dp-accounting's name for ``epsilon(delta)`` (vectorised the same way).
+
+        Parameters
+        ----------
+        delta : float in [0, 1] or array of floats
+            As ``delta`` of ``epsilon``.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            epsilon(delta).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)
+        >>> curve.get_epsilon_for_delta(1e-3) == curve.epsilon(1e-3)
+        True
+        """
         return self.epsilon(delta)
 
     @_validate.renamed(tail_mass="tail_mass_truncation")
     def to_dp_accounting(self, value_discretization_interval=1e-4, *, method="auto",
                          tail_mass_truncation=1e-15):
-        """A pessimistic dp-accounting PrivacyLossDistribution of this curve:
+        """A pessimistic dp-accounting PrivacyLossDistribution of this curve.
+
         delta(eps) <= its delta(eps) <= (1 + c) delta(eps - h) + T, h =
         value_discretization_interval, c and T small (see
         statpriv.curve.export.to_dp_accounting; needs the optional extra
-        ``statpriv[accounting]``)."""
+        ``statpriv[accounting]``).
+
+        Parameters
+        ----------
+        value_discretization_interval : float > 0, optional
+            The grid spacing h of the losses (default 1e-4).
+        method : str, keyword only
+            How the PLD is built (default "auto"; see
+            statpriv.curve.export.to_dp_accounting).
+        tail_mass_truncation : float > 0, keyword only
+            The tail mass T that may be moved pessimistically (default 1e-15).
+
+        Returns
+        -------
+        dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+            A PLD never below the curve.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)
+        >>> pld = curve.to_dp_accounting(1e-3)
+        >>> bool(pld.get_delta_for_epsilon(0.1) >= curve.delta(0.1))
+        True
+        """
         from statpriv.curve import export
         return export.to_dp_accounting(self, value_discretization_interval,
                                        method=method,
                                        tail_mass_truncation=tail_mass_truncation)
 
     def total_variation(self):
-        """delta(0): the total-variation distance between P and Q."""
+        """delta(0): the total-variation distance between P and Q.
+
+        Returns
+        -------
+        float
+            The total-variation distance, delta(0).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> print(f"{statpriv.counting(1000, 0.5).total_variation():.6f}")
+        0.025225
+        """
         return self.delta(0.0)
 
     # -- accounting (the curve's laws: statpriv.laws.pld, statpriv.laws.renyi) --
@@ -237,6 +326,21 @@ class PrivacyCurve(CurveQueries):
         tail_mass_truncation moved to +inf).  Counts with Laplace or Gaussian
         noise raise ValueError.
 
+        Parameters
+        ----------
+        value_discretization_interval : float in (0, 1], optional
+            The grid spacing of a discretized PLD (default None: 1e-4); exact
+            PLDs ignore it.
+        tail_mass_truncation : float in (0, 0.5], keyword only
+            The upper tail mass moved to +inf by a discretization (default 1e-15).
+
+        Returns
+        -------
+        statpriv.laws.pld.PrivacyLossDistribution
+            Both directions (``plus``, ``minus``) with ``delta(eps)``.
+
+        Examples
+        --------
         >>> import statpriv
         >>> pld = statpriv.counting(3, 0.5).privacy_loss_distribution()
         >>> [round(float(x), 4) for x in pld.plus.losses], round(pld.plus.infinity_mass, 12)
