@@ -17,7 +17,17 @@ _AUDIT_SLACK = 1e-10
 class AuditResult(dict):
     """The outcome of ``audit`` / ``audit_pld``: a dict (keys also readable as
     attributes); ``str()`` is the message.  ``optimistic`` is the alarm: the
-    claim lies below the exact curve."""
+    claim lies below the exact curve.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> result = statpriv.audit(0.01, 1e-6, statpriv.counting(10**6, 0.5))
+    >>> result.optimistic, result["optimistic"]
+    (False, False)
+    >>> print(result)
+    ok: the claim (0.01, 1e-06) holds; it is pessimistic by a factor 9304 in delta (exact 1.07478e-10) and 1.71 in eps (exact 0.00584805)
+    """
 
     def __getattr__(self, name):
         try:
