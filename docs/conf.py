@@ -38,6 +38,13 @@ templates_path = ["_templates"]
 # [text](page.md); headings get anchors so that page.md#section links resolve.
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
+# MathJax is loaded from its CDN; an offline build may point at a local copy,
+# e.g. Debian's libjs-mathjax: STATPRIV_DOCS_MATHJAX=
+# "file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML".
+if os.environ.get("STATPRIV_DOCS_MATHJAX"):
+    mathjax_path = os.environ["STATPRIV_DOCS_MATHJAX"]
+    # MathJax 2 reads its own configuration: typeset only MyST's math nodes
+    mathjax2_config = {"tex2jax": {"processClass": "math", "ignoreClass": "tex2jax_ignore"}}
 
 # The API reference: one page per public callable, from its docstring.
 autosummary_generate = True

@@ -40,6 +40,11 @@ def _in_chunks(evaluate, flat, direction, what):
 class PrivacyCurve(CurveQueries):
     """delta(eps) of one mechanism; build instances with statpriv.counting & co.
 
+    Curves are immutable: ``description``, ``exact``, ``laws`` and
+    ``params`` are read-only and no public attribute can be added.  A curve
+    built by a public factory remembers the call (``params``) and pickles by
+    repeating it: a curve is rebuilt, not its C state copied.
+
     Parameters
     ----------
     core : statpriv._core.CurveCore
@@ -60,11 +65,6 @@ class PrivacyCurve(CurveQueries):
         and, where the kind has them, a closed-form ``renyi(alpha,
         direction)`` and a native ``dp_accounting_pld(h)``; None: the curve
         has none of these (delta and epsilon only).
-
-    Curves are immutable: ``description``, ``exact``, ``laws`` and
-    ``params`` are read-only and no public attribute can be added.  A curve
-    built by a public factory remembers the call (``params``) and pickles by
-    repeating it: a curve is rebuilt, not its C state copied.
 
     Examples
     --------

@@ -121,7 +121,9 @@ def _is_dask(data):
 
 
 class EmpiricalPrivacy:
-    """Empirical (eps, delta) of a query over many draws of a database.
+    """EmpiricalPrivacy(data, query, *, individual="id", database="db", value="value", estimator="kde-laplace", bandwidth="cv", workers=None, progress=None)
+
+    Empirical (eps, delta) of a query over many draws of a database.
 
     Parameters
     ----------
@@ -147,6 +149,8 @@ class EmpiricalPrivacy:
         Progress bar of the callable path: None (shown on a terminal when
         the pass takes more than a few seconds), True (always), False (never).
 
+    Notes
+    -----
     The estimator is fitted once on q and applied unchanged to every q_i
     (docs/empirical.md).  delta_i is never below the integral of the
     estimates: Laplace kernels in closed form plus its rounding bound, ECDF
