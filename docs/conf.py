@@ -56,6 +56,8 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 html_theme = "pydata_sphinx_theme"
+html_static_path = ["_static"]
+html_css_files = ["statpriv.css"]
 html_title = f"statpriv {release}"
 html_theme_options = {
     "navigation_with_keys": False,
