@@ -91,11 +91,23 @@ __all__ = [
 
 
 def get_include() -> str:
-    """The directory of statpriv's C API: statpriv.h, the kernel headers and
-    their C sources (for C programs and for Cython projects that
-    ``cimport statpriv._csrc``: add it to include_dirs and compile its .c
-    files; see docs/c_api.md).  In an installed package it is
-    statpriv/include; in a source checkout built in place, csrc/."""
+    """The directory of statpriv's C API: statpriv.h, the kernel headers and their C sources.
+
+    For C programs and for Cython projects that ``cimport statpriv._csrc``:
+    add it to include_dirs and compile its .c files (docs/c_api.md).
+
+    Returns
+    -------
+    str
+        In an installed package statpriv/include; in a source checkout built
+        in place, csrc/.
+
+    Examples
+    --------
+    >>> import os, statpriv
+    >>> os.path.exists(os.path.join(statpriv.get_include(), "statpriv.h"))
+    True
+    """
     import os
     here = os.path.dirname(os.path.abspath(__file__))
     installed = os.path.join(here, "include")

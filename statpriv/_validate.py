@@ -50,6 +50,15 @@ class ParameterTypeError(TypeError, ValueError):
     Both a TypeError and a ValueError: statpriv raised ValueError for every
     bad argument before wrong types got their own class, and code catching
     ValueError keeps working.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> try:
+    ...     statpriv.counting("10", 0.5)
+    ... except statpriv.ParameterTypeError as exc:
+    ...     print(exc)
+    n must be an integer, not a string ('10'); convert it with float() or int() first
     """
 
 

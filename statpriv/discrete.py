@@ -51,8 +51,8 @@ def from_log_pmfs(log_p: ArrayLike, log_q: ArrayLike, *, support_start: int = 0)
         ...: P is the law of the release when the target record is present
         (or positive), Q when it is absent (negative).  Entries are finite or
         -inf (an atom without mass); NaN and +inf raise ValueError.  Each law
-        must sum to 1 within SUM_TOLERANCE = 1e-9 (|sum exp(log_p) - 1| <=
-        1e-9, summed in extended precision); the curve is then that of the
+        must sum to 1 within SUM_TOLERANCE = 1e-9 (``|sum exp(log_p) - 1| <=
+        1e-9``, summed in extended precision); the curve is then that of the
         normalised laws P / sum P and Q / sum Q, exactly (so that delta <= 1
         and the identity below hold whatever the rounding of the caller's
         logs).  The entries are taken as exact binary values.
@@ -65,8 +65,8 @@ def from_log_pmfs(log_p: ArrayLike, log_q: ArrayLike, *, support_start: int = 0)
     PrivacyCurve
         delta_plus(eps) = H_eps(P || Q) = sum_x (P(x) - e^eps Q(x))_+,
         delta_minus(eps) = H_eps(Q || P), delta = max of the two, for every
-        real eps (for eps < 0 through H_eps(P||Q) = 1 - e^eps + e^eps
-        H_-eps(Q||P)).  ``epsilon(0)`` is the largest ln P(x)/Q(x) (inf if Q
+        real eps (for eps < 0 through ``H_eps(P||Q) = 1 - e^eps + e^eps
+        H_-eps(Q||P)``).  ``epsilon(0)`` is the largest ln P(x)/Q(x) (inf if Q
         vanishes where P does not).  ``precision="mp"`` evaluates the mpmath
         brute force over the given atoms; ``log_pmfs()`` returns the laws.
 

@@ -342,7 +342,8 @@ def amplify(eps: ArrayLike, delta: ArrayLike, sample_rate: Optional[ArrayLike] =
     (ln(1 + lambda (e^eps - 1)), lambda delta)-DP.  Vectorized: the three
     arguments broadcast together (numpy rules); a ValueError names their
     shapes when they do not.  All-scalar input gives a pair of floats, else a
-    pair of arrays of the broadcast shape.
+    pair of arrays of the broadcast shape.  Bools and strings are rejected
+    (ParameterTypeError, a TypeError).
 
     Parameters
     ----------
@@ -356,8 +357,6 @@ def amplify(eps: ArrayLike, delta: ArrayLike, sample_rate: Optional[ArrayLike] =
         (``rate=``: a deprecated name).
     sampling_prob : float or array in [0, 1], keyword only
         dp-accounting's name for ``sample_rate`` (give one of the two).
-
-    Bools and strings are rejected (ParameterTypeError, a TypeError).
 
     Returns
     -------

@@ -431,6 +431,10 @@ def test_audit_pld():
     # duck typing: anything with get_delta_for_epsilon (a curve too)
     same = statpriv.audit_pld(curve, curve, grid)
     assert not same.any_optimistic and same.max_ratio == 1.0
+    # statpriv's own PLD (read through its delta): the exact atoms of the curve
+    own = statpriv.audit_pld(curve.privacy_loss_distribution(), curve, grid)
+    assert not own.any_optimistic
+    np.testing.assert_allclose(own.claimed_delta, curve.delta(grid), rtol=1e-9)
     class ScalarOnly:           # a PLD whose get_delta_for_epsilon takes one float
         def get_delta_for_epsilon(self, eps):
             return float(curve.delta(float(eps))) * 2.0

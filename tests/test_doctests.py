@@ -4,13 +4,14 @@ Collected from the INSTALLED package (``import statpriv``), not the source
 tree: ``pytest --doctest-modules statpriv`` would put the repository root on
 sys.path and import the uncompiled sources in a non-inplace build (CI).
 Every module of the package is walked (``__main__`` excluded: importing it
-runs the command line; landed alias modules such as ``statpriv.utility`` are
+runs the command line; the alias modules of earlier names such as ``statpriv.utility`` are
 the same module objects as their new homes and are skipped).  The expected
 outputs in the docstrings were checked against mpmath (50 digits) from the
 definitions when they were written.
 """
 import doctest
 import importlib
+import os
 import pkgutil
 
 import pytest
@@ -54,3 +55,14 @@ def test_docstring_examples(test):
     report = []
     runner.run(test, out=report.append, clear_globs=True)
     assert runner.failures == 0, "".join(report)
+
+
+LANDING_PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "docs", "index.md")
+
+
+def test_landing_page_examples():
+    """The two-minute tour of the documentation's landing page runs as shown."""
+    failures, tried = doctest.testfile(
+        LANDING_PAGE, module_relative=False, report=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert tried > 10 and failures == 0

@@ -197,7 +197,27 @@ class Accountant:
             self._clear_grid()
 
     def compose(self, curve: PrivacyCurve, times: int = 1) -> "Accountant":
-        """Record ``times`` more releases of ``curve``; returns the accountant."""
+        """Record ``times`` more releases of ``curve``; returns the accountant.
+
+        Parameters
+        ----------
+        curve : PrivacyCurve
+            The curve of one release.
+        times : int >= 1, optional
+            How many releases of it (default 1).
+
+        Returns
+        -------
+        Accountant
+            This accountant (calls chain).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> acc = statpriv.Accountant().compose(statpriv.dp.gaussian(2.0), times=10)
+        >>> acc.releases
+        ((<PrivacyCurve DP gaussian sigma=2.0>, 10),)
+        """
         if not isinstance(curve, PrivacyCurve):
             raise _validate.ParameterTypeError(
                 f"curve must be a PrivacyCurve, got {type(curve).__name__}")
@@ -222,8 +242,20 @@ class Accountant:
         return self
 
     def curve(self) -> _composed.ComposedCurve:
-        """The composition of the releases so far as a curve (a ComposedCurve:
-        delta is the upper end of its certified bracket)."""
+        """The composition of the releases so far as a curve.
+
+        Returns
+        -------
+        ComposedCurve
+            A PrivacyCurve whose delta is the upper end of its certified bracket.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> acc = statpriv.Accountant().compose(statpriv.dp.gaussian(2.0), times=10)
+        >>> print(f"{acc.curve().delta(1.0):.6f}")
+        0.352518
+        """
         if not self._releases:
             raise ValueError("no release has been composed yet (Accountant.compose)")
         if self._curve is None:
@@ -258,7 +290,27 @@ class Accountant:
               direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
     def delta(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
-        """delta(eps) of the composition (the upper end: never below the truth)."""
+        """delta(eps) of the composition (the upper end: never below the truth).
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            The eps at which delta is wanted.
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The upper end of the certified bracket of delta(eps).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> acc = statpriv.Accountant().compose(statpriv.dp.gaussian(2.0), times=10)
+        >>> print(f"{acc.delta(1.0):.6f}")        # 10 x gaussian(2): gaussian(2 / sqrt(10))
+        0.352518
+        """
         _validate.choice("direction", direction, ("plus", "minus", "max"))
         curve = self.curve()
         return cast(Union[float, NDArray[np.float64]],
@@ -275,8 +327,28 @@ class Accountant:
 
     def epsilon(self, delta: ArrayLike,
                 direction: str = "max") -> Union[float, NDArray[np.float64]]:
-        """The smallest eps with delta(eps) <= delta (never below the truth)."""
-        return self.curve().epsilon(delta, cast(Any, direction))
+        """The smallest eps with delta(eps) <= delta (never below the truth).
+
+        Parameters
+        ----------
+        delta : float in [0, 1] or array of floats
+            The target delta.
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            eps, the upper end of the certified bracket of epsilon(delta).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> acc = statpriv.Accountant().compose(statpriv.dp.gaussian(2.0), times=10)
+        >>> print(f"{acc.epsilon(1e-6):.4f}")
+        8.3062
+        """
+        return self.curve().epsilon(delta, direction)
 
     @overload
     def delta_bounds(self, eps: float, direction: str = "max") -> Tuple[float, float]: ...
@@ -289,7 +361,28 @@ class Accountant:
 
     def delta_bounds(self, eps: ArrayLike,
                      direction: str = "max") -> _Bounds:
-        """(lower, upper) with the true delta(eps) inside."""
+        """(lower, upper) with the true delta(eps) inside.
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            The eps at which delta is wanted.
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        tuple
+            (lower, upper), floats or arrays of the shape of ``eps``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> acc = statpriv.Accountant().compose(statpriv.dp.gaussian(2.0), times=10)
+        >>> lower, upper = acc.delta_bounds(1.0)
+        >>> print(f"{lower:.7f} <= delta <= {upper:.7f}")
+        0.3525180 <= delta <= 0.3525181
+        """
         return self.curve().delta_bounds(eps, direction)
 
     @overload
@@ -303,12 +396,55 @@ class Accountant:
 
     def epsilon_bounds(self, delta: ArrayLike,
                        direction: str = "max") -> _Bounds:
-        """(lower, upper) with the true epsilon(delta) inside."""
+        """(lower, upper) with the true epsilon(delta) inside.
+
+        Parameters
+        ----------
+        delta : float in [0, 1] or array of floats
+            The target delta.
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        tuple
+            (lower, upper), floats or arrays of the shape of ``delta``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> acc = statpriv.Accountant().compose(statpriv.dp.gaussian(2.0), times=10)
+        >>> lower, upper = acc.epsilon_bounds(1e-6)
+        >>> print(f"{lower:.5f} <= eps <= {upper:.5f}")
+        8.30622 <= eps <= 8.30623
+        """
         return self.curve().epsilon_bounds(delta, direction)
 
     def bounds(self, *, eps: Optional[ArrayLike] = None, delta: Optional[ArrayLike] = None,
                direction: str = "max") -> Tuple[Any, Any]:
-        """``delta_bounds(eps)`` or ``epsilon_bounds(delta)``: give exactly one."""
+        """``delta_bounds(eps)`` or ``epsilon_bounds(delta)``: give exactly one.
+
+        Parameters
+        ----------
+        eps : float or array of floats, keyword only
+            Bracket delta(eps).
+        delta : float in [0, 1] or array of floats, keyword only
+            Bracket epsilon(delta).
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        tuple
+            (lower, upper) of delta_bounds or epsilon_bounds.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> acc = statpriv.Accountant().compose(statpriv.dp.gaussian(2.0), times=10)
+        >>> acc.bounds(eps=1.0) == acc.delta_bounds(1.0)
+        True
+        """
         if (eps is None) == (delta is None):
             raise ValueError("bounds needs exactly one of eps= and delta=")
         if eps is not None:

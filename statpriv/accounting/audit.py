@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike
 
 from statpriv import _validate
 from statpriv.curve import PrivacyCurve
+from statpriv.laws.pld import PrivacyLossDistribution
 
 __all__ = ["AuditResult", "audit", "audit_pld"]
 
@@ -20,7 +21,17 @@ _AUDIT_SLACK = 1e-10
 class AuditResult(dict):  # type: ignore[type-arg]  # keys: str, values: any
     """The outcome of ``audit`` / ``audit_pld``: a dict (keys also readable as
     attributes); ``str()`` is the message.  ``optimistic`` is the alarm: the
-    claim lies below the exact curve."""
+    claim lies below the exact curve.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> result = statpriv.audit(0.01, 1e-6, statpriv.counting(10**6, 0.5))
+    >>> result.optimistic, result["optimistic"]
+    (False, False)
+    >>> print(result)
+    ok: the claim (0.01, 1e-06) holds; it is pessimistic by a factor 9304 in delta (exact 1.07478e-10) and 1.71 in eps (exact 0.00584805)
+    """
 
     def __getattr__(self, name: Any) -> Any:
         try:
@@ -51,9 +62,19 @@ def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve)
     The claim "the release is (claimed_eps, claimed_delta)-DP" holds iff
     claimed_delta >= delta(claimed_eps) of the exact curve.
 
+    Parameters
+    ----------
+    claimed_eps : float >= 0
+        The eps of the claim (inf allowed).
+    claimed_delta : float in [0, 1]
+        The delta of the claim.
+    curve : PrivacyCurve
+        The exact curve of the mechanism.
+
     Returns
     -------
-    AuditResult (a dict) with
+    AuditResult
+        A dict with
         ``exact_delta`` = curve.delta(claimed_eps), ``delta_ratio`` =
         claimed_delta / exact_delta (> 1: pessimistic by that factor; < 1:
         optimistic), ``exact_eps`` = curve.epsilon(claimed_delta) and
@@ -108,16 +129,25 @@ def _claimed_deltas(pld: Any, eps: Any) -> Any:
 def audit_pld(pld: Any, curve: PrivacyCurve, eps_grid: ArrayLike) -> AuditResult:
     """Cross-check another accountant's PLD against the exact curve on a grid of eps.
 
-    ``pld`` is anything with ``get_delta_for_epsilon(eps)`` (a dp-accounting
-    PrivacyLossDistribution, a statpriv PLD, a PrivacyCurve); its delta is
-    compared with curve.delta at every eps of ``eps_grid``.
+    Parameters
+    ----------
+    pld : PLD or PrivacyCurve
+        The claim: anything with ``get_delta_for_epsilon(eps)`` (a
+        dp-accounting PrivacyLossDistribution, a PrivacyCurve) or a statpriv
+        PrivacyLossDistribution (``curve.privacy_loss_distribution()``,
+        read through its ``delta(eps)``).
+    curve : PrivacyCurve
+        The exact curve of the mechanism.
+    eps_grid : 1-D array of floats
+        The eps at which the two deltas are compared (at least one).
 
     Returns
     -------
-    AuditResult (a dict) with arrays ``eps``, ``claimed_delta``,
-    ``exact_delta``, ``delta_ratio`` (claimed / exact), ``optimistic`` (per
-    eps), and ``any_optimistic``, ``worst_eps`` (the eps of the smallest
-    ratio), ``min_ratio``, ``max_ratio`` and ``message``.
+    AuditResult
+        A dict with arrays ``eps``, ``claimed_delta``, ``exact_delta``,
+        ``delta_ratio`` (claimed / exact), ``optimistic`` (per eps), and
+        ``any_optimistic``, ``worst_eps`` (the eps of the smallest ratio),
+        ``min_ratio``, ``max_ratio`` and ``message``.
 
     Examples
     --------
@@ -126,15 +156,20 @@ def audit_pld(pld: Any, curve: PrivacyCurve, eps_grid: ArrayLike) -> AuditResult
     >>> r = statpriv.audit_pld(curve.to_dp_accounting(), curve, [0.0, 0.1, 0.2])
     >>> r.any_optimistic, 1.0 <= r.min_ratio < 1.01
     (False, True)
+    >>> statpriv.audit_pld(curve.privacy_loss_distribution(), curve, [0.0, 0.1]).any_optimistic
+    False
     """
-    if not callable(getattr(pld, "get_delta_for_epsilon", None)):
+    statpriv_pld = isinstance(pld, PrivacyLossDistribution)
+    if not statpriv_pld and not callable(getattr(pld, "get_delta_for_epsilon", None)):
         raise _validate.ParameterTypeError(
-            f"pld must have a get_delta_for_epsilon method, got {type(pld).__name__}")
+            f"pld must be a PrivacyLossDistribution or have a get_delta_for_epsilon method, "
+            f"got {type(pld).__name__}")
     _check_curve(curve)
     eps = _validate.real_array("eps_grid", eps_grid, allow_inf=True, dims=(1,))
     if eps.size == 0:
         raise ValueError("eps_grid must hold at least one eps")
-    claimed = _claimed_deltas(pld, eps)
+    claimed = (np.asarray(pld.delta(eps), dtype=float) if statpriv_pld
+               else _claimed_deltas(pld, eps))
     exact = np.asarray(curve.delta(eps), dtype=float)
     ratio = _ratio(claimed, exact)
     optimistic = claimed < exact * (1.0 - _AUDIT_SLACK)

@@ -44,12 +44,16 @@ def rdp_to_dp(orders: ArrayLike, rdp: ArrayLike, *, delta: Optional[float] = Non
 
     Parameters
     ----------
-    orders : array of floats > 1 (orders <= 1 are not usable and are skipped;
-        at least one must be > 1; inf allowed: then eps = tau, delta = 0)
-    rdp : array of floats >= 0 (inf allowed), the same shape
-        tau_alpha >= D_alpha of the mechanism (e.g. ``curve.renyi(orders)``, or
-        a sum over composed mechanisms).
-    delta : float in (0, 1], or epsilon : float >= 0 -- exactly one of them.
+    orders : array of floats > 1
+        The Renyi orders (orders <= 1 are not usable and are skipped; at
+        least one must be > 1; inf allowed: then eps = tau, delta = 0).
+    rdp : array of floats >= 0, the shape of ``orders``
+        tau_alpha >= D_alpha of the mechanism (e.g. ``curve.renyi(orders)``,
+        or a sum over composed mechanisms); inf allowed.
+    delta : float in (0, 1], keyword only
+        The target delta: returns eps.  Give exactly one of delta and epsilon.
+    epsilon : float >= 0, keyword only
+        The target eps: returns delta.
 
     Returns
     -------
@@ -60,6 +64,8 @@ def rdp_to_dp(orders: ArrayLike, rdp: ArrayLike, *, delta: Optional[float] = Non
         (Canonne, Kamath & Steinke, "The discrete Gaussian for differential
         privacy", Prop. 12).  An upper bound on the exact curve.
 
+    Examples
+    --------
     >>> import statpriv
     >>> g = statpriv.dp.gaussian(5.0)
     >>> orders = [1.5, 2, 4, 8, 16, 32, 64]

@@ -182,20 +182,42 @@ def conjecture_check(n_values: Iterable[int] = DEFAULT_N, pi_values: Iterable[fl
     more than the relative tolerance ``rtol`` (the float curves are exact to
     ~1e-13 relative, so 1e-9 hides rounding only).
 
-    directions : iterable of "max" (the conjecture: delta = max(delta_plus,
-        delta_minus) on both sides), "plus", "minus" (the same inequality for each
-        direction separately).
-    refined : also multiply the bound by the factor of the proof in the module
+    The default grid: n from 10 to 2000, pi from 0.01 to 0.99, rates 0.01 to 0.9,
+    eps from 0.001 to 3.
+
+    Parameters
+    ----------
+    n_values : iterable of int >= 2
+        Numbers of records.
+    pi_values : iterable of float in (0, 1)
+        Probabilities of the property.
+    rates : iterable of float in (0, 1]
+        Sampling rates; m = round(rate n).
+    eps_values : iterable of float >= 0
+        The eps of the pure side.
+    rtol : float >= 0, keyword only
+        Relative tolerance of the comparison (default 1e-9).
+    directions : iterable of {"max", "plus", "minus"}, keyword only
+        "max" (the conjecture: delta = max(delta_plus, delta_minus) on both
+        sides), "plus", "minus" (the same inequality for each direction
+        separately).
+    refined : bool, keyword only
+        Also multiply the bound by the factor of the proof in the module
         docstring, 1 - (1-beta) pi (plus) or 1 - (1-beta)(1-pi) (minus), beta =
         e^(eps'-eps) (only for "plus"/"minus"): a sharper statement, equal to the
         conjecture at eps = 0.
 
-    The default grid: n from 10 to 2000, pi from 0.01 to 0.99, rates 0.01 to 0.9,
-    eps from 0.001 to 3.
-
     Returns
     -------
-    list of Counterexample, sorted by decreasing ratio; empty if none.
+    list of Counterexample
+        Sorted by decreasing ratio; empty if none.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> statpriv.conjecture_check(n_values=[100], pi_values=[0.1, 0.5], rates=[0.1, 0.5],
+    ...                           eps_values=[0.01, 0.5])
+    []
     """
     n_values, pi_values, rates, eps, rtol, directions = _check_arguments(
         n_values, pi_values, rates, eps_values, rtol, directions, refined)

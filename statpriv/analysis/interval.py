@@ -4,7 +4,7 @@ A count c > 0 is released as c_hat = c + N with zero-mean noise N (count
 units, sensitivity 1).  The analyst's interval [c_hat - w c, c_hat + w c]
 contains c with probability (Naldi & D'Acquisto eqs. (7)-(8))
 
-    p = P[c_hat - w c < c < c_hat + w c] = P[|N| < w c],
+    p = P[c_hat - w c < c < c_hat + w c] = ``P[|N| < w c]``,
 
 so the pair (w, p) -- relative half-width and confidence level -- fixes the
 noise, and the noise fixes eps.  The noise kind is chosen by its class,
@@ -14,12 +14,12 @@ is what these functions compute, so a noise object is refused).  The kind's
 name (``noise_kind="gaussian"``, the former spelling) still works, with a
 DeprecationWarning.  Three noise kinds:
 
-- Laplace: scale 1/eps, P[|N| < t] = 1 - e^(-eps t) (Naldi & D'Acquisto eq. (9)),
+- Laplace: scale 1/eps, ``P[|N| < t]`` = 1 - e^(-eps t) (Naldi & D'Acquisto eq. (9)),
   hence eps = -ln(1 - p)/(w c) (eq. (10)).
 - Geometric: two-sided geometric P(k) = (1-alpha)/(1+alpha) alpha^|k| with
   alpha = e^(-eps) (eps-DP for sensitivity 1).  With K = ceil(w c),
-  P[|N| < w c] = P[|N| <= K - 1] = 1 - 2 alpha^K / (1 + alpha).
-- Gaussian: N(0, sigma^2), P[|N| < t] = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2)).
+  ``P[|N| < w c]`` = ``P[|N| <= K - 1]`` = 1 - 2 alpha^K / (1 + alpha).
+- Gaussian: N(0, sigma^2), ``P[|N| < t]`` = 2 Phi(t/sigma) - 1 = erf(t/(sigma sqrt 2)).
   Gaussian noise is not pure eps-DP: with delta in (0, 1) the level is the
   smallest eps with delta_sigma(eps) <= delta on the worst-case DP curve
   statpriv.dp.gaussian(sigma).
@@ -148,15 +148,25 @@ def interval_epsilon(width: ArrayLike, confidence: ArrayLike, count: ArrayLike,
 
     Parameters
     ----------
-    width : float > 0        relative half-width w of the interval.
-    confidence : float in (0, 1)   confidence level p.
-    count : float > 0        true count c (count = 0 would make the interval empty).
+    width : float > 0 or array
+        Relative half-width w of the interval.
+    confidence : float in (0, 1) or array
+        Confidence level p.
+    count : float > 0 or array
+        True count c (count = 0 would make the interval empty).
     noise : statpriv.Laplace (default), statpriv.Geometric or statpriv.Gaussian
         The noise class (the module docstring: kind names are deprecated).
-    delta : float in (0, 1), required for Gaussian noise only (None otherwise).
+    delta : float in (0, 1) or None
+        Required for Gaussian noise only (None otherwise).
 
-    All numeric arguments may be arrays (they broadcast).
+    Returns
+    -------
+    float or numpy.ndarray
+        eps; an array of the broadcast shape when an argument is an array
+        (all numeric arguments broadcast).
 
+    Examples
+    --------
     >>> import statpriv
     >>> print(f"{statpriv.interval_epsilon(0.2, 0.8, 100):.10f}")
     0.0804718956
@@ -185,7 +195,7 @@ def interval_confidence(eps: ArrayLike, width: ArrayLike, count: ArrayLike,
 def interval_confidence(eps: ArrayLike, width: ArrayLike, count: ArrayLike,
                         noise: Union[str, Type[Noise]] = Laplace,
                         delta: Optional[ArrayLike] = None) -> _Result:
-    """Confidence p = P[|N| < w c] of the interval [c_hat - w c, c_hat + w c]
+    """Confidence p = ``P[|N| < w c]`` of the interval [c_hat - w c, c_hat + w c]
     under eps-calibrated noise (the inverse of interval_epsilon in p).
 
     - Laplace:   p = 1 - e^(-eps w c)   (Naldi & D'Acquisto eq. (9)).
@@ -194,8 +204,31 @@ def interval_confidence(eps: ArrayLike, width: ArrayLike, count: ArrayLike,
     - Gaussian:  p = 2 Phi(w c / sigma) - 1 with sigma the smallest noise
       for which the Gaussian mechanism is (eps, delta)-DP.
 
-    eps > 0, width > 0, count > 0, noise a class as for interval_epsilon,
-    delta in (0, 1) for Gaussian noise only.
+    Parameters
+    ----------
+    eps : float > 0 or array
+        The eps the noise is calibrated to.
+    width : float > 0 or array
+        Relative half-width w of the interval.
+    count : float > 0 or array
+        True count c.
+    noise : statpriv.Laplace (default), statpriv.Geometric or statpriv.Gaussian
+        The noise class, as for interval_epsilon.
+    delta : float in (0, 1) or None
+        Required for Gaussian noise only (None otherwise).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The confidence p (arrays broadcast).
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> print(f"{statpriv.interval_confidence(0.2, 0.2, 100):.6f}")     # 1 - e^-4
+    0.981684
+    >>> print(f"{statpriv.interval_confidence(0.5, 0.2, 100, noise=statpriv.Gaussian, delta=1e-6):.6f}")
+    0.986940
     """
     cls, delta = _kind_delta(noise, delta)
     args = dict(eps=_eps(eps), width=_width(width), count=_count(count))
@@ -218,7 +251,7 @@ def interval_width(eps: ArrayLike, confidence: ArrayLike, count: ArrayLike,
 def interval_width(eps: ArrayLike, confidence: ArrayLike, count: ArrayLike,
                    noise: Union[str, Type[Noise]] = Laplace,
                    delta: Optional[ArrayLike] = None) -> _Result:
-    """Relative half-width w with P[|N| < w c] = p under eps-calibrated noise
+    """Relative half-width w with ``P[|N| < w c]`` = p under eps-calibrated noise
     (the inverse of interval_epsilon in w).
 
     - Laplace:   w = -ln(1 - p)/(eps c).
@@ -227,11 +260,32 @@ def interval_width(eps: ArrayLike, confidence: ArrayLike, count: ArrayLike,
     - Geometric: the confidence is a step function of w, so no w meets p
       exactly in general.  Returned is w = K/c with K the smallest integer
       with 1 - 2 alpha^K/(1+alpha) >= p: every w in ((K-1)/c, K/c] gives this
-      (smallest achievable) interval {|N| <= K - 1} and confidence >= p;
+      (smallest achievable) interval ``{|N| <= K - 1}`` and confidence >= p;
       K/c is the one with an integer w c.
 
-    eps > 0, confidence in (0, 1), count > 0, noise a class as for
-    interval_epsilon, delta in (0, 1) for Gaussian noise only.
+    Parameters
+    ----------
+    eps : float > 0 or array
+        The eps the noise is calibrated to.
+    confidence : float in (0, 1) or array
+        Confidence level p.
+    count : float > 0 or array
+        True count c.
+    noise : statpriv.Laplace (default), statpriv.Geometric or statpriv.Gaussian
+        The noise class, as for interval_epsilon.
+    delta : float in (0, 1) or None
+        Required for Gaussian noise only (None otherwise).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The relative half-width w (arrays broadcast).
+
+    Examples
+    --------
+    >>> import math, statpriv
+    >>> print(f"{statpriv.interval_width(math.log(5) / 20, 0.8, 100):.6f}")
+    0.200000
     """
     cls, delta = _kind_delta(noise, delta)
     args = dict(eps=_eps(eps), confidence=_confidence(confidence), count=_count(count))
@@ -253,7 +307,7 @@ def interval_noise(width: float, confidence: float, count: float, noise: str) ->
 def interval_noise(width: float, confidence: float, count: float,
                    noise: Union[str, Type[Noise]] = Laplace) -> Noise:
     """The noise object of class ``noise`` meeting the interval target
-    P[|N| < w c] = p exactly:
+    ``P[|N| < w c]`` = p exactly:
 
     - Laplace:   Laplace(scale = w c / -ln(1 - p))        (scale = 1/eps);
     - Geometric: Geometric(alpha = e^-eps), eps from interval_epsilon;
@@ -262,8 +316,26 @@ def interval_noise(width: float, confidence: float, count: float,
 
     Feed it to statpriv.counting(n, pi, noise=...) for the statistical-privacy
     curve of the same mechanism over a population, or call .dp_curve() for the
-    worst-case DP curve.  Scalar arguments only.
+    worst-case DP curve.
 
+    Parameters
+    ----------
+    width : float > 0
+        Relative half-width w of the interval.
+    confidence : float in (0, 1)
+        Confidence level p.
+    count : float > 0
+        True count c.
+    noise : statpriv.Laplace (default), statpriv.Geometric or statpriv.Gaussian
+        The noise class.
+
+    Returns
+    -------
+    statpriv.Laplace, statpriv.Geometric or statpriv.Gaussian
+        The noise object (scalar arguments only).
+
+    Examples
+    --------
     >>> import statpriv
     >>> statpriv.interval_noise(0.2, 0.8, 100, noise=statpriv.Gaussian)
     Gaussian(15.60608292144758)

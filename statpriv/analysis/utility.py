@@ -167,7 +167,10 @@ def equal_utility_noise(n: int, pi: float, sample_size: int,
     Returns
     -------
     statpriv.noise.Laplace or statpriv.noise.Gaussian
+        The noise of that utility loss, its parameter in count units.
 
+    Examples
+    --------
     >>> import statpriv
     >>> statpriv.equal_utility_noise(1000, 0.5, 100, noise=statpriv.Gaussian)
     Gaussian(47.43416490252569)
@@ -195,7 +198,27 @@ def equal_utility_epsilon(n: int, pi: ArrayLike,
     (Breutigam & Reischuk Lemma 5); subsampling at rate lambda reaches the same eps only
     with some delta > 0.
 
-    n int >= 2, pi in (0, 1) (float or array), sample_size int in [1, n - 1].
+    Parameters
+    ----------
+    n : int >= 2
+        Number of records.
+    pi : float in (0, 1) or array
+        Probability of the property.
+    sample_size : int in [1, n - 1]
+        m, the size of the sample whose utility loss is matched.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        eps, an array of the shape of ``pi`` for an array.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> print(f"{statpriv.equal_utility_epsilon(1000, 0.5, 100):.6f}")
+    0.029814
+    >>> print(f"{1 / statpriv.equal_utility_noise(1000, 0.5, 100).scale:.6f}")
+    0.029814
     """
     n, m, pi = _equal_utility_args(n, pi, sample_size)
     probs: Any = _pi(pi, interior=True)

@@ -38,6 +38,24 @@ def secret_sample(n: int, sample_size: int, positives: int, *,
     The worst case over K is the DP guarantee delta = lambda (docs/mathematics.md §5).
     ``noise`` (statpriv.Laplace, Gaussian, Geometric) is added to the count.
 
+    Parameters
+    ----------
+    n : int >= 1
+        Records in the population, the target included.
+    sample_size : int in [1, n]
+        m, the size of the uniform sample that is counted.
+    positives : int in [0, n - 1]
+        K, how many of the n - 1 other records have the property (known to
+        the attacker).
+    noise : statpriv.Laplace, statpriv.Gaussian or statpriv.Geometric, keyword only
+        Noise added to the sampled count (default None: noiseless).
+
+    Returns
+    -------
+    PrivacyCurve
+        delta_plus(eps) = H_eps(P||Q), delta_minus(eps) = H_eps(Q||P) of the
+        laws P, Q above (with the noise convolved in).
+
     Examples
     --------
     >>> curve = secret_sample(100, 10, positives=30)

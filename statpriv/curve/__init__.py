@@ -77,6 +77,15 @@ class PrivacyCurve(CurveQueries):
     writes it as JSON-safe data that ``statpriv.from_dict`` rebuilds.  In a
     notebook a curve shows its parameters and a few values
     (``_repr_html_``); ``plot`` and ``table`` draw and tabulate it.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> curve = statpriv.counting(1000, 0.5)
+    >>> curve.description, curve.exact, curve.params
+    ('counting n=1000, pi=0.5', True, {'n': 1000, 'pi': 0.5})
+    >>> print(f"{curve.delta(0.1):.6e}  {curve.epsilon(1e-3):.6f}")
+    1.619205e-03  0.112816
     """
 
     # the public factory call that built the curve (statpriv.curve.recipe)
@@ -366,6 +375,13 @@ class PrivacyCurve(CurveQueries):
         (with or without Poisson sampling), secret_sample.  Other curves
         (noise added, sampling of iid records, worst-case DP) raise ValueError.
 
+        Returns
+        -------
+        statpriv.laws.LogPmfs
+            The named tuple above.
+
+        Examples
+        --------
         >>> import statpriv
         >>> laws = statpriv.counting(3, 0.5).log_pmfs()
         >>> laws.support_start, [round(float(v), 4) for v in laws.log_p.tolist()]
@@ -386,7 +402,25 @@ class PrivacyCurve(CurveQueries):
     def get_delta_for_epsilon(self, epsilon: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
 
     def get_delta_for_epsilon(self, epsilon: ArrayLike) -> Union[float, NDArray[np.float64]]:
-        """dp-accounting's name for ``delta(epsilon)`` (vectorised the same way)."""
+        """dp-accounting's name for ``delta(epsilon)`` (vectorised the same way).
+
+        Parameters
+        ----------
+        epsilon : float or array of floats
+            As ``eps`` of ``delta``.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta(epsilon).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)
+        >>> curve.get_delta_for_epsilon(0.1) == curve.delta(0.1)
+        True
+        """
         _validate.real_array("epsilon", epsilon, allow_inf=True)     # errors name epsilon
         return cast(Union[float, NDArray[np.float64]], self.delta(epsilon))
 
@@ -398,24 +432,79 @@ class PrivacyCurve(CurveQueries):
     def get_epsilon_for_delta(self, delta: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
 
     def get_epsilon_for_delta(self, delta: ArrayLike) -> Union[float, NDArray[np.float64]]:
-        """dp-accounting's name for ``epsilon(delta)`` (vectorised the same way)."""
+        """dp-accounting's name for ``epsilon(delta)`` (vectorised the same way).
+
+        Parameters
+        ----------
+        delta : float in [0, 1] or array of floats
+            As ``delta`` of ``epsilon``.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            epsilon(delta).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)
+        >>> curve.get_epsilon_for_delta(1e-3) == curve.epsilon(1e-3)
+        True
+        """
         return self.epsilon(delta)
 
     @_validate.renamed(tail_mass="tail_mass_truncation")
     def to_dp_accounting(self, value_discretization_interval: float = 1e-4, *, method: str = "auto",
                          tail_mass_truncation: float = 1e-15) -> Any:
-        """A pessimistic dp-accounting PrivacyLossDistribution of this curve:
+        """A pessimistic dp-accounting PrivacyLossDistribution of this curve.
+
         delta(eps) <= its delta(eps) <= (1 + c) delta(eps - h) + T, h =
         value_discretization_interval, c and T small (see
         statpriv.curve.export.to_dp_accounting; needs the optional extra
-        ``statpriv[accounting]``)."""
+        ``statpriv[accounting]``).
+
+        Parameters
+        ----------
+        value_discretization_interval : float > 0, optional
+            The grid spacing h of the losses (default 1e-4).
+        method : str, keyword only
+            How the PLD is built (default "auto"; see
+            statpriv.curve.export.to_dp_accounting).
+        tail_mass_truncation : float > 0, keyword only
+            The tail mass T that may be moved pessimistically (default 1e-15).
+
+        Returns
+        -------
+        dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+            A PLD never below the curve.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)
+        >>> pld = curve.to_dp_accounting(1e-3)
+        >>> bool(pld.get_delta_for_epsilon(0.1) >= curve.delta(0.1))
+        True
+        """
         from statpriv.curve import export
         return export.to_dp_accounting(self, value_discretization_interval,
                                        method=method,
                                        tail_mass_truncation=tail_mass_truncation)
 
     def total_variation(self) -> float:
-        """delta(0): the total-variation distance between P and Q."""
+        """delta(0): the total-variation distance between P and Q.
+
+        Returns
+        -------
+        float
+            The total-variation distance, delta(0).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> print(f"{statpriv.counting(1000, 0.5).total_variation():.6f}")
+        0.025225
+        """
         return self.delta(0.0)
 
     # -- accounting (the curve's laws: statpriv.laws.pld, statpriv.laws.renyi) --
@@ -437,6 +526,21 @@ class PrivacyCurve(CurveQueries):
         tail_mass_truncation moved to +inf).  Counts with Laplace or Gaussian
         noise raise ValueError.
 
+        Parameters
+        ----------
+        value_discretization_interval : float in (0, 1], optional
+            The grid spacing of a discretized PLD (default None: 1e-4); exact
+            PLDs ignore it.
+        tail_mass_truncation : float in (0, 0.5], keyword only
+            The upper tail mass moved to +inf by a discretization (default 1e-15).
+
+        Returns
+        -------
+        statpriv.laws.pld.PrivacyLossDistribution
+            Both directions (``plus``, ``minus``) with ``delta(eps)``.
+
+        Examples
+        --------
         >>> import statpriv
         >>> pld = statpriv.counting(3, 0.5).privacy_loss_distribution()
         >>> [round(float(x), 4) for x in pld.plus.losses], round(pld.plus.infinity_mass, 12)
@@ -472,20 +576,36 @@ class PrivacyCurve(CurveQueries):
     def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """Renyi divergence D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or the max.
 
-        D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1)
-                      = ln E_Q[e^(alpha L)] / (alpha - 1),  L = ln P/Q,
-        for alpha in (0, 1) and (1, inf); the KL divergence E_P[L] at
-        alpha = 1 and max L at alpha = inf.  +inf where the supports differ
-        (alpha >= 1).  ``alpha`` is one order (returns a float) or an array of
-        orders (returns an array of that shape; the log moments of all orders
-        are summed in one pass in C, each order's value the same as alone).
+        ``D_alpha(P||Q) = ln(sum_x P(x)^alpha Q(x)^(1 - alpha)) / (alpha - 1)
+        = ln E_Q[e^(alpha L)] / (alpha - 1)`` with ``L = ln P/Q``, for alpha
+        in (0, 1) and (1, inf); the KL divergence E_P[L] at alpha = 1 and
+        max L at alpha = inf.  +inf where the supports differ (alpha >= 1).
+
+        Parameters
+        ----------
+        alpha : float > 0 or array of floats
+            One order, or an array of orders (the log moments of all orders
+            are summed in one pass in C, each order's value the same as alone).
+        direction : {"max", "plus", "minus"}, optional
+            D_alpha(P||Q) ("plus"), D_alpha(Q||P) ("minus") or their maximum
+            (default).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for one order, else an array of the shape of ``alpha``.
+
+        Notes
+        -----
         Closed forms (unit sensitivity, no sampling): dp.gaussian
-        alpha / (2 sigma^2); dp.laplace(b)
-        ln(a/(2a-1) e^((a-1)/b) + (a-1)/(2a-1) e^(-a/b)) / (a-1) (Mironov,
+        ``alpha / (2 sigma^2)``; dp.laplace(b)
+        ``ln(a/(2a-1) e^((a-1)/b) + (a-1)/(2a-1) e^(-a/b)) / (a-1)`` (Mironov,
         "Renyi differential privacy", Table II); dp.geometric(g)
-        ln((g^(1-a) + g^a) / (1+g)) / (a-1).  Log-space sums over the exact
+        ``ln((g^(1-a) + g^a) / (1+g)) / (a-1)``.  Log-space sums over the exact
         PLD otherwise (sampled dp curves: their PLD).  See statpriv.laws.renyi.
 
+        Examples
+        --------
         >>> import statpriv
         >>> statpriv.dp.gaussian(2.0).renyi(4.0)
         0.5
@@ -507,10 +627,27 @@ class PrivacyCurve(CurveQueries):
     _composer: ClassVar[Optional[Callable[..., "PrivacyCurve"]]] = None
 
     def compose(self, times: int = 1, **options: Any) -> "PrivacyCurve":
-        """This mechanism run ``times`` times on the same data: statpriv.compose(self,
-        times=times, **options) (the grid composition with its certified
-        bracket; options: epsilon_error, delta_error, ...).
+        """This mechanism run ``times`` times on the same data.
 
+        The same as ``statpriv.compose(self, times=times, **options)``: the
+        grid composition with its certified bracket.
+
+        Parameters
+        ----------
+        times : int >= 1, optional
+            How many times the mechanism runs (default 1).
+        **options
+            Passed on to statpriv.compose: ``epsilon_error``,
+            ``delta_error``, ...
+
+        Returns
+        -------
+        ComposedCurve
+            The composed curve (a PrivacyCurve with ``delta_bounds`` and
+            ``epsilon_bounds``).
+
+        Examples
+        --------
         >>> import statpriv
         >>> sgd = statpriv.dp.gaussian(1.0, sampling_prob=0.01)    # DP-SGD, add/remove
         >>> lower, upper = sgd.compose(1000).epsilon_bounds(1e-5)

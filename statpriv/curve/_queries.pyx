@@ -67,21 +67,99 @@ cdef class CurveQueries:
                 and _as_double(eps, x))
 
     def log_delta(self, eps, precision="float", *, max_terms=None):
-        """ln delta(eps): finite even where delta underflows float64 (1e-308)."""
+        """ln delta(eps): finite even where delta underflows float64 (1e-308).
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            Any shape, +-inf allowed; bools and strings raise
+            ParameterTypeError (a TypeError and a ValueError), NaN raises
+            ValueError.
+        precision : {"float", "mp"}, optional
+            "float" (default): the C core; "mp": mpmath.mpf values from the
+            brute-force reference (50 digits).
+        max_terms : int, keyword only
+            Raises the budget of the "mp" brute force, which refuses (ValueError,
+            up front) sizes it estimates to take more than about a minute per
+            eps value (see statpriv.oracle.estimate_terms).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ln delta(eps), -inf where delta = 0; an array of the shape of ``eps``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> print(f"{statpriv.counting(10**6, 0.5).log_delta(0.5):.1f}")   # delta < 1e-13000
+        -30317.7
+        """
         cdef double x = 0.0
         if self._direct(eps, precision, max_terms, &x):
             return self._fast.log_delta1(x, SP_MAX)
         return self._log_delta(eps, "max", precision, max_terms)
 
     def log_delta_plus(self, eps, precision="float", *, max_terms=None):
-        """ln delta_plus(eps) = ln H_eps(P || Q)."""
+        """ln delta_plus(eps) = ln H_eps(P || Q).
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            Any shape, +-inf allowed; bools and strings raise
+            ParameterTypeError (a TypeError and a ValueError), NaN raises
+            ValueError.
+        precision : {"float", "mp"}, optional
+            "float" (default): the C core; "mp": mpmath.mpf values from the
+            brute-force reference (50 digits).
+        max_terms : int, keyword only
+            Raises the budget of the "mp" brute force, which refuses (ValueError,
+            up front) sizes it estimates to take more than about a minute per
+            eps value (see statpriv.oracle.estimate_terms).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ln delta_plus(eps); an array of the shape of ``eps``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> print(f"{statpriv.counting(1000, 0.5).log_delta_plus(0.5):.6f}")
+        -37.839521
+        """
         cdef double x = 0.0
         if self._direct(eps, precision, max_terms, &x):
             return self._fast.log_delta1(x, SP_PLUS)
         return self._log_delta(eps, "plus", precision, max_terms)
 
     def log_delta_minus(self, eps, precision="float", *, max_terms=None):
-        """ln delta_minus(eps) = ln H_eps(Q || P)."""
+        """ln delta_minus(eps) = ln H_eps(Q || P).
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            Any shape, +-inf allowed; bools and strings raise
+            ParameterTypeError (a TypeError and a ValueError), NaN raises
+            ValueError.
+        precision : {"float", "mp"}, optional
+            "float" (default): the C core; "mp": mpmath.mpf values from the
+            brute-force reference (50 digits).
+        max_terms : int, keyword only
+            Raises the budget of the "mp" brute force, which refuses (ValueError,
+            up front) sizes it estimates to take more than about a minute per
+            eps value (see statpriv.oracle.estimate_terms).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ln delta_minus(eps); an array of the shape of ``eps``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> print(f"{statpriv.counting(1000, 0.5).log_delta_minus(0.5):.6f}")
+        -37.839521
+        """
         cdef double x = 0.0
         if self._direct(eps, precision, max_terms, &x):
             return self._fast.log_delta1(x, SP_MINUS)
@@ -90,17 +168,30 @@ cdef class CurveQueries:
     def delta(self, eps, precision="float", *, max_terms=None):
         """delta(eps) = max(delta_plus, delta_minus); float or array like eps.
 
-        ``eps``: a real number or an array of them (any shape, +-inf allowed);
-        bools and strings raise ParameterTypeError (a TypeError and a
-        ValueError), NaN raises ValueError.  At eps = +inf delta is the limit
-        of the curve: the mass one law puts where the other has none.
+        At eps = +inf delta is the limit of the curve: the mass one law puts
+        where the other has none.
 
-        ``precision="mp"`` returns mpmath.mpf values from the brute-force
-        reference (50 digits) instead of the C core.  The brute force refuses
-        (ValueError, up front) sizes it estimates to take more than about a
-        minute per eps value; ``max_terms`` raises that budget (see
-        statpriv.oracle.estimate_terms).
+        Parameters
+        ----------
+        eps : float or array of floats
+            Any shape, +-inf allowed; bools and strings raise
+            ParameterTypeError (a TypeError and a ValueError), NaN raises
+            ValueError.
+        precision : {"float", "mp"}, optional
+            "float" (default): the C core; "mp": mpmath.mpf values from the
+            brute-force reference (50 digits).
+        max_terms : int, keyword only
+            Raises the budget of the "mp" brute force, which refuses (ValueError,
+            up front) sizes it estimates to take more than about a minute per
+            eps value (see statpriv.oracle.estimate_terms).
 
+        Returns
+        -------
+        float, numpy.ndarray or mpmath.mpf
+            delta(eps) in [0, 1]; an array of the shape of ``eps``.
+
+        Examples
+        --------
         >>> import statpriv
         >>> curve = statpriv.counting(1000, 0.5)
         >>> print(f"{curve.delta(0.1):.10e}")
@@ -114,14 +205,68 @@ cdef class CurveQueries:
         return self._delta(eps, "max", precision, max_terms)
 
     def delta_plus(self, eps, precision="float", *, max_terms=None):
-        """delta_plus(eps) = sum_x (P(x) - e^eps Q(x))_+, P: target positive."""
+        """delta_plus(eps) = sum_x (P(x) - e^eps Q(x))_+, P: target positive.
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            Any shape, +-inf allowed; bools and strings raise
+            ParameterTypeError (a TypeError and a ValueError), NaN raises
+            ValueError.
+        precision : {"float", "mp"}, optional
+            "float" (default): the C core; "mp": mpmath.mpf values from the
+            brute-force reference (50 digits).
+        max_terms : int, keyword only
+            Raises the budget of the "mp" brute force, which refuses (ValueError,
+            up front) sizes it estimates to take more than about a minute per
+            eps value (see statpriv.oracle.estimate_terms).
+
+        Returns
+        -------
+        float, numpy.ndarray or mpmath.mpf
+            delta_plus(eps); an array of the shape of ``eps``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> sampled = statpriv.dp.gaussian(1.0, sampling_prob=0.1)   # add/remove: not symmetric
+        >>> print(f"{sampled.delta_plus(0.1):.6e}  {sampled.delta_minus(0.1):.6e}")
+        1.847193e-02  7.526745e-06
+        """
         cdef double x = 0.0
         if self._direct(eps, precision, max_terms, &x):
             return self._fast.delta1(x, SP_PLUS)
         return self._delta(eps, "plus", precision, max_terms)
 
     def delta_minus(self, eps, precision="float", *, max_terms=None):
-        """delta_minus(eps) = sum_x (Q(x) - e^eps P(x))_+."""
+        """delta_minus(eps) = sum_x (Q(x) - e^eps P(x))_+.
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            Any shape, +-inf allowed; bools and strings raise
+            ParameterTypeError (a TypeError and a ValueError), NaN raises
+            ValueError.
+        precision : {"float", "mp"}, optional
+            "float" (default): the C core; "mp": mpmath.mpf values from the
+            brute-force reference (50 digits).
+        max_terms : int, keyword only
+            Raises the budget of the "mp" brute force, which refuses (ValueError,
+            up front) sizes it estimates to take more than about a minute per
+            eps value (see statpriv.oracle.estimate_terms).
+
+        Returns
+        -------
+        float, numpy.ndarray or mpmath.mpf
+            delta_minus(eps); an array of the shape of ``eps``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)      # pi = 1/2: symmetric
+        >>> curve.delta_minus(0.1) == curve.delta_plus(0.1)
+        True
+        """
         cdef double x = 0.0
         if self._direct(eps, precision, max_terms, &x):
             return self._fast.delta1(x, SP_MINUS)
@@ -137,6 +282,22 @@ cdef class CurveQueries:
         epsilon(1) = 0 for every curve (delta <= 1); epsilon(0) is the smallest
         float with delta = 0 exactly, inf where delta > 0 at every finite eps.
 
+        Parameters
+        ----------
+        delta : float in [0, 1] or array of floats
+            The target delta.
+        direction : {"max", "plus", "minus"}, optional
+            Search delta = max(delta_plus, delta_minus) (default), delta_plus or
+            delta_minus.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            eps (inf where no finite eps reaches the target); an array of the
+            shape of ``delta``.
+
+        Examples
+        --------
         >>> import statpriv
         >>> print(f"{statpriv.counting(1000, 0.5).epsilon(1e-3):.10f}")
         0.1128158312

@@ -75,14 +75,52 @@ __all__ = ["EmpiricalPrivacy", "Conditioned", "ESTIMATORS", "hausdorff", "matchi
 
 
 def hausdorff(q: ArrayLike, Q: ArrayLike) -> NDArray[np.float64]:
-    """d_H(q, q_i) for every row q_i of Q (finite sets of reals)."""
+    """The Hausdorff distance d_H(q, q_i) for every row q_i of Q (finite sets of reals).
+
+    Parameters
+    ----------
+    q : 1-D array of floats
+        One set of values.
+    Q : 2-D array of floats (or 1-D: one row)
+        One set per row.
+
+    Returns
+    -------
+    numpy.ndarray
+        d_H(q, q_i) per row of Q.
+
+    Examples
+    --------
+    >>> from statpriv.empirical import hausdorff
+    >>> hausdorff([0.0, 1.0], [[0.0, 1.5], [2.0, 3.0]])
+    array([0.5, 2. ])
+    """
     from statpriv.empirical import _kde
     Q = np.atleast_2d(np.asarray(Q, dtype=np.float64))
     return _kde.hausdorff(np.sort(np.asarray(q, dtype=np.float64)), np.sort(Q, axis=1))
 
 
 def matching_distance(q: ArrayLike, Q: ArrayLike) -> NDArray[np.float64]:
-    """max_j |q_(j) - q_i(j)| for every row q_i of Q (sorted values matched in order)."""
+    """``max_j |q_(j) - q_i(j)|`` for every row q_i of Q (sorted values matched in order).
+
+    Parameters
+    ----------
+    q : 1-D array of floats
+        One sample of values.
+    Q : 2-D array of floats (or 1-D: one row)
+        One sample per row, each as long as ``q``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The largest difference of the matched sorted values, per row of Q.
+
+    Examples
+    --------
+    >>> from statpriv.empirical import matching_distance
+    >>> matching_distance([0.0, 1.0], [[0.0, 1.5], [2.0, 3.0]])
+    array([0.5, 2. ])
+    """
     Q = np.atleast_2d(np.asarray(Q, dtype=np.float64))
     return cast(NDArray[np.float64],
                 np.max(np.abs(np.sort(Q, axis=1) - np.sort(np.asarray(q, dtype=np.float64))),
@@ -94,7 +132,9 @@ def _is_dask(data: object) -> bool:
 
 
 class EmpiricalPrivacy:
-    """Empirical (eps, delta) of a query over many draws of a database.
+    """EmpiricalPrivacy(data, query, *, individual="id", database="db", value="value", estimator="kde-laplace", bandwidth="cv", workers=None, progress=None)
+
+    Empirical (eps, delta) of a query over many draws of a database.
 
     Parameters
     ----------
@@ -106,20 +146,36 @@ class EmpiricalPrivacy:
         The statistic of one database's values.  Built-in queries compute
         every leave-one-out value in closed form (vectorised); a callable is
         evaluated on each database with each present individual removed.
-    estimator : "kde-laplace" (exact integrals), "kde-gauss", "kde-adaptive"
-        (Breiman-Meisel-Purcell), "ecdf"
-    bandwidth : "cv" (held-out log-likelihood), "silverman" or a number
+    individual, database, value : str, keyword only
+        The column names of the individual, the database and the value
+        (default "id", "db", "value").
+    estimator : {"kde-laplace", "kde-gauss", "kde-adaptive", "ecdf"}, keyword only
+        "kde-laplace" (exact integrals, the default), "kde-gauss",
+        "kde-adaptive" (Breiman-Meisel-Purcell) or "ecdf".
+    bandwidth : "cv", "silverman" or float, keyword only
+        "cv" (held-out log-likelihood, the default), "silverman" or a number.
     workers : int, optional
         Processes for a callable query (concurrent.futures).
     progress : bool, optional
         Progress bar of the callable path: None (shown on a terminal when
         the pass takes more than a few seconds), True (always), False (never).
 
+    Notes
+    -----
     The estimator is fitted once on q and applied unchanged to every q_i
     (docs/empirical.md).  delta_i is never below the integral of the
     estimates: Laplace kernels in closed form plus its rounding bound, ECDF
     exact sums, Gaussian kernels by certified adaptive integration with its
     bound (~1e-14) added.
+
+    Examples
+    --------
+    >>> from statpriv.empirical import EmpiricalPrivacy
+    >>> from statpriv.empirical.data import synthetic
+    >>> frame = synthetic(30, 40, seed=1)       # 30 individuals, 40 databases
+    >>> ep = EmpiricalPrivacy(frame, "sum")
+    >>> print(f"{ep.delta(0.5):.6f}  {ep.epsilon(0.01):.6f}")
+    0.028091  1.428181
     """
 
     def __new__(cls, data: Any = None, *args: Any, **kwargs: Any) -> "EmpiricalPrivacy":
@@ -218,7 +274,29 @@ class EmpiricalPrivacy:
         return pd.DataFrame(self._Q, index=self.individuals, columns=self.databases)
 
     def densities(self, x: ArrayLike, individual: Any) -> Any:
-        """(p(x), p_i(x)): the estimates with and without ``individual``."""
+        """(p(x), p_i(x)): the estimates with and without ``individual``.
+
+        Parameters
+        ----------
+        x : float or array of floats
+            Where the densities are evaluated.
+        individual : label
+            An individual of the data.
+
+        Returns
+        -------
+        tuple
+            (p(x), p_i(x)).
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> p, p_i = ep.densities(0.0, 21)
+        >>> print(f"{float(p):.6f} {float(p_i):.6f}")
+        0.053465 0.055731
+        """
         i = self.individuals.get_loc(individual)
         return self._estimator.density(x), self._estimator.density(x, self._Q[i])
 
@@ -279,11 +357,49 @@ class EmpiricalPrivacy:
     def delta(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
 
     def delta(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]:
-        """delta(eps) = max_i delta_i(eps) (eps a number or an array)."""
+        """delta(eps) = max_i delta_i(eps) (eps a number or an array).
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            The eps (>= 0).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The largest delta_i(eps).
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> print(f"{ep.delta(0.5):.6f}")
+        0.028091
+        """
         return self._vectorised(eps, self._max_delta)
 
     def deltas(self, eps: float) -> "pd.Series":
-        """delta_i(eps) for every individual: a pandas Series indexed by individual."""
+        """delta_i(eps) for every individual: a pandas Series indexed by individual.
+
+        Parameters
+        ----------
+        eps : float
+            The eps (>= 0).
+
+        Returns
+        -------
+        pandas.Series
+            delta_i(eps), indexed by individual.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> ep.deltas(0.5).round(6).nlargest(2).to_dict()
+        {21: 0.028091, 2: 0.005462}
+        """
         import pandas as pd
         e = _validate.real("eps", eps, high=MAX_EPS)
         return pd.Series(self._delta_values(e), index=self.individuals, name="delta")
@@ -296,7 +412,26 @@ class EmpiricalPrivacy:
     def total_risk(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]: ...
 
     def total_risk(self, eps: ArrayLike) -> Union[float, NDArray[np.float64]]:
-        """delta*(eps) = 1 - prod_i (1 - delta_i(eps)), summed in log space."""
+        """delta*(eps) = 1 - prod_i (1 - delta_i(eps)), summed in log space.
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            The eps (>= 0).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The total risk delta*(eps).
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> print(f"{ep.total_risk(0.5):.6f}")
+        0.052431
+        """
         def risk(e: Any) -> Any:
             d = self._delta_values(e)
             if np.any(d >= 1.0):
@@ -306,7 +441,28 @@ class EmpiricalPrivacy:
         return self._vectorised(eps, risk)
 
     def most_exposed(self, k: int = 10, eps: float = 1.0) -> "pd.Series":
-        """The k individuals with the largest delta_i(eps), largest first."""
+        """The k individuals with the largest delta_i(eps), largest first.
+
+        Parameters
+        ----------
+        k : int >= 1, optional
+            How many individuals (default 10).
+        eps : float, optional
+            The eps (default 1).
+
+        Returns
+        -------
+        pandas.Series
+            delta_i(eps) of the k individuals, indexed by individual.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> ep.most_exposed(2, 0.5).round(6).to_dict()
+        {21: 0.028091, 2: 0.005462}
+        """
         k = _validate.count("k", k, low=1)
         return self.deltas(eps).sort_values(ascending=False, kind="stable").head(k)
 
@@ -320,7 +476,26 @@ class EmpiricalPrivacy:
     def epsilon(self, delta: ArrayLike) -> Union[float, NDArray[np.float64]]:
         """The smallest eps >= 0 (to 1e-12 relative, rounded up) with
         delta(eps) <= delta; inf if delta(eps) stays above it up to eps = 512
-        (e.g. an ECDF bin that only one of the two sets occupies)."""
+        (e.g. an ECDF bin that only one of the two sets occupies).
+
+        Parameters
+        ----------
+        delta : float in [0, 1] or array of floats
+            The target delta.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            eps, an array of the shape of ``delta`` for an array.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> print(f"{ep.epsilon(0.01):.6f}")
+        1.428181
+        """
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
         out = np.array([self._epsilon(float(d)) for d in arr.ravel()]).reshape(arr.shape)
         return float(out) if arr.ndim == 0 else out
@@ -357,15 +532,43 @@ class EmpiricalPrivacy:
 
     # -- noise -----------------------------------------------------------------
     def hausdorff(self) -> "pd.Series":
-        """d_H(q, q_i) for every individual (pandas Series)."""
+        """d_H(q, q_i) for every individual (pandas Series).
+
+        Returns
+        -------
+        pandas.Series
+            The Hausdorff distance of q and q_i, indexed by individual.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> bool((ep.hausdorff() <= ep.matching_distance()).all())
+        True
+        """
         import pandas as pd
         if self._hausdorff is None:
             self._hausdorff = hausdorff(self._q, self._Q)
         return pd.Series(self._hausdorff, index=self.individuals, name="hausdorff")
 
     def matching_distance(self) -> "pd.Series":
-        """d_inf(q, q_i) = max_j |q_(j) - q_i(j)| (sorted values matched in
-        order: the bottleneck distance of two equal-size multisets) per individual."""
+        """``d_inf(q, q_i) = max_j |q_(j) - q_i(j)|`` (sorted values matched in
+        order: the bottleneck distance of two equal-size multisets) per individual.
+
+        Returns
+        -------
+        pandas.Series
+            d_inf(q, q_i), indexed by individual.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> print(f"{ep.matching_distance().max():.6f}")        # noise_scale(1) is this / 1
+        7.945458
+        """
         import pandas as pd
         if self._matching is None:
             self._matching = matching_distance(self._q, self._Q)
@@ -375,13 +578,36 @@ class EmpiricalPrivacy:
         """lambda such that the Laplace KDEs of scale lambda of q and of every q_i
         differ by a factor <= e^eps everywhere.
 
+        Parameters
+        ----------
+        eps : float > 0
+            The eps the noise must reach.
+        distance : {"matching", "hausdorff"}, optional
+            Which distance of q and q_i sets lambda (below).
+
+        Returns
+        -------
+        float
+            lambda.
+
+        Notes
+        -----
         distance="matching" (default): lambda = max_i d_inf(q, q_i) / eps, which
         guarantees it: with q_(j) matched to q_i(j), every kernel pair has ratio
-        within e^(+-|q_(j) - q_i(j)|/lambda), hence so do the two averages.
+        within ``e^(+-|q_(j) - q_i(j)|/lambda)``, hence so do the two averages.
         distance="hausdorff": lambda = max_i d_H(q, q_i) / eps, Prop. 1 of
         Burchard, Daoud & Dotterrer as published -- NOT a guarantee: d_H ignores
         multiplicities (q = {0, 2, 2.001}, q_i = {0, 0.001, 2}, eps = 0.3 breaks
-        it; docs/empirical.md).  d_H <= d_inf always."""
+        it; docs/empirical.md).  d_H <= d_inf always.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> print(f"{ep.noise_scale(1.0):.6f} {ep.noise_scale(1.0, distance='hausdorff'):.6f}")
+        7.945458 6.140933
+        """
         e = _validate.real("eps", eps, low=0.0, low_open=True, high=MAX_EPS)
         _validate.choice("distance", distance, ("matching", "hausdorff"))
         d = self.matching_distance() if distance == "matching" else self.hausdorff()
@@ -392,7 +618,36 @@ class EmpiricalPrivacy:
                       distance: str = "matching") -> Callable[..., Any]:
         """A callable drawing the noise h with k * h = Laplace(lambda) density,
         k the curator's kernel (the fitted bandwidth when the estimator uses that
-        kernel, else the bandwidth rule refitted for it); see statpriv.empirical._noise."""
+        kernel, else the bandwidth rule refitted for it); see statpriv.empirical._noise.
+
+        Parameters
+        ----------
+        eps : float > 0
+            The eps the noise must reach (its scale is ``noise_scale(eps, distance)``).
+        kernel : {"laplace", "gauss"}, optional
+            The curator's kernel k (default "laplace").
+        seed : int or None, optional
+            The seed of the random draws (None: fresh entropy).
+        max_negative_mass : float in [0, 1], optional
+            For the Gaussian kernel: the largest negative mass of the
+            deconvolved density that is accepted (default 0.05).
+        distance : {"matching", "hausdorff"}, optional
+            As for noise_scale.
+
+        Returns
+        -------
+        callable
+            ``draw(size)`` returns an array of ``size`` noise values.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> draw = ep.noise_sampler(1.0, seed=0)
+        >>> draw(3).shape
+        (3,)
+        """
         from statpriv.empirical import _noise
         from statpriv.empirical._estimators import choose_scale
 
@@ -417,7 +672,28 @@ class EmpiricalPrivacy:
         "count", ..., a callable) evaluated on each full database.  bins: a
         number of equal-count buckets (quantiles of g) or a sequence of edges.
         Each bucket's databases form their own EmpiricalPrivacy (estimator
-        refitted on them); buckets need at least two databases."""
+        refitted on them); buckets need at least two databases.
+
+        Parameters
+        ----------
+        on : pandas.Series, str or callable
+            g(X^r) indexed by database, or a query evaluated on each full database.
+        bins : int >= 1 or sequence of floats, optional
+            Equal-count buckets (default 4) or increasing bucket edges.
+
+        Returns
+        -------
+        Conditioned
+            delta, deltas and total_risk per bucket.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> ep.conditioned(on="count", bins=2).delta(0.5).round(6).tolist()
+        [0.008876, 0.014861]
+        """
         import pandas as pd
 
         g = self._known_statistic(on)
@@ -479,23 +755,96 @@ class EmpiricalPrivacy:
 
 
 class Conditioned:
-    """delta per bucket of the attacker's known statistic (Def. 4)."""
+    """delta per bucket of the attacker's known statistic (Def. 4).
+
+    Built by ``EmpiricalPrivacy.conditioned``.
+
+    Parameters
+    ----------
+    buckets : dict
+        bucket -> the EmpiricalPrivacy of that bucket's databases.
+
+    Examples
+    --------
+    >>> from statpriv.empirical import EmpiricalPrivacy
+    >>> from statpriv.empirical.data import synthetic
+    >>> by_count = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum").conditioned("count", bins=2)
+    >>> len(by_count.buckets)
+    2
+    """
 
     def __init__(self, buckets: Dict[Any, "EmpiricalPrivacy"]) -> None:
         self.buckets = buckets
 
     def delta(self, eps: float) -> "pd.Series":
-        """pandas Series: max_i delta_i(eps) within each bucket."""
+        """pandas Series: max_i delta_i(eps) within each bucket.
+
+        Parameters
+        ----------
+        eps : float
+            The eps (>= 0).
+
+        Returns
+        -------
+        pandas.Series
+            delta(eps) per bucket.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> ep.conditioned("count", bins=2).delta(0.5).round(6).tolist()
+        [0.008876, 0.014861]
+        """
         import pandas as pd
         return pd.Series({k: v.delta(eps) for k, v in self.buckets.items()}, name="delta")
 
     def total_risk(self, eps: float) -> "pd.Series":
-        """pandas Series: delta* within each bucket."""
+        """pandas Series: delta* within each bucket.
+
+        Parameters
+        ----------
+        eps : float
+            The eps (>= 0).
+
+        Returns
+        -------
+        pandas.Series
+            total_risk(eps) per bucket.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> ep.conditioned("count", bins=2).total_risk(0.5).round(6).tolist()
+        [0.028472, 0.023742]
+        """
         import pandas as pd
         return pd.Series({k: v.total_risk(eps) for k, v in self.buckets.items()},
                          name="total_risk")
 
     def deltas(self, eps: float) -> "pd.DataFrame":
-        """DataFrame: delta_i(eps), one column per bucket."""
+        """DataFrame: delta_i(eps), one column per bucket.
+
+        Parameters
+        ----------
+        eps : float
+            The eps (>= 0).
+
+        Returns
+        -------
+        pandas.DataFrame
+            delta_i(eps), one row per individual, one column per bucket.
+
+        Examples
+        --------
+        >>> from statpriv.empirical import EmpiricalPrivacy
+        >>> from statpriv.empirical.data import synthetic
+        >>> ep = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum")
+        >>> ep.conditioned("count", bins=2).deltas(0.5).shape
+        (29, 2)
+        """
         import pandas as pd
         return pd.DataFrame({k: v.deltas(eps) for k, v in self.buckets.items()})

@@ -296,6 +296,12 @@ class PrivacyLossDistribution:
         (statpriv.laws.grid_pld), the atoms without their bounded tails for
         an exact one (itself when it has none); None where no lower bound is
         known.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> statpriv.counting(1000, 0.5).privacy_loss_distribution()
+    <PrivacyLossDistribution counting n=1000, pi=0.5 (exact): plus 999 atoms, minus 999 atoms>
     """
 
     def __init__(self, plus: PLDSide, minus: PLDSide, *, exact: bool = True,
@@ -338,7 +344,25 @@ class PrivacyLossDistribution:
                 f"plus {self.plus.size} atoms, minus {self.minus.size} atoms>")
 
     def side(self, direction: str) -> PLDSide:
-        """The PLDSide of 'plus' or 'minus'."""
+        """The PLDSide of 'plus' or 'minus'.
+
+        Parameters
+        ----------
+        direction : {"plus", "minus"}
+            Which direction.
+
+        Returns
+        -------
+        PLDSide
+            ``plus`` or ``minus``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> pld = statpriv.counting(1000, 0.5).privacy_loss_distribution()
+        >>> pld.side("plus") is pld.plus
+        True
+        """
         _validate.choice("direction", direction, ("plus", "minus"))
         return self.plus if direction == "plus" else self.minus
 
@@ -351,7 +375,27 @@ class PrivacyLossDistribution:
               direction: str = "max") -> Union[float, NDArray[np.float64]]: ...
 
     def delta(self, eps: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
-        """delta(eps) from the PLD: E[(1 - e^(eps - L))_+] per direction, or their max."""
+        """delta(eps) from the PLD: E[(1 - e^(eps - L))_+] per direction, or their max.
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            The eps at which delta is wanted.
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta(eps), an array of the shape of ``eps`` for an array.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> pld = statpriv.counting(1000, 0.5).privacy_loss_distribution()
+        >>> print(f"{pld.delta(0.1):.10e}")        # the curve's delta(0.1)
+        1.6192050965e-03
+        """
         _validate.choice("direction", direction, _DIRECTIONS)
         arr = _validate.real_array("eps", eps, allow_inf=True)
         if direction == "max":
@@ -374,7 +418,27 @@ class PrivacyLossDistribution:
         """A lower bound on the TRUE delta(eps) of the mechanism the PLD bounds:
         the ``optimistic`` partner's delta where there is one (for an exact
         PLD with no tail, delta(eps) itself), else delta(eps + rounding_bound)
-        - moved_mass - extra mass (0 at least)."""
+        - moved_mass - extra mass (0 at least).
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            The eps at which delta is wanted.
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The lower bound, an array of the shape of ``eps`` for an array.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> pld = statpriv.dp.gaussian(1.0).privacy_loss_distribution(1e-3)   # a grid PLD
+        >>> bool(pld.delta_lower_bound(1.0) <= statpriv.dp.gaussian(1.0).delta(1.0) <= pld.delta(1.0))
+        True
+        """
         _validate.choice("direction", direction, _DIRECTIONS)
         arr = _validate.real_array("eps", eps, allow_inf=True)
         if self._optimistic is not None:
@@ -392,7 +456,20 @@ class PrivacyLossDistribution:
 
     def to_curve(self) -> PrivacyCurve:
         """The PrivacyCurve of this PLD (delta, epsilon, log_delta; O(log atoms) per
-        query), e.g. for a PLD built by hand or by another accountant."""
+        query), e.g. for a PLD built by hand or by another accountant.
+
+        Returns
+        -------
+        PrivacyCurve
+            The curve whose delta is this PLD's delta.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> pld = statpriv.counting(1000, 0.5).privacy_loss_distribution()
+        >>> print(f"{pld.to_curve().epsilon(1e-3):.6f}")
+        0.112816
+        """
         curve = PrivacyCurve(PLDCore(self), None, self.description, exact=self.exact, laws=self)
         return cast(PrivacyCurve,
                     Recipe(PrivacyLossDistribution.to_curve, (self,), {}).attach(curve))
@@ -407,7 +484,27 @@ class PrivacyLossDistribution:
 
     def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """D_alpha per direction ('plus': D(P||Q), 'minus': D(Q||P)) or the max,
-        vectorised over alpha (see renyi_from_pld)."""
+        vectorised over alpha (see renyi_from_pld).
+
+        Parameters
+        ----------
+        alpha : float > 0 or array of floats
+            The order(s).
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            D_alpha, an array of the shape of ``alpha`` for an array.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> pld = statpriv.counting(1000, 0.5).privacy_loss_distribution()
+        >>> pld.renyi(0.5) == statpriv.counting(1000, 0.5).renyi(0.5)
+        True
+        """
         return cast(Union[float, NDArray[np.float64]], renyi_from_pld(self, alpha, direction))
 
     # the laws of a curve built from this PLD (PrivacyCurve's ``laws``)
@@ -416,7 +513,25 @@ class PrivacyLossDistribution:
     def privacy_loss_distribution(self, value_discretization_interval: Optional[float] = None,
                                   tail_mass_truncation: Optional[float] = None,
                                   description: Optional[str] = None) -> PrivacyLossDistribution:
-        """This PLD itself (a curve built by ``to_curve`` or a composition)."""
+        """This PLD itself (a curve built by ``to_curve`` or a composition).
+
+        Parameters
+        ----------
+        value_discretization_interval, tail_mass_truncation, description : optional
+            Ignored: the PLD is already built.
+
+        Returns
+        -------
+        PrivacyLossDistribution
+            ``self``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> pld = statpriv.counting(1000, 0.5).privacy_loss_distribution()
+        >>> pld.privacy_loss_distribution() is pld
+        True
+        """
         return self
 
 

@@ -98,6 +98,7 @@ class Noise:
 
     @property
     def param(self) -> float:
+        """The kind's one parameter (``scale``, ``sigma`` or ``alpha``), read-only."""
         return self._param
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -163,7 +164,7 @@ class Noise:
                             laws=grid_pld.DeltaLaws(core) if released is None else released)
 
     def zero_point_up(self) -> float:
-        """The smallest float >= the largest |ln f_P/f_Q| of any count plus
+        """The smallest float >= the largest ``|ln f_P/f_Q|`` of any count plus
         this noise (Breutigam & Reischuk Lemma 5): delta is 0 from there on;
         inf for noise that is not pure DP."""
         return math.inf
@@ -190,7 +191,22 @@ class Noise:
     # -- worst-case DP: the noise alone, N against N + 1 ------------------------
     @factory
     def dp_curve(self) -> PrivacyCurve:
-        """The worst-case DP curve of this noise (sensitivity 1): statpriv.dp."""
+        """The worst-case DP curve of this noise (sensitivity 1).
+
+        Returns
+        -------
+        PrivacyCurve
+            The same curve as ``statpriv.dp.laplace(scale)``,
+            ``statpriv.dp.gaussian(sigma)`` or ``statpriv.dp.geometric(alpha)``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> print(f"{statpriv.Gaussian(3.0).dp_curve().delta(0.01):.6f}")
+        0.128067
+        >>> statpriv.Geometric(0.5).dp_curve().epsilon(0.0)      # -ln 0.5: pure DP
+        0.6931471805599454
+        """
         return self._dp_curve(f"DP {self.kind} {self.param_name}={self.param}")
 
     def _dp_curve(self, description: Any) -> PrivacyCurve:

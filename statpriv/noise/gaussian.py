@@ -28,7 +28,21 @@ _kernels = _lazy.module("statpriv.noise._kernels")
 
 
 class Gaussian(Noise):
-    """Gaussian noise N(0, sigma^2)."""
+    """Gaussian noise N(0, sigma^2).
+
+    Parameters
+    ----------
+    sigma : float > 0
+        The standard deviation, in count units (sensitivity 1).
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> statpriv.Gaussian(3.0).variance
+    9.0
+    >>> print(f"{statpriv.counting(1000, 0.5, noise=statpriv.Gaussian(3.0)).delta(0.01):.6e}")
+    2.021261e-02
+    """
 
     __slots__ = ()
     kind = "gaussian"
@@ -40,10 +54,12 @@ class Gaussian(Noise):
 
     @property
     def sigma(self) -> float:
+        """The standard deviation sigma (count units), read-only."""
         return self.param
 
     @property
     def variance(self) -> float:
+        """The variance of the noise, sigma^2."""
         return self.param * self.param
 
     def window_drop(self) -> Optional[float]:

@@ -38,7 +38,22 @@ class Geometric(Noise):
 
     Geometric(alpha) is dp-accounting's discrete Laplace with parameter
     a = -ln alpha (pmf e^(-a|k|) tanh(a/2); DiscreteLaplaceDpEvent,
-    from_discrete_laplace_mechanism): tanh(a/2) = (1-alpha)/(1+alpha)."""
+    from_discrete_laplace_mechanism): tanh(a/2) = (1-alpha)/(1+alpha).
+
+    Parameters
+    ----------
+    alpha : float in (0, 1)
+        The ratio of neighbouring probabilities, alpha = exp(-eps0) for
+        noise that is eps0-DP alone.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> statpriv.Geometric(0.5).variance
+    4.0
+    >>> print(f"{statpriv.counting(1000, 0.5, noise=statpriv.Geometric(0.5)).delta(0.5):.6e}")
+    9.619651e-18
+    """
 
     __slots__ = ()
     kind = "geometric"
@@ -52,10 +67,12 @@ class Geometric(Noise):
 
     @property
     def alpha(self) -> float:
+        """The parameter alpha, read-only."""
         return self.param
 
     @property
     def variance(self) -> float:
+        """The variance of the noise, 2 alpha / (1 - alpha)^2."""
         return 2.0 * self.param / (1.0 - self.param) ** 2
 
     def zero_point_up(self) -> float:

@@ -31,7 +31,22 @@ def _tail_w(p: Any) -> Any:
 
 
 class Laplace(Noise):
-    """Laplace noise, density exp(-|x|/scale) / (2 scale); variance 2 scale^2."""
+    """Laplace noise, density ``exp(-|x|/scale) / (2 scale)``; variance 2 scale^2.
+
+    Parameters
+    ----------
+    scale : float > 0
+        The Laplace scale b, in count units (sensitivity 1).
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> noise = statpriv.Laplace(2.0)
+    >>> noise.scale, noise.variance
+    (2.0, 8.0)
+    >>> print(f"{statpriv.counting(1000, 0.5, noise=statpriv.Laplace(3.0)).delta(0.1):.6e}")
+    1.355100e-03
+    """
 
     __slots__ = ()
     kind = "laplace"
@@ -45,10 +60,12 @@ class Laplace(Noise):
 
     @property
     def scale(self) -> float:
+        """The Laplace scale b (count units), read-only."""
         return self.param
 
     @property
     def variance(self) -> float:
+        """The variance of the noise, 2 b^2."""
         return 2.0 * self.param * self.param
 
     def zero_point_up(self) -> float:

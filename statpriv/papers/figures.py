@@ -247,6 +247,18 @@ def figure_numbers() -> Any:
     0.379841760124599 and 0.128067047707446).  The other entries are the exact SP
     values at n = 1000, pi = 0.5 behind Figs. 1 and 5 and the equal-utility
     Laplace DP level of §4.4 at lambda = 0.1.
+
+    Returns
+    -------
+    dict
+        name -> float, the names above.
+
+    Examples
+    --------
+    >>> from statpriv.papers.figures import figure_numbers
+    >>> numbers = figure_numbers()
+    >>> print(f"{numbers['dp_gaussian_nu1']:.15f} {numbers['dp_gaussian_nu3']:.15f}")
+    0.379841760124599 0.128067047707446
     """
     n, eps = N_RECORDS, EPS
     m = n // 10
@@ -298,8 +310,8 @@ def _plot_noise_vs_pi(data: Any, out_dir: Any, dpi: Any, fig_no: Any) -> Any:
     approx_note = "; dashed: normal approx." if gaussian else "; all curves exact"
     plotting.style(ax, "pi (probability of the property)", f"delta(eps = {data['eps']:g})",
                    f"Breutigam & Reischuk Fig. {fig_no}: {data['kind'].capitalize()} noise, "
-                   f"n = {data['n']}, {noise_word} = nu (count units)\nsolid: exact SP; dotted: worst-case DP"
-                   f"{approx_note}", legend_loc="upper right")
+                   f"n = {data['n']}\n{noise_word} = nu (count units)\n"
+                   f"solid: exact SP; dotted: worst-case DP{approx_note}", legend_loc="upper right")
     return plotting.save(fig, out_dir, _file_name(fig_no), dpi)
 
 
@@ -492,15 +504,38 @@ FIGURES = _renamed.RenamedKeys(
 def make_figures(out_dir: Any, *, which: Any = None, dpi: Any = 120) -> Any:
     """Write the figures as PNG files into ``out_dir`` (created if missing).
 
-    which : iterable of names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk,
-        "Statistical Privacy"; files statistical_privacy_fig1.png ..) and "partial_knowledge_fig2"
+    Parameters
+    ----------
+    out_dir : str or path
+        The directory the PNG files are written to.
+    which : iterable of str, or str, keyword only
+        Names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk,
+        "Statistical Privacy"; files statistical_privacy_fig1.png ..), "partial_knowledge_fig2"
         .. "partial_knowledge_fig6" (Desfontaines et al., "Differential Privacy with Partial
         Knowledge"; files partial_knowledge_fig2.png ..), "naldi_dacquisto_fig1" and
         "naldi_dacquisto_fig2" (Naldi & D'Acquisto, arXiv:1510.00917).  A deprecated name
         still works, with a DeprecationWarning.
-    Returns a dict name -> path of the written PNG (by current name; a deprecated name
-    still finds its entry, with a DeprecationWarning).  Needs matplotlib
-    (``pip install "statpriv[plot]"``).
+    dpi : int, keyword only
+        Resolution of the PNG files (default 120).
+
+    Returns
+    -------
+    dict
+        name -> path of the written PNG (by current name; a deprecated name
+        still finds its entry, with a DeprecationWarning).
+
+    Notes
+    -----
+    Needs matplotlib (``pip install "statpriv[plot]"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from statpriv.papers.figures import make_figures
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     written = make_figures(out, which=["naldi_dacquisto_fig2"], dpi=40)
+    ...     print(os.path.basename(written["naldi_dacquisto_fig2"]))
+    naldi_dacquisto_fig2.png
     """
     if isinstance(which, str):
         which = [which]

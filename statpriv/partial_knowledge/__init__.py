@@ -71,9 +71,24 @@ BLANKET_REL_TOL = 1e-4
 class PartialKnowledge:
     """Counts with N = n - 1 - known unknown others, each pi_j in [pi, 1 - pi].
 
-    Attributes: ``worst_case``, ``uniform``, ``blanket`` (curves),
-    ``closed_form_epsilon(delta)``; ``n``, ``pi``, ``known``, ``others``
-    (``p``: a deprecated name of ``pi``).
+    Built by ``statpriv.partial_knowledge``.  Attributes: ``worst_case``,
+    ``uniform``, ``blanket`` (curves), ``closed_form_epsilon(delta)``; ``n``,
+    ``pi``, ``known``, ``others`` (``p``: a deprecated name of ``pi``).
+
+    Parameters
+    ----------
+    n : int >= 1
+        Records, the target included.
+    pi : float in (0, 1/2]
+        The bound of every unknown pi_j in [pi, 1 - pi].
+    known : int in [0, n - 1]
+        Other records the attacker knows exactly.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> statpriv.partial_knowledge(1000, 0.1)
+    <PartialKnowledge n=1000, pi=0.1, known=0: 999 unknown others>
     """
 
     p = _validate.renamed_attribute("p", "pi")
@@ -169,7 +184,25 @@ class PartialKnowledge:
             eps = max(sqrt(14 ln(2/delta) / (N p)), 27 / (N p)),
 
         and inf where that exceeds 1 (the theorem's conditions fail) or N = 0.
-        Vectorised over delta in (0, 1]."""
+
+        Parameters
+        ----------
+        delta : float in (0, 1] or array of floats
+            The target delta.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            eps (inf where the theorem's conditions fail).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> statpriv.partial_knowledge(10**6, 0.1).closed_form_epsilon([1e-6, 1e-9])
+        array([0.04506899, 0.05475674])
+        >>> statpriv.partial_knowledge(1000, 0.1).closed_form_epsilon(1e-6)
+        inf
+        """
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0, low_open=True)
         N, p = self.others, self.pi
         with np.errstate(divide="ignore"):
@@ -195,13 +228,28 @@ def partial_knowledge(n: int, pi: float, *, known: int = 0) -> PartialKnowledge:
     pi_j in [pi, 1 - pi] (Desfontaines et al., Thm 3, where pi is called p;
     the keyword ``p=`` still works, deprecated).
 
-    Returns a PartialKnowledge with ``worst_case`` (exact: the max over the
-    vertices a = 0..N of H_eps(S_a + 1 || S_a), S_a = Bin(a, pi) +
-    Bin(N - a, 1 - pi); ``bracket(eps)`` gives (attained, certified,
-    a_attained)), ``uniform`` (all pi_j = pi: counting(n - known, pi)),
-    ``blanket`` (the privacy-blanket upper bound) and
-    ``closed_form_epsilon(delta)`` (the closed form Desfontaines et al. quote).
+    Parameters
+    ----------
+    n : int >= 1
+        Records, the target included.
+    pi : float in (0, 1/2]
+        Every unknown record has the property with some probability in
+        [pi, 1 - pi].
+    known : int in [0, n - 1], keyword only
+        Other records the attacker knows exactly (default 0).
 
+    Returns
+    -------
+    PartialKnowledge
+        With ``worst_case`` (exact: the max over the vertices a = 0..N of
+        H_eps(S_a + 1 || S_a), S_a = Bin(a, pi) + Bin(N - a, 1 - pi);
+        ``bracket(eps)`` gives (attained, certified, a_attained)), ``uniform``
+        (all pi_j = pi: counting(n - known, pi)), ``blanket`` (the
+        privacy-blanket upper bound) and ``closed_form_epsilon(delta)`` (the
+        closed form Desfontaines et al. quote).
+
+    Examples
+    --------
     >>> import statpriv
     >>> pk = statpriv.partial_knowledge(1000, 0.1)
     >>> f"{pk.uniform.delta(0.3):.4g} {pk.worst_case.delta(0.3):.4g} {pk.blanket.delta(0.3):.4g}"
@@ -225,7 +273,25 @@ class HistogramPartialKnowledge:
     the target, so lower == upper.  With two categories the histogram is
     the count of one of them: lower is the exact worst case over
     [pi, 1 - pi]^N (partial_knowledge(...).worst_case).  Attributes ``n``,
-    ``pi``, ``categories`` (``p``: a deprecated name of ``pi``)."""
+    ``pi``, ``categories`` (``p``: a deprecated name of ``pi``).
+
+    Built by ``statpriv.histogram_partial_knowledge``.
+
+    Parameters
+    ----------
+    n : int >= 1
+        Records, the target included.
+    pi : float in (0, 1/2]
+        The least probability of every other record in each of the two categories.
+    categories : int >= 2
+        Categories of the histogram.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> statpriv.histogram_partial_knowledge(1000, 0.1, 3)
+    <HistogramPartialKnowledge n=1000, pi=0.1, categories=3>
+    """
 
     p = _validate.renamed_attribute("p", "pi")
 
@@ -254,12 +320,30 @@ class HistogramPartialKnowledge:
 
 @_validate.renamed(p="pi")
 def histogram_partial_knowledge(n: int, pi: float, categories: int) -> HistogramPartialKnowledge:
-    """Histogram over ``categories`` >= 2 categories of n records; the target
-    moves between two of them, every other record is in each of the two with
-    probability at least pi (pi in (0, 1/2]; the keyword ``p=`` still works,
-    deprecated).  Returns .upper (blanket bound) and .lower (attained); see
-    HistogramPartialKnowledge.
+    """Histogram of n records over ``categories`` categories, partial knowledge.
 
+    The target moves between two categories; every other record is in each
+    of the two with probability at least pi.
+
+    Parameters
+    ----------
+    n : int >= 1
+        Records, the target included.
+    pi : float in (0, 1/2]
+        The attacker's uncertainty: every other record is in each of the
+        two categories with probability at least pi (the keyword ``p=``
+        still works, deprecated).
+    categories : int >= 2
+        Categories of the histogram.
+
+    Returns
+    -------
+    HistogramPartialKnowledge
+        ``.upper`` (the privacy-blanket bound, a PrivacyCurve) and
+        ``.lower`` (an attained configuration's PrivacyCurve).
+
+    Examples
+    --------
     >>> import statpriv
     >>> h = statpriv.histogram_partial_knowledge(1000, 0.1, 3)
     >>> h.lower.delta(0.3) == h.upper.delta(0.3)

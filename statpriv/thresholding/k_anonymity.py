@@ -67,7 +67,24 @@ class KAnonymity(NamedTuple):
     """The two curves of statpriv.k_anonymity (immutable): ``lower`` (the
     attacker sees the source and target counts only) and ``upper`` (the
     attacker also learns how many other records fall outside the two
-    categories).  The full released histogram's curve lies between them."""
+    categories).  The full released histogram's curve lies between them.
+
+    Attributes
+    ----------
+    lower : PrivacyCurve
+        The attacker sees the source and target counts only.
+    upper : PrivacyCurve
+        The attacker also learns how many other records fall elsewhere.
+    description : str
+        What the pair is.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> ka = statpriv.k_anonymity(100, [0.05, 0.05, 0.6], 5, source=0, target=1)
+    >>> print(f"{ka.lower.delta(0.5):.6e} <= {ka.upper.delta(0.5):.6e}")
+    8.461201e-02 <= 9.786809e-02
+    """
 
     lower: PrivacyCurve
     upper: PrivacyCurve

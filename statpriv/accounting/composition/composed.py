@@ -31,7 +31,18 @@ _Bounds = Union[Tuple[float, float], _Pairs]
 class ComposedCurve(PrivacyCurve):
     """The curve of a composition (statpriv.compose): delta is the upper end of
     a bracket of the true composed curve, ``delta_bounds`` and
-    ``epsilon_bounds`` give both ends."""
+    ``epsilon_bounds`` give both ends.
+
+    Built by ``statpriv.compose``, ``PrivacyCurve.compose`` and
+    ``Accountant.curve``, not directly.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> composed = statpriv.compose(statpriv.counting(100, 0.5), times=3)
+    >>> composed.parts
+    ((<PrivacyCurve counting n=100, pi=0.5>,), 3)
+    """
 
     def __init__(self, pld: Any, reference: Optional[Reference], description: str,
                  parts: Tuple[Tuple[PrivacyCurve, ...], int], *, core: Any = None,
@@ -79,7 +90,28 @@ class ComposedCurve(PrivacyCurve):
         composition of their optimistic ones (never above it), each with its
         truncated tails, wrap-around and round-off bounded (the upper side
         adds them, the lower side subtracts them).  For exact compositions
-        both are the exact value up to floating-point rounding."""
+        both are the exact value up to floating-point rounding.
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            The eps at which delta is wanted.
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        tuple
+            (lower, upper), floats or arrays of the shape of ``eps``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> composed = statpriv.compose(statpriv.counting(100, 0.5), times=3)
+        >>> lower, upper = composed.delta_bounds(0.5)
+        >>> print(f"{lower:.4e} <= delta <= {upper:.4e}")
+        1.5048e-02 <= delta <= 1.5054e-02
+        """
         _validate.choice("direction", direction, ("plus", "minus", "max"))
         if self._grid_sides is None:
             return self.laws.delta_lower_bound(eps, direction), self.laws.delta(eps, direction)
@@ -111,7 +143,28 @@ class ComposedCurve(PrivacyCurve):
         epsilon(delta).  Within about 4 n u of delta = 1 (n: the grid points of
         the read-back window, u = 2^-53; the lower side's suffix sums are
         lowered by that rounding bound) the lower end is 0 (docs/composition.md,
-        "Near delta = 1")."""
+        "Near delta = 1").
+
+        Parameters
+        ----------
+        delta : float in [0, 1] or array of floats
+            The target delta.
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        tuple
+            (lower, upper), floats or arrays of the shape of ``delta``.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> composed = statpriv.compose(statpriv.counting(100, 0.5), times=3)
+        >>> lower, upper = composed.epsilon_bounds(1e-3)
+        >>> print(f"{lower:.4f} <= eps <= {upper:.4f}")
+        0.8827 <= eps <= 0.8828
+        """
         _validate.choice("direction", direction, ("plus", "minus", "max"))
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
         if self._grid_sides is None:
@@ -137,7 +190,27 @@ class ComposedCurve(PrivacyCurve):
     def discretization_error(self, eps: ArrayLike,
                              direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """upper - lower of ``delta_bounds``: a bound on how far delta(eps) is
-        above the true value."""
+        above the true value.
+
+        Parameters
+        ----------
+        eps : float or array of floats
+            The eps at which delta is wanted.
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            upper - lower.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> composed = statpriv.compose(statpriv.counting(100, 0.5), times=3)
+        >>> print(f"{composed.discretization_error(0.5):.1e}")
+        5.5e-06
+        """
         lower, upper = self.delta_bounds(eps, direction)
         return upper - lower
 
@@ -152,7 +225,27 @@ class ComposedCurve(PrivacyCurve):
     def renyi(self, alpha: ArrayLike, direction: str = "max") -> Union[float, NDArray[np.float64]]:
         """D_alpha of the composition: the sum of the parts' divergences, exactly
         (D_alpha(P1 x P2 || Q1 x Q2) = D_alpha(P1||Q1) + D_alpha(P2||Q2)), no grid,
-        direction by direction (see PrivacyCurve.renyi)."""
+        direction by direction (see PrivacyCurve.renyi).
+
+        Parameters
+        ----------
+        alpha : float > 0 or array of floats
+            The order(s).
+        direction : {"max", "plus", "minus"}, optional
+            delta = max(delta_plus, delta_minus) (default), or one direction.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            D_alpha, an array of the shape of ``alpha`` for an array.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> composed = statpriv.compose(statpriv.counting(100, 0.5), times=3)
+        >>> composed.renyi(0.5) == 3 * statpriv.counting(100, 0.5).renyi(0.5)
+        True
+        """
         _validate.choice("direction", direction, ("plus", "minus", "max"))
         curves, times = self._parts
         sides = ("plus", "minus") if direction == "max" else (direction,)

@@ -35,6 +35,23 @@ def basic_composition(*guarantees: Tuple[float, float], times: int = 1) -> Tuple
     knowledge", Prop. 9 with Thm. 6 at alpha = beta = 0); ``compose`` gives the
     tight curve instead.
 
+    Parameters
+    ----------
+    *guarantees : (eps, delta) pairs
+        One pair per mechanism, eps >= 0 (inf allowed), delta in [0, 1]; at
+        least one.
+    times : int >= 1, keyword only
+        How many times the whole list is run (default 1).
+
+    Returns
+    -------
+    tuple of float
+        (eps, delta) of the joint release: (times sum eps_i,
+        min(1, times sum delta_i)).
+
+    Examples
+    --------
+    >>> from statpriv import basic_composition
     >>> basic_composition((0.5, 1e-6), (0.25, 1e-7), times=2)
     (1.5, 2.2e-06)
     """
@@ -65,9 +82,23 @@ def bounded_dependency_composition(first: Tuple[float, float], second: Tuple[flo
 
     Parameters
     ----------
-    first, second : (eps, delta) pairs, eps >= 0 (inf allowed), delta in [0, 1]
-    alpha : float >= 0 (inf allowed), beta : float in [0, 1]
+    first, second : (eps, delta) pairs
+        The guarantees of the two mechanisms, eps >= 0 (inf allowed), delta
+        in [0, 1].
+    alpha : float >= 0
+        The bound on the dependency of the second mechanism's privacy loss
+        on the first one's output (inf allowed).
+    beta : float in [0, 1]
+        The probability of the events on which that bound may fail.
 
+    Returns
+    -------
+    tuple of float
+        (eps_1 + eps_2 + alpha, min(1, delta_1 + delta_2 + beta)).
+
+    Examples
+    --------
+    >>> from statpriv import bounded_dependency_composition
     >>> bounded_dependency_composition((0.5, 1e-6), (0.5, 1e-6), 0.1, 1e-7)
     (1.1, 2.1e-06)
     """
