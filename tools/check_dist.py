@@ -12,7 +12,7 @@
    it: a platform wheel (not py3-none-any), every extension of a .pyx in the
    sdist, the C API headers and sources in statpriv/include, no .pyx and no
    generated C, at most WHEEL_LIMIT bytes.
-3. Installs it with pytest and hypothesis and checks the installed package,
+3. Installs it with its test extra and checks the installed package,
    from a directory outside the source tree: its version and license
    metadata, ``counting(1000, 0.5).delta(0.1)`` against the value
    docs/c_api.md quotes and an mpmath sum from the definition, a Gaussian DP
@@ -40,13 +40,16 @@ import tarfile
 import tempfile
 import time
 import zipfile
+from functools import partial
 
+# each line as it happens (CI logs; the subprocesses' output is captured)
+print = partial(print, flush=True)  # noqa: A001
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 WHEEL_LIMIT = 3_000_000
-# the test files run against the installed package: the C API and the layout
-# it ships, every docstring example of every module, imports, the counting
-# curves, and the fuzz corpus replayed through tools/fuzz_curves.py (from the
-# sdist); none needs an optional extra
+# the test files run against the installed package (with the test extra, as
+# the README's test command installs it): the C API and the layout it ships,
+# every docstring example of every module, imports, the counting curves, and
+# the fuzz corpus replayed through tools/fuzz_curves.py (from the sdist)
 TESTS = ["tests/test_c_api.py", "tests/test_doctests.py", "tests/test_import.py",
          "tests/test_counting.py", "tests/test_fuzz_corpus.py"]
 # the tracked files the sdist must carry: these directories and top-level files
@@ -151,6 +154,7 @@ given = json.loads(sys.argv[1])
 results = []
 def check(ok, what, detail=""):
     results.append([bool(ok), what, str(detail)])
+    return ok
 
 package = os.path.dirname(statpriv.__file__)
 check(package.startswith(sysconfig.get_paths()["purelib"]) or package.startswith(sysconfig.get_paths()["platlib"]),
@@ -250,8 +254,8 @@ def main():
         check_wheel(wheel, members)
 
         print("== the installed package")
-        run([python, "-m", "pip", "install", "--quiet", wheel, "pytest", "hypothesis"],
-            "pip install <wheel> pytest hypothesis", env=env, cwd=work)
+        run([python, "-m", "pip", "install", "--quiet", f"{wheel}[test]"],
+            "pip install <wheel>[test]", env=env, cwd=work)
         given = {"statpriv": str(bindir / "statpriv"), "cc": cc, "work": str(work)}
         with tarfile.open(sdist) as tar:
             # the "data" filter where this Python has it (3.12, backported to 3.9.17+)
