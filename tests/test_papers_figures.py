@@ -1,7 +1,7 @@
 """statpriv.figures: the papers' figures' data (checked independently) and the PNG files.
 
 The data functions need no matplotlib; the PNG tests are skipped without it
-(it is the optional extra statpriv[plot]).
+(it is the optional extra plot).
 """
 import math
 import sys
@@ -250,6 +250,6 @@ def test_make_figures_accepts_old_names(tmp_path):
 def test_missing_matplotlib_names_the_extra(tmp_path, monkeypatch):
     for mod in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
         monkeypatch.setitem(sys.modules, mod, None)
-    with pytest.raises(ImportError, match=r'pip install "statpriv\[plot\]"'):
+    with pytest.raises(ImportError, match=r'pip install "\.\[plot\]"'):
         figures.make_figures(tmp_path)
     assert list(tmp_path.iterdir()) == []

@@ -4,7 +4,7 @@
 curve; ``StatprivPLDAccountant`` is dp-accounting's PLDAccountant that also
 composes such events, through the curve's pessimistic PLD
 (``PrivacyCurve.to_dp_accounting``, statpriv.curve.export).  Both subclass
-dp-accounting classes, an optional import (the extra ``statpriv[accounting]``),
+dp-accounting classes, an optional import (the extra ``accounting``),
 so they are built on first use.
 
 Neighbouring relation: statpriv's P is the law of the release when the

@@ -461,7 +461,7 @@ class PrivacyCurve(CurveQueries):
         delta(eps) <= its delta(eps) <= (1 + c) delta(eps - h) + T, h =
         value_discretization_interval, c and T small (see
         statpriv.curve.export.to_dp_accounting; needs the optional extra
-        ``statpriv[accounting]``).
+        ``accounting``).
 
         Parameters
         ----------

@@ -1,4 +1,4 @@
-"""A curve as a dp-accounting privacy-loss distribution (optional extra ``statpriv[accounting]``).
+"""A curve as a dp-accounting privacy-loss distribution (the optional extra ``accounting``).
 
 A privacy-loss distribution (PLD) of a pair of laws (P, Q) is the law of the
 privacy loss L = ln P(x)/Q(x) for x ~ P, with an atom at +inf for the P mass
@@ -86,7 +86,7 @@ def _dp_accounting() -> Any:
         from dp_accounting.pld import pld_pmf, privacy_loss_distribution
     except ImportError as err:          # pragma: no cover - the extra is in the test extra
         raise ImportError("statpriv's dp-accounting export needs the optional extra: "
-                          "pip install 'statpriv[accounting]'") from err
+                          'pip install ".[accounting]" from a statpriv checkout') from err
     return pld_pmf, privacy_loss_distribution
 
 

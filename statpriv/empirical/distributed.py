@@ -1,4 +1,4 @@
-"""Empirical privacy on a ``dask.dataframe.DataFrame`` (extra ``statpriv[dask]``).
+"""Empirical privacy on a ``dask.dataframe.DataFrame`` (the extra ``dask``).
 
 ``EmpiricalPrivacy(ddf, query, ...)`` with a dask DataFrame returns a
 ``DaskEmpiricalPrivacy`` (a subclass: same methods, same results).

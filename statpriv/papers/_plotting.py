@@ -1,7 +1,7 @@
 """The plotting helpers every figure of statpriv shares (statpriv.papers.*,
 statpriv.empirical.demo): one look for all of them, defined once.
 
-matplotlib is an optional extra (``pip install "statpriv[plot]"``), imported
+matplotlib is an optional extra (``pip install ".[plot]"`` from a statpriv checkout), imported
 only when a figure is made, through its non-interactive Agg canvas: no
 pyplot, so the user's backend is never changed.
 """
@@ -29,7 +29,7 @@ def figure(ncols: Any = 1, width: Any = 6.4, height: Any = 4.6) -> Any:
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError('statpriv\'s figures need matplotlib, an optional extra: '
-                          'pip install "statpriv[plot]"') from exc
+                          'pip install ".[plot]" from a statpriv checkout') from exc
     fig = Figure(figsize=(width * ncols, height), layout="constrained")
     FigureCanvasAgg(fig)
     axes = [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]

@@ -22,7 +22,7 @@ b = n sqrt(pi(1-pi)(1/m - 1/n)/2), Gaussian sigma = n sqrt(pi(1-pi)(1/m - 1/n)).
 The data of each figure is computed by a ``*_data`` function (numpy arrays, no
 matplotlib) so that it can be tested; ``fig1`` .. ``fig8`` and ``partial_knowledge_fig6``
 plot it and ``make_figures`` writes them all.  matplotlib is an optional extra
-(``pip install "statpriv[plot]"``); it is imported only when plotting, through its
+(``pip install ".[plot]"``); it is imported only when plotting, through its
 non-interactive Agg canvas (no pyplot, no change of the user's backend).
 """
 import math
@@ -526,7 +526,7 @@ def make_figures(out_dir: Any, *, which: Any = None, dpi: Any = 120) -> Any:
 
     Notes
     -----
-    Needs matplotlib (``pip install "statpriv[plot]"``).
+    Needs matplotlib (``pip install ".[plot]"`` from a statpriv checkout).
 
     Examples
     --------
