@@ -62,6 +62,8 @@ def test_dask_equals_pandas_on_a_local_cluster(client, frame):
     assert ep.bandwidth == mem.bandwidth
     assert_same(ep, mem, (0.01,))
     assert ep.individuals.equals(mem.individuals)
+    # the independence check reads q only: the client's numbers, no pass over the data
+    assert ep.independence_check() == mem.independence_check()
 
 
 def test_dask_partitioned_by_individual_buckets_densities(client):
