@@ -109,3 +109,22 @@ def test_bad_query_values():
     ep = EmpiricalPrivacy(frame_with_levels([0.0, 1.0]), "mean", bandwidth=1.0)
     with pytest.raises(ValueError, match="at least 3 databases"):
         ep.independence_check()
+
+
+def test_order_gives_the_time_order_of_the_databases():
+    """Labels whose sorted order is not the drawing order: a random walk
+    looks iid in label order and dependent in the given time order."""
+    rng = np.random.default_rng(6)
+    df = frame_with_levels(np.cumsum(rng.normal(size=50)))
+    labels = np.array([f"x{k:03d}" for k in rng.permutation(50)])  # time t -> a label
+    df["db"] = labels[df["db"].to_numpy()]
+    ep = EmpiricalPrivacy(df, "mean", bandwidth="silverman")
+    assert ep.independence_check(n_resamples=2000).p_value > 0.05
+    res = ep.independence_check(n_resamples=2000, order=list(labels))
+    assert res.p_value < 0.01
+    assert res.statistic == pytest.approx(
+        lag_correlation(list(ep.q.reindex(labels).to_numpy())), rel=1e-12)
+    for bad in (list(labels[:-1]), list(labels[:-1]) + ["nope"],
+                list(labels[:-1]) + [labels[0]], "x001"):
+        with pytest.raises(ValueError, match="order must list each of the 50"):
+            ep.independence_check(order=bad)

@@ -205,7 +205,7 @@ class EmpiricalPrivacy:
         return pd.DataFrame(self._Q, index=self.individuals, columns=self.databases)
 
     def independence_check(self, *, lag=1, n_resamples=9999, alternative="two-sided",
-                           alpha=0.05, seed=0):
+                           alpha=0.05, seed=0, order=None):
         """Test the assumption that the databases are independent draws.
 
         A permutation test (scipy.stats.permutation_test) of the lag-``lag``
@@ -219,10 +219,23 @@ class EmpiricalPrivacy:
         interpretation, ...).  A small p-value means delta_i, delta and delta*
         are not privacy statements for these databases (docs/empirical.md);
         a large one does not prove independence.  ``seed`` (default 0) fixes
-        the permutations, so the p-value is reproducible; the other
-        parameters are described in statpriv.empirical._independence."""
+        the permutations, so the p-value is reproducible.  ``order``: every
+        database label once, in the order in which the databases were drawn
+        (time order), when sorting the labels does not give it (default:
+        the sorted labels).  The other parameters are described in
+        statpriv.empirical._independence."""
         from statpriv.empirical._independence import independence_check
-        return independence_check(self._q, lag=lag, n_resamples=n_resamples,
+        q = self._q
+        if order is not None:
+            import pandas as pd
+            labels = pd.Index(order if _validate.ndim("order", order) else [order])
+            if len(labels) != len(self.databases) or not labels.is_unique or \
+                    not labels.isin(self.databases).all():
+                raise ValueError(f"order must list each of the {len(self.databases)} "
+                                 f"database labels once, got {len(labels)} labels "
+                                 f"({int(labels.isin(self.databases).sum())} of them known)")
+            q = q[self.databases.get_indexer(labels)]
+        return independence_check(q, lag=lag, n_resamples=n_resamples,
                                   alternative=alternative, alpha=alpha, seed=seed)
 
     def densities(self, x, individual):

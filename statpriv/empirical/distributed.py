@@ -376,6 +376,7 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         self._spec = _Spec(individual, database, value, totals.index.to_numpy(), stats,
                            estimator, self._estimator.scale, None, pairs=order_statistic)
         self._index_dtype = frame._meta[individual].dtype
+        self._records = frame        # the records, the individual as a column
 
     @staticmethod
     def _by_individual(data, individual):
@@ -507,8 +508,9 @@ class DaskEmpiricalPrivacy(_lazy_base()):
     # -- adversary knowledge (Def. 4) ---------------------------------------------
     def conditioned(self, on, bins=4):
         """delta per bucket of a statistic the attacker knows (Def. 4); see
-        EmpiricalPrivacy.conditioned.  ``on``: a pandas Series by database or
-        "mean" / "sum" / "count" (from the per-database totals)."""
+        EmpiricalPrivacy.conditioned.  ``on``: a pandas Series by database,
+        "mean" / "sum" / "count" (from the per-database totals) or "median" /
+        "quantile:a" (exact, one more pass: each database sorted on a worker)."""
         from statpriv.empirical import Conditioned, EmpiricalPrivacy
         g = self._known_statistic(on)
         # The buckets (and their checks) from the in-memory method, run on a
@@ -525,13 +527,24 @@ class DaskEmpiricalPrivacy(_lazy_base()):
         import pandas as pd
         from statpriv.empirical import _loo
         if isinstance(on, str):
-            parsed = _loo.parse_query(on)
-            if parsed.kind not in DECOMPOSABLE:
+            parsed = _loo.parse_query(on, "on")
+            if parsed.kind not in DECOMPOSABLE + ORDER_STATISTICS:
                 raise ValueError(f"on={on!r}: on a dask DataFrame the known statistic is a "
                                  f"pandas Series by database or one of "
-                                 f"{', '.join(DECOMPOSABLE)}")
+                                 f"{', '.join(DECOMPOSABLE)}, 'median', 'quantile:a'")
             stats = self._spec.stats
-            g = _loo.DatabaseStats.from_sums(parsed, stats.total, stats.count).q
+            if parsed == stats.query:
+                g = stats.q
+            elif parsed.kind in ORDER_STATISTICS:
+                spec = self._spec
+                args = (spec.individual, spec.database, spec.value, parsed)
+                frame = self._records[[spec.individual, spec.database, spec.value]]
+                lazy = frame.shuffle(on=spec.database).map_partitions(
+                    _database_quantiles, *args, meta=_database_quantiles(frame._meta, *args))
+                (per_database,) = self._compute(lazy)
+                g = per_database["q"].reindex(spec.databases).to_numpy()
+            else:
+                g = _loo.DatabaseStats.from_sums(parsed, stats.total, stats.count).q
             on = pd.Series(g, index=pd.Index(self._spec.databases))
         return super()._known_statistic(on)
 
