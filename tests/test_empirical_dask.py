@@ -62,6 +62,8 @@ def test_dask_equals_pandas_on_a_local_cluster(client, frame):
     assert ep.bandwidth == mem.bandwidth
     assert_same(ep, mem, (0.01,))
     assert ep.individuals.equals(mem.individuals)
+    # the independence check reads q only: the client's numbers, no pass over the data
+    assert ep.independence_check() == mem.independence_check()
 
 
 def test_dask_partitioned_by_individual_buckets_densities(client):
@@ -111,10 +113,67 @@ def test_dask_bad_input(change, message):
         EmpiricalPrivacy(dd.from_pandas(change(df), npartitions=2), "mean")
 
 
+def assert_quantiles_equal(frame, query, tied):
+    """Exact order statistics per database: the same q, q_{i,r} and delta_i
+    bit for bit as in memory; ``tied``: values rounded to whole numbers (many
+    ties, also among one individual's records in one database)."""
+    df = frame.assign(value=np.round(frame["value"])) if tied else frame
+    mem = EmpiricalPrivacy(df, query, estimator="ecdf" if tied else "kde-laplace")
+    ep = EmpiricalPrivacy(dd.from_pandas(df.sample(frac=1.0, random_state=2), npartitions=3),
+                          query, estimator=mem.estimator.kind)
+    np.testing.assert_array_equal(ep.q.to_numpy(), mem.q.to_numpy())
+    assert ep.bandwidth == mem.bandwidth or np.isnan(mem.bandwidth)
+    loo = ep.leave_one_out
+    assert loo.index.equals(mem.individuals)
+    assert (loo.to_numpy() != mem.q.to_numpy()).any()     # not vacuous
+    np.testing.assert_array_equal(loo.to_numpy(), mem.leave_one_out.to_numpy())
+    assert (mem.deltas(0.05) > 0).any()
+    np.testing.assert_array_equal(ep.deltas(0.05).to_numpy(), mem.deltas(0.05).to_numpy())
+    assert ep.epsilon(1e-3) == mem.epsilon(1e-3)
+
+
+@pytest.mark.parametrize("query, tied", [("median", False), ("quantile:0.9", True)])
+def test_dask_quantiles_equal_pandas_bit_for_bit(client, frame, query, tied):
+    assert_quantiles_equal(frame, query, tied)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("query", ["median", "quantile:0.9", "quantile:0", "quantile:1",
+                                   "quantile:0.37"])
+@pytest.mark.parametrize("tied", [False, True])
+def test_dask_quantiles_equal_pandas_bit_for_bit_every_level(client, frame, query, tied):
+    assert_quantiles_equal(frame, query, tied)
+
+
+def test_dask_quantiles_with_the_individual_as_index_and_buckets(client):
+    lazy = synthetic_dask(17000, 12, seed=6, block=16384)
+    mem = EmpiricalPrivacy(synthetic(17000, 12, seed=6), "median", estimator="ecdf")
+    ep = EmpiricalPrivacy(lazy[["db", "value"]], "median", estimator="ecdf")
+    np.testing.assert_array_equal(ep.deltas(0.05).to_numpy(), mem.deltas(0.05).to_numpy())
+    for on in ("count", "quantile:0.25"):
+        got, want = ep.conditioned(on, bins=2), mem.conditioned(on, bins=2)
+        assert list(got.buckets) == list(want.buckets)
+        np.testing.assert_array_equal(got.delta(0.05).to_numpy(),
+                                      want.delta(0.05).to_numpy())
+    label = mem.most_exposed(1, 0.05).index[0]
+    np.testing.assert_array_equal(ep.densities(mem.q.to_numpy(), label)[1],
+                                  mem.densities(mem.q.to_numpy(), label)[1])
+
+
+def test_dask_quantile_undefined_without_the_only_individual(client):
+    df = pd.DataFrame({"db": [0, 0, 1, 1, 2], "id": [1, 2, 1, 2, 3],
+                       "value": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    with pytest.raises(ValueError, match="undefined without individual"):
+        EmpiricalPrivacy(df, "median", bandwidth=1.0)
+    with pytest.raises(ValueError, match=r"undefined without the only individual of "
+                                         r"database\(s\) \[2\]"):
+        EmpiricalPrivacy(dd.from_pandas(df, npartitions=2), "median", bandwidth=1.0)
+
+
 def test_dask_rejects_what_it_cannot_do():
     ddf = dd.from_pandas(synthetic(30, 5, seed=1), npartitions=2)
     with pytest.raises(ValueError, match="not available on a dask DataFrame"):
-        EmpiricalPrivacy(ddf, "median")
+        EmpiricalPrivacy(ddf, np.median)
     with pytest.raises(ValueError, match="Dask scheduler sets the parallelism"):
         EmpiricalPrivacy(ddf, "mean", workers=2)
     with pytest.raises(ValueError, match="estimator"):

@@ -23,6 +23,10 @@ def test_empirical_demo_prints_and_plots(tmp_path, capsys):
     ep = EmpiricalPrivacy(df, "mean")
     assert f"{len(df)} flights, 12 days (databases), {df['id'].nunique()} aircraft" in out
     lines = out.splitlines()
+    # the independence check of the days, as the API computes it
+    check = ep.independence_check()
+    line = next(line for line in lines if line.startswith("independent days?"))
+    assert f"{check.statistic:+.3f}" in line and f"(p = {check.p_value:.3g})" in line
     # the delta / delta* table: the numbers of the API, as printed
     row = next(line for line in lines if line.split()[:1] == ["0.05"])
     fields = row.split()

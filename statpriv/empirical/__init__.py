@@ -62,6 +62,7 @@ from statpriv import _validate
 MAX_EPS = 700.0
 from statpriv.empirical import _loo
 from statpriv.empirical._estimators import ESTIMATORS, fit_estimator
+from statpriv.empirical._independence import IndependenceCheck
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,7 +72,8 @@ _Arrayish = Union[NDArray[Any], Sequence[float], Sequence[Sequence[float]]]
 
 _EPS_MAX = 512.0
 
-__all__ = ["EmpiricalPrivacy", "Conditioned", "ESTIMATORS", "hausdorff", "matching_distance"]
+__all__ = ["EmpiricalPrivacy", "Conditioned", "ESTIMATORS", "IndependenceCheck", "hausdorff",
+           "matching_distance"]
 
 
 def hausdorff(q: ArrayLike, Q: ArrayLike) -> NDArray[np.float64]:
@@ -272,6 +274,40 @@ class EmpiricalPrivacy:
         """q_{i,r}: a DataFrame, one row per individual, one column per database."""
         import pandas as pd
         return pd.DataFrame(self._Q, index=self.individuals, columns=self.databases)
+
+    def independence_check(self, *, lag=1, n_resamples=9999, alternative="two-sided",
+                           alpha=0.05, seed=0, order=None):
+        """Test the assumption that the databases are independent draws.
+
+        A permutation test (scipy.stats.permutation_test) of the lag-``lag``
+        autocorrelation of the query values q in database order (the sorted
+        database labels),
+
+            r_k = sum_t (q_t - mean q)(q_{t+k} - mean q) / sum_t (q_t - mean q)^2,
+
+        whose permutation distribution is its exact null distribution under
+        iid draws.  Returns an IndependenceCheck (statistic, p_value, method,
+        interpretation, ...).  A small p-value means delta_i, delta and delta*
+        are not privacy statements for these databases (docs/empirical.md);
+        a large one does not prove independence.  ``seed`` (default 0) fixes
+        the permutations, so the p-value is reproducible.  ``order``: every
+        database label once, in the order in which the databases were drawn
+        (time order), when sorting the labels does not give it (default:
+        the sorted labels).  The other parameters are described in
+        statpriv.empirical._independence."""
+        from statpriv.empirical._independence import independence_check
+        q = self._q
+        if order is not None:
+            import pandas as pd
+            labels = pd.Index(order if _validate.ndim("order", order) else [order])
+            if len(labels) != len(self.databases) or not labels.is_unique or \
+                    not labels.isin(self.databases).all():
+                raise ValueError(f"order must list each of the {len(self.databases)} "
+                                 f"database labels once, got {len(labels)} labels "
+                                 f"({int(labels.isin(self.databases).sum())} of them known)")
+            q = q[self.databases.get_indexer(labels)]
+        return independence_check(q, lag=lag, n_resamples=n_resamples,
+                                  alternative=alternative, alpha=alpha, seed=seed)
 
     def densities(self, x: ArrayLike, individual: Any) -> Any:
         """(p(x), p_i(x)): the estimates with and without ``individual``.

@@ -32,7 +32,8 @@ from statpriv._validate import ParameterTypeError
 from statpriv.empirical._exactsum import group_sums
 
 __all__ = ["Query", "parse_query", "Encoded", "encode", "DatabaseStats",
-           "database_statistics", "leave_one_out", "generic_leave_one_out"]
+           "database_statistics", "leave_one_out", "pair_leave_one_out",
+           "generic_leave_one_out"]
 
 
 @dataclass(frozen=True)
@@ -220,10 +221,24 @@ def leave_one_out(stats: Any, ind_codes: Any, db_codes: Any, values: Any, n_indi
     database codes, values: every record of these individuals.  Rows of
     individuals absent from database r hold q_r there.  individuals /
     databases (labels) only name things in error messages."""
-    query = stats.query
     Q = np.tile(stats.q, (n_individuals, 1))
+    g_ind, g_db, loo = pair_leave_one_out(stats, ind_codes, db_codes, values, n_individuals,
+                                          individuals=individuals, databases=databases)
+    Q[g_ind, g_db] = loo
+    return Q
+
+
+def pair_leave_one_out(stats, ind_codes, db_codes, values, n_individuals, *,
+                       individuals=None, databases=None):
+    """(a) q_{i,r} for every (database, individual) pair with records, as
+    three arrays (individual code, database code, q_{i,r}) -- the non-trivial
+    entries of ``leave_one_out``'s matrix, without the matrix.  Each value
+    depends only on its own database's statistics and the pair's records, so
+    a subset of the databases (with their statistics) gives the same values."""
+    query = stats.query
     if len(values) == 0:
-        return Q
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty.copy(), np.empty(0)
     g, g_ind, g_db = _groups(ind_codes, db_codes, n_individuals)
     n_groups = len(g_ind)
     c = np.bincount(g, minlength=n_groups).astype(np.float64)
@@ -241,8 +256,7 @@ def leave_one_out(stats: Any, ind_codes: Any, db_codes: Any, values: Any, n_indi
         loo = _quantile_loo(stats, g, g_db, values, remaining.astype(np.int64))
     else:
         raise ValueError(f"leave_one_out: query {query.name!r} takes generic_leave_one_out")
-    Q[g_ind, g_db] = loo
-    return Q
+    return g_ind, g_db, loo
 
 
 def _quantile_loo(stats: Any, g: Any, g_db: Any, values: Any, remaining: Any) -> Any:

@@ -27,6 +27,20 @@ the data with Dask's own APIs, on whatever cluster the user runs:
    bandwidth: the same estimator, the same C kernels).  Only per-individual
    numbers (or one number per partition) come back.
 
+Median and quantiles (``"median"``, ``"quantile:a"``) are exact order
+statistics, never dask's approximate quantiles.  The records are shuffled by
+database (``shuffle(on=database)``: every database whole in one partition,
+so ONE DATABASE MUST FIT IN A WORKER'S MEMORY; many databases need not) and
+each partition runs the in-memory building blocks on its databases:
+``_loo.database_statistics`` sorts each database and gives q_r (numpy's
+linear quantile), ``_loo.pair_leave_one_out`` gives q_{i,r} of every
+(database, individual) pair present by the sorted-array update of
+docs/empirical.md.  q comes back to the client (constructor); the passes
+shuffle the (individual, database, q_{i,r}) rows by individual and fill each
+batch's matrix with q_r where the individual is absent.  Each value depends
+only on its own database's sorted values and the pair's records, so q,
+q_{i,r} and delta_i are bit for bit those of the in-memory path.
+
 The results equal the in-memory path's up to the order of floating-point
 summation of the totals (1e-16 relative in q; exact for integer values).
 A worker holds one partition plus one batch's leave-one-out matrix
@@ -46,6 +60,8 @@ __all__ = ["DaskEmpiricalPrivacy", "is_dask_frame"]
 _ROWS = 4096
 
 DECOMPOSABLE = ("mean", "sum", "count")
+# median and quantile:a: exact, per database in memory (see _database_pairs)
+ORDER_STATISTICS = ("quantile",)
 
 
 def is_dask_frame(data: Any) -> Any:
@@ -98,6 +114,56 @@ def _cell_sums(part: Any, database: Any, value: Any) -> Any:
                          "hi": hs, "lo": ls, "n": n[cells].astype(np.float64)})
 
 
+def _local_statistics(part, individual, database, value, query):
+    """A partition that holds whole databases (after ``shuffle(on=database)``):
+    the in-memory per-database statistics (_loo.database_statistics, every
+    database's values sorted) and the records as codes local to it."""
+    import pandas as pd
+    from statpriv.empirical import _loo
+    db_codes, db_labels = pd.factorize(part[database], sort=True)
+    ind_codes, ind_labels = pd.factorize(part[individual], sort=True)
+    values = part[value].to_numpy(dtype=np.float64)
+    db_codes, ind_codes = db_codes.astype(np.int64), ind_codes.astype(np.int64)
+    stats = _loo.database_statistics(db_codes, values, len(db_labels), query)
+    return stats, ind_codes, db_codes, values, ind_labels, db_labels
+
+
+def _database_quantiles(part, individual, database, value, query):
+    """q_r (the exact quantile) of every database of a partition holding whole
+    databases, and each database's number of distinct individuals (with one,
+    the quantile without that individual is undefined)."""
+    import pandas as pd
+    if len(part) == 0:
+        return pd.DataFrame({"q": np.empty(0), "individuals": np.empty(0, np.int64)},
+                            index=pd.Index(part[database].iloc[:0], name=database))
+    stats, ind_codes, db_codes, _, ind_labels, db_labels = _local_statistics(
+        part, individual, database, value, query)
+    pairs = np.unique(db_codes * len(ind_labels) + ind_codes)
+    count = np.bincount(pairs // len(ind_labels), minlength=len(db_labels))
+    return pd.DataFrame({"q": stats.q, "individuals": count},
+                        index=pd.Index(db_labels, name=database))
+
+
+def _database_pairs(part, individual, database, value, query):
+    """q_{i,r} of every (database, individual) pair of a partition holding
+    whole databases: the in-memory quantile update (_loo.pair_leave_one_out)
+    on each database's sorted values.  A frame with the columns individual,
+    database and value (= q_{i,r}), one row per pair."""
+    import pandas as pd
+    from statpriv.empirical import _loo
+    if len(part) == 0:
+        return pd.DataFrame({individual: part[individual].iloc[:0].to_numpy(),
+                             database: part[database].iloc[:0].to_numpy(),
+                             value: np.empty(0)})
+    stats, ind_codes, db_codes, values, ind_labels, db_labels = _local_statistics(
+        part, individual, database, value, query)
+    g_ind, g_db, loo = _loo.pair_leave_one_out(stats, ind_codes, db_codes, values,
+                                               len(ind_labels), individuals=ind_labels,
+                                               databases=db_labels)
+    return pd.DataFrame({individual: ind_labels.take(g_ind).to_numpy(),
+                         database: db_labels.take(g_db).to_numpy(), value: loo})
+
+
 def _totals(cells: Any, database: Any) -> Any:
     """Per-database correctly rounded sums and counts from the (database,
     exponent) cells: a DataFrame with columns sum, count, sorted by database
@@ -123,11 +189,23 @@ class _Spec:
     and fitted bandwidth, and the selected database columns (buckets)."""
 
     def __init__(self, individual: Any, database: Any, value: Any, databases: Any, stats: Any,
-                 kind: Any, scale: Any, cols: Any) -> None:
+                 kind: Any, scale: Any, cols: Any, pairs: bool = False) -> None:
         self.individual, self.database, self.value = individual, database, value
         self.databases = databases          # numpy array of sorted labels (all databases)
         self.stats = stats
         self.kind, self.scale, self.cols = kind, scale, cols
+        # True: the records are already (individual, database, q_{i,r}) pairs
+        self.pairs = pairs
+
+    def rows(self, ind_codes, db_codes, values, n, labels):
+        """Q[i, r] = q_{i,r} of a batch of n individuals (local codes 0..n-1)."""
+        from statpriv.empirical import _loo
+        if self.pairs:
+            Q = np.tile(self.stats.q, (n, 1))
+            Q[ind_codes, db_codes] = values
+            return Q
+        return _loo.leave_one_out(self.stats, ind_codes, db_codes, values, n,
+                                  individuals=labels, databases=self.databases)
 
     def batch(self, labels: Any, Q: Any) -> Any:
         """An in-memory EmpiricalPrivacy of one batch (same estimator as the client's)."""
@@ -144,7 +222,6 @@ def _partition(part: Any, spec: Any, func: Any, meta: Any) -> Any:
     """One partition: its individuals' leave-one-out rows, _ROWS at a time,
     and ``func(spec, labels, Q)`` (a DataFrame indexed by label) on each batch."""
     import pandas as pd
-    from statpriv.empirical import _loo
     if len(part) == 0:
         return meta.iloc[:0]
     ids = part[spec.individual] if spec.individual in part.columns else part.index.to_series()
@@ -162,8 +239,7 @@ def _partition(part: Any, spec: Any, func: Any, meta: Any) -> Any:
         hi = min(len(labels), lo + _ROWS)
         sel = order[bounds[k]:bounds[k + 1]]
         batch_labels = pd.Index(labels[lo:hi], name=spec.individual)
-        Q = _loo.leave_one_out(spec.stats, codes[sel] - lo, db_codes[sel], values[sel], hi - lo,
-                               individuals=batch_labels, databases=spec.databases)
+        Q = spec.rows(codes[sel] - lo, db_codes[sel], values[sel], hi - lo, batch_labels)
         if spec.cols is not None:
             Q = np.ascontiguousarray(Q[:, spec.cols])
         outs.append(func(spec, batch_labels, Q))
@@ -222,7 +298,8 @@ class DaskEmpiricalPrivacy(_Base):
     """EmpiricalPrivacy of a dask DataFrame: every per-individual quantity is
     computed partition by partition on the active Dask scheduler (see the
     module docstring).  Queries: "mean", "sum", "count" (leave-one-out from
-    per-database totals).  ``progress=True`` shows a progress bar per pass
+    per-database totals), "median" and "quantile:a" (exact, each database
+    sorted in memory on one worker).  ``progress=True`` shows a progress bar per pass
     (distributed's ``progress`` when a distributed Client is active, else
     ``dask.diagnostics.ProgressBar``)."""
 
@@ -236,11 +313,11 @@ class DaskEmpiricalPrivacy(_Base):
 
         _validate.choice("estimator", estimator, ESTIMATORS)
         parsed = _loo.parse_query(query)
-        if parsed.kind not in DECOMPOSABLE:
+        if parsed.kind not in DECOMPOSABLE + ORDER_STATISTICS:
             raise ValueError(f"query {parsed.name!r} is not available on a dask DataFrame: "
-                             f"the scale-out path takes {', '.join(DECOMPOSABLE)} (leave-one-"
-                             f"out from per-database totals); compute the frame "
-                             f"(data.compute()) for the other queries")
+                             f"the scale-out path takes {', '.join(DECOMPOSABLE)}, 'median' "
+                             f"and 'quantile:a'; compute the frame (data.compute()) for a "
+                             f"callable query")
         if workers is not None:
             raise ValueError("workers applies to callable queries in memory; on a dask "
                              "DataFrame the Dask scheduler sets the parallelism")
@@ -252,8 +329,16 @@ class DaskEmpiricalPrivacy(_Base):
         checks = (frame[value].isna().sum(), np.isinf(frame[value]).sum(),
                   frame[individual].isna().sum(), frame[database].isna().sum())
         self._progress = progress
+        order_statistic = parsed.kind in ORDER_STATISTICS
+        if order_statistic:
+            # whole databases per partition: each one's exact quantile in memory
+            by_database = frame[[individual, database, value]].shuffle(on=database)
+            args = (individual, database, value, parsed)
+            per_database = by_database.map_partitions(
+                _database_quantiles, *args, meta=_database_quantiles(frame._meta, *args))
+            checks += (per_database,)
         cells, *counts = self._compute(cells, *checks)
-        nan_values, inf_values, nan_ids, nan_dbs = (int(c) for c in counts)
+        nan_values, inf_values, nan_ids, nan_dbs = (int(c) for c in counts[:4])
         if nan_values or inf_values:
             raise ValueError(f"value column {value!r} has {nan_values + inf_values} NaN or "
                              f"infinite entries; drop or impute them first")
@@ -268,8 +353,20 @@ class DaskEmpiricalPrivacy(_Base):
             raise ValueError(f"data has one database only ({totals.index[0]!r} in column "
                              f"{database!r}): empirical privacy compares the query across "
                              f"at least two databases")
-        stats = _loo.DatabaseStats.from_sums(parsed, totals["sum"].to_numpy(),
-                                             totals["count"].to_numpy())
+        if order_statistic:
+            per_database = counts[4].reindex(totals.index)
+            sole = per_database.index[per_database["individuals"].to_numpy() == 1]
+            if len(sole):
+                raise ValueError(f"query {parsed.name!r} is undefined without the only "
+                                 f"individual of database(s) {sole[:5].tolist()}: it holds "
+                                 f"every record there; drop such databases or use a query "
+                                 f"defined on empty data ('sum', 'count')")
+            stats = _loo.DatabaseStats(parsed, totals["sum"].to_numpy(),
+                                       totals["count"].to_numpy(),
+                                       per_database["q"].to_numpy(dtype=np.float64))
+        else:
+            stats = _loo.DatabaseStats.from_sums(parsed, totals["sum"].to_numpy(),
+                                                 totals["count"].to_numpy())
         # the in-memory set-up with no individuals (they come with the first pass)
         databases = pd.Index(totals.index, name=database)
         self._individuals = None
@@ -277,10 +374,17 @@ class DaskEmpiricalPrivacy(_Base):
                     estimator, bandwidth)
         self._Q = None           # every method reading it is overridden below
         self._encoded = None
-        self._frame = self._by_individual(data, individual)
+        if order_statistic:
+            # the per-individual passes read (individual, database, q_{i,r}) rows
+            pairs = by_database.map_partitions(_database_pairs, *args,
+                                               meta=_database_pairs(frame._meta, *args))
+            self._frame = pairs.shuffle(on=individual)
+        else:
+            self._frame = self._by_individual(data, individual)
         self._spec = _Spec(individual, database, value, totals.index.to_numpy(), stats,
-                           estimator, self._estimator.scale, None)
+                           estimator, self._estimator.scale, None, pairs=order_statistic)
         self._index_dtype = frame._meta[individual].dtype
+        self._records = frame        # the records, the individual as a column
 
     @staticmethod
     def _by_individual(data: Any, individual: Any) -> Any:
@@ -412,8 +516,9 @@ class DaskEmpiricalPrivacy(_Base):
     # -- adversary knowledge (Def. 4) ---------------------------------------------
     def conditioned(self, on: Any, bins: Any = 4) -> Any:
         """delta per bucket of a statistic the attacker knows (Def. 4); see
-        EmpiricalPrivacy.conditioned.  ``on``: a pandas Series by database or
-        "mean" / "sum" / "count" (from the per-database totals)."""
+        EmpiricalPrivacy.conditioned.  ``on``: a pandas Series by database,
+        "mean" / "sum" / "count" (from the per-database totals) or "median" /
+        "quantile:a" (exact, one more pass: each database sorted on a worker)."""
         from statpriv.empirical import Conditioned, EmpiricalPrivacy
         g = self._known_statistic(on)
         # The buckets (and their checks) from the in-memory method, run on a
@@ -430,13 +535,24 @@ class DaskEmpiricalPrivacy(_Base):
         import pandas as pd
         from statpriv.empirical import _loo
         if isinstance(on, str):
-            parsed = _loo.parse_query(on)
-            if parsed.kind not in DECOMPOSABLE:
+            parsed = _loo.parse_query(on, "on")
+            if parsed.kind not in DECOMPOSABLE + ORDER_STATISTICS:
                 raise ValueError(f"on={on!r}: on a dask DataFrame the known statistic is a "
                                  f"pandas Series by database or one of "
-                                 f"{', '.join(DECOMPOSABLE)}")
+                                 f"{', '.join(DECOMPOSABLE)}, 'median', 'quantile:a'")
             stats = self._spec.stats
-            g = _loo.DatabaseStats.from_sums(parsed, stats.total, stats.count).q
+            if parsed == stats.query:
+                g = stats.q
+            elif parsed.kind in ORDER_STATISTICS:
+                spec = self._spec
+                args = (spec.individual, spec.database, spec.value, parsed)
+                frame = self._records[[spec.individual, spec.database, spec.value]]
+                lazy = frame.shuffle(on=spec.database).map_partitions(
+                    _database_quantiles, *args, meta=_database_quantiles(frame._meta, *args))
+                (per_database,) = self._compute(lazy)
+                g = per_database["q"].reindex(spec.databases).to_numpy()
+            else:
+                g = _loo.DatabaseStats.from_sums(parsed, stats.total, stats.count).q
             on = pd.Series(g, index=pd.Index(self._spec.databases))
         return super()._known_statistic(on)
 

@@ -1,0 +1,116 @@
+"""Are the databases independent draws?  A permutation test of the serial
+correlation of the query values.
+
+Empirical differential privacy (Burchard, Daoud & Dotterrer, "Empirical
+Differential Privacy") treats the databases X^1..X^R as independent draws
+from one distribution: the density estimates p and p_i are kernel estimates
+of iid samples, and delta_i is read from them.  Days of a year, years of a
+panel and similar sequences are often serially dependent (trends, seasons,
+persistence).  The check here uses what the analysis already has, the query
+on every full database in database order, q_1..q_R, and its lag-k
+autocorrelation
+
+    r_k = sum_{t=1}^{R-k} (q_t - mean q)(q_{t+k} - mean q) / sum_{t=1}^{R} (q_t - mean q)^2.
+
+Under independent, identically distributed draws every order of q_1..q_R is
+equally likely, so the permutation distribution of r_k is its exact null
+distribution (no normality assumed); ``scipy.stats.permutation_test``
+resamples it (every permutation when R! <= n_resamples).  A small p-value
+says the sequence is not exchangeable: neighbouring databases resemble each
+other (r_k > 0: persistence, trends) or alternate (r_k < 0).  A large
+p-value is no proof of independence: the test sees only dependence that
+shows up in the order of the databases.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from statpriv import _validate
+
+__all__ = ["IndependenceCheck", "independence_check", "ALTERNATIVES"]
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+@dataclass(frozen=True)
+class IndependenceCheck:
+    """The result of ``EmpiricalPrivacy.independence_check``.
+
+    statistic: the lag-``lag`` autocorrelation r_k of the query values in
+    database order; p_value: its permutation p-value (``alternative``);
+    method: how p_value was computed; n_databases: R; alpha: the level the
+    interpretation uses; interpretation: one line saying what it means."""
+    statistic: float
+    p_value: float
+    method: str
+    lag: int
+    alternative: str
+    n_databases: int
+    alpha: float
+    interpretation: str
+
+    @property
+    def rejected(self):
+        """True when p_value < alpha: the databases do not look like independent draws."""
+        return self.p_value < self.alpha
+
+    def __str__(self):
+        return self.interpretation
+
+
+def autocorrelation(x, lag=1, axis=-1):
+    """r_k of x along ``axis`` (the formula of the module docstring); vectorised."""
+    x = np.moveaxis(np.asarray(x, dtype=np.float64), axis, -1)
+    centred = x - x.mean(axis=-1, keepdims=True)
+    num = np.sum(centred[..., :-lag] * centred[..., lag:], axis=-1)
+    den = np.sum(centred * centred, axis=-1)
+    return num / den
+
+
+def independence_check(q, *, lag=1, n_resamples=9999, alternative="two-sided", alpha=0.05,
+                       seed=0):
+    """Permutation test of the lag-``lag`` autocorrelation of q (database order).
+
+    q: the query on every database, R >= 3 finite values, not all equal;
+    lag: 1 .. R - 2; n_resamples: random permutations (>= 1; an exact test
+    over all R! orders when that is not more); alternative: "two-sided"
+    (any serial dependence), "greater" (r_k > 0: neighbours alike) or
+    "less"; alpha in (0, 1): the level of the interpretation; seed: the
+    permutations' random seed (None, an integer >= 0 or a numpy Generator;
+    the default 0 makes the p-value reproducible)."""
+    from scipy import stats
+
+    q = _validate.real_array("q", q, dims=(1,))
+    R = len(q)
+    if R < 3:
+        raise ValueError(f"the independence check needs at least 3 databases, got {R}")
+    lag = _validate.count("lag", lag, low=1, high=R - 2)
+    n_resamples = _validate.count("n_resamples", n_resamples, low=1)
+    _validate.choice("alternative", alternative, ALTERNATIVES)
+    alpha = _validate.real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    seed = _validate.seed("seed", seed)
+    if not np.ptp(q) > 0.0:
+        raise ValueError("the query takes the same value on every database: its "
+                         "autocorrelation is undefined")
+
+    def statistic(x, axis):
+        return autocorrelation(x, lag, axis)
+
+    exact = math.factorial(R) <= n_resamples if R < 20 else False
+    result = stats.permutation_test((q,), statistic, permutation_type="pairings",
+                                    vectorized=True, n_resamples=n_resamples,
+                                    alternative=alternative, batch=1000,
+                                    rng=np.random.default_rng(seed))
+    method = (f"exact permutation test over all {math.factorial(R)} orders" if exact else
+              f"permutation test, {n_resamples} random orders")
+    r, p = float(result.statistic), float(result.pvalue)
+    what = f"lag-{lag} autocorrelation {r:+.3f} of the query across {R} databases (p = {p:.3g})"
+    if p < alpha:
+        text = (f"{what} < {alpha:g}: the databases do not look like independent draws; "
+                f"delta_i and the density estimates are not privacy statements for them")
+    else:
+        text = (f"{what} >= {alpha:g}: no evidence against independent draws in the "
+                f"database order (which the test cannot prove)")
+    return IndependenceCheck(r, p, f"{method} (scipy.stats.permutation_test)", lag,
+                             alternative, R, alpha, text)
