@@ -91,7 +91,7 @@ EXAMPLES = {
         "'{\"kind\": \"dp.gaussian\", \"sigma\": 4, \"times\": 8}' | statpriv accountant --eps 1",
     ],
     "demo": ["statpriv demo"],
-    "figures": ["statpriv figures --out figs/ --which fig1 partial_knowledge_fig3"],
+    "figures": ["statpriv figures --out figs/ --which fig1 desfontaines_fig3"],
     "empirical-demo": ["statpriv empirical-demo --days 30",
                        "statpriv empirical-demo --out figs/    # plots need " + PLOT_HINT],
 }
@@ -738,7 +738,7 @@ after each, one JSON line with the certified bracket of all releases so far:
                      help="directory for the PNG files (created if missing)")
     fig.add_argument("--which", nargs="+", default=None, metavar="NAME",
                      help="only these figures: fig1 .. fig8 (Breutigam & Reischuk), "
-                          "partial_knowledge_fig2 .. partial_knowledge_fig6 (Desfontaines et al.), "
+                          "desfontaines_fig2 .. desfontaines_fig6 (Desfontaines et al.), "
                           "naldi_dacquisto_fig1, naldi_dacquisto_fig2 (Naldi & D'Acquisto) "
                           "(default: all)")
     fig.add_argument("--dpi", type=_integer, default=120)

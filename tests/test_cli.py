@@ -166,23 +166,23 @@ def test_figures_which_names_the_papers(capsys, tmp_path):
     assert exc.value.code == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "fig1 .. fig8 (Breutigam & Reischuk)" in out
-    assert "partial_knowledge_fig2 .. partial_knowledge_fig6 (Desfontaines et al.)" in out
+    assert "desfontaines_fig2 .. desfontaines_fig6 (Desfontaines et al.)" in out
     import_extra("matplotlib")
     status, out, err = run_main(capsys, "figures", "--out", str(tmp_path), "--which", "fig7",
-                                "partial_knowledge_fig3", "--dpi", "40")
+                                "desfontaines_fig3", "--dpi", "40")
     assert status == 0, err
-    assert json.loads(out) == {"fig7": str(tmp_path / "statistical_privacy_fig7.png"),
-                               "partial_knowledge_fig3": str(tmp_path / "partial_knowledge_fig3.png")}
+    assert json.loads(out) == {"fig7": str(tmp_path / "breutigam_reischuk_fig7.png"),
+                               "desfontaines_fig3": str(tmp_path / "desfontaines_fig3.png")}
 
 
 def test_figures_which_old_name_still_works(capsys, tmp_path):
     import_extra("matplotlib")
-    # seed004_fig3: the deprecated spelling of partial_knowledge_fig3
+    # seed004_fig3: the deprecated spelling of desfontaines_fig3
     with pytest.warns(DeprecationWarning, match="'seed004_fig3' is deprecated"):
         status, out, err = run_main(capsys, "figures", "--out", str(tmp_path), "--which",
                                     "seed004_fig3", "--dpi", "40")
     assert status == 0, err
-    assert json.loads(out) == {"partial_knowledge_fig3": str(tmp_path / "partial_knowledge_fig3.png")}
+    assert json.loads(out) == {"desfontaines_fig3": str(tmp_path / "desfontaines_fig3.png")}
 
 
 @pytest.mark.parametrize("argv", [[], *([c] for c in cli.EXAMPLES),

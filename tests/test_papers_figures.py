@@ -167,11 +167,11 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def test_make_figures_writes_every_png(tmp_path):
     import_extra("matplotlib")
     paths = figures.make_figures(tmp_path / "out", dpi=60)
-    pk = {f"partial_knowledge_fig{k}" for k in range(2, 7)} | {
-        "partial_knowledge_fig2_cases", "naldi_dacquisto_fig1", "naldi_dacquisto_fig2"}
+    pk = {f"desfontaines_fig{k}" for k in range(2, 7)} | {
+        "desfontaines_fig2_cases", "naldi_dacquisto_fig1", "naldi_dacquisto_fig2"}
     assert set(paths) == {f"fig{k}" for k in range(1, 9)} | pk
     assert sorted(f.name for f in (tmp_path / "out").iterdir()) == sorted(
-        [f"statistical_privacy_fig{k}.png" for k in range(1, 9)] + [f"{name}.png" for name in pk])
+        [f"breutigam_reischuk_fig{k}.png" for k in range(1, 9)] + [f"{name}.png" for name in pk])
     for name, path in paths.items():
         with open(path, "rb") as fh:
             head = fh.read(8)
@@ -183,13 +183,13 @@ def test_make_figures_which(tmp_path):
     import_extra("matplotlib")
     paths = figures.make_figures(tmp_path, which=["fig7"], dpi=50)
     assert list(paths) == ["fig7"]
-    assert [f.name for f in tmp_path.iterdir()] == ["statistical_privacy_fig7.png"]
+    assert [f.name for f in tmp_path.iterdir()] == ["breutigam_reischuk_fig7.png"]
     with pytest.raises(ValueError, match="fig9"):
         figures.make_figures(tmp_path, which=["fig9"])
 
 
 # -- deprecated spellings (the old names appear here only to test that they still work) --
-OLD_FIGURE_NAMES = {f"seed004_fig{k}": f"partial_knowledge_fig{k}" for k in range(2, 7)}
+OLD_FIGURE_NAMES = {f"seed004_fig{k}": f"desfontaines_fig{k}" for k in range(2, 7)}
 OLD_CONSTANTS = {"N_SEED": "N_RECORDS", "EPS_SEED": "EPS", "NUS_SEED": "NOISE_LEVELS",
                  "SEED004_P": "NESTED_P", "SEED004_N_UNKNOWN": "NESTED_N_UNKNOWN",
                  "SEED004_EPS0": "NESTED_EPS0", "SEED004_EPS_FIXED": "NESTED_EPS_FIXED"}
@@ -207,7 +207,7 @@ def test_old_function_names_warn_and_return_the_renamed_function():
         assert old not in homes[old].__all__ and new in homes[old].__all__
     with pytest.warns(DeprecationWarning, match="seed004_fig6"):
         from statpriv.papers.figures import seed004_fig6         # noqa: F401  the import form
-    assert seed004_fig6 is figures.partial_knowledge_fig6
+    assert seed004_fig6 is figures.desfontaines_fig6
 
 
 def test_old_constant_names_warn():
@@ -241,10 +241,10 @@ def test_make_figures_accepts_old_names(tmp_path):
     import_extra("matplotlib")
     with pytest.warns(DeprecationWarning, match="'seed004_fig4' is deprecated"):
         paths = figures.make_figures(tmp_path, which=["seed004_fig4"], dpi=40)
-    assert list(paths) == ["partial_knowledge_fig4"]
+    assert list(paths) == ["desfontaines_fig4"]
     with pytest.warns(DeprecationWarning, match="seed004_fig4"):
-        assert paths["seed004_fig4"] == paths["partial_knowledge_fig4"]
-    assert [f.name for f in tmp_path.iterdir()] == ["partial_knowledge_fig4.png"]
+        assert paths["seed004_fig4"] == paths["desfontaines_fig4"]
+    assert [f.name for f in tmp_path.iterdir()] == ["desfontaines_fig4.png"]
 
 
 def test_missing_matplotlib_names_the_extra(tmp_path, monkeypatch):
@@ -253,3 +253,16 @@ def test_missing_matplotlib_names_the_extra(tmp_path, monkeypatch):
     with pytest.raises(ImportError, match=r'pip install "\.\[plot\]"'):
         figures.make_figures(tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_title_based_figure_names_still_work():
+    # the figures were named after the papers' titles before their first authors
+    old_names = {f"partial_knowledge_fig{k}": f"desfontaines_fig{k}" for k in range(2, 7)}
+    for old, new in old_names.items():
+        assert new in figures.FIGURES and old not in figures.FIGURES
+        with pytest.warns(DeprecationWarning, match=f"{old} is deprecated: it is called {new}"):
+            assert figures.FIGURES[old] is figures.FIGURES[new]
+    from statpriv.papers import partial_knowledge
+    with pytest.warns(DeprecationWarning, match="partial_knowledge_fig2_cases"):
+        assert partial_knowledge.partial_knowledge_fig2_cases is \
+            partial_knowledge.desfontaines_fig2_cases

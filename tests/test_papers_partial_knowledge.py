@@ -27,7 +27,7 @@ def test_fig3_and_fig5_data():
 
 
 def test_registered():
-    for name in ("partial_knowledge_fig2", "partial_knowledge_fig3", "partial_knowledge_fig5"):
+    for name in ("desfontaines_fig2", "desfontaines_fig3", "desfontaines_fig5"):
         assert figures.FIGURES[name] is getattr(pkfig, name)
 
 
@@ -68,8 +68,8 @@ def test_fig2_cases_exact_curves_and_thm3_above_them():
 def test_fig2_cases_renders(tmp_path):
     from helpers import import_extra
     import_extra("matplotlib")
-    paths = figures.make_figures(tmp_path, which=["partial_knowledge_fig2_cases"], dpi=40)
-    with open(paths["partial_knowledge_fig2_cases"], "rb") as fh:
+    paths = figures.make_figures(tmp_path, which=["desfontaines_fig2_cases"], dpi=40)
+    with open(paths["desfontaines_fig2_cases"], "rb") as fh:
         assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
 
 

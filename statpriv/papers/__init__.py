@@ -5,10 +5,10 @@
   optional extra, is imported only when a figure is drawn);
 - ``statpriv.papers.partial_knowledge``: Desfontaines, Mohammadi, Krahmer &
   Basin, "Differential Privacy with Partial Knowledge", Figs. 2, 3 and 5
-  (``partial_knowledge_fig2`` .. in ``statpriv figures``; Fig. 6, nested noise,
+  (``desfontaines_fig2`` .. in ``statpriv figures``; Fig. 6, nested noise,
   is in ``figures``);
 - ``statpriv.papers.thresholding``: Desfontaines et al.'s Fig. 4 (Thm 4 vs
-  the exact thresholded curve; ``partial_knowledge_fig4`` in ``statpriv figures``)
+  the exact thresholded curve; ``desfontaines_fig4`` in ``statpriv figures``)
   and Thm 4's formulas (``theorem4_bound``, ``theorem4_poisson``,
   ``theorem4_background_bound``);
 - ``statpriv.papers.interval_estimation``: Naldi & D'Acquisto, "Differential

@@ -3,7 +3,7 @@ spellings working.
 
 The figures of Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy with
 Partial Knowledge" and the constants behind them once carried numbers that said
-nothing about their paper; they are named after it now.  Public names are a
+nothing about their paper; they are named after it now (``desfontaines_figN``).  Public names are a
 contract, so every old spelling still works, with a DeprecationWarning: as a
 module attribute (``module_getattr``, PEP 562), as a figure name for
 ``make_figures(which=...)`` and ``statpriv figures --which`` (``current_name``),
@@ -15,11 +15,14 @@ from statpriv import _validate
 # Deprecated spellings (old -> current name).  These old names are kept only for
 # backward compatibility; nothing in statpriv uses them.
 RENAMED = {
-    "seed004_fig2": "partial_knowledge_fig2",
-    "seed004_fig3": "partial_knowledge_fig3",
-    "seed004_fig4": "partial_knowledge_fig4",
-    "seed004_fig5": "partial_knowledge_fig5",
-    "seed004_fig6": "partial_knowledge_fig6",
+    "seed004_fig2": "desfontaines_fig2",
+    "seed004_fig3": "desfontaines_fig3",
+    "seed004_fig4": "desfontaines_fig4",
+    "seed004_fig5": "desfontaines_fig5",
+    "seed004_fig6": "desfontaines_fig6",
+    # (named after the papers' titles for a while; after their first authors now)
+    **{f"partial_knowledge_fig{k}": f"desfontaines_fig{k}" for k in range(2, 7)},
+    "partial_knowledge_fig2_cases": "desfontaines_fig2_cases",
     "N_SEED": "N_RECORDS",
     "EPS_SEED": "EPS",
     "NUS_SEED": "NOISE_LEVELS",

@@ -20,7 +20,7 @@ comes from ``statpriv.utility.equal_utility_noise``: Laplace scale
 b = n sqrt(pi(1-pi)(1/m - 1/n)/2), Gaussian sigma = n sqrt(pi(1-pi)(1/m - 1/n)).
 
 The data of each figure is computed by a ``*_data`` function (numpy arrays, no
-matplotlib) so that it can be tested; ``fig1`` .. ``fig8`` and ``partial_knowledge_fig6``
+matplotlib) so that it can be tested; ``fig1`` .. ``fig8`` and ``desfontaines_fig6``
 plot it and ``make_figures`` writes them all.  matplotlib is an optional extra
 (``pip install ".[plot]"``); it is imported only when plotting, through its
 non-interactive Agg canvas (no pyplot, no change of the user's backend).
@@ -40,13 +40,13 @@ from statpriv.papers import _plotting as plotting
 from statpriv.papers import _renamed
 from statpriv.papers import interval_estimation as _interval_figures
 from statpriv.papers import partial_knowledge as _pk_figures
-from statpriv.papers.thresholding import partial_knowledge_fig4
+from statpriv.papers.thresholding import desfontaines_fig4
 
 __all__ = ["make_figures", "figure_numbers", "FIGURES",
            "noise_vs_pi_data", "ratio_vs_nu_data", "equal_utility_vs_pi_data",
            "amplification_data", "equal_utility_vs_rate_data", "nested_noise_data",
            "fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8",
-           "partial_knowledge_fig6"]
+           "desfontaines_fig6"]
 
 __getattr__ = _renamed.module_getattr(globals())    # deprecated names still work
 
@@ -285,7 +285,7 @@ def figure_numbers() -> Any:
 # ------------------------------------------------------------ plotting ---
 def _file_name(fig_no: Any) -> Any:
     """The PNG file name (without .png) of Breutigam & Reischuk's Fig. ``fig_no``."""
-    return f"statistical_privacy_fig{fig_no}"
+    return f"breutigam_reischuk_fig{fig_no}"
 
 
 def _plot_noise_vs_pi(data: Any, out_dir: Any, dpi: Any, fig_no: Any) -> Any:
@@ -446,7 +446,7 @@ def fig8(out_dir: Any, dpi: Any = 120) -> Any:
     return plotting.save(fig, out_dir, _file_name(8), dpi)
 
 
-def partial_knowledge_fig6(out_dir: Any, dpi: Any = 120) -> Any:
+def desfontaines_fig6(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 6: noiseless count + two-sided geometric noise (nested noise).
     Parameters ASSUMED (the paper's were lost): see nested_noise_data."""
     data = nested_noise_data()
@@ -482,7 +482,7 @@ def partial_knowledge_fig6(out_dir: Any, dpi: Any = 120) -> Any:
                    f"Desfontaines et al. §5.2: noise takes over when few records are unknown\n"
                    f"(ASSUMED p = {data['p']:g}, alpha = e^-{data['eps0']:g}); all curves exact",
                    legend_loc="lower left")
-    return plotting.save(fig, out_dir, "partial_knowledge_fig6", dpi)
+    return plotting.save(fig, out_dir, "desfontaines_fig6", dpi)
 
 
 # Breutigam & Reischuk Figs. 1-8, then Desfontaines et al. Figs. 2-6
@@ -491,12 +491,12 @@ def partial_knowledge_fig6(out_dir: Any, dpi: Any = 120) -> Any:
 # a figure's deprecated name still finds it (statpriv.papers._renamed)
 FIGURES = _renamed.RenamedKeys(
     fig1=fig1, fig2=fig2, fig3=fig3, fig4=fig4, fig5=fig5, fig6=fig6, fig7=fig7, fig8=fig8,
-    partial_knowledge_fig2=_pk_figures.partial_knowledge_fig2,
-    partial_knowledge_fig2_cases=_pk_figures.partial_knowledge_fig2_cases,
-    partial_knowledge_fig3=_pk_figures.partial_knowledge_fig3,
-    partial_knowledge_fig4=partial_knowledge_fig4,
-    partial_knowledge_fig5=_pk_figures.partial_knowledge_fig5,
-    partial_knowledge_fig6=partial_knowledge_fig6,
+    desfontaines_fig2=_pk_figures.desfontaines_fig2,
+    desfontaines_fig2_cases=_pk_figures.desfontaines_fig2_cases,
+    desfontaines_fig3=_pk_figures.desfontaines_fig3,
+    desfontaines_fig4=desfontaines_fig4,
+    desfontaines_fig5=_pk_figures.desfontaines_fig5,
+    desfontaines_fig6=desfontaines_fig6,
     naldi_dacquisto_fig1=_interval_figures.naldi_dacquisto_fig1,
     naldi_dacquisto_fig2=_interval_figures.naldi_dacquisto_fig2)
 
@@ -510,9 +510,9 @@ def make_figures(out_dir: Any, *, which: Any = None, dpi: Any = 120) -> Any:
         The directory the PNG files are written to.
     which : iterable of str, or str, keyword only
         Names from FIGURES (default: all): "fig1" .. "fig8" (Breutigam & Reischuk,
-        "Statistical Privacy"; files statistical_privacy_fig1.png ..), "partial_knowledge_fig2"
-        .. "partial_knowledge_fig6" (Desfontaines et al., "Differential Privacy with Partial
-        Knowledge"; files partial_knowledge_fig2.png ..), "naldi_dacquisto_fig1" and
+        "Statistical Privacy"; files breutigam_reischuk_fig1.png ..), "desfontaines_fig2"
+        .. "desfontaines_fig6" (Desfontaines et al., "Differential Privacy with Partial
+        Knowledge"; files desfontaines_fig2.png ..), "naldi_dacquisto_fig1" and
         "naldi_dacquisto_fig2" (Naldi & D'Acquisto, arXiv:1510.00917).  A deprecated name
         still works, with a DeprecationWarning.
     dpi : int, keyword only

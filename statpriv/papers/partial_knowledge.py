@@ -9,7 +9,7 @@ running "at least 10% uncertain" example), eps = 0.5, delta = 1e-6.
   of Balle, Bell, Gascon & Nissim (the paper quotes it), the numerically
   evaluated privacy blanket, the uniform configuration (all pi_j = p, the
   paper's lower end) and statpriv's exact worst case over [p, 1-p]^N.
-* Fig. 2 as the paper draws it (``partial_knowledge_fig2_cases``): delta
+* Fig. 2 as the paper draws it (``desfontaines_fig2_cases``): delta
   against eps in the paper's two configurations -- Case 1, all records but
   one at pi = 0.5 and one at p (Thm 3 sees only p and underperforms); Case 2,
   the pi_j uniform on [p, 1-p] (ASSUMED: evenly spaced, the uniform law's
@@ -41,8 +41,8 @@ from statpriv.papers import _renamed
 from statpriv.partial_knowledge import partial_knowledge
 
 __all__ = ["thm3_vs_n_data", "thm3_cases_data", "case_probabilities", "known_records_data",
-           "double_guarantee_data", "partial_knowledge_fig2", "partial_knowledge_fig2_cases",
-           "partial_knowledge_fig3", "partial_knowledge_fig5"]
+           "double_guarantee_data", "desfontaines_fig2", "desfontaines_fig2_cases",
+           "desfontaines_fig3", "desfontaines_fig5"]
 
 __getattr__ = _renamed.module_getattr(globals())    # deprecated names still work
 
@@ -136,7 +136,7 @@ def double_guarantee_data(*, n: Any = N_RECORDS, p: Any = P, eps: Any = EPS, eps
             "eps0": eps0}
 
 
-def partial_knowledge_fig2(out_dir: Any, dpi: Any = 120) -> Any:
+def desfontaines_fig2(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 2: Thm 3's bounds against n (ASSUMED p, eps, delta)."""
     data = thm3_vs_n_data()
     fig, (left, right) = plotting.figure(ncols=2)
@@ -159,10 +159,10 @@ def partial_knowledge_fig2(out_dir: Any, dpi: Any = 120) -> Any:
                        f"Desfontaines et al. Fig. 2 (ASSUMED p = {data['p']:g}): "
                        "Thm 3's sandwich closed",
                        legend_loc="lower left")
-    return plotting.save(fig, out_dir, "partial_knowledge_fig2", dpi)
+    return plotting.save(fig, out_dir, "desfontaines_fig2", dpi)
 
 
-def partial_knowledge_fig2_cases(out_dir: Any, dpi: Any = 120) -> Any:
+def desfontaines_fig2_cases(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 2 as drawn in the paper: its Cases 1 and 2, Thm 3
     against the exact curve (ASSUMED p, n; Prop. 7 not drawn, see the module docstring)."""
     data = thm3_cases_data()
@@ -183,10 +183,10 @@ def partial_knowledge_fig2_cases(out_dir: Any, dpi: Any = 120) -> Any:
                        f"Desfontaines et al. Fig. 2, {titles[case]}\n"
                        f"(ASSUMED p = {data['p']:g}, n = {data['ns'][0]}, {data['ns'][1]})",
                        legend_loc="lower left")
-    return plotting.save(fig, out_dir, "partial_knowledge_fig2_cases", dpi)
+    return plotting.save(fig, out_dir, "desfontaines_fig2_cases", dpi)
 
 
-def partial_knowledge_fig3(out_dir: Any, dpi: Any = 120) -> Any:
+def desfontaines_fig3(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 3: delta against the number of known records."""
     data = known_records_data()
     fig, (ax,) = plotting.figure()
@@ -195,10 +195,10 @@ def partial_knowledge_fig3(out_dir: Any, dpi: Any = 120) -> Any:
     plotting.style(ax, "known records", f"worst-case delta(eps = {data['eps']:g})",
                    f"Desfontaines et al. Fig. 3 (ASSUMED n = {data['n']}, eps = {data['eps']:g}):"
                    "\nexact worst case over the unknown records", legend_loc="upper left")
-    return plotting.save(fig, out_dir, "partial_knowledge_fig3", dpi)
+    return plotting.save(fig, out_dir, "desfontaines_fig3", dpi)
 
 
-def partial_knowledge_fig5(out_dir: Any, dpi: Any = 120) -> Any:
+def desfontaines_fig5(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 5: partial knowledge plus post-processing noise."""
     data = double_guarantee_data()
     fig, (ax,) = plotting.figure()
@@ -214,4 +214,4 @@ def partial_knowledge_fig5(out_dir: Any, dpi: Any = 120) -> Any:
     plotting.style(ax, "known records", f"delta(eps = {data['eps']:g})",
                    f"Desfontaines et al. Fig. 5 (ASSUMED n = {data['n']}, p = {data['p']:g}):"
                    "\nthe double guarantee", legend_loc="upper left")
-    return plotting.save(fig, out_dir, "partial_knowledge_fig5", dpi)
+    return plotting.save(fig, out_dir, "desfontaines_fig5", dpi)

@@ -46,7 +46,7 @@ from statpriv.papers import _plotting as plotting
 from statpriv.papers import _renamed
 
 __all__ = ["theorem4_bound", "theorem4_poisson", "theorem4_background_bound",
-           "thresholding_regime_data", "partial_knowledge_fig4", "FIG4_N", "FIG4_EXPECTED"]
+           "thresholding_regime_data", "desfontaines_fig4", "FIG4_N", "FIG4_EXPECTED"]
 
 __getattr__ = _renamed.module_getattr(globals())    # deprecated names still work
 
@@ -227,7 +227,7 @@ def thresholding_regime_data(*, n: Any = FIG4_N, expected: Any = FIG4_EXPECTED, 
             "curve_mu": curve_mu, "curves": by_tau}
 
 
-def partial_knowledge_fig4(out_dir: Any, dpi: Any = 120) -> Any:
+def desfontaines_fig4(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 4: Thm 4's (eps, delta) vs the exact thresholded curve
     (parameters ASSUMED: n = FIG4_N, expected counts FIG4_EXPECTED)."""
     data = thresholding_regime_data()
@@ -253,4 +253,4 @@ def partial_knowledge_fig4(out_dir: Any, dpi: Any = 120) -> Any:
     plotting.style(right, "eps", "delta(eps)",
                    f"exact curves at (n-1)p = {data['curve_mu']:g}: Thm 4's point lies above them",
                    legend_loc="lower left")
-    return plotting.save(fig, out_dir, "partial_knowledge_fig4", dpi)
+    return plotting.save(fig, out_dir, "desfontaines_fig4", dpi)
