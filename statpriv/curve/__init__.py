@@ -27,6 +27,9 @@ from statpriv.curve._queries import CurveQueries
 from statpriv.curve.recipe import Recipe, factory
 
 if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+
     from statpriv.laws.pair import LogPmfs
     from statpriv.laws.pld import PrivacyLossDistribution
 
@@ -160,16 +163,16 @@ class PrivacyCurve(CurveQueries):
         return f"<PrivacyCurve {self.description}>"
 
     # -- a curve is a value: its factory call (statpriv.curve.values) ------
-    def _value(self):
+    def _value(self) -> Tuple[Any, ...]:
         """The value of the factory call (values.value_key), computed once."""
-        key = self.__dict__.get("_value_key")
+        key: Optional[Tuple[Any, ...]] = self.__dict__.get("_value_key")
         if key is None:
             from statpriv.curve import values
-            key = values.value_key(self._recipe)
+            key = values.value_key(cast(Recipe, self._recipe))
             object.__setattr__(self, "_value_key", key)
         return key
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         """Equal parameters: the same public factory called with equal arguments
         (by name, defaults filled in; nested curves and noise compared the same
         way; 10 == 10.0 as in Python).  A curve not built by a public factory
@@ -182,14 +185,14 @@ class PrivacyCurve(CurveQueries):
             return False
         return self._value() == other._value()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         """Consistent with ==: the hash of the factory call's value (every curve
         is hashable; one not built by a public factory hashes by identity)."""
         if self._recipe is None:
             return object.__hash__(self)
         return hash(self._value())
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         """The curve as JSON-safe data: its factory call, rebuilt by statpriv.from_dict.
 
         Returns
@@ -228,7 +231,8 @@ class PrivacyCurve(CurveQueries):
         return values.to_dict(self)
 
     # -- notebooks (statpriv.curve.notebook) --------------------------------
-    def plot(self, ax=None, eps=None, log=True):
+    def plot(self, ax: Optional[Axes] = None, eps: Optional[ArrayLike] = None,
+             log: bool = True) -> Axes:
         """Draw delta_plus, delta_minus and delta against eps on one axes.
 
         Parameters
@@ -266,7 +270,7 @@ class PrivacyCurve(CurveQueries):
         from statpriv.curve import notebook
         return notebook.plot(self, ax=ax, eps=eps, log=log)
 
-    def table(self, eps=None):
+    def table(self, eps: Optional[ArrayLike] = None) -> pd.DataFrame:
         """delta in each direction at each eps, as a pandas DataFrame.
 
         Parameters
@@ -299,7 +303,7 @@ class PrivacyCurve(CurveQueries):
         from statpriv.curve import notebook
         return notebook.table(self, eps)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         """The notebook view: the description, the parameters and a table of
         delta at a few eps (statpriv.curve.notebook.html)."""
         from statpriv.curve import notebook

@@ -8,10 +8,20 @@ eps.  Every value comes from the curve's array queries (one call per
 direction, looped in C); matplotlib and pandas are optional and imported
 only here, when used.
 """
+from __future__ import annotations
+
 import html as _html
 import math
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from statpriv.curve import PrivacyCurve
 
 __all__ = ["HTML_EPS", "default_eps", "html", "plot", "table"]
 
@@ -26,7 +36,7 @@ _LABELS = {"delta": "δ(ε) = max(δ₊, δ₋)", "delta_plus": "δ₊(ε) = H_�
            "delta_minus": "δ₋(ε) = H_ε(Q‖P)"}
 
 
-def default_eps(curve, num=200):
+def default_eps(curve: PrivacyCurve, num: int = 200) -> NDArray[np.float64]:
     """``num`` eps values from 0 to where the curve's delta reaches 1e-12.
 
     Parameters
@@ -58,14 +68,15 @@ def default_eps(curve, num=200):
     return np.linspace(0.0, end, int(num))
 
 
-def _eps(curve, eps, num):
+def _eps(curve: PrivacyCurve, eps: Optional[ArrayLike], num: int) -> NDArray[np.float64]:
     if eps is None:
         return default_eps(curve, num)
     from statpriv import _validate
     return np.atleast_1d(_validate.real_array("eps", eps, allow_inf=True)).astype(float).ravel()
 
 
-def _log_deltas(curve, eps):
+def _log_deltas(curve: PrivacyCurve,
+                eps: NDArray[np.float64]) -> Dict[str, NDArray[np.float64]]:
     """{column: ln delta at eps}: one array query per direction; delta is
     their maximum (its definition, and the bits of curve.log_delta: every
     kind's delta is the larger direction to the bit, tests/test_mechanisms.py)."""
@@ -74,7 +85,7 @@ def _log_deltas(curve, eps):
     return {"delta": np.maximum(plus, minus), "delta_plus": plus, "delta_minus": minus}
 
 
-def table(curve, eps=None):
+def table(curve: PrivacyCurve, eps: Optional[ArrayLike] = None) -> pd.DataFrame:
     """PrivacyCurve.table: columns eps, delta_plus, delta_minus, delta, log_delta."""
     try:
         import pandas as pd
@@ -88,7 +99,8 @@ def table(curve, eps=None):
                          "delta": np.exp(logs["delta"]), "log_delta": logs["delta"]})
 
 
-def plot(curve, ax=None, eps=None, log=True):
+def plot(curve: PrivacyCurve, ax: Optional[Axes] = None, eps: Optional[ArrayLike] = None,
+         log: bool = True) -> Axes:
     """PrivacyCurve.plot (see its docstring)."""
     try:
         import matplotlib.pyplot as plt
@@ -102,7 +114,7 @@ def plot(curve, ax=None, eps=None, log=True):
     drawn = np.concatenate([v[np.isfinite(v)] for v in logs.values()])
     log = bool(log) and drawn.size > 0          # delta = 0 throughout: a linear axis, at 0
     in_log_nats = log and drawn.min() < _LOG_AXIS_FLOOR
-    styles = {"delta": dict(color="0.6", linewidth=4.5, alpha=0.6, zorder=1),
+    styles: Dict[str, Dict[str, Any]] = {"delta": dict(color="0.6", linewidth=4.5, alpha=0.6, zorder=1),
               "delta_plus": dict(color="tab:blue", linewidth=1.5, zorder=2),
               "delta_minus": dict(color="tab:orange", linewidth=1.5, linestyle="--", zorder=3)}
     for column in ("delta", "delta_plus", "delta_minus"):
@@ -133,11 +145,11 @@ def plot(curve, ax=None, eps=None, log=True):
     return ax
 
 
-def _short(text, width):
+def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def _fmt_delta(log_value):
+def _fmt_delta(log_value: float) -> str:
     """delta from its log: %.6g, exp(ln) where it underflows, 0 where it is 0."""
     if log_value == -math.inf:
         return "0"
@@ -145,7 +157,7 @@ def _fmt_delta(log_value):
     return f"{value:.6g}" if value > 0.0 else f"exp({log_value:.6g})"
 
 
-def html(curve):
+def html(curve: PrivacyCurve) -> str:
     """The notebook view of a curve: description, parameters, delta at HTML_EPS."""
     esc = _html.escape
     rows = "".join(f"<tr><td><code>{esc(k)}</code></td><td><code>{esc(_short(repr(v), 80))}"

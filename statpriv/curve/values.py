@@ -31,11 +31,17 @@ Only the factories named in ``KINDS`` -- the public API -- are rebuilt:
 dictionary from an untrusted source can build curves and nothing else (the
 cost of building one is the factory's, which refuses sizes it cannot afford).
 """
+from __future__ import annotations
+
 import functools
 import inspect
 import math
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from statpriv.curve.recipe import Recipe
 
 __all__ = ["KINDS", "SCHEMA_VERSION", "from_dict", "to_dict", "value_key"]
 
@@ -60,12 +66,13 @@ _TAGS = ("kind", "float", "ndarray", "dict")
 
 
 @functools.lru_cache(maxsize=None)
-def _registry():
+def _registry() -> Tuple[Dict[str, Callable[..., Any]], Dict[int, str]]:
     """({name: callable}, {id of a callable or of what it wraps: name})."""
     import statpriv
-    by_name, by_id = {}, {}
+    by_name: Dict[str, Callable[..., Any]] = {}
+    by_id: Dict[int, str] = {}
     for name in KINDS:
-        obj = functools.reduce(getattr, name.split("."), statpriv)
+        obj: Any = functools.reduce(getattr, name.split("."), statpriv)
         by_name[name] = obj
         # the public object, and the functions it wraps (a deprecation
         # wrapper around a factory, the factory around its body): a recipe
@@ -76,12 +83,12 @@ def _registry():
     return by_name, by_id
 
 
-def kind_of(function):
+def kind_of(function: object) -> Optional[str]:
     """The public dotted name of a factory (a key of KINDS), or None."""
     return _registry()[1].get(id(function))
 
 
-def _recipe_of(value):
+def _recipe_of(value: Any) -> Optional[Tuple[Optional[str], Recipe]]:
     """(kind name or None, function, args, kwargs, then) of a value that
     remembers its call, else None."""
     recipe = getattr(value, "_recipe", None)
@@ -97,11 +104,11 @@ def _recipe_of(value):
     return None
 
 
-def _encode_float(x):
+def _encode_float(x: float) -> Union[float, Dict[str, str]]:
     return x if math.isfinite(x) else {"float": repr(x)}
 
 
-def _encode(value, strict):
+def _encode(value: Any, strict: bool) -> Any:
     """The JSON-safe form of one argument (see the module docstring).  Not
     strict: what cannot be encoded is kept by identity (value_key)."""
     if type(value) is float:                   # (the common case first: long pi lists)
@@ -139,14 +146,14 @@ def _encode(value, strict):
     return {"object": id(value)}
 
 
-def _encode_call(name, recipe, strict):
+def _encode_call(name: Optional[str], recipe: Recipe, strict: bool) -> Dict[str, Any]:
     return {"kind": name,
             "args": [_encode(a, strict) for a in recipe.args],
             "kwargs": {k: _encode(v, strict) for k, v in recipe.kwargs.items()},
             "then": list(recipe.then)}
 
 
-def to_dict(value):
+def to_dict(value: Any) -> Dict[str, Any]:
     """The JSON-safe dictionary of a value built by a public factory.
 
     Parameters
@@ -184,12 +191,12 @@ def to_dict(value):
         raise TypeError(f"cannot convert {value!r} to a dictionary: it was built by "
                         f"{function.__module__}.{function.__qualname__}, which is not a "
                         "public factory from_dict rebuilds (it pickles)")
-    out = {"statpriv_schema": SCHEMA_VERSION}
+    out: Dict[str, Any] = {"statpriv_schema": SCHEMA_VERSION}
     out.update(_encode(value, strict=True))
     return out
 
 
-def _decode(value, where):
+def _decode(value: Any, where: str) -> Any:
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -219,7 +226,7 @@ def _decode(value, where):
     return _decode_call(value, where)
 
 
-def _decode_call(d, where):
+def _decode_call(d: Dict[str, Any], where: str) -> Any:
     name = d["kind"]
     by_name = _registry()[0]
     if not isinstance(name, str) or name not in by_name:
@@ -243,7 +250,7 @@ def _decode_call(d, where):
     return result
 
 
-def from_dict(d):
+def from_dict(d: Dict[str, Any]) -> Any:
     """The curve of a dictionary made by ``PrivacyCurve.to_dict`` (or parsed from its JSON).
 
     Parameters
@@ -289,7 +296,7 @@ def from_dict(d):
     return _decode_call(d, "d")
 
 
-def _freeze(value):
+def _freeze(value: Any) -> Any:
     """Encoded data as nested tuples (hashable; 10 == 10.0 as in Python)."""
     if isinstance(value, list):
         return tuple(_freeze(v) for v in value)
@@ -298,12 +305,13 @@ def _freeze(value):
     return value
 
 
-def value_key(recipe):
+def value_key(recipe: Recipe) -> Tuple[Any, Any, Tuple[str, ...]]:
     """The value of a factory call, for == and hash: the factory and its
     arguments bound by name with the defaults filled in, encoded as in
     to_dict (arguments that cannot be encoded: by identity), and ``then``."""
     name = kind_of(recipe.function)
     function = recipe.function
+    arguments: Dict[str, Any]
     try:
         bound = inspect.signature(function).bind(*recipe.args, **recipe.kwargs)
         bound.apply_defaults()
