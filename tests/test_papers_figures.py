@@ -260,7 +260,7 @@ def test_title_based_figure_names_still_work():
     old_names = {f"partial_knowledge_fig{k}": f"desfontaines_fig{k}" for k in range(2, 7)}
     for old, new in old_names.items():
         assert new in figures.FIGURES and old not in figures.FIGURES
-        with pytest.warns(DeprecationWarning, match=f"{old} is deprecated: it is called {new}"):
+        with pytest.warns(DeprecationWarning, match=f"'{old}' is deprecated: it is called '{new}'"):
             assert figures.FIGURES[old] is figures.FIGURES[new]
     from statpriv.papers import partial_knowledge
     with pytest.warns(DeprecationWarning, match="partial_knowledge_fig2_cases"):
