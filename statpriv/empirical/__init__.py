@@ -275,8 +275,9 @@ class EmpiricalPrivacy:
         import pandas as pd
         return pd.DataFrame(self._Q, index=self.individuals, columns=self.databases)
 
-    def independence_check(self, *, lag=1, n_resamples=9999, alternative="two-sided",
-                           alpha=0.05, seed=0, order=None):
+    def independence_check(self, *, lag: int = 1, n_resamples: int = 9999,
+                           alternative: str = "two-sided", alpha: float = 0.05, seed: Any = 0,
+                           order: Any = None) -> "IndependenceCheck":
         """Test the assumption that the databases are independent draws.
 
         A permutation test (scipy.stats.permutation_test) of the lag-``lag``

@@ -23,6 +23,7 @@ shows up in the order of the databases.
 """
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -51,15 +52,15 @@ class IndependenceCheck:
     interpretation: str
 
     @property
-    def rejected(self):
+    def rejected(self) -> bool:
         """True when p_value < alpha: the databases do not look like independent draws."""
-        return self.p_value < self.alpha
+        return bool(self.p_value < self.alpha)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.interpretation
 
 
-def autocorrelation(x, lag=1, axis=-1):
+def autocorrelation(x: Any, lag: int = 1, axis: int = -1) -> Any:
     """r_k of x along ``axis`` (the formula of the module docstring); vectorised."""
     x = np.moveaxis(np.asarray(x, dtype=np.float64), axis, -1)
     centred = x - x.mean(axis=-1, keepdims=True)
@@ -68,8 +69,9 @@ def autocorrelation(x, lag=1, axis=-1):
     return num / den
 
 
-def independence_check(q, *, lag=1, n_resamples=9999, alternative="two-sided", alpha=0.05,
-                       seed=0):
+def independence_check(q: Any, *, lag: int = 1, n_resamples: int = 9999,
+                       alternative: str = "two-sided", alpha: float = 0.05,
+                       seed: Any = 0) -> "IndependenceCheck":
     """Permutation test of the lag-``lag`` autocorrelation of q (database order).
 
     q: the query on every database, R >= 3 finite values, not all equal;
@@ -94,7 +96,7 @@ def independence_check(q, *, lag=1, n_resamples=9999, alternative="two-sided", a
         raise ValueError("the query takes the same value on every database: its "
                          "autocorrelation is undefined")
 
-    def statistic(x, axis):
+    def statistic(x: Any, axis: int) -> Any:
         return autocorrelation(x, lag, axis)
 
     exact = math.factorial(R) <= n_resamples if R < 20 else False

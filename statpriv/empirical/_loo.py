@@ -228,8 +228,8 @@ def leave_one_out(stats: Any, ind_codes: Any, db_codes: Any, values: Any, n_indi
     return Q
 
 
-def pair_leave_one_out(stats, ind_codes, db_codes, values, n_individuals, *,
-                       individuals=None, databases=None):
+def pair_leave_one_out(stats: Any, ind_codes: Any, db_codes: Any, values: Any, n_individuals: int,
+                       *, individuals: Any = None, databases: Any = None) -> Any:
     """(a) q_{i,r} for every (database, individual) pair with records, as
     three arrays (individual code, database code, q_{i,r}) -- the non-trivial
     entries of ``leave_one_out``'s matrix, without the matrix.  Each value

@@ -49,7 +49,7 @@ client (8 bytes per individual).  Persist the frame (``ddf.persist()``) to
 avoid re-reading the data on every pass.
 """
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Tuple
 
 import numpy as np
 
@@ -114,7 +114,7 @@ def _cell_sums(part: Any, database: Any, value: Any) -> Any:
                          "hi": hs, "lo": ls, "n": n[cells].astype(np.float64)})
 
 
-def _local_statistics(part, individual, database, value, query):
+def _local_statistics(part: Any, individual: Any, database: Any, value: Any, query: Any) -> Any:
     """A partition that holds whole databases (after ``shuffle(on=database)``):
     the in-memory per-database statistics (_loo.database_statistics, every
     database's values sorted) and the records as codes local to it."""
@@ -128,7 +128,8 @@ def _local_statistics(part, individual, database, value, query):
     return stats, ind_codes, db_codes, values, ind_labels, db_labels
 
 
-def _database_quantiles(part, individual, database, value, query):
+def _database_quantiles(part: Any, individual: Any, database: Any, value: Any,
+                        query: Any) -> Any:
     """q_r (the exact quantile) of every database of a partition holding whole
     databases, and each database's number of distinct individuals (with one,
     the quantile without that individual is undefined)."""
@@ -144,7 +145,7 @@ def _database_quantiles(part, individual, database, value, query):
                         index=pd.Index(db_labels, name=database))
 
 
-def _database_pairs(part, individual, database, value, query):
+def _database_pairs(part: Any, individual: Any, database: Any, value: Any, query: Any) -> Any:
     """q_{i,r} of every (database, individual) pair of a partition holding
     whole databases: the in-memory quantile update (_loo.pair_leave_one_out)
     on each database's sorted values.  A frame with the columns individual,
@@ -197,7 +198,7 @@ class _Spec:
         # True: the records are already (individual, database, q_{i,r}) pairs
         self.pairs = pairs
 
-    def rows(self, ind_codes, db_codes, values, n, labels):
+    def rows(self, ind_codes: Any, db_codes: Any, values: Any, n: int, labels: Any) -> Any:
         """Q[i, r] = q_{i,r} of a batch of n individuals (local codes 0..n-1)."""
         from statpriv.empirical import _loo
         if self.pairs:
@@ -326,7 +327,7 @@ class DaskEmpiricalPrivacy(_Base):
         cells = frame.map_partitions(_cell_sums, database, value,
                                      meta=_cell_sums(frame._meta, database, value))
         cells = cells.groupby([database, "exp"])[["hi", "lo", "n"]].sum()
-        checks = (frame[value].isna().sum(), np.isinf(frame[value]).sum(),
+        checks: Tuple[Any, ...] = (frame[value].isna().sum(), np.isinf(frame[value]).sum(),
                   frame[individual].isna().sum(), frame[database].isna().sum())
         self._progress = progress
         order_statistic = parsed.kind in ORDER_STATISTICS
