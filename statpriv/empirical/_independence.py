@@ -38,10 +38,33 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 class IndependenceCheck:
     """The result of ``EmpiricalPrivacy.independence_check``.
 
-    statistic: the lag-``lag`` autocorrelation r_k of the query values in
-    database order; p_value: its permutation p-value (``alternative``);
-    method: how p_value was computed; n_databases: R; alpha: the level the
-    interpretation uses; interpretation: one line saying what it means."""
+    Attributes
+    ----------
+    statistic : float
+        The lag-``lag`` autocorrelation r_k of the query values in database order.
+    p_value : float
+        Its permutation p-value (``alternative``).
+    method : str
+        How p_value was computed (exact over every order, or random permutations).
+    lag : int
+        The lag k.
+    alternative : str
+        "two-sided", "greater" or "less".
+    n_databases : int
+        R, the number of databases.
+    alpha : float
+        The level the interpretation uses; ``rejected`` is p_value < alpha.
+    interpretation : str
+        One line saying what the result means for the numbers.
+
+    Examples
+    --------
+    >>> from statpriv.empirical import EmpiricalPrivacy
+    >>> from statpriv.empirical.data import synthetic
+    >>> check = EmpiricalPrivacy(synthetic(30, 40, seed=1), "sum").independence_check()
+    >>> 0.0 <= check.p_value <= 1.0, check.n_databases
+    (True, 40)
+    """
     statistic: float
     p_value: float
     method: str
