@@ -141,10 +141,18 @@ static double solve_from_zero(sp_scalar_fn g, const void *ctx, double glo)
     if (isnan(glo)) {
         return NAN;
     }
-    if ((lo == 0.0 && hi > 0.0) || (ghi == -INFINITY && lo < hi)) {
-        /* Two ways the answer lies strictly inside (lo, hi] and the Illinois
-         * steps did not reach it, both closed by bisecting the bit patterns
+    const double scale = fmax(fabs(lo), fabs(hi));
+    const int unconverged = hi - lo > fmax(4.0 * DBL_EPSILON * scale,
+                                           4.0 * (nextafter(scale, INFINITY) - scale));
+    if ((lo == 0.0 && hi > 0.0) || (ghi == -INFINITY && lo < hi) || unconverged) {
+        /* Three ways the answer lies strictly inside (lo, hi] and the Illinois
+         * steps did not reach it, all closed by bisecting the bit patterns
          * of [lo, hi] (exact, at most 64 more evaluations):
+         * - the evaluations ran out with the bracket still wide: a delta that
+         *   falls from ~1 to ~0 within a few ulps of eps (a Gaussian of sigma
+         *   = 3.1e-17 at its crossing 1/(2 sigma^2) = 5.1e32) gives the
+         *   secants nothing to work with, and the answers of two targets
+         *   stopped 2.3e-9 apart in the wrong order;
          * - every point tried had g <= 0 (lo = 0): an answer below ~2^-390,
          *   which the halvings from [0, 1] did not reach within
          *   SP_SEARCH_MAX_EVALS (randomized response with eps0 = 2.9e-247:

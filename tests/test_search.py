@@ -361,3 +361,18 @@ def test_epsilon_at_the_floor_of_the_curve(n, m, k, floor):
     # a target below the floor is never met; one above it is met at eps 0
     assert curve.epsilon(float(floor) * (1 - 1e-9)) == math.inf
     assert curve.epsilon(float(floor) * (1 + 1e-9)) == 0.0
+
+
+def test_epsilon_is_exact_where_delta_falls_within_a_few_ulps():
+    # a Gaussian of sigma = 3.1e-17 at its crossing 1/(2 sigma^2) = 5.1e32:
+    # delta falls from ~1 to ~0 within a few ulps of eps, the Illinois steps
+    # ran out with the bracket 1e-9 wide, and the answers of two targets came
+    # back in the wrong order; the bit bisection that finishes the search
+    # gives the smallest float meeting each target
+    curve = statpriv.dp.gaussian(3.12222e-17)
+    targets = np.array([1e-3, 1e-6, 1e-9, 1e-12, 1e-300])
+    eps = curve.epsilon(targets)
+    assert np.all(np.diff(eps) >= 0)
+    below = np.nextafter(eps, 0.0)
+    assert np.all(curve.log_delta(eps) <= np.log(targets))
+    assert np.all(curve.log_delta(below) > np.log(targets) - 1e-9)
