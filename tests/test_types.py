@@ -8,6 +8,7 @@ public API (so that strict user code gets types, not "untyped call").
 """
 import ast
 import glob
+import importlib.machinery
 import inspect
 import os
 
@@ -29,9 +30,13 @@ def test_py_typed_marker_is_in_the_package():
 
 
 def test_every_compiled_module_has_a_stub():
-    sources = glob.glob(os.path.join(PACKAGE, "**", "*.pyx"), recursive=True)
-    assert len(sources) >= 10
-    missing = [s for s in sources if not os.path.isfile(s[:-len(".pyx")] + ".pyi")]
+    # the compiled modules themselves (an installed wheel has no .pyx sources)
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    modules = [path for path in glob.glob(os.path.join(PACKAGE, "**", "*"), recursive=True)
+               if path.endswith(suffixes)]
+    assert len(modules) >= 10
+    stems = [next(path[:-len(s)] for s in suffixes if path.endswith(s)) for path in modules]
+    missing = [stem for stem in stems if not os.path.isfile(stem + ".pyi")]
     assert missing == []
 
 
