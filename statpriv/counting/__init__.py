@@ -20,6 +20,7 @@ from statpriv import _validate, oracle
 from statpriv.counting.binomial import iid_curve
 from statpriv.counting.per_record import per_record_curve
 from statpriv.counting.sampling import poisson_curve, subsample_curve
+from statpriv.counting.with_replacement import with_replacement_curve
 from statpriv.counting.secret_sample import secret_sample
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
@@ -42,17 +43,24 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         (the others' count is S ~ Bin(n-1, pi)), or one per other record
         (S is Poisson-binomial; records with pi_j in {0, 1} are known to the
         attacker and dropped, docs/mathematics.md §2).
-    sample_size : int in [1, n], optional
+    sample_size : int in [1, n] (any int >= 1 with replacement), optional
         Count over a uniform sample of m records without replacement
         (Breutigam & Reischuk Thm 4.1).  Rate lambda = m/n; with the counts B_k ~ Bin(k, pi),
         P(j) = lambda B_{m-1}(j-1) + (1-lambda) B_m(j) and
         Q(j) = lambda B_{m-1}(j) + (1-lambda) B_m(j).
+        With ``sampling="with_replacement"``: m uniform draws with
+        replacement from the n records, a record drawn k times counted k
+        times; given the others' count A ~ Bin(n-1, pi) the count is
+        Bin(m, (A+1)/n) (P) or Bin(m, A/n) (Q) (docs/mathematics.md §5.4).
+        Costs (n or the window of A) x (m + 1) kernel cells; more than
+        statpriv.counting.with_replacement.MAX_CELLS are refused.
     sample_rate : float in (0, 1], optional
-        With ``sampling="without_replacement"``: m = round(rate * n).  With
+        With ``sampling="without_replacement"`` or ``"with_replacement"``:
+        m = round(rate * n).  With
         ``sampling="poisson"``: every record kept independently with this
         probability (Smith 2009 Alg. 2): Q = Z, P = rate (Z+1) + (1-rate) Z,
         Z the sampled others' count.
-    sampling : "without_replacement" or "poisson"
+    sampling : "without_replacement", "with_replacement" or "poisson"
     sampling_prob : float in (0, 1], optional
         dp-accounting's name for ``sample_rate`` (give one of the two).
     noise : statpriv.Laplace, statpriv.Gaussian or statpriv.Geometric, optional
@@ -86,7 +94,8 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     >>> print(f"{counting(1000, 0.5, sample_size=100).delta(0.01):.10e}")
     3.9920818948e-03
     """
-    _validate.choice("sampling", sampling, ("without_replacement", "poisson"))
+    _validate.choice("sampling", sampling,
+                     ("without_replacement", "with_replacement", "poisson"))
     rate_name, sample_rate = _validate.alias("sample_rate", sample_rate,
                                              "sampling_prob", sampling_prob)
     n, pi, per_record = _validate.records(n, pi)
@@ -98,14 +107,18 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         raise ValueError("sampling='poisson' takes sample_rate, not sample_size")
     if sample_rate is not None:
         sample_rate = _validate.real(rate_name, sample_rate, low=0.0, high=1.0, low_open=True)
-        if sampling == "without_replacement":
+        if sampling != "poisson":
             sample_size = round(sample_rate * n)
             if sample_size < 1:
                 raise ValueError(f"{rate_name} * n must round to at least 1 record, "
                                  f"got {sample_rate} * {n}")
     if sample_size is not None:
-        sample_size = _validate.count("sample_size", sample_size, low=1, high=n)
+        sample_size = _validate.count("sample_size", sample_size, low=1,
+                                      high=None if sampling == "with_replacement" else n)
         sample_rate = None
+    if sampling == "with_replacement" and sample_size is None:
+        raise ValueError("sampling='with_replacement' takes sample_size (or sample_rate), "
+                         "the number of draws")
 
     if noise is not None and not isinstance(noise, Noise):
         raise ValueError(f"noise must be {kinds_text()}, got {noise!r}")
@@ -127,11 +140,16 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
                                      direction=direction)
 
     if per_record:
+        if sampling == "with_replacement":
+            raise ValueError("sampling='with_replacement' needs iid records: pass pi as a "
+                             "single probability")
         if sample_size is not None and sample_size < n:
             raise ValueError("sample_size (sampling without replacement) needs iid records: "
                              "pass pi as a single probability, or use sampling='poisson'")
         return per_record_curve(n, probs, 1.0 if sample_rate is None else sample_rate, noise,
                                  ref)
+    if sampling == "with_replacement":
+        return with_replacement_curve(n, pi, sample_size, noise, ref)
     if sample_rate is not None:
         return poisson_curve(n, pi, sample_rate, noise, ref)
     if sample_size is not None and sample_size < n:
