@@ -27,12 +27,13 @@ each side (the posterior of A given C = c moves by up to about m (1-pi)
 atoms), its left-out mass bounded and added to delta (never dropped).  More
 than MAX_CELLS cells are refused up front with the cost.
 """
+import functools
 import math
 
 import numpy as np
 
 from statpriv import _lazy, _xprec
-from statpriv.laws import Laws, pair_curve, windows
+from statpriv.laws import Laws, pair_curve, refine, windows
 
 __all__ = ["with_replacement_curve", "FULL_CELLS", "MAX_CELLS"]
 
@@ -149,12 +150,12 @@ def _mixed_log_pmfs(n, m, log_w, u0):
 
 
 def _exact_log_ratio(n, pi, m, c, log_terms_p, log_terms_q, u0):
-    """ln P(c)/Q(c) in mpmath (40 digits) at c in {0, m}: the terms within
-    _EXACT_DROP nats of the largest (their float logs ``log_terms_*`` over the
-    rows u = u0...; log-concave in u, so the rest is below 1e-50 of the sum),
-    from exact integers; None where a law vanishes.  The weights
-    Bin(a; n-1, pi) enter relative to the first one kept (the common factor
-    cancels in the ratio), by the exact recurrence
+    """ln P(c)/Q(c) in mpmath (40 digits): the terms within _EXACT_DROP nats
+    of the largest (their float logs ``log_terms_*`` over the rows u = u0...;
+    log-concave in u, so the rest is below 1e-50 of the sum), from exact
+    integers; None where a law vanishes.  The weights Bin(a; n-1, pi) enter
+    relative to the first one kept (the common factor cancels in the ratio,
+    like C(m, c)), by the exact recurrence
     Bin(a+1)/Bin(a) = (n-1-a) pi / ((a+1) (1-pi))."""
     import mpmath
     kept = []
@@ -176,9 +177,13 @@ def _exact_log_ratio(n, pi, m, c, log_terms_p, log_terms_q, u0):
             total = mpmath.mpf(0)
             for u in (u0 + rows).tolist():
                 w = weight.get(u - shift)
-                if w is not None:
-                    # Bin(c; m, u/n) / C(m, c) with c in {0, m}
-                    total += w * (mpmath.mpf(u) / n if c else mpmath.mpf(n - u) / n) ** m
+                if w is not None:               # Bin(c; m, u/n) / C(m, c), 0^0 = 1
+                    k = mpmath.mpf(1)
+                    if c:
+                        k *= (mpmath.mpf(u) / n) ** c
+                    if m - c:
+                        k *= (mpmath.mpf(n - u) / n) ** (m - c)
+                    total += w * k
             sums.append(total)
         if not (sums[0] > 0 and sums[1] > 0):
             return None
@@ -199,29 +204,45 @@ def _with_replacement_laws(n, pi, m):
     # empty atoms inside the support (n = 1: P = atom m, Q = atom 0): no mass, ratio 0
     empty = np.isneginf(lp) & np.isneginf(lq)
     lr[empty] = 0.0
-    rest = (log_rest, log_rest, math.inf, -math.inf)
+    # P/Q is non-decreasing (module docstring); rounding may break ties between
+    # cells of (nearly) equal ratio (pi near 0 or 1): the running maximum is
+    # within the rounding of the truth and lets the refinement see those ties
+    np.maximum.accumulate(lr, out=lr)
     if log_rest > -math.inf:
-        return Laws(lp, lq, lr, False, None, None, *rest, start=0)
-    # the zero points: ln P/Q at c = m and c = 0 in mpmath, as low parts there
-    lo = np.zeros(m + 1, dtype=np.longdouble)
+        return Laws(lp, lq, lr, False, None, None, log_rest, log_rest, math.inf, -math.inf,
+                    start=0)
+    # ln P(c)/Q(c) refined in mpmath where delta needs it (statpriv.laws.refine): the
+    # zero points c = m and c = 0 (the ratio is non-decreasing), and the cells whose
+    # neighbours' ratios are close (pi near 0 or 1)
+    u = (u_first + np.arange(rows)).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        la, lb = np.log(u / n), np.log1p(-u / n)
+    wq = np.append(log_w.astype(np.float64), -np.inf)
+    wp = np.insert(log_w.astype(np.float64), 0, -np.inf)
+
+    @functools.lru_cache(maxsize=None)
+    def exact(c):
+        with np.errstate(invalid="ignore"):
+            lk = (c * la if c else 0.0) + ((m - c) * lb if m - c else 0.0)
+        return _exact_log_ratio(n, pi, m, c, wp + lk, wq + lk, u_first)
+
+    # error of the extended-precision lr: ~2 ulps of the largest log summed
+    scale = np.abs(lp.astype(np.float64)) + np.abs(lq.astype(np.float64))
+    scale[~np.isfinite(scale)] = 0.0
+    err = 4e-19 * (scale + m * math.log(n + 1.0) + float(np.max(np.abs(wq[np.isfinite(wq)])))
+                   + 10.0)
+    lo = refine.refine_log_ratio(lp, lq, lr, err, lambda c: _none_inf(exact(c)))
     bounds = []
     for c in (m, 0):
-        ld = np.longdouble
-        u = ld(u_first) + np.arange(rows, dtype=ld)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lk = (ld(c) * (np.log(u) - np.log(ld(n))) if c else np.zeros(rows, dtype=ld)) \
-                + (ld(m - c) * (np.log(ld(n) - u) - np.log(ld(n))) if m - c
-                   else np.zeros(rows, dtype=ld))
-        lk[np.isnan(lk)] = -np.inf
-        wq = np.concatenate([log_w, [-np.inf]])
-        wp = np.concatenate([[-np.inf], log_w])
-        exact = _exact_log_ratio(n, pi, m, c, (wp + lk).astype(np.float64),
-                                 (wq + lk).astype(np.float64), u_first)
-        if exact is None or not np.isfinite(lr[c]):
+        value = exact(c) if np.isfinite(lr[c]) else None
+        if value is None:
             bounds.append(math.inf if c == m else -math.inf)
-            continue
-        import mpmath
-        with mpmath.workdps(40):
-            lo[c] = float(exact - _xprec.mpf_exact(lr[c]))
-            bounds.append(_xprec.float_up(exact) if c == m else -_xprec.float_up(-exact))
+        else:
+            bounds.append(_xprec.float_up(value) if c == m else -_xprec.float_up(-value))
     return Laws(lp, lq, lr, False, lo, None, log_rest, log_rest, bounds[0], bounds[1], start=0)
+
+
+def _none_inf(value):
+    """An mpmath value for refine (nan: not refined) from exact()'s None."""
+    import mpmath
+    return mpmath.nan if value is None else value
