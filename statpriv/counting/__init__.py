@@ -64,7 +64,8 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
     sampling_prob : float in (0, 1], optional
         dp-accounting's name for ``sample_rate`` (give one of the two).
     noise : statpriv.Laplace, statpriv.Gaussian or statpriv.Geometric, optional
-        Noise added to the (sampled) count, in count units (docs/mathematics.md §6).  The
+        Noise added to the (sampled) count, in count units (docs/mathematics.md §6);
+        Gaussian only with ``sampling="with_replacement"``.  The
         curve is then H_eps(P*N || Q*N), computed exactly: closed-form cell
         integrals for Laplace, exact convolution for geometric, normal tail
         sums at the exact sign changes for Gaussian.
@@ -149,6 +150,15 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         return per_record_curve(n, probs, 1.0 if sample_rate is None else sample_rate, noise,
                                  ref)
     if sampling == "with_replacement":
+        if noise is not None and not isinstance(noise, Gaussian):
+            # the Laplace and geometric kernels bound the noisy ratio by the
+            # noise's pure-DP loss at sensitivity 1 (Breutigam & Reischuk
+            # Lemma 5); a target drawn k times moves the count by k
+            raise ValueError(
+                f"noise={noise!r} with sampling='with_replacement' is not supported: the "
+                "exact Laplace and geometric kernels assume the target moves the count by "
+                f"at most 1, drawn with replacement it moves it by up to sample_size = "
+                f"{sample_size}; use noise=statpriv.Gaussian(...) or no noise")
         return with_replacement_curve(n, pi, sample_size, noise, ref)
     if sample_rate is not None:
         return poisson_curve(n, pi, sample_rate, noise, ref)

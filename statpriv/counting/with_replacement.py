@@ -49,8 +49,9 @@ _BLOCK_CELLS = 1 << 21
 # left-out mass is below e^-745 times the window's size, added to delta.
 _WINDOW_DROP = 800.0
 # Terms within this many nats of the largest are summed in mpmath for the
-# exact extreme ratios (the rest, log-concave, is below 1e-52 of the sum each).
-_EXACT_DROP = 120.0
+# refined ratios (the rest, log-concave, is below 1e-26 of the sum each: the
+# low parts need ~1e-22).
+_EXACT_DROP = 60.0
 
 
 def with_replacement_curve(n, pi, m, noise, ref):
@@ -104,55 +105,91 @@ def _log_binom_coefficients(m):
 
 
 def _mixed_log_pmfs(n, m, log_w, u0):
-    """ln P and ln Q on c = 0..m: the log-sum-exp over the kernel rows u =
-    u0..u0+len(log_w) of w_P(u) K_u(c) and w_Q(u) K_u(c), with ln w_Q(u) =
-    log_w[u - u0] (-inf past the end) and ln w_P(u) = log_w[u - u0 - 1]."""
+    """(ln P, ln Q, ln P/Q) on c = 0..m: the log-sum-exp over the kernel rows
+    u = u0..u0+len(log_w) of w_P(u) K_u(c) and w_Q(u) K_u(c), with ln w_Q(u)
+    = log_w[u - u0] (-inf past the end) and ln w_P(u) = log_w[u - u0 - 1].
+
+    Each cell's terms are taken relative to its largest row u* (found in
+    float64 first): ln w(u) - ln w(u*) + c ln(u/u*) + (m-c) ln((n-u)/(n-u*)),
+    the kernel's logs as log1p of exact integer differences, so the terms that
+    matter are small numbers rounded at ~1e-19 absolute and ln P/Q (the
+    difference of the two sums, before the common ln w(u*) + ln K_u*(c) is
+    added back) keeps that accuracy."""
     ld = np.longdouble
     rows = len(log_w) + 1
     wq = np.full(rows, -np.inf, dtype=ld)
     wq[:-1] = log_w
     wp = np.full(rows, -np.inf, dtype=ld)
     wp[1:] = log_w
-    u = ld(u0) + np.arange(rows, dtype=ld)
+    w_top = np.maximum(wp, wq)
+    u = u0 + np.arange(rows, dtype=np.float64)
     with np.errstate(divide="ignore"):
-        la = np.log(u) - np.log(ld(n))                  # ln(u/n), -inf at u = 0
-        lb = np.log(ld(n) - u) - np.log(ld(n))          # ln(1 - u/n), -inf at u = n
-    c = np.arange(m + 1, dtype=ld)
+        la, lb = np.log(u / n), np.log1p(-u / n)        # -inf at u = 0 and u = n
+    c = np.arange(m + 1, dtype=np.float64)
+    step = max(1, _BLOCK_CELLS // (m + 1))
+    blocks = [slice(start, min(start + step, rows)) for start in range(0, rows, step)]
+
+    def kernel(cc, left, right):
+        """c ln(left) + (m-c) ln(right) on the block (rows x cells), 0 ln 0 = 0."""
+        with np.errstate(invalid="ignore"):
+            out = np.multiply(left, cc)
+            out[np.isnan(out)] = 0.0
+            other = np.multiply(right, m - cc)
+        other[np.isnan(other)] = 0.0
+        with np.errstate(invalid="ignore"):         # inf - inf: cells of no mass
+            out += other
+        return out
+
+    # the largest row of each cell (either law), in float64
+    top = np.full(m + 1, -np.inf)
+    ref = np.zeros(m + 1, dtype=np.int64)
+    w64 = w_top.astype(np.float64)
+    for sl in blocks:
+        terms = kernel(c, la[sl, None], lb[sl, None]) + w64[sl, None]
+        arg = terms.argmax(axis=0)
+        val = terms[arg, np.arange(m + 1)]
+        better = val > top
+        top[better], ref[better] = val[better], sl.start + arg[better]
+    ref_u = (u0 + ref).astype(ld)
+    ref_w = w_top[ref]
+    cl = c.astype(ld)
     best = {key: np.full(m + 1, -np.inf, dtype=ld) for key in "pq"}
     total = {key: np.zeros(m + 1, dtype=ld) for key in "pq"}
-    step = max(1, _BLOCK_CELLS // (m + 1))
-    for start in range(0, rows, step):
-        sl = slice(start, min(start + step, rows))
-        # ln K_u(c) - ln C(m, c) = c ln(u/n) + (m - c) ln(1 - u/n), with 0 ln 0 = 0
-        with np.errstate(invalid="ignore"):
-            base = np.multiply.outer(la[sl], c)
-            base += np.multiply.outer(lb[sl], m - c)
-        base[np.isnan(base)] = 0.0
-        if u0 + sl.start == 0:
-            base[0, 1:] = -np.inf                      # u = 0: all mass at c = 0
-        if u0 + sl.stop - 1 == n:
-            base[-1, :-1] = -np.inf                    # u = n: all mass at c = m
+    for sl in blocks:
+        ub = (u0 + np.arange(sl.start, sl.stop)).astype(ld)
+        d = np.subtract.outer(ub, ref_u)                         # u - u*, exact
+        with np.errstate(divide="ignore", invalid="ignore"):
+            left = np.log1p(d / ref_u)                           # ln(u/u*)
+            right = np.log1p(-d / (ld(n) - ref_u))               # ln((n-u)/(n-u*))
+        base = kernel(cl, left, right)
         for key, w in (("p", wp), ("q", wq)):
-            terms = base + w[sl, None]
-            top = terms.max(axis=0)
-            new_best = np.maximum(best[key], top)
+            terms = base + (w[sl, None] - ref_w)
+            new_best = np.maximum(best[key], terms.max(axis=0))
             finite = np.isfinite(new_best)
             shift = np.where(finite, new_best, 0.0)
             with np.errstate(invalid="ignore"):
                 total[key] *= np.exp(np.where(finite, best[key] - shift, -np.inf))
                 total[key] += np.exp(terms - shift).sum(axis=0)
             best[key] = new_best
-    log_c = _log_binom_coefficients(m)
-    with np.errstate(divide="ignore"):
-        lp = best["p"] + np.log(total["p"]) + log_c
-        lq = best["q"] + np.log(total["q"]) + log_c
-    return lp, lq
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel_p = best["p"] + np.log(total["p"])
+        rel_q = best["q"] + np.log(total["q"])
+        lr = rel_p - rel_q
+        # the common part: ln w(u*) + ln C(m, c) + c ln(u*/n) + (m-c) ln(1 - u*/n)
+        common = (ref_w + _log_binom_coefficients(m)
+                  + np.where(cl > 0, cl * np.log(ref_u / ld(n)), 0.0)
+                  + np.where(cl < m, (ld(m) - cl) * np.log1p(-ref_u / ld(n)), 0.0))
+    lp, lq = rel_p + common, rel_q + common
+    empty = ~np.isfinite(top)                       # no mass in either law (n = 1)
+    lp[empty] = lq[empty] = -np.inf
+    lr[empty] = 0.0
+    return lp, lq, lr
 
 
 def _exact_log_ratio(n, pi, m, c, log_terms_p, log_terms_q, u0):
-    """ln P(c)/Q(c) in mpmath (40 digits): the terms within _EXACT_DROP nats
+    """ln P(c)/Q(c) in mpmath (34 digits): the terms within _EXACT_DROP nats
     of the largest (their float logs ``log_terms_*`` over the rows u = u0...;
-    log-concave in u, so the rest is below 1e-50 of the sum), from exact
+    log-concave in u, so the rest is below 1e-24 of the sum), from exact
     integers; None where a law vanishes.  The weights Bin(a; n-1, pi) enter
     relative to the first one kept (the common factor cancels in the ratio,
     like C(m, c)), by the exact recurrence
@@ -164,30 +201,39 @@ def _exact_log_ratio(n, pi, m, c, log_terms_p, log_terms_q, u0):
         if not finite.any():
             return None
         kept.append(np.flatnonzero(finite & (terms >= terms[finite].max() - _EXACT_DROP)))
-    # the others' counts a of the kept terms (row u weighs a = u - 1 for P, u for Q)
-    a_lo = u0 + int(min(kept[0][0] - 1, kept[1][0]))
-    a_hi = u0 + int(max(kept[0][-1] - 1, kept[1][-1]))
-    with mpmath.workdps(40):
+    # row u weighs a = u - 1 in P and a = u in Q
+    rows = range(int(min(kept[0][0], kept[1][0])), int(max(kept[0][-1], kept[1][-1])) + 1)
+    use_p, use_q = set(kept[0].tolist()), set(kept[1].tolist())
+    with mpmath.workdps(34):
         p = mpmath.mpf(pi)
-        weight = {a_lo: mpmath.mpf(1)}              # Bin(a; n-1, pi) / Bin(a_lo; n-1, pi)
-        for a in range(a_lo, a_hi):                 # (none when a single count is kept)
-            weight[a + 1] = weight[a] * (n - 1 - a) * p / ((a + 1) * (1 - p))
-        sums = []
-        for rows, shift in ((kept[0], 1), (kept[1], 0)):
-            total = mpmath.mpf(0)
-            for u in (u0 + rows).tolist():
-                w = weight.get(u - shift)
-                if w is not None:               # Bin(c; m, u/n) / C(m, c), 0^0 = 1
-                    k = mpmath.mpf(1)
-                    if c:
-                        k *= (mpmath.mpf(u) / n) ** c
-                    if m - c:
-                        k *= (mpmath.mpf(n - u) / n) ** (m - c)
-                    total += w * k
-            sums.append(total)
-        if not (sums[0] > 0 and sums[1] > 0):
+        step = p / (1 - p) if pi < 1.0 else None
+        weight = mpmath.mpf(1)              # Bin(a; n-1, pi) / Bin(a_first; n-1, pi)
+        a_first = max(u0 + rows[0] - 1, 0)
+        a_weight = {}
+        a = a_first
+        for u in [u0 + r for r in rows]:    # weights of a = u - 1 and u, by the recurrence
+            while a <= min(u, n - 1):
+                a_weight[a] = weight
+                if a < n - 1 and step is not None:
+                    weight = weight * (n - 1 - a) * step / (a + 1)
+                a += 1
+        sum_p = sum_q = mpmath.mpf(0)
+        for r in rows:
+            if r not in use_p and r not in use_q:
+                continue
+            u = u0 + r
+            k = mpmath.mpf(1)               # Bin(c; m, u/n) / C(m, c), 0^0 = 1
+            if c:
+                k *= (mpmath.mpf(u) / n) ** c
+            if m - c:
+                k *= (mpmath.mpf(n - u) / n) ** (m - c)
+            if r in use_p and u - 1 in a_weight:
+                sum_p += a_weight[u - 1] * k
+            if r in use_q and u in a_weight:
+                sum_q += a_weight[u] * k
+        if not (sum_p > 0 and sum_q > 0):
             return None
-        return mpmath.log(sums[0]) - mpmath.log(sums[1])
+        return mpmath.log(sum_p) - mpmath.log(sum_q)
 
 
 def _with_replacement_laws(n, pi, m):
@@ -198,12 +244,8 @@ def _with_replacement_laws(n, pi, m):
     windows.check_support(m + 1, "sample_size")
     # the others' counts kept: a = u_first..u_last - 1 (rows u = a for Q, a + 1 for P)
     log_w = windows.binomial_log_pmf(n - 1, pi, u_first, u_last - 1)
-    lp, lq = _mixed_log_pmfs(n, m, log_w, u_first)
-    with np.errstate(invalid="ignore"):
-        lr = lp - lq
-    # empty atoms inside the support (n = 1: P = atom m, Q = atom 0): no mass, ratio 0
-    empty = np.isneginf(lp) & np.isneginf(lq)
-    lr[empty] = 0.0
+    lp, lq, lr = _mixed_log_pmfs(n, m, log_w, u_first)
+    # (empty atoms inside the support, n = 1: P = atom m, Q = atom 0, have ratio 0)
     # P/Q is non-decreasing (module docstring); rounding may break ties between
     # cells of (nearly) equal ratio (pi near 0 or 1): the running maximum is
     # within the rounding of the truth and lets the refinement see those ties
@@ -226,12 +268,15 @@ def _with_replacement_laws(n, pi, m):
             lk = (c * la if c else 0.0) + ((m - c) * lb if m - c else 0.0)
         return _exact_log_ratio(n, pi, m, c, wp + lk, wq + lk, u_first)
 
-    # error of the extended-precision lr: ~2 ulps of the largest log summed
-    scale = np.abs(lp.astype(np.float64)) + np.abs(lq.astype(np.float64))
-    scale[~np.isfinite(scale)] = 0.0
-    err = 4e-19 * (scale + m * math.log(n + 1.0) + float(np.max(np.abs(wq[np.isfinite(wq)])))
-                   + 10.0)
-    lo = refine.refine_log_ratio(lp, lq, lr, err, lambda c: _none_inf(exact(c)))
+    # error of the extended-precision lr: the terms that matter are small
+    # numbers relative to the cell's largest (_mixed_log_pmfs), rounded at a few
+    # ulps each; the bound is checked against the refined values in the tests
+    err = 4e-19 * (np.abs(lr.astype(np.float64)) + 20.0)
+    # refine_log_ratio refines where an error could reach 1e-14 of delta; a
+    # cell here costs thousands of mpmath terms at large n, so the bound goes
+    # in at a tenth: refined where it could reach 1e-13 of delta (the promise
+    # is 1e-12) or 1e-10 of ln delta deep in the tails
+    lo = refine.refine_log_ratio(lp, lq, lr, 0.1 * err, lambda c: _none_inf(exact(c)))
     bounds = []
     for c in (m, 0):
         value = exact(c) if np.isfinite(lr[c]) else None
