@@ -49,9 +49,10 @@ _BLOCK_CELLS = 1 << 21
 # left-out mass is below e^-745 times the window's size, added to delta.
 _WINDOW_DROP = 800.0
 # Terms within this many nats of the largest are summed in mpmath for the
-# refined ratios (the rest, log-concave, is below 1e-26 of the sum each: the
-# low parts need ~1e-22).
-_EXACT_DROP = 60.0
+# refined ratios (the rest, log-concave, is below 1e-43 of the sum each: near
+# a zero point delta is linear in ln P/Q - eps, which the tests probe down to
+# 1e-18 relative).
+_EXACT_DROP = 100.0
 
 
 def with_replacement_curve(n, pi, m, noise, ref):
@@ -187,9 +188,9 @@ def _mixed_log_pmfs(n, m, log_w, u0):
 
 
 def _exact_log_ratio(n, pi, m, c, log_terms_p, log_terms_q, u0):
-    """ln P(c)/Q(c) in mpmath (34 digits): the terms within _EXACT_DROP nats
+    """ln P(c)/Q(c) in mpmath (40 digits): the terms within _EXACT_DROP nats
     of the largest (their float logs ``log_terms_*`` over the rows u = u0...;
-    log-concave in u, so the rest is below 1e-24 of the sum), from exact
+    log-concave in u, so the rest is below 1e-38 of the sum), from exact
     integers; None where a law vanishes.  The weights Bin(a; n-1, pi) enter
     relative to the first one kept (the common factor cancels in the ratio,
     like C(m, c)), by the exact recurrence
@@ -204,7 +205,7 @@ def _exact_log_ratio(n, pi, m, c, log_terms_p, log_terms_q, u0):
     # row u weighs a = u - 1 in P and a = u in Q
     rows = range(int(min(kept[0][0], kept[1][0])), int(max(kept[0][-1], kept[1][-1])) + 1)
     use_p, use_q = set(kept[0].tolist()), set(kept[1].tolist())
-    with mpmath.workdps(34):
+    with mpmath.workdps(40):
         p = mpmath.mpf(pi)
         step = p / (1 - p) if pi < 1.0 else None
         weight = mpmath.mpf(1)              # Bin(a; n-1, pi) / Bin(a_first; n-1, pi)
