@@ -10,7 +10,8 @@ Noise is added to either law (docs/mathematics.md §6, statpriv.noise).
 
 The counting room: ``counting()`` (here) dispatches to iid records
 (binomial), per-record probabilities (per_record: the Poisson-binomial by a
-product tree), sampling without replacement and Poisson sampling (sampling);
+product tree), sampling without replacement and Poisson sampling (sampling),
+draws with replacement (with_replacement);
 ``secret_sample`` (secret_sample).  The law-pair machinery they share is
 statpriv.laws.
 """
@@ -51,7 +52,7 @@ def counting(n, pi, *, sample_size=None, sample_rate=None, sampling="without_rep
         With ``sampling="with_replacement"``: m uniform draws with
         replacement from the n records, a record drawn k times counted k
         times; given the others' count A ~ Bin(n-1, pi) the count is
-        Bin(m, (A+1)/n) (P) or Bin(m, A/n) (Q) (docs/mathematics.md §5.4).
+        Bin(m, (A+1)/n) (P) or Bin(m, A/n) (Q) (docs/mathematics.md §5).
         Costs (n or the window of A) x (m + 1) kernel cells; more than
         statpriv.counting.with_replacement.MAX_CELLS are refused.
     sample_rate : float in (0, 1], optional

@@ -6,7 +6,7 @@ with replacement from all n records and the number of draws that hit a record
 with the property is released (a record drawn twice counts twice).  Given the
 others' count A = a ~ Bin(n-1, pi), every draw hits a one independently with
 probability (x + a)/n (x the target's bit), so the released count C is
-Bin(m, (x + a)/n) given A = a (docs/mathematics.md §5.4):
+Bin(m, (x + a)/n) given A = a (docs/mathematics.md §5, "With replacement"):
 
     P(c) = sum_a Bin(a; n-1, pi) Bin(c; m, (a+1)/n)     (x = 1)
     Q(c) = sum_a Bin(a; n-1, pi) Bin(c; m, a/n)         (x = 0).
@@ -46,7 +46,7 @@ MAX_CELLS = 100_000_000
 # Cells per block of the log-sum-exp (16 bytes each: ~32 MiB per working array).
 _BLOCK_CELLS = 1 << 21
 # Drop (nats) of the window of the others' count when it is windowed: the
-# left-out mass is below e^-745 times the window's size, added to delta.
+# left-out mass is below n e^-800 (unimodality), bounded and added to delta.
 _WINDOW_DROP = 800.0
 # Terms within this many nats of the largest are summed in mpmath for the
 # refined ratios (the rest, log-concave, is below 1e-43 of the sum each: near
@@ -276,8 +276,8 @@ def _with_replacement_laws(n, pi, m):
     # refine_log_ratio refines where an error could reach 1e-14 of delta; a
     # cell here costs thousands of mpmath terms at large n, so the bound goes
     # in at a tenth: refined where it could reach 1e-13 of delta (the promise
-    # is 1e-12) or 1e-10 of ln delta deep in the tails
-    lo = refine.refine_log_ratio(lp, lq, lr, 0.1 * err, lambda c: _none_inf(exact(c)))
+    # is 1e-12), or deep in the tails 1e-10 of ln delta (the promise itself)
+    lo = refine.refine_log_ratio(lp, lq, lr, 0.1 * err, lambda c: _nan_if_none(exact(c)))
     bounds = []
     for c in (m, 0):
         value = exact(c) if np.isfinite(lr[c]) else None
@@ -288,7 +288,7 @@ def _with_replacement_laws(n, pi, m):
     return Laws(lp, lq, lr, False, lo, None, log_rest, log_rest, bounds[0], bounds[1], start=0)
 
 
-def _none_inf(value):
-    """An mpmath value for refine (nan: not refined) from exact()'s None."""
+def _nan_if_none(value):
+    """exact()'s value for refine_log_ratio: nan (the cell is left as it is) for None."""
     import mpmath
     return mpmath.nan if value is None else value
