@@ -277,6 +277,10 @@ def run(quick):
         t_sp = measure(build_and_query, **m)
         row(q, case, "statpriv `counting(...).delta` (construction included)", t_sp, "1×",
             repr(t_sp.value), "")
+        built = statpriv.counting(n, PI, sample_size=draws, sampling="with_replacement")
+        t_q = measure(lambda: built.delta(EPS), **m)
+        row(q, case, "statpriv `delta` on the built curve", t_q,
+            fmt_ratio(t_q.per_call, t_sp.per_call), repr(t_q.value), "")
         t = measure(lambda: statpriv.oracle.counting_delta(
             n, PI, EPS, sample_size=draws, sampling="with_replacement"), **dict(m, repeats=3))
         row(q, case, "mpmath brute force (statpriv.oracle, 50 digits)", t,
