@@ -19,7 +19,8 @@ row family K_u(c) = Bin(c; m, u/n), u = 0..n, with weights Bin(u-1; n-1, pi)
 evaluated block by block in extended precision with a running log-sum-exp.
 The weights' ratio u (1-pi) / ((n-u) pi) increases in u and K is totally
 positive of order 2, so P(c)/Q(c) is non-decreasing in c: the zero points are
-the ratios at c = m (delta_plus) and c = 0 (delta_minus), evaluated in mpmath.
+the ratios at c = m (delta_plus) and c = 0 (delta_minus), summed exactly in
+integers (like every cell whose ratio delta needs beyond extended precision).
 
 The u kept: all of 0..n while n (m + 1) <= FULL_CELLS; else the window of
 Bin(n-1, pi) (statpriv.laws.windows.unimodal_window) widened by m atoms on
@@ -48,11 +49,13 @@ _BLOCK_CELLS = 1 << 21
 # Drop (nats) of the window of the others' count when it is windowed: the
 # left-out mass is below n e^-800 (unimodality), bounded and added to delta.
 _WINDOW_DROP = 800.0
-# Terms within this many nats of the largest are summed in mpmath for the
+# Terms within this many nats of the largest are summed exactly for the
 # refined ratios (the rest, log-concave, is below 1e-43 of the sum each: near
 # a zero point delta is linear in ln P/Q - eps, which the tests probe down to
 # 1e-18 relative).
 _EXACT_DROP = 100.0
+# Fixed-point bits of the weights in the exact sums (_exact_log_ratio).
+_FIXED_BITS = 400
 
 
 def with_replacement_curve(n, pi, m, noise, ref):
@@ -188,12 +191,12 @@ def _mixed_log_pmfs(n, m, log_w, u0):
 
 
 def _exact_log_ratio(n, pi, m, c, log_terms_p, log_terms_q, u0):
-    """ln P(c)/Q(c) in mpmath (40 digits): the terms within _EXACT_DROP nats
-    of the largest (their float logs ``log_terms_*`` over the rows u = u0...;
-    log-concave in u, so the rest is below 1e-38 of the sum), from exact
+    """ln P(c)/Q(c) to 40 digits: the terms within _EXACT_DROP nats of the
+    largest (their float logs ``log_terms_*`` over the rows u = u0...;
+    log-concave in u, so the rest is below 1e-38 of the sum), summed in
     integers; None where a law vanishes.  The weights Bin(a; n-1, pi) enter
     relative to the first one kept (the common factor cancels in the ratio,
-    like C(m, c)), by the exact recurrence
+    like C(m, c) and n^m), by the exact recurrence
     Bin(a+1)/Bin(a) = (n-1-a) pi / ((a+1) (1-pi))."""
     import mpmath
     kept = []
@@ -205,36 +208,43 @@ def _exact_log_ratio(n, pi, m, c, log_terms_p, log_terms_q, u0):
     # row u weighs a = u - 1 in P and a = u in Q
     rows = range(int(min(kept[0][0], kept[1][0])), int(max(kept[0][-1], kept[1][-1])) + 1)
     use_p, use_q = set(kept[0].tolist()), set(kept[1].tolist())
+    # In integers: pi = num/den exactly (a float); the weights relative to the
+    # first one kept by the recurrence as floats of _FIXED_BITS-bit mantissas
+    # (truncated: relative error below 2^-390 a step) and binary exponents; the
+    # kernel Bin(c; m, u/n) n^m / C(m, c) = u^c (n-u)^(m-c) exactly (0^0 = 1);
+    # the terms summed exactly at the smallest exponent
+    num, den = float(pi).as_integer_ratio()
+    a_first = max(min([u0 + r - 1 for r in use_p] + [u0 + r for r in use_q]), 0)
+    a_last = min(max([u0 + r - 1 for r in use_p] + [u0 + r for r in use_q]), n - 1)
+    weight = {a_first: (1 << _FIXED_BITS, -_FIXED_BITS)}
+    mant, expo = weight[a_first]
+    spare = den.bit_length() + n.bit_length() + 8    # the quotient keeps its bits
+    for a in range(a_first, a_last):
+        mant = (mant * (n - 1 - a) * num << spare) // ((a + 1) * (den - num))
+        expo -= spare
+        shift = mant.bit_length() - _FIXED_BITS
+        mant = mant >> shift if shift > 0 else mant << -shift
+        expo += shift
+        weight[a + 1] = (mant, expo)
+    terms = []                              # (integer, exponent, law)
+    for r in rows:
+        u = u0 + r
+        k = u ** c * (n - u) ** (m - c)
+        if k == 0:
+            continue
+        for law, a, used in ((0, u - 1, use_p), (1, u, use_q)):
+            if r in used and a in weight and weight[a][0]:
+                terms.append((weight[a][0] * k, weight[a][1], law))
+    if not terms:
+        return None
+    base = min(e for _, e, _ in terms)
+    sums = [0, 0]
+    for value, e, law in terms:
+        sums[law] += value << (e - base)
+    if not (sums[0] > 0 and sums[1] > 0):
+        return None
     with mpmath.workdps(40):
-        p = mpmath.mpf(pi)
-        step = p / (1 - p) if pi < 1.0 else None
-        weight = mpmath.mpf(1)              # Bin(a; n-1, pi) / Bin(a_first; n-1, pi)
-        a_first = max(u0 + rows[0] - 1, 0)
-        a_weight = {}
-        a = a_first
-        for u in [u0 + r for r in rows]:    # weights of a = u - 1 and u, by the recurrence
-            while a <= min(u, n - 1):
-                a_weight[a] = weight
-                if a < n - 1 and step is not None:
-                    weight = weight * (n - 1 - a) * step / (a + 1)
-                a += 1
-        sum_p = sum_q = mpmath.mpf(0)
-        for r in rows:
-            if r not in use_p and r not in use_q:
-                continue
-            u = u0 + r
-            k = mpmath.mpf(1)               # Bin(c; m, u/n) / C(m, c), 0^0 = 1
-            if c:
-                k *= (mpmath.mpf(u) / n) ** c
-            if m - c:
-                k *= (mpmath.mpf(n - u) / n) ** (m - c)
-            if r in use_p and u - 1 in a_weight:
-                sum_p += a_weight[u - 1] * k
-            if r in use_q and u in a_weight:
-                sum_q += a_weight[u] * k
-        if not (sum_p > 0 and sum_q > 0):
-            return None
-        return mpmath.log(sum_p) - mpmath.log(sum_q)
+        return mpmath.log(mpmath.mpf(sums[0])) - mpmath.log(mpmath.mpf(sums[1]))
 
 
 def _with_replacement_laws(n, pi, m):
@@ -254,7 +264,7 @@ def _with_replacement_laws(n, pi, m):
     if log_rest > -math.inf:
         return Laws(lp, lq, lr, False, None, None, log_rest, log_rest, math.inf, -math.inf,
                     start=0)
-    # ln P(c)/Q(c) refined in mpmath where delta needs it (statpriv.laws.refine): the
+    # ln P(c)/Q(c) refined to 40 digits where delta needs it (statpriv.laws.refine): the
     # zero points c = m and c = 0 (the ratio is non-decreasing), and the cells whose
     # neighbours' ratios are close (pi near 0 or 1)
     u = (u_first + np.arange(rows)).astype(np.float64)
@@ -274,7 +284,7 @@ def _with_replacement_laws(n, pi, m):
     # ulps each; the bound is checked against the refined values in the tests
     err = 4e-19 * (np.abs(lr.astype(np.float64)) + 20.0)
     # refine_log_ratio refines where an error could reach 1e-14 of delta; a
-    # cell here costs thousands of mpmath terms at large n, so the bound goes
+    # cell here sums thousands of big-integer terms at large n, so the bound goes
     # in at a tenth: refined where it could reach 1e-13 of delta (the promise
     # is 1e-12), or deep in the tails 1e-10 of ln delta (the promise itself)
     lo = refine.refine_log_ratio(lp, lq, lr, 0.1 * err, lambda c: _nan_if_none(exact(c)))
