@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(HERE))   # the in-place build in the repo roo
 
 import statpriv  # noqa: E402
 import statpriv.dp  # noqa: E402
+import statpriv.oracle  # noqa: E402
 import statpriv.reference  # noqa: E402
 
 PI = 0.3
@@ -264,7 +265,29 @@ def run(quick):
             fmt_ratio(t.per_call, t_sp.per_call), repr(t.value),
             abs_diff(t.value, t_sp.value))
 
-    # -- 3. worst-case DP vs dp-accounting ------------------------------------
+    # -- 3. sampling with replacement: construction + delta vs the mpmath brute force
+    for n, draws in ([(200, 30)] if quick else [(200, 30), (1000, 100)]):
+        q = f"δ(ε={EPS}), {draws} draws with replacement, π={PI}"
+        case = f"n={n}, m={draws}"
+
+        def build_and_query():
+            return statpriv.counting(n, PI, sample_size=draws,
+                                     sampling="with_replacement").delta(EPS)
+
+        t_sp = measure(build_and_query, **m)
+        row(q, case, "statpriv `counting(...).delta` (construction included)", t_sp, "1×",
+            repr(t_sp.value), "")
+        built = statpriv.counting(n, PI, sample_size=draws, sampling="with_replacement")
+        t_q = measure(lambda: built.delta(EPS), **m)
+        row(q, case, "statpriv `delta` on the built curve", t_q,
+            fmt_ratio(t_q.per_call, t_sp.per_call), repr(t_q.value), "")
+        t = measure(lambda: statpriv.oracle.counting_delta(
+            n, PI, EPS, sample_size=draws, sampling="with_replacement"), **dict(m, repeats=3))
+        row(q, case, "mpmath brute force (statpriv.oracle, 50 digits)", t,
+            fmt_ratio(t.per_call, t_sp.per_call), fmt_num(t.value, 17),
+            mpmath.nstr(abs(mpmath.mpf(t_sp.value) - t.value) / t.value, 2) + " rel")
+
+    # -- 4. worst-case DP vs dp-accounting ------------------------------------
     try:
         import dp_accounting  # noqa: F401
         from dp_accounting.pld import privacy_loss_distribution as pld

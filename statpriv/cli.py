@@ -618,14 +618,18 @@ def _parser():
                        else "target delta in [0, 1]")
         p.add_argument("--sample-size", type=_integer, default=None, dest="sample_size",
                        help="count over a uniform sample of this many records (without "
-                            "replacement)")
+                            "replacement), or over this many draws with --sampling "
+                            "with_replacement")
         p.add_argument("--sample-rate", type=float, default=None, dest="sample_rate",
                        help="sampling rate in (0, 1]: with --sampling poisson every record is "
                             "kept independently with this probability; without replacement "
                             "the sample size is round(rate n)")
-        p.add_argument("--sampling", choices=("without_replacement", "poisson"),
+        p.add_argument("--sampling", choices=("without_replacement", "with_replacement",
+                                              "poisson"),
                        default="without_replacement",
-                       help="how --sample-rate samples (default without_replacement)")
+                       help="how --sample-size / --sample-rate sample (default "
+                            "without_replacement; with_replacement: a record counted once "
+                            "per draw)")
         _noise_option(p)
 
     p = _command(sub, "secret-sample",

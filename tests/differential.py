@@ -49,10 +49,11 @@ KINDS = ("binomial", "per_record", "subsample", "poisson", "secret",
 # compose_mix (random mixes on the grid, Gaussian ones against the composed
 # Gaussian, the same checks) and compose_sampled (DP-SGD steps, the Poisson-
 # sampled Gaussian mechanism, with Gaussian mechanisms: the same checks against
-# the nested quadrature of the product laws).
+# the nested quadrature of the product laws); with_replacement (a count over m
+# draws with replacement, small n and m) against the draws' multinomial split.
 NEW_KINDS = ("pk_worst", "pk_bracket", "pk_blanket", "thr_active", "thr_passive",
              "kanon_lower", "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact",
-             "compose_grid", "compose_mix", "compose_sampled")
+             "compose_grid", "compose_mix", "compose_sampled", "with_replacement")
 ALL_KINDS = KINDS + NEW_KINDS
 
 EDGE_PIS = (0.0, 1.0, 5e-324, 1e-300, 1e-17, 1e-9, 1.0 - 2.0 ** -53, 1.0 - 1e-9, 0.5)
@@ -822,7 +823,7 @@ def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds
 
 
 # ---------------------------------------------------------------------------
-# the partial-knowledge, shuffle and composition kinds (NEW_KINDS)
+# the partial-knowledge, shuffle, composition and with-replacement kinds (NEW_KINDS)
 # ---------------------------------------------------------------------------
 
 PK_PS = (5e-324, 1e-300, 1e-17, 1e-9, 0.5, 0.5 - 2.0 ** -54, 0.25, 0.49)
@@ -870,7 +871,23 @@ def _sd(N, p):
     return 1.0 / math.sqrt(max(N * p * (1 - p), 1e-300))
 
 
+def _draw_with_replacement(rng):
+    """m draws with replacement from n iid records: n and m small (the oracle sums
+    n m^2 terms), the edges on purpose: n = 1 and 2, m = 1, m > n, pi at its edges."""
+    n = rng.choice([1, 2, 3, rng.randint(1, 12), rng.randint(1, 120)])
+    m = rng.choice([1, 2, n, n + 1, 3 * n, rng.randint(1, 40)])
+    m = max(1, min(m, 60))
+    pi = draw_pi(rng)
+    orc = O.with_replacement(n, pi, m)
+    expr = f"statpriv.counting({n}, {pi!r}, sample_size={m}, sampling='with_replacement')"
+    scale = _sd(m, min(max(pi, 1.0 / n), 1 - 1.0 / (n + 1)))
+    return Case("with_replacement", expr, orc, draw_eps(rng, scale, _finite_zero(orc)),
+                REL_NOISELESS)
+
+
 def _draw_new(rng, kind):
+    if kind == "with_replacement":
+        return _draw_with_replacement(rng)
     if kind in ("pk_worst", "pk_blanket", "pk_bracket"):
         p = _draw_p_half(rng)
         if kind == "pk_bracket":

@@ -35,6 +35,7 @@ the eps0 where delta falls to 0, mpmath.inf if it never does):
     per_record(pis, rate=1)                  Poisson-binomial (optionally Poisson-sampled)
     subsample(n, pi, m)                      m of n without replacement
     poisson_sample(n, pi, rate)              each record kept w.p. rate
+    with_replacement(n, pi, m)               m draws with replacement (a record counted per draw)
     secret_sample(n, m, K)                   A. Smith 2009, secrecy of the sample
     dp_laplace(b), dp_gaussian(sigma), dp_geometric(alpha)    worst-case DP
     noisy(count_curve, ("laplace"|"gaussian"|"geometric", param))   count + noise
@@ -595,6 +596,59 @@ class _Subsample(_Sampled):
 def subsample(n, pi, m):
     """Sampling m of n without replacement (iid pi)."""
     return _Subsample(n, pi, m)
+
+
+class _WithReplacement(_DiscreteCurve):
+    """m draws uniformly WITH replacement from the n records, the count of the
+    draws that hit a record with the property released (a record drawn twice
+    counts twice); the n - 1 others iid Bernoulli(pi).
+
+    Derivation (from the draws, not from a closed form): given the others'
+    count A = a ~ Bin(n-1, pi), the m draws are multinomial over (the target,
+    the a ones, the n-1-a zeros) with probabilities (1/n, a/n, (n-1-a)/n).
+    So the target is drawn T ~ Bin(m, 1/n) times, and given T = t the other
+    m - t draws are uniform over the n - 1 others, each a one with
+    probability a/(n-1): B ~ Bin(m - t, a/(n-1)).  The release is x T + B:
+    P(c) = sum_a Bin(a; n-1, pi) sum_t Bin(t; m, 1/n) Bin(c - t; m - t, a/(n-1)),
+    Q(c) = sum_a Bin(a; n-1, pi) sum_t Bin(t; m, 1/n) Bin(c; m - t, a/(n-1)).
+    (n = 1: T = m surely.)  Cost n m^2 terms: small n and m only."""
+
+    kind = "with_replacement"
+
+    def __init__(self, n, pi, m):
+        super().__init__()
+        self.n, self.pi, self.m = int(n), float(pi), int(m)
+        self.params = dict(n=self.n, pi=self.pi, m=self.m)
+        if self.n * (self.m + 1) ** 2 > MAX_TERMS:
+            raise TooExpensive(f"{self!r}: {self.n * (self.m + 1) ** 2} terms")
+        self.extra_dps = int(math.log10(self.n * self.m + 1)) + 2
+
+    def _laws(self):
+        n, m = self.n, self.m
+        N = n - 1
+        A = _binomial_pmf(N, mpf(self.pi), _one_minus(self.pi))
+        T = _binomial_pmf(m, mpf(1) / n, mpf(n - 1) / n)
+        P = [mpf(0)] * (m + 1)
+        Q = [mpf(0)] * (m + 1)
+        for a, wa in enumerate(A):
+            if wa == 0:
+                continue
+            for t, wt in enumerate(T):
+                if wt == 0:
+                    continue
+                if N == 0:
+                    B = [mpf(1)] + [mpf(0)] * (m - t)
+                else:
+                    B = _binomial_pmf(m - t, mpf(a) / N, mpf(N - a) / N)
+                for b, wb in enumerate(B):
+                    P[b + t] += wa * wt * wb
+                    Q[b] += wa * wt * wb
+        return P, Q
+
+
+def with_replacement(n, pi, m):
+    """m draws with replacement from n iid records."""
+    return _WithReplacement(n, pi, m)
 
 
 class _PoissonSample(_DiscreteCurve):

@@ -19,8 +19,9 @@ DP curves take seconds; tests/test_oracle.py holds them).  ``symmetric`` marks t
 laws swap under a reflection of the outcome,
 so delta_plus = delta_minus: the DP mechanisms, an iid count at pi = 1/2 (S and
 N - S have one law, and x -> N + 1 - x maps S + 1 to N - S), the shuffled
-reports and a pair of mirrored log-pmfs.  ``mirror`` names a row whose
-delta_minus is this row's delta_plus (counting(n, pi) and counting(n, 1 - pi)).
+reports, a pair of mirrored log-pmfs and draws with replacement at pi = 1/2
+(flipping every bit maps Bin(m, (A+1)/n) to Bin(m, (n-1-A)/n), c to m - c).
+``mirror`` names a row whose delta_minus is this row's delta_plus (counting(n, pi) and counting(n, 1 - pi)).
 """
 import functools
 import math
@@ -96,6 +97,15 @@ MECHANISMS = [
     _row("poisson-0.1", "counting", 1000, 0.3, sample_rate=0.1, sampling="poisson",
          reference=True),
     _row("poisson-rate-1", "counting", 20, 0.44, sample_rate=1.0, sampling="poisson"),
+    # sampling with replacement (a record counted once per draw)
+    _row("with-replacement-30", "counting", 200, 0.3, sample_size=30,
+         sampling="with_replacement", reference=True),
+    _row("with-replacement-100", "counting", 1000, 0.3, sample_size=100,
+         sampling="with_replacement"),
+    _row("with-replacement-m-above-n", "counting", 3, 0.5, sample_size=7,
+         sampling="with_replacement", symmetric=True),
+    _row("with-replacement-n-1", "counting", 1, 0.4, sample_size=2,
+         sampling="with_replacement"),
     # A. Smith's secret sample
     _row("secret-sample", "secret_sample", 100, 10, 3, reference=True),
     _row("secret-sample-no-positives", "secret_sample", 3000, 300, 0),

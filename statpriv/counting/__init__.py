@@ -10,7 +10,8 @@ Noise is added to either law (docs/mathematics.md §6, statpriv.noise).
 
 The counting room: ``counting()`` (here) dispatches to iid records
 (binomial), per-record probabilities (per_record: the Poisson-binomial by a
-product tree), sampling without replacement and Poisson sampling (sampling);
+product tree), sampling without replacement and Poisson sampling (sampling),
+draws with replacement (with_replacement);
 ``secret_sample`` (secret_sample).  The law-pair machinery they share is
 statpriv.laws.
 """
@@ -26,6 +27,7 @@ from statpriv import _validate, oracle
 from statpriv.counting.binomial import iid_curve
 from statpriv.counting.per_record import per_record_curve
 from statpriv.counting.sampling import poisson_curve, subsample_curve
+from statpriv.counting.with_replacement import with_replacement_curve
 from statpriv.counting.secret_sample import secret_sample
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
@@ -50,21 +52,29 @@ def counting(n: Optional[int], pi: ArrayLike, *, sample_size: Optional[int] = No
         (the others' count is S ~ Bin(n-1, pi)), or one per other record
         (S is Poisson-binomial; records with pi_j in {0, 1} are known to the
         attacker and dropped, docs/mathematics.md §2).
-    sample_size : int in [1, n], optional
+    sample_size : int in [1, n] (any int >= 1 with replacement), optional
         Count over a uniform sample of m records without replacement
         (Breutigam & Reischuk Thm 4.1).  Rate lambda = m/n; with the counts B_k ~ Bin(k, pi),
         P(j) = lambda B_{m-1}(j-1) + (1-lambda) B_m(j) and
         Q(j) = lambda B_{m-1}(j) + (1-lambda) B_m(j).
+        With ``sampling="with_replacement"``: m uniform draws with
+        replacement from the n records, a record drawn k times counted k
+        times; given the others' count A ~ Bin(n-1, pi) the count is
+        Bin(m, (A+1)/n) (P) or Bin(m, A/n) (Q) (docs/mathematics.md §5).
+        Costs (n or the window of A) x (m + 1) kernel cells; more than
+        statpriv.counting.with_replacement.MAX_CELLS are refused.
     sample_rate : float in (0, 1], optional
-        With ``sampling="without_replacement"``: m = round(rate * n).  With
+        With ``sampling="without_replacement"`` or ``"with_replacement"``:
+        m = round(rate * n).  With
         ``sampling="poisson"``: every record kept independently with this
         probability (Smith 2009 Alg. 2): Q = Z, P = rate (Z+1) + (1-rate) Z,
         Z the sampled others' count.
-    sampling : "without_replacement" or "poisson"
+    sampling : "without_replacement", "with_replacement" or "poisson"
     sampling_prob : float in (0, 1], optional
         dp-accounting's name for ``sample_rate`` (give one of the two).
     noise : statpriv.Laplace, statpriv.Gaussian or statpriv.Geometric, optional
-        Noise added to the (sampled) count, in count units (docs/mathematics.md §6).  The
+        Noise added to the (sampled) count, in count units (docs/mathematics.md §6);
+        Gaussian only with ``sampling="with_replacement"``.  The
         curve is then H_eps(P*N || Q*N), computed exactly: closed-form cell
         integrals for Laplace, exact convolution for geometric, normal tail
         sums at the exact sign changes for Gaussian.
@@ -94,7 +104,8 @@ def counting(n: Optional[int], pi: ArrayLike, *, sample_size: Optional[int] = No
     >>> print(f"{counting(1000, 0.5, sample_size=100).delta(0.01):.10e}")
     3.9920818948e-03
     """
-    _validate.choice("sampling", sampling, ("without_replacement", "poisson"))
+    _validate.choice("sampling", sampling,
+                     ("without_replacement", "with_replacement", "poisson"))
     rate_name, sample_rate = _validate.alias("sample_rate", sample_rate,
                                              "sampling_prob", sampling_prob)
     n, pi, per_record = _validate.records(n, pi)
@@ -106,14 +117,18 @@ def counting(n: Optional[int], pi: ArrayLike, *, sample_size: Optional[int] = No
         raise ValueError("sampling='poisson' takes sample_rate, not sample_size")
     if sample_rate is not None:
         sample_rate = _validate.real(rate_name, sample_rate, low=0.0, high=1.0, low_open=True)
-        if sampling == "without_replacement":
+        if sampling != "poisson":
             sample_size = round(sample_rate * n)
             if sample_size < 1:
                 raise ValueError(f"{rate_name} * n must round to at least 1 record, "
                                  f"got {sample_rate} * {n}")
     if sample_size is not None:
-        sample_size = _validate.count("sample_size", sample_size, low=1, high=n)
+        sample_size = _validate.count("sample_size", sample_size, low=1,
+                                      high=None if sampling == "with_replacement" else n)
         sample_rate = None
+    if sampling == "with_replacement" and sample_size is None:
+        raise ValueError("sampling='with_replacement' takes sample_size (or sample_rate), "
+                         "the number of draws")
 
     if noise is not None and not isinstance(noise, Noise):
         raise ValueError(f"noise must be {kinds_text()}, got {noise!r}")
@@ -135,11 +150,26 @@ def counting(n: Optional[int], pi: ArrayLike, *, sample_size: Optional[int] = No
                                      direction=direction)
 
     if per_record:
+        if sampling == "with_replacement":
+            raise ValueError("sampling='with_replacement' needs iid records: pass pi as a "
+                             "single probability")
         if sample_size is not None and sample_size < n:
             raise ValueError("sample_size (sampling without replacement) needs iid records: "
                              "pass pi as a single probability, or use sampling='poisson'")
         return per_record_curve(n, probs, 1.0 if sample_rate is None else sample_rate, noise,
                                  ref)
+    if sampling == "with_replacement":
+        if noise is not None and not isinstance(noise, Gaussian):
+            # the Laplace and geometric kernels bound the noisy ratio by the
+            # noise's pure-DP loss at sensitivity 1 (Breutigam & Reischuk
+            # Lemma 5); a target drawn k times moves the count by k
+            raise ValueError(
+                f"noise={noise!r} with sampling='with_replacement' is not supported: the "
+                "exact Laplace and geometric kernels assume the target moves the count by "
+                f"at most 1, drawn with replacement it moves it by up to sample_size = "
+                f"{sample_size}; use noise=statpriv.Gaussian(...) or no noise")
+        # (sample_size: required with this sampling, checked above)
+        return with_replacement_curve(n, pi, cast(int, sample_size), noise, ref)
     if sample_rate is not None:
         return poisson_curve(n, pi, sample_rate, noise, ref)
     if sample_size is not None and sample_size < n:

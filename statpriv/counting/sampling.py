@@ -15,6 +15,9 @@ of the laws of the others' count with the target in and out of the sample
   the n-1 others) but not the sample: hypergeometric laws
   (``secret_sample``, statpriv.counting.secret_sample).
 
+Draws with replacement (a record counted once per draw) are a mixture of
+binomials over the others' count: statpriv.counting.with_replacement.
+
 The laws are built here (with closed-form log ratios, exact tail ratios and
 bounded windows) and wrapped by statpriv.laws.pair_curve, with noise if given.
 """

@@ -1,6 +1,7 @@
 """Oracle for counting queries: the full pmfs of the released count by brute
 force (binomial, Poisson-binomial, sampling with and without replacement
-mixtures; the hypergeometric pmf for the secret sample), and their hockey
+mixtures (sampling with replacement: a mixture of binomials over the others'
+count); the hypergeometric pmf for the secret sample), and their hockey
 stick summed term by term.
 
 The count of the n - 1 other records is Bin(n-1, pi) (iid pi, Breutigam &
@@ -21,10 +22,8 @@ from statpriv.oracle._common import (
 
 __all__ = ["counting_pmfs", "counting_delta", "estimate_terms"]
 
-_SAMPLINGS = ("without_replacement", "poisson")
+_SAMPLINGS = ("without_replacement", "with_replacement", "poisson")
 
-
-_SAMPLINGS = ("without_replacement", "poisson")
 
 def _binomial_pmf(N: Any, p: Any) -> Any:
     """pmf of Bin(N, p) on 0..N; p an mpf in [0, 1] (current precision).
@@ -71,6 +70,24 @@ def _hypergeom_pmf(N: Any, K: Any, m: Any) -> Any:
     return out
 
 
+def _with_replacement_pmfs(n: int, p: Any, m: int) -> Any:
+    """(P, Q) of the count over m draws with replacement from the n records,
+    the n - 1 others iid Bernoulli(p): given the others' count A = a, each
+    draw independently hits a record with the property with probability
+    (x + a)/n (x the target's bit), so P = sum_a Bin(a; n-1, p) Bin(m, (a+1)/n)
+    and Q = sum_a Bin(a; n-1, p) Bin(m, a/n), on 0..m."""
+    weights = _binomial_pmf(n - 1, p)
+    P = [mpf(0)] * (m + 1)
+    Q = [mpf(0)] * (m + 1)
+    for a, w in enumerate(weights):
+        if w == 0:
+            continue
+        for law, hit in ((P, mpf(a + 1) / n), (Q, mpf(a) / n)):
+            for c, b in enumerate(_binomial_pmf(m, hit)):
+                law[c] += w * b
+    return P, Q
+
+
 def _mixture_shift(lam: Any, A: Any, B: Any, length: Any) -> Any:
     """P(j) = lam*A(j-1) + (1-lam)*B(j), Q(j) = lam*A(j) + (1-lam)*B(j),
     j = 0..length-1.  A or B may be None when its weight is exactly 0."""
@@ -101,6 +118,10 @@ def _counting_size(n: Any, pi: Any, sample_size: Any, sample_rate: Any, sampling
             n = k + 1 if n is None else _check_int(n, "n", lo=1)
             return n, float(n) ** 2
         n = _check_int(n, "n", lo=1)
+        if sampling == "with_replacement":
+            m = (_check_int(sample_size, "sample_size", lo=1) if sample_size is not None
+                 else round(float(sample_rate) * n))
+            return m, _row_terms(n - 1) + 3.0 * n * (m + 1)
         if sampling == "poisson" or (sample_size is None and sample_rate is None):
             return n, _row_terms(n - 1)
         if sample_size is not None:
@@ -163,6 +184,11 @@ def counting_pmfs(n: Any, pi: Any, *, sample_size: Any = None, sample_rate: Any 
       Q(j) = lam B_{m-1}(j)   + (1-lam) B_m(j),  j = 0..m.
     * ``sampling="poisson"``, ``sample_rate=lam``: Z = sum of the n-1 others'
       Bernoulli(lam*pi_j); Q = Z, P = lam (Z+1) + (1-lam) Z, on 0..n.
+    * ``sampling="with_replacement"``, ``sample_size=m`` (any m >= 1, or
+      m = round(sample_rate*n)), iid pi only: m uniform draws from the n
+      records, a record drawn k times counted k times; with A ~ Bin(n-1, pi)
+      the others' count, P(c) = sum_a Bin(a; n-1, pi) Bin(c; m, (a+1)/n),
+      Q(c) = sum_a Bin(a; n-1, pi) Bin(c; m, a/n), c = 0..m.
 
     Refuses (ValueError) sizes whose estimated cost exceeds ``max_terms``
     (default: term_budget, else DEFAULT_MAX_TERMS).
@@ -187,9 +213,22 @@ def counting_pmfs(n: Any, pi: Any, *, sample_size: Any = None, sample_rate: Any 
                 Z = _poisson_binomial_pmf([lam * x for x in ps])
             return _mixture_shift(lam, Z, Z, n + 1)
 
-        # without replacement (or no sampling at all)
         if sample_size is not None and sample_rate is not None:
             raise ValueError("give sample_size or sample_rate, not both")
+        if sampling == "with_replacement":
+            if ps is not None:
+                raise ValueError("sampling with replacement needs a scalar (iid) pi")
+            if sample_size is not None:
+                m = _check_int(sample_size, "sample_size", lo=1)
+            elif sample_rate is not None:
+                m = int(mpmath.nint(_check_prob(sample_rate, "sample_rate") * n))
+            else:
+                raise ValueError("sampling with replacement requires sample_size or sample_rate")
+            if m < 1:
+                raise ValueError("sampling with replacement needs at least one draw")
+            return _with_replacement_pmfs(n, p, m)
+
+        # without replacement (or no sampling at all)
         if sample_size is None and sample_rate is None:
             S = _binomial_pmf(n - 1, p) if ps is None else _poisson_binomial_pmf(ps)
             P = [mpf(0)] + S          # P(k) = s(k-1), k = 0..n
