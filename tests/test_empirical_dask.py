@@ -208,6 +208,8 @@ def test_dask_individual_as_index_only():
     df = synthetic(17000, 12, seed=3)
     mem = EmpiricalPrivacy(df, "mean")
     unknown = dd.from_pandas(df.set_index("id"), npartitions=3).clear_divisions()
-    with dask.config.set(scheduler="sync"):
+    # (the tasks shuffle: with the module's distributed client alive dask would pick
+    # its P2P shuffle, which the synchronous scheduler cannot run)
+    with dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"}):
         for ddf in (lazy[["db", "value"]], unknown):
             assert_same(EmpiricalPrivacy(ddf, "mean"), mem, (1e-3,))
