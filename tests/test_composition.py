@@ -360,3 +360,28 @@ def test_epsilon_bounds_at_delta_zero_contain_the_zero_point(parts, zero_point):
     lower, upper = statpriv.compose(*parts).epsilon_bounds(0.0)
     assert lower <= zero_point <= upper
     assert lower > zero_point - 0.01          # and is not a vacuous 0
+
+
+def test_a_steep_tilt_never_reads_masses_it_cannot_hold():
+    # at the steepest tilts of 3 x [Laplace(710) + Laplace(0.574)] the masses
+    # at the low end of the window are below the float range in the tilted
+    # scale: they were capped to 0 and delta(1.787) read 1e-300 there (true
+    # 0.52), so epsilon(1e-6) came back 1.787 (true: just below the zero
+    # point 3/710 + 3/0.574 = 5.229); found by the fuzz harness
+    b1, b2 = 710.0, 0.5741836547851563
+    curve = statpriv.compose(statpriv.dp.laplace(b1), statpriv.dp.laplace(b2), times=3,
+                             tail_mass_truncation=1e-15)
+    zero_point = 3.0 / b1 + 3.0 / b2
+    # each Laplace loss sits at its largest value 1/b with probability 1/2, so
+    # delta(eps) >= 2^-6 (1 - e^(eps - zero_point)): 3.2e-3 at eps = 5.0
+    assert 2.0 ** -6 * -math.expm1(5.0 - zero_point) > 1e-6
+    eps = curve.epsilon(1e-6)
+    assert 5.0 < eps <= zero_point + 1e-3
+    lower, upper = curve.epsilon_bounds(1e-6)
+    assert lower <= eps == upper
+    assert curve.delta(eps) <= 1e-6
+    for key in (("plus", True), ("minus", True)):
+        side = curve.grid_sides[key]
+        for q in range(len(side.thetas)):
+            # every tilt's read-back is an upper bound: at 1.787 delta is >= 2^-6 (1 - e^-3.4)
+            assert side.readback(q).log_delta(np.array([1.787]))[0] >= math.log(0.015)

@@ -357,6 +357,11 @@ def composed_infinity(parts: Any, upper: Any) -> Any:
     return min(1.0, value * (1 + slack) + 1e-300) if upper else max(0.0, value * (1 - slack))
 
 
+# ln of the smallest mass a tilted scale holds with its rounding (float64
+# normals start at e^-708.4; below, subnormals lose their relative accuracy)
+_LOG_HELD = -700.0
+
+
 class Readback:
     """One side of a composition read back from its Spectrum: the masses on
     the window [A, B] as u_s e^(ln_scale - lam s h) (u: the tilted masses with
@@ -376,6 +381,7 @@ class Readback:
         rb.infinity = composed_infinity(parts, upper)
         rb._start, rb._h, rb._lam, rb._log_z = 0, h, 0.0, 0.0
         rb._u = np.zeros(0)
+        rb._first_seen = 0
         rb._sums(rb._u, h, 0.0)
         return rb
 
@@ -421,6 +427,15 @@ class Readback:
         log_cap = finite - self._log_scale_at(np.arange(low)) + 1e-12
         with np.errstate(over="ignore"):
             u[:low] = np.minimum(u[:low], np.exp(np.minimum(log_cap[:low], 700.0)))
+        # Where even the whole finite mass is below the float range in the
+        # tilted scale (a steep tilt, the low end of a wide window) the masses
+        # cannot be held: an upper side knows nothing of delta at the losses
+        # whose suffix reaches them (delta <= 1 there), a lower side may drop
+        # them.  (At tilt 1e4 over 3 x [Laplace(710) + Laplace(0.574)] the
+        # capped masses underflowed to 0 and delta(1.787) read 1e-300 for a
+        # true 0.52: epsilon(1e-6) came back 1.787 for a true 5.2.)
+        blind = np.flatnonzero(log_cap < _LOG_HELD) if upper else np.zeros(0, dtype=np.int64)
+        self._first_seen = int(blind[-1]) + 1 if blind.size else 0
         self._u = u
         self.infinity = float(inf)
         self._sums(u, h, lam)
@@ -467,6 +482,8 @@ class Readback:
 
     def _log_value(self, j: Any) -> Any:
         """ln delta at the loss l_j (non-increasing in j)."""
+        if j + 1 < self._first_seen:
+            return 0.0                  # (masses above l_j the tilted scale cannot hold)
         log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
         d = float(self._d[j])
         return np.logaddexp(log_inf, float(self._log_scale_at(j)) + math.log(d)) if d > 0 \
@@ -477,7 +494,9 @@ class Readback:
         """ln of the bounded masses on the window (from the suffix sums)."""
         factor = 1.0 + self._slack if self.upper else 1.0 - self._slack
         with np.errstate(divide="ignore"):
-            return np.log(self._u * factor) + self.log_scale
+            out = np.log(self._u * factor) + self.log_scale
+        out[:self._first_seen] = np.inf     # (not held: no bound from this tilt)
+        return out
 
     def log_delta(self, eps: Any) -> Any:
         """ln delta at each eps (float64 array)."""
@@ -492,6 +511,7 @@ class Readback:
             gap = -np.expm1(eps[inside] - self._loss_at(jj))
             inner = np.log(self._d[jj] + gap * self._w[jj]) + self._log_scale_at(jj)
             out[inside] = np.logaddexp(log_inf, inner)
+        out[j < self._first_seen] = 0.0     # (masses the tilted scale cannot hold count)
         return np.minimum(out, 0.0)
 
     def epsilon(self, log_target: Any) -> Any:
