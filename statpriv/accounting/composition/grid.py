@@ -286,7 +286,29 @@ class ComposedSide:
         losses = (start + np.arange(best.size, dtype=np.longdouble)) * np.longdouble(self.h)
         with np.errstate(under="ignore"):
             probs = np.exp(best.astype(np.longdouble))
+        if self.upper:
+            probs = _at_most_one(probs, inf)
         return _pld.PLDSide(losses, probs, infinity_mass=inf)
+
+
+def _at_most_one(probs: Any, infinity: float) -> Any:
+    """Upper bounds of the masses (each point's tightest over the tilts) with
+    the excess of their total over 1 taken from the lowest losses: the mass
+    above every loss becomes min(its bound, 1), still at or above the true
+    one (a measure of total 1), so delta, the expectation of a function non-
+    decreasing in the loss, stays above the truth at every eps.  (The bounds
+    of the low end of 2 x [geometric(0.001) + geometric(0.1)] summed to
+    1 + 2.2e-9.)"""
+    excess = np.sum(probs) + np.longdouble(infinity) - 1
+    if not excess > 0:
+        return probs
+    below = np.cumsum(probs)                 # the mass at and below each loss
+    out = probs.copy()
+    out[below <= excess] = 0
+    cut = int(np.searchsorted(below, excess, side="right"))
+    if cut < out.size:
+        out[cut] = below[cut] - excess
+    return out
 
 
 def _snapped(step: Any) -> Any:
