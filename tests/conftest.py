@@ -82,6 +82,16 @@ def _restore_mpmath_precision():
 
 def pytest_sessionfinish(session, exitstatus):
     helpers.write_recorded_families()
+    worker_output = getattr(session.config, "workeroutput", None)
+    if worker_output is not None:
+        # a pytest-xdist worker: its live-computed values go to the
+        # controller, which reports them (the workers print no summary)
+        worker_output["statpriv_misses"] = helpers.take_misses()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    helpers.add_misses(getattr(node, "workeroutput", {}).get("statpriv_misses", []))
 
 
 def pytest_terminal_summary(terminalreporter):

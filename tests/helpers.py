@@ -254,6 +254,18 @@ def write_recorded_families():
                      None if family in _COMPUTED else _VERSIONS[family])
 
 
+def take_misses():
+    """This process's (family, key) pairs computed live, as lists, cleared."""
+    misses = [list(m) for m in _MISSES]
+    _MISSES.clear()
+    return misses
+
+
+def add_misses(misses):
+    """Add the pairs another process computed live (a pytest-xdist worker's)."""
+    _MISSES.extend(tuple(m) for m in misses)
+
+
 def report_misses(write_line):
     if _MISSES:
         families = sorted({f for f, _ in _MISSES})

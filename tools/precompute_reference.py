@@ -123,7 +123,9 @@ def record(families, keep, pytest_args):
         paths = ["tests"]
     env = dict(os.environ, STATPRIV_RECORD_REFERENCE=",".join(families),
                STATPRIV_RECORD_KEEP="1" if keep else "0")
-    cmd = [sys.executable, "-m", "pytest", "-q", "-m", "", "-p", "no:cacheprovider",
+    # in one process (-n 0): each family's store is gathered in memory and
+    # written once at the end of the run
+    cmd = [sys.executable, "-m", "pytest", "-q", "-m", "", "-n", "0", "-p", "no:cacheprovider",
            # the store's own checks read the files being rewritten
            "--deselect", "tests/test_reference_store.py", *sorted(set(paths)), *pytest_args]
     return subprocess.call(cmd, cwd=ROOT, env=env)
