@@ -160,17 +160,24 @@ static int closed_tail_factor(const sp_pair *s, long double la_o, long double lb
  * noise at small eps the cell ratios grow by ~1/s^2 a cell, the positive
  * parts are ~1e-4 of A there and A falls ~e^-0.05 a cell, so it took ~700
  * cells a direction (n = 1e6, Laplace(3), eps = 0.05) and left the sum up to
- * 2^-40 above the exact one (3e-13 measured at n = 2e4, Laplace(0.7)); the
- * closed form's error, ~1e-13 A(o), is below 2^-52 of the sum after ~200
- * cells, and the sum is then exact to ~1e-16. */
+ * 2^-40 above the exact one (3e-13 measured at n = 2e4, Laplace(0.7)).  The
+ * closed form's error, ~2^-52 (|ln A(o)| + |ln B(o)| + eps) A(o), is taken
+ * once it is within the sum's own precision, 2^-52 (|ln A(o)| + eps) of the
+ * sum (the summed cells' logs carry that much): at n = 1e6, Laplace(3),
+ * eps = 0.05 (delta 5.8e-119, |ln A| ~ 272) 209 cells a direction instead of
+ * 313 at a fixed 2^-52, delta moved by 5.7e-14 relative (the cells' own
+ * ~6e-14); at n = 2e4, Laplace(0.7) (ln delta ~ -12) still exact to 4e-15. */
 static int closed_tail_stop(const sp_pair *s, sp_logsum *acc, long double la_o, long o,
                             long double eps, sp_direction direction, long double log_tol)
 {
     const long double lb_o = direction == SP_PLUS ? tail_at(s->lsq, &s->lsq_marks, o)
                                                   : tail_at(s->lcp, &s->lcp_marks, o);
     long double c, err;
+    /* the summed cells' logs are good to ~2^-52 of their size, so the sum
+     * so far is known to 2^-52 (|ln A(o)| + eps) relative at best */
+    const long double log_scale = logl(fmaxl(1.0L, fabsl(la_o) + eps));
     if (!closed_tail_factor(s, la_o, lb_o, eps, &c, &err)
-        || la_o + logl(err) > sp_logsum_log(acc) + log_tol) {
+        || la_o + logl(err) > sp_logsum_log(acc) + log_tol + log_scale) {
         return 0;
     }
     sp_logsum_add(acc, la_o + logl(c + err));
@@ -183,7 +190,8 @@ static long double log_tail_tol(const sp_pair *s)
     return logl(s->tail_tol > 0.0 ? s->tail_tol : SP_TAIL_TOL);
 }
 
-/* ln 2^-52: the closed-form stop's tolerance (closed_tail_stop) */
+/* ln 2^-52: the closed-form stop's tolerance (closed_tail_stop), scaled there
+ * by the size of the logs */
 #define LOG_CLOSED_TOL (-52.0L * 0.69314718055994530942L)
 
 /* The closed-form stop applies: noisy cells (tail_tol set) with all four

@@ -81,9 +81,9 @@ typedef struct {
     sp_log_cumsum_marks lsp_marks, lcq_marks, lsq_marks, lcp_marks;
     /* Non-zero: with tail_tol set, a monotone ratio and all four tail sums,
      * the exact sums stop once the closed form of the fully positive cells
-     * beyond (the estimate's, below) is known to 2^-52 of the sum, and
-     * add it with its error bound: an upper bound, above the exact sum by at
-     * most 2^-51 (pair_tail.c, closed_tail_stop).  0: they stop only where
+     * beyond (the estimate's, below) is known to 2^-52 (|ln A| + eps) of
+     * the sum (the precision of the summed cells' logs), and add it with its
+     * error bound (pair_tail.c, closed_tail_stop).  0: they stop only where
      * the rest's mass itself is below tail_tol, and add it. */
     int closed_rest;
 } sp_pair;

@@ -240,7 +240,7 @@ def test_laplace_per_record_shift_left_tail_ratio_exact():
 ])
 def test_closed_rest_matches_the_walk(make, monkeypatch):
     """Noisy cells (>= 1024): the sums stop once the closed form of the fully
-    positive cells beyond is known to 2^-52 of the sum and add it with its
+    positive cells beyond is known to 2^-52 (|ln A| + eps) of the sum and add it with its
     error bound; without it they walk on until the rest's mass is below
     2^-40 of the sum and add that.  Both are upper bounds of the same sum,
     within 2^-52 (resp. 2^-40) of it: they agree to 2^-39, at eps across the
