@@ -42,7 +42,6 @@ one either way).
 """
 from __future__ import annotations
 
-import inspect
 from typing import Any, Dict, Hashable, List, Optional, Sequence, Tuple, Union, cast, overload
 
 import numpy as np
@@ -52,7 +51,7 @@ from statpriv import _validate
 from statpriv.accounting.composition import composed as _composed
 from statpriv.accounting.composition import grid as _grid
 from statpriv.curve import PrivacyCurve
-from statpriv.curve.recipe import Recipe
+from statpriv.curve.recipe import Recipe, neighbouring_relation
 
 _Arrayish = Union[NDArray[Any], Sequence[float], Sequence[Sequence[float]]]
 # (lower, upper) of an array of values, of one value or of either
@@ -226,7 +225,7 @@ class Accountant:
         if held + times > _grid.MAX_MECHANISMS:
             raise ValueError(f"times: {held:,} releases held, {times:,} more pass the "
                              f"{_grid.MAX_MECHANISMS:,} one composition counts")
-        own = _relation(curve)
+        own = neighbouring_relation(curve)
         if own is not None and own != self.relation:
             raise ValueError(f"relation: this accountant counts {self.relation!r} neighbours, "
                              f"but the curve was built with relation={own!r} "
@@ -490,15 +489,3 @@ def _key(curve: PrivacyCurve) -> Hashable:
     return (recipe.function.__module__, recipe.function.__qualname__, repr(recipe.args),
             repr(sorted(recipe.kwargs.items())), recipe.then)
 
-
-def _relation(curve: PrivacyCurve) -> Optional[str]:
-    """The relation a curve's factory call names (its default included), or None."""
-    recipe = getattr(curve, "_recipe", None)
-    if recipe is None:
-        return None
-    try:
-        bound = inspect.signature(recipe.function).bind(*recipe.args, **recipe.kwargs)
-    except TypeError:
-        return None
-    bound.apply_defaults()
-    return bound.arguments.get("relation")

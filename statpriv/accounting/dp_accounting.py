@@ -18,7 +18,7 @@ statpriv.Accountant.
 """
 from typing import Any, Dict
 
-from statpriv.accounting.accountant import _relation
+from statpriv.curve.recipe import neighbouring_relation
 from statpriv.curve.export import to_dp_accounting
 
 __all__ = ["StatprivCurveEvent", "StatprivPLDAccountant"]
@@ -66,7 +66,7 @@ def _classes() -> Dict[str, Any]:
         def _maybe_compose(self, event: Any, count: Any, do_compose: Any) -> Any:
             if not isinstance(event, StatprivCurveEvent):
                 return super()._maybe_compose(event, count, do_compose)
-            own = _relation(event.curve)
+            own = neighbouring_relation(event.curve)
             mine = names.get(self.neighboring_relation)
             if own is not None and own != mine:
                 return self.CompositionErrorDetails(

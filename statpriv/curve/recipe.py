@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Dict, NamedTuple, Tuple, TypeVar, cast
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple, TypeVar, cast
 
 __all__ = ["Recipe", "factory", "rebuild"]
 
@@ -28,9 +28,12 @@ class Recipe(NamedTuple):
     kwargs: Dict[str, Any]
     then: Tuple[str, ...] = ()
 
-    def arguments(self) -> Dict[str, Any]:
-        """The call's arguments by parameter name (a new dict)."""
+    def arguments(self, *, with_defaults: bool = False) -> Dict[str, Any]:
+        """The call's arguments by parameter name (a new dict); with_defaults:
+        the parameters left at their defaults too."""
         bound = inspect.signature(self.function).bind(*self.args, **self.kwargs)
+        if with_defaults:
+            bound.apply_defaults()
         return dict(bound.arguments)
 
     def reduce(self) -> Tuple[Callable[..., Any], Tuple[Any, ...]]:
@@ -49,6 +52,20 @@ class Recipe(NamedTuple):
             return type(result)(*(self._replace(then=self.then + (name,)).attach(value)
                                   for name, value in zip(result._fields, result)))
         return result
+
+
+def neighbouring_relation(curve: Any) -> Optional[str]:
+    """The neighbouring relation ("add_remove", "replace_one") the factory call
+    of ``curve`` names, its default included; None for a factory without a
+    ``relation`` parameter or a curve built otherwise."""
+    recipe = getattr(curve, "_recipe", None)
+    if recipe is None:
+        return None
+    try:
+        relation = recipe.arguments(with_defaults=True).get("relation")
+    except TypeError:
+        return None
+    return None if relation is None else str(relation)
 
 
 def rebuild(module: str, qualname: str, args: Tuple[Any, ...], kwargs: Dict[str, Any],

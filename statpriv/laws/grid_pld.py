@@ -369,6 +369,12 @@ class Bracket:
             self._tops[d] = max(int(points), 1)
         self._check_cost(tail)
 
+    @property
+    def values_per_side(self) -> int:
+        """The grid values one side is built from: both directions' grid
+        points and eps = 0."""
+        return self._tops["plus"] + self._tops["minus"] + 1
+
     def _jobs(self, which: Any) -> Any:
         """The evaluations the ``which`` sides ("upper", "lower") still need:
         (key, source, direction, midpoints?) each, every source once."""
@@ -422,7 +428,7 @@ class Bracket:
             count = self._tops[d] + (0 if mid else 1)
             points += count
             seconds += count * self._per_point(source, d)
-        values = self._tops["plus"] + self._tops["minus"] + 1
+        values = self.values_per_side
         for side in which:
             sources = self._uppers if side == "upper" else self._lowers
             built = sum((side, d) in self._built for d in sources)
@@ -440,7 +446,7 @@ class Bracket:
             f"{self.description or 'this curve'}: value_discretization_interval={self.h!r} "
             f"needs its delta at {points} points (grid and cell midpoints, "
             f"tail_mass_truncation={tail!r}) and connect-the-dots over "
-            f"{self._tops['plus'] + self._tops['minus'] + 1} values per side: about "
+            f"{self.values_per_side} values per side: about "
             f"{seconds:.3g} s of CPU, more than statpriv.laws.grid_pld.MAX_SECONDS = "
             f"{MAX_SECONDS:g}; value_discretization_interval={_fits(self.h, seconds):.2g} fits "
             "(or query the curve's delta / epsilon directly)")
@@ -551,7 +557,7 @@ def check_seconds(brackets: Any, h: float, description: str) -> None:
         f"{description}: its parts on the grid value_discretization_interval={h:.3g} are "
         f"predicted to cost {total:.3g} s of CPU, more than statpriv.laws.grid_pld."
         f"MAX_SECONDS = {MAX_SECONDS:g} ({worst.description}: {worst_cost:.3g} s, "
-        f"{worst._tops['plus'] + worst._tops['minus'] + 1} grid values per side); "
+        f"{worst.values_per_side} grid values per side); "
         f"value_discretization_interval={_fits(h, total):.2g} fits, or a larger "
         "epsilon_error / tail_mass_truncation")
 
