@@ -426,3 +426,23 @@ def test_windowed_noisy_zero_point_is_the_laws_ratio_bound(monkeypatch):
         e0 = curve.epsilon(0.0)
         assert mpmath.mpf(e0) >= z > mpmath.mpf(math.nextafter(e0, 0.0))
     assert curve.log_delta_plus(math.nextafter(e0, 0.0)) > -math.inf
+
+
+def test_composed_distribution_is_priced_before_its_tilts_are_read_back(monkeypatch):
+    # 3 x dp.gaussian(0.5) to 1e-300: its distribution reads back ~78 tilts a
+    # side (~4 s of CPU); a limit far below keeps the refusal certain, and it
+    # comes after one read-back a side at most
+    composed = statpriv.compose(statpriv.dp.gaussian(0.5), times=3,
+                                tail_mass_truncation=1e-300)
+    monkeypatch.setattr(grid_pld, "MAX_SECONDS", 0.05)
+    clock = time.process_time()
+    with pytest.raises(ValueError, match=r"reads the composition back at \d+\+ tilts.*"
+                                         r"MAX_SECONDS = 0\.05;.*tail_mass_truncation"):
+        composed.privacy_loss_distribution(0.001)
+    side = composed.grid_sides[("plus", True)]
+    assert len(side.missing_readbacks()) > 20            # the tilts were not read back
+    assert time.process_time() - clock < 2.0
+    monkeypatch.undo()
+    small = statpriv.compose(statpriv.dp.gaussian(3.0), times=3)
+    exact = statpriv.dp.gaussian(3.0 / math.sqrt(3.0)).delta(1.0)    # the k-fold Gaussian
+    assert exact <= small.privacy_loss_distribution().delta(1.0) <= exact * (1 + 1e-3)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 import math
+import time
 from typing import (Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast,
                     overload)
 
@@ -309,6 +310,8 @@ class _GridLaws:
     def privacy_loss_distribution(self, value_discretization_interval: Any = None,
                                   tail_mass_truncation: Any = None, description: Any = None) -> Any:
         if self._pld is None:
+            self._check_cost()
+
             def pld(upper: Any, optimistic: Any = None) -> Any:
                 return _pld.PrivacyLossDistribution(
                     self.sides[("plus", upper)].assembled(),
@@ -316,6 +319,31 @@ class _GridLaws:
                     discretization=self.h, description=self.description, optimistic=optimistic)
             self._pld = pld(True, pld(False))
         return self._pld
+
+    def _check_cost(self) -> None:
+        """Refuse, before it is built, a distribution predicted to cost more than
+        statpriv.laws.grid_pld.MAX_SECONDS of CPU: it reads the composition back
+        at every tilt of every side (a query reads back one or two; 3 x
+        dp.gaussian(0.5) with tail_mass_truncation=1e-300 needs 78 a side,
+        ~31 ms each).  One read-back a side is timed (and kept) and the side's
+        others are priced alike."""
+        from statpriv.laws import grid_pld
+        seconds, count = 0.0, 0
+        for side in self.sides.values():
+            missing = side.missing_readbacks()
+            if not missing:
+                continue
+            clock = time.process_time()
+            side.readback(missing[0])
+            seconds += (time.process_time() - clock) * len(missing)
+            count += len(missing)
+            if seconds > grid_pld.MAX_SECONDS:
+                raise ValueError(
+                    f"{self.description}: its privacy-loss distribution reads the composition "
+                    f"back at {count}+ tilts, predicted to cost about {seconds:.3g} s of CPU, "
+                    f"more than statpriv.laws.grid_pld.MAX_SECONDS = {grid_pld.MAX_SECONDS:g}; "
+                    "query its delta / epsilon directly (one or two tilts each), or compose "
+                    "with a larger epsilon_error or tail_mass_truncation")
 
     def log_pmfs(self) -> None:
         raise ValueError("no discrete laws are available for this curve (a composition on a grid)")

@@ -32,7 +32,7 @@ than epsilon_error (still certified); only a part that does not fit even at
 h = 1 is refused.
 """
 import math
-from typing import Any, Dict, cast
+from typing import Any, Dict, List, cast
 
 import numpy as np
 
@@ -261,6 +261,15 @@ class ComposedSide:
                 eps = math.nextafter(eps, -math.inf)
             out.flat[i] = eps
         return out
+
+    def missing_readbacks(self) -> List[int]:
+        """The tilts ``assembled`` would still read back (the tilt table, cheap
+        next to the read-backs, is completed first)."""
+        if self._empty:
+            return [] if 0 in self._readbacks else [0]
+        while self._extend():
+            pass
+        return [q for q in range(len(self._thetas)) if q not in self._readbacks]
 
     def assembled(self) -> Any:
         """One measure on the union of the windows of every tilt: per grid point
