@@ -124,8 +124,9 @@ double sp_corr_max_log_delta(double eps, sp_direction direction, const void *ctx
 {
     const sp_corr_max_curve *m = (const sp_corr_max_curve *)ctx;
     double best = -INFINITY;
+    (void)direction;       /* every direction is the max over both of every pair */
     for (long i = 0; i < m->count; i++) {
-        const double v = m->fns[i](eps, direction, m->ctxs[i]);
+        const double v = m->fns[i](eps, SP_MAX, m->ctxs[i]);
         if (isnan(v)) {
             return v;
         }

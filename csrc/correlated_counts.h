@@ -36,15 +36,18 @@ int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *ou
                             long double *work);
 
 /* The maximum of several curves, each one sp_curve_fn with its context:
- * the worst case over the target pairs (direction by direction). */
+ * the worst case over a set of target pairs closed under swapping P and Q
+ * (a pair and its swap are one curve's two directions), so every
+ * direction of the maximum is the max over the curves of their SP_MAX. */
 typedef struct {
     const sp_curve_fn *fns;
     const void *const *ctxs;
     long count;
 } sp_corr_max_curve;
 
-/* max over the curves of their ln delta (eps, direction): the curve of
- * sp_corr_max_curve (ctx); NaN if any is NaN, -inf for no curve. */
+/* max over the curves of their ln delta (eps, SP_MAX) in any direction:
+ * the curve of sp_corr_max_curve (ctx); NaN if any is NaN, -inf for no
+ * curve. */
 double sp_corr_max_log_delta(double eps, sp_direction direction, const void *ctx);
 
 #endif

@@ -136,10 +136,11 @@ def _exact_cost(N: int, k: int, probs: NDArray[np.float64], pairs: int) -> Tuple
     return terms, pairs * float(N + 2) ** k
 
 
-def _shifted(law: NDArray[Any], x: Tuple[int, ...]) -> NDArray[np.float64]:
-    """ln P on [0, N + 1]^k: the law of S + x, flattened."""
-    out = np.full(tuple(s + 1 for s in law.shape), -np.inf)
-    out[tuple(slice(a, a + s) for a, s in zip(x, law.shape))] = law.astype(np.float64)
+def _shifted(law: NDArray[Any], x: Tuple[int, ...]) -> NDArray[Any]:
+    """ln P on [0, N + 1]^k: the law of S + x, flattened (long doubles: the
+    pair's log ratios keep the law's ~1e-18)."""
+    out = np.full(tuple(s + 1 for s in law.shape), -np.inf, dtype=np.longdouble)
+    out[tuple(slice(a, a + s) for a, s in zip(x, law.shape))] = law
     return out.ravel()
 
 
@@ -251,7 +252,8 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
             f"spreads the law over more than e^{MAX_LOG_RANGE:.0f} (n - 1 times |ln p| must "
             "stay below that); method='histogram' gives a certified upper curve")
     law = _kernels.lattice_log_law(k, N, probs)
-    curves = [pair_curve(laws_from_log_pmfs(_shifted(law, x), _shifted(law, x_prime), 0),
+    curves = [pair_curve(laws_from_log_pmfs(_shifted(law, x), _shifted(law, x_prime), 0,
+                                            equal_totals=True),
                          ref, description) for x, x_prime in pairs]
     if pair is not None:
         return curves[0]

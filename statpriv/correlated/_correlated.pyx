@@ -34,8 +34,9 @@ def lattice_log_law(long k, long N, joint):
 
 
 cdef class MaxCore(CurveCore):
-    """max over the given cores of ln delta, direction by direction
-    (sp_corr_max_log_delta); epsilon() is the generic search on it."""
+    """max over the given cores of their ln delta in direction max, for
+    every direction (sp_corr_max_log_delta: the worst case over a set of
+    pairs closed under swapping); epsilon() is the generic search on it."""
     cdef sp_corr_max_curve c
     cdef sp_curve_fn *fns
     cdef const void **ctxs
@@ -58,7 +59,10 @@ cdef class MaxCore(CurveCore):
             self.fns[i] = inner.fn
             self.ctxs[i] = inner.ctx
             self.log_tol = max(self.log_tol, inner.log_tol)
-            self.positive |= inner.positive
+            # every direction is the inner curves' max: delta > 0 at every
+            # finite eps there if one inner curve's max is
+            if (inner.positive >> SP_MAX) & 1:
+                self.positive = (1 << SP_PLUS) | (1 << SP_MINUS) | (1 << SP_MAX)
         self.c.fns = self.fns
         self.c.ctxs = self.ctxs
         self.c.count = n
