@@ -2,11 +2,10 @@
 #include <math.h>
 #include "correlated_counts.h"
 
-/* Visit the box [0, extent]^k of a lattice with the given strides: the
- * flat index of each row start (coordinate k fixed at 0), rows of
- * extent + 1 contiguous atoms.  Returns the next row start, or -1 after
- * the last; c holds the coordinates 1..k-1 of the row (c[k-1] unused). */
-static long next_row(long k, long extent, const long *stride, long *c)
+/* The next row of the box [0, extent]^(k-1) of outer coordinates c (the
+ * first k - 1; the last coordinate runs along the row): 1, or 0 after the
+ * last row. */
+static int next_row(long k, long extent, long *c)
 {
     long j = k - 2;
     while (j >= 0 && c[j] == extent) {
@@ -14,14 +13,10 @@ static long next_row(long k, long extent, const long *stride, long *c)
         j--;
     }
     if (j < 0) {
-        return -1;
+        return 0;
     }
     c[j]++;
-    long s = 0;
-    for (long i = 0; i < k - 1; i++) {
-        s += c[i] * stride[i];
-    }
-    return s;
+    return 1;
 }
 
 int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *out,
@@ -36,9 +31,9 @@ int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *ou
         stride[j] = total;
         total *= side;
     }
-    /* the nonzero cells: their probability and flat offset */
+    /* the nonzero cells: their probability and answer vector */
     long double prob[1 << SP_CORR_MAX_K];
-    long offset[1 << SP_CORR_MAX_K];
+    int bits[1 << SP_CORR_MAX_K][SP_CORR_MAX_K];
     int cells = 0;
     for (long v = 0; v < (1L << k); v++) {
         if (!(joint[v] >= 0.0)) {
@@ -48,9 +43,8 @@ int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *ou
             continue;
         }
         prob[cells] = (long double)joint[v];
-        offset[cells] = 0;
         for (long j = 0; j < k; j++) {
-            offset[cells] += ((v >> (k - 1 - j)) & 1) * stride[j];
+            bits[cells][j] = (int)((v >> (k - 1 - j)) & 1);
         }
         cells++;
     }
@@ -61,61 +55,54 @@ int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *ou
         out[s] = 0.0L;
         work[s] = 0.0L;
     }
+    /* No rescaling: the largest atom of a law on (i + 1)^k points is at
+     * least (i + 1)^-k, and the caller keeps every atom above
+     * (min joint)^N >= e^-11000, inside long double's normal range. */
     out[0] = 1.0L;
-    long double log_scale = 0.0L;
     long double *cur = out, *nxt = work;
     for (long i = 1; i <= N; i++) {
-        long c[SP_CORR_MAX_K];
-        /* nxt = 0 on [0, i]^k (it held L_{i-2} on [0, i-2]^k) */
-        for (long j = 0; j < k; j++) {
-            c[j] = 0;
-        }
-        for (long s = 0; s >= 0; s = next_row(k, i, stride, c)) {
+        /* nxt(s) = sum_v joint(v) cur(s - v) on [0, i]^k, row by row along
+         * the last coordinate: the rows of cur a cell reads are the row at
+         * the outer coordinates minus the cell's outer answers */
+        long c[SP_CORR_MAX_K] = {0};
+        do {
+            long row = 0;
+            for (long j = 0; j < k - 1; j++) {
+                row += c[j] * stride[j];
+            }
+            long double *dst = nxt + row;
             for (long t = 0; t <= i; t++) {
-                nxt[s + t] = 0.0L;
+                dst[t] = 0.0L;
             }
-        }
-        /* nxt(s + v) += joint(v) cur(s) over s in [0, i-1]^k, row by row */
-        for (int cell = 0; cell < cells; cell++) {
-            const long double pv = prob[cell];
-            long double *dst = nxt + offset[cell];
-            for (long j = 0; j < k; j++) {
-                c[j] = 0;
-            }
-            for (long s = 0; s >= 0; s = next_row(k, i - 1, stride, c)) {
+            for (int cell = 0; cell < cells; cell++) {
+                long src = row;
+                int inside = 1;
+                for (long j = 0; j < k - 1; j++) {
+                    const long a = c[j] - bits[cell][j];
+                    if (a < 0 || a > i - 1) {
+                        inside = 0;
+                        break;
+                    }
+                    src -= bits[cell][j] * stride[j];
+                }
+                if (!inside) {
+                    continue;
+                }
+                const long b = bits[cell][k - 1];
+                const long double pv = prob[cell];
+                const long double *from = cur + src;
+                long double *to = dst + b;
                 for (long t = 0; t < i; t++) {
-                    dst[s + t] += pv * cur[s + t];
+                    to[t] += pv * from[t];
                 }
             }
-        }
-        /* rescale [0, i]^k to its largest atom */
-        long double mx = 0.0L;
-        for (long j = 0; j < k; j++) {
-            c[j] = 0;
-        }
-        for (long s = 0; s >= 0; s = next_row(k, i, stride, c)) {
-            for (long t = 0; t <= i; t++) {
-                mx = nxt[s + t] > mx ? nxt[s + t] : mx;
-            }
-        }
-        if (mx > 0.0L && mx != 1.0L) {
-            const long double inv = 1.0L / mx;
-            for (long j = 0; j < k; j++) {
-                c[j] = 0;
-            }
-            for (long s = 0; s >= 0; s = next_row(k, i, stride, c)) {
-                for (long t = 0; t <= i; t++) {
-                    nxt[s + t] *= inv;
-                }
-            }
-            log_scale += logl(mx);
-        }
+        } while (next_row(k, i, c));
         long double *swap = cur;
         cur = nxt;
         nxt = swap;
     }
     for (long s = 0; s < total; s++) {
-        out[s] = cur[s] > 0.0L ? logl(cur[s]) + log_scale : -INFINITY;
+        out[s] = cur[s] > 0.0L ? logl(cur[s]) : -INFINITY;
     }
     return 0;
 }

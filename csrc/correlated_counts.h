@@ -10,10 +10,10 @@
  * The law of S on the whole lattice [0, N]^k (nothing truncated): one
  * record at a time, L_i(s) = sum_v joint(v) L_{i-1}(s - v), in extended
  * precision (positive terms only: relative error <= ~2^k N 2^-64 per
- * atom), rescaled to its largest atom after each record, the logs of the
- * scales summed.  Every atom of L_N is at least (min nonzero joint)^N times
- * the largest, so it stays inside long double's range (e^-11355) when
- * N |ln min joint| < 11000; the caller checks that (no atom is flushed).
+ * atom), one row of the lattice at a time (the rows of L_{i-1} it reads
+ * stay in cache).  Every atom of L_N is at least (min nonzero joint)^N, so
+ * it stays inside long double's range (e^-11355) when N |ln min joint| <
+ * 11000; the caller checks that (no atom is flushed).
  * O(cells (N + 1)^k N / (k + 1)) multiply-adds, where cells = the nonzero
  * entries of joint, each a contiguous row of the lattice.
  *
