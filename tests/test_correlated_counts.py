@@ -83,9 +83,10 @@ def test_example_8_perfect_correlation(p):
     n, eps = 30, np.array([0.0, 0.5, 2.0, 10.0, math.inf])
     joint = [1.0 - p, 0.0, 0.0, p]
     # answered differently: (c + 1, c) vs (c, c) or (c, c + 1), disjoint supports
-    for target in (((1, 0), (0, 0)), ((1, 0), (0, 1)), ((0, 1), (1, 1))):
-        assert np.all(statpriv.correlated_counts(n, joint, target=target).delta(eps) == 1.0)
-    assert np.all(statpriv.correlated_counts(n, joint).delta(eps) == 1.0)
+    for target in (((1, 0), (0, 0)), ((1, 0), (0, 1)), ((0, 1), (1, 1)), None):
+        curve = statpriv.correlated_counts(n, joint, target=target)
+        np.testing.assert_allclose(curve.delta(eps), 1.0, rtol=1e-14)
+        assert curve.delta(3.0) == pytest.approx(1.0, rel=1e-14)
     # answered alike: the count released twice is the count released once
     same = statpriv.correlated_counts(n, joint, target=((1, 1), (0, 0))).log_delta(eps[:-1])
     once = statpriv.counting(n, p).log_delta(eps[:-1])
@@ -226,3 +227,19 @@ def test_random_joints_against_live_oracle(seed):
             ref = oracle.correlated_counts_delta(n, joint, x, xp, eps, release=release)
             for e, o, r in zip(eps, curve.log_delta(eps), ref):
                 assert_matches(float(o), r, what=f"{method} {target} eps={e}")
+
+
+def test_values_and_pickles():
+    import json
+    import pickle
+    joint = statpriv.markov(0.3, [[0.9, 0.1], [0.2, 0.8]], days=2)
+    for kwargs in ({"target": ((1, 0), (0, 1))}, {}, {"method": "histogram"}):
+        curve = statpriv.correlated_counts(20, joint, **kwargs)
+        again = statpriv.from_dict(json.loads(json.dumps(curve.to_dict())))
+        assert again == curve and hash(again) == hash(curve)
+        assert pickle.loads(pickle.dumps(curve)).delta(0.3) == curve.delta(0.3)
+    # one pair is a pair of laws: the flattened lattice [0, n]^k, composable
+    pair = statpriv.correlated_counts(20, joint, target=((1, 0), (0, 1)))
+    assert pair.log_pmfs().log_p.size == 21 ** 2
+    lo, hi = statpriv.compose(pair, times=2).delta_bounds(0.5)
+    assert lo <= hi and pair.delta(0.5) < hi

@@ -129,10 +129,14 @@ def _index(answers: Sequence[int]) -> int:
 
 
 def _exact_cost(N: int, k: int, probs: NDArray[np.float64], pairs: int) -> Tuple[float, float]:
-    """(multiply-adds of the law, atoms of the pairs) of the exact lattice."""
+    """(multiply-adds of the law, atoms of the pairs) of the exact lattice:
+    cells * sum_{i=1}^{N} i^k (the lattice after record i has (i + 1)^k
+    points, each the sum of a cell's rows of i atoms), and pairs (N + 2)^k."""
     cells = int(np.count_nonzero(probs))
-    terms = cells * float(sum(float(i) ** k for i in range(1, N + 1))) if N <= 10**6 \
-        else math.inf
+    if N <= 10**6:
+        terms = cells * float(np.sum(np.arange(1, N + 1, dtype=np.float64) ** k))
+    else:
+        terms = cells * float(N) ** (k + 1) / (k + 1)
     return terms, pairs * float(N + 2) ** k
 
 
@@ -191,7 +195,11 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
     PrivacyCurve
         Its description says which: one target pair, or the worst case over
         every target pair.  ``precision="mp"``: statpriv.oracle.correlated_counts_delta
-        (every multinomial outcome of the others enumerated, mpmath).
+        (every multinomial outcome of the others enumerated, mpmath).  One
+        exact pair is a pair of laws (``log_pmfs()`` on the lattice [0, n]^k
+        flattened in C order; privacy-loss distribution, composition); the
+        worst case over pairs is known through its delta only and does not
+        compose.
 
     Examples
     --------
@@ -200,8 +208,9 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
     others' counts are equal (Example 8: delta = 1 at every eps):
 
     >>> import statpriv
-    >>> statpriv.correlated_counts(50, [0.5, 0.0, 0.0, 0.5], target=((1, 0), (0, 0))).delta(5.0)
-    1.0
+    >>> same = [0.5, 0.0, 0.0, 0.5]
+    >>> f"{statpriv.correlated_counts(50, same, target=((1, 0), (0, 0))).delta(5.0):.12f}"
+    '1.000000000000'
 
     Answers that mostly stay from one day to the next (a Markov chain), the
     worst target pair, and the histogram's upper curve above it:
