@@ -70,12 +70,14 @@ int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *ou
             for (long j = 0; j < k - 1; j++) {
                 row += c[j] * stride[j];
             }
-            long double *dst = nxt + row;
-            for (long t = 0; t <= i; t++) {
-                dst[t] = 0.0L;
-            }
+            /* the cells whose source row lies in [0, i-1]^(k-1): the row, the
+             * shift along it and the probability */
+            const long double *src[1 << SP_CORR_MAX_K];
+            long shift[1 << SP_CORR_MAX_K];
+            long double pv[1 << SP_CORR_MAX_K];
+            int live = 0;
             for (int cell = 0; cell < cells; cell++) {
-                long src = row;
+                long from = row;
                 int inside = 1;
                 for (long j = 0; j < k - 1; j++) {
                     const long a = c[j] - bits[cell][j];
@@ -83,18 +85,35 @@ int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *ou
                         inside = 0;
                         break;
                     }
-                    src -= bits[cell][j] * stride[j];
+                    from -= bits[cell][j] * stride[j];
                 }
-                if (!inside) {
-                    continue;
+                if (inside) {
+                    src[live] = cur + from;
+                    shift[live] = bits[cell][k - 1];
+                    pv[live] = prob[cell];
+                    live++;
                 }
-                const long b = bits[cell][k - 1];
-                const long double pv = prob[cell];
-                const long double *from = cur + src;
-                long double *to = dst + b;
-                for (long t = 0; t < i; t++) {
-                    to[t] += pv * from[t];
+            }
+            /* nxt(t) = sum over the live cells of p cur(t - shift) with
+             * 0 <= t - shift <= i - 1: the ends t = 0 and t = i checked, the
+             * inside (every cell in range) summed in a register, stored once */
+            long double *dst = nxt + row;
+            for (long t = 0; t <= i; t += i) {
+                long double acc = 0.0L;
+                for (int l = 0; l < live; l++) {
+                    const long at = t - shift[l];
+                    if (at >= 0 && at <= i - 1) {
+                        acc += pv[l] * src[l][at];
+                    }
                 }
+                dst[t] = acc;
+            }
+            for (long t = 1; t < i; t++) {
+                long double acc = 0.0L;
+                for (int l = 0; l < live; l++) {
+                    acc += pv[l] * src[l][t - shift[l]];
+                }
+                dst[t] = acc;
             }
         } while (next_row(k, i, c));
         long double *swap = cur;
