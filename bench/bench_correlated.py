@@ -95,6 +95,7 @@ def main():
     target_row(10**4, j2, ((1, 0), (0, 1)), "k=2, n=1e4, one delta", 0.05)
     target_row(10**3, j3, ((1, 0, 0), (0, 0, 1)), "k=3, n=1e3, one delta", 1.0)
     exact_row(600, j2, ((1, 0), (0, 1)), "k=2, n=600, exact, one delta")
+    exact_row(1200, j2, ((1, 0), (0, 1)), "k=2, n=1200, exact, one delta")
     exact_row(100, j3, ((1, 0, 0), (0, 0, 1)), "k=3, n=100, exact, one delta")
     exact_row(35, j4, ((1, 0, 0, 0), (0, 0, 0, 1)), "k=4, n=35, exact, one delta")
     print(f"bench_correlated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "

@@ -126,6 +126,72 @@ int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *ou
     return 0;
 }
 
+/* One Pascal step in place: row r of Bin(., q) (entries 0..r-1 hold
+ * Bin(r - 1, q), entry r is overwritten) to Bin(r, q); q + qc = 1. */
+static void pascal_step(long double *b, long r, long double q, long double qc)
+{
+    b[r] = q * b[r - 1];
+    for (long i = r - 1; i > 0; i--) {
+        b[i] = qc * b[i] + q * b[i - 1];
+    }
+    b[0] = qc * b[0];
+}
+
+int sp_corr_two_log_law(long N, const double *joint, long double *out, long double *work)
+{
+    if (N < 0 || joint == NULL || out == NULL || work == NULL) {
+        return -2;
+    }
+    for (int v = 0; v < 4; v++) {
+        if (!(joint[v] >= 0.0)) {
+            return -2;
+        }
+    }
+    const long side = N + 1;
+    const long double j00 = joint[0], j01 = joint[1], j10 = joint[2], j11 = joint[3];
+    const long double p1 = j10 + j11, p1c = j00 + j01;    /* P(a1 = 1), P(a1 = 0) */
+    if (p1 + p1c <= 0.0L) {
+        return -2;
+    }
+    /* a2 given a1 = 1 (q1) and given a1 = 0 (q0), each with its complement
+     * from the entries themselves (no 1 - q) */
+    const long double q1 = p1 > 0.0L ? j11 / p1 : 0.0L, q1c = p1 > 0.0L ? j10 / p1 : 1.0L;
+    const long double q0 = p1c > 0.0L ? j01 / p1c : 0.0L, q0c = p1c > 0.0L ? j00 / p1c : 1.0L;
+    long double *rows0 = work;                 /* row r: Bin(r, q0) on 0..r */
+    long double *first = work + side * side;   /* Bin(N, p1) */
+    long double *b1 = first + side;            /* Bin(m, q1), m = 0, 1, ... */
+    rows0[0] = 1.0L;
+    for (long r = 1; r <= N; r++) {
+        long double *row = rows0 + r * side, *prev = rows0 + (r - 1) * side;
+        for (long i = 0; i < r; i++) {
+            row[i] = prev[i];
+        }
+        pascal_step(row, r, q0, q0c);
+    }
+    first[0] = 1.0L;
+    for (long r = 1; r <= N; r++) {
+        pascal_step(first, r, p1, p1c);
+    }
+    b1[0] = 1.0L;
+    for (long m = 0; m <= N; m++) {
+        if (m > 0) {
+            pascal_step(b1, m, q1, q1c);
+        }
+        const long double lw = first[m] > 0.0L ? logl(first[m]) : -INFINITY;
+        const long double *b0 = rows0 + (N - m) * side;   /* Bin(N - m, q0) */
+        long double *dst = out + m * side;
+        for (long j = 0; j <= N; j++) {
+            const long lo = j - (N - m) > 0 ? j - (N - m) : 0, hi = j < m ? j : m;
+            long double acc = 0.0L;
+            for (long i = lo; i <= hi; i++) {
+                acc += b1[i] * b0[j - i];
+            }
+            dst[j] = acc > 0.0L && lw > -INFINITY ? lw + logl(acc) : -INFINITY;
+        }
+    }
+    return 0;
+}
+
 double sp_corr_max_log_delta(double eps, sp_direction direction, const void *ctx)
 {
     const sp_corr_max_curve *m = (const sp_corr_max_curve *)ctx;

@@ -35,6 +35,18 @@
 int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *out,
                             long double *work);
 
+/* k = 2 by conditioning on the first answer: with m records answering
+ * a1 = 1,
+ *   L(m, c2) = Bin(N, p1)(m) [Bin(m, q1) * Bin(N - m, q0)](c2),
+ * p1 = P(a1 = 1), q1 = P(a2 = 1 | a1 = 1), q0 = P(a2 = 1 | a1 = 0), each
+ * with its complement from the joint's entries in extended precision; the
+ * binomial pmfs by Pascal's rule (positive terms), the convolution summed
+ * directly: O(N^3 / 6) multiply-adds (sp_corr_lattice_log_law: 4 N^3 / 3),
+ * the same range condition.  out: (N + 1)^2 as sp_corr_lattice_log_law
+ * with k = 2, joint: 4 entries; work: (N + 1)^2 + 2 (N + 1) long doubles.
+ * Returns 0, or -2 for bad arguments. */
+int sp_corr_two_log_law(long N, const double *joint, long double *out, long double *work);
+
 /* The maximum of several curves, each one sp_curve_fn with its context:
  * the worst case over a set of target pairs closed under swapping P and Q
  * (a pair and its swap are one curve's two directions), so every

@@ -325,6 +325,7 @@ cdef extern from "correlated_counts.h" nogil:
     int SP_CORR_MAX_K
     int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *out,
                                 long double *work)
+    int sp_corr_two_log_law(long N, const double *joint, long double *out, long double *work)
     ctypedef struct sp_corr_max_curve:
         const sp_curve_fn *fns
         const void *const *ctxs

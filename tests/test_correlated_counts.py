@@ -243,3 +243,17 @@ def test_values_and_pickles():
     assert pair.log_pmfs().log_p.size == 21 ** 2
     lo, hi = statpriv.compose(pair, times=2).delta_bounds(0.5)
     assert lo <= hi and pair.delta(0.5) < hi
+
+
+@pytest.mark.parametrize("joint", [[0.3, 0.1, 0.2, 0.4], [0.5, 0.0, 0.0, 0.5], [0.0, 0.0, 0.3, 0.7],
+                                   [0.2, 0.8, 0.0, 0.0], [1e-3, 0.5, 0.2, 0.299]])
+def test_two_questions_kernel_is_the_record_by_record_law(joint):
+    """k = 2 conditions on the first answer (binomials by Pascal's rule, their
+    convolution); the general kernel adds one record at a time: one law."""
+    from statpriv.correlated import _correlated
+    for N in (0, 1, 7, 120):
+        a = _correlated.lattice_log_law(2, N, joint)
+        b = _correlated.lattice_log_law_by_records(2, N, joint)
+        assert np.array_equal(np.isneginf(a), np.isneginf(b))
+        live = np.isfinite(b)
+        assert np.all(np.abs(a[live] - b[live]) <= 1e-17 * (1.0 + np.abs(b[live])))

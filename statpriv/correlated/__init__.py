@@ -20,7 +20,9 @@ worst case over every pair x != x' (the max of the pairs' curves; a pair and
 its swap are the two directions of one curve, so there are (3^k - 1) / 2).
 
 ``method="exact"`` builds L on the whole lattice [0, N]^k in C (one record
-at a time, extended precision, nothing truncated; csrc/correlated_counts.h)
+at a time, or for k = 2 conditioned on the first answer: with m others
+answering a1 = 1, L(m, c) = Bin(N, p1)(m) [Bin(m, q1) * Bin(N - m, q0)](c);
+extended precision, nothing truncated; csrc/correlated_counts.h)
 and hands the two laws to the pair kernel (sums sorted by likelihood ratio,
 in log space).  ``method="histogram"`` is the certified upper curve the paper
 suggests: one query with 2^k options, the histogram of answer vectors.  The
@@ -129,14 +131,19 @@ def _index(answers: Sequence[int]) -> int:
 
 
 def _exact_cost(N: int, k: int, probs: NDArray[np.float64], pairs: int) -> Tuple[float, float]:
-    """(multiply-adds of the law, atoms of the pairs) of the exact lattice:
-    cells * sum_{i=1}^{N} i^k (the lattice after record i has (i + 1)^k
-    points, each the sum of a cell's rows of i atoms), and pairs (N + 2)^k."""
-    cells = int(np.count_nonzero(probs))
-    if N <= 10**6:
+    """(multiply-adds of the law, atoms of the pairs) of the exact lattice.
+    k = 2 conditions on the first answer: sum_m (m + 1)(N - m + 1) ~ N^3/6
+    for the convolutions, plus the Pascal triangles; otherwise one record at
+    a time, cells * sum_{i=1}^{N} i^k (the lattice after record i has
+    (i + 1)^k points, each a sum over the cells).  Atoms: pairs (N + 2)^k."""
+    if k == 2:
+        terms = (float(N) + 1.0) * (float(N) + 2.0) * (float(N) + 3.0) / 6.0 \
+            + 2.0 * (float(N) + 1.0) ** 2
+    elif N <= 10**6:
+        cells = int(np.count_nonzero(probs))
         terms = cells * float(np.sum(np.arange(1, N + 1, dtype=np.float64) ** k))
     else:
-        terms = cells * float(N) ** (k + 1) / (k + 1)
+        terms = int(np.count_nonzero(probs)) * float(N) ** (k + 1) / (k + 1)
     return terms, pairs * float(N + 2) ** k
 
 
@@ -182,7 +189,9 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         different.  Default: the worst case over every pair.
     method : {"exact", "histogram"}
         ``"exact"``: the k counts, the law of S on the whole lattice [0, n-1]^k
-        (C, extended precision, nothing truncated), the sums by the pair
+        (C, extended precision, nothing truncated: for k = 2 conditioned on
+        the first answer, L(m, c) = Bin(n-1, p1)(m) [Bin(m, q1) * Bin(n-1-m,
+        q0)](c); otherwise one record at a time), the sums by the pair
         kernel in log space; refused with a ValueError stating the cost
         beyond MAX_LAW_TERMS = 3e8 multiply-adds or MAX_ATOMS = 4e6 atoms.
         ``"histogram"``: the curve of the histogram of answer vectors

@@ -18,7 +18,29 @@ cnp.import_array()
 
 def lattice_log_law(long k, long N, joint):
     """ln P[S = s] on [0, N]^k as a (N + 1,) * k long double array
-    (csrc/correlated_counts.h, sp_corr_lattice_log_law)."""
+    (csrc/correlated_counts.h: sp_corr_two_log_law for k = 2, else
+    sp_corr_lattice_log_law)."""
+    cdef double[::1] vj = np.ascontiguousarray(joint, dtype=np.float64)
+    out = np.empty(int(N + 1) ** int(k), dtype=np.longdouble)
+    cdef long double[::1] vo = out
+    cdef long extra = 2 * (N + 1) if k == 2 else 0
+    cdef long double[::1] vw = np.empty(out.shape[0] + extra, dtype=np.longdouble)
+    cdef int rc
+    if vj.shape[0] != (1 << k):
+        raise ValueError("statpriv internal error: bad correlated-counts joint; please report")
+    with nogil:
+        if k == 2:
+            rc = sp_corr_two_log_law(N, &vj[0], &vo[0], &vw[0])
+        else:
+            rc = sp_corr_lattice_log_law(k, N, &vj[0], &vo[0], &vw[0])
+    if rc != 0:
+        raise ValueError("statpriv internal error: bad correlated-counts lattice; please report")
+    return out.reshape((N + 1,) * k)
+
+
+def lattice_log_law_by_records(long k, long N, joint):
+    """sp_corr_lattice_log_law for any k (the record-by-record kernel; for
+    the tests of the k = 2 kernel)."""
     cdef double[::1] vj = np.ascontiguousarray(joint, dtype=np.float64)
     out = np.empty(int(N + 1) ** int(k), dtype=np.longdouble)
     cdef long double[::1] vo = out
