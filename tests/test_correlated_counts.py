@@ -176,6 +176,7 @@ def test_markov():
 @pytest.mark.parametrize("args, kwargs, match", [
     ((0, JOINT_2), {}, "n must be an integer >= 1"),
     ((5, [0.3, 0.1, 0.2, 0.5]), {}, "joint must sum to 1"),
+    ((5, [0.3, 0.1, 0.2, 0.4 + 1e-12]), {}, r"joint must sum to 1 \(within 1e-13\)"),
     ((5, [0.5, 0.2, 0.3]), {}, "joint must hold 2.k probabilities"),
     ((5, [0.5]), {}, "joint must hold 2.k probabilities"),
     ((5, [1.2, -0.2]), {}, "joint"),

@@ -67,6 +67,8 @@ MAX_ATOMS = 4e6
 # every atom of the law is at least (min joint)^N times the largest: long
 # double holds that when N |ln min joint| stays below this
 MAX_LOG_RANGE = 11000.0
+# |sum of joint - 1| accepted (rounded products such as statpriv.markov's)
+SUM_TOLERANCE = 1e-13
 METHODS = ("exact", "histogram")
 
 
@@ -78,8 +80,8 @@ def _questions(joint: ArrayLike) -> Tuple[NDArray[np.float64], int]:
         raise ValueError(f"joint must hold 2^k probabilities, k in [1, "
                          f"{MAX_HISTOGRAM_QUESTIONS}] (one per answer vector), got {probs.size}")
     total = math.fsum(probs.tolist())
-    if abs(total - 1.0) > 1e-12:
-        raise ValueError(f"joint must sum to 1 (within 1e-12), got sum {total!r}")
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise ValueError(f"joint must sum to 1 (within {SUM_TOLERANCE:g}), got sum {total!r}")
     return probs, k
 
 
@@ -290,8 +292,10 @@ def _histogram_curve(n: int, probs: NDArray[np.float64], k: int,
             raise ValueError(f"correlated counts, method='histogram': the worst case over "
                              f"every target pair takes {len(cells)} pairs of cells (k = {k}), "
                              f"more than {MAX_HISTOGRAM_PAIRS}; give a target")
-    uppers = [k_anonymity(n, [float(probs[a]), float(probs[b])], 1, source=0, target=1).upper
-              for a, b in cells]
+    # (two cells holding the whole joint may sum to 1 + an ulp or two: the
+    # second is clipped to 1 - the first)
+    uppers = [k_anonymity(n, [float(probs[a]), min(float(probs[b]), 1.0 - float(probs[a]))], 1,
+                          source=0, target=1).upper for a, b in cells]
     if pair is not None:
         return PrivacyCurve(uppers[0]._core, ref, description, laws=uppers[0].laws)
     return PrivacyCurve(_kernels.MaxCore([c._core for c in uppers]), ref, description)
