@@ -92,6 +92,9 @@
  *                       (Feldman, McMillan & Talwar), a sum of shift curves
  *   thresholding.h      thresholded counts vs active / passive background knowledge
  *   k_anonymity.h       the k-anonymity histogram: two released counts (2-D sums)
+ *   correlated_counts.h repeated counts on the same correlated records: the
+ *                       law of the k counts on the whole lattice, the max
+ *                       of curves (the worst target pair)
  *   partial_knowledge.h partial knowledge: the exact worst case over the
  *                       vertices of [p, 1-p]^N (generic over the target's
  *                       report pair), the privacy-blanket sum
@@ -126,6 +129,7 @@
 #include "shuffle.h"
 #include "thresholding.h"
 #include "k_anonymity.h"
+#include "correlated_counts.h"
 #include "partial_knowledge.h"
 #include "kde.h"
 

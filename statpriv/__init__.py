@@ -29,6 +29,7 @@ from statpriv.dp import amplify
 from statpriv.analysis.interval import interval_confidence, interval_epsilon, interval_noise, interval_width
 from statpriv.noise import Gaussian, Geometric, Laplace
 from statpriv.partial_knowledge import histogram_partial_knowledge, partial_knowledge
+from statpriv.correlated import correlated_counts, markov
 from statpriv.analysis.utility import equal_utility_epsilon, equal_utility_noise, utility_loss
 
 # The earlier module names of moved modules: statpriv.utility is
@@ -62,6 +63,7 @@ __all__ = [
     "calibrate",
     "compose",
     "conjecture_check",
+    "correlated_counts",
     "counting",
     "dp",
     "empirical",
@@ -79,6 +81,7 @@ __all__ = [
     "interval_width",
     "k_anonymity",
     "Laplace",
+    "markov",
     "ParameterTypeError",
     "partial_knowledge",
     "PrivacyCurve",

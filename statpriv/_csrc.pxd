@@ -321,6 +321,17 @@ cdef extern from "k_anonymity.h" nogil:
                               long v_first, long nv, long double *lu_hi, long double *lu_lo,
                               long double *lv_hi, long double *lv_lo, long double *bb)
 
+cdef extern from "correlated_counts.h" nogil:
+    int SP_CORR_MAX_K
+    int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *out,
+                                long double *work)
+    int sp_corr_two_log_law(long N, const double *joint, long double *out, long double *work)
+    ctypedef struct sp_corr_max_curve:
+        const sp_curve_fn *fns
+        const void *const *ctxs
+        long count
+    double sp_corr_max_log_delta(double eps, sp_direction direction, const void *ctx)
+
 cdef extern from "partial_knowledge.h" nogil:
     ctypedef struct sp_vertex_sys:
         double N

@@ -136,6 +136,11 @@ REFERENCE_FAMILIES = {
         "from the definition), 50 digits", 50, "1e-35",
         _names("statpriv.oracle", "thresholded_delta", "k_anonymity_delta"),
         ("tests/test_thresholding.py", "tests/test_k_anonymity.py"), agree_abs="1e-35"),
+    "correlated": Family(
+        "statpriv.oracle.correlated_counts_delta (every multinomial outcome of the other "
+        "records' answer vectors enumerated), 50 digits", 50, "1e-45",
+        _names("statpriv.oracle", "correlated_counts_delta"),
+        ("tests/test_correlated_counts.py",), agree_abs="1e-45"),
     "shuffle": Family(
         "statpriv.oracle.clones_delta (the clone reduction of shuffled eps0-LDP reports, "
         "every atom) at 50 digits", 50, "1e-45", _names("statpriv.oracle", "clones_delta"),

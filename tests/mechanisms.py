@@ -180,6 +180,17 @@ MECHANISMS = [
          then=["lower"]),
     _row("k-anonymity-upper", "k_anonymity", 30, [0.2, 0.3, 0.1], 3, source=0, target=1,
          then=["upper"]),
+    # repeated counts on the same correlated records (Desfontaines et al. Example 8):
+    # one target pair, the worst case over every pair (symmetric: a pair's swap
+    # is its other direction), the histogram's upper curve
+    _row("correlated-pair", "correlated_counts", 12, [0.3, 0.1, 0.2, 0.4],
+         target=((1, 0), (0, 1)), reference=True),
+    _row("correlated-worst-case", "correlated_counts", 10, [0.1, 0.3, 0.2, 0.4], symmetric=True,
+         reference=True),
+    _row("correlated-perfect", "correlated_counts", 20, [0.5, 0.0, 0.0, 0.5],
+         target=((1, 0), (0, 0))),
+    _row("correlated-histogram", "correlated_counts", 40, [0.3, 0.1, 0.2, 0.4],
+         target=((1, 1), (0, 0)), method="histogram"),
     # shuffling
     _row("shuffle-clones", "shuffle.clones", 1000, 1.0, symmetric=True),
     _row("shuffle-clones-single", "shuffle.clones", 1, 0.5, symmetric=True),

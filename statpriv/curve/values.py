@@ -54,6 +54,7 @@ SCHEMA_VERSION = 1
 KINDS = (
     "counting", "secret_sample", "from_log_pmfs", "compose",
     "partial_knowledge", "histogram_partial_knowledge", "thresholded", "k_anonymity",
+    "correlated_counts",
     "dp.gaussian", "dp.laplace", "dp.geometric", "dp.randomized_response",
     "shuffle.clones", "shuffle.randomized_response",
     "Gaussian", "Laplace", "Geometric", "noise.Noise.dp_curve",

@@ -58,15 +58,19 @@ def _mp_log_total(arr: Any) -> Any:
     near = arr[arr >= top - nats]
     if near.size > _MAX_MP_NORMALISER:
         return None
-    return mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(x))) for x in near))
+    return mpmath.log(mpmath.fsum(mpmath.exp(_xprec.mpf_exact(x)) for x in near))
 
 
-def laws_from_log_pmfs(lp: Any, lq: Any, start: Any) -> Any:
-    """Laws of two validated float64 log-pmf arrays of equal length (each
+def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = False) -> Any:
+    """Laws of two validated float64 (or long double: the entries taken as
+    exact binary values either way) log-pmf arrays of equal length (each
     summing to 1 within SUM_TOLERANCE): normalised, sorted by ln P/Q, the
     extreme and threshold-critical ratios refined; ``given`` keeps the
-    arrays as given (read-only) with their first outcome ``start``."""
-    total_p, total_q = log_total("log_p", lp), log_total("log_q", lq)
+    arrays as given (read-only) with their first outcome ``start``.
+    ``equal_totals``: lq holds the same atoms as lp, moved (a shifted law):
+    the two sums are equal and their normalising shift is 0 exactly."""
+    total_p = log_total("log_p", lp)
+    total_q = total_p if equal_totals else log_total("log_q", lq)
 
     ld = np.longdouble
     live = np.flatnonzero(np.isfinite(lp) | np.isfinite(lq))
@@ -95,7 +99,10 @@ def laws_from_log_pmfs(lp: Any, lq: Any, start: Any) -> Any:
             if v != 0.0:
                 need = max(need, -math.log10(abs(v)))
     with mpmath.workdps(45 + min(int(math.ceil(need)), 120)):
-        mp_p, mp_q = _mp_log_total(lp), _mp_log_total(lq)
+        if equal_totals:
+            mp_p = mp_q = mpmath.mpf(0)
+        else:
+            mp_p, mp_q = _mp_log_total(lp), _mp_log_total(lq)
         if mp_p is not None and mp_q is not None:
             shift = mp_p - mp_q
             # |error| of lr: the difference of two doubles in long double, the
@@ -103,10 +110,10 @@ def laws_from_log_pmfs(lp: Any, lq: Any, start: Any) -> Any:
             err = (np.abs(lr.astype(np.float64)) * 1.1e-19 + 1e-18 * math.log2(len(lp) + 2.0))
 
             def exact(i: Any) -> Any:
-                a, b = float(lp[live[i]]), float(lq[live[i]])
+                a, b = lp[live[i]], lq[live[i]]
                 if a == -math.inf or b == -math.inf:
                     return mpmath.mpf("-inf") if a == -math.inf else mpmath.mpf("inf")
-                return mpmath.mpf(a) - mpmath.mpf(b) - shift
+                return _xprec.mpf_exact(a) - _xprec.mpf_exact(b) - shift
 
             lr_lo = refine.refine_log_ratio(cp, cq, lr, err, exact)
             # the zero points are the extreme ratios wherever they sit (the

@@ -1,0 +1,347 @@
+"""Repeated noiseless counts on the same correlated records.
+
+Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy with Partial
+Knowledge" (§4.1, §5 and their Example 8) show that noiseless counts do not
+compose like independent releases when they are taken on the same data: a
+count released every day on the same people leaks the day-to-day changes.
+Here each of n records (the target included) answers k binary questions; the
+answer vector a in {0,1}^k of every other record is iid with the law
+``joint`` (2^k probabilities, index v = sum_j a_j 2^(k-j), the order of
+``np.ravel`` of a 2 x ... x 2 array indexed [a1, ..., ak]); the release is
+the vector of the k counts.  With S the sum of the N = n - 1 others' vectors
+and the target answering x (P) or x' (Q):
+
+    P(c) = L(c - x),   Q(c) = L(c - x'),   L = the law of S,
+    delta(eps) = sum over the lattice of (P(c) - e^eps Q(c))_+
+               = sum_s (L(s) - e^eps L(s + x - x'))_+ ,
+
+so a pair enters only through d = x - x'.  Without a target the curve is the
+worst case over every pair x != x' (the max of the pairs' curves; a pair and
+its swap are the two directions of one curve, so there are (3^k - 1) / 2).
+
+``method="exact"`` builds L on the whole lattice [0, N]^k in C (one record
+at a time, or for k = 2 conditioned on the first answer: with m others
+answering a1 = 1, L(m, c) = Bin(N, p1)(m) [Bin(m, q1) * Bin(N - m, q0)](c);
+extended precision, nothing truncated; csrc/correlated_counts.h)
+and hands the two laws to the pair kernel (sums sorted by likelihood ratio,
+in log space).  ``method="histogram"`` is the certified upper curve the paper
+suggests: one query with 2^k options, the histogram of answer vectors.  The
+k counts are a function of that histogram, so its curve is at least theirs;
+it is the histogram curve of statpriv.k_anonymity with k = 1 (nothing
+suppressed), whose ``upper`` attacker learns how many others are in neither
+of the two cells -- which the full histogram reveals.  It stays cheap for
+any n.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from statpriv import _lazy, _validate, oracle
+from statpriv.curve import PrivacyCurve
+from statpriv.curve.recipe import factory
+from statpriv.laws import pair_curve
+from statpriv.laws.discrete import laws_from_log_pmfs
+from statpriv.thresholding.k_anonymity import k_anonymity
+
+__all__ = ["correlated_counts", "markov", "MAX_QUESTIONS", "MAX_LAW_TERMS", "MAX_ATOMS",
+           "METHODS"]
+
+_kernels = _lazy.module("statpriv.correlated._correlated")
+
+# k of the exact lattice (csrc/correlated_counts.h: SP_CORR_MAX_K)
+MAX_QUESTIONS = 4
+# the histogram route takes joints of up to 2^16 cells, and worst cases over
+# up to this many pairs of cells
+MAX_HISTOGRAM_QUESTIONS = 16
+MAX_HISTOGRAM_PAIRS = 2016
+# Refuse exact lattices whose law needs more multiply-adds than this (about
+# 1e8 a second here), or whose pairs hold more atoms in all (memory: each
+# atom takes ~60 bytes in the pair kernel's arrays).
+MAX_LAW_TERMS = 3e8
+MAX_ATOMS = 4e6
+# every atom of the law is at least (min joint)^N times the largest: long
+# double holds that when N |ln min joint| stays below this
+MAX_LOG_RANGE = 11000.0
+# |sum of joint - 1| accepted (rounded products such as statpriv.markov's)
+SUM_TOLERANCE = 1e-13
+METHODS = ("exact", "histogram")
+
+
+def _questions(joint: ArrayLike) -> Tuple[NDArray[np.float64], int]:
+    """joint validated: 2^k probabilities >= 0 summing to 1 -> (array, k)."""
+    probs = _validate.real_array("joint", joint, low=0.0, high=1.0, dims=(1,))
+    k = probs.size.bit_length() - 1
+    if probs.size < 2 or probs.size != 2 ** k or k > MAX_HISTOGRAM_QUESTIONS:
+        raise ValueError(f"joint must hold 2^k probabilities, k in [1, "
+                         f"{MAX_HISTOGRAM_QUESTIONS}] (one per answer vector), got {probs.size}")
+    total = math.fsum(probs.tolist())
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise ValueError(f"joint must sum to 1 (within {SUM_TOLERANCE:g}), got sum {total!r}")
+    return probs, k
+
+
+def _items(name: str, value: Any, what: str) -> Tuple[Any, ...]:
+    """``value`` as a tuple (a sequence, not a string), else TypeError naming it."""
+    if isinstance(value, (str, bytes)):
+        raise _validate.ParameterTypeError(f"{name} must be {what}, got {value!r}")
+    try:
+        return tuple(value)
+    except TypeError:
+        raise _validate.ParameterTypeError(f"{name} must be {what}, got {value!r}") from None
+
+
+def _answers(name: str, value: Any, k: int) -> Tuple[int, ...]:
+    """A tuple of k answers in {0, 1}."""
+    items = _items(name, value, f"a tuple of k = {k} answers in {{0, 1}}")
+    if len(items) != k:
+        raise ValueError(f"{name} must hold k = {k} answers in {{0, 1}}, got {len(items)}")
+    return tuple(_validate.count(f"{name} entry", a, low=0, high=1) for a in items)
+
+
+def _target(target: Any, k: int) -> Optional[Tuple[Tuple[int, ...], Tuple[int, ...]]]:
+    """None (the worst case) or the pair (x, x'), different tuples of k answers."""
+    if target is None:
+        return None
+    items = _items("target", target, "a pair (x, x_prime) of answer tuples")
+    if len(items) != 2:
+        raise ValueError(f"target must be a pair (x, x_prime) of answer tuples, got "
+                         f"{len(items)} entries")
+    x, x_prime = _answers("target x", items[0], k), _answers("target x_prime", items[1], k)
+    if x == x_prime:
+        raise ValueError(f"target must be two different answer tuples, got {x} twice")
+    return x, x_prime
+
+
+def _shift_pairs(k: int) -> List[Tuple[Tuple[int, ...], Tuple[int, ...]]]:
+    """One target pair (x, x') per d = x - x' != 0 up to sign: x_j = 1 where
+    d_j = 1, x'_j = 1 where d_j = -1 (the first non-zero d_j is +1)."""
+    pairs = []
+    for d in itertools.product((0, 1, -1), repeat=k):
+        first = next((v for v in d if v != 0), 0)
+        if first == 1:
+            pairs.append((tuple(int(v == 1) for v in d), tuple(int(v == -1) for v in d)))
+    return pairs
+
+
+def _index(answers: Sequence[int]) -> int:
+    return int(sum(a << (len(answers) - 1 - j) for j, a in enumerate(answers)))
+
+
+def _exact_cost(N: int, k: int, probs: NDArray[np.float64], pairs: int) -> Tuple[float, float]:
+    """(multiply-adds of the law, atoms of the pairs) of the exact lattice.
+    k = 2 conditions on the first answer: sum_m (m + 1)(N - m + 1) ~ N^3/6
+    for the convolutions, plus the Pascal triangles; otherwise one record at
+    a time, cells * sum_{i=1}^{N} i^k (the lattice after record i has
+    (i + 1)^k points, each a sum over the cells).  Atoms: pairs (N + 2)^k."""
+    if k == 2:
+        terms = (float(N) + 1.0) * (float(N) + 2.0) * (float(N) + 3.0) / 6.0 \
+            + 2.0 * (float(N) + 1.0) ** 2
+    elif N <= 10**6:
+        cells = int(np.count_nonzero(probs))
+        terms = cells * float(np.sum(np.arange(1, N + 1, dtype=np.float64) ** k))
+    else:
+        terms = int(np.count_nonzero(probs)) * float(N) ** (k + 1) / (k + 1)
+    return terms, pairs * float(N + 2) ** k
+
+
+def _shifted(law: NDArray[Any], x: Tuple[int, ...]) -> NDArray[Any]:
+    """ln P on [0, N + 1]^k: the law of S + x, flattened (long doubles: the
+    pair's log ratios keep the law's ~1e-18)."""
+    out = np.full(tuple(s + 1 for s in law.shape), -np.inf, dtype=np.longdouble)
+    out[tuple(slice(a, a + s) for a, s in zip(x, law.shape))] = law
+    return out.ravel()
+
+
+@factory
+def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
+                      method: str = "exact") -> PrivacyCurve:
+    """Privacy curve of k noiseless counts released on the same correlated records.
+
+    Each of n records (the target included) answers k binary questions; the
+    other records' answer vectors are iid with law ``joint`` and the k
+    counts are released (Desfontaines, Mohammadi, Krahmer & Basin,
+    "Differential Privacy with Partial Knowledge", Example 8: counts on the
+    same data do not compose by the product rule).  With L the law of the
+    sum S of the n - 1 others' answer vectors, the target answering x (P)
+    or x' (Q):
+
+        delta(eps) = sum_c (L(c - x) - e^eps L(c - x'))_+ ,
+
+    summed over the lattice of count vectors c.  Without ``target``: the
+    worst case, max over every pair x != x' of its delta (direction by
+    direction: both directions of a pair are covered by its swap).
+
+    Parameters
+    ----------
+    n : int >= 1
+        Records, the target included.
+    joint : sequence of 2^k floats >= 0 summing to 1
+        The law of one record's answer vector (a1, ..., ak): entry
+        sum_j a_j 2^(k-j), i.e. ``np.ravel`` of a 2 x ... x 2 array indexed
+        [a1, ..., ak]; ``statpriv.markov`` builds it for answers that
+        follow a Markov chain.  k in [1, 4] for ``method="exact"``, [1, 16]
+        for ``"histogram"``.
+    target : (x, x_prime), optional
+        The target's answers in the two worlds, tuples of k values in {0, 1},
+        different.  Default: the worst case over every pair.
+    method : {"exact", "histogram"}
+        ``"exact"``: the k counts, the law of S on the whole lattice [0, n-1]^k
+        (C, extended precision, nothing truncated: for k = 2 conditioned on
+        the first answer, L(m, c) = Bin(n-1, p1)(m) [Bin(m, q1) * Bin(n-1-m,
+        q0)](c); otherwise one record at a time), the sums by the pair
+        kernel in log space; refused with a ValueError stating the cost
+        beyond MAX_LAW_TERMS = 3e8 multiply-adds or MAX_ATOMS = 4e6 atoms.
+        ``"histogram"``: the curve of the histogram of answer vectors
+        (statpriv.k_anonymity(n, [joint[x], joint[x']], 1, ...).upper), a
+        certified upper curve of the counts' (they are a function of it),
+        for any n.
+
+    Returns
+    -------
+    PrivacyCurve
+        Its description says which: one target pair, or the worst case over
+        every target pair.  ``precision="mp"``: statpriv.oracle.correlated_counts_delta
+        (every multinomial outcome of the others enumerated, mpmath).  One
+        exact pair is a pair of laws (``log_pmfs()`` on the lattice [0, n]^k
+        flattened in C order; privacy-loss distribution, composition); the
+        worst case over pairs is known through its delta only and does not
+        compose.
+
+    Examples
+    --------
+    Two questions answered alike by everyone (mass on 00 and 11 only): a
+    target who answered (1, 0) is told apart from (0, 0) for sure, since the
+    others' counts are equal (Example 8: delta = 1 at every eps):
+
+    >>> import statpriv
+    >>> same = [0.5, 0.0, 0.0, 0.5]
+    >>> f"{statpriv.correlated_counts(50, same, target=((1, 0), (0, 0))).delta(5.0):.12f}"
+    '1.000000000000'
+
+    Answers that mostly stay from one day to the next (a Markov chain), the
+    worst target pair, and the histogram's upper curve above it:
+
+    >>> daily = statpriv.markov(0.5, [[0.9, 0.1], [0.1, 0.9]], days=2)
+    >>> exact = statpriv.correlated_counts(30, daily)
+    >>> upper = statpriv.correlated_counts(30, daily, method="histogram")
+    >>> print(f"{exact.delta(0.5):.6f} <= {upper.delta(0.5):.6f}")
+    0.325576 <= 0.335494
+    """
+    n = _validate.count("n", n, low=1)
+    probs, k = _questions(joint)
+    pair = _target(target, k)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    N = n - 1
+    ref_joint = probs.tolist()
+    if pair is None:
+        what = "worst case over every target pair x != x'"
+    else:
+        what = f"target x={pair[0]} vs x'={pair[1]}"
+    description = f"correlated counts n={n}, k={k}, {method}: {what}"
+
+    def ref(eps: Any, direction: Any) -> Any:
+        x, x_prime = pair if pair is not None else (None, None)
+        return oracle.correlated_counts_delta(
+            n, ref_joint, x, x_prime, eps, direction=direction,
+            release="counts" if method == "exact" else "histogram")
+
+    if method == "histogram":
+        return _histogram_curve(n, probs, k, pair, ref, description)
+    if k > MAX_QUESTIONS:
+        raise ValueError(f"joint must hold 2^k probabilities with k in [1, {MAX_QUESTIONS}] "
+                         f"for method='exact', got k = {k}; method='histogram' gives a "
+                         "certified upper curve for any k")
+    pairs = [pair] if pair is not None else _shift_pairs(k)
+    terms, atoms = _exact_cost(N, k, probs, len(pairs))
+    if terms > MAX_LAW_TERMS or atoms > MAX_ATOMS:
+        raise ValueError(
+            f"correlated counts with n={n}, k={k}: the exact lattice takes about {terms:.1e} "
+            f"terms and {atoms:.1e} atoms, more than statpriv.correlated.MAX_LAW_TERMS = "
+            f"{MAX_LAW_TERMS:.0e} / MAX_ATOMS = {MAX_ATOMS:.0e}; method='histogram' gives a "
+            "certified upper curve (the histogram of answer vectors) at any n")
+    smallest = float(probs[probs > 0.0].min())
+    if N * -math.log(smallest) > MAX_LOG_RANGE:
+        raise ValueError(
+            f"correlated counts with n={n}: joint's smallest non-zero probability {smallest!r} "
+            f"spreads the law over more than e^{MAX_LOG_RANGE:.0f} (n - 1 times |ln p| must "
+            "stay below that); method='histogram' gives a certified upper curve")
+    law = _kernels.lattice_log_law(k, N, probs)
+    curves = [pair_curve(laws_from_log_pmfs(_shifted(law, x), _shifted(law, x_prime), 0,
+                                            equal_totals=True),
+                         ref, description) for x, x_prime in pairs]
+    if pair is not None:
+        return curves[0]
+    return PrivacyCurve(_kernels.MaxCore([c._core for c in curves]), ref, description)
+
+
+def _histogram_curve(n: int, probs: NDArray[np.float64], k: int,
+                     pair: Optional[Tuple[Tuple[int, ...], Tuple[int, ...]]], ref: Any,
+                     description: str) -> PrivacyCurve:
+    """The curve of the histogram of answer vectors (see correlated_counts)."""
+    if pair is not None:
+        cells = [(_index(pair[0]), _index(pair[1]))]
+    else:
+        cells = list(itertools.combinations(range(2 ** k), 2))
+        if len(cells) > MAX_HISTOGRAM_PAIRS:
+            raise ValueError(f"correlated counts, method='histogram': the worst case over "
+                             f"every target pair takes {len(cells)} pairs of cells (k = {k}), "
+                             f"more than {MAX_HISTOGRAM_PAIRS}; give a target")
+    # (two cells holding the whole joint may sum to 1 + an ulp or two: the
+    # second is clipped to 1 - the first)
+    uppers = [k_anonymity(n, [float(probs[a]), min(float(probs[b]), 1.0 - float(probs[a]))], 1,
+                          source=0, target=1).upper for a, b in cells]
+    if pair is not None:
+        return PrivacyCurve(uppers[0]._core, ref, description, laws=uppers[0].laws)
+    return PrivacyCurve(_kernels.MaxCore([c._core for c in uppers]), ref, description)
+
+
+def markov(initial: float, transition: ArrayLike, days: int) -> NDArray[np.float64]:
+    """The joint law of k = ``days`` daily answers that follow a Markov chain.
+
+    Day 1 is 1 with probability ``initial``; day t + 1 is b with probability
+    transition[a][b] given day t is a (a 2 x 2 row-stochastic matrix: row a
+    is the law of the next day's answer after a).  The result is the
+    ``joint`` of statpriv.correlated_counts: entry sum_t a_t 2^(days-t) is
+    P[a1] prod_t transition[a_t][a_(t+1)].
+
+    Parameters
+    ----------
+    initial : float in [0, 1]
+        P(a1 = 1).
+    transition : 2 x 2 array of floats in [0, 1], rows summing to 1
+        transition[a][b] = P(a_(t+1) = b | a_t = a).
+    days : int in [1, 16]
+        The number of answers k.
+
+    Returns
+    -------
+    numpy.ndarray
+        2^days probabilities.
+
+    Examples
+    --------
+    >>> import statpriv
+    >>> statpriv.markov(0.5, [[0.9, 0.1], [0.2, 0.8]], days=2)
+    array([0.45, 0.05, 0.1 , 0.4 ])
+    """
+    p1 = _validate.real("initial", initial, low=0.0, high=1.0)
+    T = _validate.real_array("transition", transition, low=0.0, high=1.0, dims=(2,))
+    if T.shape != (2, 2):
+        raise ValueError(f"transition must be a 2 x 2 matrix, got shape {T.shape}")
+    for a in range(2):
+        total = float(T[a, 0] + T[a, 1])
+        if abs(total - 1.0) > 1e-12:
+            raise ValueError(f"transition rows must sum to 1 (row-stochastic), got row {a} "
+                             f"summing to {total!r}")
+    days = _validate.count("days", days, low=1, high=MAX_HISTOGRAM_QUESTIONS)
+    law = np.array([1.0 - p1, p1])
+    for _ in range(days - 1):
+        # law over (a1..at) -> (a1..at, a_(t+1)): the last answer picks T's row
+        law = (law.reshape(-1, 2)[:, :, None] * T[None, :, :]).ravel()
+    return law

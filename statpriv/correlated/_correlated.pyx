@@ -1,0 +1,96 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Typed wrappers over csrc/correlated_counts.c.
+
+Nothing here validates input: statpriv.correlated does that and documents
+the formulas.  ``lattice_log_law`` runs the C kernel without the GIL;
+``MaxCore`` is a statpriv._core.CurveCore whose C function is the maximum
+of other cores' curves (kept alive here), immutable after construction.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport malloc, free
+
+from statpriv._csrc cimport *
+from statpriv._core cimport CurveCore
+
+cnp.import_array()
+
+
+def lattice_log_law(long k, long N, joint):
+    """ln P[S = s] on [0, N]^k as a (N + 1,) * k long double array
+    (csrc/correlated_counts.h: sp_corr_two_log_law for k = 2, else
+    sp_corr_lattice_log_law)."""
+    cdef double[::1] vj = np.ascontiguousarray(joint, dtype=np.float64)
+    out = np.empty(int(N + 1) ** int(k), dtype=np.longdouble)
+    cdef long double[::1] vo = out
+    cdef long extra = 2 * (N + 1) if k == 2 else 0
+    cdef long double[::1] vw = np.empty(out.shape[0] + extra, dtype=np.longdouble)
+    cdef int rc
+    if vj.shape[0] != (1 << k):
+        raise ValueError("statpriv internal error: bad correlated-counts joint; please report")
+    with nogil:
+        if k == 2:
+            rc = sp_corr_two_log_law(N, &vj[0], &vo[0], &vw[0])
+        else:
+            rc = sp_corr_lattice_log_law(k, N, &vj[0], &vo[0], &vw[0])
+    if rc != 0:
+        raise ValueError("statpriv internal error: bad correlated-counts lattice; please report")
+    return out.reshape((N + 1,) * k)
+
+
+def lattice_log_law_by_records(long k, long N, joint):
+    """sp_corr_lattice_log_law for any k (the record-by-record kernel; for
+    the tests of the k = 2 kernel)."""
+    cdef double[::1] vj = np.ascontiguousarray(joint, dtype=np.float64)
+    out = np.empty(int(N + 1) ** int(k), dtype=np.longdouble)
+    cdef long double[::1] vo = out
+    cdef long double[::1] vw = np.empty(out.shape[0], dtype=np.longdouble)
+    cdef int rc
+    if vj.shape[0] != (1 << k):
+        raise ValueError("statpriv internal error: bad correlated-counts joint; please report")
+    with nogil:
+        rc = sp_corr_lattice_log_law(k, N, &vj[0], &vo[0], &vw[0])
+    if rc != 0:
+        raise ValueError("statpriv internal error: bad correlated-counts lattice; please report")
+    return out.reshape((N + 1,) * k)
+
+
+cdef class MaxCore(CurveCore):
+    """max over the given cores of their ln delta in direction max, for
+    every direction (sp_corr_max_log_delta: the worst case over a set of
+    pairs closed under swapping); epsilon() is the generic search on it."""
+    cdef sp_corr_max_curve c
+    cdef sp_curve_fn *fns
+    cdef const void **ctxs
+    cdef object cores          # keeps the inner cores (and their C state) alive
+
+    def __cinit__(self, cores):
+        cdef CurveCore inner
+        cdef long i, n = len(cores)
+        if n == 0:
+            raise ValueError("statpriv internal error: a maximum of no curve; please report")
+        self.cores = tuple(cores)
+        self.fns = <sp_curve_fn *> malloc(n * sizeof(sp_curve_fn))
+        self.ctxs = <const void **> malloc(n * sizeof(void *))
+        if self.fns == NULL or self.ctxs == NULL:
+            raise MemoryError("statpriv: the worst-case curve could not allocate its table")
+        self.log_tol = 0.0
+        self.positive = 0
+        for i in range(n):
+            inner = self.cores[i]
+            self.fns[i] = inner.fn
+            self.ctxs[i] = inner.ctx
+            self.log_tol = max(self.log_tol, inner.log_tol)
+            # every direction is the inner curves' max: delta > 0 at every
+            # finite eps there if one inner curve's max is
+            if (inner.positive >> SP_MAX) & 1:
+                self.positive = (1 << SP_PLUS) | (1 << SP_MINUS) | (1 << SP_MAX)
+        self.c.fns = self.fns
+        self.c.ctxs = self.ctxs
+        self.c.count = n
+        self.fn = sp_corr_max_log_delta
+        self.ctx = &self.c
+
+    def __dealloc__(self):
+        free(self.fns)
+        free(<void *> self.ctxs)

@@ -1,0 +1,260 @@
+"""statpriv.correlated_counts: k noiseless counts on the same correlated records.
+
+Reference values: the mpmath oracle (statpriv.oracle.correlated_counts_delta,
+every multinomial outcome of the other records' answer vectors enumerated
+with its exact probability, 50 digits), stored by
+tools/precompute_reference.py.  Closed cases from the definitions: one
+question is the iid count (statpriv.counting); independent questions are the
+exact composition of their counts; two questions everyone answers alike
+(Desfontaines, Mohammadi, Krahmer & Basin, "Differential Privacy with
+Partial Knowledge", Example 8) give delta = 1 for a target who answers them
+differently, and the single count for one who answers them alike.
+"""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import statpriv
+from statpriv import ParameterTypeError
+from helpers import check_curve
+
+EPS = [-0.5, 0.0, 0.05, 0.3, 1.0, 3.0]
+JOINT_2 = [0.3, 0.1, 0.2, 0.4]
+JOINT_3 = [0.1, 0.05, 0.2, 0.15, 0.1, 0.1, 0.2, 0.1]
+MARKOV_3 = statpriv.markov(0.3, [[0.8, 0.2], [0.4, 0.6]], days=3).tolist()
+# (name, (n, joint, x, x_prime), kwargs of correlated_counts beyond the target)
+CASES = [
+    ("k=2 diagonal", (15, JOINT_2, (1, 1), (0, 0)), {}),
+    ("k=2 anti-diagonal", (15, JOINT_2, (1, 0), (0, 1)), {}),
+    ("k=2 one question", (15, JOINT_2, (0, 1), (0, 0)), {}),
+    ("k=3 markov", (8, MARKOV_3, (1, 0, 1), (0, 1, 1)), {}),
+    ("k=3 worst case", (6, JOINT_3, None, None), {}),
+    ("k=2 histogram", (15, JOINT_2, (1, 0), (0, 1)), {"method": "histogram"}),
+    ("k=3 histogram worst case", (6, JOINT_3, None, None), {"method": "histogram"}),
+]
+
+
+def _curve(n, joint, x, x_prime, **kwargs):
+    target = None if x is None else (x, x_prime)
+    return statpriv.correlated_counts(n, joint, target=target, **kwargs)
+
+
+@pytest.mark.parametrize("name, args, kwargs", CASES, ids=[c[0] for c in CASES])
+def test_against_stored_oracle(name, args, kwargs):
+    curve = _curve(*args, **kwargs)
+    release = "histogram" if kwargs.get("method") == "histogram" else "counts"
+    check_curve(curve, ("correlated_counts_delta", args, {"release": release}), eps=EPS,
+                label=name)
+
+
+def test_worst_case_is_the_max_over_every_ordered_pair():
+    """The worst-case curve against the pairs' own curves (each direction)."""
+    worst = statpriv.correlated_counts(10, JOINT_3)
+    eps = np.array([0.0, 0.2, 1.0, 2.5])
+    pairs = [p for p in itertools.product(itertools.product((0, 1), repeat=3), repeat=2)
+             if p[0] != p[1]]
+    best = np.max([statpriv.correlated_counts(10, JOINT_3, target=p).log_delta_plus(eps)
+                   for p in pairs], axis=0)
+    for direction in ("plus", "minus", "max"):
+        np.testing.assert_array_equal(getattr(worst, f"log_delta_{direction}")(eps)
+                                      if direction != "max" else worst.log_delta(eps), best)
+    assert "worst case over every target pair" in worst.description
+
+
+@pytest.mark.parametrize("n, pi", [(200, 0.3), (37, 0.5), (1, 0.4), (2, 0.9), (500, 0.01)])
+def test_one_question_is_the_count(n, pi):
+    eps = np.array([-0.5, 0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 3.0])
+    ours = statpriv.correlated_counts(n, [1.0 - pi, pi], target=((1,), (0,)))
+    count = statpriv.counting(n, pi)
+    for direction in ("plus", "minus"):
+        a = getattr(ours, f"log_delta_{direction}")(eps)
+        b = getattr(count, f"log_delta_{direction}")(eps)
+        assert np.array_equal(np.isneginf(a), np.isneginf(b))
+        live = np.isfinite(b)
+        assert np.all(np.abs(np.expm1(a[live] - b[live])) <= 1e-13), (direction, a, b)
+
+
+@pytest.mark.parametrize("p", [0.5, 0.2])
+def test_example_8_perfect_correlation(p):
+    """Mass on 00 and 11 only: the others' two counts are equal."""
+    n, eps = 30, np.array([0.0, 0.5, 2.0, 10.0, math.inf])
+    joint = [1.0 - p, 0.0, 0.0, p]
+    # answered differently: (c + 1, c) vs (c, c) or (c, c + 1), disjoint supports
+    for target in (((1, 0), (0, 0)), ((1, 0), (0, 1)), ((0, 1), (1, 1)), None):
+        curve = statpriv.correlated_counts(n, joint, target=target)
+        np.testing.assert_allclose(curve.delta(eps), 1.0, rtol=1e-14)
+        assert curve.delta(3.0) == pytest.approx(1.0, rel=1e-14)
+    # answered alike: the count released twice is the count released once
+    same = statpriv.correlated_counts(n, joint, target=((1, 1), (0, 0))).log_delta(eps[:-1])
+    once = statpriv.counting(n, p).log_delta(eps[:-1])
+    np.testing.assert_allclose(same, once, rtol=1e-13, atol=1e-13)
+    # the product rule (two independent counts) is wrong both ways here
+    twice = statpriv.compose(statpriv.counting(n, p), times=2, exact=True)
+    assert np.all(twice.delta(eps[1:-1]) < 1.0)
+    assert np.all(twice.delta(eps[:-1]) > np.exp(once) * (1 + 1e-3))
+
+
+@pytest.mark.parametrize("target", [((1, 1), (0, 0)), ((1, 0), (0, 1)), ((0, 1), (0, 0))])
+def test_independent_questions_compose(target):
+    n, p1, p2 = 40, 0.3, 0.6
+    joint = np.outer([1 - p1, p1], [1 - p2, p2]).ravel()
+    eps = np.array([0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 3.0])
+    ours = statpriv.correlated_counts(n, joint, target=target).delta_plus(eps)
+    # each question's pair: the count of records answering 1 (shift up), its
+    # mirror counting(n, 1 - p) (shift down: delta_plus = the other's delta_minus),
+    # or nothing (identical laws: delta_plus = 1 - e^eps at eps < 0, else 0)
+    parts = []
+    for (a, b), p in zip(zip(*target), (p1, p2)):
+        if a != b:
+            parts.append(statpriv.counting(n, p if a > b else 1.0 - p))
+    if len(parts) == 1:
+        exact = parts[0].delta_plus(eps)
+    else:
+        exact = statpriv.compose(*parts, exact=True).delta_plus(eps)
+    np.testing.assert_allclose(ours, exact, rtol=1e-9)
+
+
+def _lattice_laws(n, joint, x, x_prime):
+    """P and Q over the count vectors, summed over every database of the
+    n - 1 others (each an assignment of answer vectors), in floats."""
+    k = int(math.log2(len(joint)))
+    vectors = list(itertools.product((0, 1), repeat=k))
+    P, Q = {}, {}
+    for db in itertools.product(range(len(joint)), repeat=n - 1):
+        mass = math.prod(joint[v] for v in db)
+        counts = tuple(sum(vectors[v][j] for v in db) for j in range(k))
+        for law, t in ((P, x), (Q, x_prime)):
+            c = tuple(a + b for a, b in zip(counts, t))
+            law[c] = law.get(c, 0.0) + mass
+    return P, Q
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 5),
+       weights=st.lists(st.floats(0.0, 1.0), min_size=4, max_size=4).filter(lambda w: sum(w) > 0.1),
+       x=st.tuples(st.integers(0, 1), st.integers(0, 1)),
+       x_prime=st.tuples(st.integers(0, 1), st.integers(0, 1)),
+       eps=st.lists(st.floats(0.0, 8.0), min_size=2, max_size=6))
+def test_properties(n, weights, x, x_prime, eps):
+    if x == x_prime:
+        x_prime = (1 - x[0], x[1])
+    joint = np.array(weights) / math.fsum(weights)
+    joint = joint / math.fsum(joint.tolist())
+    if abs(math.fsum(joint.tolist()) - 1.0) > 1e-12:
+        return
+    curve = statpriv.correlated_counts(n, joint, target=(x, x_prime))
+    eps = np.sort(np.array(eps))
+    d = curve.delta(eps)
+    assert np.all((d >= 0.0) & (d <= 1.0))
+    assert np.all(np.diff(d) <= 1e-15)
+    P, Q = _lattice_laws(n, joint.tolist(), x, x_prime)
+    tv = 0.5 * sum(abs(P.get(c, 0.0) - Q.get(c, 0.0)) for c in set(P) | set(Q))
+    assert curve.delta(0.0) == pytest.approx(tv, rel=1e-9, abs=1e-15)
+
+
+def test_histogram_is_above_the_counts():
+    joint = statpriv.markov(0.4, [[0.7, 0.3], [0.2, 0.8]], days=3)
+    eps = np.array([0.0, 0.1, 0.5, 1.0, 2.0])
+    for target in (((1, 0, 0), (0, 0, 0)), ((1, 1, 0), (0, 1, 1)), None):
+        exact = statpriv.correlated_counts(25, joint, target=target)
+        upper = statpriv.correlated_counts(25, joint, target=target, method="histogram")
+        assert np.all(upper.delta(eps) >= exact.delta(eps) * (1 - 1e-12))
+
+
+def test_markov():
+    T = [[0.9, 0.1], [0.2, 0.8]]
+    joint = statpriv.markov(0.3, T, days=3)
+    expect = [(0.7 if a == 0 else 0.3) * T[a][b] * T[b][c]
+              for a, b, c in itertools.product((0, 1), repeat=3)]
+    np.testing.assert_allclose(joint, expect, rtol=1e-15)
+    np.testing.assert_array_equal(statpriv.markov(0.25, T, days=1), [0.75, 0.25])
+
+
+@pytest.mark.parametrize("args, kwargs, match", [
+    ((0, JOINT_2), {}, "n must be an integer >= 1"),
+    ((5, [0.3, 0.1, 0.2, 0.5]), {}, "joint must sum to 1"),
+    ((5, [0.3, 0.1, 0.2, 0.4 + 1e-12]), {}, r"joint must sum to 1 \(within 1e-13\)"),
+    ((5, [0.5, 0.2, 0.3]), {}, "joint must hold 2.k probabilities"),
+    ((5, [0.5]), {}, "joint must hold 2.k probabilities"),
+    ((5, [1.2, -0.2]), {}, "joint"),
+    ((5, [0.5, 0.5]), {"target": ((2,), (0,))}, r"target x entry must be an integer \[0, 1\]"),
+    ((5, JOINT_2), {"target": ((1,), (0,))}, "target x must hold k = 2 answers"),
+    ((5, JOINT_2), {"target": ((1, 0), (1, 0))}, "target must be two different"),
+    ((5, JOINT_2), {"target": ((1, 0),)}, "target must be a pair"),
+    ((5, JOINT_2), {"method": "fast"}, "method must be one of"),
+    ((5, [1 / 32] * 32), {}, r"k in \[1, 4\] for method='exact', got k = 5"),
+    ((10**4, JOINT_2), {}, r"about .* terms .*method='histogram'"),
+    ((5000, [1e-5, 1 - 1e-5]), {"target": ((1,), (0,))}, "smallest non-zero probability"),
+])
+def test_bad_input(args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        statpriv.correlated_counts(*args, **kwargs)
+
+
+def test_bad_types_and_markov_input():
+    with pytest.raises(ParameterTypeError, match="target"):
+        statpriv.correlated_counts(5, JOINT_2, target="ab")
+    with pytest.raises(ValueError, match="transition rows must sum to 1"):
+        statpriv.markov(0.5, [[0.5, 0.4], [0.5, 0.5]], days=2)
+    with pytest.raises(ValueError, match="transition must be a 2 x 2 matrix"):
+        statpriv.markov(0.5, [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]], days=2)
+    with pytest.raises(ValueError, match="initial"):
+        statpriv.markov(1.5, [[0.5, 0.5], [0.5, 0.5]], days=2)
+    with pytest.raises(ValueError, match="days must be an integer"):
+        statpriv.markov(0.5, [[0.5, 0.5], [0.5, 0.5]], days=0)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("seed", range(6))
+def test_random_joints_against_live_oracle(seed):
+    from statpriv import oracle
+    from helpers import assert_matches
+    rng = np.random.default_rng(seed)
+    k = 2 + seed % 2
+    n = 12 if k == 2 else 6
+    joint = rng.dirichlet(np.ones(2 ** k))
+    joint[rng.integers(2 ** k)] = 0.0
+    joint = (joint / math.fsum(joint.tolist())).tolist()
+    eps = [0.0, 0.1, 0.7, 2.0, 5.0]
+    for target in (None, (tuple(rng.integers(0, 2, k).tolist()), (1,) * k)):
+        if target is not None and target[0] == target[1]:
+            continue
+        x, xp = target if target is not None else (None, None)
+        for method, release in (("exact", "counts"), ("histogram", "histogram")):
+            curve = statpriv.correlated_counts(n, joint, target=target, method=method)
+            ref = oracle.correlated_counts_delta(n, joint, x, xp, eps, release=release)
+            for e, o, r in zip(eps, curve.log_delta(eps), ref):
+                assert_matches(float(o), r, what=f"{method} {target} eps={e}")
+
+
+def test_values_and_pickles():
+    import json
+    import pickle
+    joint = statpriv.markov(0.3, [[0.9, 0.1], [0.2, 0.8]], days=2)
+    for kwargs in ({"target": ((1, 0), (0, 1))}, {}, {"method": "histogram"}):
+        curve = statpriv.correlated_counts(20, joint, **kwargs)
+        again = statpriv.from_dict(json.loads(json.dumps(curve.to_dict())))
+        assert again == curve and hash(again) == hash(curve)
+        assert pickle.loads(pickle.dumps(curve)).delta(0.3) == curve.delta(0.3)
+    # one pair is a pair of laws: the flattened lattice [0, n]^k, composable
+    pair = statpriv.correlated_counts(20, joint, target=((1, 0), (0, 1)))
+    assert pair.log_pmfs().log_p.size == 21 ** 2
+    lo, hi = statpriv.compose(pair, times=2).delta_bounds(0.5)
+    assert lo <= hi and pair.delta(0.5) < hi
+
+
+@pytest.mark.parametrize("joint", [[0.3, 0.1, 0.2, 0.4], [0.5, 0.0, 0.0, 0.5], [0.0, 0.0, 0.3, 0.7],
+                                   [0.2, 0.8, 0.0, 0.0], [1e-3, 0.5, 0.2, 0.299]])
+def test_two_questions_kernel_is_the_record_by_record_law(joint):
+    """k = 2 conditions on the first answer (binomials by Pascal's rule, their
+    convolution); the general kernel adds one record at a time: one law."""
+    from statpriv.correlated import _correlated
+    for N in (0, 1, 7, 120):
+        a = _correlated.lattice_log_law(2, N, joint)
+        b = _correlated.lattice_log_law_by_records(2, N, joint)
+        assert np.array_equal(np.isneginf(a), np.isneginf(b))
+        live = np.isfinite(b)
+        assert np.all(np.abs(a[live] - b[live]) <= 1e-17 * (1.0 + np.abs(b[live])))
