@@ -26,14 +26,20 @@ def _fuzz_curves():
     return module
 
 
-def test_corpus_replays_through_the_fuzz_checks():
+# the corpus in this many slices, one test each (the run's workers share them)
+SLICES = 8
+
+
+@pytest.mark.parametrize("part", range(SLICES))
+def test_corpus_replays_through_the_fuzz_checks(part):
     fuzz = _fuzz_curves()
     files = sorted(CORPUS.iterdir())
     assert len(files) >= 50, "the corpus is missing"
-    counts = fuzz.replay([str(path) for path in files])
-    assert sum(counts.values()) == len(files)
-    # both branches of the checks are exercised, not only rejections
-    assert counts.get("accepted", 0) >= 20 and counts.get("rejected", 0) >= 20, counts
+    mine = files[part::SLICES]
+    counts = fuzz.replay([str(path) for path in mine])
+    assert sum(counts.values()) == len(mine)
+    # both branches of the checks are exercised in every slice, not only rejections
+    assert counts.get("accepted", 0) >= 3 and counts.get("rejected", 0) >= 3, counts
 
 
 @pytest.mark.exhaustive
