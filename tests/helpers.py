@@ -124,7 +124,8 @@ REFERENCE_FAMILIES = {
         _names("independent_oracle", "counting_log_delta", "windowed_delta_plus",
                "poisson_tail_log_delta", "secret_sample_log_delta_plus",
                "sampled_gaussian_log_delta", "independent_deltas", "sampled_dp_log_delta",
-               "sampled_geometric_product_delta", "sampled_gaussian_product_delta")),
+               "sampled_geometric_product_delta", "sampled_gaussian_product_delta",
+               "laplace_shift_delta_plus")),
     "differential": Family(
         "tests/differential.py stored_truth: the independent oracle's answer for one "
         "case of the differential test (deltas at eps, or the zero point and the float "

@@ -1760,6 +1760,45 @@ def product(a, b):
 # ---------------------------------------------------------------------------
 
 
+# Laplace noise on a pure shift (no sampling) near the zero point 1/b.
+# Reference from the definitions: n records with the target among them, so
+# P = Bin(n - 1, pi) shifted by one, Q = Bin(n - 1, pi),
+# f_A = A * Laplace(b); the likelihood ratio f_P/f_Q is monotone (log-concave
+# noise keeps the monotone ratio of the shift), so {f_P > e^eps f_Q} is a
+# half-line [x*, inf) and delta_plus = sum_k (P(k) - e^eps Q(k)) P[k + N > x*],
+# with x* found by bisection at 60 digits.
+
+def laplace_shift_delta_plus(n, pi, b, eps, dps=60, atoms=None):
+    """``atoms`` = (lo, hi): only the others' counts lo <= k < hi (the rest's
+    mass below the sum's last digit), the densities summed over atoms within
+    200 b of x (e^-200 of the nearest)."""
+    n = n - 1                                # the others
+    lo_k, hi_k = atoms or (0, n + 1)
+    with mpmath.workdps(dps):
+        p, b, e = mpmath.mpf(pi), mpmath.mpf(b), mpmath.exp(mpmath.mpf(eps))
+        Q = {k: mpmath.binomial(n, k) * p ** k * (1 - p) ** (n - k) for k in range(lo_k, hi_k)}
+        P = {k + 1: q for k, q in Q.items()}
+        ks = sorted(set(P) | set(Q))
+
+        def dens(A, x):
+            return mpmath.fsum(a * mpmath.exp(-abs(x - k) / b) for k, a in A.items()
+                               if a and abs(x - k) < 200 * b)
+
+        def surv(x, k):                      # P[k + Laplace(b) > x]
+            return (mpmath.exp(-(x - k) / b) / 2 if x >= k
+                    else 1 - mpmath.exp((x - k) / b) / 2)
+
+        def h(x):
+            return dens(P, x) - e * dens(Q, x)
+
+        lo, hi = lo_k - mpmath.mpf(60) * b, mpmath.mpf(hi_k)
+        assert h(lo) < 0 < h(hi)
+        for _ in range(dps * 4):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if h(mid) < 0 else (lo, mid)
+        return mpmath.fsum((P.get(k, 0) - e * Q.get(k, 0)) * surv(hi, k) for k in ks)
+
+
 def laplace_noise_quad(P, Q, b, eps):
     """Direct quadrature of (f_P - e^eps f_Q)_+ over the real line, f_Z(x) =
     sum_k Z(k) e^(-|x-k|/b) / (2b): split at every atom, at b-multiples next to every

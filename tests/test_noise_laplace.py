@@ -11,49 +11,12 @@ import pytest
 import statpriv
 from statpriv import _core
 from statpriv.noise import _kernels as noise_kernels
-from helpers import assert_matches, near_zero_point
-from independent_oracle import (binomial_mp, laplace_noise_quad,
+from helpers import assert_matches, near_zero_point, oracle
+from independent_oracle import (binomial_mp, laplace_noise_quad, laplace_shift_delta_plus,
                                 smallest_float_at_least as smallest_float_at_or_above)
 
 
 # ---------------------------------------------------------------------------
-# Laplace noise on a pure shift (no sampling) near the zero point 1/b.
-# Reference from the definitions: n records with the target among them, so
-# P = Bin(n - 1, pi) shifted by one, Q = Bin(n - 1, pi),
-# f_A = A * Laplace(b); the likelihood ratio f_P/f_Q is monotone (log-concave
-# noise keeps the monotone ratio of the shift), so {f_P > e^eps f_Q} is a
-# half-line [x*, inf) and delta_plus = sum_k (P(k) - e^eps Q(k)) P[k + N > x*],
-# with x* found by bisection at 60 digits.
-
-def _laplace_shift_delta_plus(n, pi, b, eps, dps=60, atoms=None):
-    """``atoms`` = (lo, hi): only the others' counts lo <= k < hi (the rest's
-    mass below the sum's last digit), the densities summed over atoms within
-    200 b of x (e^-200 of the nearest)."""
-    n = n - 1                                # the others
-    lo_k, hi_k = atoms or (0, n + 1)
-    with mpmath.workdps(dps):
-        p, b, e = mpmath.mpf(pi), mpmath.mpf(b), mpmath.exp(mpmath.mpf(eps))
-        Q = {k: mpmath.binomial(n, k) * p ** k * (1 - p) ** (n - k) for k in range(lo_k, hi_k)}
-        P = {k + 1: q for k, q in Q.items()}
-        ks = sorted(set(P) | set(Q))
-
-        def dens(A, x):
-            return mpmath.fsum(a * mpmath.exp(-abs(x - k) / b) for k, a in A.items()
-                               if a and abs(x - k) < 200 * b)
-
-        def surv(x, k):                      # P[k + Laplace(b) > x]
-            return (mpmath.exp(-(x - k) / b) / 2 if x >= k
-                    else 1 - mpmath.exp((x - k) / b) / 2)
-
-        def h(x):
-            return dens(P, x) - e * dens(Q, x)
-
-        lo, hi = lo_k - mpmath.mpf(60) * b, mpmath.mpf(hi_k)
-        assert h(lo) < 0 < h(hi)
-        for _ in range(dps * 4):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if h(mid) < 0 else (lo, mid)
-        return mpmath.fsum((P.get(k, 0) - e * Q.get(k, 0)) * surv(hi, k) for k in ks)
 
 
 @pytest.mark.parametrize("n, pi, b, k", [
@@ -66,7 +29,7 @@ def test_laplace_shift_near_zero_point(n, pi, b, k):
     eps0 = statpriv.counting(n, pi, noise=statpriv.Laplace(b)).epsilon(0.0, direction="plus")
     assert eps0 == noise_kernels.laplace_zero_point_up(b)
     eps = math.nextafter(eps0, 0.0) if k is None else eps0 * (1 - 10.0 ** -k)
-    ref = _laplace_shift_delta_plus(n, pi, b, eps)
+    ref = laplace_shift_delta_plus(n, pi, b, eps)
     got = statpriv.counting(n, pi, noise=statpriv.Laplace(b)).log_delta_plus(eps)
     assert_matches(got, ref, rel=1e-10, what=f"counting({n}, {pi}, Laplace({b})) at {eps!r}")
 
@@ -266,6 +229,6 @@ def test_closed_rest_against_mpmath(eps):
     n = 2e4, pi = .05 (counts 600..1500 hold all but ~1e-60 of the mass),
     Laplace(0.7), against the half-line sum of the definitions at 40 digits."""
     n, pi, b = 2 * 10**4, 0.05, 0.7
-    ref = _laplace_shift_delta_plus(n, pi, b, eps, dps=40, atoms=(600, 1500))
+    ref = oracle("laplace_shift_delta_plus", n, pi, b, eps, dps=40, atoms=(600, 1500))
     got = statpriv.counting(n, pi, noise=statpriv.Laplace(b)).log_delta_plus(eps)
     assert_matches(got, ref, rel=4e-15, what=f"eps={eps}")
