@@ -54,7 +54,7 @@ from statpriv.laws.pair import LawSource
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
 __all__ = ["Bracket", "CURVE_RELATIVE_ERROR", "CurveSource", "DeltaLaws", "GridPMF", "MAX_GRID",
-           "MAX_CURVE_TERMS", "MAX_SECONDS", "TERMS_PER_SECOND", "check_seconds", "curve_bracket", "from_curve", "grid_bracket",
+           "MAX_CURVE_TERMS", "MAX_SECONDS", "TERMS_PER_SECOND", "EVAL_OVERHEAD_SECONDS", "check_seconds", "curve_bracket", "from_curve", "grid_bracket",
            "tail_span", "tail_target"]
 
 _LD = np.longdouble
@@ -78,6 +78,11 @@ MAX_SECONDS = 10.0
 # grid points spread over the grid, timed (runs, because a core may walk an
 # ascending grid incrementally: the first point of a run costs the most).
 TERMS_PER_SECOND = 1e8
+# ... plus this much CPU a call beyond its terms (a 2-D sum's set-up and
+# refinements: the k-anonymity upper curve at n = 195 took 62 us a direction
+# for 1436 terms, at n = 3000 1.8 ms for 2e5; priced by its terms alone, a
+# grid of 1.4e5 points predicted at 2.4 s took 7.9 s)
+EVAL_OVERHEAD_SECONDS = 5e-5
 PROBE_RUNS, PROBE_RUN = 4, 64
 # MAX_SECONDS in terms (kept for code that reads it; the limit is MAX_SECONDS)
 MAX_CURVE_TERMS = MAX_SECONDS * TERMS_PER_SECOND
@@ -398,7 +403,7 @@ class Bracket:
         PROBE_RUNS * PROBE_RUN times to learn that)."""
         terms = getattr(source, "eval_terms", None)
         if terms is not None:
-            return float(terms) / TERMS_PER_SECOND
+            return float(terms) / TERMS_PER_SECOND + EVAL_OVERHEAD_SECONDS
         key = id(source)
         if key not in self._probed:
             top = self._tops[direction]
