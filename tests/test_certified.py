@@ -206,3 +206,36 @@ def test_missing_flint_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "flint", None)
     with pytest.raises(ImportError, match=r'pip install "statpriv\[certified\]"'):
         statpriv.counting(100, 0.3).delta_interval(0.1)
+
+
+@pytest.mark.parametrize("make", [lambda: statpriv.counting(1000, 0.5),
+                                  lambda: statpriv.dp.gaussian(1.0),
+                                  lambda: statpriv.dp.geometric(0.5)])
+def test_certified_epsilon(make):
+    curve = make()
+    targets = [1e-3, 1e-9, 0.0, 1.0]
+    eps = curve.epsilon(targets, certified=True)
+    for target, e, plain in zip_equal(targets, eps, curve.epsilon(targets)):
+        assert e >= plain
+        if e < math.inf:
+            assert curve.delta_interval(e)[1] <= target
+
+
+def test_certified_epsilon_steps_up_from_a_low_float_answer():
+    """A float answer 1e-9 too low (delta there above the target by far more
+    than the interval's width) is stepped up until the proof holds, and not far."""
+    curve = statpriv.counting(1000, 0.5)
+    true = curve.epsilon(1e-3)
+    object.__setattr__(curve, "_epsilon", lambda delta, direction: np.asarray(
+        true * (1 - 1e-9) + 0 * np.asarray(delta)))
+    assert curve.delta_interval(true * (1 - 1e-9))[0] > 1e-3
+    eps = curve.epsilon(1e-3, certified=True)
+    assert curve.delta_interval(eps)[1] <= 1e-3
+    assert true * (1 - 1e-9) < eps <= true * (1 + 1e-9)
+
+
+def test_certified_epsilon_refuses_uncovered_kinds():
+    curve = statpriv.counting(100, 0.3, noise=statpriv.Laplace(1.0))
+    with pytest.raises(NotImplementedError):
+        curve.epsilon(1e-3, certified=True)
+    assert curve.epsilon(1e-3, certified=False) == curve.epsilon(1e-3)

@@ -46,6 +46,9 @@ _DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
 # curve: 1e5 eps at ~50 us each); the values are the same, each element is
 # evaluated on its own.
 CHUNK = 1024
+# epsilon(delta, certified=True): at most this many doubling steps up from the
+# float answer (2^-50 of it doubled 120 times covers any finite eps)
+CERTIFY_STEPS = 120
 
 
 def _in_chunks(evaluate: Callable[[NDArray[np.float64], int], NDArray[np.float64]],
@@ -362,6 +365,28 @@ class PrivacyCurve(CurveQueries):
         out = (evaluate(log_target, d) if log_target.size <= CHUNK
                else _in_chunks(evaluate, log_target, d, "epsilon")).reshape(arr.shape)
         return float(out[()]) if scalar else out
+
+    def _epsilon_certified(self, delta: object,
+                           direction: str) -> Union[float, NDArray[np.float64]]:
+        """epsilon(delta, certified=True): the float answer, stepped up until the
+        certified upper end of delta there is <= delta (steps from 2^-50 of
+        eps, doubling; at most CERTIFY_STEPS of them)."""
+        _validate.choice("direction", direction, tuple(_DIRECTIONS))
+        arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
+        found = np.asarray(self._epsilon(arr, direction), dtype=np.float64)
+        out = np.empty(arr.shape)
+        for index, target in np.ndenumerate(arr):
+            eps, step = float(found[index]), 0.0
+            for _ in range(CERTIFY_STEPS):
+                if eps == math.inf or self._certified(eps, direction, log=False)[1] <= target:
+                    break
+                step = max(2.0 * step, abs(eps) * 2.0 ** -50, 2.0 ** -60)
+                eps = float(found[index]) + step
+            else:
+                raise ValueError(f"{self.description}: could not certify delta <= {target} "
+                                 f"within {CERTIFY_STEPS} steps above eps = {found[index]!r}")
+            out[index] = eps
+        return float(out[()]) if arr.ndim == 0 else out
 
     def log_pmfs(self) -> "LogPmfs":
         """The discrete laws behind the curve, as statpriv.laws.LogPmfs.
