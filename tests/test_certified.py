@@ -22,7 +22,8 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "counting-pi-near-1", "counting-pi-0", "per-record-small", "per-record-200",
            "sample-size-all", "dp-laplace", "dp-laplace-sensitivity", "dp-gaussian",
            "dp-gaussian-sensitivity", "dp-gaussian-wide", "dp-geometric", "dp-gaussian-replace",
-           "log-pmfs-mirrored", "log-pmfs-disjoint", "pk-uniform"}
+           "log-pmfs-mirrored", "log-pmfs-disjoint", "pk-uniform", "secret-sample",
+           "secret-sample-no-positives", "secret-sample-all"}
 NOISELESS_REL = 1e-12
 NOISY_REL = 1e-10          # the closed forms of the worst-case DP curves: float kernels
 DP_ROWS = {"dp-laplace", "dp-laplace-sensitivity", "dp-gaussian", "dp-gaussian-sensitivity",
@@ -69,7 +70,9 @@ def test_the_covered_rows_are_the_expected_ones():
 def test_float_path_inside_the_interval(row, direction):
     curve = build(ROWS[row].spec)
     rel = NOISY_REL if row in DP_ROWS else NOISELESS_REL
-    assert_inside(curve, FAST_EPS, rel, direction)
+    # n = 1e6 at eps = inf: the window reaches P(n) = pi^(n-1), the whole support (~3 s)
+    eps = [e for e in FAST_EPS if e < math.inf] if row == "counting-large" else FAST_EPS
+    assert_inside(curve, eps, rel, direction)
 
 
 @pytest.mark.exhaustive
@@ -124,6 +127,40 @@ def test_mpmath_references_inside(n, pi):
             # the reference is good to ~1e-45: an interval ~1e-30 wide holds it
             assert mpmath.mpf(lo) * (1 - mpmath.mpf("1e-40")) <= r, (n, pi, e, direction)
             assert r <= mpmath.mpf(hi) * (1 + mpmath.mpf("1e-40")), (n, pi, e, direction)
+
+
+def _assert_reference_inside(lower, upper, refs, rel, what, absolute=0):
+    for lo, hi, r in zip_equal(lower, upper, refs):
+        assert mpmath.mpf(lo) * (1 - mpmath.mpf(rel)) - absolute <= r, (what, lo, r)
+        assert r <= mpmath.mpf(hi) * (1 + mpmath.mpf(rel)) + absolute, (what, hi, r)
+
+
+@pytest.mark.parametrize("n, m, K", [(2, 1, 1), (40, 20, 39), (500, 1, 0), (500, 499, 499),
+                                     (500, 50, 10), (500, 50, 250), (500, 500, 100)])
+def test_secret_sample_references_inside(n, m, K):
+    curve = statpriv.secret_sample(n, m, K)
+    for direction in ("plus", "minus"):
+        refs = oracle("secret_sample_delta", n, m, K, list(EPS), direction=direction)
+        lower, upper = curve.delta_interval(EPS, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-40", (n, m, K, direction))
+
+
+DP_EPS = [-1.0, 0.0, 0.01, 0.1, 1.0, 5.0]
+
+
+@pytest.mark.parametrize("factory, name, param", [
+    (statpriv.dp.laplace, "dp_laplace_delta", 1.0), (statpriv.dp.laplace, "dp_laplace_delta", 3.0),
+    (statpriv.dp.gaussian, "dp_gaussian_delta", 0.5),
+    (statpriv.dp.gaussian, "dp_gaussian_delta", 1.0),
+    (statpriv.dp.geometric, "dp_geometric_delta", 0.3),
+    (statpriv.dp.geometric, "dp_geometric_delta", 0.9)])
+def test_dp_references_inside(factory, name, param):
+    """The stored mpmath quadratures inside the closed forms' balls (to 1e-30
+    relative, and 1e-60 absolute: at eps0 = 1/b, where delta = 0, the
+    quadrature returns ~1e-68)."""
+    lower, upper = factory(param).delta_interval(DP_EPS)
+    _assert_reference_inside(lower, upper, oracle(name, param, DP_EPS), "1e-30", (name, param),
+                             absolute=mpmath.mpf("1e-60"))
 
 
 def _relative_width(curve, eps):

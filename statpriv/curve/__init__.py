@@ -435,7 +435,8 @@ class PrivacyCurve(CurveQueries):
         window's edge with the monotone pmf ratio) and added to the upper
         end only.  The ends are rounded outward to floats.  Needs the
         optional extra ``certified`` (python-flint).  Covered: noiseless
-        counting with iid or per-record pi (no sampling), from_log_pmfs
+        counting with iid or per-record pi (no sampling), noiseless
+        secret_sample (hypergeometric laws, log-concave tails), from_log_pmfs
         (the given floats taken as exact), dp.laplace, dp.gaussian and
         dp.geometric at sensitivity 1 without sampling (the curve's float
         parameter taken as exact).  docs/precision.md, "Certified intervals".
@@ -510,8 +511,8 @@ class PrivacyCurve(CurveQueries):
             kind = "a labelled approximation" if not self._exact else "this kind of curve"
             raise NotImplementedError(
                 f"{self.description}: no certified interval for {kind}; covered: noiseless "
-                "counting (iid or per-record pi, no sampling), from_log_pmfs, dp.laplace, "
-                "dp.gaussian, dp.geometric (sensitivity 1, no sampling)")
+                "counting (iid or per-record pi, no sampling), secret_sample, from_log_pmfs, "
+                "dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, no sampling)")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra
         flat = [float(e) for e in arr.ravel()]

@@ -31,6 +31,7 @@ import numpy as np
 
 __all__ = ["ArbClosedForm", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs", "GaussianDP",
            "GeometricDP", "LaplaceDP", "MAX_TERMS", "PRECISION_BITS", "PoissonBinomialShift",
+           "SecretSample",
            "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
@@ -243,44 +244,112 @@ class BinomialShift(ArbWindowLaws):
 
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
         arb = flint().arb
-        N, m = self.N, self.mode
-        zero = arb(0)
+        N, m, zero = self.N, self.mode, arb(0)
         if self.pi in (0.0, 1.0) or N == 0:
-            z, a = [arb(1)], (0 if self.pi == 0.0 or N == 0 else N)
-            rest = zero
+            z, rest = [arb(1)], zero         # S = 0 or N surely
         else:
             pi = _exact(self.pi)
             odds = pi / (1 - pi)
-            log_mode = (arb(N + 1).lgamma() - arb(m + 1).lgamma() - arb(N - m + 1).lgamma()
-                        + m * pi.log() + (N - m) * (-pi).log1p())
-            peak = log_mode.exp()
-            fpi = self.pi
-
-            def ratio(k: int) -> float:          # Pr[S = k+1] / Pr[S = k], in floats: the
-                return (N - k) * fpi / ((k + 1) * (1.0 - fpi))   # window's size only
-            up, k, log_z = [peak], m, 0.0
-            while k < N and log_z > -drop:
-                up.append(up[-1] * ((N - k) * odds / (k + 1)))
-                log_z += math.log(ratio(k))
-                k += 1
-            b = k
-            down, k, last, log_z = [], m, peak, 0.0
-            while k > 0 and log_z > -drop:
-                last = last * (k / ((N - k + 1) * odds))
-                down.append(last)
-                log_z -= math.log(ratio(k - 1))
-                k -= 1
-            a = k
-            z = down[::-1] + up
-            rest = zero
-            if b < N:                    # r = Pr[b+1]/Pr[b] < 1 beyond the mode
-                r = (N - b) * odds / (b + 1)
-                rest += z[-1] * r / (1 - r) if r < 1 else arb(1)
-            if a > 0:
-                r = a / ((N - a + 1) * odds)
-                rest += z[0] * r / (1 - r) if r < 1 else arb(1)
+            log_mode = (_log_binomial(N, m) + m * pi.log() + (N - m) * (-pi).log1p())
+            _, z, rest = _unimodal_window(log_mode, m, 0, N,
+                                          lambda k: (N - k) * odds / (k + 1), drop)
         # atoms j = a .. b + 1: P(j) = Pr[S = j - 1], Q(j) = Pr[S = j]
         return [zero] + z, z + [zero], rest, rest
+
+
+def _log_binomial(n: int, k: int) -> Any:
+    """ln C(n, k) in Arb."""
+    arb = flint().arb
+    return arb(n + 1).lgamma() - arb(k + 1).lgamma() - arb(n - k + 1).lgamma()
+
+
+def _unimodal_window(log_at_mode: Any, mode: int, low: int, high: int, ratio: Any,
+                     drop: float) -> Tuple[int, List[Any], Any]:
+    """A log-concave pmf f on the support [low, high] as Arb balls on the window
+    [a, b] around its mode: f(mode) = e^log_at_mode, then outward by the exact
+    ratio f(k+1) / f(k) = ratio(k) (Arb) while within ``drop`` nats of the
+    mode.  Returns (a, [f(a), ..., f(b)], rest): rest bounds the mass outside
+    by geometric series from the edges -- log-concave: the ratio does not
+    increase, so sum_{k > b} f(k) <= f(b) r / (1 - r), r = ratio(b), and below
+    a likewise with r = 1 / ratio(a - 1)."""
+    arb = flint().arb
+    up, k, log_z = [log_at_mode.exp()], mode, 0.0
+    while k < high and log_z > -drop:
+        r = ratio(k)
+        up.append(up[-1] * r)
+        log_z += math.log(max(float(r.mid()), 1e-300))   # the window's size only
+        k += 1
+    b = k
+    down: List[Any] = []
+    last, k, log_z = up[0], mode, 0.0
+    while k > low and log_z > -drop:
+        r = ratio(k - 1)
+        last = last / r
+        down.append(last)
+        log_z -= math.log(max(float(r.mid()), 1e-300))
+        k -= 1
+    a = k
+    z = down[::-1] + up
+    rest = arb(0)
+    if b < high:
+        r = ratio(b)
+        rest += z[-1] * r / (1 - r) if r < 1 else arb(1)
+    if a > low:
+        r = 1 / ratio(a - 1)
+        rest += z[0] * r / (1 - r) if r < 1 else arb(1)
+    return a, z, rest
+
+
+class SecretSample(ArbWindowLaws):
+    """secret_sample(n, m, K) without noise: with H_k the hypergeometric law of
+    the positives among k of the N = n - 1 others and lambda = m / n,
+    P(j) = lambda H_{m-1}(j - 1) + (1 - lambda) H_m(j),
+    Q(j) = lambda H_{m-1}(j) + (1 - lambda) H_m(j); each H_k in Arb from its
+    mode (lgamma) by the exact ratio (K - j)(k - j) / ((j + 1)(N - K - k + j + 1)),
+    its tails bounded as log-concave (_unimodal_window)."""
+
+    def __init__(self, n: int, m: int, K: int) -> None:
+        self.N, self.m, self.K = int(n) - 1, int(m), int(K)
+
+    def atoms(self, drop: float) -> float:
+        N, m, K = self.N, self.m, self.K
+        frac = K / N if N else 0.0
+        sd = math.sqrt(m * frac * (1.0 - frac))
+        return 2.0 * min(m + 2.0, 2.0 * (sd * math.sqrt(2.0 * drop) + drop) + 3.0)
+
+    def _hypergeometric(self, k: int, drop: float) -> Tuple[int, List[Any], Any]:
+        N, K = self.N, self.K
+        low, high = max(0, k - (N - K)), min(K, k)
+        mode = min(high, max(low, (k + 1) * (K + 1) // (N + 2)))
+        log_mode = (_log_binomial(K, mode) + _log_binomial(N - K, k - mode)
+                    - _log_binomial(N, k))
+        return _unimodal_window(log_mode, mode, low, high,
+                                lambda j: flint().arb((K - j) * (k - j))
+                                / ((j + 1) * (N - K - k + j + 1)), drop)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        N, m = self.N, self.m
+        lam = arb(m) / (N + 1)
+        a1, inside, rest_in = self._hypergeometric(m - 1, drop)
+        rest = lam * rest_in
+        first, last = a1, a1 + len(inside)
+        if m <= N:                       # m < n: the target may be left out
+            a2, outside, rest_out = self._hypergeometric(m, drop)
+            rest += (1 - lam) * rest_out
+            first, last = min(first, a2), max(last, a2 + len(outside) - 1)
+        size = last - first + 1
+        p, q = [arb(0)] * size, [arb(0)] * size
+
+        def add(law: List[Any], weight: Any, start: int, into: List[Any]) -> None:
+            for i, v in enumerate(law):
+                into[start - first + i] += weight * v
+        add(inside, lam, a1 + 1, p)
+        add(inside, lam, a1, q)
+        if m <= N:
+            add(outside, 1 - lam, a2, p)
+            add(outside, 1 - lam, a2, q)
+        return p, q, rest, rest
 
 
 class PoissonBinomialShift(ArbWindowLaws):
