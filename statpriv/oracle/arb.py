@@ -63,11 +63,19 @@ def _guard(terms: float, what: str) -> None:
 
 
 class ArbWindowLaws:
-    """A discrete pair of laws given in Arb on a window of consecutive atoms."""
+    """A discrete pair of laws given in Arb on a window of consecutive atoms.
+    ``windowed`` False: the window is the whole support whatever ``drop``
+    (built once for every eps)."""
+
+    windowed = True
 
     def atoms(self, drop: float) -> float:
         """The number of window atoms for ``window(drop)`` (an estimate, before any work)."""
         raise NotImplementedError
+
+    def cost(self, drop: float) -> float:
+        """The Arb operations of ``window(drop)`` (an estimate, before any work)."""
+        return self.atoms(drop)
 
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
         """(P, Q, rest_p, rest_q): the laws as Arb balls on the atoms whose mass
@@ -107,8 +115,12 @@ def _window_sums(laws: ArbWindowLaws, eps_list: List[float], direction: str,
     """Each eps on its own window: down to TAIL_NATS below its hinted delta."""
     drops = [max(TAIL_NATS, TAIL_NATS + laws.log_peak() - (h if math.isfinite(h) else -1e6))
              for h in log_hints]
+    if not laws.windowed:
+        drops = [TAIL_NATS] * len(drops)
     sides = 2 if direction == "max" else 1
-    _guard(sum(laws.atoms(d) * (1 + sides) for d in drops), "window atoms x eps values")
+    builds = len(set(drops)) if laws.windowed else 1
+    _guard(max(laws.cost(d) for d in drops) * builds
+           + sum(laws.atoms(d) * sides for d in drops), "building the laws, summing per eps")
     arb = flint().arb
     out = []
     window: Optional[Tuple[float, Any]] = None
@@ -358,12 +370,17 @@ class PoissonBinomialShift(ArbWindowLaws):
     convolved record by record in Arb (every term non-negative: relative
     accuracy at every atom)."""
 
+    windowed = False
+
     def __init__(self, probs: Sequence[float]) -> None:
         self.probs = [float(p) for p in probs]
 
     def atoms(self, drop: float) -> float:
+        return len(self.probs) + 2.0
+
+    def cost(self, drop: float) -> float:
         k = len(self.probs)
-        return k + 2.0 + k * k / 2.0          # the convolution's products count too
+        return k + k * k                      # the convolution: two products per term
 
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
         arb = flint().arb
@@ -379,6 +396,8 @@ class PoissonBinomialShift(ArbWindowLaws):
 class ExactLogPmfs(ArbWindowLaws):
     """from_log_pmfs: the given floats taken as exact, P(x) = e^lp(x) / sum e^lp
     and Q likewise (the curve's normalisation), every atom summed (no tails)."""
+
+    windowed = False
 
     def __init__(self, log_p: Any, log_q: Any) -> None:
         self.log_p = np.asarray(log_p, dtype=np.float64)
