@@ -117,4 +117,8 @@ def from_log_pmfs(log_p: ArrayLike, log_q: ArrayLike, *, support_start: int = 0)
             f"support_start must be an integer, got {type(support_start).__name__} "
             f"{support_start!r}") from None
     laws = laws_from_log_pmfs(lp, lq, start)
-    return pair_curve(laws, discrete_reference(lp, lq), f"discrete laws on {start}..{start + lp.size - 1}")
+    def certified() -> Any:                      # the given floats, exactly, in Arb
+        from statpriv.oracle import arb
+        return arb.ExactLogPmfs(lp, lq)
+    return pair_curve(laws, discrete_reference(lp, lq),
+                      f"discrete laws on {start}..{start + lp.size - 1}", certified=certified)

@@ -55,6 +55,11 @@ class BinomialShiftLaws(LawSource):
         return pld.from_laws(Laws(lp, lq, loss, log_rest_p=log_rest, log_rest_q=log_rest),
                              description)
 
+    def certified_laws(self) -> Any:
+        """The shift of Bin(n - 1, pi) in Arb (statpriv.oracle.arb.BinomialShift)."""
+        from statpriv.oracle import arb
+        return arb.BinomialShift(self.n, self.pi)
+
 
 def _shift_arrays(n: Any, pi: Any, pld_window: Any = False) -> Any:
     """counting(n, pi) without noise or sampling: S ~ Bin(n-1, pi),

@@ -56,8 +56,17 @@ def per_record_curve(n: Any, probs: Any, rate: Any, noise: Any, ref: Any) -> Pri
                             f"counting n={n}, per-record pi, poisson rate={rate}",
                             laws=LazyLaws(lambda: per_record_laws(probs, rate), log_pmfs=True))
     kind = "" if rate == 1.0 else f", poisson rate={rate}"
+    certified = None if noise is not None or rate < 1.0 else _certified_laws(probs)
     return pair_curve(per_record_laws(probs, rate), ref,
-                       f"counting n={n}, per-record pi{kind}", noise)
+                       f"counting n={n}, per-record pi{kind}", noise, certified=certified)
+
+
+def _certified_laws(probs: Any) -> Any:
+    """() -> the shift of the Poisson-binomial count in Arb (statpriv.oracle.arb)."""
+    def build() -> Any:
+        from statpriv.oracle import arb
+        return arb.PoissonBinomialShift(probs.tolist())
+    return build
 
 
 def per_record_laws(probs: Any, rate: Any) -> Any:

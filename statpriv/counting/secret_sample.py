@@ -131,7 +131,11 @@ def secret_sample(n: int, sample_size: int, positives: int, *,
 
     laws = Laws(lp, lq, lr, m == n, lr_lo, (lambda w: w) if m == n else tail_ratio, *rest,
                 start=first)            # start: the atom of index 0 (PrivacyCurve.log_pmfs)
-    return pair_curve(laws, ref, f"secret sample n={n}, sample_size={m}, positives={K}", noise)
+    def certified() -> Any:                  # the laws in Arb (statpriv.oracle.arb)
+        from statpriv.oracle import arb
+        return arb.SecretSample(n, m, K)
+    return pair_curve(laws, ref, f"secret sample n={n}, sample_size={m}, positives={K}", noise,
+                      certified=None if noise is not None else certified)
 
 
 # Largest sample for which the secret sample's generating functions are summed

@@ -46,6 +46,9 @@ _DIRECTIONS = {"plus": _core.PLUS, "minus": _core.MINUS, "max": _core.MAX}
 # curve: 1e5 eps at ~50 us each); the values are the same, each element is
 # evaluated on its own.
 CHUNK = 1024
+# epsilon(delta, certified=True): at most this many doubling steps up from the
+# float answer (2^-50 of it doubled 120 times covers any finite eps)
+CERTIFY_STEPS = 120
 
 
 def _in_chunks(evaluate: Callable[[NDArray[np.float64], int], NDArray[np.float64]],
@@ -363,6 +366,28 @@ class PrivacyCurve(CurveQueries):
                else _in_chunks(evaluate, log_target, d, "epsilon")).reshape(arr.shape)
         return float(out[()]) if scalar else out
 
+    def _epsilon_certified(self, delta: object,
+                           direction: str) -> Union[float, NDArray[np.float64]]:
+        """epsilon(delta, certified=True): the float answer, stepped up until the
+        certified upper end of delta there is <= delta (steps from 2^-50 of
+        eps, doubling; at most CERTIFY_STEPS of them)."""
+        _validate.choice("direction", direction, tuple(_DIRECTIONS))
+        arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
+        found = np.asarray(self._epsilon(arr, direction), dtype=np.float64)
+        out = np.empty(arr.shape)
+        for index, target in np.ndenumerate(arr):
+            eps, step = float(found[index]), 0.0
+            for _ in range(CERTIFY_STEPS):
+                if eps == math.inf or self._certified(eps, direction, log=False)[1] <= target:
+                    break
+                step = max(2.0 * step, abs(eps) * 2.0 ** -50, 2.0 ** -60)
+                eps = float(found[index]) + step
+            else:
+                raise ValueError(f"{self.description}: could not certify delta <= {target} "
+                                 f"within {CERTIFY_STEPS} steps above eps = {found[index]!r}")
+            out[index] = eps
+        return float(out[()]) if arr.ndim == 0 else out
+
     def log_pmfs(self) -> "LogPmfs":
         """The discrete laws behind the curve, as statpriv.laws.LogPmfs.
 
@@ -396,6 +421,110 @@ class PrivacyCurve(CurveQueries):
             raise ValueError(f"{self.description}: no discrete laws are available for this "
                              "curve (noisy, sampled or continuous mechanisms)")
         return cast("LogPmfs", laws.log_pmfs())
+
+    # -- certified enclosures (statpriv.oracle.arb) ---------------------------
+    def delta_interval(self, eps: ArrayLike, direction: str = "max") -> Tuple[Any, Any]:
+        """(lower, upper): delta(eps) proven to lie between them (Arb ball arithmetic).
+
+        The definition delta_plus(eps) = sum_x (P(x) - e^eps Q(x))_+
+        (delta_minus: P and Q swapped, delta their maximum) summed in Arb
+        balls, P and Q computed in Arb from the mechanism's parameters (not
+        from the float kernels): a term whose sign the ball cannot decide
+        adds its positive part's upper end to the upper sum only; the mass
+        outside a window of atoms is bounded (a geometric series from the
+        window's edge with the monotone pmf ratio) and added to the upper
+        end only.  The ends are rounded outward to floats.  Needs the
+        optional extra ``certified`` (python-flint).  Covered: noiseless
+        counting with iid or per-record pi (no sampling), noiseless
+        secret_sample (hypergeometric laws, log-concave tails), from_log_pmfs
+        (the given floats taken as exact), dp.laplace, dp.gaussian and
+        dp.geometric at sensitivity 1 without sampling (the curve's float
+        parameter taken as exact).  docs/precision.md, "Certified intervals".
+
+        Parameters
+        ----------
+        eps : float or array_like
+            Any real (+-inf allowed).
+        direction : {"max", "plus", "minus"}
+            delta = max(delta_plus, delta_minus), or one direction.
+
+        Returns
+        -------
+        (float, float) or (numpy.ndarray, numpy.ndarray)
+            The lower and upper ends (arrays of eps's shape for an array).
+
+        Raises
+        ------
+        NotImplementedError
+            The curve's kind has no certified laws yet (noise, sampling,
+            compositions, ...), or it is a labelled approximation.
+        ValueError
+            The sum would be too long (the estimated cost is in the message),
+            or a bad eps or direction.
+        ImportError
+            python-flint is not installed (``pip install "statpriv[certified]"``).
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> curve = statpriv.counting(1000, 0.5)
+        >>> lower, upper = curve.delta_interval(0.01)   # delta = 0.02065555306422242041...
+        >>> lower, upper
+        (0.02065555306422242, 0.020655553064222423)
+        >>> bool(abs(curve.delta(0.01) / lower - 1) < 1e-13)    # the float path: ~1e-16 off
+        True
+        """
+        return self._certified(eps, direction, log=False)
+
+    def log_delta_interval(self, eps: ArrayLike, direction: str = "max") -> Tuple[Any, Any]:
+        """(lower, upper): ln delta(eps) proven to lie between them (finite where
+        delta underflows float64); as ``delta_interval``, whose ends' logs in
+        Arb these are, rounded outward (-inf where the lower end is 0).
+
+        Parameters
+        ----------
+        eps : float or array_like
+            Any real (+-inf allowed).
+        direction : {"max", "plus", "minus"}
+            delta = max(delta_plus, delta_minus), or one direction.
+
+        Returns
+        -------
+        (float, float) or (numpy.ndarray, numpy.ndarray)
+            The lower and upper ends of ln delta.
+
+        Examples
+        --------
+        >>> import statpriv
+        >>> lower, upper = statpriv.counting(10**6, 0.5).log_delta_interval(0.5)
+        >>> f"{lower:.6f}", bool(lower < upper < lower + 1e-9)
+        ('-30317.721455', True)
+        """
+        return self._certified(eps, direction, log=True)
+
+    def _certified(self, eps: object, direction: str, log: bool) -> Tuple[Any, Any]:
+        _validate.choice("direction", direction, tuple(_DIRECTIONS))
+        arr = _validate.real_array("eps", eps, allow_inf=True)
+        source = getattr(self._laws, "certified_laws", None)
+        laws = source() if source is not None and self._exact else None
+        if laws is None:
+            kind = "a labelled approximation" if not self._exact else "this kind of curve"
+            raise NotImplementedError(
+                f"{self.description}: no certified interval for {kind}; covered: noiseless "
+                "counting (iid or per-record pi, no sampling), secret_sample, from_log_pmfs, "
+                "dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, no sampling)")
+        from statpriv.oracle import arb
+        arb.flint()                                   # ImportError naming the extra
+        flat = [float(e) for e in arr.ravel()]
+        if not flat:
+            empty = np.empty(arr.shape)
+            return empty, empty.copy()
+        logs = np.asarray(self._log_delta(arr, direction, "float"), dtype=np.float64)
+        hints = logs.ravel().tolist()        # size the windows only: not part of the proof
+        lower, upper = arb.enclose(laws, flat, direction, hints, log=log)
+        if arr.ndim == 0:
+            return lower[0], upper[0]
+        return np.array(lower).reshape(arr.shape), np.array(upper).reshape(arr.shape)
 
     # -- dp-accounting conventions ----------------------------------------
     @overload

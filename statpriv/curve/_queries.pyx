@@ -272,7 +272,7 @@ cdef class CurveQueries:
             return self._fast.delta1(x, SP_MINUS)
         return self._delta(eps, "minus", precision, max_terms)
 
-    def epsilon(self, delta, direction="max"):
+    def epsilon(self, delta, direction="max", *, certified=False):
         """Smallest eps >= 0 with delta(eps) <= delta (searched in C).
 
         Returns inf where no finite eps reaches the target (e.g. a noiseless
@@ -289,6 +289,11 @@ cdef class CurveQueries:
         direction : {"max", "plus", "minus"}, optional
             Search delta = max(delta_plus, delta_minus) (default), delta_plus or
             delta_minus.
+        certified : bool, keyword only
+            True: the returned eps carries a proof -- the upper end of
+            ``delta_interval(eps, direction)`` (Arb ball sums) is <= delta --
+            stepped up from the float answer where needed (the extra
+            ``certified``; the kinds of ``delta_interval`` only).
 
         Returns
         -------
@@ -308,6 +313,8 @@ cdef class CurveQueries:
         """
         cdef double x = 0.0
         cdef int d
+        if certified:
+            return self._epsilon_certified(delta, direction)
         if self._fast is not None and _as_double(delta, &x):
             d = _direction(direction)
             if d >= 0:

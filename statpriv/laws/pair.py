@@ -80,6 +80,13 @@ class LawSource:
             return None
         return subsampled_laws(self.log_pmfs(), sampling_prob, sampling)
 
+    def certified_laws(self) -> Any:
+        """The pair in Arb ball arithmetic for ``PrivacyCurve.delta_interval``
+        (a statpriv.oracle.arb law: ``ArbWindowLaws`` or ``ArbClosedForm``,
+        built from the mechanism's parameters), or None where the kind has
+        none (the default)."""
+        return None
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Laws(LawSource):
@@ -118,6 +125,10 @@ class Laws(LawSource):
     given : LogPmfs or None
         The laws as the caller gave them (from_log_pmfs), returned by
         ``log_pmfs()`` instead of these arrays.
+    certified : callable or None
+        () -> the mechanism's pair in Arb (statpriv.oracle.arb), for
+        ``PrivacyCurve.delta_interval``; set by ``pair_curve(...,
+        certified=...)`` on a noiseless curve, dropped by ``replace``.
     """
 
     log_p: np.ndarray
@@ -132,10 +143,18 @@ class Laws(LawSource):
     log_ratio_min: float = -math.inf
     start: Optional[int] = None
     given: Optional[LogPmfs] = None
+    certified: Optional[Callable[[], Any]] = None
 
     def replace(self, **changes: Any) -> Any:
-        """A copy with the given fields changed (dataclasses.replace)."""
+        """A copy with the given fields changed (dataclasses.replace).  The copy
+        keeps ``certified`` only when the change names it: Arb laws describe
+        the mechanism's exact pair, not laws derived from these atoms."""
+        changes.setdefault("certified", None)
         return dataclasses.replace(self, **changes)
+
+    def certified_laws(self) -> Any:
+        """The Arb laws of the mechanism (``certified()``), or None."""
+        return None if self.certified is None else self.certified()
 
     @property
     def windowed(self) -> Any:
@@ -278,10 +297,14 @@ def pair_core(laws: Any) -> Any:
     return core
 
 
-def pair_curve(laws: Any, reference: Any, description: Any, noise: Any = None) -> PrivacyCurve:
+def pair_curve(laws: Any, reference: Any, description: Any, noise: Any = None, *,
+               certified: Optional[Callable[[], Any]] = None) -> PrivacyCurve:
     """The PrivacyCurve of count laws, plus ``noise`` if given (its strategy:
-    ``noise.curve``), on the atoms where either law has mass."""
+    ``noise.curve``), on the atoms where either law has mass.  ``certified``:
+    () -> the same laws in Arb (statpriv.oracle.arb) from the mechanism's
+    parameters, kept on a noiseless curve only (Laws.certified)."""
     laws = laws.live()
     if noise is not None:
         return cast(PrivacyCurve, noise.curve(laws, reference, description))
-    return PrivacyCurve(pair_core(laws), reference, description, laws=laws)
+    return PrivacyCurve(pair_core(laws), reference, description,
+                        laws=laws.replace(certified=certified))

@@ -108,6 +108,12 @@ class Noise:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} objects are immutable")
 
+    def certified_dp_laws(self) -> Any:
+        """The worst-case DP pair N against N + 1 in Arb (a closed form of
+        statpriv.oracle.arb, for PrivacyCurve.delta_interval), or None: the
+        kind has none (the default)."""
+        return None
+
     def __reduce__(self) -> Tuple[Type[Noise], Tuple[float]]:
         return type(self), (self._param,)
 
@@ -318,6 +324,13 @@ class DPPair(LawSource):
             return grid_pld.grid_bracket(self.privacy_loss_distribution(h, tail, description),
                                          h, tail, description)
         return self.noise.dp_grid_bracket(h, tail)
+
+    def certified_laws(self) -> Any:
+        """The kind's Arb closed form (Noise.certified_dp_laws) of the unsampled
+        pair at sensitivity 1; None for a sampled pair or lumped atoms."""
+        if self.laws is not None or self.sampling_prob is not None or self.sensitivity != 1:
+            return None
+        return self.noise.certified_dp_laws()
 
     def renyi(self, alpha: Any, direction: Any = "max") -> Any:
         """D_alpha (symmetric: every direction alike): the kind's closed form,

@@ -80,6 +80,10 @@ class Gaussian(Noise):
 
     # -- worst-case DP (Balle & Wang, "Improving the Gaussian mechanism for
     # differential privacy", Thm. 8; csrc/dp.c)
+    def certified_dp_laws(self) -> Any:
+        from statpriv.oracle import arb
+        return arb.GaussianDP(self.sigma)
+
     def dp_core(self) -> Any:
         return _kernels.GaussianDPCore(self.sigma)
 

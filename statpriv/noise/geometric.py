@@ -123,6 +123,10 @@ class Geometric(Noise):
         return LazyLaws(build)
 
     # -- worst-case DP: delta(eps) = max(0, 1 - alpha e^eps) / (1 + alpha) (csrc/dp.c)
+    def certified_dp_laws(self) -> Any:
+        from statpriv.oracle import arb
+        return arb.GeometricDP(self.alpha)
+
     def dp_core(self) -> Any:
         # -ln alpha to ~106 bits (mpmath), held as a double-double
         return _kernels.GeometricDPCore(self.alpha, _kernels.neg_log_double_double(self.alpha))

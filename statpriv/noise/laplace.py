@@ -92,6 +92,10 @@ class Laplace(Noise):
         return _laplace_core(lp, lq, self.scale, laws.tail_ratio, log_ratio, law_lr, law_lo)
 
     # -- worst-case DP: delta(eps) = max(0, 1 - exp((eps - 1/b)/2)) (csrc/dp.c)
+    def certified_dp_laws(self) -> Any:
+        from statpriv.oracle import arb
+        return arb.LaplaceDP(self.scale)
+
     def dp_core(self) -> Any:
         return _kernels.LaplaceDPCore(self.scale)
 

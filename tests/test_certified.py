@@ -1,0 +1,286 @@
+"""Certified intervals (curve.delta_interval, statpriv.oracle.arb): the float
+path and the stored mpmath references lie inside them, they are narrow, and
+the kinds not covered, bad input and a missing python-flint fail loudly."""
+import math
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import statpriv
+from helpers import (EPS, FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, import_extra, oracle,
+                     zip_equal)
+from mechanisms import MECHANISMS, build
+
+flint = import_extra("flint")
+
+# the rows of tests/mechanisms.py whose kind has certified laws
+COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
+           "counting-pi-near-1", "counting-pi-0", "per-record-small", "per-record-200",
+           "sample-size-all", "dp-laplace", "dp-laplace-sensitivity", "dp-gaussian",
+           "dp-gaussian-sensitivity", "dp-gaussian-wide", "dp-geometric", "dp-gaussian-replace",
+           "log-pmfs-mirrored", "log-pmfs-disjoint", "pk-uniform", "secret-sample",
+           "secret-sample-no-positives", "secret-sample-all"}
+NOISELESS_REL = 1e-12
+NOISY_REL = 1e-10          # the closed forms of the worst-case DP curves: float kernels
+DP_ROWS = {"dp-laplace", "dp-laplace-sensitivity", "dp-gaussian", "dp-gaussian-sensitivity",
+           "dp-gaussian-wide", "dp-geometric", "dp-gaussian-replace"}
+ROWS = {m.id: m for m in MECHANISMS}
+# eps of the default run (n = 1e6 at eps >= 1: windows of ~1e5 atoms, seconds)
+FAST_EPS = [0.0, 1e-4, 0.01, 0.1, -0.5, math.inf, -math.inf]
+
+
+def _log_slack(log_value, rel):
+    """ln(1 + rel), or a few ulps of ln delta where a float log cannot resolve rel."""
+    return max(math.log1p(rel), 8 * math.ulp(abs(log_value)))
+
+
+def assert_inside(curve, eps, rel, direction="max"):
+    """The float path's delta (as ln delta) inside the certified ln interval,
+    the ends widened by the relative tolerance rel."""
+    lower, upper = curve.log_delta_interval(eps, direction)
+    ours = curve._log_delta(eps, direction, "float")
+    for e, lo, hi, x in zip_equal(eps, lower, upper, ours):
+        assert lo <= hi, f"{curve} eps={e} {direction}: empty interval ({lo}, {hi})"
+        if x == -math.inf:
+            assert lo == -math.inf, f"{curve} eps={e}: float delta = 0, certified lower {lo}"
+            continue
+        assert lo - _log_slack(x, rel) <= x <= hi + _log_slack(x, rel), \
+            f"{curve} eps={e} {direction}: ln delta {x} outside [{lo}, {hi}]"
+
+
+def test_the_covered_rows_are_the_expected_ones():
+    covered = set()
+    for row in MECHANISMS:
+        curve = build(row.spec)
+        try:
+            curve.delta_interval(0.5)
+        except NotImplementedError as err:
+            assert curve.description in str(err)
+            continue
+        covered.add(row.id)
+    assert covered == COVERED
+
+
+@pytest.mark.parametrize("row", sorted(COVERED))
+@pytest.mark.parametrize("direction", ["plus", "minus", "max"])
+def test_float_path_inside_the_interval(row, direction):
+    curve = build(ROWS[row].spec)
+    rel = NOISY_REL if row in DP_ROWS else NOISELESS_REL
+    # n = 1e6 at eps = inf: the window reaches P(n) = pi^(n-1), the whole support (~3 s)
+    eps = [e for e in FAST_EPS if e < math.inf] if row == "counting-large" else FAST_EPS
+    assert_inside(curve, eps, rel, direction)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("row", sorted(COVERED))
+def test_float_path_inside_the_interval_every_eps(row):
+    curve = build(ROWS[row].spec)
+    rel = NOISY_REL if row in DP_ROWS else NOISELESS_REL
+    eps = list(EPS) + [2.0, 10.0, -3.0, 1e-8]
+    if row == "counting-large":            # n = 1e6: eps <= 1 (windows of ~1e5 atoms)
+        eps = [e for e in eps if e <= 1.0]
+    for direction in ("plus", "minus", "max"):
+        assert_inside(curve, eps, rel, direction)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(1, 3000), pi=st.floats(0.0, 1.0),
+       eps=st.floats(-3.0, 3.0, allow_nan=False))
+def test_random_counts_inside(n, pi, eps):
+    assert_inside(statpriv.counting(n, pi), [eps], NOISELESS_REL)
+
+
+@settings(max_examples=10, deadline=None)
+@given(probs=st.lists(st.floats(0.0, 1.0), min_size=0, max_size=30),
+       eps=st.floats(-2.0, 2.0, allow_nan=False))
+def test_random_per_record_inside(probs, eps):
+    assert_inside(statpriv.counting(None, probs), [eps], NOISELESS_REL)
+
+
+@pytest.mark.parametrize("n, pi, eps, text", STATISTICAL_PRIVACY_VALUES)
+def test_published_values_inside(n, pi, eps, text):
+    lower, upper = statpriv.counting(n, pi).delta_interval(eps)
+    assert mpmath.mpf(lower) <= mpmath.mpf(text) <= mpmath.mpf(upper)
+    # 20 stored digits: the interval is far narrower than their rounding
+    assert (upper - lower) <= 1e-15 * lower
+
+
+def _assert_far_tail_inside(n, text):
+    lower, upper = statpriv.counting(n, 0.3).log_delta_interval(0.05)
+    assert lower <= float(mpmath.mpf(text)) + 1e-12 and float(mpmath.mpf(text)) - 1e-12 <= upper
+    assert upper - lower < 1e-10
+
+
+def test_far_tail_inside():
+    _assert_far_tail_inside(*FAR_TAIL_LOG_DELTA[0])
+
+
+@pytest.mark.exhaustive
+def test_far_tail_inside_n_1e7():
+    _assert_far_tail_inside(*FAR_TAIL_LOG_DELTA[1])
+
+
+@pytest.mark.parametrize("n", [1, 10, 100])
+@pytest.mark.parametrize("pi", [0.01, 0.3, 0.5, 0.99, 1e-9, 0.999999999])
+def test_mpmath_references_inside(n, pi):
+    curve = statpriv.counting(n, pi)
+    for direction in ("plus", "minus"):
+        refs = oracle("counting_delta", n, pi, list(EPS), direction=direction)
+        lower, upper = curve.delta_interval(EPS, direction)
+        for e, lo, hi, r in zip_equal(EPS, lower, upper, refs):
+            # the reference is good to ~1e-45: an interval ~1e-30 wide holds it
+            assert mpmath.mpf(lo) * (1 - mpmath.mpf("1e-40")) <= r, (n, pi, e, direction)
+            assert r <= mpmath.mpf(hi) * (1 + mpmath.mpf("1e-40")), (n, pi, e, direction)
+
+
+def _assert_reference_inside(lower, upper, refs, rel, what, absolute=0):
+    for lo, hi, r in zip_equal(lower, upper, refs):
+        assert mpmath.mpf(lo) * (1 - mpmath.mpf(rel)) - absolute <= r, (what, lo, r)
+        assert r <= mpmath.mpf(hi) * (1 + mpmath.mpf(rel)) + absolute, (what, hi, r)
+
+
+@pytest.mark.parametrize("n, m, K", [(2, 1, 1), (40, 20, 39), (500, 1, 0), (500, 499, 499),
+                                     (500, 50, 10), (500, 50, 250), (500, 500, 100)])
+def test_secret_sample_references_inside(n, m, K):
+    curve = statpriv.secret_sample(n, m, K)
+    for direction in ("plus", "minus"):
+        refs = oracle("secret_sample_delta", n, m, K, list(EPS), direction=direction)
+        lower, upper = curve.delta_interval(EPS, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-40", (n, m, K, direction))
+
+
+DP_EPS = [-1.0, 0.0, 0.01, 0.1, 1.0, 5.0]
+
+
+@pytest.mark.parametrize("factory, name, param", [
+    (statpriv.dp.laplace, "dp_laplace_delta", 1.0), (statpriv.dp.laplace, "dp_laplace_delta", 3.0),
+    (statpriv.dp.gaussian, "dp_gaussian_delta", 0.5),
+    (statpriv.dp.gaussian, "dp_gaussian_delta", 1.0),
+    (statpriv.dp.geometric, "dp_geometric_delta", 0.3),
+    (statpriv.dp.geometric, "dp_geometric_delta", 0.9)])
+def test_dp_references_inside(factory, name, param):
+    """The stored mpmath quadratures inside the closed forms' balls (to 1e-30
+    relative, and 1e-60 absolute: at eps0 = 1/b, where delta = 0, the
+    quadrature returns ~1e-68)."""
+    lower, upper = factory(param).delta_interval(DP_EPS)
+    _assert_reference_inside(lower, upper, oracle(name, param, DP_EPS), "1e-30", (name, param),
+                             absolute=mpmath.mpf("1e-60"))
+
+
+def _relative_width(curve, eps):
+    """(upper - lower) / lower of the Arb ends, to the float rounding of each end."""
+    lower, upper = curve.delta_interval(eps)
+    return (mpmath.mpf(upper) - mpmath.mpf(lower)) / mpmath.mpf(lower)
+
+
+def test_width_at_n_1e4():
+    """The ends are floats (rounded outward): the Arb ends are within 1e-25
+    relative of each other, seen through the log ends' exact difference and
+    the arb module's balls directly."""
+    from statpriv.oracle import arb
+    curve = statpriv.counting(10 ** 4, 0.3)
+    flint.ctx.prec = arb.PRECISION_BITS
+    try:
+        hint = [curve.log_delta(0.1)]
+        balls = arb._window_sums(arb.BinomialShift(10 ** 4, 0.3), [0.1], "max", hint)
+        lower, upper = balls[0]
+        width = (upper.upper() - lower.lower()) / lower.lower()
+        assert width < 1e-25
+    finally:
+        flint.ctx.prec = 53
+    # the float ends: at most a couple of ulps apart
+    assert _relative_width(curve, 0.1) <= 4 * 2.0 ** -52
+
+
+def test_arrays_in_arrays_out():
+    curve = statpriv.counting(100, 0.3)
+    eps = np.array([[0.0, 0.1], [1.0, -1.0]])
+    lower, upper = curve.delta_interval(eps)
+    assert lower.shape == upper.shape == eps.shape
+    for e, lo, hi in zip_equal(eps.ravel(), lower.ravel(), upper.ravel()):
+        assert (lo, hi) == curve.delta_interval(float(e))
+    lower, upper = curve.delta_interval([])
+    assert lower.shape == upper.shape == (0,)
+
+
+def test_ends_are_ordered_and_clipped():
+    curve = statpriv.dp.laplace(1.0)
+    assert curve.delta_interval(math.inf) == (0.0, 0.0)
+    assert curve.delta_interval(-math.inf) == (1.0, 1.0)
+    assert curve.log_delta_interval(2.0) == (-math.inf, -math.inf)   # beyond eps0 = 1: exactly 0
+    lower, upper = curve.delta_interval(0.3)
+    assert 0 < lower < upper and upper <= math.nextafter(lower, 1.0) * (1 + 1e-15)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: statpriv.counting(100, 0.3, noise=statpriv.Laplace(1.0)),
+    lambda: statpriv.counting(100, 0.3, sample_size=10),
+    lambda: statpriv.counting(100, 0.3).subsample(0.5),
+    lambda: statpriv.counting(100, 0.3, approx="normal"),
+    lambda: statpriv.dp.gaussian(1.0, sampling_prob=0.1),
+    lambda: statpriv.compose(statpriv.counting(30, 0.3), times=2),
+])
+def test_uncovered_kinds_refuse(make):
+    curve = make()
+    with pytest.raises(NotImplementedError, match="no certified interval"):
+        curve.delta_interval(0.1)
+
+
+def test_bad_input():
+    curve = statpriv.counting(100, 0.3)
+    with pytest.raises(ValueError, match="direction"):
+        curve.delta_interval(0.1, direction="both")
+    with pytest.raises(ValueError, match="eps"):
+        curve.delta_interval(float("nan"))
+    with pytest.raises(TypeError):
+        curve.delta_interval("0.1")
+
+
+def test_too_long_a_sum_is_refused_up_front():
+    with pytest.raises(ValueError, match="Arb terms"):
+        statpriv.counting(None, [0.5] * 5000).delta_interval(0.1)
+    with pytest.raises(ValueError, match="Arb terms"):
+        statpriv.counting(10 ** 6, 0.3).delta_interval([5.0, 6.0, 7.0, 8.0, 9.0, 10.0])
+
+
+def test_missing_flint_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "flint", None)
+    with pytest.raises(ImportError, match=r'pip install "statpriv\[certified\]"'):
+        statpriv.counting(100, 0.3).delta_interval(0.1)
+
+
+@pytest.mark.parametrize("make", [lambda: statpriv.counting(1000, 0.5),
+                                  lambda: statpriv.dp.gaussian(1.0),
+                                  lambda: statpriv.dp.geometric(0.5)])
+def test_certified_epsilon(make):
+    curve = make()
+    targets = [1e-3, 1e-9, 0.0, 1.0]
+    eps = curve.epsilon(targets, certified=True)
+    for target, e, plain in zip_equal(targets, eps, curve.epsilon(targets)):
+        assert e >= plain
+        if e < math.inf:
+            assert curve.delta_interval(e)[1] <= target
+
+
+def test_certified_epsilon_steps_up_from_a_low_float_answer():
+    """A float answer 1e-9 too low (delta there above the target by far more
+    than the interval's width) is stepped up until the proof holds, and not far."""
+    curve = statpriv.counting(1000, 0.5)
+    true = curve.epsilon(1e-3)
+    object.__setattr__(curve, "_epsilon", lambda delta, direction: np.asarray(
+        true * (1 - 1e-9) + 0 * np.asarray(delta)))
+    assert curve.delta_interval(true * (1 - 1e-9))[0] > 1e-3
+    eps = curve.epsilon(1e-3, certified=True)
+    assert curve.delta_interval(eps)[1] <= 1e-3
+    assert true * (1 - 1e-9) < eps <= true * (1 + 1e-9)
+
+
+def test_certified_epsilon_refuses_uncovered_kinds():
+    curve = statpriv.counting(100, 0.3, noise=statpriv.Laplace(1.0))
+    with pytest.raises(NotImplementedError):
+        curve.epsilon(1e-3, certified=True)
+    assert curve.epsilon(1e-3, certified=False) == curve.epsilon(1e-3)
