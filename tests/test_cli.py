@@ -160,6 +160,8 @@ def test_subprocess_strict_json_and_negative_inf(tmp_path, capsys):
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 
+# (5 s of drawing; test_papers_figures draws the same through the API)
+@pytest.mark.exhaustive
 def test_figures_which_names_the_papers(capsys, tmp_path):
     with pytest.raises(SystemExit) as exc:
         main(["figures", "--help"])

@@ -145,6 +145,9 @@ def test_dask_quantiles_equal_pandas_bit_for_bit_every_level(client, frame, quer
     assert_quantiles_equal(frame, query, tied)
 
 
+# (7 s: a Dask cluster run of both layouts; the bit-for-bit tests above cover the
+# quantile path in the default run)
+@pytest.mark.exhaustive
 def test_dask_quantiles_with_the_individual_as_index_and_buckets(client):
     lazy = synthetic_dask(17000, 12, seed=6, block=16384)
     mem = EmpiricalPrivacy(synthetic(17000, 12, seed=6), "median", estimator="ecdf")

@@ -237,6 +237,9 @@ def test_old_keys_of_figures_table():
         figures.FIGURES["fig9"]
 
 
+# (4 s of drawing; the old names' mapping is checked without drawing below
+# and through the command line in test_cli)
+@pytest.mark.exhaustive
 def test_make_figures_accepts_old_names(tmp_path):
     import_extra("matplotlib")
     with pytest.warns(DeprecationWarning, match="'seed004_fig4' is deprecated"):
