@@ -25,6 +25,7 @@ imported on first use.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -45,6 +46,8 @@ TAIL_NATS = 80.0
 # from Python: ~10-20 s).
 MAX_TERMS = 1e7
 
+
+_PRECISION_LOCK = threading.Lock()
 
 def flint() -> Any:
     """The python-flint module, or ImportError naming the extra to install."""
@@ -169,18 +172,22 @@ def enclose(laws: Any, eps: List[float], direction: str, log_hints: List[float],
     ``log_hints``: about ln delta at each eps (from the float path): they
     only size the windows (the tails are bounded whatever they are)."""
     module = flint()
-    old = module.ctx.prec
-    module.ctx.prec = PRECISION_BITS
-    try:
-        if isinstance(laws, ArbClosedForm):
-            balls = [(b, b) for b in (_closed(laws, e, direction) for e in eps)]
-        else:
-            balls = _window_sums(laws, eps, direction, log_hints)
-        lower = [_end_down(lo, log) for lo, _ in balls]
-        upper = [_end_up(hi, log) for _, hi in balls]
-        return lower, upper
-    finally:
-        module.ctx.prec = old
+    # python-flint's working precision is one process-wide setting: calls
+    # from several threads take turns (an Arb ball is a proof at any
+    # precision, but another thread's restore would widen this one's)
+    with _PRECISION_LOCK:
+        old = module.ctx.prec
+        module.ctx.prec = PRECISION_BITS
+        try:
+            if isinstance(laws, ArbClosedForm):
+                balls = [(b, b) for b in (_closed(laws, e, direction) for e in eps)]
+            else:
+                balls = _window_sums(laws, eps, direction, log_hints)
+            lower = [_end_down(lo, log) for lo, _ in balls]
+            upper = [_end_up(hi, log) for _, hi in balls]
+            return lower, upper
+        finally:
+            module.ctx.prec = old
 
 
 def _end_down(ball: Any, log: bool) -> float:
