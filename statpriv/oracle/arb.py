@@ -46,8 +46,9 @@ TAIL_NATS = 80.0
 # from Python: ~10-20 s).
 MAX_TERMS = 1e7
 
-
+# (see enclose)
 _PRECISION_LOCK = threading.Lock()
+
 
 def flint() -> Any:
     """The python-flint module, or ImportError naming the extra to install."""
