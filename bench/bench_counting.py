@@ -145,6 +145,19 @@ def naive_delta(n, pi, eps):
     return naive_delta_from_pmf(naive_pmf(n, pi), eps)
 
 
+def naive_with_replacement_delta(n, pi, m, eps):
+    """delta of m draws with replacement from n records (float64, scipy): given
+    the others' ones-count a ~ Bin(n-1, pi) the released count is Bin(m,
+    (a+1)/n) with the target a one (P), Bin(m, a/n) without (Q)."""
+    a = np.arange(n)
+    w = scipy.stats.binom.pmf(a, n - 1, pi)
+    c = np.arange(m + 1)[:, None]
+    P = scipy.stats.binom.pmf(c, m, (a + 1) / n) @ w
+    Q = scipy.stats.binom.pmf(c, m, a / n) @ w
+    e = math.exp(eps)
+    return float(max(np.sum(np.maximum(P - e * Q, 0.0)), np.sum(np.maximum(Q - e * P, 0.0))))
+
+
 def bisect_epsilon(delta_fn, target, steps=BISECTION_STEPS):
     """Smallest eps >= 0 with delta_fn(eps) <= target, by bisection (returns hi)."""
     if delta_fn(0.0) <= target:
@@ -281,8 +294,12 @@ def run(quick):
         t_q = measure(lambda: built.delta(EPS), **m)
         row(q, case, "statpriv `delta` on the built curve", t_q,
             fmt_ratio(t_q.per_call, t_sp.per_call), repr(t_q.value), "")
+        t_naive = measure(lambda: naive_with_replacement_delta(n, PI, draws, EPS), **m)
         t = measure(lambda: statpriv.oracle.counting_delta(
             n, PI, EPS, sample_size=draws, sampling="with_replacement"), **dict(m, repeats=3))
+        row(q, case, "naive numpy/scipy (mixture of binomials, float64)", t_naive,
+            fmt_ratio(t_naive.per_call, t_sp.per_call), repr(t_naive.value),
+            mpmath.nstr(abs(mpmath.mpf(t_naive.value) - t.value) / t.value, 2) + " rel")
         row(q, case, "mpmath brute force (statpriv.oracle, 50 digits)", t,
             fmt_ratio(t.per_call, t_sp.per_call), fmt_num(t.value, 17),
             mpmath.nstr(abs(mpmath.mpf(t_sp.value) - t.value) / t.value, 2) + " rel")
