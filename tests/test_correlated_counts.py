@@ -35,6 +35,11 @@ CASES = [
     ("k=2 histogram", (15, JOINT_2, (1, 0), (0, 1)), {"method": "histogram"}),
     ("k=3 histogram worst case", (6, JOINT_3, None, None), {"method": "histogram"}),
 ]
+# a far tail: the others answer a1 = 0 with probability 2e-30, so Q's mass
+# where the count of a1 = 1 is small (delta_minus at large eps) is tiny:
+# ln delta_minus(100) = -752.2, below the double range
+JOINT_RARE = [1e-30, 1e-30, 0.5, 0.5 - 2e-30]
+FAR_EPS = [0.0, 5.0, 60.0, 100.0]
 
 
 def _curve(n, joint, x, x_prime, **kwargs):
@@ -48,6 +53,13 @@ def test_against_stored_oracle(name, args, kwargs):
     release = "histogram" if kwargs.get("method") == "histogram" else "counts"
     check_curve(curve, ("correlated_counts_delta", args, {"release": release}), eps=EPS,
                 label=name)
+
+
+def test_far_tail_against_stored_oracle():
+    curve = _curve(12, JOINT_RARE, (1, 0), (0, 0))
+    assert curve.log_delta_minus(100.0) < -745.0          # delta itself underflows
+    check_curve(curve, ("correlated_counts_delta", (12, JOINT_RARE, (1, 0), (0, 0)),
+                        {"release": "counts"}), eps=FAR_EPS, label="far tail")
 
 
 def test_worst_case_is_the_max_over_every_ordered_pair():
