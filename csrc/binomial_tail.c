@@ -67,6 +67,113 @@ static int shift_closed_form(const sp_binom *b, double eps, double *out)
     return 0;
 }
 
+/* The sums of shift_sums where the terms vary slowly, by the Euler-Maclaurin
+ * formula on the terms' continuation to real x (Loader's pmf is Stirling's
+ * form of Gamma functions, analytic in k).  With the terms relative to
+ * b(i0), i0 = k0 - 1,
+ *   f(x) = beta(x) num(i0 + 1 + x) / ((i0 + 1 + x) q),  beta(x) = b(i0 + x) / b(i0),
+ *   g(x) = beta(x + 1) = beta(x) (N - i0 - x) / (i0 + 1 + x) p / q
+ * (b(k+1)/b(k) = (N-k)/(k+1) p/q holds for real k: Gamma(k+1)/Gamma(k+2) = 1/(k+1)),
+ *   sum_{j=0..J-1} f(j) = int_0^J f + (f(0) - f(J))/2 - (f'(0) - f'(J))/12 + R,
+ * |R| ~ f^(3)/720.  f varies on the scale s = sd / (1 + eps sd) (beta decays
+ * at the rate -ln rho ~ 1/s, and sd is its Gaussian width), so f^(m) ~ f / s^m
+ * while the sum is ~ s f: with s >= SHIFT_EM_MIN_SCALE = 2^16 the dropped
+ * terms are below 1e-16 of the sum, f'(0) is taken as f(1) - f(0) (off by
+ * f''(0)/2: ~1/s^3 of the sum after the 1/12), and f(J), f'(J) at the stop
+ * (where beta is below 2^-60 of the sum) are left to the tail bound.  The
+ * integral is 16-point Gauss-Legendre on panels of s/4 (error ~(1/4)^32 / 32!
+ * of a panel's mass).  The tail from J on is bounded as in shift_sums:
+ * t(k) <= b(k-1) and the ratios rho = b(k+1)/b(k) decrease, so both
+ * sum_{j>=J} f(j) and sum_{j>=J} g(j) are <= beta(J) / (1 - rho(J)).
+ * Cost: ~(42 s + 9 sd) / (s/4) panels of 16 nodes -- ~3000 of Loader's
+ * terms at N = 1e15, against ~1.1e8 terms summed one by one.  Error: each
+ * node carries the rounding of two of Loader's logs, |ln b| <= ~40 at ~3 ulps
+ * each (~3e-14 relative); weights and sums add ~1e-16: within shift_sums'
+ * own bound (binom_walk_log_hockey's comment).  Returns 0, or 1 where the
+ * law's far end is within reach of the panels (the caller sums term by term). */
+#define SHIFT_EM_MIN_SCALE 65536.0
+#define SHIFT_EM_MAX_PANELS 20000
+static const double GL16_NODE[8] = {
+    0.095012509837637440185, 0.28160355077925891323, 0.45801677765722738634,
+    0.61787624440264374845, 0.7554044083550030339, 0.86563120238783174388,
+    0.94457502307323257608, 0.9894009349916499326};
+static const double GL16_WEIGHT[8] = {
+    0.18945061045506849629, 0.18260341504492358887, 0.16915651939500253819,
+    0.14959598881657673208, 0.12462897125553387205, 0.09515851168249278481,
+    0.062253523938647892863, 0.027152459411754094852};
+
+typedef struct {
+    const sp_binom *b;
+    double i0, log_b0, num0, slope, qd, ratio_pq;
+} shift_terms;
+
+/* beta(x) at a real offset x >= 0.  i0 + x rounds to the double grid (1/32
+ * at 1e14): a node moved by that shifts ln beta by ~1/(32 s), far more than
+ * the precision kept, so Loader's term is taken at the rounded k and moved
+ * back by the exact residual r = i0 + x - k times the slope
+ * d ln b/dk = ln((N - k) p / (k q)) + O(1/k) (r^2 and r/k terms: < 1e-20). */
+static double shift_term_beta(const shift_terms *c, long double x)
+{
+    const double k = (double)((long double)c->i0 + x);
+    const long double r = x - ((long double)k - (long double)c->i0);
+    const double log_slope = log((c->b->N - k) / k * c->ratio_pq);
+    return exp(sp_log_binom_pmf(c->b, k) - c->log_b0 + (double)r * log_slope);
+}
+
+static void shift_term_fg(const shift_terms *c, long double x, double *f, double *g)
+{
+    const double beta = shift_term_beta(c, x);
+    const double xd = (double)x, i = c->i0 + xd;
+    *f = beta * ((c->num0 + xd * c->slope) / ((i + 1.0) * c->qd));
+    *g = beta * ((c->b->N - i) / (i + 1.0) * c->ratio_pq);
+}
+
+static int shift_sums_smooth(const shift_terms *c, double scale, long double *t, long double *tb)
+{
+    const double N = c->b->N, sd = sp_binom_shift_sd(c->b);
+    /* the panels stop ~42 s + 9 sd past i0 (2^-60 of exponential and
+     * Gaussian decay); twice that must stay inside the support */
+    if (N - c->i0 < 2.0 * (42.0 * scale + 10.0 * sd)) {
+        return 1;
+    }
+    const double w = floor(scale / 4.0);       /* integer panels: every J is an atom */
+    double f0, g0, f1, g1;
+    shift_term_fg(c, 0.0L, &f0, &g0);
+    shift_term_fg(c, 1.0L, &f1, &g1);
+    /* the end corrections f(0)/2 - f'(0)/12, f'(0) ~ f(1) - f(0) */
+    long double sum_f = 0.5L * f0 - (f1 - f0) / 12.0L;
+    long double sum_g = 0.5L * g0 - (g1 - g0) / 12.0L;
+    const double half = 0.5 * w;
+    for (int panel = 0; panel < SHIFT_EM_MAX_PANELS; panel++) {
+        const double mid = ((double)panel + 0.5) * w;      /* exact: w is an integer */
+        double pf = 0.0, pg = 0.0;
+        for (int node = 0; node < 8; node++) {
+            /* the nodes in extended precision: rounded to double, a node
+             * ~1e7 from i0 moves by ~1e-9, ~1e-14 of a term at s ~ 1e5 */
+            const long double dx = (long double)half * (long double)GL16_NODE[node];
+            double fa, ga, fb, gb;
+            shift_term_fg(c, (long double)mid - dx, &fa, &ga);
+            shift_term_fg(c, (long double)mid + dx, &fb, &gb);
+            pf += GL16_WEIGHT[node] * (fa + fb);
+            pg += GL16_WEIGHT[node] * (ga + gb);
+        }
+        sum_f += (long double)(half * pf);
+        sum_g += (long double)(half * pg);
+        /* the rest from J = (panel + 1) w on, bounded (both sums) */
+        const double J = (double)(panel + 1) * w, i = c->i0 + J;
+        const double rho = (N - i) / (i + 1.0) * c->ratio_pq;
+        if (rho < 1.0) {
+            const double bound = shift_term_beta(c, (long double)J) / (1.0 - rho);
+            if (bound <= SP_TAIL_TOL * (double)sum_f) {
+                *t = sum_f + bound;
+                *tb = sum_g + bound;
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* The sum from the threshold outward (see sp_binom_shift_log_hockey), with
  * the sums relative to b(k0 - 1) stored in *s; with want_b != 0 also the sum
  * of b(k) over k >= k0 (the eps-derivative of delta, used by the search).
@@ -110,6 +217,13 @@ static int shift_sums(const sp_binom *b, double eps, long double em1, int want_b
     const double num0 = (double)shift_numerator(k0, n, b, em1);
     const double slope = (double)(q + (1.0L + em1) * p);
     const double qd = (double)q;
+    const double sd = sp_binom_shift_sd(b), scale = sd / (1.0 + eps * sd);
+    if (scale >= SHIFT_EM_MIN_SCALE && i0 >= 64.0) {
+        const shift_terms terms = {b, i0, log_b0, num0, slope, qd, ratio_pq};
+        if (shift_sums_smooth(&terms, scale, &s->t, &s->b) == 0) {
+            return 0;
+        }
+    }
     long double total = 0.0L, total_b = 0.0L;
     double beta = 1.0, i = i0;
     int done = 0;

@@ -188,6 +188,36 @@ def test_huge_n(n, pi, c, direction):
     check(n, pi, eps, direction)
 
 
+# Where the terms vary on a scale s = sigma / (1 + eps sigma) >= 2^16, the sum
+# from the threshold is taken by the Euler-Maclaurin formula (Gauss-Legendre
+# panels over the terms' continuation, csrc/binomial_tail.c); c = eps sigma
+# from the mode out to ~30 sigma (ln delta ~ -460) and past the switch:
+# s = 7.2e4 (c = 200, smooth) and 6.3e4 (c = 230, term by term) at n = 1e15.
+SMOOTH_SUMS = [(10 ** 13, 0.3, 0.3, "plus"), (10 ** 13, 0.01, 2.0, "minus"),
+               (10 ** 15, 0.3, 1.8, "plus"), (10 ** 15, 0.3, 1.8, "minus"),
+               (10 ** 15, 0.7, 30.0, "minus"), (10 ** 15, 0.3, 200.0, "plus"),
+               (10 ** 15, 0.3, 230.0, "plus"), (2 ** 53, 0.5, 5.0, "plus"),
+               (197325226787002, 0.025443040472851276, 30.0, "minus")]
+
+
+@pytest.mark.parametrize("n,pi,c,direction", SMOOTH_SUMS)
+def test_smooth_sums(n, pi, c, direction):
+    check(n, pi, c / math.sqrt((n - 1) * pi * (1 - pi)), direction)
+
+
+@pytest.mark.exhaustive
+def test_smooth_sums_random():
+    """Random draws where the sums are smooth: n in [1e12, 2^53], pi
+    log-uniform or uniform, eps sigma in [0, 60]."""
+    rng = np.random.default_rng(20261129)
+    for _ in range(40):
+        n = int(10 ** rng.uniform(12, 15.95))
+        pi = float(10 ** rng.uniform(-3, 0)) if rng.random() < 0.5 else float(rng.uniform(1e-3, 0.999))
+        c = float(rng.uniform(0, 60))
+        direction = "plus" if rng.random() < 0.5 else "minus"
+        check(n, pi, c / math.sqrt((n - 1) * pi * (1 - pi)), direction)
+
+
 @pytest.mark.exhaustive
 @pytest.mark.parametrize("n", [10 ** 10, 10 ** 11, 10 ** 12, 10 ** 13, 2 ** 53])
 @pytest.mark.parametrize("pi", [0.3, 0.01, 1e-6])
