@@ -359,18 +359,28 @@ static double pair_estimate(const sp_pair *s, double eps, sp_direction direction
     return (double)sp_logsum_log(&acc);
 }
 
-static double estimate_direction(const sp_pair *s, double eps, sp_direction direction,
-                                 int with_err)
+/* The estimate where its closed form applies, else NaN */
+static double estimate_if_cheap(const sp_pair *s, double eps, sp_direction direction,
+                                int with_err)
 {
     if (eps >= 0.0 && eps < INFINITY && s->monotone && has_tail(s->lsq, &s->lsq_marks)
         && has_tail(s->lcp, &s->lcp_marks)
         && !sp_dd_geq(eps, 0.0L, s->zero_hi[direction], s->zero_lo[direction])) {
-        double v = pair_estimate(s, eps, direction, with_err);
-        if (!isnan(v)) {
-            return v;
-        }
+        return pair_estimate(s, eps, direction, with_err);
     }
-    return pair_direction(s, eps, direction);
+    return NAN;
+}
+
+static double estimate_direction(const sp_pair *s, double eps, sp_direction direction,
+                                 int with_err)
+{
+    const double v = estimate_if_cheap(s, eps, direction, with_err);
+    return isnan(v) ? pair_direction(s, eps, direction) : v;
+}
+
+double sp_pair_log_delta_upper(double eps, sp_direction direction, const void *ctx)
+{
+    return estimate_if_cheap(ctx, eps, direction, 1);
 }
 
 double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)

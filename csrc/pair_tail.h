@@ -123,4 +123,10 @@ double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *c
  * sp_pair. */
 double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx);
 
+/* The estimate's upper bound (with_err = 1 above) in one direction, or NaN
+ * where it does not apply (no exact evaluation is made): the cheap bound of
+ * sp_bounded's `upper` (bounded.h), by which SP_MAX spares the exact sum of
+ * the smaller direction.  ctx: the sp_pair.  Never called with SP_MAX. */
+double sp_pair_log_delta_upper(double eps, sp_direction direction, const void *ctx);
+
 #endif

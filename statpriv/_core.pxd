@@ -22,6 +22,10 @@ cdef class CurveCore:
     cdef const void *est_ctx[3]
     cdef double est_margin     # the search's margin for the estimate's error (search.h)
     cdef sp_estimate estimates[3]   # est_ctx of a kernel's own estimate: 0, +1, -1
+    # Optional (NULL when unused): a cheap upper bound on ln delta in one
+    # direction, NaN where it has none (sp_bounded's `upper`, bounded.h)
+    cdef sp_curve_fn upper_fn
+    cdef const void *upper_ctx
 
     cdef void _set_estimate(self, sp_curve_fn fn, const void *curve, double margin)
     # epsilon() of one target, without the GIL: the generic search (on the

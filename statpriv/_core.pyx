@@ -420,6 +420,9 @@ cdef class PairCurveCore(CurveCore):
         if estimated:
             # noisy cells (promised to 1e-10): epsilon() searches an estimate
             self._set_estimate(sp_pair_curve_log_delta_estimate, &self.pair, 2.0 ** -38)
+            # ... whose upper bound spares a bounded max the smaller direction
+            self.upper_fn = sp_pair_log_delta_upper
+            self.upper_ctx = &self.pair
 
     cdef _mark(self, sp_log_cumsum_marks *fwd, sp_log_cumsum_marks *rev, la):
         """Checkpoints of the log cumulative sums of e^la from the left into fwd
@@ -497,6 +500,8 @@ cdef class BoundedCurveCore(CurveCore):
         self.b.zero_plus = zero_plus
         self.b.zero_minus = zero_minus
         self.b.discrete = discrete
+        self.b.upper = inner.upper_fn
+        self.b.upper_ctx = inner.upper_ctx
         self.log_tol = inner.log_tol       # the window's own error bound
         # (search.h) delta > 0 at every finite eps -- not in a direction with a
         # proven finite zero point, whatever the window's arrays suggest
@@ -513,6 +518,7 @@ cdef class BoundedCurveCore(CurveCore):
         if inner.est_fn != NULL:
             for i in range(3):
                 self.b_est[i] = self.b
+                self.b_est[i].upper = NULL       # the estimates evaluate both directions
                 self.b_est[i].fn = inner.est_fn
                 self.b_est[i].ctx = inner.est_ctx[i]
                 self.est_ctx[i] = &self.b_est[i]

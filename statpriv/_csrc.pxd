@@ -95,6 +95,7 @@ cdef extern from "pair_tail.h" nogil:
     double sp_pair_zero_point(const sp_pair *pair, sp_direction direction)
     double sp_pair_curve_log_delta(double eps, sp_direction direction, const void *ctx)
     double sp_pair_curve_log_delta_estimate(double eps, sp_direction direction, const void *ctx)
+    double sp_pair_log_delta_upper(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "search.h" nogil:
     double sp_smallest_eps(sp_curve_fn log_delta, const void *ctx, sp_direction direction,
@@ -243,6 +244,8 @@ cdef extern from "bounded.h" nogil:
         double zero_plus
         double zero_minus
         int discrete
+        sp_curve_fn upper
+        const void *upper_ctx
     double sp_bounded_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "renyi.h" nogil:

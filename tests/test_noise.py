@@ -143,3 +143,31 @@ def test_noisy_symmetry_swaps_plus_and_minus(n, numerator, noise, eps):
     pi = numerator / 2 ** 16
     a, b = statpriv.counting(n, pi, noise=noise), statpriv.counting(n, 1 - pi, noise=noise)
     assert a.log_delta_plus(eps) == pytest.approx(b.log_delta_minus(eps), rel=1e-11, abs=1e-12)
+
+
+# delta of a bounded noisy curve evaluates exactly only the direction whose
+# cheap upper bound is larger, and the other only where its bound reaches that
+# value (csrc/bounded.c): the answer must still be the larger direction, to the bit,
+# across the eps where the two directions cross or differ by 1e3.
+_MAX_CURVES = {
+    "laplace": lambda: statpriv.counting(10**6, 0.3, noise=statpriv.Laplace(3.0)),
+    "laplace-sampled": lambda: statpriv.counting(10**5, 0.5, sample_size=3 * 10**4,
+                                                 noise=statpriv.Laplace(2.0)),
+    "geometric": lambda: statpriv.counting(10**5, 0.1, noise=statpriv.Geometric(0.6)),
+    "laplace-poisson": lambda: statpriv.counting(2 * 10**4, 0.7, sample_rate=0.4,
+                                                 sampling="poisson", noise=statpriv.Laplace(1.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MAX_CURVES))
+def test_delta_max_spares_the_smaller_direction_exactly(name):
+    curve = _MAX_CURVES[name]()
+    top = min(curve.epsilon(0.0, direction="plus"), curve.epsilon(0.0, direction="minus"), 5.0)
+    eps = np.concatenate([np.linspace(0.0, top, 97), np.geomspace(1e-9, top, 61)])
+    plus, minus = curve.log_delta_plus(eps), curve.log_delta_minus(eps)
+    both = curve.log_delta(eps)
+    np.testing.assert_array_equal(both, np.maximum(plus, minus))
+    assert np.any(plus != minus)                         # a direction to spare
+    for e in eps[::7]:                                   # the scalar path alike
+        assert curve.log_delta(float(e)) == max(curve.log_delta_plus(float(e)),
+                                               curve.log_delta_minus(float(e)))
