@@ -56,11 +56,16 @@ def _check_curve(curve: Any) -> None:
             f"curve must be a statpriv PrivacyCurve, got {type(curve).__name__}")
 
 
-def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve) -> AuditResult:
+def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve, *,
+          certified: bool = False) -> AuditResult:
     """Cross-check an (eps, delta) claim of another accountant against the exact curve.
 
     The claim "the release is (claimed_eps, claimed_delta)-DP" holds iff
-    claimed_delta >= delta(claimed_eps) of the exact curve.
+    claimed_delta >= delta(claimed_eps) of the exact curve.  With
+    ``certified=True`` the verdict rests on a proof instead of the float
+    curve: ``curve.delta_interval(claimed_eps)`` = (lower, upper) holds the
+    true delta (Arb ball arithmetic), so the claim is proven to hold where
+    claimed_delta >= upper and proven false where claimed_delta < lower.
 
     Parameters
     ----------
@@ -70,6 +75,9 @@ def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve)
         The delta of the claim.
     curve : PrivacyCurve
         The exact curve of the mechanism.
+    certified : bool, default False
+        Decide on the certified interval of delta (needs the ``certified``
+        extra and a curve kind that has ``delta_interval``).
 
     Returns
     -------
@@ -80,7 +88,17 @@ def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve)
         optimistic), ``exact_eps`` = curve.epsilon(claimed_delta) and
         ``eps_ratio`` = claimed_eps / exact_eps, ``optimistic`` (bool, the
         alarm: claimed_delta below the exact delta beyond statpriv's own
-        1e-10 relative error) and ``message``.
+        1e-10 relative error) and ``message``.  With ``certified=True`` also
+        ``delta_interval`` = (lower, upper), ``verdict`` ("holds": proven,
+        claimed_delta >= upper; "fails": proven false, claimed_delta <
+        lower; "undecided": inside the interval) and ``exact_eps`` from
+        ``curve.epsilon(claimed_delta, certified=True)`` (delta there proven
+        <= claimed_delta); ``optimistic`` is then True only where proven.
+
+    Raises
+    ------
+    NotImplementedError
+        ``certified=True`` on a curve kind without certified intervals.
 
     Examples
     --------
@@ -92,6 +110,10 @@ def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve)
     eps = _validate.real("claimed_eps", claimed_eps, low=0.0, allow_inf=True)
     d = _validate.real("claimed_delta", claimed_delta, low=0.0, high=1.0)
     _check_curve(curve)
+    if not isinstance(certified, (bool, np.bool_)):
+        raise _validate.ParameterTypeError(f"certified must be True or False, got {certified!r}")
+    if certified:
+        return _audit_certified(eps, d, curve)
     exact = float(curve.delta(eps))
     exact_eps = float(curve.epsilon(d))
     ratio = float(_ratio(d, exact))
@@ -108,6 +130,34 @@ def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve)
     return AuditResult(claimed_eps=eps, claimed_delta=d, exact_delta=exact,
                        delta_ratio=ratio, exact_eps=exact_eps, eps_ratio=eps_ratio,
                        optimistic=bool(optimistic), message=message)
+
+
+def _audit_certified(eps: float, d: float, curve: PrivacyCurve) -> AuditResult:
+    """audit(..., certified=True): the verdict from delta_interval."""
+    lower, upper = (float(v) for v in curve.delta_interval(eps))
+    exact = float(curve.delta(eps))
+    exact_eps = float(curve.epsilon(d, certified=True))
+    ratio = float(_ratio(d, exact))
+    eps_ratio = float(_ratio(eps, exact_eps)) if math.isfinite(exact_eps) else 0.0
+    shown = f"delta({eps:g}) in [{lower:.17g}, {upper:.17g}] (proven)"
+    if d >= upper:
+        verdict = "holds"
+        message = (f"proven: the claim ({eps:g}, {d:.6g}) holds: {shown}; it is pessimistic "
+                   f"by a factor {ratio:.4g} in delta and {eps_ratio:.4g} in eps (eps "
+                   f"{exact_eps:.6g} is proven to give delta <= {d:.6g})")
+    elif d < lower:
+        verdict = "fails"
+        message = (f"OPTIMISTIC (proven): the claim ({eps:g}, {d:.6g}) is below the curve: "
+                   f"{shown}; the smallest eps proven to give delta <= {d:.6g} is "
+                   f"{exact_eps:.6g}")
+    else:
+        verdict = "undecided"
+        message = (f"undecided: the claim ({eps:g}, {d:.6g}) lies inside {shown}: neither "
+                   "proven to hold nor to fail")
+    return AuditResult(claimed_eps=eps, claimed_delta=d, exact_delta=exact,
+                       delta_ratio=ratio, exact_eps=exact_eps, eps_ratio=eps_ratio,
+                       optimistic=verdict == "fails", delta_interval=(lower, upper),
+                       verdict=verdict, message=message)
 
 
 def _claimed_deltas(pld: Any, eps: Any) -> Any:
