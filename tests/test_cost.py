@@ -292,8 +292,10 @@ COSTLY_GRIDS = {
         318, 0.25, known=6).blanket.privacy_loss_distribution(),
     "sampled count, Gaussian noise": lambda: statpriv.counting(
         64, 1.1e-16, sample_size=7, noise=statpriv.Gaussian(0.1)).privacy_loss_distribution(),
+    # (a grid given: one chosen from epsilon_error is coarsened instead, below)
     "compose": lambda: statpriv.compose(statpriv.dp.geometric(0.999),
-                                        statpriv.counting(31, 4.6e-317)).delta_bounds(1.0),
+                                        statpriv.counting(31, 4.6e-317),
+                                        value_discretization_interval=2e-4).delta_bounds(1.0),
 }
 
 
@@ -320,6 +322,23 @@ def test_grid_cost_suggests_a_grid_that_fits(monkeypatch):
     assert bracket.predicted_seconds()[1] <= grid_pld.MAX_SECONDS
     with pytest.raises(ValueError, match="MAX_SECONDS"):
         laws.grid_bracket(fits * 0.8, 1e-15)
+
+
+def test_a_chosen_grid_over_the_work_allowed_is_coarsened(monkeypatch):
+    """compose's own grid (from epsilon_error) over MAX_SECONDS becomes one
+    that fits: a wider bracket, still holding the truth (the mpmath product
+    of the two laws); the same grid given by the user is refused."""
+    a, b = statpriv.counting(20, 0.3), statpriv.counting(30, 0.4)
+    fine = statpriv.compose(a, b).grid_sides[("plus", True)].h
+    monkeypatch.setattr(grid_pld.Bracket, "_per_point", lambda self, source, direction: 1e-6)
+    monkeypatch.setattr(grid_pld, "MAX_SECONDS", 1e-3)
+    coarse = statpriv.compose(a, b)
+    assert coarse.grid_sides[("plus", True)].h > 5 * fine
+    truth = float(statpriv.compose(a, b).delta(0.3, precision="mp"))
+    lower, upper = coarse.delta_bounds(0.3)
+    assert lower <= truth <= upper and upper - lower > 1e-6
+    with pytest.raises(ValueError, match="MAX_SECONDS"):
+        statpriv.compose(a, b, value_discretization_interval=fine)
 
 
 def test_composition_cost_is_the_sum_of_its_parts(monkeypatch):

@@ -53,8 +53,9 @@ from statpriv.laws.pair import LawSource
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
-__all__ = ["Bracket", "CURVE_RELATIVE_ERROR", "CurveSource", "DeltaLaws", "GridPMF", "MAX_GRID",
-           "MAX_CURVE_TERMS", "MAX_SECONDS", "TERMS_PER_SECOND", "EVAL_OVERHEAD_SECONDS", "check_seconds", "curve_bracket", "from_curve", "grid_bracket",
+__all__ = ["Bracket", "CURVE_RELATIVE_ERROR", "CurveSource", "DeltaLaws", "EVAL_OVERHEAD_SECONDS",
+           "GridCostError", "GridPMF", "MAX_CURVE_TERMS", "MAX_GRID", "MAX_SECONDS",
+           "TERMS_PER_SECOND", "check_seconds", "curve_bracket", "from_curve", "grid_bracket",
            "tail_span", "tail_target"]
 
 _LD = np.longdouble
@@ -91,6 +92,16 @@ MAX_CURVE_TERMS = MAX_SECONDS * TERMS_PER_SECOND
 # certify of an upper side 0.7-1.0 us a value, an optimistic lower side with
 # its cells' midpoints 1.0-1.6 us (rounded up).
 CONNECT_SECONDS = {"upper": 1.0e-6, "lower": 2.0e-6}
+
+class GridCostError(ValueError):
+    """A grid refused before it is built: its work is predicted above
+    MAX_SECONDS.  ``fits``: a grid interval whose work fits (a caller that
+    chose the grid itself may take it; one given by the user is refused)."""
+
+    def __init__(self, message: str, fits: float) -> None:
+        super().__init__(message)
+        self.fits = fits
+
 
 class GridPMF(collections.namedtuple("GridPMF", "offset mass infinity")):
     """One direction of a measure on h Z: mass[i] (float64) at the loss
@@ -447,14 +458,14 @@ class Bracket:
         points, seconds = self.predicted_seconds()
         if seconds <= MAX_SECONDS:
             return
-        raise ValueError(
+        raise GridCostError(
             f"{self.description or 'this curve'}: value_discretization_interval={self.h!r} "
             f"needs its delta at {points} points (grid and cell midpoints, "
             f"tail_mass_truncation={tail!r}) and connect-the-dots over "
             f"{self.values_per_side} values per side: about "
             f"{seconds:.3g} s of CPU, more than statpriv.laws.grid_pld.MAX_SECONDS = "
             f"{MAX_SECONDS:g}; value_discretization_interval={_fits(self.h, seconds):.2g} fits "
-            "(or query the curve's delta / epsilon directly)")
+            "(or query the curve's delta / epsilon directly)", fits=_fits(self.h, seconds))
 
     def _prefetch(self, which: Any) -> None:
         """Evaluate what the ``which`` sides need, under one progress bar when
@@ -558,13 +569,13 @@ def check_seconds(brackets: Any, h: float, description: str) -> None:
     if total <= MAX_SECONDS:
         return
     worst_cost, worst = max(costs, key=lambda pair: pair[0])
-    raise ValueError(
+    raise GridCostError(
         f"{description}: its parts on the grid value_discretization_interval={h:.3g} are "
         f"predicted to cost {total:.3g} s of CPU, more than statpriv.laws.grid_pld."
         f"MAX_SECONDS = {MAX_SECONDS:g} ({worst.description}: {worst_cost:.3g} s, "
         f"{worst.values_per_side} grid values per side); "
         f"value_discretization_interval={_fits(h, total):.2g} fits, or a larger "
-        "epsilon_error / tail_mass_truncation")
+        "epsilon_error / tail_mass_truncation", fits=_fits(h, total))
 
 
 def _grid_side(g: Any, h: Any) -> Any:

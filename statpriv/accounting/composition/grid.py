@@ -464,19 +464,41 @@ def compose_on_grid(curves: Any, times: Any, value_discretization_interval: Any,
         reaches = [loss_reach(c, tail) for c, _ in parts]
         h = choose_interval(parts, epsilon_error, tail, reaches=reaches)
     with _progress.bar(len(parts) + 1, f"composing {total:,} mechanisms", unit="part") as bar:
-        brackets = _part_brackets(parts, h, tail, total)
+        brackets, h = _affordable_brackets(parts, h, tail, total, chosen)
         if chosen:
             finer = refined_interval(parts, epsilon_error, tail, h,
                                      [loss_variance(b, h) for b, _ in brackets], reaches=reaches)
             if finer != h:
-                h = finer
-                brackets = _part_brackets(parts, h, tail, total)
+                try:
+                    brackets, h = _part_brackets(parts, finer, tail, total), finer
+                except grid_pld.GridCostError:
+                    pass                 # (the finer grid is over the work allowed: keep h)
         progress = cast(_progress._Bar, bar)      # (a bar whatever the time: show is not False)
         progress.update(len(parts))
         sides = ComposedSides(brackets, h)
         sides[("plus", True)], sides[("minus", True)]        # the upper sides now
         progress.update()
     return grid_composed_curve(sides, h, curves, times)
+
+
+# how often a grid chosen from epsilon_error is coarsened to fit the work allowed
+_COARSENINGS = 4
+
+
+def _affordable_brackets(parts: Any, h: float, tail: float, total: int, chosen: bool) -> Any:
+    """(_part_brackets, h): where h was chosen from epsilon_error (not given),
+    a grid predicted above grid_pld.MAX_SECONDS of work is coarsened to one
+    that fits (the bracket then wider than epsilon_error asked, still
+    certified: e.g. a count of tiny pi, whose losses span ~ln(1/pi) ~ 41
+    nats, beside a count of sd 10 on h ~ 1e-5); a grid given is refused."""
+    for attempt in range(_COARSENINGS + 1):
+        try:
+            return _part_brackets(parts, h, tail, total), h
+        except grid_pld.GridCostError as err:
+            if not chosen or attempt == _COARSENINGS or not h < err.fits <= 1.0:
+                raise
+            h = err.fits
+    raise AssertionError("not reached")      # (the last attempt returns or raises)
 
 
 def _part_brackets(parts: Any, h: float, tail: float, total: int) -> Any:
