@@ -4,7 +4,8 @@
  * threshold outward with a rigorous remainder bound (docs/mathematics.md
  * §2-3).  Every function returns ln H_eps; -inf means H = 0.  All functions
  * are pure: no global state, no allocation, safe without the GIL.
- * Layer: uses pmf.h (Loader's binomial terms), logspace.h, sp_curve.h. */
+ * Layer: uses pmf.h (Loader's binomial terms), logspace.h, xprec.h (error-free
+ * products), sp_curve.h. */
 #ifndef STATPRIV_BINOMIAL_TAIL_H
 #define STATPRIV_BINOMIAL_TAIL_H
 
