@@ -33,7 +33,7 @@ The checks (check_input):
 Sizes whose construction costs seconds even when nothing is wrong (a
 Gaussian-noise count at n = 1e6, the exact worst case over 1e4 vertices) are
 skipped up front (Skip, the CAPS table), so the fuzzer spends its time on new
-paths instead of timing out on big n; n up to 1e12 stays where it is cheap
+paths instead of timing out on big n; n up to 1e15 stays where it is cheap
 (noiseless iid counts).
 
 To fuzz the C kernels with coverage feedback and the sanitizers, build with
@@ -92,7 +92,7 @@ REL = 1e-9        # the relative slack of the monotonicity and epsilon checks
 # these one construction takes seconds on the 2-core machine (timed, not
 # estimated); an input beyond its cap is skipped, not run
 CAPS = {
-    "iid": 10 ** 12, "array": 200, "sample_size": 10 ** 6, "sample_m": 10 ** 5,
+    "iid": 10 ** 15, "array": 200, "sample_size": 10 ** 6, "sample_m": 10 ** 5,
     "rate": 10 ** 5, "poisson": 10 ** 6, "noise": 2000, "noise_scale": 30.0,
     "secret": 10 ** 4, "pk_worst": 300, "pk_other": 10 ** 5, "thresholded": 10 ** 5,
     "k_anonymity": 1000, "clones": 10 ** 5, "randomized_response": 300, "pld": 10 ** 5,
