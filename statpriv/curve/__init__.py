@@ -510,9 +510,11 @@ class PrivacyCurve(CurveQueries):
         if laws is None:
             kind = "a labelled approximation" if not self._exact else "this kind of curve"
             raise NotImplementedError(
-                f"{self.description}: no certified interval for {kind}; covered: noiseless "
-                "counting (iid or per-record pi, no sampling), secret_sample, from_log_pmfs, "
-                "dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, no sampling)")
+                f"{self.description}: no certified interval for {kind}; covered: counting "
+                "(iid or per-record pi; sample_size without replacement or Poisson sampling; "
+                "no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
+                "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, "
+                "no sampling)")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra
         flat = [float(e) for e in arr.ravel()]
