@@ -180,15 +180,16 @@ NOISE_KINDS = {"laplace": statpriv.Laplace, "gaussian": statpriv.Gaussian,
                "geometric": statpriv.Geometric}
 
 
-def _assert_noisy_references_inside(curve, n, pi, noise, **kwargs):
+def _assert_noisy_references_inside(curve, n, pi, noise, eps=NOISY_EPS, absolute="1e-60",
+                                    **kwargs):
     """The stored quadratures and sums of tests/test_noise.py inside the
     intervals (to 1e-25 relative, and 1e-60 absolute where delta ~ 0)."""
     for direction in ("plus", "minus"):
-        refs = oracle("noisy_counting_delta", n, pi, list(NOISY_EPS), noise,
+        refs = oracle("noisy_counting_delta", n, pi, list(eps), noise,
                       direction=direction, **kwargs)
-        lower, upper = curve.delta_interval(NOISY_EPS, direction)
+        lower, upper = curve.delta_interval(eps, direction)
         _assert_reference_inside(lower, upper, refs, "1e-25", (n, pi, noise, kwargs, direction),
-                                 absolute=mpmath.mpf("1e-60"))
+                                 absolute=mpmath.mpf(absolute))
 
 
 @pytest.mark.parametrize("noise", [("laplace", 0.5), ("laplace", 3.0), ("gaussian", 0.05),
@@ -207,6 +208,15 @@ def test_noisy_references_inside(n, pi, noise):
 def test_sampled_noisy_references_inside(noise, sampling):
     curve = statpriv.counting(60, 0.3, noise=NOISE_KINDS[noise[0]](noise[1]), **sampling)
     _assert_noisy_references_inside(curve, 60, 0.3, noise, **sampling)
+
+
+@pytest.mark.parametrize("noise, eps", [(("gaussian", 1.0), 20.0), (("laplace", 0.1), 9.0),
+                                        (("geometric", 0.0005), 7.0)])
+def test_tiny_noisy_references_inside(noise, eps):
+    """delta < 1e-100: the relative bar alone (no absolute slack)."""
+    curve = statpriv.counting(400, 0.5, noise=NOISE_KINDS[noise[0]](noise[1]))
+    assert curve.log_delta(eps) < math.log(1e-100)
+    _assert_noisy_references_inside(curve, 400, 0.5, noise, eps=[eps], absolute="0")
 
 
 @pytest.mark.parametrize("noise", [("laplace", 2.0), ("gaussian", 1.5), ("geometric", 0.6)])

@@ -434,12 +434,15 @@ class PrivacyCurve(CurveQueries):
         outside a window of atoms is bounded (a geometric series from the
         window's edge with the monotone pmf ratio) and added to the upper
         end only.  The ends are rounded outward to floats.  Needs the
-        optional extra ``certified`` (python-flint).  Covered: noiseless
-        counting with iid or per-record pi (no sampling), noiseless
-        secret_sample (hypergeometric laws, log-concave tails), from_log_pmfs
-        (the given floats taken as exact), dp.laplace, dp.gaussian and
-        dp.geometric at sensitivity 1 without sampling (the curve's float
-        parameter taken as exact).  docs/precision.md, "Certified intervals".
+        optional extra ``certified`` (python-flint).  Covered: counting with
+        iid or per-record pi, unsampled, sampled without replacement
+        (sample_size, iid pi) or Poisson-sampled, noiseless or with Laplace
+        (closed-form cells), geometric (exact sums) or Gaussian noise (one
+        proven sign change); secret_sample (hypergeometric laws, log-concave
+        tails); from_log_pmfs (the given floats taken as exact); dp.laplace,
+        dp.gaussian and dp.geometric at sensitivity 1 without sampling (the
+        curve's float parameters taken as exact).  docs/precision.md,
+        "Certified intervals".
 
         Parameters
         ----------
@@ -456,8 +459,8 @@ class PrivacyCurve(CurveQueries):
         Raises
         ------
         NotImplementedError
-            The curve's kind has no certified laws yet (noise, sampling,
-            compositions, ...), or it is a labelled approximation.
+            The curve's kind has no certified laws yet (draws with
+            replacement, compositions, ...), or it is a labelled approximation.
         ValueError
             The sum would be too long (the estimated cost is in the message),
             or a bad eps or direction.

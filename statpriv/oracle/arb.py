@@ -16,7 +16,11 @@ driver ``enclose`` never asks which kind it holds:
 - a discrete pair (``ArbWindowLaws``) gives ``window(drop)``: its P and Q as
   Arb balls on a window of consecutive atoms, and upper bounds on the mass it
   leaves out; ``atoms(drop)``: the window's size, estimated before any work;
-- a closed form (``ArbClosedForm``) gives ``delta_ball(eps, direction)``.
+- a closed form (``ArbClosedForm``) gives ``delta_ball(eps, direction)``;
+- a count plus noise (``NoisyCount``) is a discrete pair's window with an
+  ``ArbNoise`` (Laplace, geometric, Gaussian), whose ``hockey_stick(c)``
+  bounds the divergence of the window's signed measure c = P - e^eps Q
+  convolved with the noise; the rests bound the rest (see NoisyCount).
 
 The curves' laws hand these out (``certified_laws()``; None: not covered).
 python-flint is an optional dependency (``pip install "statpriv[certified]"``),
