@@ -330,6 +330,32 @@ def test_new_kinds_are_narrow_and_quick(kind, eps):
         flint.ctx.prec = 53
 
 
+@pytest.mark.parametrize("make", [lambda arb: arb.SubsampleShift(1000, 100, 0.3),
+                                  lambda arb: arb.SecretSample(1000, 100, 300),
+                                  lambda arb: arb.BinomialShift(1000, 0.3, 0.5)])
+def test_narrow_windows_keep_the_lower_end_below_delta(make):
+    """Windows cut a few nats deep (at their edges one mixture component is
+    cut off while the other is not): the lower sums stay below the upper
+    sums of the whole support, and are 0 beyond the zero point (ln max P/Q
+    < 0.5 for these mixtures)."""
+    from statpriv.oracle import arb
+    flint.ctx.prec = arb.PRECISION_BITS
+    try:
+        laws = make(arb)
+        p, q, rest_p, _ = laws.window(1e6)
+        assert rest_p == 0
+        for eps in (0.0, 0.1, 0.3, 0.5, 2.0):
+            w = flint.arb(eps).exp()
+            _, whole = arb._positive_part_sums(p, q, w)
+            for drop in (1.0, 3.0, 10.0):
+                lower, _ = arb._positive_part_sums(*laws.window(drop)[:2], w)
+                assert lower.lower() <= whole.upper(), (eps, drop)
+                if eps >= 0.5:
+                    assert lower == 0, (eps, drop)
+    finally:
+        flint.ctx.prec = 53
+
+
 def test_arrays_in_arrays_out():
     curve = statpriv.counting(100, 0.3)
     eps = np.array([[0.0, 0.1], [1.0, -1.0]])

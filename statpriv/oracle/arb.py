@@ -134,14 +134,34 @@ def _positive_parts(terms: Iterable[Any]) -> Tuple[Any, Any]:
     return lower, upper
 
 
+# A hint of delta = 0 (the float path's -inf) asks for the whole support
+# unless that takes more than this share of MAX_TERMS (see _drop)
+ZERO_HINT_SHARE = 0.1
+
+
+def _drop(laws: ArbWindowLaws, log_hint: float, eps: float, sides: int) -> float:
+    """The window's depth in nats below the largest atom: TAIL_NATS + eps
+    below the hinted delta (a noisy sum's lower end gives up e^eps times the
+    rest, see NoisyCount); for a hint of 0 the whole support (an exact 0 where
+    the sum is one) if affordable, else the deepest window (halving from
+    there, not below ~1000 nats) within ZERO_HINT_SHARE of the budget -- its
+    rest still bounds the upper end, now ~e^-drop instead of 0."""
+    if math.isfinite(log_hint):
+        lift = eps if 0.0 < eps < math.inf else 0.0
+        return max(TAIL_NATS, TAIL_NATS + lift + laws.log_peak() - log_hint)
+    drop = TAIL_NATS + laws.log_peak() + 1e6
+    while drop > 2000.0 and laws.atoms(drop) * sides > ZERO_HINT_SHARE * MAX_TERMS:
+        drop /= 2.0
+    return drop
+
+
 def _window_sums(laws: ArbWindowLaws, eps_list: List[float], direction: str,
                  log_hints: List[float]) -> List[Tuple[Any, Any]]:
     """Each eps on its own window: down to TAIL_NATS below its hinted delta."""
-    drops = [max(TAIL_NATS, TAIL_NATS + laws.log_peak() - (h if math.isfinite(h) else -1e6))
-             for h in log_hints]
+    sides = 2 if direction == "max" else 1
+    drops = [_drop(laws, h, e, sides) for h, e in zip(log_hints, eps_list)]
     if not laws.windowed:
         drops = [TAIL_NATS] * len(drops)
-    sides = 2 if direction == "max" else 1
     builds = len(set(drops)) if laws.windowed else 1
     _guard(max(laws.cost(d) for d in drops) * builds
            + sum(laws.atoms(d) * sides for d in drops), "building the laws, summing per eps")
@@ -286,9 +306,8 @@ class BinomialShift(ArbWindowLaws):
         return min(self.N + 2.0, _binomial_atoms(self.N, self.rho, drop))
 
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
-        _, z, rest = _binomial_window(self.N, _exact(self.pi) * _exact(self.rate), self.rho,
-                                      drop)
-        return _sampled_shift(z, rest, self.rate)
+        z = _binomial_window(self.N, _exact(self.pi) * _exact(self.rate), self.rho, drop)
+        return _sampled_shift(z, self.rate)
 
 
 def _binomial_atoms(N: int, rho: float, drop: float) -> float:
@@ -297,29 +316,72 @@ def _binomial_atoms(N: int, rho: float, drop: float) -> float:
     return 2.0 * (sd * math.sqrt(2.0 * drop) + drop) + 3.0
 
 
-def _binomial_window(N: int, rho: Any, rho_float: float, drop: float) -> Tuple[int, List[Any], Any]:
-    """Bin(N, rho), rho an exact Arb number, on its window (_unimodal_window):
-    (first atom, pmf balls, bound on the mass outside)."""
+# A pmf on a window of its support (_unimodal_window): (first atom, the pmf's
+# balls from there on, a bound on the mass outside, the support's ends)
+Window = Tuple[int, List[Any], Any, int, int]
+
+
+def _binomial_window(N: int, rho: Any, rho_float: float, drop: float) -> Window:
+    """Bin(N, rho), rho an exact Arb number, on its window (_unimodal_window)."""
     arb = flint().arb
     if N == 0 or rho == 0:
-        return 0, [arb(1)], arb(0)           # Z = 0 surely
+        return 0, [arb(1)], arb(0), 0, 0     # Z = 0 surely
     if rho == 1:
-        return N, [arb(1)], arb(0)           # Z = N surely
+        return N, [arb(1)], arb(0), N, N     # Z = N surely
     mode = min(N, int(math.floor((N + 1) * rho_float)))
     odds = rho / (1 - rho)
     log_mode = _log_binomial(N, mode) + mode * rho.log() + (N - mode) * (-rho).log1p()
     return _unimodal_window(log_mode, mode, 0, N, lambda k: (N - k) * odds / (k + 1), drop)
 
 
-def _sampled_shift(z: List[Any], rest: Any, rate: float) -> Tuple[List[Any], List[Any], Any, Any]:
-    """(P, Q, rest_p, rest_q) of P = rate Z(. - 1) + (1 - rate) Z, Q = Z on
-    the atoms a .. b + 1 of Z's window [a, b] (rate 1: the plain shift)."""
-    zero = flint().arb(0)
-    shifted, same = [zero] + z, z + [zero]
+def _sampled_shift(z: Window, rate: float) -> Tuple[List[Any], List[Any], Any, Any]:
+    """(P, Q, rest_p, rest_q) of P = rate Z(. - 1) + (1 - rate) Z, Q = Z
+    (rate 1: the plain shift) from Z's window (_mixture)."""
     if rate == 1.0:
-        return shifted, same, rest, rest
+        return _mixture([(z, 1, 1, 0), (z, 1, 0, 1)])
     g = _exact(rate)
-    return [g * x + (1 - g) * y for x, y in zip(shifted, same)], same, rest, rest
+    return _mixture([(z, g, 1, 0), (z, 1 - g, 0, 0), (z, 1, 0, 1)])
+
+
+def _mixture(terms: List[Tuple[Window, Any, int, int]]) -> Tuple[List[Any], List[Any], Any, Any]:
+    """(P, Q, rest_p, rest_q) of P(j) = sum weight f(j - shift) over the terms
+    (f, weight, shift, 0) and Q(j) likewise over (f, weight, shift, 1), each
+    f known on a window.  Only the atoms where every term is known -- inside
+    its window or outside its support (exactly 0) -- are returned, so each
+    returned P(x), Q(x) is the law's own (the sum's terms are exact terms of
+    delta's); what the others hold, and the windows' rests, goes to the
+    rests (the first and last run of atoms of a window whose neighbour falls
+    outside it: at most a few atoms per edge)."""
+    arb = flint().arb
+    first = min(w[0] + shift for w, _, shift, _ in terms)
+    last = max(w[0] + len(w[1]) - 1 + shift for w, _, shift, _ in terms)
+    size = last - first + 1
+    sides: Tuple[List[Any], List[Any]] = ([arb(0)] * size, [arb(0)] * size)
+    rests = [arb(0), arb(0)]
+    exact = [True] * size
+    for (start, values, rest, low, high), weight, shift, side in terms:
+        into = sides[side]
+        for i, v in enumerate(values):
+            into[start + shift - first + i] += weight * v
+        rests[side] += weight * rest
+        end = start + len(values) - 1
+        for j in range(first, last + 1):
+            k = j - shift
+            if low <= k <= high and not start <= k <= end:
+                exact[j - first] = False
+    # the longest run of known atoms (one run: the windows overlap)
+    best, run_start, run = (0, 0), 0, 0
+    for i, known in enumerate(exact + [False]):
+        if known:
+            run += 1
+        else:
+            if run > best[1] - best[0]:
+                best = (run_start, run_start + run)
+            run_start, run = i + 1, 0
+    lo, hi = best
+    for side in (0, 1):
+        rests[side] += sum(sides[side][:lo], arb(0)) + sum(sides[side][hi:], arb(0))
+    return sides[0][lo:hi], sides[1][lo:hi], rests[0], rests[1]
 
 
 def _log_binomial(n: int, k: int) -> Any:
@@ -329,11 +391,11 @@ def _log_binomial(n: int, k: int) -> Any:
 
 
 def _unimodal_window(log_at_mode: Any, mode: int, low: int, high: int, ratio: Any,
-                     drop: float) -> Tuple[int, List[Any], Any]:
+                     drop: float) -> Window:
     """A log-concave pmf f on the support [low, high] as Arb balls on the window
     [a, b] around its mode: f(mode) = e^log_at_mode, then outward by the exact
     ratio f(k+1) / f(k) = ratio(k) (Arb) while within ``drop`` nats of the
-    mode.  Returns (a, [f(a), ..., f(b)], rest): rest bounds the mass outside
+    mode.  Returns (a, [f(a), ..., f(b)], rest, low, high): rest bounds the mass outside
     by geometric series from the edges -- log-concave: the ratio does not
     increase, so sum_{k > b} f(k) <= f(b) r / (1 - r), r = ratio(b), and below
     a likewise with r = 1 / ratio(a - 1)."""
@@ -362,7 +424,7 @@ def _unimodal_window(log_at_mode: Any, mode: int, low: int, high: int, ratio: An
     if a > low:
         r = 1 / ratio(a - 1)
         rest += z[0] * r / (1 - r) if r < 1 else arb(1)
-    return a, z, rest
+    return a, z, rest, low, high
 
 
 class _SampleMixture(ArbWindowLaws):
@@ -380,8 +442,8 @@ class _SampleMixture(ArbWindowLaws):
         """About the standard deviation of C_m (window sizes only)."""
         raise NotImplementedError
 
-    def _component(self, k: int, drop: float) -> Tuple[int, List[Any], Any]:
-        """C_k on its window: (first atom, pmf balls, bound on the mass outside)."""
+    def _component(self, k: int, drop: float) -> Window:
+        """C_k on its window."""
         raise NotImplementedError
 
     def atoms(self, drop: float) -> float:
@@ -389,28 +451,13 @@ class _SampleMixture(ArbWindowLaws):
         return 2.0 * min(self.m + 2.0, 2.0 * (sd * math.sqrt(2.0 * drop) + drop) + 3.0)
 
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
-        arb = flint().arb
-        N, m = self.N, self.m
-        lam = arb(m) / (N + 1)
-        a1, inside, rest_in = self._component(m - 1, drop)
-        rest = lam * rest_in
-        first, last = a1, a1 + len(inside)
-        if m <= N:                       # m < n: the target may be left out
-            a2, outside, rest_out = self._component(m, drop)
-            rest += (1 - lam) * rest_out
-            first, last = min(first, a2), max(last, a2 + len(outside) - 1)
-        size = last - first + 1
-        p, q = [arb(0)] * size, [arb(0)] * size
-
-        def add(law: List[Any], weight: Any, start: int, into: List[Any]) -> None:
-            for i, v in enumerate(law):
-                into[start - first + i] += weight * v
-        add(inside, lam, a1 + 1, p)
-        add(inside, lam, a1, q)
-        if m <= N:
-            add(outside, 1 - lam, a2, p)
-            add(outside, 1 - lam, a2, q)
-        return p, q, rest, rest
+        lam = flint().arb(self.m) / (self.N + 1)
+        inside = self._component(self.m - 1, drop)
+        terms = [(inside, lam, 1, 0), (inside, lam, 0, 1)]
+        if self.m <= self.N:             # m < n: the target may be left out
+            outside = self._component(self.m, drop)
+            terms += [(outside, 1 - lam, 0, 0), (outside, 1 - lam, 0, 1)]
+        return _mixture(terms)
 
 
 class SecretSample(_SampleMixture):
@@ -427,7 +474,7 @@ class SecretSample(_SampleMixture):
         frac = self.K / self.N if self.N else 0.0
         return math.sqrt(self.m * frac * (1.0 - frac))
 
-    def _component(self, k: int, drop: float) -> Tuple[int, List[Any], Any]:
+    def _component(self, k: int, drop: float) -> Window:
         N, K = self.N, self.K
         low, high = max(0, k - (N - K)), min(K, k)
         mode = min(high, max(low, (k + 1) * (K + 1) // (N + 2)))
@@ -449,7 +496,7 @@ class SubsampleShift(_SampleMixture):
     def _spread(self) -> float:
         return math.sqrt(self.m * self.pi * (1.0 - self.pi))
 
-    def _component(self, k: int, drop: float) -> Tuple[int, List[Any], Any]:
+    def _component(self, k: int, drop: float) -> Window:
         return _binomial_window(k, _exact(self.pi), self.pi, drop)
 
 
@@ -479,7 +526,7 @@ class PoissonBinomialShift(ArbWindowLaws):
             x = _exact(p) * g
             y = 1 - x
             z = [z[0] * y] + [z[k] * y + z[k - 1] * x for k in range(1, len(z))] + [z[-1] * x]
-        return _sampled_shift(z, arb(0), self.rate)
+        return _sampled_shift((0, z, arb(0), 0, len(z) - 1), self.rate)
 
 
 class ExactLogPmfs(ArbWindowLaws):
