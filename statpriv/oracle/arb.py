@@ -34,10 +34,10 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["ArbClosedForm", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs", "GaussianDP",
-           "GeometricDP", "LaplaceDP", "MAX_TERMS", "PRECISION_BITS", "PoissonBinomialShift",
-           "SecretSample",
-           "enclose", "flint"]
+__all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs",
+           "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "LaplaceDP",
+           "LaplaceNoise", "MAX_TERMS", "NoisyCount", "PRECISION_BITS", "PoissonBinomialShift",
+           "SecretSample", "SubsampleShift", "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
 # relative at n = 1e4 (round-off of ~1e4 terms and lgamma(1e4)'s magnitude).
@@ -88,7 +88,9 @@ class ArbWindowLaws:
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
         """(P, Q, rest_p, rest_q): the laws as Arb balls on the atoms whose mass
         is within ``drop`` nats of the largest (or more), and upper bounds
-        (Arb) on the P and Q mass outside them."""
+        (Arb) on the P and Q mass outside them.  Every returned P(x), Q(x)
+        holds the law's own value at x (an atom where part of the value is
+        cut off is left out, its mass in the rests: _mixture)."""
         raise NotImplementedError
 
     def log_peak(self) -> float:
@@ -764,9 +766,10 @@ class GaussianNoise(ArbNoise):
     changes sign at one point x* and the integral of g_+ is
     sum_k c_k Phibar((x* - k)/sigma) (sum_k c_k Phi((x* - k)/sigma)).  x* is
     bracketed by safeguarded Newton steps on exact Arb points, the bracket
-    proven by g's signs at its ends, and the sum evaluated on the bracket as
-    one ball (so it holds the value at x*, wherever x* is inside).  Where c's
-    signs are not proven to change once, the bounds are
+    proven by g's signs at its ends; the sum is evaluated at the bracket's
+    midpoint, widened by its half-width times a bound on |g| over the
+    bracket (the sum's derivative is -g, resp. g).  Where c's signs are not
+    proven to change once, or no bracket is proven, the bounds are
     [0, sum_k (c_k)_+] (g_+ <= sum (c_k)_+ phi)."""
 
     terms_per_atom = 40.0
