@@ -27,7 +27,8 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "sample-size-10", "sample-size-large-n", "poisson-0.1", "poisson-rate-1",
            "laplace-iid", "laplace-sampled", "laplace-per-record", "gaussian-iid",
            "gaussian-sampled", "gaussian-poisson", "gaussian-per-record", "geometric-iid",
-           "geometric-sampled", "geometric-per-record"}
+           "geometric-sampled", "geometric-per-record", "with-replacement-30",
+           "with-replacement-100", "with-replacement-m-above-n", "with-replacement-n-1"}
 NOISELESS_REL = 1e-12
 NOISY_REL = 1e-10          # the noise paths and the worst-case DP closed forms: float kernels
 DP_ROWS = {"dp-laplace", "dp-laplace-sensitivity", "dp-gaussian", "dp-gaussian-sensitivity",
@@ -174,6 +175,31 @@ def test_sampled_references_inside(n, pi, sampling):
         refs = oracle("counting_delta", n, pi, list(EPS), direction=direction, **sampling)
         lower, upper = curve.delta_interval(EPS, direction)
         _assert_reference_inside(lower, upper, refs, "1e-40", (n, pi, sampling, direction))
+
+
+@pytest.mark.parametrize("n, pi, m", [(1, 0.3, 1), (2, 0.25, 3), (3, 0.7, 4), (4, 0.1, 3),
+                                     (3, 1.0, 3), (3, 1e-9, 2)])
+def test_with_replacement_enumeration_inside(n, pi, m):
+    """Draws with replacement: the definition enumerated in exact rationals
+    (tests/test_with_replacement.py) inside the intervals."""
+    import test_with_replacement as enumeration
+    P, Q = enumeration._enumerated(n, pi, m)
+    eps = [0.0, 1e-3, 0.3, 1.0, 3.0, -0.5]
+    curve = statpriv.counting(n, pi, sample_size=m, sampling="with_replacement")
+    for direction, (a, b) in (("plus", (P, Q)), ("minus", (Q, P))):
+        refs = [enumeration._hockey(a, b, e) for e in eps]
+        lower, upper = curve.delta_interval(eps, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-40", (n, pi, m, direction))
+
+
+def test_with_replacement_far_tail_inside():
+    """delta ~ 20^-400 (the top atom, far below the double range)."""
+    curve = statpriv.counting(20, 1e-30, sample_size=400, sampling="with_replacement")
+    eps = curve.epsilon(0.0) * (1 - 1e-4)
+    lower, upper = curve.log_delta_interval(eps)
+    assert -math.inf < lower <= upper < -750
+    assert upper - lower < 1e-10
+    assert_inside(curve, [eps], NOISELESS_REL)
 
 
 NOISE_KINDS = {"laplace": statpriv.Laplace, "gaussian": statpriv.Gaussian,
@@ -377,7 +403,6 @@ def test_ends_are_ordered_and_clipped():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: statpriv.counting(100, 0.3, sample_size=10, sampling="with_replacement"),
     lambda: statpriv.counting(100, 0.3).subsample(0.5),
     lambda: statpriv.counting(100, 0.3, approx="normal"),
     lambda: statpriv.dp.gaussian(1.0, sampling_prob=0.1),

@@ -435,7 +435,7 @@ class PrivacyCurve(CurveQueries):
         window's edge with the monotone pmf ratio) and added to the upper
         end only.  The ends are rounded outward to floats.  Needs the
         optional extra ``certified`` (python-flint).  Covered: counting with
-        iid or per-record pi, unsampled, sampled without replacement
+        iid or per-record pi, unsampled, sampled with or without replacement
         (sample_size, iid pi) or Poisson-sampled, noiseless or with Laplace
         (closed-form cells), geometric (exact sums) or Gaussian noise (one
         proven sign change); secret_sample (hypergeometric laws, log-concave
@@ -459,8 +459,8 @@ class PrivacyCurve(CurveQueries):
         Raises
         ------
         NotImplementedError
-            The curve's kind has no certified laws yet (draws with
-            replacement, compositions, ...), or it is a labelled approximation.
+            The curve's kind has no certified laws yet (curve.subsample,
+            compositions, ...), or it is a labelled approximation.
         ValueError
             The sum would be too long (the estimated cost is in the message),
             or a bad eps or direction.
@@ -514,8 +514,8 @@ class PrivacyCurve(CurveQueries):
             kind = "a labelled approximation" if not self._exact else "this kind of curve"
             raise NotImplementedError(
                 f"{self.description}: no certified interval for {kind}; covered: counting "
-                "(iid or per-record pi; sample_size without replacement or Poisson sampling; "
-                "no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
+                "(iid or per-record pi; sample_size with or without replacement or Poisson "
+                "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
                 "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, "
                 "no sampling)")
         from statpriv.oracle import arb

@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Any, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs",
            "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "LaplaceDP",
            "LaplaceNoise", "MAX_TERMS", "NoisyCount", "PRECISION_BITS", "PoissonBinomialShift",
-           "SecretSample", "SubsampleShift", "enclose", "flint"]
+           "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
 # relative at n = 1e4 (round-off of ~1e4 terms and lgamma(1e4)'s magnitude).
@@ -73,9 +73,12 @@ def _guard(terms: float, what: str) -> None:
 class ArbWindowLaws:
     """A discrete pair of laws given in Arb on a window of consecutive atoms.
     ``windowed`` False: the window is the whole support whatever ``drop``
-    (built once for every eps)."""
+    (built once for every eps).  ``exact_atoms`` False: the window's P(x),
+    Q(x) are parts of the laws' values (sub-measures: a mixture whose
+    weights are cut to a window), the rests bounding what is missing."""
 
     windowed = True
+    exact_atoms = True
 
     def atoms(self, drop: float) -> float:
         """The number of window atoms for ``window(drop)`` (an estimate, before any work)."""
@@ -102,8 +105,15 @@ class ArbWindowLaws:
         """Lower and upper Arb bounds on the window's share of
         sum (a - w b)_+ (w None: e^eps = inf), ``rest_b`` bounding b's mass
         outside the window; the caller adds a's rest to the upper end.  The
-        default sums the atoms' own terms (exact terms of the full sum)."""
-        return _disjoint_mass(a, b) if w is None else _positive_part_sums(a, b, w)
+        default sums the atoms' own terms (exact terms of the full sum); for
+        sub-measures a_W <= a, b_W <= b (not ``exact_atoms``),
+        (a - w b)_+ >= (a_W - w b_W)_+ - w (b - b_W), so the lower end gives
+        up w rest_b (all of it at w = inf)."""
+        if w is None:
+            lower, upper = _disjoint_mass(a, b)
+            return (lower if self.exact_atoms or rest_b.is_zero() else flint().arb(0)), upper
+        lower, upper = _positive_part_sums(a, b, w)
+        return (lower if self.exact_atoms else lower - w * rest_b), upper
 
 
 class ArbClosedForm:
@@ -152,28 +162,35 @@ def _drop(laws: ArbWindowLaws, log_hint: float, eps: float, sides: int) -> float
         lift = eps if 0.0 < eps < math.inf else 0.0
         return max(TAIL_NATS, TAIL_NATS + lift + laws.log_peak() - log_hint)
     drop = TAIL_NATS + laws.log_peak() + 1e6
-    while drop > 2000.0 and laws.atoms(drop) * sides > ZERO_HINT_SHARE * MAX_TERMS:
+    budget = ZERO_HINT_SHARE * MAX_TERMS
+    while drop > 2000.0 and laws.cost(drop) + laws.atoms(drop) * sides > budget:
         drop /= 2.0
     return drop
 
 
 def _window_sums(laws: ArbWindowLaws, eps_list: List[float], direction: str,
                  log_hints: List[float]) -> List[Tuple[Any, Any]]:
-    """Each eps on its own window: down to TAIL_NATS below its hinted delta."""
+    """Each eps on its own window: down to TAIL_NATS below its hinted delta
+    -- or every eps on the deepest of them, where that is estimated cheaper
+    (laws whose building costs far more than their sums: WithReplacement)."""
     sides = 2 if direction == "max" else 1
     drops = [_drop(laws, h, e, sides) for h, e in zip(log_hints, eps_list)]
     if not laws.windowed:
         drops = [TAIL_NATS] * len(drops)
-    builds = len(set(drops)) if laws.windowed else 1
-    _guard(max(laws.cost(d) for d in drops) * builds
-           + sum(laws.atoms(d) * sides for d in drops), "building the laws, summing per eps")
+    per_drop = (sum(laws.cost(d) for d in set(drops))
+                + sum(laws.atoms(d) * sides for d in drops))
+    deepest = max(drops)
+    once = laws.cost(deepest) + len(drops) * laws.atoms(deepest) * sides
+    if once < per_drop:
+        drops = [deepest] * len(drops)
+    _guard(min(once, per_drop), "building the laws, summing per eps")
     arb = flint().arb
     out = []
-    window: Optional[Tuple[float, Any]] = None
+    windows: Dict[float, Tuple[List[Any], List[Any], Any, Any]] = {}
     for eps, drop in zip(eps_list, drops):
-        if window is None or window[0] != drop:
-            window = (drop, laws.window(drop))
-        p, q, rest_p, rest_q = window[1]
+        if drop not in windows:
+            windows[drop] = laws.window(drop)
+        p, q, rest_p, rest_q = windows[drop]
         w = None if eps == math.inf else arb(eps).exp()
         ends = []
         for d in (("plus", "minus") if direction == "max" else (direction,)):
@@ -500,6 +517,45 @@ class SubsampleShift(_SampleMixture):
 
     def _component(self, k: int, drop: float) -> Window:
         return _binomial_window(k, _exact(self.pi), self.pi, drop)
+
+
+class WithReplacement(ArbWindowLaws):
+    """counting(n, pi, sample_size=m, sampling="with_replacement"): m draws
+    with replacement, the count given the others' count A ~ Bin(n - 1, pi)
+    is Bin(m, (A + 1)/n) (P) or Bin(m, A/n) (Q), so with B_u = Bin(m, u/n)
+    on its whole support 0..m (Arb, from its mode by the exact ratio),
+    P = sum_a Pr[A = a] B_{a+1}, Q = sum_a Pr[A = a] B_a over A's window
+    (_binomial_window): sub-measures, the mass of the cut weights (A's rest)
+    missing from every atom (``exact_atoms`` False)."""
+
+    exact_atoms = False
+
+    def __init__(self, n: int, m: int, pi: float) -> None:
+        self.n, self.m, self.pi = int(n), int(m), float(pi)
+
+    def atoms(self, drop: float) -> float:
+        return self.m + 1.0
+
+    def cost(self, drop: float) -> float:
+        rows = min(float(self.n), _binomial_atoms(self.n - 1, self.pi, drop)) + 1.0
+        return 3.0 * rows * (self.m + 1.0)      # B_u (one ratio, one product) and two sums
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        n, m = self.n, self.m
+        a0, weights, rest, _, _ = _binomial_window(n - 1, _exact(self.pi), self.pi, drop)
+        rows = {}
+        for u in range(a0, a0 + len(weights) + 1):
+            start, values, _, _, _ = _binomial_window(m, arb(u) / n, u / n, math.inf)
+            row = [arb(0)] * (m + 1)
+            row[start:start + len(values)] = values
+            rows[u] = row
+        p, q = [arb(0)] * (m + 1), [arb(0)] * (m + 1)
+        for i, weight in enumerate(weights):
+            for c, (x, y) in enumerate(zip(rows[a0 + i + 1], rows[a0 + i])):
+                p[c] += weight * x
+                q[c] += weight * y
+        return p, q, rest, rest
 
 
 class PoissonBinomialShift(ArbWindowLaws):
