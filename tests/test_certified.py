@@ -36,6 +36,8 @@ DP_ROWS = {"dp-laplace", "dp-laplace-sensitivity", "dp-gaussian", "dp-gaussian-s
 NOISY_ROWS = DP_ROWS | {row for row in COVERED if row.split("-")[0] in
                         ("laplace", "gaussian", "geometric")}
 ROWS = {m.id: m for m in MECHANISMS}
+NOISE_KINDS = {"laplace": statpriv.Laplace, "gaussian": statpriv.Gaussian,
+               "geometric": statpriv.Geometric}
 # eps of the default run (n = 1e6 at eps >= 1: windows of ~1e5 atoms, seconds)
 FAST_EPS = [0.0, 1e-4, 0.01, 0.1, -0.5, math.inf, -math.inf]
 
@@ -99,6 +101,14 @@ def test_float_path_inside_the_interval_every_eps(row):
        eps=st.floats(-3.0, 3.0, allow_nan=False))
 def test_random_counts_inside(n, pi, eps):
     assert_inside(statpriv.counting(n, pi), [eps], NOISELESS_REL)
+
+
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(1, 400), pi=st.floats(0.0, 1.0), kind=st.sampled_from(sorted(NOISE_KINDS)),
+       scale=st.floats(0.05, 5.0), eps=st.floats(-2.0, 4.0, allow_nan=False))
+def test_random_noisy_counts_inside(n, pi, kind, scale, eps):
+    noise = NOISE_KINDS[kind](min(scale / 5.0, 0.99) if kind == "geometric" else scale)
+    assert_inside(statpriv.counting(n, pi, noise=noise), [eps], NOISY_REL)
 
 
 @settings(max_examples=10, deadline=None)
@@ -200,10 +210,6 @@ def test_with_replacement_far_tail_inside():
     assert -math.inf < lower <= upper < -750
     assert upper - lower < 1e-10
     assert_inside(curve, [eps], NOISELESS_REL)
-
-
-NOISE_KINDS = {"laplace": statpriv.Laplace, "gaussian": statpriv.Gaussian,
-               "geometric": statpriv.Geometric}
 
 
 def _assert_noisy_references_inside(curve, n, pi, noise, eps=NOISY_EPS, absolute="1e-60",
