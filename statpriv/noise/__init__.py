@@ -69,7 +69,9 @@ class Noise:
     tail), dp_accounting_pld(h, sensitivity), dp_loss_span() : its DP facts;
     _dp_sampled_curve(...) : the Poisson-subsampled mechanism (noise._sampled);
     _interval_epsilon / _interval_confidence / _interval_width /
-    _interval_noise : the per-kind formulas of statpriv.interval.
+    _interval_noise : the per-kind formulas of statpriv.interval;
+    optionally certified_dp_laws(), certified_noise() : the worst-case pair
+    and the noise itself in Arb (statpriv.oracle.arb), for delta_interval.
     """
 
     __slots__ = ("_param",)
