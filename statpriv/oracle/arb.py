@@ -152,14 +152,15 @@ ZERO_HINT_SHARE = 0.1
 
 
 def _drop(laws: ArbWindowLaws, log_hint: float, eps: float, sides: int) -> float:
-    """The window's depth in nats below the largest atom: TAIL_NATS + eps
-    below the hinted delta (a noisy sum's lower end gives up e^eps times the
-    rest, see NoisyCount); for a hint of 0 the whole support (an exact 0 where
-    the sum is one) if affordable, else the deepest window (halving from
-    there, not below ~1000 nats) within ZERO_HINT_SHARE of the budget -- its
-    rest still bounds the upper end, now ~e^-drop instead of 0."""
+    """The window's depth in nats below the largest atom: TAIL_NATS below
+    the hinted delta, eps more for sub-measures (their lower end gives up
+    e^eps times the rest: ArbWindowLaws.exact_atoms); for a hint of 0 the
+    whole support (an exact 0 where the sum is one) if affordable, else the
+    deepest window (halving from there, not below ~1000 nats) within
+    ZERO_HINT_SHARE of the budget -- its rest still bounds the upper end,
+    now ~e^-drop instead of 0."""
     if math.isfinite(log_hint):
-        lift = eps if 0.0 < eps < math.inf else 0.0
+        lift = eps if 0.0 < eps < math.inf and not laws.exact_atoms else 0.0
         return max(TAIL_NATS, TAIL_NATS + lift + laws.log_peak() - log_hint)
     drop = TAIL_NATS + laws.log_peak() + 1e6
     budget = ZERO_HINT_SHARE * MAX_TERMS
@@ -691,6 +692,8 @@ class NoisyCount(ArbWindowLaws):
     <= (f_{P_W} - w f_{Q_W})_+ + f_{P_rest}, so
     H(P_W*N, Q_W*N) - w r_Q <= delta <= H(P_W*N, Q_W*N) + r_P; the noise
     kind bounds H of the window's signed measure c = P_W - w Q_W."""
+
+    exact_atoms = False
 
     def __init__(self, count: ArbWindowLaws, noise: "ArbNoise") -> None:
         self.count, self.noise = count, noise
