@@ -388,6 +388,19 @@ def test_narrow_windows_keep_the_lower_end_below_delta(make):
         flint.ctx.prec = 53
 
 
+@pytest.mark.parametrize("sigma", [1e-10, 1e-100, 5e-324])
+def test_gaussian_noise_far_below_one_count(sigma):
+    """sigma << 1: the noisy curve is the noiseless one, its interval as narrow
+    (the crossing's bracket is lost in the balls there; the sum at the
+    middle of c's sign change is the lower end)."""
+    eps = [0.0, 0.5, 3.0]
+    lower, upper = statpriv.counting(20, 0.3, noise=statpriv.Gaussian(sigma)).delta_interval(eps)
+    plain_lower, plain_upper = statpriv.counting(20, 0.3).delta_interval(eps)
+    for lo, hi, plo, phi in zip_equal(lower, upper, plain_lower, plain_upper):
+        assert lo <= phi and plo <= hi
+        assert 0 < hi - lo <= 4e-16 * lo
+
+
 def test_arrays_in_arrays_out():
     curve = statpriv.counting(100, 0.3)
     eps = np.array([[0.0, 0.1], [1.0, -1.0]])

@@ -861,24 +861,36 @@ class GaussianNoise(ArbNoise):
             return fallback
         bracket = self._root(c, sense)
         if bracket is None:
-            return fallback
+            # F(t) <= delta at any t: at the middle of c's sign change
+            # (the noiseless delta where sigma is far below 1)
+            middle = _sign_change(c, sense)
+            return self._tail_sum(c, arb(middle), sense), fallback[1]
         lo, hi = bracket
-        # delta = F(x*), F(t) = sum_k c_k Phibar((t - k)/sigma) (rising; Phi
-        # falling), |F'| = |g|: F(x*) lies within rad * sup_T |g| of F(mid),
+        # delta = F(x*), |F'| = |g|: F(x*) lies within rad * sup_T |g| of F(mid),
         # T = [lo, hi], and sup_T |g| <= sum_k |c_k| phi((T - k)/sigma) / sigma
         mid, rad = ((lo + hi) / 2).mid(), (hi - lo) / 2
         sigma = _exact(self.sigma)
         scale = sigma * arb(2).sqrt()
         whole = arb(mid, rad.upper())
-        total, slope = arb(0), arb(0)
+        slope = arb(0)
         for k, ck in enumerate(c):
-            z = (mid - k) / scale
-            total += ck * (z if sense == 1 else -z).erfc()
             spread = (whole - k) / scale
             slope += abs(ck) * (-(spread * spread)).exp()
         slope /= sigma * (2 * arb.pi()).sqrt()
-        total = total / 2 + arb(0, (rad * slope).upper())
+        total = self._tail_sum(c, mid, sense) + arb(0, (rad * slope).upper())
         return total, total
+
+    def _tail_sum(self, c: List[Any], t: Any, sense: int) -> Any:
+        """F(t) = sum_k c_k Phibar((t - k)/sigma) (sense 1: the integral of g
+        over [t, inf)), or sum_k c_k Phi((t - k)/sigma) (sense -1: over
+        (-inf, t]), at an exact point t."""
+        arb = flint().arb
+        scale = _exact(self.sigma) * arb(2).sqrt()
+        total = arb(0)
+        for k, ck in enumerate(c):
+            z = (t - k) / scale
+            total += ck * (z if sense == 1 else -z).erfc()
+        return total / 2
 
     def _g(self, c: List[Any], x: Any) -> Tuple[Any, Any]:
         """sigma sqrt(2 pi) g(x) and its derivative: sum c_k e_k, e_k =
@@ -906,11 +918,7 @@ class GaussianNoise(ArbNoise):
         def h(x: Any) -> Tuple[Any, Any]:
             v, dv = self._g(c, x)
             return v * sense, dv * sense
-        signs = [(-1 if x < 0 else 1 if x > 0 else 0) * sense for x in c]
-        last_neg = max(k for k, s in enumerate(signs) if s < 0)
-        first_pos = min(k for k, s in enumerate(signs) if s > 0)
-        start = arb(last_neg + first_pos) / 2
-        lo = hi = start
+        lo = hi = arb(_sign_change(c, sense))
         step = arb(1)
         for _ in range(64):                   # h < 0 far left of the atoms
             if h(lo)[0] < 0:
@@ -956,6 +964,14 @@ class GaussianNoise(ArbNoise):
                 return a.max(lo), b.min(hi)
             tol *= 100.0
         return lo, hi
+
+
+def _sign_change(c: List[Any], sense: int) -> float:
+    """The middle between the last sure - and the first sure + of sense * c."""
+    signs = [(-1 if x < 0 else 1 if x > 0 else 0) * sense for x in c]
+    last_neg = max(k for k, s in enumerate(signs) if s < 0)
+    first_pos = min(k for k, s in enumerate(signs) if s > 0)
+    return (last_neg + first_pos) / 2
 
 
 def _undecided_between(c: List[Any], sense: int) -> bool:
