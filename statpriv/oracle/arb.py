@@ -828,8 +828,9 @@ class GaussianNoise(ArbNoise):
     proven by g's signs at its ends; the sum is evaluated at the bracket's
     midpoint, widened by its half-width times a bound on |g| over the
     bracket (the sum's derivative is -g, resp. g).  Where c's signs are not
-    proven to change once, or no bracket is proven, the bounds are
-    [0, sum_k (c_k)_+] (g_+ <= sum (c_k)_+ phi)."""
+    proven to change once, the bounds are [0, sum_k (c_k)_+]
+    (g_+ <= sum (c_k)_+ phi); where no bracket is proven, the lower end is
+    the sum at the middle of c's sign change (any t's tail is below delta)."""
 
     terms_per_atom = 40.0
     # Bracket of x* at the end (relative to 1 + |x*|)
