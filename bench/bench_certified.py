@@ -1,11 +1,13 @@
 """Benchmark of the certified intervals (curve.delta_interval: Arb ball sums,
 python-flint) against the float path and the mpmath brute force
-(``precision="mp"``) on the same query, counting(n, 0.3) at eps = 0.1.
+(``precision="mp"``) on the same query at eps = 0.1: counting(n, 0.3), then
+the sampled and noisy kinds (sample_size, Poisson sampling, Laplace and
+geometric noise at n = 1e4, Gaussian noise at n = 1e3).
 
-    python bench/bench_certified.py           # full run (~30 s: mpmath at n = 1e4 ~10 s)
+    python bench/bench_certified.py           # full run (~1 min: mpmath at n = 1e4 ~10-20 s)
     python bench/bench_certified.py --quick   # smoke run (no mpmath, n = 1e4 only)
 
-Prints the machine, the date and one markdown table measured in this run:
+Prints the machine, the date and two markdown tables measured in this run:
 median time per call (after one warm-up call), the interval's relative width
 (upper - lower) / lower of the Arb ends and of the float ends
 (ln-scale where delta underflows), and the ratio of each time to the certified one.  Needs the
@@ -38,16 +40,52 @@ def median_time(call, repeats):
     return statistics.median(samples)
 
 
-def arb_width(n, log_hint):
+def arb_width(laws, log_hint):
     """(upper - lower) / lower of the Arb ends themselves (before rounding to floats)."""
     import flint
     from statpriv.oracle import arb
     flint.ctx.prec = arb.PRECISION_BITS
     try:
-        lower, upper = arb._window_sums(arb.BinomialShift(n, 0.3), [EPS], "max", [log_hint])[0]
+        lower, upper = arb._window_sums(laws, [EPS], "max", [log_hint])[0]
         return float((upper.upper() - lower.lower()) / lower.lower())
     finally:
         flint.ctx.prec = 53
+
+
+def other_kinds():
+    """(label, curve, its Arb laws) of the sampled and noisy kinds."""
+    from statpriv.oracle import arb
+    n4, n3 = 10 ** 4, 10 ** 3
+    return [
+        ("sample_size=1000, n=1e4", statpriv.counting(n4, 0.3, sample_size=1000),
+         arb.SubsampleShift(n4, 1000, 0.3)),
+        ("poisson rate 0.1, n=1e4",
+         statpriv.counting(n4, 0.3, sample_rate=0.1, sampling="poisson"),
+         arb.BinomialShift(n4, 0.3, 0.1)),
+        ("Laplace(1), n=1e4", statpriv.counting(n4, 0.3, noise=statpriv.Laplace(1.0)),
+         arb.NoisyCount(arb.BinomialShift(n4, 0.3), arb.LaplaceNoise(1.0))),
+        ("Geometric(0.5), n=1e4", statpriv.counting(n4, 0.3, noise=statpriv.Geometric(0.5)),
+         arb.NoisyCount(arb.BinomialShift(n4, 0.3), arb.GeometricNoise(0.5))),
+        ("Gaussian(1), n=1e3", statpriv.counting(n3, 0.3, noise=statpriv.Gaussian(1.0)),
+         arb.NoisyCount(arb.BinomialShift(n3, 0.3), arb.GaussianNoise(1.0))),
+        ("with replacement, m=50, n=1e3",
+         statpriv.counting(n3, 0.3, sample_size=50, sampling="with_replacement"),
+         arb.WithReplacement(n3, 50, 0.3)),
+        ("Laplace(1), sample_size=1000, n=1e4",
+         statpriv.counting(n4, 0.3, sample_size=1000, noise=statpriv.Laplace(1.0)),
+         arb.NoisyCount(arb.SubsampleShift(n4, 1000, 0.3), arb.LaplaceNoise(1.0))),
+    ]
+
+
+def mp_cell(curve):
+    """precision="mp": its time, or the refusal's estimate (it refuses past max_terms)."""
+    start = time.perf_counter()
+    try:
+        curve.delta(EPS, precision="mp")                 # one call: seconds
+        return f"{time.perf_counter() - start:.3g} s"
+    except ValueError as err:
+        estimate = str(err).split("terms, ")[1].split(" per eps")[0]
+        return f"refused ({estimate})"
 
 
 def main():
@@ -64,7 +102,8 @@ def main():
         curve = statpriv.counting(n, 0.3)
         certified = median_time(lambda: curve.log_delta_interval(EPS), 1 if n > 10 ** 5 else 5)
         lower, upper = curve.log_delta_interval(EPS)
-        width = f"Arb ends {arb_width(n, curve.log_delta(EPS)):.2e}; "
+        from statpriv.oracle import arb
+        width = f"Arb ends {arb_width(arb.BinomialShift(n, 0.3), curve.log_delta(EPS)):.2e}; "
         if curve.delta(EPS) > 0:
             lo, hi = curve.delta_interval(EPS)
             width += f"float ends {(hi - lo) / lo:.2e}"
@@ -77,6 +116,16 @@ def main():
                          median_time(lambda: curve.delta(EPS, precision="mp"), 1), ""))
         for name, t, w in rows:
             print(f"| {n:.0e} | {name} | {t:.3g} s | {t / certified:.3g}x | {w} |")
+    print()
+    print('| curve (eps = 0.1) | delta_interval | width (Arb ends) | delta, float | '
+          'delta, precision="mp" |')
+    print("|---|---|---|---|---|")
+    for label, curve, laws in other_kinds():
+        certified = median_time(lambda: curve.delta_interval(EPS), 5)
+        width = arb_width(laws, curve.log_delta(EPS))
+        plain = median_time(lambda: curve.delta(EPS), 20)
+        mp = "(--quick)" if args.quick else mp_cell(curve)
+        print(f"| {label} | {certified:.3g} s | {width:.2e} | {plain:.3g} s | {mp} |")
     sys.stdout.flush()
 
 

@@ -25,7 +25,7 @@ def iid_curve(n: Any, pi: Any, noise: Any, reference: Any) -> PrivacyCurve:
     description = f"counting n={n}, pi={pi}"
     if noise is not None:
         return pair_curve(binomial_window_laws(n - 1, pi, noise.window_drop()), reference,
-                          description, noise)
+                          description, noise, certified=BinomialShiftLaws(n, pi).certified_laws)
     return PrivacyCurve(_core.BinomialCurveCore(float(n - 1), pi), reference, description,
                         laws=BinomialShiftLaws(n, pi))
 

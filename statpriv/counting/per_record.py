@@ -54,18 +54,20 @@ def per_record_curve(n: Any, probs: Any, rate: Any, noise: Any, ref: Any) -> Pri
             inner = pair_core(per_record_laws(rate * probs, 1.0).live())
         return PrivacyCurve(_core.SampledShiftCurveCore(inner, rate, l1g_hi, l1g_lo), ref,
                             f"counting n={n}, per-record pi, poisson rate={rate}",
-                            laws=LazyLaws(lambda: per_record_laws(probs, rate), log_pmfs=True))
+                            laws=LazyLaws(lambda: per_record_laws(probs, rate), log_pmfs=True)
+                            .with_certified(_certified_laws(probs, rate)))
     kind = "" if rate == 1.0 else f", poisson rate={rate}"
-    certified = None if noise is not None or rate < 1.0 else _certified_laws(probs)
     return pair_curve(per_record_laws(probs, rate), ref,
-                       f"counting n={n}, per-record pi{kind}", noise, certified=certified)
+                       f"counting n={n}, per-record pi{kind}", noise,
+                       certified=_certified_laws(probs, rate))
 
 
-def _certified_laws(probs: Any) -> Any:
-    """() -> the shift of the Poisson-binomial count in Arb (statpriv.oracle.arb)."""
+def _certified_laws(probs: Any, rate: Any) -> Any:
+    """() -> the (Poisson-sampled) shift of the Poisson-binomial count in Arb
+    (statpriv.oracle.arb)."""
     def build() -> Any:
         from statpriv.oracle import arb
-        return arb.PoissonBinomialShift(probs.tolist())
+        return arb.PoissonBinomialShift(probs.tolist(), rate)
     return build
 
 

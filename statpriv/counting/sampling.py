@@ -39,18 +39,25 @@ _law_kernels = _lazy.module("statpriv.laws._kernels")
 
 def subsample_curve(n: Any, pi: Any, m: Any, noise: Any, ref: Any) -> PrivacyCurve:
     """counting(n, pi, sample_size=m, noise=noise) for m < n."""
+    def certified() -> Any:                  # the laws in Arb (statpriv.oracle.arb)
+        from statpriv.oracle import arb
+        return arb.SubsampleShift(n, m, pi)
     return pair_curve(_subsample_laws(n, pi, m, noise is not None), ref,
-                       f"counting n={n}, pi={pi}, sample_size={m}", noise)
+                       f"counting n={n}, pi={pi}, sample_size={m}", noise, certified=certified)
 
 
 def poisson_curve(n: Any, pi: Any, rate: Any, noise: Any, ref: Any) -> PrivacyCurve:
     """counting(n, pi, sample_rate=rate, sampling="poisson", noise=noise)."""
+    def certified() -> Any:                  # the laws in Arb (statpriv.oracle.arb)
+        from statpriv.oracle import arb
+        return arb.BinomialShift(n, pi, rate)
     core = None if noise is not None else _poisson_curve_core(n, pi, rate)
     if core is not None:
         return PrivacyCurve(core, ref, f"counting n={n}, pi={pi}, poisson rate={rate}",
-                            laws=LazyLaws(lambda: _poisson_sample_laws(n, pi, rate)))
+                            laws=LazyLaws(lambda: _poisson_sample_laws(n, pi, rate))
+                            .with_certified(certified))
     return pair_curve(_poisson_sample_laws(n, pi, rate, noise is not None), ref,
-                       f"counting n={n}, pi={pi}, poisson rate={rate}", noise)
+                       f"counting n={n}, pi={pi}, poisson rate={rate}", noise, certified=certified)
 
 
 def _subsample_laws(n: Any, pi: Any, m: Any, noisy_path: Any = False) -> Any:

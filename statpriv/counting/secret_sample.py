@@ -135,7 +135,7 @@ def secret_sample(n: int, sample_size: int, positives: int, *,
         from statpriv.oracle import arb
         return arb.SecretSample(n, m, K)
     return pair_curve(laws, ref, f"secret sample n={n}, sample_size={m}, positives={K}", noise,
-                      certified=None if noise is not None else certified)
+                      certified=certified)
 
 
 # Largest sample for which the secret sample's generating functions are summed

@@ -62,8 +62,12 @@ _FIXED_BITS = 400
 
 def with_replacement_curve(n: int, pi: Any, m: int, noise: Any, ref: Any) -> PrivacyCurve:
     """counting(n, pi, sample_size=m, sampling="with_replacement", noise=noise)."""
+    def certified() -> Any:                  # the laws in Arb (statpriv.oracle.arb)
+        from statpriv.oracle import arb
+        return arb.WithReplacement(n, m, pi)
     return pair_curve(_with_replacement_laws(n, pi, m), ref,
-                      f"counting n={n}, pi={pi}, sample_size={m} with replacement", noise)
+                      f"counting n={n}, pi={pi}, sample_size={m} with replacement", noise,
+                      certified=certified)
 
 
 def _others_window(n: int, pi: Any, m: int) -> Any:

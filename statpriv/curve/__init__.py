@@ -434,12 +434,15 @@ class PrivacyCurve(CurveQueries):
         outside a window of atoms is bounded (a geometric series from the
         window's edge with the monotone pmf ratio) and added to the upper
         end only.  The ends are rounded outward to floats.  Needs the
-        optional extra ``certified`` (python-flint).  Covered: noiseless
-        counting with iid or per-record pi (no sampling), noiseless
-        secret_sample (hypergeometric laws, log-concave tails), from_log_pmfs
-        (the given floats taken as exact), dp.laplace, dp.gaussian and
-        dp.geometric at sensitivity 1 without sampling (the curve's float
-        parameter taken as exact).  docs/precision.md, "Certified intervals".
+        optional extra ``certified`` (python-flint).  Covered: counting with
+        iid or per-record pi, unsampled, sampled with or without replacement
+        (sample_size, iid pi) or Poisson-sampled, noiseless or with Laplace
+        (closed-form cells), geometric (exact sums) or Gaussian noise (one
+        proven sign change); secret_sample (hypergeometric laws, log-concave
+        tails); from_log_pmfs (the given floats taken as exact); dp.laplace,
+        dp.gaussian and dp.geometric at sensitivity 1 without sampling (the
+        curve's float parameters taken as exact).  docs/precision.md,
+        "Certified intervals".
 
         Parameters
         ----------
@@ -456,7 +459,7 @@ class PrivacyCurve(CurveQueries):
         Raises
         ------
         NotImplementedError
-            The curve's kind has no certified laws yet (noise, sampling,
+            The curve's kind has no certified laws yet (curve.subsample,
             compositions, ...), or it is a labelled approximation.
         ValueError
             The sum would be too long (the estimated cost is in the message),
@@ -510,9 +513,11 @@ class PrivacyCurve(CurveQueries):
         if laws is None:
             kind = "a labelled approximation" if not self._exact else "this kind of curve"
             raise NotImplementedError(
-                f"{self.description}: no certified interval for {kind}; covered: noiseless "
-                "counting (iid or per-record pi, no sampling), secret_sample, from_log_pmfs, "
-                "dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, no sampling)")
+                f"{self.description}: no certified interval for {kind}; covered: counting "
+                "(iid or per-record pi; sample_size with or without replacement or Poisson "
+                "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
+                "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, "
+                "no sampling)")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra
         flat = [float(e) for e in arr.ravel()]

@@ -12,6 +12,7 @@ distribution.  ``pair_curve`` wraps laws as a PrivacyCurve, with noise
 (``noise.curve(laws, ...)``, each kind's strategy) or without.
 """
 import collections
+import copy
 import dataclasses
 import math
 from typing import Any, Callable, Optional, cast
@@ -80,12 +81,21 @@ class LawSource:
             return None
         return subsampled_laws(self.log_pmfs(), sampling_prob, sampling)
 
+    # () -> the pair in Arb (see certified_laws), or None
+    certified: Optional[Callable[[], Any]] = None
+
     def certified_laws(self) -> Any:
         """The pair in Arb ball arithmetic for ``PrivacyCurve.delta_interval``
         (a statpriv.oracle.arb law: ``ArbWindowLaws`` or ``ArbClosedForm``,
-        built from the mechanism's parameters), or None where the kind has
-        none (the default)."""
-        return None
+        built from the mechanism's parameters): ``certified()``, or None
+        where the kind has none (the default)."""
+        return None if self.certified is None else self.certified()
+
+    def with_certified(self, certified: Optional[Callable[[], Any]]) -> Any:
+        """A shallow copy whose ``certified`` is this (() -> the Arb laws)."""
+        new = copy.copy(self)
+        new.certified = certified
+        return new
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -152,9 +162,8 @@ class Laws(LawSource):
         changes.setdefault("certified", None)
         return dataclasses.replace(self, **changes)
 
-    def certified_laws(self) -> Any:
-        """The Arb laws of the mechanism (``certified()``), or None."""
-        return None if self.certified is None else self.certified()
+    def with_certified(self, certified: Optional[Callable[[], Any]]) -> Any:
+        return self.replace(certified=certified)
 
     @property
     def windowed(self) -> Any:
@@ -302,9 +311,11 @@ def pair_curve(laws: Any, reference: Any, description: Any, noise: Any = None, *
     """The PrivacyCurve of count laws, plus ``noise`` if given (its strategy:
     ``noise.curve``), on the atoms where either law has mass.  ``certified``:
     () -> the same laws in Arb (statpriv.oracle.arb) from the mechanism's
-    parameters, kept on a noiseless curve only (Laws.certified)."""
+    parameters (Laws.certified; with noise, the noise's certified_noise()
+    is added to them)."""
     laws = laws.live()
     if noise is not None:
-        return cast(PrivacyCurve, noise.curve(laws, reference, description))
+        return cast(PrivacyCurve, noise.curve(laws, reference, description,
+                                              certified=certified))
     return PrivacyCurve(pair_core(laws), reference, description,
                         laws=laws.replace(certified=certified))

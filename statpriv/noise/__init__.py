@@ -69,7 +69,9 @@ class Noise:
     tail), dp_accounting_pld(h, sensitivity), dp_loss_span() : its DP facts;
     _dp_sampled_curve(...) : the Poisson-subsampled mechanism (noise._sampled);
     _interval_epsilon / _interval_confidence / _interval_width /
-    _interval_noise : the per-kind formulas of statpriv.interval.
+    _interval_noise : the per-kind formulas of statpriv.interval;
+    optionally certified_dp_laws(), certified_noise() : the worst-case pair
+    and the noise itself in Arb (statpriv.oracle.arb), for delta_interval.
     """
 
     __slots__ = ("_param",)
@@ -114,6 +116,12 @@ class Noise:
         kind has none (the default)."""
         return None
 
+    def certified_noise(self) -> Any:
+        """This noise in Arb (a statpriv.oracle.arb.ArbNoise: the hockey-stick
+        divergence of counts plus it, for PrivacyCurve.delta_interval), or
+        None: the kind has none (the default)."""
+        return None
+
     def __reduce__(self) -> Tuple[Type[Noise], Tuple[float]]:
         return type(self), (self._param,)
 
@@ -148,13 +156,16 @@ class Noise:
         delta, statpriv.laws.grid_pld.DeltaLaws)."""
         return None
 
-    def curve(self, laws: Any, reference: Any, description: Any) -> Any:
+    def curve(self, laws: Any, reference: Any, description: Any, *,
+              certified: Optional[Callable[[], Any]] = None) -> Any:
         """The curve of count laws (statpriv.laws.Laws, live atoms) plus this noise:
         H_eps(P*N || Q*N).  The laws are trimmed once (``_trim``); with a
         window the mass left out is added to delta (BoundedCurveCore), and
         delta is 0 from the zero points on: the laws' bounds on ln P/Q (a
         noisy density is a mixture of the atoms' pairs) and the noise's own
-        (``zero_points``)."""
+        (``zero_points``).  ``certified``: () -> the count's laws in Arb
+        (statpriv.oracle.arb); with this kind's ``certified_noise()`` they
+        make the curve's certified laws (delta_interval)."""
         ld = np.longdouble
         laws = self._trim(laws.replace(log_p=np.asarray(laws.log_p, dtype=ld),
                                        log_q=np.asarray(laws.log_q, dtype=ld)))
@@ -166,8 +177,15 @@ class Noise:
             core = _core.BoundedCurveCore(core, laws.log_rest_p, laws.log_rest_q, math.inf,
                                           -math.inf, zero_plus, zero_minus)
         released = self._release_laws(laws, zero_plus, zero_minus)
-        return PrivacyCurve(core, reference, f"{description}, noise={self!r}",
-                            laws=grid_pld.DeltaLaws(core) if released is None else released)
+        source = grid_pld.DeltaLaws(core) if released is None else released
+        if certified is not None and self.certified_noise() is not None:
+            count_laws = certified
+
+            def noisy() -> Any:
+                from statpriv.oracle import arb
+                return arb.NoisyCount(count_laws(), self.certified_noise())
+            source = source.with_certified(noisy)
+        return PrivacyCurve(core, reference, f"{description}, noise={self!r}", laws=source)
 
     def zero_point_up(self) -> float:
         """The smallest float >= the largest ``|ln f_P/f_Q|`` of any count plus

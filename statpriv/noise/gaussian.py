@@ -78,6 +78,10 @@ class Gaussian(Noise):
         return _kernels.GaussCurveCore(lp, lq, self.sigma, mlr, lr=laws.log_ratio,
                                     lr_lo=laws.log_ratio_lo)
 
+    def certified_noise(self) -> Any:
+        from statpriv.oracle import arb
+        return arb.GaussianNoise(self.sigma)
+
     # -- worst-case DP (Balle & Wang, "Improving the Gaussian mechanism for
     # differential privacy", Thm. 8; csrc/dp.c)
     def certified_dp_laws(self) -> Any:

@@ -122,6 +122,10 @@ class Geometric(Noise):
                         log_ratio_max=float(zero_plus), log_ratio_min=float(-zero_minus))
         return LazyLaws(build)
 
+    def certified_noise(self) -> Any:
+        from statpriv.oracle import arb
+        return arb.GeometricNoise(self.alpha)
+
     # -- worst-case DP: delta(eps) = max(0, 1 - alpha e^eps) / (1 + alpha) (csrc/dp.c)
     def certified_dp_laws(self) -> Any:
         from statpriv.oracle import arb

@@ -91,6 +91,10 @@ class Laplace(Noise):
                                                            laws.log_ratio_lo)
         return _laplace_core(lp, lq, self.scale, laws.tail_ratio, log_ratio, law_lr, law_lo)
 
+    def certified_noise(self) -> Any:
+        from statpriv.oracle import arb
+        return arb.LaplaceNoise(self.scale)
+
     # -- worst-case DP: delta(eps) = max(0, 1 - exp((eps - 1/b)/2)) (csrc/dp.c)
     def certified_dp_laws(self) -> Any:
         from statpriv.oracle import arb

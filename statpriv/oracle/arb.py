@@ -16,7 +16,11 @@ driver ``enclose`` never asks which kind it holds:
 - a discrete pair (``ArbWindowLaws``) gives ``window(drop)``: its P and Q as
   Arb balls on a window of consecutive atoms, and upper bounds on the mass it
   leaves out; ``atoms(drop)``: the window's size, estimated before any work;
-- a closed form (``ArbClosedForm``) gives ``delta_ball(eps, direction)``.
+- a closed form (``ArbClosedForm``) gives ``delta_ball(eps, direction)``;
+- a count plus noise (``NoisyCount``) is a discrete pair's window with an
+  ``ArbNoise`` (Laplace, geometric, Gaussian), whose ``hockey_stick(c)``
+  bounds the divergence of the window's signed measure c = P - e^eps Q
+  convolved with the noise; the rests bound the rest (see NoisyCount).
 
 The curves' laws hand these out (``certified_laws()``; None: not covered).
 python-flint is an optional dependency (``pip install "statpriv[certified]"``),
@@ -26,14 +30,14 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["ArbClosedForm", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs", "GaussianDP",
-           "GeometricDP", "LaplaceDP", "MAX_TERMS", "PRECISION_BITS", "PoissonBinomialShift",
-           "SecretSample",
-           "enclose", "flint"]
+__all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs",
+           "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "LaplaceDP",
+           "LaplaceNoise", "MAX_TERMS", "NoisyCount", "PRECISION_BITS", "PoissonBinomialShift",
+           "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
 # relative at n = 1e4 (round-off of ~1e4 terms and lgamma(1e4)'s magnitude).
@@ -69,9 +73,12 @@ def _guard(terms: float, what: str) -> None:
 class ArbWindowLaws:
     """A discrete pair of laws given in Arb on a window of consecutive atoms.
     ``windowed`` False: the window is the whole support whatever ``drop``
-    (built once for every eps)."""
+    (built once for every eps).  ``exact_atoms`` False: the window's P(x),
+    Q(x) are parts of the laws' values (sub-measures: a mixture whose
+    weights are cut to a window), the rests bounding what is missing."""
 
     windowed = True
+    exact_atoms = True
 
     def atoms(self, drop: float) -> float:
         """The number of window atoms for ``window(drop)`` (an estimate, before any work)."""
@@ -84,12 +91,29 @@ class ArbWindowLaws:
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
         """(P, Q, rest_p, rest_q): the laws as Arb balls on the atoms whose mass
         is within ``drop`` nats of the largest (or more), and upper bounds
-        (Arb) on the P and Q mass outside them."""
+        (Arb) on the P and Q mass outside them.  Every returned P(x), Q(x)
+        holds the law's own value at x (an atom where part of the value is
+        cut off is left out, its mass in the rests: _mixture)."""
         raise NotImplementedError
 
     def log_peak(self) -> float:
         """ln of (about) the largest atom: drop is counted from it."""
         return 0.0
+
+    def positive_part_sums(self, a: List[Any], b: List[Any], w: Optional[Any],
+                           rest_b: Any) -> Tuple[Any, Any]:
+        """Lower and upper Arb bounds on the window's share of
+        sum (a - w b)_+ (w None: e^eps = inf), ``rest_b`` bounding b's mass
+        outside the window; the caller adds a's rest to the upper end.  The
+        default sums the atoms' own terms (exact terms of the full sum); for
+        sub-measures a_W <= a, b_W <= b (not ``exact_atoms``),
+        (a - w b)_+ >= (a_W - w b_W)_+ - w (b - b_W), so the lower end gives
+        up w rest_b (all of it at w = inf)."""
+        if w is None:
+            lower, upper = _disjoint_mass(a, b)
+            return (lower if self.exact_atoms or rest_b.is_zero() else flint().arb(0)), upper
+        lower, upper = _positive_part_sums(a, b, w)
+        return (lower if self.exact_atoms else lower - w * rest_b), upper
 
 
 class ArbClosedForm:
@@ -102,14 +126,18 @@ class ArbClosedForm:
 
 def _positive_part_sums(a: Sequence[Any], b: Sequence[Any], w: Any) -> Tuple[Any, Any]:
     """Lower and upper Arb sums of (a(x) - w b(x))_+ over the window."""
+    return _positive_parts(ax - w * bx for ax, bx in zip(a, b))
+
+
+def _positive_parts(terms: Iterable[Any]) -> Tuple[Any, Any]:
+    """Lower and upper Arb sums of the terms' positive parts."""
     arb = flint().arb
     lower, upper = arb(0), arb(0)
     # A Python loop over the terms (~1-3 us each), against the house rule:
     # python-flint has no vector operations on Arb balls, and calling Arb from
     # C would make FLINT a build dependency of every install; this path is the
     # certificate, not the fast one (4-7 ms at n = 1e4, refused past 1e7 terms)
-    for ax, bx in zip(a, b):
-        t = ax - w * bx
+    for t in terms:
         if t > 0:
             lower += t
             upper += t
@@ -118,29 +146,58 @@ def _positive_part_sums(a: Sequence[Any], b: Sequence[Any], w: Any) -> Tuple[Any
     return lower, upper
 
 
+# A hint of delta = 0 (the float path's -inf) asks for the whole support
+# unless that takes more than this share of MAX_TERMS (see _drop)
+ZERO_HINT_SHARE = 0.1
+
+
+def _drop(laws: ArbWindowLaws, log_hint: float, eps: float, sides: int) -> float:
+    """The window's depth in nats below the largest atom: TAIL_NATS below
+    the hinted delta, eps more for sub-measures (their lower end gives up
+    e^eps times the rest: ArbWindowLaws.exact_atoms); for a hint of 0 the
+    whole support (an exact 0 where the sum is one) if affordable, else the
+    deepest window (halving from there, not below ~1000 nats) within
+    ZERO_HINT_SHARE of the budget -- its rest still bounds the upper end,
+    now ~e^-drop instead of 0."""
+    if math.isfinite(log_hint):
+        lift = eps if 0.0 < eps < math.inf and not laws.exact_atoms else 0.0
+        return max(TAIL_NATS, TAIL_NATS + lift + laws.log_peak() - log_hint)
+    drop = TAIL_NATS + laws.log_peak() + 1e6
+    budget = ZERO_HINT_SHARE * MAX_TERMS
+    while drop > 2000.0 and laws.cost(drop) + laws.atoms(drop) * sides > budget:
+        drop /= 2.0
+    return drop
+
+
 def _window_sums(laws: ArbWindowLaws, eps_list: List[float], direction: str,
                  log_hints: List[float]) -> List[Tuple[Any, Any]]:
-    """Each eps on its own window: down to TAIL_NATS below its hinted delta."""
-    drops = [max(TAIL_NATS, TAIL_NATS + laws.log_peak() - (h if math.isfinite(h) else -1e6))
-             for h in log_hints]
+    """Each eps on its own window: down to TAIL_NATS below its hinted delta
+    -- or every eps on the deepest of them, where that is estimated cheaper
+    (laws whose building costs far more than their sums: WithReplacement)."""
+    sides = 2 if direction == "max" else 1
+    drops = [_drop(laws, h, e, sides) for h, e in zip(log_hints, eps_list)]
     if not laws.windowed:
         drops = [TAIL_NATS] * len(drops)
-    sides = 2 if direction == "max" else 1
-    builds = len(set(drops)) if laws.windowed else 1
-    _guard(max(laws.cost(d) for d in drops) * builds
-           + sum(laws.atoms(d) * sides for d in drops), "building the laws, summing per eps")
+    per_drop = (sum(laws.cost(d) for d in set(drops))
+                + sum(laws.atoms(d) * sides for d in drops))
+    deepest = max(drops)
+    once = laws.cost(deepest) + len(drops) * laws.atoms(deepest) * sides
+    if once < per_drop:
+        drops = [deepest] * len(drops)
+    _guard(min(once, per_drop), "building the laws, summing per eps")
     arb = flint().arb
     out = []
-    window: Optional[Tuple[float, Any]] = None
+    windows: Dict[float, Tuple[List[Any], List[Any], Any, Any]] = {}
     for eps, drop in zip(eps_list, drops):
-        if window is None or window[0] != drop:
-            window = (drop, laws.window(drop))
-        p, q, rest_p, rest_q = window[1]
+        if drop not in windows:
+            windows[drop] = laws.window(drop)
+        p, q, rest_p, rest_q = windows[drop]
         w = None if eps == math.inf else arb(eps).exp()
         ends = []
         for d in (("plus", "minus") if direction == "max" else (direction,)):
-            a, b, rest = (p, q, rest_p) if d == "plus" else (q, p, rest_q)
-            lo, hi = _disjoint_mass(a, b) if w is None else _positive_part_sums(a, b, w)
+            a, b, rest, rest_b = ((p, q, rest_p, rest_q) if d == "plus"
+                                  else (q, p, rest_q, rest_p))
+            lo, hi = laws.positive_part_sums(a, b, w, rest_b)
             ends.append((lo, hi + rest))
         out.append(_max_ends(ends))
     return out
@@ -246,39 +303,105 @@ def _exact(x: float) -> Any:
 
 
 class BinomialShift(ArbWindowLaws):
-    """counting(n, pi) without noise: S ~ Bin(N, pi), N = n - 1, P = S + 1,
-    Q = S.  The pmf at the mode from Arb's lgamma, the others by the exact
-    ratio Pr[S = k+1] / Pr[S = k] = (N - k) pi / ((k + 1)(1 - pi)); the tails
+    """counting(n, pi) without noise, Poisson-sampled at ``rate`` (1: no
+    sampling; A. Smith, "Differential privacy and the secrecy of the
+    sample", Alg. 2): Z ~ Bin(N, rho), N = n - 1, rho = rate * pi (the exact
+    product, in Arb), P = rate Z(. - 1) + (1 - rate) Z, Q = Z.  Z's pmf at
+    the mode from Arb's lgamma, the others by the exact ratio
+    Pr[Z = k+1] / Pr[Z = k] = (N - k) rho / ((k + 1)(1 - rho)); the tails
     beyond the window [a, b] bounded by geometric series with the ratio at
     the window's edges (the ratio is monotone):
-    sum_{k > b} <= Pr[S = b] r / (1 - r), r = (N - b) pi / ((b + 1)(1 - pi)),
-    and likewise below a."""
+    sum_{k > b} <= Pr[Z = b] r / (1 - r), r = (N - b) rho / ((b + 1)(1 - rho)),
+    and likewise below a; P's rest is Z's (a mixture of two shifts of Z)."""
 
-    def __init__(self, n: int, pi: float) -> None:
-        self.N, self.pi = int(n) - 1, float(pi)
-        self.mode = min(self.N, int(math.floor((self.N + 1) * self.pi)))
+    def __init__(self, n: int, pi: float, rate: float = 1.0) -> None:
+        self.N, self.pi, self.rate = int(n) - 1, float(pi), float(rate)
+        self.rho = self.pi * self.rate            # (the float: window sizes only)
 
     def log_peak(self) -> float:
-        sd = math.sqrt(max(self.N * self.pi * (1.0 - self.pi), 1e-300))
+        sd = math.sqrt(max(self.N * self.rho * (1.0 - self.rho), 1e-300))
         return -math.log(max(1.0, math.sqrt(2.0 * math.pi) * sd))
 
     def atoms(self, drop: float) -> float:
-        sd = math.sqrt(self.N * self.pi * (1.0 - self.pi))
-        return min(self.N + 1.0, 2.0 * (sd * math.sqrt(2.0 * drop) + drop) + 3.0)
+        return min(self.N + 2.0, _binomial_atoms(self.N, self.rho, drop))
 
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
-        arb = flint().arb
-        N, m, zero = self.N, self.mode, arb(0)
-        if self.pi in (0.0, 1.0) or N == 0:
-            z, rest = [arb(1)], zero         # S = 0 or N surely
+        z = _binomial_window(self.N, _exact(self.pi) * _exact(self.rate), self.rho, drop)
+        return _sampled_shift(z, self.rate)
+
+
+def _binomial_atoms(N: int, rho: float, drop: float) -> float:
+    """About the window atoms of Bin(N, rho) ``drop`` nats deep."""
+    sd = math.sqrt(max(N * rho * (1.0 - rho), 0.0))
+    return 2.0 * (sd * math.sqrt(2.0 * drop) + drop) + 3.0
+
+
+# A pmf on a window of its support (_unimodal_window): (first atom, the pmf's
+# balls from there on, a bound on the mass outside, the support's ends)
+Window = Tuple[int, List[Any], Any, int, int]
+
+
+def _binomial_window(N: int, rho: Any, rho_float: float, drop: float) -> Window:
+    """Bin(N, rho), rho an exact Arb number, on its window (_unimodal_window)."""
+    arb = flint().arb
+    if N == 0 or rho == 0:
+        return 0, [arb(1)], arb(0), 0, 0     # Z = 0 surely
+    if rho == 1:
+        return N, [arb(1)], arb(0), N, N     # Z = N surely
+    mode = min(N, int(math.floor((N + 1) * rho_float)))
+    odds = rho / (1 - rho)
+    log_mode = _log_binomial(N, mode) + mode * rho.log() + (N - mode) * (-rho).log1p()
+    return _unimodal_window(log_mode, mode, 0, N, lambda k: (N - k) * odds / (k + 1), drop)
+
+
+def _sampled_shift(z: Window, rate: float) -> Tuple[List[Any], List[Any], Any, Any]:
+    """(P, Q, rest_p, rest_q) of P = rate Z(. - 1) + (1 - rate) Z, Q = Z
+    (rate 1: the plain shift) from Z's window (_mixture)."""
+    if rate == 1.0:
+        return _mixture([(z, 1, 1, 0), (z, 1, 0, 1)])
+    g = _exact(rate)
+    return _mixture([(z, g, 1, 0), (z, 1 - g, 0, 0), (z, 1, 0, 1)])
+
+
+def _mixture(terms: List[Tuple[Window, Any, int, int]]) -> Tuple[List[Any], List[Any], Any, Any]:
+    """(P, Q, rest_p, rest_q) of P(j) = sum weight f(j - shift) over the terms
+    (f, weight, shift, 0) and Q(j) likewise over (f, weight, shift, 1), each
+    f known on a window.  Only the atoms where every term is known -- inside
+    its window or outside its support (exactly 0) -- are returned, so each
+    returned P(x), Q(x) is the law's own (the sum's terms are exact terms of
+    delta's); what the others hold, and the windows' rests, goes to the
+    rests (the first and last run of atoms of a window whose neighbour falls
+    outside it: at most a few atoms per edge)."""
+    arb = flint().arb
+    first = min(w[0] + shift for w, _, shift, _ in terms)
+    last = max(w[0] + len(w[1]) - 1 + shift for w, _, shift, _ in terms)
+    size = last - first + 1
+    sides: Tuple[List[Any], List[Any]] = ([arb(0)] * size, [arb(0)] * size)
+    rests = [arb(0), arb(0)]
+    exact = [True] * size
+    for (start, values, rest, low, high), weight, shift, side in terms:
+        into = sides[side]
+        for i, v in enumerate(values):
+            into[start + shift - first + i] += weight * v
+        rests[side] += weight * rest
+        end = start + len(values) - 1
+        for j in range(first, last + 1):
+            k = j - shift
+            if low <= k <= high and not start <= k <= end:
+                exact[j - first] = False
+    # the longest run of known atoms (one run: the windows overlap)
+    best, run_start, run = (0, 0), 0, 0
+    for i, known in enumerate(exact + [False]):
+        if known:
+            run += 1
         else:
-            pi = _exact(self.pi)
-            odds = pi / (1 - pi)
-            log_mode = (_log_binomial(N, m) + m * pi.log() + (N - m) * (-pi).log1p())
-            _, z, rest = _unimodal_window(log_mode, m, 0, N,
-                                          lambda k: (N - k) * odds / (k + 1), drop)
-        # atoms j = a .. b + 1: P(j) = Pr[S = j - 1], Q(j) = Pr[S = j]
-        return [zero] + z, z + [zero], rest, rest
+            if run > best[1] - best[0]:
+                best = (run_start, run_start + run)
+            run_start, run = i + 1, 0
+    lo, hi = best
+    for side in (0, 1):
+        rests[side] += sum(sides[side][:lo], arb(0)) + sum(sides[side][hi:], arb(0))
+    return sides[0][lo:hi], sides[1][lo:hi], rests[0], rests[1]
 
 
 def _log_binomial(n: int, k: int) -> Any:
@@ -288,11 +411,11 @@ def _log_binomial(n: int, k: int) -> Any:
 
 
 def _unimodal_window(log_at_mode: Any, mode: int, low: int, high: int, ratio: Any,
-                     drop: float) -> Tuple[int, List[Any], Any]:
+                     drop: float) -> Window:
     """A log-concave pmf f on the support [low, high] as Arb balls on the window
     [a, b] around its mode: f(mode) = e^log_at_mode, then outward by the exact
     ratio f(k+1) / f(k) = ratio(k) (Arb) while within ``drop`` nats of the
-    mode.  Returns (a, [f(a), ..., f(b)], rest): rest bounds the mass outside
+    mode.  Returns (a, [f(a), ..., f(b)], rest, low, high): rest bounds the mass outside
     by geometric series from the edges -- log-concave: the ratio does not
     increase, so sum_{k > b} f(k) <= f(b) r / (1 - r), r = ratio(b), and below
     a likewise with r = 1 / ratio(a - 1)."""
@@ -321,27 +444,57 @@ def _unimodal_window(log_at_mode: Any, mode: int, low: int, high: int, ratio: An
     if a > low:
         r = 1 / ratio(a - 1)
         rest += z[0] * r / (1 - r) if r < 1 else arb(1)
-    return a, z, rest
+    return a, z, rest, low, high
 
 
-class SecretSample(ArbWindowLaws):
-    """secret_sample(n, m, K) without noise: with H_k the hypergeometric law of
-    the positives among k of the N = n - 1 others and lambda = m / n,
-    P(j) = lambda H_{m-1}(j - 1) + (1 - lambda) H_m(j),
-    Q(j) = lambda H_{m-1}(j) + (1 - lambda) H_m(j); each H_k in Arb from its
-    mode (lgamma) by the exact ratio (K - j)(k - j) / ((j + 1)(N - K - k + j + 1)),
-    its tails bounded as log-concave (_unimodal_window)."""
+class _SampleMixture(ArbWindowLaws):
+    """A count over a uniform sample of m of the n records: with C_k the law
+    of the positives among k of the N = n - 1 others (``_component``) and
+    lambda = m / n (the target sampled),
+    P(j) = lambda C_{m-1}(j - 1) + (1 - lambda) C_m(j),
+    Q(j) = lambda C_{m-1}(j) + (1 - lambda) C_m(j); each C_k log-concave on
+    its window, its tails bounded by _unimodal_window, the rests mixed alike."""
 
-    def __init__(self, n: int, m: int, K: int) -> None:
-        self.N, self.m, self.K = int(n) - 1, int(m), int(K)
+    def __init__(self, n: int, m: int) -> None:
+        self.N, self.m = int(n) - 1, int(m)
+
+    def _spread(self) -> float:
+        """About the standard deviation of C_m (window sizes only)."""
+        raise NotImplementedError
+
+    def _component(self, k: int, drop: float) -> Window:
+        """C_k on its window."""
+        raise NotImplementedError
 
     def atoms(self, drop: float) -> float:
-        N, m, K = self.N, self.m, self.K
-        frac = K / N if N else 0.0
-        sd = math.sqrt(m * frac * (1.0 - frac))
-        return 2.0 * min(m + 2.0, 2.0 * (sd * math.sqrt(2.0 * drop) + drop) + 3.0)
+        sd = self._spread()
+        return 2.0 * min(self.m + 2.0, 2.0 * (sd * math.sqrt(2.0 * drop) + drop) + 3.0)
 
-    def _hypergeometric(self, k: int, drop: float) -> Tuple[int, List[Any], Any]:
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        lam = flint().arb(self.m) / (self.N + 1)
+        inside = self._component(self.m - 1, drop)
+        terms = [(inside, lam, 1, 0), (inside, lam, 0, 1)]
+        if self.m <= self.N:             # m < n: the target may be left out
+            outside = self._component(self.m, drop)
+            terms += [(outside, 1 - lam, 0, 0), (outside, 1 - lam, 0, 1)]
+        return _mixture(terms)
+
+
+class SecretSample(_SampleMixture):
+    """secret_sample(n, m, K) without noise: C_k = H_k, the hypergeometric law
+    of the positives among k of the N = n - 1 others, K of them positive; H_k
+    in Arb from its mode (lgamma) by the exact ratio
+    (K - j)(k - j) / ((j + 1)(N - K - k + j + 1))."""
+
+    def __init__(self, n: int, m: int, K: int) -> None:
+        super().__init__(n, m)
+        self.K = int(K)
+
+    def _spread(self) -> float:
+        frac = self.K / self.N if self.N else 0.0
+        return math.sqrt(self.m * frac * (1.0 - frac))
+
+    def _component(self, k: int, drop: float) -> Window:
         N, K = self.N, self.K
         low, high = max(0, k - (N - K)), min(K, k)
         mode = min(high, max(low, (k + 1) * (K + 1) // (N + 2)))
@@ -351,41 +504,72 @@ class SecretSample(ArbWindowLaws):
                                 lambda j: flint().arb((K - j) * (k - j))
                                 / ((j + 1) * (N - K - k + j + 1)), drop)
 
+
+class SubsampleShift(_SampleMixture):
+    """counting(n, pi, sample_size=m), m < n, without replacement (Breutigam &
+    Reischuk, "Statistical Privacy", Thm 4.1): C_k = Bin(k, pi), iid records."""
+
+    def __init__(self, n: int, m: int, pi: float) -> None:
+        super().__init__(n, m)
+        self.pi = float(pi)
+
+    def _spread(self) -> float:
+        return math.sqrt(self.m * self.pi * (1.0 - self.pi))
+
+    def _component(self, k: int, drop: float) -> Window:
+        return _binomial_window(k, _exact(self.pi), self.pi, drop)
+
+
+class WithReplacement(ArbWindowLaws):
+    """counting(n, pi, sample_size=m, sampling="with_replacement"): m draws
+    with replacement, the count given the others' count A ~ Bin(n - 1, pi)
+    is Bin(m, (A + 1)/n) (P) or Bin(m, A/n) (Q), so with B_u = Bin(m, u/n)
+    on its whole support 0..m (Arb, from its mode by the exact ratio),
+    P = sum_a Pr[A = a] B_{a+1}, Q = sum_a Pr[A = a] B_a over A's window
+    (_binomial_window): sub-measures, the mass of the cut weights (A's rest)
+    missing from every atom (``exact_atoms`` False)."""
+
+    exact_atoms = False
+
+    def __init__(self, n: int, m: int, pi: float) -> None:
+        self.n, self.m, self.pi = int(n), int(m), float(pi)
+
+    def atoms(self, drop: float) -> float:
+        return self.m + 1.0
+
+    def cost(self, drop: float) -> float:
+        rows = min(float(self.n), _binomial_atoms(self.n - 1, self.pi, drop)) + 1.0
+        return 3.0 * rows * (self.m + 1.0)      # B_u (one ratio, one product) and two sums
+
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
         arb = flint().arb
-        N, m = self.N, self.m
-        lam = arb(m) / (N + 1)
-        a1, inside, rest_in = self._hypergeometric(m - 1, drop)
-        rest = lam * rest_in
-        first, last = a1, a1 + len(inside)
-        if m <= N:                       # m < n: the target may be left out
-            a2, outside, rest_out = self._hypergeometric(m, drop)
-            rest += (1 - lam) * rest_out
-            first, last = min(first, a2), max(last, a2 + len(outside) - 1)
-        size = last - first + 1
-        p, q = [arb(0)] * size, [arb(0)] * size
-
-        def add(law: List[Any], weight: Any, start: int, into: List[Any]) -> None:
-            for i, v in enumerate(law):
-                into[start - first + i] += weight * v
-        add(inside, lam, a1 + 1, p)
-        add(inside, lam, a1, q)
-        if m <= N:
-            add(outside, 1 - lam, a2, p)
-            add(outside, 1 - lam, a2, q)
+        n, m = self.n, self.m
+        a0, weights, rest, _, _ = _binomial_window(n - 1, _exact(self.pi), self.pi, drop)
+        rows = {}
+        for u in range(a0, a0 + len(weights) + 1):
+            start, values, _, _, _ = _binomial_window(m, arb(u) / n, u / n, math.inf)
+            row = [arb(0)] * (m + 1)
+            row[start:start + len(values)] = values
+            rows[u] = row
+        p, q = [arb(0)] * (m + 1), [arb(0)] * (m + 1)
+        for i, weight in enumerate(weights):
+            for c, (x, y) in enumerate(zip(rows[a0 + i + 1], rows[a0 + i])):
+                p[c] += weight * x
+                q[c] += weight * y
         return p, q, rest, rest
 
 
 class PoissonBinomialShift(ArbWindowLaws):
-    """counting(None, probs) without noise: Z = the others' Poisson-binomial
-    count, P = Z + 1, Q = Z, Z's pmf the exact product of (1 - p_j + p_j x)
-    convolved record by record in Arb (every term non-negative: relative
-    accuracy at every atom)."""
+    """counting(None, probs), Poisson-sampled at ``rate`` (1: no sampling):
+    Z = the others' Poisson-binomial count of rate * p_j (exact products in
+    Arb), P = rate Z(. - 1) + (1 - rate) Z, Q = Z; Z's pmf the exact product
+    of (1 - x_j + x_j t) convolved record by record in Arb (every term
+    non-negative: relative accuracy at every atom)."""
 
     windowed = False
 
-    def __init__(self, probs: Sequence[float]) -> None:
-        self.probs = [float(p) for p in probs]
+    def __init__(self, probs: Sequence[float], rate: float = 1.0) -> None:
+        self.probs, self.rate = [float(p) for p in probs], float(rate)
 
     def atoms(self, drop: float) -> float:
         return len(self.probs) + 2.0
@@ -396,13 +580,12 @@ class PoissonBinomialShift(ArbWindowLaws):
 
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
         arb = flint().arb
-        z = [arb(1)]
+        z, g = [arb(1)], _exact(self.rate)
         for p in self.probs:
-            x = _exact(p)
+            x = _exact(p) * g
             y = 1 - x
             z = [z[0] * y] + [z[k] * y + z[k - 1] * x for k in range(1, len(z))] + [z[-1] * x]
-        zero = arb(0)
-        return [zero] + z, z + [zero], zero, zero
+        return _sampled_shift((0, z, arb(0), 0, len(z) - 1), self.rate)
 
 
 class ExactLogPmfs(ArbWindowLaws):
@@ -497,3 +680,304 @@ def _piecewise(eps: Any, pieces: List[Tuple[Any, Any]], last: Any) -> Any:
         if not eps >= end:               # undecided: continuous there, take both
             value = piece if value is None else value.union(piece)
     return last if value is None else value.union(last)
+
+
+# -- a count plus noise --------------------------------------------------------
+class NoisyCount(ArbWindowLaws):
+    """A count's laws (an ArbWindowLaws) plus independent noise (an ArbNoise,
+    sensitivity 1 in count units): delta is the hockey-stick divergence of
+    the noisy laws P*N and Q*N.  On the count's window (sub-measures P_W,
+    Q_W; the rests r_P, r_Q bound the mass outside),
+    (f_{P_W} - w f_{Q_W})_+ - w f_{Q_rest} <= (f_P - w f_Q)_+
+    <= (f_{P_W} - w f_{Q_W})_+ + f_{P_rest}, so
+    H(P_W*N, Q_W*N) - w r_Q <= delta <= H(P_W*N, Q_W*N) + r_P; the noise
+    kind bounds H of the window's signed measure c = P_W - w Q_W."""
+
+    exact_atoms = False
+
+    def __init__(self, count: ArbWindowLaws, noise: "ArbNoise") -> None:
+        self.count, self.noise = count, noise
+        self.windowed = count.windowed
+
+    def atoms(self, drop: float) -> float:
+        return self.count.atoms(drop) * self.noise.terms_per_atom
+
+    def cost(self, drop: float) -> float:
+        return self.count.cost(drop)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        return self.count.window(drop)
+
+    def log_peak(self) -> float:
+        return self.count.log_peak()
+
+    def positive_part_sums(self, a: List[Any], b: List[Any], w: Optional[Any],
+                           rest_b: Any) -> Tuple[Any, Any]:
+        arb = flint().arb
+        if w is None:            # the noises have positive densities everywhere:
+            return arb(0), arb(0)    # no mass where the other noisy law vanishes
+        lower, upper = self.noise.hockey_stick([x - w * y for x, y in zip(a, b)])
+        return lower - w * rest_b, upper
+
+
+class ArbNoise:
+    """Additive noise N in Arb: ``hockey_stick(c)`` bounds the integral (or
+    sum) over x of (sum_k c_k f_N(x - k))_+ for a signed measure c on the
+    consecutive atoms k = 0, 1, ... (a list of balls)."""
+
+    # Arb operations per window atom (the size guard's estimate)
+    terms_per_atom = 8.0
+
+    def hockey_stick(self, c: List[Any]) -> Tuple[Any, Any]:
+        raise NotImplementedError
+
+
+def _exponential_sums(c: List[Any], d: Any) -> Tuple[List[Any], List[Any]]:
+    """left[j] = sum_{k <= j} c_k d^(j - k) and right[j] = sum_{k > j} c_k
+    d^(k - j - 1), by the recurrences left[j] = d left[j-1] + c_j and
+    right[j] = d right[j+1] + c_{j+1}."""
+    arb = flint().arb
+    left, acc = [], arb(0)
+    for x in c:
+        acc = acc * d + x
+        left.append(acc)
+    right, acc = [arb(0)] * len(c), arb(0)
+    for j in range(len(c) - 2, -1, -1):
+        acc = acc * d + c[j + 1]
+        right[j] = acc
+    return left, right
+
+
+class GeometricNoise(ArbNoise):
+    """Two-sided geometric noise Pr[N = t] = kappa alpha^|t|, kappa = (1 - alpha)
+    / (1 + alpha).  The noisy measure at an integer x is kappa (left[x] +
+    alpha right[x]) inside the atoms' span (_exponential_sums with d = alpha)
+    and a geometric sequence beyond: kappa alpha^-x (c_0 + alpha right[0])
+    for x < 0, kappa alpha^(x - L + 1) left[L-1] for x >= L, whose positive
+    parts sum to kappa alpha / (1 - alpha) times their first factor's."""
+
+    terms_per_atom = 6.0
+
+    def __init__(self, alpha: float) -> None:
+        self.alpha = float(alpha)
+
+    def hockey_stick(self, c: List[Any]) -> Tuple[Any, Any]:
+        alpha = _exact(self.alpha)
+        left, right = _exponential_sums(c, alpha)
+        tail = alpha / (1 - alpha)
+        terms = [x + alpha * y for x, y in zip(left, right)]
+        terms += [(c[0] + alpha * right[0]) * tail, left[-1] * tail]
+        lower, upper = _positive_parts(terms)
+        kappa = (1 - alpha) / (1 + alpha)
+        return kappa * lower, kappa * upper
+
+
+class LaplaceNoise(ArbNoise):
+    """Laplace(b) noise, density e^(-|t|/b) / (2b).  With d = e^(-1/b) and
+    left, right of _exponential_sums, on the cell [j, j + 1] between atoms
+    2b g(j + u) = alpha e^(-u/b) + beta e^(-(1-u)/b), alpha = left[j],
+    beta = right[j]: the cell integrates to (alpha + beta)(1 - d) / 2 where
+    both are >= 0, 0 where both are <= 0, else to the closed form on the side
+    of the one crossing u* = (1 + b ln(alpha / -beta)) / 2 (clipped to
+    [0, 1]) where g > 0; beyond the atoms g is one exponential, integrating
+    to (c_0 + d right[0]) / 2 (x < 0) and left[L-1] / 2 (x > L - 1).  A cell
+    whose signs the balls cannot decide adds (alpha_+ + beta_+)(1 - d) / 2
+    to the upper end only."""
+
+    terms_per_atom = 10.0
+
+    def __init__(self, scale: float) -> None:
+        self.scale = float(scale)
+
+    def hockey_stick(self, c: List[Any]) -> Tuple[Any, Any]:
+        arb = flint().arb
+        b = _exact(self.scale)
+        d = (-1 / b).exp()
+        half_cell = -(-1 / b).expm1() / 2          # (1 - d) / 2
+        left, right = _exponential_sums(c, d)
+        lower, upper = _positive_parts([(c[0] + d * right[0]) / 2, left[-1] / 2])
+        zero, one = arb(0), arb(1)
+        for alpha, beta in zip(left[:-1], right[:-1]):
+            if alpha >= 0 and beta >= 0:
+                part = (alpha + beta) * half_cell
+            elif alpha <= 0 and beta <= 0:
+                continue
+            elif (alpha > 0 and beta < 0) or (alpha < 0 and beta > 0):
+                u = ((1 + b * (alpha / -beta).log()) / 2).max(zero).min(one)
+                e_left, e_right = (-u / b).exp(), (-(1 - u) / b).exp()
+                if alpha > 0:                         # g > 0 on [0, u*)
+                    part = (alpha * (1 - e_left) + beta * (e_right - d)) / 2
+                else:                                 # g > 0 on (u*, 1]
+                    part = (alpha * (e_left - d) + beta * (1 - e_right)) / 2
+            else:                                     # a sign undecided
+                upper += ((alpha.max(zero) + beta.max(zero)) * half_cell).upper()
+                continue
+            lower += part
+            upper += part
+        return lower, upper
+
+
+class GaussianNoise(ArbNoise):
+    """Gaussian N(0, sigma^2) noise.  The Gaussian kernel is totally positive,
+    so g(x) = sum_k c_k phi((x - k)/sigma) has no more sign changes than the
+    sequence c (variation diminishing: S. Karlin, "Total Positivity", 1968):
+    where the balls prove c to change sign once, from - to + (+ to -), g
+    changes sign at one point x* and the integral of g_+ is
+    sum_k c_k Phibar((x* - k)/sigma) (sum_k c_k Phi((x* - k)/sigma)).  x* is
+    bracketed by safeguarded Newton steps on exact Arb points, the bracket
+    proven by g's signs at its ends; the sum is evaluated at the bracket's
+    midpoint, widened by its half-width times a bound on |g| over the
+    bracket (the sum's derivative is -g, resp. g).  Where c's signs are not
+    proven to change once, the bounds are [0, sum_k (c_k)_+]
+    (g_+ <= sum (c_k)_+ phi); where no bracket is proven, the lower end is
+    the sum at the middle of c's sign change (any t's tail is below delta)."""
+
+    terms_per_atom = 40.0
+    # Bracket of x* at the end (relative to 1 + |x*|)
+    ROOT_WIDTH = 1e-40
+
+    def __init__(self, sigma: float) -> None:
+        self.sigma = float(sigma)
+
+    def hockey_stick(self, c: List[Any]) -> Tuple[Any, Any]:
+        arb = flint().arb
+        signs = "".join("-" if x < 0 else "+" if x > 0 else "" if x.is_zero() else "?"
+                        for x in c)
+        if "+" not in signs and "?" not in signs:
+            return arb(0), arb(0)
+        if "-" not in signs and "?" not in signs:
+            total = sum(c, arb(0))
+            return total, total
+        pattern = signs.replace("?", "")
+        fallback = (arb(0), sum(((x.max(arb(0))).upper() for x in c), arb(0)))
+        if signs.count("?") > 1 or "-" not in pattern or "+" not in pattern:
+            return fallback
+        if pattern == "-" * pattern.count("-") + "+" * pattern.count("+"):
+            sense = 1                       # g: - then +
+        elif pattern == "+" * pattern.count("+") + "-" * pattern.count("-"):
+            sense = -1
+        else:
+            return fallback
+        if "?" in signs and not _undecided_between(c, sense):
+            return fallback
+        bracket = self._root(c, sense)
+        if bracket is None:
+            # F(t) <= delta at any t: at the middle of c's sign change
+            # (the noiseless delta where sigma is far below 1)
+            middle = _sign_change(c, sense)
+            return self._tail_sum(c, arb(middle), sense), fallback[1]
+        lo, hi = bracket
+        # delta = F(x*), |F'| = |g|: F(x*) lies within rad * sup_T |g| of F(mid),
+        # T = [lo, hi], and sup_T |g| <= sum_k |c_k| phi((T - k)/sigma) / sigma
+        mid, rad = ((lo + hi) / 2).mid(), (hi - lo) / 2
+        sigma = _exact(self.sigma)
+        scale = sigma * arb(2).sqrt()
+        whole = arb(mid, rad.upper())
+        slope = arb(0)
+        for k, ck in enumerate(c):
+            spread = (whole - k) / scale
+            slope += abs(ck) * (-(spread * spread)).exp()
+        slope /= sigma * (2 * arb.pi()).sqrt()
+        total = self._tail_sum(c, mid, sense) + arb(0, (rad * slope).upper())
+        return total, total
+
+    def _tail_sum(self, c: List[Any], t: Any, sense: int) -> Any:
+        """F(t) = sum_k c_k Phibar((t - k)/sigma) (sense 1: the integral of g
+        over [t, inf)), or sum_k c_k Phi((t - k)/sigma) (sense -1: over
+        (-inf, t]), at an exact point t."""
+        arb = flint().arb
+        scale = _exact(self.sigma) * arb(2).sqrt()
+        total = arb(0)
+        for k, ck in enumerate(c):
+            z = (t - k) / scale
+            total += ck * (z if sense == 1 else -z).erfc()
+        return total / 2
+
+    def _g(self, c: List[Any], x: Any) -> Tuple[Any, Any]:
+        """sigma sqrt(2 pi) g(x) and its derivative: sum c_k e_k, e_k =
+        e^(-(x - k)^2 / (2 sigma^2)) by the recurrence e_{k+1} = e_k r_k,
+        r_{k+1} = r_k e^(-1/sigma^2)."""
+        arb = flint().arb
+        sigma = _exact(self.sigma)
+        s2 = sigma * sigma
+        e = (-(x * x) / (2 * s2)).exp()
+        r = ((2 * x - 1) / (2 * s2)).exp()
+        q = (-1 / s2).exp()
+        value, slope = arb(0), arb(0)
+        for k, ck in enumerate(c):
+            t = ck * e
+            value += t
+            slope += t * (k - x)
+            e, r = e * r, r * q
+        return value, slope / s2
+
+    def _root(self, c: List[Any], sense: int) -> Optional[Tuple[Any, Any]]:
+        """(lo, hi) exact Arb points with sense * g(lo) < 0 < sense * g(hi), hi - lo
+        tiny, or None (not found)."""
+        arb = flint().arb
+
+        def h(x: Any) -> Tuple[Any, Any]:
+            v, dv = self._g(c, x)
+            return v * sense, dv * sense
+        lo = hi = arb(_sign_change(c, sense))
+        step = arb(1)
+        for _ in range(64):                   # h < 0 far left of the atoms
+            if h(lo)[0] < 0:
+                break
+            lo, step = lo - step, step * 2
+        else:
+            return None
+        step = arb(1)
+        for _ in range(64):
+            if h(hi)[0] > 0:
+                break
+            hi, step = hi + step, step * 2
+        else:
+            return None
+        # rtsafe (Press et al., "Numerical Recipes"): Newton steps while they stay
+        # inside the bracket and halve, else bisection
+        x, last_step = ((lo + hi) / 2).mid(), float((hi - lo).mid())
+        for _ in range(400):
+            v, dv = h(x)
+            if v < 0:
+                lo = x
+            elif v > 0:
+                hi = x
+            else:                              # |g(x)| below the balls' radius
+                break
+            tol = self.ROOT_WIDTH * (1 + abs(float(x.mid())))
+            if float((hi - lo).mid()) < tol:
+                return lo, hi
+            step = float((v / dv).mid()) if dv > 0 else math.inf
+            newton = (x - v / dv).mid() if dv > 0 else None
+            if newton is not None and lo < newton < hi and abs(step) < 0.5 * last_step:
+                x, last_step = newton, abs(step)
+                if abs(step) < tol:
+                    break                      # converged: the bracket is checked below
+            else:
+                x, last_step = ((lo + hi) / 2).mid(), float((hi - lo).mid()) / 2
+        # narrow the bracket around x (Newton's limit, or where g's sign is
+        # lost in the balls): the smallest proven x -+ tol 100^i, cut to it
+        tol = self.ROOT_WIDTH * (1 + abs(float(x.mid())))
+        while tol < float((hi - lo).mid()):
+            a, b = (x - tol).mid(), (x + tol).mid()
+            if h(a)[0] < 0 and h(b)[0] > 0:
+                return a.max(lo), b.min(hi)
+            tol *= 100.0
+        return lo, hi
+
+
+def _sign_change(c: List[Any], sense: int) -> float:
+    """The middle between the last sure - and the first sure + of sense * c."""
+    signs = [(-1 if x < 0 else 1 if x > 0 else 0) * sense for x in c]
+    last_neg = max(k for k, s in enumerate(signs) if s < 0)
+    first_pos = min(k for k, s in enumerate(signs) if s > 0)
+    return (last_neg + first_pos) / 2
+
+
+def _undecided_between(c: List[Any], sense: int) -> bool:
+    """The one undecided c_k lies between the last sure - and the first sure + (sense 1)."""
+    ks = [k for k, x in enumerate(c) if not (x < 0 or x > 0 or x.is_zero())]
+    neg = [k for k, x in enumerate(c) if (x < 0 if sense == 1 else x > 0)]
+    pos = [k for k, x in enumerate(c) if (x > 0 if sense == 1 else x < 0)]
+    return all((not neg or k > max(neg)) and (not pos or k < min(pos)) for k in ks)
