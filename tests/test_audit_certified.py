@@ -53,8 +53,8 @@ def test_an_optimistic_accountant_is_refuted_with_proof():
 
 
 def test_uncovered_kind_and_bad_flag():
-    noisy = statpriv.counting(100, 0.3, noise=statpriv.Gaussian(2.0))
+    composed = statpriv.compose(statpriv.counting(100, 0.3), times=2)
     with pytest.raises(NotImplementedError):
-        statpriv.audit(0.1, 0.01, noisy, certified=True)
+        statpriv.audit(0.1, 0.01, composed, certified=True)
     with pytest.raises(TypeError, match="certified"):
         statpriv.audit(0.1, 0.01, statpriv.counting(100, 0.3), certified="yes")
