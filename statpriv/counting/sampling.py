@@ -101,11 +101,14 @@ def _subsample_laws(n: Any, pi: Any, m: Any, noisy_path: Any = False) -> Any:
     err = (4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
            + 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
 
-    def exact(jj: Any) -> Any:                 # at the absolute atom jj
-        import mpmath
+    import mpmath
+    with mpmath.workdps(40):       # the precision exact() is called at (refine)
         p = mpmath.mpf(pi)
-        dd = jj - m * p
-        return mpmath.log1p(dd / (n * p)) - mpmath.log1p(-dd / (n * (1 - p)))
+        mp_, np_, nq_ = m * p, n * p, n * (1 - p)
+
+    def exact(jj: Any) -> Any:                 # at the absolute atom jj
+        dd = jj - mp_
+        return mpmath.log1p(dd / np_) - mpmath.log1p(-dd / nq_)
 
     tail_ratio = _subsample_tail_ratio(n, m, pi)
     if m < n:                      # true extreme atoms j = 0 and j = m
@@ -225,10 +228,13 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
     np.maximum(jf, 1, out=jf)
     err += np.divide(2e-19 * n * rate, jf, out=jf)
 
+    import mpmath
+    with mpmath.workdps(40):       # the precision exact() is called at (refine)
+        p = mpmath.mpf(pi)
+        mean = n * mpmath.mpf(rate) * p
+
     def exact(jj: Any) -> Any:                 # at the absolute atom jj
-        import mpmath
-        lam, p = mpmath.mpf(rate), mpmath.mpf(pi)
-        return mpmath.log1p((jj - n * lam * p) / ((n - jj) * p))
+        return mpmath.log1p((jj - mean) / ((n - jj) * p))
 
     if rate < 1.0:                 # true extreme atoms j = 0 (lr = log1p(-rate)) and n (inf)
         rest = rest[:2] + (math.inf,

@@ -55,7 +55,9 @@ def refine_log_ratio(lp: Any, lq: Any, lr: Any, err: Any, exact: Any) -> Any:
     lpf, lqf = lp.astype(np.float64), lq.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         log_err = np.log(np.asarray(err, dtype=np.float64))
-        log_gap = np.diff(lr).astype(np.float64)    # ln(1 - e^(lr_j - lr_{j+1})):
+        # ln(1 - e^(lr_j - lr_{j+1})), the difference taken in extended
+        # precision and rounded straight into doubles (no long double temporary)
+        log_gap = np.subtract(lr[1:], lr[:-1], out=np.empty(n - 1), casting="same_kind")
         np.negative(log_gap, out=log_gap)
         np.expm1(log_gap, out=log_gap)
         np.negative(log_gap, out=log_gap)
