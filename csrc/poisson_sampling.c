@@ -305,3 +305,16 @@ void sp_poisson_log_ratio(long double n, double g, double pi, long double first,
         out[i] = sp_ld_log1p((j - mean) / ((n - j) * p));
     }
 }
+
+void sp_subsample_log_ratio(long double n, long double m, double pi, long double first,
+                            long count, double err_const, long double *out, double *err)
+{
+    const long double p = (long double)pi, center = m * p;
+    const long double scale_in = n * p, scale_out = -(n * (1.0L - p));
+    for (long i = 0; i < count; i++) {
+        const long double d = (first + (long double)i) - center;
+        const long double t_in = sp_ld_log1p(d / scale_in), t_out = sp_ld_log1p(d / scale_out);
+        out[i] = t_in - t_out;
+        err[i] = 4e-19 * (fabs((double)t_in) + fabs((double)t_out)) + err_const;
+    }
+}

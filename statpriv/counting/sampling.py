@@ -68,8 +68,10 @@ def _subsample_laws(n: Any, pi: Any, m: Any, noisy_path: Any = False) -> Any:
     ln = np.log(np.longdouble(n))
     log_weights = (np.log(np.longdouble(m)) - ln,
                    np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
+    # the generic ratio lp - lq only where no closed form replaces it below
     lp, lq, lr = mixture(windows.binomial_log_pmf(m - 1, pi, first, min(last, m - 1)),
-                          windows.binomial_log_pmf(m, pi, first, min(last, m)), rate, log_weights)
+                          windows.binomial_log_pmf(m, pi, first, min(last, m)), rate, log_weights,
+                          ratio=not 0.0 < pi < 1.0)
     log_rest = mixture_rest(rest_a, rest_b, log_weights)
     rest = (log_rest, log_rest, math.inf, -math.inf)
     if not 0.0 < pi < 1.0:
@@ -91,15 +93,10 @@ def _subsample_laws(n: Any, pi: Any, m: Any, noisy_path: Any = False) -> Any:
     # with d = j - m pi, P/Q = (1 + d/(n pi)) / (1 - d/(n (1-pi))): two log1p
     # of small arguments when m/n is small, no rounded rate.  The threshold
     # terms need lr to full relative accuracy, which a difference of logs lacks.
-    ld = np.longdouble
-    j = ld(first) + np.arange(len(lr), dtype=ld)
-    d = j - ld(m) * ld(pi)
-    x, y = d / (ld(n) * ld(pi)), -d / (ld(n) * (1 - ld(pi)))
-    with np.errstate(divide="ignore"):
-        t1, t2 = np.log1p(x), np.log1p(y)
-    lr = t1 - t2
-    err = (4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
-           + 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
+    # One C pass for lr and the bound on its error, 4e-19 (|log1p| + |log1p|)
+    # + the rounding of m pi.
+    lr, err = _law_kernels.subsample_log_ratio(
+        n, m, pi, first, len(lp), 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
 
     import mpmath
     with mpmath.workdps(40):       # the precision exact() is called at (refine)

@@ -56,6 +56,24 @@ def poisson_log_ratio(n, double rate, double pi, first, long count):
     return out
 
 
+def subsample_log_ratio(n, m, double pi, first, long count, double err_const):
+    """(lr, err): ln P(j)/Q(j) = log1p(d/(n pi)) - log1p(-d/(n (1-pi))), d = j - m pi,
+    of a sample of m of n records without replacement at j = first ..
+    first+count-1 (longdouble), and the bound on its error (float64)
+    (sp_subsample_log_ratio)."""
+    # n, m and first through a long double array (a Python int may exceed 2^53)
+    cdef long double[::1] v = _extended(np.array([np.longdouble(n), np.longdouble(m),
+                                                   np.longdouble(first)]))
+    lr = np.empty(max(count, 0), dtype=np.longdouble)
+    err = np.empty(max(count, 0), dtype=np.float64)
+    cdef long double[::1] o = lr
+    cdef double[::1] e = err
+    if count > 0:
+        with nogil:
+            sp_subsample_log_ratio(v[0], v[1], pi, v[2], count, err_const, &o[0], &e[0])
+    return lr, err
+
+
 def binom_window_logl(double N, double pi, long first, long count, out=None):
     """ln Bin(N, pi) pmf at first..first+count-1 in extended precision, with
     neighbours consistent to ~1e-19 (exact ratios from Loader's value at the mode).
