@@ -10,7 +10,7 @@ formulas.  Every loop over atoms runs without the GIL.
 import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
-from libc.math cimport logl
+from libc.math cimport INFINITY, expm1, fabs, fmax, fmin, isfinite, log, logl
 from libc.stdlib cimport free
 
 from statpriv._csrc cimport *
@@ -72,6 +72,54 @@ def subsample_log_ratio(n, m, double pi, first, long count, double err_const):
         with nogil:
             sp_subsample_log_ratio(v[0], v[1], pi, v[2], count, err_const, &o[0], &e[0])
     return lr, err
+
+
+def refine_candidates(lp, lq, lr, err, double deep, double log_tol_shallow):
+    """The cells refine_log_ratio may refine, in one pass over the laws
+    (statpriv.laws.refine documents the rule): (cells, need, first, last) --
+    the finite cells whose need exceeds their tolerance, in order, their
+    need (float64), and the first and last finite cell (-1, -1 if none).
+    Every magnitude in float64, the gaps lr_{j+1} - lr_j taken in long
+    double first, as numpy forms them: no full-size temporaries but the two
+    outputs, written only as far as the cells found."""
+    cdef long double[::1] vp = _extended(lp), vq = _extended(lq), vr = _extended(lr)
+    cdef double[::1] ve = np.ascontiguousarray(err, dtype=np.float64)
+    cdef Py_ssize_t n = vr.shape[0], j, count = 0, first = -1, last = -1
+    if vp.shape[0] != n or vq.shape[0] != n or ve.shape[0] != n:
+        raise ValueError("lp, lq, lr and err must have the same length")
+    cells = np.empty(n, dtype=np.intp)
+    need_out = np.empty(n, dtype=np.float64)
+    cdef Py_ssize_t[::1] vc = cells
+    cdef double[::1] vn = need_out
+    cdef double need, log_gap, up, down_prev = -INFINITY, depth, tol, lpj, lqj, lpn, lqn
+    with nogil:
+        for j in range(n):
+            lpj, lqj = <double> vp[j], <double> vq[j]
+            need = -INFINITY
+            if j + 1 < n:
+                # ln(1 - e^(lr_j - lr_{j+1})), then P(j) e_j against the next
+                # cell's term (up) and Q(j+1) e_{j+1} against this one's (down)
+                lpn, lqn = <double> vp[j + 1], <double> vq[j + 1]
+                log_gap = log(-expm1(-<double> (vr[j + 1] - vr[j])))
+                up = ((log(ve[j]) + lpj) - lpn) - log_gap
+                need = fmax(need, up)
+            need = fmax(need, down_prev)
+            if j + 1 < n:
+                down_prev = ((log(ve[j + 1]) + lqn) - lqj) - log_gap
+            if isfinite(vr[j]) and (isfinite(vp[j]) or isfinite(vq[j])):
+                if first < 0:
+                    first = j
+                last = j
+                depth = fmin(lpj, lqj)
+                if depth > deep:
+                    tol = log_tol_shallow
+                else:
+                    tol = log(fmax(1e-11, fabs(depth) * 1e-16))
+                if need > tol:
+                    vc[count] = j
+                    vn[count] = need
+                    count += 1
+    return cells[:count], need_out[:count], first, last
 
 
 def binom_window_logl(double N, double pi, long first, long count, out=None):
