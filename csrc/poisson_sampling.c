@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stddef.h>
 #include "poisson_sampling.h"
 #include "logspace.h"
 #include "ldmath.h"
@@ -297,12 +298,16 @@ double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction
 }
 
 void sp_poisson_log_ratio(long double n, double g, double pi, long double first, long count,
-                          long double *out)
+                          long double *out, double err_const, double *err)
 {
     const long double mean = n * (long double)g * (long double)pi, p = (long double)pi;
+    const double n_d = (double)n, first_d = (double)first;
     for (long i = 0; i < count; i++) {
         const long double j = first + (long double)i;
         out[i] = sp_ld_log1p((j - mean) / ((n - j) * p));
+        if (err != NULL) {
+            err[i] = fabs((double)out[i]) * 4e-19 + err_const / fmax(n_d - (first_d + (double)i), 1.0);
+        }
     }
 }
 

@@ -168,6 +168,8 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
     rho = rate * pi
     ld = np.longdouble
     tiny = pi > 0.0 and rate > 0.0 and rho < 1e-290 and n - 1 <= _EXACT_TINY_RHO_ATOMS
+    closed = 0.0 < rho < 1.0 and not tiny      # ln P/Q in closed form below
+    log_q = None
     if tiny:
         # rate * pi below the double range's full precision (or rounded to
         # 0): Z on its whole support from exact logs of rho, no rest to
@@ -178,8 +180,15 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
     else:
         first, last, log_rest = windows.binomial_window(n - 1, rho, noisy_path)
         windows.check_support(last - first + 2, "n (or sample_rate)")
-        log_z = windows.binomial_log_pmf(n - 1, rho, first, last)
-    if 0.0 < rho < 1.0 and not tiny:
+        if closed:
+            # ln Z in a buffer one -inf atom longer: that is ln Q itself
+            # (Q = rate Z + (1 - rate) Z = Z), only P is mixed
+            log_q = np.empty(last - first + 2, dtype=ld)
+            log_q[-1] = -np.inf
+            log_z = windows.binomial_log_pmf(n - 1, rho, first, last, out=log_q[:-1])
+        else:
+            log_z = windows.binomial_log_pmf(n - 1, rho, first, last)
+    if closed:
         # rho is the rounded product; ln Z(k) moves by (k - (n-1) rho)/(rho (1-rho))
         # per unit of rho, which at n ~ 1e7 turns a 1e-16 rounding into 1e-9 in
         # the far tails: correct to first order for the exact rate * pi.
@@ -188,10 +197,9 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
             shift = float(mpmath.mpf(rate) * mpmath.mpf(pi) - mpmath.mpf(rho))
         if shift != 0.0:
             k = ld(first) + np.arange(len(log_z), dtype=ld)
-            log_z = log_z + (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
+            log_z += (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
     # the generic ratio lp - lq only where no closed form replaces it below
-    closed = 0.0 < rho < 1.0 and not tiny
-    lp, lq, lr = mixture(log_z, log_z, rate, ratio=not closed)
+    lp, lq, lr = mixture(log_z, log_z, rate, ratio=not closed, log_q=log_q)
     tail_ratio = poisson_tail_ratio(rate)
     if log_rest > -math.inf:
         log_rest += 1e-12 * (1.0 + abs(log_rest))
@@ -211,19 +219,12 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
     # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
     # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
     # ln(1 - rate) at j = 0, the zero point of delta_minus.
-    lr = _law_kernels.poisson_log_ratio(n, rate, pi, first, len(lp))      # one C pass
-    if 0 <= n - first < len(lr):
-        lr[n - first] = np.inf
-    if rate == 1.0 and first == 0:
-        lr[0] = -np.inf
-    # err = 4e-19 |lr| + 2e-19 n rate / max(n - j, 1), in place (two arrays)
-    err = lr.astype(np.float64)
-    np.abs(err, out=err)
-    err *= 4e-19
-    jf = first + np.arange(len(lr), dtype=np.float64)
-    np.subtract(n, jf, out=jf)
-    np.maximum(jf, 1, out=jf)
-    err += np.divide(2e-19 * n * rate, jf, out=jf)
+    # One C pass for lr and its error bound err = 4e-19 |lr| + 2e-19 n rate /
+    # max(n - j, 1) (the rounding of the mean n rate pi).
+    lr, err = _law_kernels.poisson_log_ratio(n, rate, pi, first, len(lp), with_err=True)
+    for j, value in ((n - first, np.inf), (0 if rate == 1.0 and first == 0 else -1, -np.inf)):
+        if 0 <= j < len(lr):
+            lr[j], err[j] = value, np.inf
 
     import mpmath
     with mpmath.workdps(40):       # the precision exact() is called at (refine)

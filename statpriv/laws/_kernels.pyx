@@ -19,41 +19,52 @@ from statpriv._core import _extended
 cnp.import_array()
 
 
-def log_mixture(log_a, log_b, log_in, log_out, long size):
+def log_mixture(log_a, log_b, log_in, log_out, long size, bint with_q=True):
     """(lp, lq) longdouble of length size: ln(rate A(j-1) + (1-rate) B(j)) and
     ln(rate A(j) + (1-rate) B(j)) from the log pmfs log_a, log_b and log_in =
     ln rate, log_out = ln(1 - rate) (sp_log_mixture: numpy's logaddexp with
-    the accurate fast long double exp and log1p)."""
+    the accurate fast long double exp and log1p); lq None without with_q."""
     cdef long double[::1] va = _extended(log_a)
     cdef long double[::1] vb = _extended(log_b)
     cdef long na = va.shape[0], nb = vb.shape[0]
     if size < na + 1 and size < nb:
         raise ValueError("log_mixture: size below the laws' support")
     lp = np.empty(size, dtype=np.longdouble)
-    lq = np.empty(size, dtype=np.longdouble)
+    lq = np.empty(size if with_q else 1, dtype=np.longdouble)
     cdef long double[::1] vp = lp, vq = lq
+    cdef long double *pq = NULL
     # (a Python scalar would pass through double: the weights go as an array)
     cdef long double[::1] w = _extended(np.array([log_in, log_out], dtype=np.longdouble))
     cdef const long double *pa = &va[0] if na else NULL
     cdef const long double *pb = &vb[0] if nb else NULL
     if size == 0:
-        return lp, lq
+        return lp, lq if with_q else None
+    if with_q:
+        pq = &vq[0]
     with nogil:
-        sp_log_mixture(pa, na, pb, nb, w[0], w[1], size, &vp[0], &vq[0])
-    return lp, lq
+        sp_log_mixture(pa, na, pb, nb, w[0], w[1], size, &vp[0], pq)
+    return lp, lq if with_q else None
 
 
-def poisson_log_ratio(n, double rate, double pi, first, long count):
+def poisson_log_ratio(n, double rate, double pi, first, long count, bint with_err=False):
     """ln P(j)/Q(j) = log1p((j - n rate pi)/((n - j) pi)) of the Poisson-sampled
-    count laws at j = first .. first+count-1, longdouble (sp_poisson_log_ratio)."""
+    count laws at j = first .. first+count-1, longdouble (sp_poisson_log_ratio);
+    with_err: (lr, err), err the bound on its error, 4e-19 |lr| + 2e-19 n
+    rate / max(n - j, 1) (float64)."""
     # n and first through a long double array (a Python int may exceed 2^53)
     cdef long double[::1] v = _extended(np.array([np.longdouble(n), np.longdouble(first)]))
     out = np.empty(max(count, 0), dtype=np.longdouble)
+    err = np.empty(max(count, 0) if with_err else 1, dtype=np.float64)
     cdef long double[::1] o = out
+    cdef double[::1] e = err
+    cdef double *pe = NULL
+    cdef double err_const = 2e-19 * n * rate
     if count > 0:
+        if with_err:
+            pe = &e[0]
         with nogil:
-            sp_poisson_log_ratio(v[0], rate, pi, v[1], count, &o[0])
-    return out
+            sp_poisson_log_ratio(v[0], rate, pi, v[1], count, &o[0], err_const, pe)
+    return (out, err) if with_err else out
 
 
 def subsample_log_ratio(n, m, double pi, first, long count, double err_const):
