@@ -375,8 +375,8 @@ void sp_laplace_atom_ratios(const long double *lp, const long double *lq,
                 prev_p = i + 1 < n ? lr_p[i + 1] : -INFINITY;
                 prev_q = i + 1 < n ? lr_q[i + 1] : -INFINITY;
             }
-            const double cp = exp((double)((prev_p - ib) - lp[atom]));
-            const double cq = exp((double)((prev_q - ib) - lq[atom]));
+            const double cp = sp_exp_quiet((double)((prev_p - ib) - lp[atom]));
+            const double cq = sp_exp_quiet((double)((prev_q - ib) - lq[atom]));
             const long double lawr = law_lr[atom];
             /* a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|,
              * ~1e-30 where refined (a non-zero low part); a difference of
