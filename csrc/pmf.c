@@ -1,5 +1,4 @@
 #include <math.h>
-#include <stddef.h>
 #include "pmf.h"
 #include "logspace.h"
 #include "ldmath.h"
@@ -300,8 +299,6 @@ void sp_log_mixture(const long double *log_a, long na, const long double *log_b,
         const long double same = j < na ? log_a[j] : -INFINITY;
         const long double out = log_out + (j < nb ? log_b[j] : -INFINITY);
         lp[j] = pmf_logaddexpl(log_in + shifted, out);
-        if (lq != NULL) {
-            lq[j] = pmf_logaddexpl(log_in + same, out);
-        }
+        lq[j] = pmf_logaddexpl(log_in + same, out);
     }
 }

@@ -59,8 +59,7 @@ void sp_binom_window_logl(double N, double pi, double first, long count, long do
  *   lq[j] = ln(rate same(j) + (1 - rate) base(j)),
  * from log_a, log_b and log_in = ln rate, log_out = ln(1 - rate): each a
  * logaddexp as numpy's (x + ln 2 where x = y, else max + log1p(e^-|x - y|)),
- * with the accurate fast long double exp and log1p of ldmath.h.  lq may be
- * NULL (P only). */
+ * with the accurate fast long double exp and log1p of ldmath.h. */
 void sp_log_mixture(const long double *log_a, long na, const long double *log_b, long nb,
                     long double log_in, long double log_out, long size, long double *lp,
                     long double *lq);

@@ -182,7 +182,7 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
         windows.check_support(last - first + 2, "n (or sample_rate)")
         if closed:
             # ln Z in a buffer one -inf atom longer: that is ln Q itself
-            # (Q = rate Z + (1 - rate) Z = Z), only P is mixed
+            # (Q = rate Z + (1 - rate) Z = Z; _poisson_closed_laws)
             log_q = np.empty(last - first + 2, dtype=ld)
             log_q[-1] = -np.inf
             log_z = windows.binomial_log_pmf(n - 1, rho, first, last, out=log_q[:-1])
@@ -198,8 +198,11 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
         if shift != 0.0:
             k = ld(first) + np.arange(len(log_z), dtype=ld)
             log_z += (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
-    # the generic ratio lp - lq only where no closed form replaces it below
-    lp, lq, lr = mixture(log_z, log_z, rate, ratio=not closed, log_q=log_q)
+    if closed and rate < 1.0:
+        lp, lq, lr, err = _poisson_closed_laws(n, pi, rate, first, log_q)
+    else:
+        # the generic ratio lp - lq only where no closed form replaces it below
+        lp, lq, lr = mixture(log_z, log_z, rate, ratio=not closed)
     tail_ratio = poisson_tail_ratio(rate)
     if log_rest > -math.inf:
         log_rest += 1e-12 * (1.0 + abs(log_rest))
@@ -216,15 +219,8 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
                                       lambda i: degenerate(first + i))
             return Laws(lp, lq, lr, False, lr_lo, tail_ratio, *rest)
         return Laws(lp, lq, lr, rate == 1.0, None, tail_ratio, *rest)
-    # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
-    # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
-    # ln(1 - rate) at j = 0, the zero point of delta_minus.
-    # One C pass for lr and its error bound err = 4e-19 |lr| + 2e-19 n rate /
-    # max(n - j, 1) (the rounding of the mean n rate pi).
-    lr, err = _law_kernels.poisson_log_ratio(n, rate, pi, first, len(lp), with_err=True)
-    for j, value in ((n - first, np.inf), (0 if rate == 1.0 and first == 0 else -1, -np.inf)):
-        if 0 <= j < len(lr):
-            lr[j], err[j] = value, np.inf
+    if not closed or rate == 1.0:
+        lr, err = _poisson_log_ratio(n, pi, rate, first, len(lp))
 
     import mpmath
     with mpmath.workdps(40):       # the precision exact() is called at (refine)
@@ -241,6 +237,44 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
                 None if rate == 1.0 else refine.refine_log_ratio(lp, lq, lr, err,
                                                                  lambda i: exact(first + i)),
                 tail_ratio, *rest)
+
+
+def _poisson_log_ratio(n: Any, pi: Any, rate: Any, first: Any, size: Any) -> Any:
+    """(lr, err) on the atoms first .. first+size-1: P(j)/Q(j) = rate
+    Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi), rho = rate pi
+    exactly: one log1p, inf at j = n (Q(n) = 0), and ln(1 - rate) at j = 0,
+    the zero point of delta_minus; one C pass for lr and its error bound
+    err = 4e-19 |lr| + 2e-19 n rate / max(n - j, 1) (the rounding of the
+    mean n rate pi)."""
+    lr, err = _law_kernels.poisson_log_ratio(n, rate, pi, first, size, with_err=True)
+    for j, value in ((n - first, np.inf), (0 if rate == 1.0 and first == 0 else -1, -np.inf)):
+        if 0 <= j < len(lr):
+            lr[j], err[j] = value, np.inf
+    return lr, err
+
+
+def _poisson_closed_laws(n: Any, pi: Any, rate: Any, first: Any, log_q: Any) -> Any:
+    """(lp, lq, lr, err) of the Poisson-sampled laws for 0 < rho < 1, rate < 1,
+    from log_q = ln Z on the window with one -inf atom after it: Q = rate Z +
+    (1 - rate) Z = Z is ln Z itself, and inside the window ln P = ln Q + ln
+    P/Q with the closed-form ratio (_poisson_log_ratio; it is needed anyway)
+    -- one addition per atom instead of a logaddexp.  The window's edges
+    take the truncated Z's mixture: P(first) = (1 - rate) Z(first) (Z(first
+    - 1) left out) and P(last + 1) = rate Z(last); so do the atoms where ln Z
+    underflowed (none in practice)."""
+    ld = np.longdouble
+    size = len(log_q)
+    lr, err = _poisson_log_ratio(n, pi, rate, first, size)
+    log_in, log_out = np.log(ld(rate)), np.log1p(-ld(rate))
+    lp = np.empty(size, dtype=ld)
+    with np.errstate(invalid="ignore"):
+        np.add(log_q[1:-1], lr[1:-1], out=lp[1:-1])
+    lp[0] = log_out + log_q[0]
+    lp[-1] = log_in + log_q[-2]
+    bad = 1 + np.flatnonzero(~np.isfinite(lp[1:-1]))
+    if len(bad):
+        lp[bad] = np.logaddexp(log_in + log_q[bad - 1], log_out + log_q[bad])
+    return lp, log_q, lr, err
 
 
 def _poisson_curve_core(n: Any, pi: Any, rate: Any) -> Any:

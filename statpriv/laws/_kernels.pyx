@@ -19,31 +19,28 @@ from statpriv._core import _extended
 cnp.import_array()
 
 
-def log_mixture(log_a, log_b, log_in, log_out, long size, bint with_q=True):
+def log_mixture(log_a, log_b, log_in, log_out, long size):
     """(lp, lq) longdouble of length size: ln(rate A(j-1) + (1-rate) B(j)) and
     ln(rate A(j) + (1-rate) B(j)) from the log pmfs log_a, log_b and log_in =
     ln rate, log_out = ln(1 - rate) (sp_log_mixture: numpy's logaddexp with
-    the accurate fast long double exp and log1p); lq None without with_q."""
+    the accurate fast long double exp and log1p)."""
     cdef long double[::1] va = _extended(log_a)
     cdef long double[::1] vb = _extended(log_b)
     cdef long na = va.shape[0], nb = vb.shape[0]
     if size < na + 1 and size < nb:
         raise ValueError("log_mixture: size below the laws' support")
     lp = np.empty(size, dtype=np.longdouble)
-    lq = np.empty(size if with_q else 1, dtype=np.longdouble)
+    lq = np.empty(size, dtype=np.longdouble)
     cdef long double[::1] vp = lp, vq = lq
-    cdef long double *pq = NULL
     # (a Python scalar would pass through double: the weights go as an array)
     cdef long double[::1] w = _extended(np.array([log_in, log_out], dtype=np.longdouble))
     cdef const long double *pa = &va[0] if na else NULL
     cdef const long double *pb = &vb[0] if nb else NULL
     if size == 0:
-        return lp, lq if with_q else None
-    if with_q:
-        pq = &vq[0]
+        return lp, lq
     with nogil:
-        sp_log_mixture(pa, na, pb, nb, w[0], w[1], size, &vp[0], pq)
-    return lp, lq if with_q else None
+        sp_log_mixture(pa, na, pb, nb, w[0], w[1], size, &vp[0], &vq[0])
+    return lp, lq
 
 
 def poisson_log_ratio(n, double rate, double pi, first, long count, bint with_err=False):

@@ -18,8 +18,7 @@ _core = _lazy.module("statpriv._core")            # scipy.special: loaded on fir
 _law_kernels = _lazy.module("statpriv.laws._kernels")
 
 
-def mixture(log_a: Any, log_b: Any, rate: Any, log_weights: Any = None, ratio: Any = True,
-            log_q: Any = None) -> Any:
+def mixture(log_a: Any, log_b: Any, rate: Any, log_weights: Any = None, ratio: Any = True) -> Any:
     """Logs of P(j) = rate A(j-1) + (1-rate) B(j), Q(j) = rate A(j) + (1-rate) B(j).
 
     A is the law of the others' count when the target is in the sample, B when
@@ -28,9 +27,6 @@ def mixture(log_a: Any, log_b: Any, rate: Any, log_weights: Any = None, ratio: A
     m/n); by default ln rate and log1p(-rate) in extended precision.
     Returns lp, lq on j = 0..L-1 and the generic log ratio lp - lq (None
     with ratio=False: a caller with a closed form spares the array).
-    ``log_q``: ln Q where the caller has it exactly (A = B gives Q = rate A
-    + (1-rate) A = A: ln A, one -inf atom longer), returned as lq, only P
-    mixed (long double laws, rate < 1; else ignored).
     """
     size = max(len(log_a) + 1, len(log_b))
     dtype = np.result_type(log_a, log_b, np.float64)     # longdouble stays longdouble
@@ -39,12 +35,7 @@ def mixture(log_a: Any, log_b: Any, rate: Any, log_weights: Any = None, ratio: A
         # logaddexp with the accurate fast exp/log1p of csrc/ldmath.h)
         if log_weights is None:
             log_weights = (np.log(np.longdouble(rate)), np.log1p(-np.longdouble(rate)))
-        lp, lq = _law_kernels.log_mixture(log_a, log_b, log_weights[0], log_weights[1], size,
-                                          with_q=log_q is None)
-        if log_q is not None:
-            if len(log_q) != size:
-                raise ValueError(f"log_q must hold {size} atoms, got {len(log_q)}")
-            lq = log_q
+        lp, lq = _law_kernels.log_mixture(log_a, log_b, log_weights[0], log_weights[1], size)
         if not ratio:
             return lp, lq, None
         with np.errstate(invalid="ignore"):
