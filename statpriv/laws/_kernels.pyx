@@ -100,6 +100,7 @@ def refine_candidates(lp, lq, lr, err, double deep, double log_tol_shallow):
     cdef Py_ssize_t[::1] vc = cells
     cdef double[::1] vn = need_out
     cdef double need, log_gap, up, down_prev = -INFINITY, depth, tol, lpj, lqj, lpn, lqn
+    cdef double log_err = log(ve[0]) if n > 0 else 0.0, log_err_next
     with nogil:
         for j in range(n):
             lpj, lqj = <double> vp[j], <double> vq[j]
@@ -108,12 +109,14 @@ def refine_candidates(lp, lq, lr, err, double deep, double log_tol_shallow):
                 # ln(1 - e^(lr_j - lr_{j+1})), then P(j) e_j against the next
                 # cell's term (up) and Q(j+1) e_{j+1} against this one's (down)
                 lpn, lqn = <double> vp[j + 1], <double> vq[j + 1]
+                log_err_next = log(ve[j + 1])
                 log_gap = log(-expm1(-<double> (vr[j + 1] - vr[j])))
-                up = ((log(ve[j]) + lpj) - lpn) - log_gap
+                up = ((log_err + lpj) - lpn) - log_gap
                 need = fmax(need, up)
             need = fmax(need, down_prev)
             if j + 1 < n:
-                down_prev = ((log(ve[j + 1]) + lqn) - lqj) - log_gap
+                down_prev = ((log_err_next + lqn) - lqj) - log_gap
+                log_err = log_err_next
             if isfinite(vr[j]) and (isfinite(vp[j]) or isfinite(vq[j])):
                 if first < 0:
                     first = j
