@@ -10,7 +10,7 @@ formulas.  Every loop over atoms runs without the GIL.
 import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
-from libc.math cimport INFINITY, expm1, fabs, fmax, fmin, isfinite, log, logl
+from libc.math cimport INFINITY, expm1, fabs, fabsl, fmax, fmin, isfinite, log, logl
 from libc.stdlib cimport free
 
 from statpriv._csrc cimport *
@@ -131,6 +131,50 @@ def refine_candidates(lp, lq, lr, err, double deep, double log_tol_shallow):
                     vn[count] = need
                     count += 1
     return cells[:count], need_out[:count], first, last
+
+
+def monotone_likelihood_ratio(lp, lq):
+    """ln P(k) - ln Q(k) non-decreasing over the atoms where P + Q > 0, up to
+    the rounding of the logs (statpriv.noise._cells.monotone_likelihood_ratio
+    documents the rule), in one pass in long double without temporaries:
+    -inf ratios only before, +inf only after the finite ones, and each finite
+    ratio at least the previous one minus the larger of their tolerances
+    1e-12 (1 + |ln P| + |ln Q|)."""
+    cdef long double[::1] vp = _extended(lp), vq = _extended(lq)
+    cdef Py_ssize_t n = vp.shape[0], i, live = 0
+    cdef Py_ssize_t last_neg = -1, first_pos = -1, first_fin = -1, last_fin = -1
+    cdef long double a, b, r, t, prev_r = 0.0, prev_t = 0.0
+    cdef bint ok = True
+    if vq.shape[0] != n:
+        raise ValueError("lp and lq must have the same length")
+    with nogil:
+        for i in range(n):
+            a, b = vp[i], vq[i]
+            if not (isfinite(a) or isfinite(b)):
+                continue
+            live += 1
+            r = a - b
+            if r == -INFINITY:
+                last_neg = i
+            elif r == INFINITY:
+                if first_pos < 0:
+                    first_pos = i
+            elif isfinite(r):
+                t = (<long double> 1e-12) * ((1.0 + fabsl(a)) + fabsl(b))
+                if first_fin >= 0 and not (r - prev_r >= -(t if t > prev_t else prev_t)):
+                    ok = False
+                if first_fin < 0:
+                    first_fin = i
+                last_fin = i
+                prev_r, prev_t = r, t
+    if live < 2:
+        return True
+    if first_fin >= 0 and ((last_neg >= 0 and last_neg > first_fin)
+                           or (first_pos >= 0 and first_pos < last_fin)):
+        return False
+    if last_neg >= 0 and first_pos >= 0 and last_neg > first_pos:
+        return False
+    return ok
 
 
 def binom_window_logl(double N, double pi, long first, long count, out=None):
