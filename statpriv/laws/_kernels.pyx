@@ -85,14 +85,17 @@ def subsample_log_ratio(n, m, double pi, first, long count, double err_const):
 def refine_candidates(lp, lq, lr, err, double deep, double log_tol_shallow):
     """The cells refine_log_ratio may refine, in one pass over the laws
     (statpriv.laws.refine documents the rule): (cells, need, first, last) --
-    the finite cells whose need exceeds their tolerance, in order, their
-    need (float64), and the first and last finite cell (-1, -1 if none).
+    the finite cells whose need exceeds their tolerance, in order (a range
+    where they are consecutive, as at large sizes where every cell is one:
+    no index array), their need (float64), and the first and last finite
+    cell (-1, -1 if none).
     Every magnitude in float64, the gaps lr_{j+1} - lr_j taken in long
     double first, as numpy forms them: no full-size temporaries but the two
     outputs, written only as far as the cells found."""
     cdef long double[::1] vp = _extended(lp), vq = _extended(lq), vr = _extended(lr)
     cdef double[::1] ve = np.ascontiguousarray(err, dtype=np.float64)
-    cdef Py_ssize_t n = vr.shape[0], j, count = 0, first = -1, last = -1
+    cdef Py_ssize_t n = vr.shape[0], j, k, count = 0, first = -1, last = -1
+    cdef Py_ssize_t first_cell = 0, gap_at = -1
     if vp.shape[0] != n or vq.shape[0] != n or ve.shape[0] != n:
         raise ValueError("lp, lq, lr and err must have the same length")
     cells = np.empty(n, dtype=np.intp)
@@ -127,9 +130,20 @@ def refine_candidates(lp, lq, lr, err, double deep, double log_tol_shallow):
                 else:
                     tol = log(fmax(1e-11, fabs(depth) * 1e-16))
                 if need > tol:
-                    vc[count] = j
+                    # the indices are stored from the first gap in them on
+                    # (a run first_cell, first_cell + 1, ... is implied)
+                    if count == 0:
+                        first_cell = j
+                    elif gap_at < 0 and j != first_cell + count:
+                        gap_at = count
+                        for k in range(count):
+                            vc[k] = first_cell + k
+                    if gap_at >= 0:
+                        vc[count] = j
                     vn[count] = need
                     count += 1
+    if gap_at < 0:
+        return range(first_cell, first_cell + count), need_out[:count], first, last
     return cells[:count], need_out[:count], first, last
 
 

@@ -60,8 +60,11 @@ def refine_log_ratio(lp: Any, lq: Any, lr: Any, err: Any, exact: Any) -> Any:
     if first < 0:
         return lo
     if len(candidates) > MAX_REFINED:
-        candidates = candidates[np.argpartition(-need, MAX_REFINED)[:MAX_REFINED]]
-    cells = set(candidates.tolist())
+        np.negative(need, out=need)                 # (its own array: no copy)
+        top = np.argpartition(need, MAX_REFINED)[:MAX_REFINED]
+        candidates = (top + candidates.start if isinstance(candidates, range)
+                      else candidates[top])
+    cells = set(candidates.tolist() if isinstance(candidates, np.ndarray) else candidates)
     cells.update((first, last))
     with mpmath.workdps(40):
         for j in sorted(cells):
