@@ -375,8 +375,6 @@ void sp_laplace_atom_ratios(const long double *lp, const long double *lq,
                 prev_p = i + 1 < n ? lr_p[i + 1] : -INFINITY;
                 prev_q = i + 1 < n ? lr_q[i + 1] : -INFINITY;
             }
-            const double cp = exp((double)((prev_p - ib) - lp[atom]));
-            const double cq = exp((double)((prev_q - ib) - lq[atom]));
             const long double lawr = law_lr[atom];
             /* a closed-form law ratio (law_lo given) is good to ~4e-19 |lr|,
              * ~1e-30 where refined (a non-zero low part); a difference of
@@ -384,8 +382,19 @@ void sp_laplace_atom_ratios(const long double *lp, const long double *lq,
             const double own = law_lo != NULL
                 ? (law_lo[atom] != 0.0L ? 1e-30 : 4e-19) * (1.0 + fabs((double)lawr))
                 : 2e-19 * (1.0 + fabs((double)lp[atom]) + fabs((double)lq[atom]));
-            const double bound = own + 4e-16 * (cp + cq);
             double *err = side == 0 ? err_l : err_r;
+            /* bound = own + 4e-16 (cp + cq) >= own + 4e-16 cp >= own (cp, cq
+             * >= 0, rounding monotone): the cell fails where these do,
+             * before the second exp */
+            if (!(own < err[i])) {
+                continue;
+            }
+            const double cp = sp_exp_quiet((double)((prev_p - ib) - lp[atom]));
+            if (!(own + 4e-16 * cp < err[i])) {
+                continue;
+            }
+            const double cq = sp_exp_quiet((double)((prev_q - ib) - lq[atom]));
+            const double bound = own + 4e-16 * (cp + cq);
             if (!(bound < err[i])) {
                 continue;
             }

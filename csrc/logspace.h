@@ -25,6 +25,21 @@ long double sp_log1mexpl(long double a);
 double sp_atom_log_ratio_err(long double lr, long double lo, long double lp, long double lq,
                              int closed);
 
+/* exp(x), the same double as libm's, without libm's underflow / overflow
+ * path (errno and the exception, ~20 times slower than the exp itself):
+ * 0 below -746 and inf above 710, where exp rounds to those anyway.  For
+ * loops whose terms mostly lie far below their reference (the tails). */
+static inline double sp_exp_quiet(double x)
+{
+    if (x < -746.0) {
+        return 0.0;
+    }
+    if (x > 710.0) {
+        return INFINITY;
+    }
+    return exp(x);
+}
+
 /* logaddexp in extended precision (m + log1p(e^-|a-b|)). */
 static inline long double sp_logaddexpl(long double a, long double b)
 {
@@ -97,7 +112,7 @@ static inline void sp_logsum_add(sp_logsum *a, long double log_term)
         a->sum *= exp((double)(a->ref - log_term));
         a->ref = log_term;
     }
-    a->sum += exp((double)(log_term - a->ref));
+    a->sum += sp_exp_quiet((double)(log_term - a->ref));
 }
 
 /* Checkpoints of sp_log_cumsum: the running sum's state before every

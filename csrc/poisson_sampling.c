@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stddef.h>
 #include "poisson_sampling.h"
 #include "logspace.h"
 #include "ldmath.h"
@@ -297,11 +298,28 @@ double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction
 }
 
 void sp_poisson_log_ratio(long double n, double g, double pi, long double first, long count,
-                          long double *out)
+                          long double *out, double err_const, double *err)
 {
     const long double mean = n * (long double)g * (long double)pi, p = (long double)pi;
+    const double n_d = (double)n, first_d = (double)first;
     for (long i = 0; i < count; i++) {
         const long double j = first + (long double)i;
         out[i] = sp_ld_log1p((j - mean) / ((n - j) * p));
+        if (err != NULL) {
+            err[i] = fabs((double)out[i]) * 4e-19 + err_const / fmax(n_d - (first_d + (double)i), 1.0);
+        }
+    }
+}
+
+void sp_subsample_log_ratio(long double n, long double m, double pi, long double first,
+                            long count, double err_const, long double *out, double *err)
+{
+    const long double p = (long double)pi, center = m * p;
+    const long double scale_in = n * p, scale_out = -(n * (1.0L - p));
+    for (long i = 0; i < count; i++) {
+        const long double d = (first + (long double)i) - center;
+        const long double t_in = sp_ld_log1p(d / scale_in), t_out = sp_ld_log1p(d / scale_out);
+        out[i] = t_in - t_out;
+        err[i] = 4e-19 * (fabs((double)t_in) + fabs((double)t_out)) + err_const;
     }
 }

@@ -67,8 +67,21 @@ double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, cons
  * (P = g Z(.-1) + (1-g) Z, Q = Z, Z ~ Bin(n-1, g pi)):
  *   ln P(j)/Q(j) = log1p((j - n g pi) / ((n - j) pi)),  j = first .. first+count-1,
  * in long double as numpy forms it (n g pi first, then one division and a
- * log1p: ldmath.h's; +inf at j = n).  One pass, no temporaries. */
+ * log1p: ldmath.h's; +inf at j = n).  With err (else NULL) also the bound
+ * on its error, 4e-19 |ln P/Q| + err_const / max(n - j, 1) (in double: the
+ * rounding of the mean, err_const = 2e-19 n g).  One pass, no temporaries. */
 void sp_poisson_log_ratio(long double n, double g, double pi, long double first, long count,
-                          long double *out);
+                          long double *out, double err_const, double *err);
+
+/* The same for a sample of m of the n records without replacement, iid
+ * Bernoulli(pi) (Breutigam & Reischuk, "Statistical Privacy"): with
+ * d = j - m pi,
+ *   ln P(j)/Q(j) = log1p(d / (n pi)) - log1p(-d / (n (1 - pi))),
+ * two log1p of small arguments (ldmath.h's) where m/n is small, -inf / +inf
+ * at j = 0 / j = m when m = n; and err[i], the bound on its error,
+ * 4e-19 (|log1p(..)| + |log1p(..)|) + err_const (the rounding of m pi, in
+ * double).  One pass, no temporaries. */
+void sp_subsample_log_ratio(long double n, long double m, double pi, long double first,
+                            long count, double err_const, long double *out, double *err);
 
 #endif

@@ -62,7 +62,9 @@ cdef extern from "poisson_sampling.h" nogil:
         int without_replacement
     double sp_sampled_shift_curve_log_delta(double eps, sp_direction direction, const void *ctx)
     void sp_poisson_log_ratio(long double n, double g, double pi, long double first, long count,
-                              long double *out)
+                              long double *out, double err_const, double *err)
+    void sp_subsample_log_ratio(long double n, long double m, double pi, long double first,
+                                long count, double err_const, long double *out, double *err)
     double sp_poisson_smallest_eps(const sp_poisson_curve *c, sp_direction direction,
                                    double log_target, double log_tol, int positive)
 

@@ -24,8 +24,8 @@ __all__ = ["ceil_float", "dd", "float_up", "log1p_mp", "long_double", "mpf_exact
 def mpf_exact(x: Union[float, np.longdouble]) -> Any:
     """A float or long double as an exact mpmath number (its binary value)."""
     import mpmath
-    num, den = x.as_integer_ratio()
-    return mpmath.mpf(num) / den
+    num, den = x.as_integer_ratio()          # den = 2^k: (mantissa, exponent) directly
+    return mpmath.mpf((num, 1 - den.bit_length()))
 
 
 def long_double(value: Any) -> np.longdouble:

@@ -75,8 +75,10 @@ def _subsample_laws(n: Any, pi: Any, m: Any, noisy_path: Any = False) -> Any:
     ln = np.log(np.longdouble(n))
     log_weights = (np.log(np.longdouble(m)) - ln,
                    np.log(np.longdouble(n - m)) - ln if m < n else np.longdouble(-np.inf))
+    # the generic ratio lp - lq only where no closed form replaces it below
     lp, lq, lr = mixture(windows.binomial_log_pmf(m - 1, pi, first, min(last, m - 1)),
-                          windows.binomial_log_pmf(m, pi, first, min(last, m)), rate, log_weights)
+                          windows.binomial_log_pmf(m, pi, first, min(last, m)), rate, log_weights,
+                          ratio=not 0.0 < pi < 1.0)
     log_rest = mixture_rest(rest_a, rest_b, log_weights)
     rest = (log_rest, log_rest, math.inf, -math.inf)
     if not 0.0 < pi < 1.0:
@@ -98,21 +100,19 @@ def _subsample_laws(n: Any, pi: Any, m: Any, noisy_path: Any = False) -> Any:
     # with d = j - m pi, P/Q = (1 + d/(n pi)) / (1 - d/(n (1-pi))): two log1p
     # of small arguments when m/n is small, no rounded rate.  The threshold
     # terms need lr to full relative accuracy, which a difference of logs lacks.
-    ld = np.longdouble
-    j = ld(first) + np.arange(len(lr), dtype=ld)
-    d = j - ld(m) * ld(pi)
-    x, y = d / (ld(n) * ld(pi)), -d / (ld(n) * (1 - ld(pi)))
-    with np.errstate(divide="ignore"):
-        t1, t2 = np.log1p(x), np.log1p(y)
-    lr = t1 - t2
-    err = (4e-19 * (np.abs(t1.astype(np.float64)) + np.abs(t2.astype(np.float64)))
-           + 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
+    # One C pass for lr and the bound on its error, 4e-19 (|log1p| + |log1p|)
+    # + the rounding of m pi.
+    lr, err = _law_kernels.subsample_log_ratio(
+        n, m, pi, first, len(lp), 2e-19 * m * pi * (1 / (n * pi) + 1 / (n * (1 - pi))))
+
+    import mpmath
+    with mpmath.workdps(40):       # the precision exact() is called at (refine)
+        p = mpmath.mpf(pi)
+        mp_, np_, nq_ = m * p, n * p, n * (1 - p)
 
     def exact(jj: Any) -> Any:                 # at the absolute atom jj
-        import mpmath
-        p = mpmath.mpf(pi)
-        dd = jj - m * p
-        return mpmath.log1p(dd / (n * p)) - mpmath.log1p(-dd / (n * (1 - p)))
+        dd = jj - mp_
+        return mpmath.log1p(dd / np_) - mpmath.log1p(-dd / nq_)
 
     tail_ratio = _subsample_tail_ratio(n, m, pi)
     if m < n:                      # true extreme atoms j = 0 and j = m
@@ -175,6 +175,8 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
     rho = rate * pi
     ld = np.longdouble
     tiny = pi > 0.0 and rate > 0.0 and rho < 1e-290 and n - 1 <= _EXACT_TINY_RHO_ATOMS
+    closed = 0.0 < rho < 1.0 and not tiny      # ln P/Q in closed form below
+    log_q = None
     if tiny:
         # rate * pi below the double range's full precision (or rounded to
         # 0): Z on its whole support from exact logs of rho, no rest to
@@ -185,8 +187,15 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
     else:
         first, last, log_rest = windows.binomial_window(n - 1, rho, noisy_path)
         windows.check_support(last - first + 2, "n (or sample_rate)")
-        log_z = windows.binomial_log_pmf(n - 1, rho, first, last)
-    if 0.0 < rho < 1.0 and not tiny:
+        if closed:
+            # ln Z in a buffer one -inf atom longer: that is ln Q itself
+            # (Q = rate Z + (1 - rate) Z = Z; _poisson_closed_laws)
+            log_q = np.empty(last - first + 2, dtype=ld)
+            log_q[-1] = -np.inf
+            log_z = windows.binomial_log_pmf(n - 1, rho, first, last, out=log_q[:-1])
+        else:
+            log_z = windows.binomial_log_pmf(n - 1, rho, first, last)
+    if closed:
         # rho is the rounded product; ln Z(k) moves by (k - (n-1) rho)/(rho (1-rho))
         # per unit of rho, which at n ~ 1e7 turns a 1e-16 rounding into 1e-9 in
         # the far tails: correct to first order for the exact rate * pi.
@@ -195,10 +204,12 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
             shift = float(mpmath.mpf(rate) * mpmath.mpf(pi) - mpmath.mpf(rho))
         if shift != 0.0:
             k = ld(first) + np.arange(len(log_z), dtype=ld)
-            log_z = log_z + (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
-    # the generic ratio lp - lq only where no closed form replaces it below
-    closed = 0.0 < rho < 1.0 and not tiny
-    lp, lq, lr = mixture(log_z, log_z, rate, ratio=not closed)
+            log_z += (k - ld(n - 1) * ld(rho)) / (ld(rho) * (1 - ld(rho))) * ld(shift)
+    if closed and rate < 1.0:
+        lp, lq, lr, err = _poisson_closed_laws(n, pi, rate, first, log_q)
+    else:
+        # the generic ratio lp - lq only where no closed form replaces it below
+        lp, lq, lr = mixture(log_z, log_z, rate, ratio=not closed)
     tail_ratio = poisson_tail_ratio(rate)
     if log_rest > -math.inf:
         log_rest += 1e-12 * (1.0 + abs(log_rest))
@@ -215,27 +226,16 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
                                       lambda i: degenerate(first + i))
             return Laws(lp, lq, lr, False, lr_lo, tail_ratio, *rest)
         return Laws(lp, lq, lr, rate == 1.0, None, tail_ratio, *rest)
-    # P(j)/Q(j) = rate Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi),
-    # rho = rate pi exactly: one log1p, inf at j = n (Q(n) = 0), and
-    # ln(1 - rate) at j = 0, the zero point of delta_minus.
-    lr = _law_kernels.poisson_log_ratio(n, rate, pi, first, len(lp))      # one C pass
-    if 0 <= n - first < len(lr):
-        lr[n - first] = np.inf
-    if rate == 1.0 and first == 0:
-        lr[0] = -np.inf
-    # err = 4e-19 |lr| + 2e-19 n rate / max(n - j, 1), in place (two arrays)
-    err = lr.astype(np.float64)
-    np.abs(err, out=err)
-    err *= 4e-19
-    jf = first + np.arange(len(lr), dtype=np.float64)
-    np.subtract(n, jf, out=jf)
-    np.maximum(jf, 1, out=jf)
-    err += np.divide(2e-19 * n * rate, jf, out=jf)
+    if not closed or rate == 1.0:
+        lr, err = _poisson_log_ratio(n, pi, rate, first, len(lp))
+
+    import mpmath
+    with mpmath.workdps(40):       # the precision exact() is called at (refine)
+        p = mpmath.mpf(pi)
+        mean = n * mpmath.mpf(rate) * p
 
     def exact(jj: Any) -> Any:                 # at the absolute atom jj
-        import mpmath
-        lam, p = mpmath.mpf(rate), mpmath.mpf(pi)
-        return mpmath.log1p((jj - n * lam * p) / ((n - jj) * p))
+        return mpmath.log1p((jj - mean) / ((n - jj) * p))
 
     if rate < 1.0:                 # true extreme atoms j = 0 (lr = log1p(-rate)) and n (inf)
         rest = rest[:2] + (math.inf,
@@ -244,6 +244,44 @@ def _poisson_sample_laws(n: Any, pi: Any, rate: Any, noisy_path: Any = False) ->
                 None if rate == 1.0 else refine.refine_log_ratio(lp, lq, lr, err,
                                                                  lambda i: exact(first + i)),
                 tail_ratio, *rest)
+
+
+def _poisson_log_ratio(n: Any, pi: Any, rate: Any, first: Any, size: Any) -> Any:
+    """(lr, err) on the atoms first .. first+size-1: P(j)/Q(j) = rate
+    Z(j-1)/Z(j) + 1 - rate = 1 + (j - n rho)/((n - j) pi), rho = rate pi
+    exactly: one log1p, inf at j = n (Q(n) = 0), and ln(1 - rate) at j = 0,
+    the zero point of delta_minus; one C pass for lr and its error bound
+    err = 4e-19 |lr| + 2e-19 n rate / max(n - j, 1) (the rounding of the
+    mean n rate pi)."""
+    lr, err = _law_kernels.poisson_log_ratio(n, rate, pi, first, size, with_err=True)
+    for j, value in ((n - first, np.inf), (0 if rate == 1.0 and first == 0 else -1, -np.inf)):
+        if 0 <= j < len(lr):
+            lr[j], err[j] = value, np.inf
+    return lr, err
+
+
+def _poisson_closed_laws(n: Any, pi: Any, rate: Any, first: Any, log_q: Any) -> Any:
+    """(lp, lq, lr, err) of the Poisson-sampled laws for 0 < rho < 1, rate < 1,
+    from log_q = ln Z on the window with one -inf atom after it: Q = rate Z +
+    (1 - rate) Z = Z is ln Z itself, and inside the window ln P = ln Q + ln
+    P/Q with the closed-form ratio (_poisson_log_ratio; it is needed anyway)
+    -- one addition per atom instead of a logaddexp.  The window's edges
+    take the truncated Z's mixture: P(first) = (1 - rate) Z(first) (Z(first
+    - 1) left out) and P(last + 1) = rate Z(last); so do the atoms where ln Z
+    underflowed (none in practice)."""
+    ld = np.longdouble
+    size = len(log_q)
+    lr, err = _poisson_log_ratio(n, pi, rate, first, size)
+    log_in, log_out = np.log(ld(rate)), np.log1p(-ld(rate))
+    lp = np.empty(size, dtype=ld)
+    with np.errstate(invalid="ignore"):
+        np.add(log_q[1:-1], lr[1:-1], out=lp[1:-1])
+    lp[0] = log_out + log_q[0]
+    lp[-1] = log_in + log_q[-2]
+    bad = 1 + np.flatnonzero(~np.isfinite(lp[1:-1]))
+    if len(bad):
+        lp[bad] = np.logaddexp(log_in + log_q[bad - 1], log_out + log_q[bad])
+    return lp, log_q, lr, err
 
 
 def _poisson_curve_core(n: Any, pi: Any, rate: Any) -> Any:

@@ -10,7 +10,7 @@ formulas.  Every loop over atoms runs without the GIL.
 import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
-from libc.math cimport logl
+from libc.math cimport INFINITY, expm1, fabs, fabsl, fmax, fmin, isfinite, log, logl
 from libc.stdlib cimport free
 
 from statpriv._csrc cimport *
@@ -43,17 +43,152 @@ def log_mixture(log_a, log_b, log_in, log_out, long size):
     return lp, lq
 
 
-def poisson_log_ratio(n, double rate, double pi, first, long count):
+def poisson_log_ratio(n, double rate, double pi, first, long count, bint with_err=False):
     """ln P(j)/Q(j) = log1p((j - n rate pi)/((n - j) pi)) of the Poisson-sampled
-    count laws at j = first .. first+count-1, longdouble (sp_poisson_log_ratio)."""
+    count laws at j = first .. first+count-1, longdouble (sp_poisson_log_ratio);
+    with_err: (lr, err), err the bound on its error, 4e-19 |lr| + 2e-19 n
+    rate / max(n - j, 1) (float64)."""
     # n and first through a long double array (a Python int may exceed 2^53)
     cdef long double[::1] v = _extended(np.array([np.longdouble(n), np.longdouble(first)]))
     out = np.empty(max(count, 0), dtype=np.longdouble)
+    err = np.empty(max(count, 0) if with_err else 1, dtype=np.float64)
     cdef long double[::1] o = out
+    cdef double[::1] e = err
+    cdef double *pe = NULL
+    cdef double err_const = 2e-19 * n * rate
+    if count > 0:
+        if with_err:
+            pe = &e[0]
+        with nogil:
+            sp_poisson_log_ratio(v[0], rate, pi, v[1], count, &o[0], err_const, pe)
+    return (out, err) if with_err else out
+
+
+def subsample_log_ratio(n, m, double pi, first, long count, double err_const):
+    """(lr, err): ln P(j)/Q(j) = log1p(d/(n pi)) - log1p(-d/(n (1-pi))), d = j - m pi,
+    of a sample of m of n records without replacement at j = first ..
+    first+count-1 (longdouble), and the bound on its error (float64)
+    (sp_subsample_log_ratio)."""
+    # n, m and first through a long double array (a Python int may exceed 2^53)
+    cdef long double[::1] v = _extended(np.array([np.longdouble(n), np.longdouble(m),
+                                                   np.longdouble(first)]))
+    lr = np.empty(max(count, 0), dtype=np.longdouble)
+    err = np.empty(max(count, 0), dtype=np.float64)
+    cdef long double[::1] o = lr
+    cdef double[::1] e = err
     if count > 0:
         with nogil:
-            sp_poisson_log_ratio(v[0], rate, pi, v[1], count, &o[0])
-    return out
+            sp_subsample_log_ratio(v[0], v[1], pi, v[2], count, err_const, &o[0], &e[0])
+    return lr, err
+
+
+def refine_candidates(lp, lq, lr, err, double deep, double log_tol_shallow):
+    """The cells refine_log_ratio may refine, in one pass over the laws
+    (statpriv.laws.refine documents the rule): (cells, need, first, last) --
+    the finite cells whose need exceeds their tolerance, in order (a range
+    where they are consecutive, as at large sizes where every cell is one:
+    no index array), their need (float64), and the first and last finite
+    cell (-1, -1 if none).
+    Every magnitude in float64, the gaps lr_{j+1} - lr_j taken in long
+    double first, as numpy forms them: no full-size temporaries but the two
+    outputs, written only as far as the cells found."""
+    cdef long double[::1] vp = _extended(lp), vq = _extended(lq), vr = _extended(lr)
+    cdef double[::1] ve = np.ascontiguousarray(err, dtype=np.float64)
+    cdef Py_ssize_t n = vr.shape[0], j, k, count = 0, first = -1, last = -1
+    cdef Py_ssize_t first_cell = 0, gap_at = -1
+    if vp.shape[0] != n or vq.shape[0] != n or ve.shape[0] != n:
+        raise ValueError("lp, lq, lr and err must have the same length")
+    cells = np.empty(n, dtype=np.intp)
+    need_out = np.empty(n, dtype=np.float64)
+    cdef Py_ssize_t[::1] vc = cells
+    cdef double[::1] vn = need_out
+    cdef double need, log_gap, up, down_prev = -INFINITY, depth, tol, lpj, lqj, lpn, lqn
+    cdef double log_err = log(ve[0]) if n > 0 else 0.0, log_err_next
+    with nogil:
+        for j in range(n):
+            lpj, lqj = <double> vp[j], <double> vq[j]
+            need = -INFINITY
+            if j + 1 < n:
+                # ln(1 - e^(lr_j - lr_{j+1})), then P(j) e_j against the next
+                # cell's term (up) and Q(j+1) e_{j+1} against this one's (down)
+                lpn, lqn = <double> vp[j + 1], <double> vq[j + 1]
+                log_err_next = log(ve[j + 1])
+                log_gap = log(-expm1(-<double> (vr[j + 1] - vr[j])))
+                up = ((log_err + lpj) - lpn) - log_gap
+                need = fmax(need, up)
+            need = fmax(need, down_prev)
+            if j + 1 < n:
+                down_prev = ((log_err_next + lqn) - lqj) - log_gap
+                log_err = log_err_next
+            if isfinite(vr[j]) and (isfinite(vp[j]) or isfinite(vq[j])):
+                if first < 0:
+                    first = j
+                last = j
+                depth = fmin(lpj, lqj)
+                if depth > deep:
+                    tol = log_tol_shallow
+                else:
+                    tol = log(fmax(1e-11, fabs(depth) * 1e-16))
+                if need > tol:
+                    # the indices are stored from the first gap in them on
+                    # (a run first_cell, first_cell + 1, ... is implied)
+                    if count == 0:
+                        first_cell = j
+                    elif gap_at < 0 and j != first_cell + count:
+                        gap_at = count
+                        for k in range(count):
+                            vc[k] = first_cell + k
+                    if gap_at >= 0:
+                        vc[count] = j
+                    vn[count] = need
+                    count += 1
+    if gap_at < 0:
+        return range(first_cell, first_cell + count), need_out[:count], first, last
+    return cells[:count], need_out[:count], first, last
+
+
+def monotone_likelihood_ratio(lp, lq):
+    """ln P(k) - ln Q(k) non-decreasing over the atoms where P + Q > 0, up to
+    the rounding of the logs (statpriv.noise._cells.monotone_likelihood_ratio
+    documents the rule), in one pass in long double without temporaries:
+    -inf ratios only before, +inf only after the finite ones, and each finite
+    ratio at least the previous one minus the larger of their tolerances
+    1e-12 (1 + |ln P| + |ln Q|)."""
+    cdef long double[::1] vp = _extended(lp), vq = _extended(lq)
+    cdef Py_ssize_t n = vp.shape[0], i, live = 0
+    cdef Py_ssize_t last_neg = -1, first_pos = -1, first_fin = -1, last_fin = -1
+    cdef long double a, b, r, t, prev_r = 0.0, prev_t = 0.0
+    cdef bint ok = True
+    if vq.shape[0] != n:
+        raise ValueError("lp and lq must have the same length")
+    with nogil:
+        for i in range(n):
+            a, b = vp[i], vq[i]
+            if not (isfinite(a) or isfinite(b)):
+                continue
+            live += 1
+            r = a - b
+            if r == -INFINITY:
+                last_neg = i
+            elif r == INFINITY:
+                if first_pos < 0:
+                    first_pos = i
+            elif isfinite(r):
+                t = (<long double> 1e-12) * ((1.0 + fabsl(a)) + fabsl(b))
+                if first_fin >= 0 and not (r - prev_r >= -(t if t > prev_t else prev_t)):
+                    ok = False
+                if first_fin < 0:
+                    first_fin = i
+                last_fin = i
+                prev_r, prev_t = r, t
+    if live < 2:
+        return True
+    if first_fin >= 0 and ((last_neg >= 0 and last_neg > first_fin)
+                           or (first_pos >= 0 and first_pos < last_fin)):
+        return False
+    if last_neg >= 0 and first_pos >= 0 and last_neg > first_pos:
+        return False
+    return ok
 
 
 def binom_window_logl(double N, double pi, long first, long count, out=None):

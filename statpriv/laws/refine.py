@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from statpriv import _xprec
+from statpriv import _lazy, _xprec
+
+_law_kernels = _lazy.module("statpriv.laws._kernels")
 
 # Cells whose log ratio is refined in higher precision, at most, per curve.
 MAX_REFINED = 1024
@@ -45,44 +47,25 @@ def refine_log_ratio(lp: Any, lq: Any, lr: Any, err: Any, exact: Any) -> Any:
     import mpmath
     n = len(lr)
     lo = np.zeros(n, dtype=np.longdouble)
-    finite = np.isfinite(lr) & (np.isfinite(lp) | np.isfinite(lq))
-    if not finite.any():
+    # One pass over the cells (statpriv.laws._kernels.refine_candidates): the
+    # selection is a heuristic on magnitudes, so float64 is enough for it (a
+    # gap that rounds to 0 only selects the cell) -- ln of the gap factor
+    # 1 - e^(lr_j - lr_{j+1}), need = the larger of ln(P(j) e_j) and
+    # ln(Q(j+1) e_{j+1}) over that of the neighbouring cell's term, against
+    # ln 1e-14.  Where delta underflows (min(ln P, ln Q) <= -700) the promise
+    # is on ln delta: 1e-10 absolute or 8 ulps of |ln delta|, so cells that
+    # deep need correspondingly less (tolerance max(1e-11, 1e-16 |ln P|)).
+    candidates, need, first, last = _law_kernels.refine_candidates(
+        lp, lq, lr, err, -700.0, float(np.log(1e-14)))
+    if first < 0:
         return lo
-    # The selection is a heuristic on magnitudes: float64 is enough for it
-    # (a gap that rounds to 0 only selects the cell).
-    # (in place where possible: every fresh full-size temporary costs its
-    # first-touch page faults, more than the arithmetic)
-    lpf, lqf = lp.astype(np.float64), lq.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        log_err = np.log(np.asarray(err, dtype=np.float64))
-        log_gap = np.diff(lr).astype(np.float64)    # ln(1 - e^(lr_j - lr_{j+1})):
-        np.negative(log_gap, out=log_gap)
-        np.expm1(log_gap, out=log_gap)
-        np.negative(log_gap, out=log_gap)
-        np.log(log_gap, out=log_gap)
-        up = log_err[:-1] + lpf[:-1]
-        up -= lpf[1:]
-        up -= log_gap
-        down = np.add(log_err[1:], lqf[1:], out=log_err[1:])
-        down -= lqf[:-1]
-        down -= log_gap
-    need = np.full(n, -np.inf)
-    np.fmax(need[:-1], up, out=need[:-1])
-    np.fmax(need[1:], down, out=need[1:])
-    # Where delta underflows, the promise is on ln delta: 1e-10 absolute or
-    # 8 ulps of |ln delta|, so cells that deep need correspondingly less.
-    depth = np.fmin(lpf, lqf, out=lpf)
-    log_tol = np.abs(depth, out=lqf)
-    log_tol *= 1e-16
-    np.fmax(1e-11, log_tol, out=log_tol)
-    np.log(log_tol, out=log_tol)
-    log_tol[depth > -700.0] = np.log(1e-14)
-    candidates = np.flatnonzero(finite & (need > log_tol))
     if len(candidates) > MAX_REFINED:
-        candidates = candidates[np.argpartition(-need[candidates], MAX_REFINED)[:MAX_REFINED]]
-    cells = set(candidates.tolist())
-    idx = np.flatnonzero(finite)
-    cells.update((int(idx[0]), int(idx[-1])))
+        np.negative(need, out=need)                 # (its own array: no copy)
+        top = np.argpartition(need, MAX_REFINED)[:MAX_REFINED]
+        candidates = (top + candidates.start if isinstance(candidates, range)
+                      else candidates[top])
+    cells = set(candidates.tolist() if isinstance(candidates, np.ndarray) else candidates)
+    cells.update((first, last))
     with mpmath.workdps(40):
         for j in sorted(cells):
             value = exact(j)

@@ -112,12 +112,18 @@ def binomial_window(N: Any, pi: Any, noisy_path: Any, drop: Any = None) -> Any:
     return first, last, log_rest
 
 
-def binomial_log_pmf(N: Any, pi: Any, first: Any, last: Any) -> Any:
+def binomial_log_pmf(N: Any, pi: Any, first: Any, last: Any, out: Any = None) -> Any:
     """ln Bin(N, pi) on first..last; in extended precision with neighbours
-    consistent to ~1e-19 for 0 < pi < 1 (see statpriv.laws._kernels.binom_window_logl)."""
+    consistent to ~1e-19 for 0 < pi < 1 (see statpriv.laws._kernels.binom_window_logl).
+    out: a contiguous long double array of last - first + 1 atoms to write
+    into (e.g. a view of a larger buffer), returned."""
     if 0.0 < pi < 1.0:
-        return _law_kernels.binom_window_logl(float(N), pi, first, last - first + 1)
-    return _law_kernels.log_binom_pmf(float(N), pi, np.arange(first, last + 1, dtype=np.float64))
+        return _law_kernels.binom_window_logl(float(N), pi, first, last - first + 1, out=out)
+    values = _law_kernels.log_binom_pmf(float(N), pi, np.arange(first, last + 1, dtype=np.float64))
+    if out is None:
+        return values
+    out[...] = values
+    return out
 
 
 def check_support(size: Any, what: Any) -> None:

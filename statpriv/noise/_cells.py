@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from statpriv import _xprec
+from statpriv import _lazy, _xprec
 from statpriv.laws import windows
+
+_law_kernels = _lazy.module("statpriv.laws._kernels")
 
 # Atoms more than windows.DROP_NATS below the largest are cut before adding
 # Laplace or geometric noise (the kernels scale atoms relative to the largest
@@ -154,7 +156,18 @@ def exact_tails(lr: Any, tail_ratio: Any, tail_w: Any, param: Any, cells: Any) -
 
 def monotone_likelihood_ratio(lp: Any, lq: Any) -> Any:
     """ln P(k) - ln Q(k) is non-decreasing over the atoms where P + Q > 0
-    (-inf where P = 0, +inf where Q = 0), up to the rounding of the logs."""
+    (-inf where P = 0, +inf where Q = 0), up to the rounding of the logs:
+    for long double laws in one pass (statpriv.laws._kernels), else as
+    monotone_likelihood_ratio_numpy."""
+    if np.asarray(lp).dtype == np.longdouble and np.asarray(lq).dtype == np.longdouble:
+        return bool(_law_kernels.monotone_likelihood_ratio(lp, lq))
+    return monotone_likelihood_ratio_numpy(lp, lq)
+
+
+def monotone_likelihood_ratio_numpy(lp: Any, lq: Any) -> Any:
+    """monotone_likelihood_ratio in numpy (any float dtype): -inf ratios only
+    before, +inf only after the finite ones, and each finite ratio at least
+    the previous one minus the larger tolerance 1e-12 (1 + |ln P| + |ln Q|)."""
     live = np.isfinite(lp) | np.isfinite(lq)
     lp, lq = lp[live], lq[live]
     if lp.size < 2:

@@ -197,6 +197,7 @@ def _laplace_core(lp: Any, lq: Any, scale: Any, tail_ratio: Any, log_ratio: Any,
         _ratios.deficit_ratios(lp, lq, law_lr, law_lo, cell_lp, cell_lq, ll_p, lr_p, ll_q, lr_q,
                                 scale, lr, lr_lo, sides, errs, ll_lo, rr_lo)
     laplace = (ll_p, lr_p, ll_q, lr_q, scale, ll_lo, rr_lo)
+    del errs                # (their memory serves the core's checkpoints: no fresh pages)
     _ratios.clip_interior(lr, lr_lo, sides)
     return _core.PairCurveCore(cell_lp, cell_lq, lr, laplace=laplace,
                                max_log_ratio=bound, lr_lo=lr_lo)
