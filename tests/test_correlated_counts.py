@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import statpriv
 from statpriv import ParameterTypeError
@@ -145,6 +145,9 @@ def _lattice_laws(n, joint, x, x_prime):
 
 
 @settings(max_examples=25, deadline=None)
+# (nearly disjoint laws: delta(0) = 1 - 8e-15, delta(2) = 1, within the
+# curves' 1e-12 relative error -- an absolute 1e-15 slack failed here)
+@example(n=2, weights=[0.0, 5.27e-252, 0.5, 3.28e-250], x=(0, 0), x_prime=(0, 0), eps=[0.0, 2.0])
 @given(n=st.integers(1, 5),
        weights=st.lists(st.floats(0.0, 1.0), min_size=4, max_size=4).filter(lambda w: sum(w) > 0.1),
        x=st.tuples(st.integers(0, 1), st.integers(0, 1)),
@@ -161,7 +164,8 @@ def test_properties(n, weights, x, x_prime, eps):
     eps = np.sort(np.array(eps))
     d = curve.delta(eps)
     assert np.all((d >= 0.0) & (d <= 1.0))
-    assert np.all(np.diff(d) <= 1e-15)
+    # non-increasing up to the curves' documented 1e-12 relative error
+    assert np.all(d[1:] <= d[:-1] * (1.0 + 2e-12))
     P, Q = _lattice_laws(n, joint.tolist(), x, x_prime)
     tv = 0.5 * sum(abs(P.get(c, 0.0) - Q.get(c, 0.0)) for c in set(P) | set(Q))
     assert curve.delta(0.0) == pytest.approx(tv, rel=1e-9, abs=1e-15)
