@@ -74,7 +74,8 @@ import math
 import numpy as np
 cimport cython
 
-__all__ = ["certify", "convex_hull_of_bounds", "grid_delta", "lower_hull", "optimistic", "pessimistic"]
+__all__ = ["certify", "convex_hull_of_bounds", "grid_delta", "lower_hull", "optimistic",
+           "pessimistic"]
 
 _LD = np.longdouble
 # long double unit roundoff (x87 extended: 64-bit mantissa); 2^-52 where
@@ -344,7 +345,8 @@ def certify(probs, infinity, targets, h, upper, total=1.0):
     wanted = np.concatenate((targets, [_LD(total), targets[-1]]))
     with np.errstate(divide="ignore", invalid="ignore"):
         if upper:
-            short = np.where(values > 0, (wanted - values) / values, np.where(wanted > 0, np.inf, 0))
+            short = np.where(values > 0, (wanted - values) / values,
+                             np.where(wanted > 0, np.inf, 0))
             factor = _LD(1.0) + max(_LD(0.0), np.max(short)) + slack
         else:
             excess = np.where(values > 0, (values - wanted) / values, 0)

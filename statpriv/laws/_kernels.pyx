@@ -71,7 +71,7 @@ def subsample_log_ratio(n, m, double pi, first, long count, double err_const):
     (sp_subsample_log_ratio)."""
     # n, m and first through a long double array (a Python int may exceed 2^53)
     cdef long double[::1] v = _extended(np.array([np.longdouble(n), np.longdouble(m),
-                                                   np.longdouble(first)]))
+                                                  np.longdouble(first)]))
     lr = np.empty(max(count, 0), dtype=np.longdouble)
     err = np.empty(max(count, 0), dtype=np.float64)
     cdef long double[::1] o = lr

@@ -61,7 +61,7 @@ def _gauss_ratios(lp, lq, lr, lr_lo):
     cdef Py_ssize_t i, n = lp.shape[0], i_max = -1, i_min = -1, live = 0, wide = 0
     cdef Py_ssize_t p_first = -1, p_last = -1, q_first = -1, q_last = -1
     cdef long double[::1] vp = lp, vq = lq, vr, vl, ro, lo_out, vext
-    cdef long double g, r, l, v
+    cdef long double g, r, low, v
     cdef long double best_hi = 0, best_lo = 0
     cdef long double pmax = -INFINITY, qmax = -INFINITY, cut
     cdef bint given = lr is not None
@@ -78,9 +78,9 @@ def _gauss_ratios(lp, lq, lr, lr_lo):
             r = g
             if given and isfinite(vr[i]) and isfinite(g):
                 r = vr[i]
-            l = vl[i] if given and isfinite(r) else 0
+            low = vl[i] if given and isfinite(r) else 0
             ro[i] = r
-            lo_out[i] = l
+            lo_out[i] = low
             if vp[i] > pmax:
                 pmax = vp[i]
             if vq[i] > qmax:
@@ -94,7 +94,7 @@ def _gauss_ratios(lp, lq, lr, lr_lo):
                 if q_first < 0:
                     q_first = i
             if isfinite(vp[i]) or isfinite(vq[i]):
-                v = r + l
+                v = r + low
                 if live == 0 or v > best_hi:
                     best_hi = v
                     i_max = i
@@ -162,7 +162,8 @@ cdef class GaussCurveCore(CurveCore):
             raise ValueError(f"sigma must be > 0, got {sigma}")
         if lr is not None:
             lr = _extended(lr)
-            lr_lo = np.zeros(lp.shape[0], dtype=np.longdouble) if lr_lo is None else _extended(lr_lo)
+            lr_lo = (np.zeros(lp.shape[0], dtype=np.longdouble) if lr_lo is None
+                     else _extended(lr_lo))
             if lr.shape != lp.shape or lr_lo.shape != lp.shape:
                 raise ValueError("lr, lr_lo must have the shape of lp")
         # ln P/Q: the caller's accurate one (closed forms, low parts) where

@@ -33,7 +33,7 @@ def power(z, long k):
     cdef double[::1] src = src_arr
     out = np.empty(src.shape[0], dtype=np.float64)
     cdef double[::1] dst = out
-    cdef Py_ssize_t i, j, b, cnt, n = src.shape[0] // 2
+    cdef Py_ssize_t j, b, cnt, n = src.shape[0] // 2
     cdef long m
     cdef double t
     cdef double br[POWER_BLOCK]
@@ -89,7 +89,6 @@ def suffix_sums(u, double a, double b, double scale, double factor=1.0):
             w[j] = factor * wj
             ej = wj + b * ej
     return w_out, d_out
-
 
 
 # terms per block of the tilted sums: one exp per block, the rest by products
