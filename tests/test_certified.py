@@ -28,7 +28,11 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "laplace-iid", "laplace-sampled", "laplace-per-record", "gaussian-iid",
            "gaussian-sampled", "gaussian-poisson", "gaussian-per-record", "geometric-iid",
            "geometric-sampled", "geometric-per-record", "with-replacement-30",
-           "with-replacement-100", "with-replacement-m-above-n", "with-replacement-n-1"}
+           "with-replacement-100", "with-replacement-m-above-n", "with-replacement-n-1",
+           "compose-exact", "compose-grid"}
+# a grid composition's float delta is the upper end of its grid bracket (not
+# the truth): its interval is the exact product's (test_grid_composition_...)
+GRID_ROWS = {"compose-grid"}
 NOISELESS_REL = 1e-12
 NOISY_REL = 1e-10          # the noise paths and the worst-case DP closed forms: float kernels
 DP_ROWS = {"dp-laplace", "dp-laplace-sensitivity", "dp-gaussian", "dp-gaussian-sensitivity",
@@ -74,7 +78,7 @@ def test_the_covered_rows_are_the_expected_ones():
     assert covered == COVERED
 
 
-@pytest.mark.parametrize("row", sorted(COVERED))
+@pytest.mark.parametrize("row", sorted(COVERED - GRID_ROWS))
 @pytest.mark.parametrize("direction", ["plus", "minus", "max"])
 def test_float_path_inside_the_interval(row, direction):
     curve = build(ROWS[row].spec)
@@ -85,7 +89,7 @@ def test_float_path_inside_the_interval(row, direction):
 
 
 @pytest.mark.exhaustive
-@pytest.mark.parametrize("row", sorted(COVERED))
+@pytest.mark.parametrize("row", sorted(COVERED - GRID_ROWS))
 def test_float_path_inside_the_interval_every_eps(row):
     curve = build(ROWS[row].spec)
     rel = NOISY_REL if row in NOISY_ROWS else NOISELESS_REL
@@ -293,6 +297,81 @@ def test_dp_references_inside(factory, name, param):
                              absolute=mpmath.mpf("1e-60"))
 
 
+# compositions: the exact product of the parts' laws (statpriv.oracle.arb.ProductLaws)
+COMPOSE_EPS = [-0.1, 0.0, 0.05, 0.2, 0.5, 1.0, 3.0]
+
+
+@pytest.mark.parametrize("parts, times", [
+    ((statpriv.counting(6, 0.3), statpriv.counting(5, 0.6)), 1),
+    ((statpriv.counting(1, 0.5), statpriv.counting(4, 1e-9)), 2),
+    ((statpriv.counting(None, [0.1, 0.9, 0.5]), statpriv.dp.geometric(0.4)), 1),
+    ((statpriv.counting(8, 0.2, sample_size=3), statpriv.secret_sample(9, 4, 3)), 1)])
+def test_composition_references_inside(parts, times):
+    """The mpmath brute force of the product laws (statpriv.oracle.composed_delta,
+    the calls of tests/test_composition.py) inside the intervals of the exact
+    and of the grid composition (to 1e-13: the brute force takes the parts'
+    float log-pmfs as exact, ~1e-16 off the laws), the exact product's float
+    path inside too."""
+    from statpriv import oracle as mp_oracle
+    discrete = [c for c in parts if c.laws.has_log_pmfs]
+    exact = statpriv.compose(*parts, times=times, exact=True) if len(parts) * times == 2 else None
+    grid = statpriv.compose(*parts, times=times)
+    for direction in ("plus", "minus", "max"):
+        if len(discrete) == len(parts):
+            laws = [(x.log_p, x.log_q) for x in (c.log_pmfs() for c in parts)] * times
+            refs = mp_oracle.composed_delta(laws, COMPOSE_EPS, direction)
+            for curve in (grid, exact):
+                if curve is not None:
+                    lower, upper = curve.delta_interval(COMPOSE_EPS, direction)
+                    _assert_reference_inside(lower, upper, refs, "1e-13", (parts, direction))
+        if exact is not None:
+            assert_inside(exact, COMPOSE_EPS + [math.inf, -math.inf], NOISELESS_REL, direction)
+
+
+@pytest.mark.parametrize("direction", ["plus", "minus", "max"])
+def test_grid_composition_interval_is_the_truth_inside_the_bracket(direction):
+    """A grid composition's interval is the exact product's: inside the grid's
+    certified bracket (delta_bounds), far narrower, and the same interval as
+    compose(..., exact=True) where both exist."""
+    a, b = statpriv.counting(30, 0.3), statpriv.dp.geometric(0.5)
+    grid, exact = statpriv.compose(a, b), statpriv.compose(a, b, exact=True)
+    eps = [-0.5, 0.0, 0.1, 0.5, 2.0]
+    lower, upper = grid.delta_interval(eps, direction)
+    exact_lower, exact_upper = exact.delta_interval(eps, direction)
+    assert np.array_equal(lower, exact_lower) and np.array_equal(upper, exact_upper)
+    bracket_lower, bracket_upper = grid.delta_bounds(eps, direction)
+    for lo, hi, blo, bhi in zip_equal(lower, upper, bracket_lower, bracket_upper):
+        assert blo * (1 - 1e-12) <= lo <= hi <= bhi * (1 + 1e-12)
+        assert hi - lo <= 4e-16 * hi
+
+
+def test_composition_with_repeats_and_an_accountant():
+    """times and an Accountant's counts repeat a factor: compose(c, times=3)
+    against c composed with itself three times by hand (exact=True twice)."""
+    c = statpriv.counting(12, 0.3)
+    eps = [0.0, 0.3, 1.0]
+    lower, upper = statpriv.compose(c, times=3).delta_interval(eps)
+    from statpriv import oracle as mp_oracle
+    refs = mp_oracle.composed_delta([(c.log_pmfs().log_p, c.log_pmfs().log_q)] * 3, eps, "max")
+    _assert_reference_inside(lower, upper, refs, "1e-13", "times=3")
+
+
+def test_too_large_a_product_is_refused_up_front():
+    """Refused from the parts' window sizes, before any product is built."""
+    from statpriv.oracle import arb
+    built = []
+    original = arb.ProductLaws.window
+    try:
+        arb.ProductLaws.window = lambda self, drop: built.append(drop) or original(self, drop)
+        for curve in (statpriv.compose(statpriv.counting(10 ** 4, 0.3), times=3),
+                      statpriv.compose(statpriv.counting(100, 0.3), times=10 ** 6)):
+            with pytest.raises(ValueError, match="Arb terms"):
+                curve.delta_interval(0.1)
+    finally:
+        arb.ProductLaws.window = original
+    assert built == []
+
+
 def _relative_width(curve, eps):
     """(upper - lower) / lower of the Arb ends, to the float rounding of each end."""
     lower, upper = curve.delta_interval(eps)
@@ -425,7 +504,9 @@ def test_ends_are_ordered_and_clipped():
     lambda: statpriv.counting(100, 0.3).subsample(0.5),
     lambda: statpriv.counting(100, 0.3, approx="normal"),
     lambda: statpriv.dp.gaussian(1.0, sampling_prob=0.1),
-    lambda: statpriv.compose(statpriv.counting(30, 0.3), times=2),
+    lambda: statpriv.compose(statpriv.dp.gaussian(2.0), statpriv.counting(30, 0.3)),
+    lambda: statpriv.compose(statpriv.counting(30, 0.3, noise=statpriv.Laplace(1.0)),
+                             statpriv.counting(20, 0.5)),
 ])
 def test_uncovered_kinds_refuse(make):
     curve = make()

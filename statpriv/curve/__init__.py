@@ -441,7 +441,10 @@ class PrivacyCurve(CurveQueries):
         proven sign change); secret_sample (hypergeometric laws, log-concave
         tails); from_log_pmfs (the given floats taken as exact); dp.laplace,
         dp.gaussian and dp.geometric at sensitivity 1 without sampling (the
-        curve's float parameters taken as exact).  docs/precision.md,
+        curve's float parameters taken as exact); compositions, exact or on
+        a grid, whose parts are all discrete kinds among these (the product
+        laws' own delta, not the grid's bound; the mass outside the product
+        of the parts' windows by the union bound).  docs/precision.md,
         "Certified intervals".
 
         Parameters
@@ -460,7 +463,8 @@ class PrivacyCurve(CurveQueries):
         ------
         NotImplementedError
             The curve's kind has no certified laws yet (curve.subsample,
-            compositions, ...), or it is a labelled approximation.
+            compositions with continuous or noisy parts, ...), or it is a
+            labelled approximation.
         ValueError
             The sum would be too long (the estimated cost is in the message),
             or a bad eps or direction.
@@ -517,7 +521,7 @@ class PrivacyCurve(CurveQueries):
                 "(iid or per-record pi; sample_size with or without replacement or Poisson "
                 "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
                 "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, "
-                "no sampling)")
+                "no sampling), compositions of the discrete ones")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra
         flat = [float(e) for e in arr.ravel()]

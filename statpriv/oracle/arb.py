@@ -35,8 +35,9 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs",
-           "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "LaplaceDP",
-           "LaplaceNoise", "MAX_TERMS", "NoisyCount", "PRECISION_BITS", "PoissonBinomialShift",
+           "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "GeometricShift",
+           "LaplaceDP", "LaplaceNoise", "MAX_TERMS", "NoisyCount", "PRECISION_BITS",
+           "PoissonBinomialShift", "ProductLaws",
            "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
@@ -100,6 +101,12 @@ class ArbWindowLaws:
         """ln of (about) the largest atom: drop is counted from it."""
         return 0.0
 
+    def factor(self) -> Optional["ArbWindowLaws"]:
+        """This pair as a factor of a product (ProductLaws): itself where its
+        delta is the plain sum over its atoms, None where a kind sums
+        otherwise (a count plus noise: the noisy laws are not its atoms)."""
+        return self if type(self).positive_part_sums is ArbWindowLaws.positive_part_sums else None
+
     def positive_part_sums(self, a: List[Any], b: List[Any], w: Optional[Any],
                            rest_b: Any) -> Tuple[Any, Any]:
         """Lower and upper Arb bounds on the window's share of
@@ -122,6 +129,11 @@ class ArbClosedForm:
     def delta_ball(self, eps: Any, direction: str) -> Any:
         """delta_<direction>(eps) as an Arb ball (eps an exact Arb number)."""
         raise NotImplementedError
+
+    def factor(self) -> Optional[ArbWindowLaws]:
+        """The pair as discrete window laws (a factor of ProductLaws), or None:
+        a continuous pair (the default)."""
+        return None
 
 
 def _positive_part_sums(a: Sequence[Any], b: Sequence[Any], w: Any) -> Tuple[Any, Any]:
@@ -649,6 +661,37 @@ class GeometricDP(ArbClosedForm):
         mid = (1 - alpha * eps.exp()) / (1 + alpha)
         return _piecewise(eps, [(-e0, 1 - eps.exp()), (e0, mid)], arb(0))
 
+    def factor(self) -> ArbWindowLaws:
+        return GeometricShift(self.alpha)
+
+
+class GeometricShift(ArbWindowLaws):
+    """dp.geometric's pair as discrete laws (a factor of ProductLaws):
+    Q = N, P = N + 1, Pr[N = k] = kappa alpha^|k|, kappa = (1 - alpha) /
+    (1 + alpha), on a window around 0 by the exact ratio (alpha, or 1/alpha
+    below 0: log-concave), the tails bounded by _unimodal_window's
+    geometric series."""
+
+    # the support's ends in _unimodal_window (the window never reaches them)
+    _FAR = 1 << 62
+
+    def __init__(self, alpha: float) -> None:
+        self.alpha = float(alpha)
+
+    def log_peak(self) -> float:
+        return math.log((1.0 - self.alpha) / (1.0 + self.alpha))
+
+    def atoms(self, drop: float) -> float:
+        return 2.0 * drop / -math.log(self.alpha) + 4.0
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        alpha = _exact(self.alpha)
+        inverse = 1 / alpha
+        log_kappa = ((1 - alpha) / (1 + alpha)).log()
+        z = _unimodal_window(log_kappa, 0, -self._FAR, self._FAR,
+                             lambda k: alpha if k >= 0 else inverse, drop)
+        return _sampled_shift(z, 1.0)
+
 
 class GaussianDP(ArbClosedForm):
     """dp.gaussian at sensitivity 1 (Balle & Wang, "Improving the Gaussian
@@ -681,6 +724,47 @@ def _piecewise(eps: Any, pieces: List[Tuple[Any, Any]], last: Any) -> Any:
             value = piece if value is None else value.union(piece)
     return last if value is None else value.union(last)
 
+
+
+# -- products (compositions) -------------------------------------------------
+class ProductLaws(ArbWindowLaws):
+    """The composition of independent pairs: P = P_1 x P_2 x ..., Q = Q_1 x
+    Q_2 x ... (each factor an ArbWindowLaws whose delta is its plain atom
+    sum: ``factor()``), given as (factor, multiplicity) pairs.  The window
+    is the product of the factors' windows (every product atom exact where
+    every factor's atoms are), the rest a union bound: the P mass outside
+    it is at most sum_i (factor i's P mass outside its window) times the
+    others' totals (1: probability laws; the windows' sub-measures sum to
+    at most that), likewise for Q.  Each factor's window is ``drop`` nats
+    deep from its own peak (log_peak: the largest factor's), so each rest
+    is ~e^-drop of the hinted delta whatever the number of factors."""
+
+    def __init__(self, factors: Sequence[Tuple[ArbWindowLaws, int]]) -> None:
+        self.factors = [(f, int(k)) for f, k in factors if int(k) > 0]
+        self.exact_atoms = all(f.exact_atoms for f, _ in self.factors)
+        self.windowed = any(f.windowed for f, _ in self.factors)
+
+    def log_peak(self) -> float:
+        return max((f.log_peak() for f, _ in self.factors), default=0.0)
+
+    def atoms(self, drop: float) -> float:
+        log_total = sum(k * math.log(f.atoms(drop)) for f, k in self.factors)
+        return math.exp(log_total) if log_total < 690.0 else math.inf
+
+    def cost(self, drop: float) -> float:
+        return sum(f.cost(drop) for f, _ in self.factors) + self.atoms(drop)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        p, q, rest_p, rest_q = [arb(1)], [arb(1)], arb(0), arb(0)
+        for f, k in self.factors:
+            fp, fq, frest_p, frest_q = f.window(drop if f.windowed else TAIL_NATS)
+            for _ in range(k):
+                p = [x * y for x in p for y in fp]
+                q = [x * y for x in q for y in fq]
+                rest_p += frest_p
+                rest_q += frest_q
+        return p, q, rest_p.min(arb(1)), rest_q.min(arb(1))
 
 # -- a count plus noise --------------------------------------------------------
 class NoisyCount(ArbWindowLaws):
