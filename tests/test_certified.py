@@ -29,7 +29,8 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "gaussian-sampled", "gaussian-poisson", "gaussian-per-record", "geometric-iid",
            "geometric-sampled", "geometric-per-record", "with-replacement-30",
            "with-replacement-100", "with-replacement-m-above-n", "with-replacement-n-1",
-           "compose-exact", "compose-grid"}
+           "compose-exact", "compose-grid", "thresholded-active", "thresholded-passive",
+           "thresholded-per-record", "thresholded-out-of-reach"}
 # a grid composition's float delta is the upper end of its grid bracket (not
 # the truth): its interval is the exact product's (test_grid_composition_...)
 GRID_ROWS = {"compose-grid"}
@@ -370,6 +371,50 @@ def test_too_large_a_product_is_refused_up_front():
     finally:
         arb.ProductLaws.window = original
     assert built == []
+
+
+@pytest.mark.parametrize("attacker", ["active", "passive"])
+@pytest.mark.parametrize("case", range(6))
+def test_thresholded_references_inside(case, attacker):
+    """The stored mpmath enumerations of tests/test_thresholding.py (the same
+    calls) inside the intervals; the float path inside, with eps = +-inf."""
+    import test_thresholding
+    _, args, kwargs, eps = test_thresholding.CASES[case]
+    curve = statpriv.thresholded(*args, **kwargs, attacker=attacker)
+    for direction in ("plus", "minus"):
+        refs = oracle("thresholded_delta", *args, list(eps), direction=direction,
+                      **dict(kwargs, attacker=attacker, max_terms=1e8))
+        lower, upper = curve.delta_interval(eps, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-30", (args, attacker, direction))
+        assert_inside(curve, list(eps) + [math.inf, -math.inf], NOISELESS_REL, direction)
+
+
+@pytest.mark.parametrize("attacker", ["active", "passive"])
+def test_thresholded_is_narrow_and_out_of_reach_is_zero(attacker):
+    """n = 1e4, 100 known: the Arb ends within 1e-25 relative; a threshold
+    out of reach (nothing ever released): delta = 0 at eps >= 0, exactly for
+    one pair (active), within the weights' balls for the joint law."""
+    from statpriv.oracle import arb
+    curve = statpriv.thresholded(10 ** 4, 0.3, 3000, known=100, attacker=attacker)
+    laws = curve.laws.certified_laws()
+    flint.ctx.prec = arb.PRECISION_BITS
+    try:
+        enclose = (arb._max_of_sums if attacker == "active" else arb._window_sums)
+        lower, upper = enclose(laws, [0.1], "max", [curve.log_delta(0.1)])[0]
+        assert lower.lower() > 0
+        assert (upper.upper() - lower.lower()) / lower.lower() < 1e-25
+    finally:
+        flint.ctx.prec = 53
+    far = statpriv.thresholded(10, 0.5, 12, known=3, attacker=attacker)
+    lower, upper = far.delta_interval([0.0, 1.0])
+    assert np.array_equal(lower, np.zeros(2))
+    assert np.all(upper <= (0.0 if attacker == "active" else 1e-50))
+
+
+def test_too_many_thresholded_pairs_are_refused_up_front():
+    curve = statpriv.thresholded(2 * 10 ** 5, 0.5, 10 ** 5, known=10 ** 4, attacker="active")
+    with pytest.raises(ValueError, match="Arb terms"):
+        curve.delta_interval(0.1)
 
 
 def _relative_width(curve, eps):

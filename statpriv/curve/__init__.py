@@ -444,7 +444,9 @@ class PrivacyCurve(CurveQueries):
         curve's float parameters taken as exact); compositions, exact or on
         a grid, whose parts are all discrete kinds among these (the product
         laws' own delta, not the grid's bound; the mass outside the product
-        of the parts' windows by the union bound).  docs/precision.md,
+        of the parts' windows by the union bound); thresholded counts
+        (passive: the joint law of (b, release); active: the max over b of
+        the pairs' ends).  docs/precision.md,
         "Certified intervals".
 
         Parameters
@@ -521,7 +523,7 @@ class PrivacyCurve(CurveQueries):
                 "(iid or per-record pi; sample_size with or without replacement or Poisson "
                 "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
                 "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, "
-                "no sampling), compositions of the discrete ones")
+                "no sampling), compositions of the discrete ones, thresholded")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra
         flat = [float(e) for e in arr.ravel()]

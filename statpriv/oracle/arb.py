@@ -17,6 +17,8 @@ driver ``enclose`` never asks which kind it holds:
   Arb balls on a window of consecutive atoms, and upper bounds on the mass it
   leaves out; ``atoms(drop)``: the window's size, estimated before any work;
 - a closed form (``ArbClosedForm``) gives ``delta_ball(eps, direction)``;
+- a max over pairs (``MaxOfLaws``: an active attacker's choice) is the max
+  of the members' lower ends and of their upper ends;
 - a count plus noise (``NoisyCount``) is a discrete pair's window with an
   ``ArbNoise`` (Laplace, geometric, Gaussian), whose ``hockey_stick(c)``
   bounds the divergence of the window's signed measure c = P - e^eps Q
@@ -36,8 +38,9 @@ import numpy as np
 
 __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs",
            "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "GeometricShift",
-           "LaplaceDP", "LaplaceNoise", "MAX_TERMS", "NoisyCount", "PRECISION_BITS",
-           "PoissonBinomialShift", "ProductLaws",
+           "LaplaceDP", "LaplaceNoise", "MAX_TERMS", "MaxOfLaws", "NoisyCount",
+           "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "ThresholdedCount",
+           "active_threshold",
            "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
@@ -186,6 +189,14 @@ def _window_sums(laws: ArbWindowLaws, eps_list: List[float], direction: str,
     """Each eps on its own window: down to TAIL_NATS below its hinted delta
     -- or every eps on the deepest of them, where that is estimated cheaper
     (laws whose building costs far more than their sums: WithReplacement)."""
+    drops, terms = _plan(laws, eps_list, direction, log_hints)
+    _guard(terms, "building the laws, summing per eps")
+    return _sums_on(laws, eps_list, direction, drops)
+
+
+def _plan(laws: ArbWindowLaws, eps_list: List[float], direction: str,
+          log_hints: List[float]) -> Tuple[List[float], float]:
+    """(the window depth per eps, the estimated Arb terms): see _window_sums."""
     sides = 2 if direction == "max" else 1
     drops = [_drop(laws, h, e, sides) for h, e in zip(log_hints, eps_list)]
     if not laws.windowed:
@@ -195,8 +206,31 @@ def _window_sums(laws: ArbWindowLaws, eps_list: List[float], direction: str,
     deepest = max(drops)
     once = laws.cost(deepest) + len(drops) * laws.atoms(deepest) * sides
     if once < per_drop:
-        drops = [deepest] * len(drops)
-    _guard(min(once, per_drop), "building the laws, summing per eps")
+        return [deepest] * len(drops), once
+    return drops, per_drop
+
+
+def _max_of_sums(laws: "MaxOfLaws", eps_list: List[float], direction: str,
+                 log_hints: List[float]) -> List[Tuple[Any, Any]]:
+    """Per eps the max of the members' lower ends and of their upper ends
+    (the size guard on the sum of the members' estimates, before any work)."""
+    plans: List[Tuple[List[float], float]] = []
+    terms = 0.0
+    for m in laws.members:       # (past the budget: the members seen so far, scaled)
+        plans.append(_plan(m, eps_list, direction, log_hints))
+        terms += plans[-1][1]
+        if terms > MAX_TERMS:
+            terms *= len(laws.members) / len(plans)
+            break
+    _guard(terms, f"{len(laws.members)} pairs, building and summing each")
+    sums = [_sums_on(m, eps_list, direction, drops)
+            for m, (drops, _) in zip(laws.members, plans)]
+    return [_max_ends(list(ends)) for ends in zip(*sums)]
+
+
+def _sums_on(laws: ArbWindowLaws, eps_list: List[float], direction: str,
+             drops: List[float]) -> List[Tuple[Any, Any]]:
+    """The (lower, upper) Arb sums per eps on the planned windows."""
     arb = flint().arb
     out = []
     windows: Dict[float, Tuple[List[Any], List[Any], Any, Any]] = {}
@@ -251,6 +285,8 @@ def enclose(laws: Any, eps: List[float], direction: str, log_hints: List[float],
         try:
             if isinstance(laws, ArbClosedForm):
                 balls = [(b, b) for b in (_closed(laws, e, direction) for e in eps)]
+            elif isinstance(laws, MaxOfLaws):
+                balls = _max_of_sums(laws, eps, direction, log_hints)
             else:
                 balls = _window_sums(laws, eps, direction, log_hints)
             lower = [_end_down(lo, log) for lo, _ in balls]
@@ -591,13 +627,21 @@ class PoissonBinomialShift(ArbWindowLaws):
         return k + k * k                      # the convolution: two products per term
 
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
-        arb = flint().arb
-        z, g = [arb(1)], _exact(self.rate)
-        for p in self.probs:
-            x = _exact(p) * g
-            y = 1 - x
-            z = [z[0] * y] + [z[k] * y + z[k - 1] * x for k in range(1, len(z))] + [z[-1] * x]
-        return _sampled_shift((0, z, arb(0), 0, len(z) - 1), self.rate)
+        return _sampled_shift(_poisson_binomial(self.probs, self.rate), self.rate)
+
+
+def _poisson_binomial(probs: Sequence[float], rate: float = 1.0) -> Window:
+    """The count of independent Bernoulli(rate * p_j) on its whole support
+    0..len(probs): the exact product of (1 - x_j + x_j t) convolved record
+    by record in Arb (every term non-negative: relative accuracy at every
+    atom; exact zeros where p_j is 0 or 1)."""
+    arb = flint().arb
+    z, g = [arb(1)], _exact(rate)
+    for p in probs:
+        x = _exact(p) * g
+        y = 1 - x
+        z = [z[0] * y] + [z[k] * y + z[k - 1] * x for k in range(1, len(z))] + [z[-1] * x]
+    return 0, z, arb(0), 0, len(z) - 1
 
 
 class ExactLogPmfs(ArbWindowLaws):
@@ -765,6 +809,175 @@ class ProductLaws(ArbWindowLaws):
                 rest_p += frest_p
                 rest_q += frest_q
         return p, q, rest_p.min(arb(1)), rest_q.min(arb(1))
+
+
+# -- thresholded counts --------------------------------------------------------
+class CountLaw:
+    """A count's law for ThresholdedCount: ``window(drop)`` (a Window, kept
+    per drop), ``atoms(drop)``, ``log_peak()``, ``support`` (low, high) and
+    ``windowed`` (False: the whole support whatever drop)."""
+
+    windowed = True
+
+    def __init__(self) -> None:
+        self._windows: Dict[float, Window] = {}
+
+    def window(self, drop: float) -> Window:
+        if drop not in self._windows:
+            self._windows[drop] = self._build(drop)
+        return self._windows[drop]
+
+    def _build(self, drop: float) -> Window:
+        raise NotImplementedError
+
+
+class BinomialCount(CountLaw):
+    """Bin(N, pi) (_binomial_window)."""
+
+    def __init__(self, N: int, pi: float) -> None:
+        super().__init__()
+        self.N, self.pi = int(N), float(pi)
+        if self.N == 0 or self.pi == 0.0:
+            self.support = (0, 0)
+        elif self.pi == 1.0:
+            self.support = (self.N, self.N)
+        else:
+            self.support = (0, self.N)
+
+    def atoms(self, drop: float) -> float:
+        return min(self.N + 1.0, _binomial_atoms(self.N, self.pi, drop))
+
+    def log_peak(self) -> float:
+        return BinomialShift(self.N + 1, self.pi).log_peak()
+
+    def _build(self, drop: float) -> Window:
+        return _binomial_window(self.N, _exact(self.pi), self.pi, drop)
+
+
+class PoissonBinomialCount(CountLaw):
+    """The count of independent Bernoulli(p_j) (_poisson_binomial, whole support)."""
+
+    windowed = False
+
+    def __init__(self, probs: Sequence[float]) -> None:
+        super().__init__()
+        self.probs = [float(p) for p in probs]
+        ones = sum(1 for p in self.probs if p == 1.0)
+        self.support = (ones, ones + sum(1 for p in self.probs if 0.0 < p < 1.0))
+
+    def atoms(self, drop: float) -> float:
+        return len(self.probs) + 1.0
+
+    def cost(self, drop: float) -> float:
+        return float(len(self.probs)) ** 2
+
+    def log_peak(self) -> float:
+        return 0.0
+
+    def _build(self, drop: float) -> Window:
+        return _poisson_binomial(self.probs)
+
+
+def _threshold_pair(z: Window, t: int) -> Tuple[List[Any], List[Any], Any, Any]:
+    """(P, Q, rest_p, rest_q) of a count Z thresholded at t on Z (thresholding's
+    module docstring): released atoms k >= t with P(k) = z(k - 1), Q(k) = z(k)
+    where both are known (inside Z's window or outside its support), then the
+    suppressed atom P = F(t - 2), Q = F(t - 1): the window's partial sum S
+    widened to the ball [S, S + r] by Z's rest r (the mass cut off may lie
+    below t; exactly 0 or 1 below or past Z's support).  The window's atoms of a released k not returned go to the
+    rests with Z's rest."""
+    arb = flint().arb
+    a, values, rest, low, high = z
+    e = a + len(values) - 1
+
+    def at(j: int) -> Any:
+        return values[j - a] if a <= j <= e else arb(0)
+    first = a if a == low else a + 1          # z(first - 1) known: 0 below the support
+    last = e + 1 if e == high else e
+    released = range(max(t, first), last + 1)
+    p = [at(j - 1) for j in released]
+    q = [at(j) for j in released]
+    rest_p = rest_q = rest
+    if last == e and e + 1 >= t:              # P(e + 1) = z(e) left out
+        rest_p = rest_p + values[-1]
+    if first == a + 1 and a >= t:             # Q(a) = z(a) left out
+        rest_q = rest_q + values[0]
+    widen = arb(0).union(rest)
+
+    def cdf(j: int) -> Any:
+        if j < low or j >= high:                # below or past the whole support: exact
+            return arb(0 if j < low else 1)
+        return sum(values[:max(0, min(j, e) - a + 1)], arb(0)) + widen
+    return p + [cdf(t - 2)], q + [cdf(t - 1)], rest_p, rest_q
+
+
+class ThresholdedCount(ArbWindowLaws):
+    """statpriv.thresholded with a passive attacker: the hockey stick of the
+    joint law of (b, release), b ~ B the known records' count, the release
+    a count Z of the unknown others thresholded at t = threshold - b
+    (_threshold_pair): the atoms of every b in B's window (weights exact),
+    weighted and concatenated; the rest sum_b w_b rest_b plus B's rest (each
+    pair's total is 1).  With ``b`` an int: that b alone (weight 1), one
+    pair of an active attacker's max (MaxOfLaws)."""
+
+    def __init__(self, others: CountLaw, known: Optional[CountLaw], threshold: int,
+                 b: int = 0) -> None:
+        self.others, self.known, self.threshold, self.b = others, known, int(threshold), int(b)
+        self.windowed = others.windowed or (known is not None and known.windowed)
+
+    def _b_atoms(self, drop: float) -> float:
+        return 1.0 if self.known is None else self.known.atoms(drop)
+
+    def atoms(self, drop: float) -> float:
+        return self._b_atoms(drop) * (self.others.atoms(drop) + 1.0)
+
+    def cost(self, drop: float) -> float:
+        own = getattr(self.others, "cost", self.others.atoms)(drop)
+        return own + 2.0 * self.atoms(drop)
+
+    def log_peak(self) -> float:
+        return max(self.others.log_peak(),
+                   self.known.log_peak() if self.known is not None else -math.inf)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        z = self.others.window(drop)
+        if self.known is None:
+            return _threshold_pair(z, self.threshold - self.b)
+        start, weights, rest_b, _, _ = self.known.window(drop)
+        p: List[Any] = []
+        q: List[Any] = []
+        rest_p, rest_q = rest_b, rest_b
+        for i, weight in enumerate(weights):
+            bp, bq, bp_rest, bq_rest = _threshold_pair(z, self.threshold - (start + i))
+            p += [weight * x for x in bp]
+            q += [weight * x for x in bq]
+            rest_p += weight * bp_rest
+            rest_q += weight * bq_rest
+        return p, q, rest_p.min(arb(1)), rest_q.min(arb(1))
+
+
+def active_threshold(others: CountLaw, known: CountLaw, threshold: int) -> "MaxOfLaws":
+    """statpriv.thresholded with an active attacker: the max over every b in
+    the known count's support of b's pair; thresholds t = threshold - b at
+    or below Z's support's low end act alike (everything released), and so
+    do those from its high end + 2 on (nothing released): one pair each."""
+    low, high = others.support
+    ts = sorted({min(max(threshold - b, low), high + 2)
+                 for b in range(known.support[0], known.support[1] + 1)})
+    return MaxOfLaws([ThresholdedCount(others, None, threshold, threshold - t) for t in ts])
+
+
+class MaxOfLaws:
+    """delta = max over several pairs (an active attacker's choice): lower =
+    the max of the pairs' lower ends, upper = the max of their upper ends
+    (enclose; the size guard takes the sum of the pairs' costs)."""
+
+    def __init__(self, members: Sequence[Any]) -> None:
+        self.members = list(members)
+
+    def factor(self) -> None:
+        return None            # the composition of a max is no max of compositions
 
 # -- a count plus noise --------------------------------------------------------
 class NoisyCount(ArbWindowLaws):
