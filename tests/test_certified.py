@@ -30,14 +30,16 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "geometric-sampled", "geometric-per-record", "with-replacement-30",
            "with-replacement-100", "with-replacement-m-above-n", "with-replacement-n-1",
            "compose-exact", "compose-grid", "thresholded-active", "thresholded-passive",
-           "thresholded-per-record", "thresholded-out-of-reach"}
+           "thresholded-per-record", "thresholded-out-of-reach", "dp-gaussian-sampled",
+           "dp-gaussian-sampled-replace", "dp-laplace-sampled", "dp-laplace-sampled-replace"}
 # a grid composition's float delta is the upper end of its grid bracket (not
 # the truth): its interval is the exact product's (test_grid_composition_...)
 GRID_ROWS = {"compose-grid"}
 NOISELESS_REL = 1e-12
 NOISY_REL = 1e-10          # the noise paths and the worst-case DP closed forms: float kernels
 DP_ROWS = {"dp-laplace", "dp-laplace-sensitivity", "dp-gaussian", "dp-gaussian-sensitivity",
-           "dp-gaussian-wide", "dp-geometric", "dp-gaussian-replace"}
+           "dp-gaussian-wide", "dp-geometric", "dp-gaussian-replace", "dp-gaussian-sampled",
+           "dp-gaussian-sampled-replace", "dp-laplace-sampled", "dp-laplace-sampled-replace"}
 NOISY_ROWS = DP_ROWS | {row for row in COVERED if row.split("-")[0] in
                         ("laplace", "gaussian", "geometric")}
 ROWS = {m.id: m for m in MECHANISMS}
@@ -417,6 +419,56 @@ def test_too_many_thresholded_pairs_are_refused_up_front():
         curve.delta_interval(0.1)
 
 
+SAMPLED_DP_EPS = [-1.0, 1e-9, 1.0, 8.0]
+
+
+@pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
+@pytest.mark.parametrize("q", [1e-6, 0.5])
+@pytest.mark.parametrize("param", [0.5, 20.0])
+@pytest.mark.parametrize("kind", ["gaussian", "laplace"])
+def test_sampled_dp_references_inside(kind, param, q, relation):
+    """The stored mixture quadratures of tests/test_dp_sampled.py (the same
+    calls) inside the intervals (to 1e-20 relative, 1e-60 absolute where
+    delta = 0), and the float path inside on a grid of eps with the edges."""
+    curve = getattr(statpriv.dp, kind)(param, sampling_prob=q, relation=relation)
+    for direction in ("plus", "minus"):
+        refs = oracle("dp_sampled_delta", kind, param, q, SAMPLED_DP_EPS, relation=relation,
+                      sensitivity=1, direction=direction)
+        lower, upper = curve.delta_interval(SAMPLED_DP_EPS, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-20", (kind, param, q, relation),
+                                 absolute=mpmath.mpf("1e-60"))
+        assert_inside(curve, [-math.inf, -5.0, -0.5, 0.0, 5e-324, 0.01, 0.3, 4.0, 30.0, 1e300,
+                              math.inf], NOISY_REL, direction)
+
+
+@pytest.mark.parametrize("kind, param", [("gaussian", 1.0), ("laplace", 1.0)])
+@pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
+def test_sampled_dp_is_narrow_and_edges_are_exact(kind, param, relation):
+    """The Arb balls within 1e-40 relative at eps = 0.1; Laplace replace-one
+    exactly 0 past its zero point, 1 - e^eps below minus it; q near 0 and 1."""
+    from statpriv.oracle import arb
+    curve = getattr(statpriv.dp, kind)(param, sampling_prob=0.1, relation=relation)
+    laws = curve.laws.certified_laws()
+    flint.ctx.prec = arb.PRECISION_BITS
+    try:
+        for direction in ("plus", "minus"):
+            ball = laws.delta_ball(flint.arb(0.1), direction)
+            # (Laplace add/remove: delta_minus(0.1) = 0 exactly, past its zero point)
+            assert (ball > 0 or direction == "minus") and ball.rad() <= 1e-40 * ball.mid()
+    finally:
+        flint.ctx.prec = 53
+    if kind == "laplace" and relation == "replace_one":
+        z = curve.epsilon(0.0)
+        assert curve.delta_interval(z) == (0.0, 0.0)
+        lower, upper = curve.delta_interval(-z - 1e-9)
+        exact = -math.expm1(-z - 1e-9)
+        assert lower * (1 - 1e-13) <= exact <= upper * (1 + 1e-13)
+    for q in (1e-300, 1 - 2 ** -52):
+        edge = getattr(statpriv.dp, kind)(param, sampling_prob=q, relation=relation)
+        for direction in ("plus", "minus"):
+            assert_inside(edge, [-1.0, 0.0, 0.5, 3.0], NOISY_REL, direction)
+
+
 def _relative_width(curve, eps):
     """(upper - lower) / lower of the Arb ends, to the float rounding of each end."""
     lower, upper = curve.delta_interval(eps)
@@ -548,7 +600,7 @@ def test_ends_are_ordered_and_clipped():
 @pytest.mark.parametrize("make", [
     lambda: statpriv.counting(100, 0.3).subsample(0.5),
     lambda: statpriv.counting(100, 0.3, approx="normal"),
-    lambda: statpriv.dp.gaussian(1.0, sampling_prob=0.1),
+    lambda: statpriv.dp.geometric(0.5, sampling_prob=0.1),
     lambda: statpriv.compose(statpriv.dp.gaussian(2.0), statpriv.counting(30, 0.3)),
     lambda: statpriv.compose(statpriv.counting(30, 0.3, noise=statpriv.Laplace(1.0)),
                              statpriv.counting(20, 0.5)),

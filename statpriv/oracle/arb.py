@@ -39,7 +39,8 @@ import numpy as np
 __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs",
            "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "GeometricShift",
            "LaplaceDP", "LaplaceNoise", "MAX_TERMS", "MaxOfLaws", "NoisyCount",
-           "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "ThresholdedCount",
+           "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "SampledAddRemove",
+           "SampledReplaceOne", "ThresholdedCount",
            "active_threshold",
            "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
 
@@ -687,6 +688,21 @@ class LaplaceDP(ArbClosedForm):
         high = arb(0)
         return _piecewise(eps, [(-e0, low), (e0, mid)], high)
 
+    # the noise N itself (SampledReplaceOne): its likelihood ratio against a
+    # shift by one is constant beyond one count from 0
+    flat_beyond_one = True
+
+    def density(self, x: Any) -> Any:
+        b = _exact(self.scale)
+        return (-abs(x) / b).exp() / (2 * b)
+
+    def tail(self, x: Any) -> Any:
+        """Pr[N > x] at an exact point x."""
+        b = _exact(self.scale)
+        if x >= 0:
+            return (-x / b).exp() / 2
+        return 1 - (x / b).exp() / 2
+
 
 class GeometricDP(ArbClosedForm):
     """dp.geometric at sensitivity 1: two-sided geometric noise Pr[N = k] ~
@@ -755,6 +771,115 @@ class GaussianDP(ArbClosedForm):
         def phi(x: Any) -> Any:
             return (-x / root2).erfc() / 2
         return phi(1 / (2 * s) - eps * s) - eps.exp() * phi(-1 / (2 * s) - eps * s)
+
+    # the noise N itself (SampledReplaceOne)
+    flat_beyond_one = False
+
+    def density(self, x: Any) -> Any:
+        s = _exact(self.sigma)
+        return (-(x * x) / (2 * s * s)).exp() / (s * (2 * flint().arb.pi()).sqrt())
+
+    def tail(self, x: Any) -> Any:
+        """Pr[N > x] = erfc(x / (sigma sqrt 2)) / 2."""
+        return (x / (_exact(self.sigma) * flint().arb(2).sqrt())).erfc() / 2
+
+
+class SampledAddRemove(ArbClosedForm):
+    """A worst-case DP pair (an ArbClosedForm of N against M = N + 1, symmetric)
+    Poisson-sampled at q under add/remove: A = (1-q) N + q M against N.  With
+    w = e^eps, A - w N = q (M - w' N), w' = 1 + (w - 1)/q, so delta_plus =
+    q delta(ln w') where w' > 0 and 1 - w where w' <= 0 (the integrand is
+    then >= 0); N - w A = c (N - w'' M), c = 1 - (1-q) w, w'' = w q / c, so
+    delta_minus = c delta(ln w'') where c > 0 and 0 where c <= 0 (Balle,
+    Barthe & Gaboardi, "Privacy amplification by subsampling": exact
+    identities, evaluated in Arb).  A w' or c whose sign the ball cannot
+    decide takes the union of both sides' values."""
+
+    def __init__(self, inner: ArbClosedForm, q: float) -> None:
+        self.inner, self.q = inner, float(q)
+
+    def delta_ball(self, eps: Any, direction: str) -> Any:
+        arb = flint().arb
+        if eps == math.inf:
+            return arb(0)                # N's density is positive everywhere
+        q, w = _exact(self.q), eps.exp()
+        if direction == "plus":
+            moved = 1 + eps.expm1() / q
+            if moved > 0:
+                return q * self.inner.delta_ball(moved.log(), "plus")
+            if moved <= 0:
+                return 1 - w
+            return (1 - w).union(q * self.inner.delta_ball(arb(moved.upper()).log(), "plus")
+                                 .union(q))
+        c = 1 - (1 - q) * w
+        if c > 0:
+            return c * self.inner.delta_ball((w * q / c).log(), "minus")
+        if c <= 0:
+            return arb(0)
+        return arb(0).union(arb(c.upper()))
+
+
+class SampledReplaceOne(ArbClosedForm):
+    """A worst-case DP pair Poisson-sampled at q under replace-one: A = (1-q) N
+    + q (N + 1) against C = (1-q) N + q (N - 1), N the inner kind's noise
+    (its ``density`` and ``tail`` in Arb).  A/C is non-decreasing (its
+    numerator's shift moves right, its denominator's left), so g = A - w C
+    changes sign once, from - to +, at x*, and delta = F(x*), F(t) =
+    integral of g over (t, inf) = (1-q) S(t) + q S(t-1) - w ((1-q) S(t) + q
+    S(t+1)), S = Pr[N > .].  x* is bracketed by bisection on exact Arb
+    points, the bracket proven by g's signs at its ends, and F is evaluated
+    on the whole bracket (a ball holding F(x*)).  Laplace noise (ratio
+    constant beyond one count: ``flat_beyond_one``): g(1) <= 0 proves
+    delta = 0, g(-1) >= 0 proves delta = 1 - w.  Where no bracket is proven
+    the bounds are [F(0)_+, 1] (F(t) <= delta at any t).  Symmetric (C is A
+    mirrored): both directions alike."""
+
+    # bisection steps (each halves the bracket: 2^-200 of its start)
+    STEPS = 200
+
+    def __init__(self, inner: ArbClosedForm, q: float) -> None:
+        self.inner, self.q = inner, float(q)
+
+    def _g(self, x: Any, w: Any) -> Any:
+        f, q = self.inner.density, _exact(self.q)
+        return (1 - q) * f(x) * (1 - w) + q * (f(x - 1) - w * f(x + 1))
+
+    def _F(self, t: Any, w: Any) -> Any:
+        tail, q = self.inner.tail, _exact(self.q)
+        return (1 - q) * tail(t) * (1 - w) + q * (tail(t - 1) - w * tail(t + 1))
+
+    def delta_ball(self, eps: Any, direction: str) -> Any:
+        arb = flint().arb
+        if eps == math.inf:
+            return arb(0)
+        w = eps.exp()
+        lo, hi = arb(-1), arb(1)
+        if getattr(self.inner, "flat_beyond_one", False):
+            if self._g(hi, w) <= 0:
+                return arb(0)
+            if self._g(lo, w) >= 0:
+                return 1 - w
+        else:
+            for _ in range(64):
+                if self._g(lo, w) < 0:
+                    break
+                lo *= 2
+            for _ in range(64):
+                if self._g(hi, w) > 0:
+                    break
+                hi *= 2
+        if not (self._g(lo, w) < 0 and self._g(hi, w) > 0):
+            return self._F(arb(0), w).max(arb(0)).union(arb(1))
+        for _ in range(self.STEPS):
+            mid = ((lo + hi) / 2).mid()
+            g = self._g(mid, w)
+            if g < 0:
+                lo = mid
+            elif g > 0:
+                hi = mid
+            else:
+                break                    # g's sign lost in the ball: the bracket stays proven
+        return self._F(lo.union(hi), w)
 
 
 def _piecewise(eps: Any, pieces: List[Tuple[Any, Any]], last: Any) -> Any:
