@@ -31,7 +31,8 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "with-replacement-100", "with-replacement-m-above-n", "with-replacement-n-1",
            "compose-exact", "compose-grid", "thresholded-active", "thresholded-passive",
            "thresholded-per-record", "thresholded-out-of-reach", "dp-gaussian-sampled",
-           "dp-gaussian-sampled-replace", "dp-laplace-sampled", "dp-laplace-sampled-replace"}
+           "dp-gaussian-sampled-replace", "dp-laplace-sampled", "dp-laplace-sampled-replace",
+           "pk-worst-case", "pk-worst-case-known", "shuffle-rr", "shuffle-rr-large"}
 # a grid composition's float delta is the upper end of its grid bracket (not
 # the truth): its interval is the exact product's (test_grid_composition_...)
 GRID_ROWS = {"compose-grid"}
@@ -467,6 +468,55 @@ def test_sampled_dp_is_narrow_and_edges_are_exact(kind, param, relation):
         edge = getattr(statpriv.dp, kind)(param, sampling_prob=q, relation=relation)
         for direction in ("plus", "minus"):
             assert_inside(edge, [-1.0, 0.0, 0.5, 3.0], NOISY_REL, direction)
+
+
+@pytest.mark.parametrize("n, p, eps", [(12, 0.1, 0.3), (15, 0.01, 0.05), (9, 0.3, 1.0),
+                                     (2, 0.2, 0.1), (1, 0.1, 0.2), (14, 0.5, 0.2),
+                                     (13, 0.05, 4.0)])
+def test_worst_case_references_inside(n, p, eps):
+    """partial_knowledge(n, p).worst_case: the mpmath brute force over every
+    vertex (statpriv.oracle.worst_case_delta, the calls of
+    tests/test_partial_knowledge.py) inside the intervals; the float path inside."""
+    from statpriv import oracle as mp_oracle
+    curve = statpriv.partial_knowledge(n, p).worst_case
+    points = [eps, -eps / 2, 0.0]
+    for direction in ("plus", "minus", "max"):
+        refs = mp_oracle.worst_case_delta(n - 1, p, points, direction)
+        lower, upper = curve.delta_interval(points, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-30", (n, p, direction))
+        assert_inside(curve, points + [3.0, math.inf, -math.inf], NOISELESS_REL, direction)
+
+
+@pytest.mark.parametrize("n, eps0", [(1, 0.5), (2, 1.0), (10, 0.3), (30, 3.0)])
+def test_shuffled_randomized_response_references_inside(n, eps0):
+    """The mpmath brute force over the vertices with the randomized-response
+    pair (the curve's own reference, p carried from eps0) inside; delta = 0
+    exactly from eps0 on."""
+    from statpriv import oracle as mp_oracle
+    curve = statpriv.shuffle.randomized_response(n, eps0)
+    p = 1.0 / (1.0 + math.exp(eps0))
+    points = [-0.5, 0.0, 0.1, eps0 / 2]
+    for direction in ("plus", "minus"):
+        refs = mp_oracle.worst_case_delta(n - 1, p, points, direction, rr=eps0)
+        lower, upper = curve.delta_interval(points, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-30", (n, eps0, direction))
+        assert curve.delta_interval(eps0 * (1 + 1e-12), direction) == (0.0, 0.0)
+
+
+def test_shuffled_randomized_response_stored_reference_inside():
+    """The stored independent brute force (tests/independent_oracle.py
+    shuffled_rr, the call of tests/test_shuffle_randomized_response.py)."""
+    curve = statpriv.shuffle.randomized_response(45, 16.898448478007367)
+    plus, minus = oracle("independent_deltas", ("shuffled_rr", (45, 16.898448478007367), {}),
+                         [0.0])
+    for direction, ref in (("plus", plus), ("minus", minus)):
+        lower, upper = curve.delta_interval([0.0], direction)
+        _assert_reference_inside(lower, upper, [ref], "1e-30", direction)
+
+
+def test_too_many_vertices_are_refused_up_front():
+    with pytest.raises(ValueError, match="Arb terms"):
+        statpriv.partial_knowledge(4000, 0.2).worst_case.delta_interval(0.01)
 
 
 def _relative_width(curve, eps):

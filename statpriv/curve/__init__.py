@@ -448,7 +448,9 @@ class PrivacyCurve(CurveQueries):
         laws' own delta, not the grid's bound; the mass outside the product
         of the parts' windows by the union bound); thresholded counts
         (passive: the joint law of (b, release); active: the max over b of
-        the pairs' ends).  docs/precision.md,
+        the pairs' ends); partial_knowledge(...).worst_case and
+        shuffle.randomized_response (the max over every vertex's pair, N up
+        to ~2000 others).  docs/precision.md,
         "Certified intervals".
 
         Parameters
@@ -526,7 +528,7 @@ class PrivacyCurve(CurveQueries):
                 "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
                 "from_log_pmfs, dp.laplace, dp.gaussian (sampled too), dp.geometric "
                 "(sensitivity 1, no sampling), compositions of the discrete ones, "
-                "thresholded")
+                "thresholded, partial-knowledge worst cases, shuffled randomized response")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra
         flat = [float(e) for e in arr.ravel()]

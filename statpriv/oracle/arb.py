@@ -40,7 +40,7 @@ __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "Exact
            "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "GeometricShift",
            "LaplaceDP", "LaplaceNoise", "MAX_TERMS", "MaxOfLaws", "NoisyCount",
            "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "SampledAddRemove",
-           "SampledReplaceOne", "ThresholdedCount",
+           "SampledReplaceOne", "ThresholdedCount", "VertexPair", "vertex_worst_case",
            "active_threshold",
            "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
 
@@ -1103,6 +1103,44 @@ class MaxOfLaws:
 
     def factor(self) -> None:
         return None            # the composition of a max is no max of compositions
+
+
+# -- worst cases over the vertices (partial knowledge, shuffled randomized response)
+class VertexPair(ArbWindowLaws):
+    """One vertex of statpriv.partial_knowledge.vertices: a of the N others
+    at p, N - a at 1 - p, S_a = Bin(a, p) + Bin(N - a, 1 - p), the coefficients
+    of ((1 - p) + p x)^a (p + (1 - p) x)^(N - a) as an Arb polynomial (every
+    term non-negative), on its whole support.  The target's report pair: a
+    shift (P = S_a + 1, Q = S_a; ``eps0`` None) or eps0-randomized response
+    with p = 1 / (1 + e^eps0) from eps0 in Arb (P = (1 - p)(S_a + 1) + p S_a,
+    Q = p (S_a + 1) + (1 - p) S_a)."""
+
+    windowed = False
+
+    def __init__(self, N: int, a: int, p: float, eps0: Optional[float] = None) -> None:
+        self.N, self.a, self.p, self.eps0 = int(N), int(a), float(p), eps0
+
+    def atoms(self, drop: float) -> float:
+        return self.N + 2.0
+
+    def cost(self, drop: float) -> float:
+        return 4.0 * (self.N + 1.0)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        module = flint()
+        p = (_exact(self.p) if self.eps0 is None
+             else 1 / (1 + module.arb(self.eps0).exp()))
+        poly = module.arb_poly
+        s = poly([1 - p, p]) ** self.a * poly([p, 1 - p]) ** (self.N - self.a)
+        z: Window = (0, [s[k] for k in range(self.N + 1)], module.arb(0), 0, self.N)
+        if self.eps0 is None:
+            return _sampled_shift(z, 1.0)
+        return _mixture([(z, 1 - p, 1, 0), (z, p, 0, 0), (z, p, 1, 1), (z, 1 - p, 0, 1)])
+
+
+def vertex_worst_case(N: int, p: float, eps0: Optional[float] = None) -> "MaxOfLaws":
+    """The worst case over the vertices a = 0..N (VertexPair): a max of laws."""
+    return MaxOfLaws([VertexPair(N, a, p, eps0) for a in range(int(N) + 1)])
 
 # -- a count plus noise --------------------------------------------------------
 class NoisyCount(ArbWindowLaws):
