@@ -837,7 +837,9 @@ class SampledReplaceOne(ArbClosedForm):
     # bisection steps (each halves the bracket: 2^-200 of its start)
     STEPS = 200
 
-    def __init__(self, inner: ArbClosedForm, q: float) -> None:
+    def __init__(self, inner: Any, q: float) -> None:
+        # inner: a closed form with the noise's ``density`` and ``tail``
+        # (LaplaceDP, GaussianDP)
         self.inner, self.q = inner, float(q)
 
     def _g(self, x: Any, w: Any) -> Any:
@@ -943,9 +945,19 @@ class CountLaw:
     ``windowed`` (False: the whole support whatever drop)."""
 
     windowed = True
+    support: Tuple[int, int] = (0, 0)
 
     def __init__(self) -> None:
         self._windows: Dict[float, Window] = {}
+
+    def atoms(self, drop: float) -> float:
+        raise NotImplementedError
+
+    def cost(self, drop: float) -> float:
+        return self.atoms(drop)
+
+    def log_peak(self) -> float:
+        raise NotImplementedError
 
     def window(self, drop: float) -> Window:
         if drop not in self._windows:
@@ -963,7 +975,7 @@ class BinomialCount(CountLaw):
         super().__init__()
         self.N, self.pi = int(N), float(pi)
         if self.N == 0 or self.pi == 0.0:
-            self.support = (0, 0)
+            self.support = (0, 0)   # (the class attribute's default, spelled out)
         elif self.pi == 1.0:
             self.support = (self.N, self.N)
         else:
@@ -1057,8 +1069,7 @@ class ThresholdedCount(ArbWindowLaws):
         return self._b_atoms(drop) * (self.others.atoms(drop) + 1.0)
 
     def cost(self, drop: float) -> float:
-        own = getattr(self.others, "cost", self.others.atoms)(drop)
-        return own + 2.0 * self.atoms(drop)
+        return self.others.cost(drop) + 2.0 * self.atoms(drop)
 
     def log_peak(self) -> float:
         return max(self.others.log_peak(),

@@ -154,11 +154,14 @@ def thresholded(n: Optional[int], pi: ArrayLike, threshold: int, *, known: int =
 
     def certified() -> Any:                  # the laws in Arb (statpriv.oracle.arb)
         from statpriv.oracle import arb
+        others: Any
+        known_count: Any
         if per_record:
             others, known_count = (arb.PoissonBinomialCount(probs[known:].tolist()),
                                    arb.PoissonBinomialCount(probs[:known].tolist()))
         else:
-            others, known_count = arb.BinomialCount(n - 1 - known, pi), arb.BinomialCount(known, pi)
+            others = arb.BinomialCount(n - 1 - known, float(pi))
+            known_count = arb.BinomialCount(known, float(pi))
         if attacker == "active":
             return arb.active_threshold(others, known_count, threshold)
         return arb.ThresholdedCount(others, known_count, threshold)
