@@ -349,6 +349,24 @@ def test_grid_composition_interval_is_the_truth_inside_the_bracket(direction):
         assert hi - lo <= 4e-16 * hi
 
 
+def test_composition_of_a_passive_thresholded_count():
+    """A passive attacker's joint law is a pair: its product with a count is
+    certified, inside the grid's bracket; an active attacker's max of pairs
+    is no pair and its composition refuses."""
+    count = statpriv.counting(20, 0.4)
+    grid = statpriv.compose(statpriv.thresholded(40, 0.2, 10, known=8), count)
+    eps = [0.0, 0.1, 0.5, 1.0]
+    for direction in ("plus", "minus", "max"):
+        lower, upper = grid.delta_interval(eps, direction)
+        bracket_lower, bracket_upper = grid.delta_bounds(eps, direction)
+        for lo, hi, blo, bhi in zip_equal(lower, upper, bracket_lower, bracket_upper):
+            assert blo * (1 - 1e-12) <= lo <= hi <= bhi * (1 + 1e-12)
+            assert hi - lo <= 4e-16 * hi
+    active = statpriv.thresholded(40, 0.2, 10, known=8, attacker="active")
+    with pytest.raises(NotImplementedError, match="no certified interval"):
+        statpriv.compose(active, count).delta_interval(0.1)
+
+
 def test_composition_with_repeats_and_an_accountant():
     """times and an Accountant's counts repeat a factor: compose(c, times=3)
     against c composed with itself three times by hand (exact=True twice)."""
