@@ -28,11 +28,19 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "laplace-iid", "laplace-sampled", "laplace-per-record", "gaussian-iid",
            "gaussian-sampled", "gaussian-poisson", "gaussian-per-record", "geometric-iid",
            "geometric-sampled", "geometric-per-record", "with-replacement-30",
-           "with-replacement-100", "with-replacement-m-above-n", "with-replacement-n-1"}
+           "with-replacement-100", "with-replacement-m-above-n", "with-replacement-n-1",
+           "compose-exact", "compose-grid", "thresholded-active", "thresholded-passive",
+           "thresholded-per-record", "thresholded-out-of-reach", "dp-gaussian-sampled",
+           "dp-gaussian-sampled-replace", "dp-laplace-sampled", "dp-laplace-sampled-replace",
+           "pk-worst-case", "pk-worst-case-known", "shuffle-rr", "shuffle-rr-large"}
+# a grid composition's float delta is the upper end of its grid bracket (not
+# the truth): its interval is the exact product's (test_grid_composition_...)
+GRID_ROWS = {"compose-grid"}
 NOISELESS_REL = 1e-12
 NOISY_REL = 1e-10          # the noise paths and the worst-case DP closed forms: float kernels
 DP_ROWS = {"dp-laplace", "dp-laplace-sensitivity", "dp-gaussian", "dp-gaussian-sensitivity",
-           "dp-gaussian-wide", "dp-geometric", "dp-gaussian-replace"}
+           "dp-gaussian-wide", "dp-geometric", "dp-gaussian-replace", "dp-gaussian-sampled",
+           "dp-gaussian-sampled-replace", "dp-laplace-sampled", "dp-laplace-sampled-replace"}
 NOISY_ROWS = DP_ROWS | {row for row in COVERED if row.split("-")[0] in
                         ("laplace", "gaussian", "geometric")}
 ROWS = {m.id: m for m in MECHANISMS}
@@ -74,7 +82,7 @@ def test_the_covered_rows_are_the_expected_ones():
     assert covered == COVERED
 
 
-@pytest.mark.parametrize("row", sorted(COVERED))
+@pytest.mark.parametrize("row", sorted(COVERED - GRID_ROWS))
 @pytest.mark.parametrize("direction", ["plus", "minus", "max"])
 def test_float_path_inside_the_interval(row, direction):
     curve = build(ROWS[row].spec)
@@ -85,7 +93,7 @@ def test_float_path_inside_the_interval(row, direction):
 
 
 @pytest.mark.exhaustive
-@pytest.mark.parametrize("row", sorted(COVERED))
+@pytest.mark.parametrize("row", sorted(COVERED - GRID_ROWS))
 def test_float_path_inside_the_interval_every_eps(row):
     curve = build(ROWS[row].spec)
     rel = NOISY_REL if row in NOISY_ROWS else NOISELESS_REL
@@ -293,6 +301,242 @@ def test_dp_references_inside(factory, name, param):
                              absolute=mpmath.mpf("1e-60"))
 
 
+# compositions: the exact product of the parts' laws (statpriv.oracle.arb.ProductLaws)
+COMPOSE_EPS = [-0.1, 0.0, 0.05, 0.2, 0.5, 1.0, 3.0]
+
+
+@pytest.mark.parametrize("parts, times", [
+    ((statpriv.counting(6, 0.3), statpriv.counting(5, 0.6)), 1),
+    ((statpriv.counting(1, 0.5), statpriv.counting(4, 1e-9)), 2),
+    ((statpriv.counting(None, [0.1, 0.9, 0.5]), statpriv.dp.geometric(0.4)), 1),
+    ((statpriv.counting(8, 0.2, sample_size=3), statpriv.secret_sample(9, 4, 3)), 1)])
+def test_composition_references_inside(parts, times):
+    """The mpmath brute force of the product laws (statpriv.oracle.composed_delta,
+    the calls of tests/test_composition.py) inside the intervals of the exact
+    and of the grid composition (to 1e-13: the brute force takes the parts'
+    float log-pmfs as exact, ~1e-16 off the laws), the exact product's float
+    path inside too."""
+    from statpriv import oracle as mp_oracle
+    discrete = [c for c in parts if c.laws.has_log_pmfs]
+    exact = statpriv.compose(*parts, times=times, exact=True) if len(parts) * times == 2 else None
+    grid = statpriv.compose(*parts, times=times)
+    for direction in ("plus", "minus", "max"):
+        if len(discrete) == len(parts):
+            laws = [(x.log_p, x.log_q) for x in (c.log_pmfs() for c in parts)] * times
+            refs = mp_oracle.composed_delta(laws, COMPOSE_EPS, direction)
+            for curve in (grid, exact):
+                if curve is not None:
+                    lower, upper = curve.delta_interval(COMPOSE_EPS, direction)
+                    _assert_reference_inside(lower, upper, refs, "1e-13", (parts, direction))
+        if exact is not None:
+            assert_inside(exact, COMPOSE_EPS + [math.inf, -math.inf], NOISELESS_REL, direction)
+
+
+@pytest.mark.parametrize("direction", ["plus", "minus", "max"])
+def test_grid_composition_interval_is_the_truth_inside_the_bracket(direction):
+    """A grid composition's interval is the exact product's: inside the grid's
+    certified bracket (delta_bounds), far narrower, and the same interval as
+    compose(..., exact=True) where both exist."""
+    a, b = statpriv.counting(30, 0.3), statpriv.dp.geometric(0.5)
+    grid, exact = statpriv.compose(a, b), statpriv.compose(a, b, exact=True)
+    eps = [-0.5, 0.0, 0.1, 0.5, 2.0]
+    lower, upper = grid.delta_interval(eps, direction)
+    exact_lower, exact_upper = exact.delta_interval(eps, direction)
+    assert np.array_equal(lower, exact_lower) and np.array_equal(upper, exact_upper)
+    bracket_lower, bracket_upper = grid.delta_bounds(eps, direction)
+    for lo, hi, blo, bhi in zip_equal(lower, upper, bracket_lower, bracket_upper):
+        assert blo * (1 - 1e-12) <= lo <= hi <= bhi * (1 + 1e-12)
+        assert hi - lo <= 4e-16 * hi
+
+
+def test_composition_of_a_passive_thresholded_count():
+    """A passive attacker's joint law is a pair: its product with a count is
+    certified, inside the grid's bracket; an active attacker's max of pairs
+    is no pair and its composition refuses."""
+    count = statpriv.counting(20, 0.4)
+    grid = statpriv.compose(statpriv.thresholded(40, 0.2, 10, known=8), count)
+    eps = [0.0, 0.1, 0.5, 1.0]
+    for direction in ("plus", "minus", "max"):
+        lower, upper = grid.delta_interval(eps, direction)
+        bracket_lower, bracket_upper = grid.delta_bounds(eps, direction)
+        for lo, hi, blo, bhi in zip_equal(lower, upper, bracket_lower, bracket_upper):
+            assert blo * (1 - 1e-12) <= lo <= hi <= bhi * (1 + 1e-12)
+            assert hi - lo <= 4e-16 * hi
+    active = statpriv.thresholded(40, 0.2, 10, known=8, attacker="active")
+    with pytest.raises(NotImplementedError, match="no certified interval"):
+        statpriv.compose(active, count).delta_interval(0.1)
+
+
+def test_composition_with_repeats_and_an_accountant():
+    """times and an Accountant's counts repeat a factor: compose(c, times=3)
+    against c composed with itself three times by hand (exact=True twice)."""
+    c = statpriv.counting(12, 0.3)
+    eps = [0.0, 0.3, 1.0]
+    lower, upper = statpriv.compose(c, times=3).delta_interval(eps)
+    from statpriv import oracle as mp_oracle
+    refs = mp_oracle.composed_delta([(c.log_pmfs().log_p, c.log_pmfs().log_q)] * 3, eps, "max")
+    _assert_reference_inside(lower, upper, refs, "1e-13", "times=3")
+
+
+def test_too_large_a_product_is_refused_up_front():
+    """Refused from the parts' window sizes, before any product is built."""
+    from statpriv.oracle import arb
+    built = []
+    original = arb.ProductLaws.window
+    try:
+        arb.ProductLaws.window = lambda self, drop: built.append(drop) or original(self, drop)
+        for curve in (statpriv.compose(statpriv.counting(10 ** 4, 0.3), times=3),
+                      statpriv.compose(statpriv.counting(100, 0.3), times=10 ** 6)):
+            with pytest.raises(ValueError, match="Arb terms"):
+                curve.delta_interval(0.1)
+    finally:
+        arb.ProductLaws.window = original
+    assert built == []
+
+
+@pytest.mark.parametrize("attacker", ["active", "passive"])
+@pytest.mark.parametrize("case", range(6))
+def test_thresholded_references_inside(case, attacker):
+    """The stored mpmath enumerations of tests/test_thresholding.py (the same
+    calls) inside the intervals; the float path inside, with eps = +-inf."""
+    import test_thresholding
+    _, args, kwargs, eps = test_thresholding.CASES[case]
+    curve = statpriv.thresholded(*args, **kwargs, attacker=attacker)
+    for direction in ("plus", "minus"):
+        refs = oracle("thresholded_delta", *args, list(eps), direction=direction,
+                      **dict(kwargs, attacker=attacker, max_terms=1e8))
+        lower, upper = curve.delta_interval(eps, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-30", (args, attacker, direction))
+        assert_inside(curve, list(eps) + [math.inf, -math.inf], NOISELESS_REL, direction)
+
+
+@pytest.mark.parametrize("attacker", ["active", "passive"])
+def test_thresholded_is_narrow_and_out_of_reach_is_zero(attacker):
+    """n = 1e4, 100 known: the Arb ends within 1e-25 relative; a threshold
+    out of reach (nothing ever released): delta = 0 at eps >= 0, exactly for
+    one pair (active), within the weights' balls for the joint law."""
+    from statpriv.oracle import arb
+    curve = statpriv.thresholded(10 ** 4, 0.3, 3000, known=100, attacker=attacker)
+    laws = curve.laws.certified_laws()
+    flint.ctx.prec = arb.PRECISION_BITS
+    try:
+        enclose = (arb._max_of_sums if attacker == "active" else arb._window_sums)
+        lower, upper = enclose(laws, [0.1], "max", [curve.log_delta(0.1)])[0]
+        assert lower.lower() > 0
+        assert (upper.upper() - lower.lower()) / lower.lower() < 1e-25
+    finally:
+        flint.ctx.prec = 53
+    far = statpriv.thresholded(10, 0.5, 12, known=3, attacker=attacker)
+    lower, upper = far.delta_interval([0.0, 1.0])
+    assert np.array_equal(lower, np.zeros(2))
+    assert np.all(upper <= (0.0 if attacker == "active" else 1e-50))
+
+
+def test_too_many_thresholded_pairs_are_refused_up_front():
+    curve = statpriv.thresholded(2 * 10 ** 5, 0.5, 10 ** 5, known=10 ** 4, attacker="active")
+    with pytest.raises(ValueError, match="Arb terms"):
+        curve.delta_interval(0.1)
+
+
+SAMPLED_DP_EPS = [-1.0, 1e-9, 1.0, 8.0]
+
+
+@pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
+@pytest.mark.parametrize("q", [1e-6, 0.5])
+@pytest.mark.parametrize("param", [0.5, 20.0])
+@pytest.mark.parametrize("kind", ["gaussian", "laplace"])
+def test_sampled_dp_references_inside(kind, param, q, relation):
+    """The stored mixture quadratures of tests/test_dp_sampled.py (the same
+    calls) inside the intervals (to 1e-20 relative, 1e-60 absolute where
+    delta = 0), and the float path inside on a grid of eps with the edges."""
+    curve = getattr(statpriv.dp, kind)(param, sampling_prob=q, relation=relation)
+    for direction in ("plus", "minus"):
+        refs = oracle("dp_sampled_delta", kind, param, q, SAMPLED_DP_EPS, relation=relation,
+                      sensitivity=1, direction=direction)
+        lower, upper = curve.delta_interval(SAMPLED_DP_EPS, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-20", (kind, param, q, relation),
+                                 absolute=mpmath.mpf("1e-60"))
+        assert_inside(curve, [-math.inf, -5.0, -0.5, 0.0, 5e-324, 0.01, 0.3, 4.0, 30.0, 1e300,
+                              math.inf], NOISY_REL, direction)
+
+
+@pytest.mark.parametrize("kind, param", [("gaussian", 1.0), ("laplace", 1.0)])
+@pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
+def test_sampled_dp_is_narrow_and_edges_are_exact(kind, param, relation):
+    """The Arb balls within 1e-40 relative at eps = 0.1; Laplace replace-one
+    exactly 0 past its zero point, 1 - e^eps below minus it; q near 0 and 1."""
+    from statpriv.oracle import arb
+    curve = getattr(statpriv.dp, kind)(param, sampling_prob=0.1, relation=relation)
+    laws = curve.laws.certified_laws()
+    flint.ctx.prec = arb.PRECISION_BITS
+    try:
+        for direction in ("plus", "minus"):
+            ball = laws.delta_ball(flint.arb(0.1), direction)
+            # (Laplace add/remove: delta_minus(0.1) = 0 exactly, past its zero point)
+            assert (ball > 0 or direction == "minus") and ball.rad() <= 1e-40 * ball.mid()
+    finally:
+        flint.ctx.prec = 53
+    if kind == "laplace" and relation == "replace_one":
+        z = curve.epsilon(0.0)
+        assert curve.delta_interval(z) == (0.0, 0.0)
+        lower, upper = curve.delta_interval(-z - 1e-9)
+        exact = -math.expm1(-z - 1e-9)
+        assert lower * (1 - 1e-13) <= exact <= upper * (1 + 1e-13)
+    for q in (1e-300, 1 - 2 ** -52):
+        edge = getattr(statpriv.dp, kind)(param, sampling_prob=q, relation=relation)
+        for direction in ("plus", "minus"):
+            assert_inside(edge, [-1.0, 0.0, 0.5, 3.0], NOISY_REL, direction)
+
+
+@pytest.mark.parametrize("n, p, eps", [(12, 0.1, 0.3), (15, 0.01, 0.05), (9, 0.3, 1.0),
+                                     (2, 0.2, 0.1), (1, 0.1, 0.2), (14, 0.5, 0.2),
+                                     (13, 0.05, 4.0)])
+def test_worst_case_references_inside(n, p, eps):
+    """partial_knowledge(n, p).worst_case: the mpmath brute force over every
+    vertex (statpriv.oracle.worst_case_delta, the calls of
+    tests/test_partial_knowledge.py) inside the intervals; the float path inside."""
+    from statpriv import oracle as mp_oracle
+    curve = statpriv.partial_knowledge(n, p).worst_case
+    points = [eps, -eps / 2, 0.0]
+    for direction in ("plus", "minus", "max"):
+        refs = mp_oracle.worst_case_delta(n - 1, p, points, direction)
+        lower, upper = curve.delta_interval(points, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-30", (n, p, direction))
+        assert_inside(curve, points + [3.0, math.inf, -math.inf], NOISELESS_REL, direction)
+
+
+@pytest.mark.parametrize("n, eps0", [(1, 0.5), (2, 1.0), (10, 0.3), (30, 3.0)])
+def test_shuffled_randomized_response_references_inside(n, eps0):
+    """The mpmath brute force over the vertices with the randomized-response
+    pair (the curve's own reference, p carried from eps0) inside; delta = 0
+    exactly from eps0 on."""
+    from statpriv import oracle as mp_oracle
+    curve = statpriv.shuffle.randomized_response(n, eps0)
+    p = 1.0 / (1.0 + math.exp(eps0))
+    points = [-0.5, 0.0, 0.1, eps0 / 2]
+    for direction in ("plus", "minus"):
+        refs = mp_oracle.worst_case_delta(n - 1, p, points, direction, rr=eps0)
+        lower, upper = curve.delta_interval(points, direction)
+        _assert_reference_inside(lower, upper, refs, "1e-30", (n, eps0, direction))
+        assert curve.delta_interval(eps0 * (1 + 1e-12), direction) == (0.0, 0.0)
+
+
+def test_shuffled_randomized_response_stored_reference_inside():
+    """The stored independent brute force (tests/independent_oracle.py
+    shuffled_rr, the call of tests/test_shuffle_randomized_response.py)."""
+    curve = statpriv.shuffle.randomized_response(45, 16.898448478007367)
+    plus, minus = oracle("independent_deltas", ("shuffled_rr", (45, 16.898448478007367), {}),
+                         [0.0])
+    for direction, ref in (("plus", plus), ("minus", minus)):
+        lower, upper = curve.delta_interval([0.0], direction)
+        _assert_reference_inside(lower, upper, [ref], "1e-30", direction)
+
+
+def test_too_many_vertices_are_refused_up_front():
+    with pytest.raises(ValueError, match="Arb terms"):
+        statpriv.partial_knowledge(4000, 0.2).worst_case.delta_interval(0.01)
+
+
 def _relative_width(curve, eps):
     """(upper - lower) / lower of the Arb ends, to the float rounding of each end."""
     lower, upper = curve.delta_interval(eps)
@@ -424,8 +668,10 @@ def test_ends_are_ordered_and_clipped():
 @pytest.mark.parametrize("make", [
     lambda: statpriv.counting(100, 0.3).subsample(0.5),
     lambda: statpriv.counting(100, 0.3, approx="normal"),
-    lambda: statpriv.dp.gaussian(1.0, sampling_prob=0.1),
-    lambda: statpriv.compose(statpriv.counting(30, 0.3), times=2),
+    lambda: statpriv.dp.geometric(0.5, sampling_prob=0.1),
+    lambda: statpriv.compose(statpriv.dp.gaussian(2.0), statpriv.counting(30, 0.3)),
+    lambda: statpriv.compose(statpriv.counting(30, 0.3, noise=statpriv.Laplace(1.0)),
+                             statpriv.counting(20, 0.5)),
 ])
 def test_uncovered_kinds_refuse(make):
     curve = make()

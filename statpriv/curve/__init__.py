@@ -441,7 +441,16 @@ class PrivacyCurve(CurveQueries):
         proven sign change); secret_sample (hypergeometric laws, log-concave
         tails); from_log_pmfs (the given floats taken as exact); dp.laplace,
         dp.gaussian and dp.geometric at sensitivity 1 without sampling (the
-        curve's float parameters taken as exact).  docs/precision.md,
+        curve's float parameters taken as exact); dp.laplace and dp.gaussian
+        Poisson-sampled (add/remove: the exact reduction to the unsampled
+        closed form; replace-one: the crossing bracketed, proven by signs); compositions, exact or on
+        a grid, whose parts are all discrete kinds among these (the product
+        laws' own delta, not the grid's bound; the mass outside the product
+        of the parts' windows by the union bound); thresholded counts
+        (passive: the joint law of (b, release); active: the max over b of
+        the pairs' ends); partial_knowledge(...).worst_case and
+        shuffle.randomized_response (the max over every vertex's pair, N up
+        to ~2000 others).  docs/precision.md,
         "Certified intervals".
 
         Parameters
@@ -460,7 +469,8 @@ class PrivacyCurve(CurveQueries):
         ------
         NotImplementedError
             The curve's kind has no certified laws yet (curve.subsample,
-            compositions, ...), or it is a labelled approximation.
+            compositions with continuous or noisy parts, ...), or it is a
+            labelled approximation.
         ValueError
             The sum would be too long (the estimated cost is in the message),
             or a bad eps or direction.
@@ -516,8 +526,9 @@ class PrivacyCurve(CurveQueries):
                 f"{self.description}: no certified interval for {kind}; covered: counting "
                 "(iid or per-record pi; sample_size with or without replacement or Poisson "
                 "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
-                "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sensitivity 1, "
-                "no sampling)")
+                "from_log_pmfs, dp.laplace, dp.gaussian (sampled too), dp.geometric "
+                "(sensitivity 1, no sampling), compositions of the discrete ones, "
+                "thresholded, partial-knowledge worst cases, shuffled randomized response")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra
         flat = [float(e) for e in arr.ravel()]

@@ -404,6 +404,17 @@ class SampledDPPair(DPPair):
         super().__init__(noise, sensitivity, sampling_prob=sampling_prob, relation=relation)
         self.core, self.symmetric = core, relation == "replace_one"
 
+    def certified_laws(self) -> Any:
+        """The sampled pair in Arb (statpriv.oracle.arb.SampledAddRemove or
+        SampledReplaceOne around the kind's closed form), None where the kind
+        has none."""
+        inner = self.noise.certified_dp_laws()
+        if inner is None or self.sensitivity != 1:
+            return None
+        from statpriv.oracle import arb
+        sampled = arb.SampledAddRemove if self.relation == "add_remove" else arb.SampledReplaceOne
+        return sampled(inner, self.sampling_prob)
+
     # the sampled curve's own delta on h Z (what a composition multiplies)
     privacy_loss_distribution = grid_pld.DeltaLaws.privacy_loss_distribution
     grid_bracket = grid_pld.DeltaLaws.grid_bracket

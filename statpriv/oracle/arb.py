@@ -17,6 +17,8 @@ driver ``enclose`` never asks which kind it holds:
   Arb balls on a window of consecutive atoms, and upper bounds on the mass it
   leaves out; ``atoms(drop)``: the window's size, estimated before any work;
 - a closed form (``ArbClosedForm``) gives ``delta_ball(eps, direction)``;
+- a max over pairs (``MaxOfLaws``: an active attacker's choice) is the max
+  of the members' lower ends and of their upper ends;
 - a count plus noise (``NoisyCount``) is a discrete pair's window with an
   ``ArbNoise`` (Laplace, geometric, Gaussian), whose ``hockey_stick(c)``
   bounds the divergence of the window's signed measure c = P - e^eps Q
@@ -35,8 +37,11 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs",
-           "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "LaplaceDP",
-           "LaplaceNoise", "MAX_TERMS", "NoisyCount", "PRECISION_BITS", "PoissonBinomialShift",
+           "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "GeometricShift",
+           "LaplaceDP", "LaplaceNoise", "MAX_TERMS", "MaxOfLaws", "NoisyCount",
+           "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "SampledAddRemove",
+           "SampledReplaceOne", "ThresholdedCount", "VertexPair", "vertex_worst_case",
+           "active_threshold",
            "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
@@ -100,6 +105,12 @@ class ArbWindowLaws:
         """ln of (about) the largest atom: drop is counted from it."""
         return 0.0
 
+    def factor(self) -> Optional["ArbWindowLaws"]:
+        """This pair as a factor of a product (ProductLaws): itself where its
+        delta is the plain sum over its atoms, None where a kind sums
+        otherwise (a count plus noise: the noisy laws are not its atoms)."""
+        return self if type(self).positive_part_sums is ArbWindowLaws.positive_part_sums else None
+
     def positive_part_sums(self, a: List[Any], b: List[Any], w: Optional[Any],
                            rest_b: Any) -> Tuple[Any, Any]:
         """Lower and upper Arb bounds on the window's share of
@@ -122,6 +133,11 @@ class ArbClosedForm:
     def delta_ball(self, eps: Any, direction: str) -> Any:
         """delta_<direction>(eps) as an Arb ball (eps an exact Arb number)."""
         raise NotImplementedError
+
+    def factor(self) -> Optional[ArbWindowLaws]:
+        """The pair as discrete window laws (a factor of ProductLaws), or None:
+        a continuous pair (the default)."""
+        return None
 
 
 def _positive_part_sums(a: Sequence[Any], b: Sequence[Any], w: Any) -> Tuple[Any, Any]:
@@ -174,6 +190,14 @@ def _window_sums(laws: ArbWindowLaws, eps_list: List[float], direction: str,
     """Each eps on its own window: down to TAIL_NATS below its hinted delta
     -- or every eps on the deepest of them, where that is estimated cheaper
     (laws whose building costs far more than their sums: WithReplacement)."""
+    drops, terms = _plan(laws, eps_list, direction, log_hints)
+    _guard(terms, "building the laws, summing per eps")
+    return _sums_on(laws, eps_list, direction, drops)
+
+
+def _plan(laws: ArbWindowLaws, eps_list: List[float], direction: str,
+          log_hints: List[float]) -> Tuple[List[float], float]:
+    """(the window depth per eps, the estimated Arb terms): see _window_sums."""
     sides = 2 if direction == "max" else 1
     drops = [_drop(laws, h, e, sides) for h, e in zip(log_hints, eps_list)]
     if not laws.windowed:
@@ -183,8 +207,31 @@ def _window_sums(laws: ArbWindowLaws, eps_list: List[float], direction: str,
     deepest = max(drops)
     once = laws.cost(deepest) + len(drops) * laws.atoms(deepest) * sides
     if once < per_drop:
-        drops = [deepest] * len(drops)
-    _guard(min(once, per_drop), "building the laws, summing per eps")
+        return [deepest] * len(drops), once
+    return drops, per_drop
+
+
+def _max_of_sums(laws: "MaxOfLaws", eps_list: List[float], direction: str,
+                 log_hints: List[float]) -> List[Tuple[Any, Any]]:
+    """Per eps the max of the members' lower ends and of their upper ends
+    (the size guard on the sum of the members' estimates, before any work)."""
+    plans: List[Tuple[List[float], float]] = []
+    terms = 0.0
+    for m in laws.members:       # (past the budget: the members seen so far, scaled)
+        plans.append(_plan(m, eps_list, direction, log_hints))
+        terms += plans[-1][1]
+        if terms > MAX_TERMS:
+            terms *= len(laws.members) / len(plans)
+            break
+    _guard(terms, f"{len(laws.members)} pairs, building and summing each")
+    sums = [_sums_on(m, eps_list, direction, drops)
+            for m, (drops, _) in zip(laws.members, plans)]
+    return [_max_ends(list(ends)) for ends in zip(*sums)]
+
+
+def _sums_on(laws: ArbWindowLaws, eps_list: List[float], direction: str,
+             drops: List[float]) -> List[Tuple[Any, Any]]:
+    """The (lower, upper) Arb sums per eps on the planned windows."""
     arb = flint().arb
     out = []
     windows: Dict[float, Tuple[List[Any], List[Any], Any, Any]] = {}
@@ -239,6 +286,8 @@ def enclose(laws: Any, eps: List[float], direction: str, log_hints: List[float],
         try:
             if isinstance(laws, ArbClosedForm):
                 balls = [(b, b) for b in (_closed(laws, e, direction) for e in eps)]
+            elif isinstance(laws, MaxOfLaws):
+                balls = _max_of_sums(laws, eps, direction, log_hints)
             else:
                 balls = _window_sums(laws, eps, direction, log_hints)
             lower = [_end_down(lo, log) for lo, _ in balls]
@@ -579,13 +628,21 @@ class PoissonBinomialShift(ArbWindowLaws):
         return k + k * k                      # the convolution: two products per term
 
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
-        arb = flint().arb
-        z, g = [arb(1)], _exact(self.rate)
-        for p in self.probs:
-            x = _exact(p) * g
-            y = 1 - x
-            z = [z[0] * y] + [z[k] * y + z[k - 1] * x for k in range(1, len(z))] + [z[-1] * x]
-        return _sampled_shift((0, z, arb(0), 0, len(z) - 1), self.rate)
+        return _sampled_shift(_poisson_binomial(self.probs, self.rate), self.rate)
+
+
+def _poisson_binomial(probs: Sequence[float], rate: float = 1.0) -> Window:
+    """The count of independent Bernoulli(rate * p_j) on its whole support
+    0..len(probs): the exact product of (1 - x_j + x_j t) convolved record
+    by record in Arb (every term non-negative: relative accuracy at every
+    atom; exact zeros where p_j is 0 or 1)."""
+    arb = flint().arb
+    z, g = [arb(1)], _exact(rate)
+    for p in probs:
+        x = _exact(p) * g
+        y = 1 - x
+        z = [z[0] * y] + [z[k] * y + z[k - 1] * x for k in range(1, len(z))] + [z[-1] * x]
+    return 0, z, arb(0), 0, len(z) - 1
 
 
 class ExactLogPmfs(ArbWindowLaws):
@@ -631,6 +688,21 @@ class LaplaceDP(ArbClosedForm):
         high = arb(0)
         return _piecewise(eps, [(-e0, low), (e0, mid)], high)
 
+    # the noise N itself (SampledReplaceOne): its likelihood ratio against a
+    # shift by one is constant beyond one count from 0
+    flat_beyond_one = True
+
+    def density(self, x: Any) -> Any:
+        b = _exact(self.scale)
+        return (-abs(x) / b).exp() / (2 * b)
+
+    def tail(self, x: Any) -> Any:
+        """Pr[N > x] at an exact point x."""
+        b = _exact(self.scale)
+        if x >= 0:
+            return (-x / b).exp() / 2
+        return 1 - (x / b).exp() / 2
+
 
 class GeometricDP(ArbClosedForm):
     """dp.geometric at sensitivity 1: two-sided geometric noise Pr[N = k] ~
@@ -648,6 +720,37 @@ class GeometricDP(ArbClosedForm):
         e0 = -alpha.log()
         mid = (1 - alpha * eps.exp()) / (1 + alpha)
         return _piecewise(eps, [(-e0, 1 - eps.exp()), (e0, mid)], arb(0))
+
+    def factor(self) -> ArbWindowLaws:
+        return GeometricShift(self.alpha)
+
+
+class GeometricShift(ArbWindowLaws):
+    """dp.geometric's pair as discrete laws (a factor of ProductLaws):
+    Q = N, P = N + 1, Pr[N = k] = kappa alpha^|k|, kappa = (1 - alpha) /
+    (1 + alpha), on a window around 0 by the exact ratio (alpha, or 1/alpha
+    below 0: log-concave), the tails bounded by _unimodal_window's
+    geometric series."""
+
+    # the support's ends in _unimodal_window (the window never reaches them)
+    _FAR = 1 << 62
+
+    def __init__(self, alpha: float) -> None:
+        self.alpha = float(alpha)
+
+    def log_peak(self) -> float:
+        return math.log((1.0 - self.alpha) / (1.0 + self.alpha))
+
+    def atoms(self, drop: float) -> float:
+        return 2.0 * drop / -math.log(self.alpha) + 4.0
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        alpha = _exact(self.alpha)
+        inverse = 1 / alpha
+        log_kappa = ((1 - alpha) / (1 + alpha)).log()
+        z = _unimodal_window(log_kappa, 0, -self._FAR, self._FAR,
+                             lambda k: alpha if k >= 0 else inverse, drop)
+        return _sampled_shift(z, 1.0)
 
 
 class GaussianDP(ArbClosedForm):
@@ -669,6 +772,117 @@ class GaussianDP(ArbClosedForm):
             return (-x / root2).erfc() / 2
         return phi(1 / (2 * s) - eps * s) - eps.exp() * phi(-1 / (2 * s) - eps * s)
 
+    # the noise N itself (SampledReplaceOne)
+    flat_beyond_one = False
+
+    def density(self, x: Any) -> Any:
+        s = _exact(self.sigma)
+        return (-(x * x) / (2 * s * s)).exp() / (s * (2 * flint().arb.pi()).sqrt())
+
+    def tail(self, x: Any) -> Any:
+        """Pr[N > x] = erfc(x / (sigma sqrt 2)) / 2."""
+        return (x / (_exact(self.sigma) * flint().arb(2).sqrt())).erfc() / 2
+
+
+class SampledAddRemove(ArbClosedForm):
+    """A worst-case DP pair (an ArbClosedForm of N against M = N + 1, symmetric)
+    Poisson-sampled at q under add/remove: A = (1-q) N + q M against N.  With
+    w = e^eps, A - w N = q (M - w' N), w' = 1 + (w - 1)/q, so delta_plus =
+    q delta(ln w') where w' > 0 and 1 - w where w' <= 0 (the integrand is
+    then >= 0); N - w A = c (N - w'' M), c = 1 - (1-q) w, w'' = w q / c, so
+    delta_minus = c delta(ln w'') where c > 0 and 0 where c <= 0 (Balle,
+    Barthe & Gaboardi, "Privacy amplification by subsampling": exact
+    identities, evaluated in Arb).  A w' or c whose sign the ball cannot
+    decide takes the union of both sides' values."""
+
+    def __init__(self, inner: ArbClosedForm, q: float) -> None:
+        self.inner, self.q = inner, float(q)
+
+    def delta_ball(self, eps: Any, direction: str) -> Any:
+        arb = flint().arb
+        if eps == math.inf:
+            return arb(0)                # N's density is positive everywhere
+        q, w = _exact(self.q), eps.exp()
+        if direction == "plus":
+            moved = 1 + eps.expm1() / q
+            if moved > 0:
+                return q * self.inner.delta_ball(moved.log(), "plus")
+            if moved <= 0:
+                return 1 - w
+            return (1 - w).union(q * self.inner.delta_ball(arb(moved.upper()).log(), "plus")
+                                 .union(q))
+        c = 1 - (1 - q) * w
+        if c > 0:
+            return c * self.inner.delta_ball((w * q / c).log(), "minus")
+        if c <= 0:
+            return arb(0)
+        return arb(0).union(arb(c.upper()))
+
+
+class SampledReplaceOne(ArbClosedForm):
+    """A worst-case DP pair Poisson-sampled at q under replace-one: A = (1-q) N
+    + q (N + 1) against C = (1-q) N + q (N - 1), N the inner kind's noise
+    (its ``density`` and ``tail`` in Arb).  A/C is non-decreasing (its
+    numerator's shift moves right, its denominator's left), so g = A - w C
+    changes sign once, from - to +, at x*, and delta = F(x*), F(t) =
+    integral of g over (t, inf) = (1-q) S(t) + q S(t-1) - w ((1-q) S(t) + q
+    S(t+1)), S = Pr[N > .].  x* is bracketed by bisection on exact Arb
+    points, the bracket proven by g's signs at its ends, and F is evaluated
+    on the whole bracket (a ball holding F(x*)).  Laplace noise (ratio
+    constant beyond one count: ``flat_beyond_one``): g(1) <= 0 proves
+    delta = 0, g(-1) >= 0 proves delta = 1 - w.  Where no bracket is proven
+    the bounds are [F(0)_+, 1] (F(t) <= delta at any t).  Symmetric (C is A
+    mirrored): both directions alike."""
+
+    # bisection steps (each halves the bracket: 2^-200 of its start)
+    STEPS = 200
+
+    def __init__(self, inner: Any, q: float) -> None:
+        # inner: a closed form with the noise's ``density`` and ``tail``
+        # (LaplaceDP, GaussianDP)
+        self.inner, self.q = inner, float(q)
+
+    def _g(self, x: Any, w: Any) -> Any:
+        f, q = self.inner.density, _exact(self.q)
+        return (1 - q) * f(x) * (1 - w) + q * (f(x - 1) - w * f(x + 1))
+
+    def _F(self, t: Any, w: Any) -> Any:
+        tail, q = self.inner.tail, _exact(self.q)
+        return (1 - q) * tail(t) * (1 - w) + q * (tail(t - 1) - w * tail(t + 1))
+
+    def delta_ball(self, eps: Any, direction: str) -> Any:
+        arb = flint().arb
+        if eps == math.inf:
+            return arb(0)
+        w = eps.exp()
+        lo, hi = arb(-1), arb(1)
+        if getattr(self.inner, "flat_beyond_one", False):
+            if self._g(hi, w) <= 0:
+                return arb(0)
+            if self._g(lo, w) >= 0:
+                return 1 - w
+        else:
+            for _ in range(64):
+                if self._g(lo, w) < 0:
+                    break
+                lo *= 2
+            for _ in range(64):
+                if self._g(hi, w) > 0:
+                    break
+                hi *= 2
+        if not (self._g(lo, w) < 0 and self._g(hi, w) > 0):
+            return self._F(arb(0), w).max(arb(0)).union(arb(1))
+        for _ in range(self.STEPS):
+            mid = ((lo + hi) / 2).mid()
+            g = self._g(mid, w)
+            if g < 0:
+                lo = mid
+            elif g > 0:
+                hi = mid
+            else:
+                break                    # g's sign lost in the ball: the bracket stays proven
+        return self._F(lo.union(hi), w)
+
 
 def _piecewise(eps: Any, pieces: List[Tuple[Any, Any]], last: Any) -> Any:
     """The value on the first piece whose right end (a ball) lies above eps
@@ -681,6 +895,263 @@ def _piecewise(eps: Any, pieces: List[Tuple[Any, Any]], last: Any) -> Any:
             value = piece if value is None else value.union(piece)
     return last if value is None else value.union(last)
 
+
+
+# -- products (compositions) -------------------------------------------------
+class ProductLaws(ArbWindowLaws):
+    """The composition of independent pairs: P = P_1 x P_2 x ..., Q = Q_1 x
+    Q_2 x ... (each factor an ArbWindowLaws whose delta is its plain atom
+    sum: ``factor()``), given as (factor, multiplicity) pairs.  The window
+    is the product of the factors' windows (every product atom exact where
+    every factor's atoms are), the rest a union bound: the P mass outside
+    it is at most sum_i (factor i's P mass outside its window) times the
+    others' totals (1: probability laws; the windows' sub-measures sum to
+    at most that), likewise for Q.  Each factor's window is ``drop`` nats
+    deep from its own peak (log_peak: the largest factor's), so each rest
+    is ~e^-drop of the hinted delta whatever the number of factors."""
+
+    def __init__(self, factors: Sequence[Tuple[ArbWindowLaws, int]]) -> None:
+        self.factors = [(f, int(k)) for f, k in factors if int(k) > 0]
+        self.exact_atoms = all(f.exact_atoms for f, _ in self.factors)
+        self.windowed = any(f.windowed for f, _ in self.factors)
+
+    def log_peak(self) -> float:
+        return max((f.log_peak() for f, _ in self.factors), default=0.0)
+
+    def atoms(self, drop: float) -> float:
+        log_total = sum(k * math.log(f.atoms(drop)) for f, k in self.factors)
+        return math.exp(log_total) if log_total < 690.0 else math.inf
+
+    def cost(self, drop: float) -> float:
+        return sum(f.cost(drop) for f, _ in self.factors) + self.atoms(drop)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        p, q, rest_p, rest_q = [arb(1)], [arb(1)], arb(0), arb(0)
+        for f, k in self.factors:
+            fp, fq, frest_p, frest_q = f.window(drop if f.windowed else TAIL_NATS)
+            for _ in range(k):
+                p = [x * y for x in p for y in fp]
+                q = [x * y for x in q for y in fq]
+                rest_p += frest_p
+                rest_q += frest_q
+        return p, q, rest_p.min(arb(1)), rest_q.min(arb(1))
+
+
+# -- thresholded counts --------------------------------------------------------
+class CountLaw:
+    """A count's law for ThresholdedCount: ``window(drop)`` (a Window, kept
+    per drop), ``atoms(drop)``, ``log_peak()``, ``support`` (low, high) and
+    ``windowed`` (False: the whole support whatever drop)."""
+
+    windowed = True
+    support: Tuple[int, int] = (0, 0)
+
+    def __init__(self) -> None:
+        self._windows: Dict[float, Window] = {}
+
+    def atoms(self, drop: float) -> float:
+        raise NotImplementedError
+
+    def cost(self, drop: float) -> float:
+        return self.atoms(drop)
+
+    def log_peak(self) -> float:
+        raise NotImplementedError
+
+    def window(self, drop: float) -> Window:
+        if drop not in self._windows:
+            self._windows[drop] = self._build(drop)
+        return self._windows[drop]
+
+    def _build(self, drop: float) -> Window:
+        raise NotImplementedError
+
+
+class BinomialCount(CountLaw):
+    """Bin(N, pi) (_binomial_window)."""
+
+    def __init__(self, N: int, pi: float) -> None:
+        super().__init__()
+        self.N, self.pi = int(N), float(pi)
+        if self.N == 0 or self.pi == 0.0:
+            self.support = (0, 0)   # (the class attribute's default, spelled out)
+        elif self.pi == 1.0:
+            self.support = (self.N, self.N)
+        else:
+            self.support = (0, self.N)
+
+    def atoms(self, drop: float) -> float:
+        return min(self.N + 1.0, _binomial_atoms(self.N, self.pi, drop))
+
+    def log_peak(self) -> float:
+        return BinomialShift(self.N + 1, self.pi).log_peak()
+
+    def _build(self, drop: float) -> Window:
+        return _binomial_window(self.N, _exact(self.pi), self.pi, drop)
+
+
+class PoissonBinomialCount(CountLaw):
+    """The count of independent Bernoulli(p_j) (_poisson_binomial, whole support)."""
+
+    windowed = False
+
+    def __init__(self, probs: Sequence[float]) -> None:
+        super().__init__()
+        self.probs = [float(p) for p in probs]
+        ones = sum(1 for p in self.probs if p == 1.0)
+        self.support = (ones, ones + sum(1 for p in self.probs if 0.0 < p < 1.0))
+
+    def atoms(self, drop: float) -> float:
+        return len(self.probs) + 1.0
+
+    def cost(self, drop: float) -> float:
+        return float(len(self.probs)) ** 2
+
+    def log_peak(self) -> float:
+        return 0.0
+
+    def _build(self, drop: float) -> Window:
+        return _poisson_binomial(self.probs)
+
+
+def _threshold_pair(z: Window, t: int) -> Tuple[List[Any], List[Any], Any, Any]:
+    """(P, Q, rest_p, rest_q) of a count Z thresholded at t on Z (thresholding's
+    module docstring): released atoms k >= t with P(k) = z(k - 1), Q(k) = z(k)
+    where both are known (inside Z's window or outside its support), then the
+    suppressed atom P = F(t - 2), Q = F(t - 1): the window's partial sum S
+    widened to the ball [S, S + r] by Z's rest r (the mass cut off may lie
+    below t; exactly 0 or 1 below or past Z's support).  The window's atoms of a released k not returned go to the
+    rests with Z's rest."""
+    arb = flint().arb
+    a, values, rest, low, high = z
+    e = a + len(values) - 1
+
+    def at(j: int) -> Any:
+        return values[j - a] if a <= j <= e else arb(0)
+    first = a if a == low else a + 1          # z(first - 1) known: 0 below the support
+    last = e + 1 if e == high else e
+    released = range(max(t, first), last + 1)
+    p = [at(j - 1) for j in released]
+    q = [at(j) for j in released]
+    rest_p = rest_q = rest
+    if last == e and e + 1 >= t:              # P(e + 1) = z(e) left out
+        rest_p = rest_p + values[-1]
+    if first == a + 1 and a >= t:             # Q(a) = z(a) left out
+        rest_q = rest_q + values[0]
+    widen = arb(0).union(rest)
+
+    def cdf(j: int) -> Any:
+        if j < low or j >= high:                # below or past the whole support: exact
+            return arb(0 if j < low else 1)
+        return sum(values[:max(0, min(j, e) - a + 1)], arb(0)) + widen
+    return p + [cdf(t - 2)], q + [cdf(t - 1)], rest_p, rest_q
+
+
+class ThresholdedCount(ArbWindowLaws):
+    """statpriv.thresholded with a passive attacker: the hockey stick of the
+    joint law of (b, release), b ~ B the known records' count, the release
+    a count Z of the unknown others thresholded at t = threshold - b
+    (_threshold_pair): the atoms of every b in B's window (weights exact),
+    weighted and concatenated; the rest sum_b w_b rest_b plus B's rest (each
+    pair's total is 1).  With ``b`` an int: that b alone (weight 1), one
+    pair of an active attacker's max (MaxOfLaws)."""
+
+    def __init__(self, others: CountLaw, known: Optional[CountLaw], threshold: int,
+                 b: int = 0) -> None:
+        self.others, self.known, self.threshold, self.b = others, known, int(threshold), int(b)
+        self.windowed = others.windowed or (known is not None and known.windowed)
+
+    def _b_atoms(self, drop: float) -> float:
+        return 1.0 if self.known is None else self.known.atoms(drop)
+
+    def atoms(self, drop: float) -> float:
+        return self._b_atoms(drop) * (self.others.atoms(drop) + 1.0)
+
+    def cost(self, drop: float) -> float:
+        return self.others.cost(drop) + 2.0 * self.atoms(drop)
+
+    def log_peak(self) -> float:
+        return max(self.others.log_peak(),
+                   self.known.log_peak() if self.known is not None else -math.inf)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        z = self.others.window(drop)
+        if self.known is None:
+            return _threshold_pair(z, self.threshold - self.b)
+        start, weights, rest_b, _, _ = self.known.window(drop)
+        p: List[Any] = []
+        q: List[Any] = []
+        rest_p, rest_q = rest_b, rest_b
+        for i, weight in enumerate(weights):
+            bp, bq, bp_rest, bq_rest = _threshold_pair(z, self.threshold - (start + i))
+            p += [weight * x for x in bp]
+            q += [weight * x for x in bq]
+            rest_p += weight * bp_rest
+            rest_q += weight * bq_rest
+        return p, q, rest_p.min(arb(1)), rest_q.min(arb(1))
+
+
+def active_threshold(others: CountLaw, known: CountLaw, threshold: int) -> "MaxOfLaws":
+    """statpriv.thresholded with an active attacker: the max over every b in
+    the known count's support of b's pair; thresholds t = threshold - b at
+    or below Z's support's low end act alike (everything released), and so
+    do those from its high end + 2 on (nothing released): one pair each."""
+    low, high = others.support
+    ts = sorted({min(max(threshold - b, low), high + 2)
+                 for b in range(known.support[0], known.support[1] + 1)})
+    return MaxOfLaws([ThresholdedCount(others, None, threshold, threshold - t) for t in ts])
+
+
+class MaxOfLaws:
+    """delta = max over several pairs (an active attacker's choice): lower =
+    the max of the pairs' lower ends, upper = the max of their upper ends
+    (enclose; the size guard takes the sum of the pairs' costs)."""
+
+    def __init__(self, members: Sequence[Any]) -> None:
+        self.members = list(members)
+
+    def factor(self) -> None:
+        return None            # the composition of a max is no max of compositions
+
+
+# -- worst cases over the vertices (partial knowledge, shuffled randomized response)
+class VertexPair(ArbWindowLaws):
+    """One vertex of statpriv.partial_knowledge.vertices: a of the N others
+    at p, N - a at 1 - p, S_a = Bin(a, p) + Bin(N - a, 1 - p), the coefficients
+    of ((1 - p) + p x)^a (p + (1 - p) x)^(N - a) as an Arb polynomial (every
+    term non-negative), on its whole support.  The target's report pair: a
+    shift (P = S_a + 1, Q = S_a; ``eps0`` None) or eps0-randomized response
+    with p = 1 / (1 + e^eps0) from eps0 in Arb (P = (1 - p)(S_a + 1) + p S_a,
+    Q = p (S_a + 1) + (1 - p) S_a)."""
+
+    windowed = False
+
+    def __init__(self, N: int, a: int, p: float, eps0: Optional[float] = None) -> None:
+        self.N, self.a, self.p, self.eps0 = int(N), int(a), float(p), eps0
+
+    def atoms(self, drop: float) -> float:
+        return self.N + 2.0
+
+    def cost(self, drop: float) -> float:
+        return 4.0 * (self.N + 1.0)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        module = flint()
+        p = (_exact(self.p) if self.eps0 is None
+             else 1 / (1 + module.arb(self.eps0).exp()))
+        poly = module.arb_poly
+        s = poly([1 - p, p]) ** self.a * poly([p, 1 - p]) ** (self.N - self.a)
+        z: Window = (0, [s[k] for k in range(self.N + 1)], module.arb(0), 0, self.N)
+        if self.eps0 is None:
+            return _sampled_shift(z, 1.0)
+        return _mixture([(z, 1 - p, 1, 0), (z, p, 0, 0), (z, p, 1, 1), (z, 1 - p, 0, 1)])
+
+
+def vertex_worst_case(N: int, p: float, eps0: Optional[float] = None) -> "MaxOfLaws":
+    """The worst case over the vertices a = 0..N (VertexPair): a max of laws."""
+    return MaxOfLaws([VertexPair(N, a, p, eps0) for a in range(int(N) + 1)])
 
 # -- a count plus noise --------------------------------------------------------
 class NoisyCount(ArbWindowLaws):

@@ -373,4 +373,9 @@ def worst_case_curve(N: Any, p: Any, ref: Any, description: Any, rr: Any = None,
             L, U, a = by_vertex(eps)
             return L, U, N - a        # the others with input 1
     laws = VertexLaws(core, N) if N <= FULL_SWEEP_OTHERS else NoComposition(FULL_SWEEP_OTHERS)
-    return WorstCaseCurve(curve_core, ref, description, bracket=bracket, laws=laws)
+
+    def certified() -> Any:                  # every vertex's pair in Arb (statpriv.oracle.arb)
+        from statpriv.oracle import arb
+        return arb.vertex_worst_case(N, p, rr)
+    return WorstCaseCurve(curve_core, ref, description, bracket=bracket,
+                          laws=laws.with_certified(certified))

@@ -151,10 +151,25 @@ def thresholded(n: Optional[int], pi: ArrayLike, threshold: int, *, known: int =
                                         attacker=attacker, direction=direction)
 
     what = "per-record pi" if per_record else f"pi={pi}"
+
+    def certified() -> Any:                  # the laws in Arb (statpriv.oracle.arb)
+        from statpriv.oracle import arb
+        others: Any
+        known_count: Any
+        if per_record:
+            others, known_count = (arb.PoissonBinomialCount(probs[known:].tolist()),
+                                   arb.PoissonBinomialCount(probs[:known].tolist()))
+        else:
+            others = arb.BinomialCount(n - 1 - known, float(pi))
+            known_count = arb.BinomialCount(known, float(pi))
+        if attacker == "active":
+            return arb.active_threshold(others, known_count, threshold)
+        return arb.ThresholdedCount(others, known_count, threshold)
+
     # (a pair of laws known through its delta: connect-the-dots PLDs, composition)
     return PrivacyCurve(core, ref, f"thresholded count n={n}, {what}, threshold={threshold}, "
                                    f"known={known}, {attacker} attacker",
-                        laws=grid_pld.DeltaLaws(core))
+                        laws=grid_pld.DeltaLaws(core).with_certified(certified))
 
 
 # Near a zero point eps0 the terms z (1 - e^(eps - L)) need L - eps to

@@ -17,7 +17,7 @@ from statpriv import _core, _validate
 from statpriv.curve import PrivacyCurve, Reference
 from statpriv.laws import pld as _pld
 
-__all__ = ["ComposedCurve", "check_curves", "composed_curve", "description",
+__all__ = ["ComposedCurve", "certified_product", "check_curves", "composed_curve", "description",
            "grid_composed_curve"]
 
 _NAMES = {_core.PLUS: ("plus",), _core.MINUS: ("minus",), _core.MAX: ("plus", "minus")}
@@ -303,8 +303,10 @@ class _GridLaws:
 
     has_log_pmfs = False
 
-    def __init__(self, sides: Any, h: Any, description: Any) -> None:
+    def __init__(self, sides: Any, h: Any, description: Any,
+                 parts: Tuple[Sequence[PrivacyCurve], int, Optional[Tuple[int, ...]]]) -> None:
         self.sides, self.h, self.description = sides, h, description
+        self.parts = parts              # (curves, times, counts): certified_laws
         self._pld = None
 
     def privacy_loss_distribution(self, value_discretization_interval: Any = None,
@@ -350,6 +352,12 @@ class _GridLaws:
     def log_pmfs(self) -> None:
         raise ValueError("no discrete laws are available for this curve (a composition on a grid)")
 
+    def certified_laws(self) -> Any:
+        """The exact product of the parts in Arb (certified_product): the
+        grid's delta is a bound above the composition, the product's sum
+        the composition itself."""
+        return certified_product(*self.parts)
+
 
 def check_curves(curves: Any, times: Any) -> Any:
     if not curves:
@@ -359,6 +367,26 @@ def check_curves(curves: Any, times: Any) -> Any:
             raise _validate.ParameterTypeError(
                 f"curves[{i}] must be a PrivacyCurve, got {type(c).__name__}")
     return _validate.count("times", times, low=1, high=10 ** 9)
+
+
+def certified_product(curves: Sequence[PrivacyCurve], times: int,
+                      counts: Optional[Tuple[int, ...]] = None) -> Any:
+    """The composition's laws in Arb for delta_interval: the product of the
+    parts' certified laws (statpriv.oracle.arb.ProductLaws; each curve
+    counts[i] times per run, times runs), or None where a part has none
+    as discrete laws (Gaussian or Laplace mechanisms, noisy counts,
+    labelled approximations)."""
+    counts = (1,) * len(curves) if counts is None else counts
+    factors = []
+    for curve, count in zip(curves, counts):
+        source = getattr(curve.laws, "certified_laws", None)
+        laws = source() if source is not None and curve.exact else None
+        factor = None if laws is None else laws.factor()
+        if factor is None:
+            return None
+        factors.append((factor, count * times))
+    from statpriv.oracle import arb
+    return arb.ProductLaws(factors)
 
 
 def description(curves: Any, times: Any) -> Any:
@@ -391,6 +419,6 @@ def grid_composed_curve(sides: Any, h: float, curves: Sequence[PrivacyCurve], ti
     ``counts``: each curve's multiplicity within one run (default 1 each)."""
     what = description(curves, times) if what is None else what
     reference = _reference(curves, times) if counts is None else None
-    return ComposedCurve(_GridLaws(sides, h, what), reference, what,
+    return ComposedCurve(_GridLaws(sides, h, what, (curves, times, counts)), reference, what,
                          (tuple(curves), times), core=_GridCore(sides), grid_sides=sides,
                          counts=counts)

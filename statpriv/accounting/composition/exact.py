@@ -18,7 +18,8 @@ import numpy as np
 
 from statpriv import _validate
 from statpriv._xprec import ceil_float as _ceil_float, two_sum as _two_sum
-from statpriv.accounting.composition.composed import ComposedCurve, composed_curve, description
+from statpriv.accounting.composition.composed import (ComposedCurve, certified_product,
+                                                      composed_curve, description)
 from statpriv.laws import pld as _pld
 
 __all__ = ["EXACT_MAX_ATOMS", "EXACT_PRODUCT_ATOMS", "compose_exact"]
@@ -158,8 +159,9 @@ class _ProductPLD:
     rounding_bound = 0.0
     moved_mass = 0.0
 
-    def __init__(self, plus: Any, minus: Any, description: Any) -> None:
+    def __init__(self, plus: Any, minus: Any, description: Any, parts: Any) -> None:
         self.plus, self.minus, self.description = plus, minus, description
+        self.parts = parts              # (curves, times): certified_laws
 
     def delta(self, eps: Any, direction: Any = "max") -> Any:
         arr = _validate.real_array("eps", eps, allow_inf=True)
@@ -185,6 +187,10 @@ class _ProductPLD:
                                   tail_mass_truncation: Any = None, description: Any = None) -> Any:
         return self
 
+    def certified_laws(self) -> Any:
+        """The product of the parts' laws in Arb (certified_product), or None."""
+        return certified_product(*self.parts)
+
 
 def compose_exact(curves: Any, times: Any) -> ComposedCurve:
     if len(curves) * times != 2:
@@ -205,5 +211,5 @@ def compose_exact(curves: Any, times: Any) -> ComposedCurve:
     for x, y in ((pa.plus, pb.plus), (pa.minus, pb.minus)):
         small = x._eval_losses.size * y._eval_losses.size <= EXACT_PRODUCT_ATOMS
         sides.append(_product_side(x, y) if small else _ProductSide(x, y))
-    pld = _ProductPLD(sides[0], sides[1], what)
+    pld = _ProductPLD(sides[0], sides[1], what, (curves, times))
     return composed_curve(pld, curves, times, what)
