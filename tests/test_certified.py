@@ -749,3 +749,87 @@ def test_certified_epsilon_refuses_uncovered_kinds():
     with pytest.raises(NotImplementedError):
         curve.epsilon(1e-3, certified=True)
     assert curve.epsilon(1e-3, certified=False) == curve.epsilon(1e-3)
+
+
+# ---------------------------------------------------------------------------
+# random edge draws (exhaustive): the float path inside the certified interval
+# ---------------------------------------------------------------------------
+
+_EDGE_PIS = [0.0, 5e-324, 1e-300, 1e-12, 1e-6, 0.01, 0.3, 0.5, 0.99, 1 - 1e-9, 1.0]
+
+
+def _edge_pi(rng):
+    return float(rng.choice(_EDGE_PIS)) if rng.random() < 0.4 else float(rng.uniform(0, 1))
+
+
+def _edge_eps(rng, scale):
+    """eps at the edges (0, +-inf, subnormal, far) or on the curve's own scale."""
+    pick = rng.random()
+    if pick < 0.25:
+        return float(rng.choice([0.0, 5e-324, 1e-12, math.inf, -math.inf, -0.5, 30.0, 700.0]))
+    return float(rng.uniform(0, 4) * scale * (1.0 if pick < 0.9 else -1.0))
+
+
+def _random_curve(rng):
+    """(curve, its eps scale, noisy): a covered kind with edge-heavy parameters."""
+    kind = int(rng.integers(0, 9))
+    n = int(10 ** rng.uniform(0, 3.5)) + 1
+    pi = _edge_pi(rng)
+    scale = 3.0 / math.sqrt(max(n * pi * (1 - pi), 1.0))
+    if kind == 0:
+        return statpriv.counting(n, pi), scale, False
+    if kind == 1:
+        probs = [_edge_pi(rng) for _ in range(int(rng.integers(1, 40)))]
+        return statpriv.counting(None, probs), 1.0, False
+    if kind == 2:
+        return statpriv.counting(n, pi, sample_size=int(rng.integers(1, n + 1))), scale, False
+    if kind == 3:
+        return (statpriv.counting(n, pi, sample_rate=float(rng.uniform(0, 1)),
+                                  sampling="poisson"), scale, False)
+    if kind == 4:
+        n = min(n, 1000)
+        noise = (statpriv.Laplace(float(10 ** rng.uniform(-1, 1))) if rng.random() < 0.4 else
+                 statpriv.Geometric(float(rng.uniform(0.05, 0.95))) if rng.random() < 0.5 else
+                 statpriv.Gaussian(float(10 ** rng.uniform(-1, 1))))
+        return statpriv.counting(n, pi, noise=noise), 1.0, True
+    if kind == 5:
+        m = int(rng.integers(0, n + 1))
+        return (statpriv.secret_sample(n, m, positives=int(rng.integers(0, n + 1))),
+                1.0 / math.sqrt(max(m, 1)), False)
+    if kind == 6:
+        q = None if rng.random() < 0.3 else float(rng.uniform(0, 1))
+        relation = "add_remove" if rng.random() < 0.6 else "replace_one"
+        make = statpriv.dp.gaussian if rng.random() < 0.5 else statpriv.dp.laplace
+        return make(float(10 ** rng.uniform(-1, 1)), sampling_prob=q, relation=relation), 1.0, True
+    if kind == 7:
+        t = int(rng.integers(0, n + 2))
+        attacker = "active" if rng.random() < 0.5 else "passive"
+        return (statpriv.thresholded(n, pi, t, known=int(rng.integers(0, 4)),
+                                     attacker=attacker), scale, False)
+    small = [statpriv.counting(int(rng.integers(1, 60)), _edge_pi(rng)) for _ in range(2)]
+    return statpriv.compose(*small, exact=True), 1.0, False
+
+
+@pytest.mark.exhaustive
+def test_random_edge_draws_inside():
+    """>= 10,000 (curve, eps, direction) draws aimed at the edges: pi at
+    0, subnormal, 1 - 1e-9, 1; eps at 0, +-inf, subnormal, far; every covered
+    kind; the float path inside the interval (1e-12 noiseless, 1e-10 noisy)."""
+    rng = np.random.default_rng(20261129)
+    checked = refused = 0
+    while checked < 10_000:
+        try:
+            curve, scale, noisy = _random_curve(rng)
+        except ValueError:
+            refused += 1                  # an invalid draw (e.g. sampling past n)
+            continue
+        eps = [_edge_eps(rng, scale) for _ in range(5)]
+        direction = str(rng.choice(["plus", "minus", "max"]))
+        try:
+            assert_inside(curve, eps, NOISY_REL if noisy else NOISELESS_REL, direction)
+        except ValueError as err:         # a certified sum too long, refused with its cost
+            assert "Arb terms" in str(err) or "MAX_TERMS" in str(err), str(err)
+            refused += 1
+            continue
+        checked += len(eps)
+    assert refused < checked / 10
