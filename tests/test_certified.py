@@ -32,7 +32,8 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "compose-exact", "compose-grid", "thresholded-active", "thresholded-passive",
            "thresholded-per-record", "thresholded-out-of-reach", "dp-gaussian-sampled",
            "dp-gaussian-sampled-replace", "dp-laplace-sampled", "dp-laplace-sampled-replace",
-           "pk-worst-case", "pk-worst-case-known", "shuffle-rr", "shuffle-rr-large"}
+           "pk-worst-case", "pk-worst-case-known", "shuffle-rr", "shuffle-rr-large",
+           "dp-geometric-sensitivity", "dp-geometric-sampled", "dp-geometric-sampled-replace"}
 # a grid composition's float delta is the upper end of its grid bracket (not
 # the truth): its interval is the exact product's (test_grid_composition_...)
 GRID_ROWS = {"compose-grid"}
@@ -40,6 +41,7 @@ NOISELESS_REL = 1e-12
 NOISY_REL = 1e-10          # the noise paths and the worst-case DP closed forms: float kernels
 DP_ROWS = {"dp-laplace", "dp-laplace-sensitivity", "dp-gaussian", "dp-gaussian-sensitivity",
            "dp-gaussian-wide", "dp-geometric", "dp-gaussian-replace", "dp-gaussian-sampled",
+           "dp-geometric-sensitivity", "dp-geometric-sampled", "dp-geometric-sampled-replace",
            "dp-gaussian-sampled-replace", "dp-laplace-sampled", "dp-laplace-sampled-replace"}
 NOISY_ROWS = DP_ROWS | {row for row in COVERED if row.split("-")[0] in
                         ("laplace", "gaussian", "geometric")}
@@ -676,7 +678,7 @@ def test_ends_are_ordered_and_clipped():
 @pytest.mark.parametrize("make", [
     lambda: statpriv.counting(100, 0.3).subsample(0.5),
     lambda: statpriv.counting(100, 0.3, approx="normal"),
-    lambda: statpriv.dp.geometric(0.5, sampling_prob=0.1),
+    lambda: statpriv.dp.geometric(0.5, sampling_prob=0.1).subsample(0.5),
     lambda: statpriv.compose(statpriv.dp.gaussian(2.0), statpriv.counting(30, 0.3)),
     lambda: statpriv.compose(statpriv.counting(30, 0.3, noise=statpriv.Laplace(1.0)),
                              statpriv.counting(20, 0.5)),
@@ -833,3 +835,44 @@ def test_random_edge_draws_inside():
             continue
         checked += len(eps)
     assert refused < checked / 10
+
+
+def _geometric_brute_force(alpha, s, q, relation, eps):
+    """delta_max of the sampled geometric mechanism from its definition, every
+    outcome x in [-K, K] summed in mpmath (40 digits) with no lumping, the
+    tails beyond K below 1e-40: G(x) = c alpha^|x|, A = (1-q) G + q G(. - s),
+    B = G (add_remove) or (1-q) G + q G(. + s) (replace_one)."""
+    with mpmath.workdps(40):
+        a, q = mpmath.mpf(alpha), mpmath.mpf(q)
+        c = (1 - a) / (1 + a)
+        K = int(45 * math.log(10) / -math.log(alpha)) + 2 * s
+
+        def g(x):
+            return c * a ** abs(x)
+        w = mpmath.exp(eps)
+        plus = minus = mpmath.mpf(0)
+        for x in range(-K, K + 1):
+            p = (1 - q) * g(x) + q * g(x - s)
+            o = g(x) if relation == "add_remove" else (1 - q) * g(x) + q * g(x + s)
+            plus += max(p - w * o, 0)
+            minus += max(o - w * p, 0)
+        return max(plus, minus)
+
+
+@pytest.mark.parametrize("alpha, s, q, relation", [(0.6, 2, 0.1, "add_remove"),
+                                                   (0.3, 1, 0.5, "replace_one"),
+                                                   (0.9, 3, 1.0, "add_remove"),
+                                                   (0.5, 4, 0.37, "replace_one")])
+def test_lumped_geometric_contains_the_unlumped_definition(alpha, s, q, relation):
+    """dp.geometric at an integer sensitivity, sampled or not: the lumps in Arb
+    hold the definition summed outcome by outcome (mpmath)."""
+    if q == 1.0:
+        curve = statpriv.dp.geometric(alpha, sensitivity=s)
+    else:
+        curve = statpriv.dp.geometric(alpha, sensitivity=s, sampling_prob=q, relation=relation)
+    for eps in (0.0, 0.05, 0.4, 2.0):
+        lower, upper = curve.delta_interval(eps)
+        truth = _geometric_brute_force(alpha, s, q, relation, eps)
+        with mpmath.workdps(40):
+            assert mpmath.mpf(lower) <= truth <= mpmath.mpf(upper) * (1 + mpmath.mpf(1e-30))
+        assert upper - lower <= 1e-15 * max(upper, 1e-300)

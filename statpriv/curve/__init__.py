@@ -441,7 +441,8 @@ class PrivacyCurve(CurveQueries):
         proven sign change); secret_sample (hypergeometric laws, log-concave
         tails); from_log_pmfs (the given floats taken as exact); dp.laplace,
         dp.gaussian and dp.geometric at sensitivity 1 without sampling (the
-        curve's float parameters taken as exact); dp.laplace and dp.gaussian
+        curve's float parameters taken as exact); dp.geometric at an integer
+        sensitivity, Poisson-sampled or not (its lumps in Arb); dp.laplace and dp.gaussian
         Poisson-sampled (add/remove: the exact reduction to the unsampled
         closed form; replace-one: the crossing bracketed, proven by signs); compositions, exact or on
         a grid, whose parts are all discrete kinds among these (the product
@@ -526,8 +527,8 @@ class PrivacyCurve(CurveQueries):
                 f"{self.description}: no certified interval for {kind}; covered: counting "
                 "(iid or per-record pi; sample_size with or without replacement or Poisson "
                 "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
-                "from_log_pmfs, dp.laplace, dp.gaussian (sampled too), dp.geometric "
-                "(sensitivity 1, no sampling), compositions of the discrete ones, "
+                "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sampled too), "
+                "compositions of the discrete ones, "
                 "thresholded, partial-knowledge worst cases, shuffled randomized response")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra

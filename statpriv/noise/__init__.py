@@ -116,6 +116,12 @@ class Noise:
         kind has none (the default)."""
         return None
 
+    def certified_lumped_dp_laws(self, shift: int, sampling_prob: float, relation: str) -> Any:
+        """The lumped discrete pair of the DP curve at an integer ``shift``,
+        Poisson-sampled at ``sampling_prob`` (1: not sampled) under
+        ``relation``, in Arb; None: the kind has none (the default)."""
+        return None
+
     def certified_noise(self) -> Any:
         """This noise in Arb (a statpriv.oracle.arb.ArbNoise: the hockey-stick
         divergence of counts plus it, for PrivacyCurve.delta_interval), or
@@ -345,8 +351,13 @@ class DPPair(LawSource):
 
     def certified_laws(self) -> Any:
         """The kind's Arb closed form (Noise.certified_dp_laws) of the unsampled
-        pair at sensitivity 1; None for a sampled pair or lumped atoms."""
-        if self.laws is not None or self.sampling_prob is not None or self.sensitivity != 1:
+        pair at sensitivity 1; for lumped atoms (an integer shift, sampled or
+        not) the kind's lumps in Arb (Noise.certified_lumped_dp_laws); None
+        for a sampled pair otherwise."""
+        if self.laws is not None:
+            q = 1.0 if self.sampling_prob is None else self.sampling_prob
+            return self.noise.certified_lumped_dp_laws(self.sensitivity, q, self.relation)
+        if self.sampling_prob is not None or self.sensitivity != 1:
             return None
         return self.noise.certified_dp_laws()
 

@@ -139,6 +139,12 @@ class Geometric(Noise):
         alpha = self.alpha
         return lambda eps: oracle.dp_geometric_delta(alpha, eps)
 
+    def certified_lumped_dp_laws(self, shift: int, sampling_prob: float, relation: str) -> Any:
+        """The lumps of _dp_lumped_curve / _dp_sampled_laws in Arb
+        (statpriv.oracle.arb.LumpedGeometric), from alpha, the shift and q."""
+        from statpriv.oracle import arb
+        return arb.LumpedGeometric(self.alpha, shift, sampling_prob, relation)
+
     def _dp_lumped_curve(self, sensitivity: Any, description: Any) -> PrivacyCurve:
         """The worst-case DP curve at an integer sensitivity s > 1: the outcomes
         x <= 0 (all of likelihood ratio alpha^s) and x >= s (ratio alpha^-s)

@@ -38,7 +38,7 @@ import numpy as np
 
 __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs",
            "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "GeometricShift",
-           "LaplaceDP", "LaplaceNoise", "MAX_TERMS", "MaxOfLaws", "NoisyCount",
+           "LaplaceDP", "LaplaceNoise", "LumpedGeometric", "MAX_TERMS", "MaxOfLaws", "NoisyCount",
            "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "SampledAddRemove",
            "SampledReplaceOne", "ThresholdedCount", "VertexPair", "vertex_worst_case",
            "active_threshold",
@@ -668,6 +668,47 @@ class ExactLogPmfs(ArbWindowLaws):
             total = sum(vals, arb(0))
             return [v / total for v in vals]
         return law(self.log_p), law(self.log_q), arb(0), arb(0)
+
+
+class LumpedGeometric(ArbWindowLaws):
+    """dp.geometric at an integer shift s, unsampled (q = 1) or Poisson-sampled
+    at q (Geometric._dp_sampled_laws' formulas, here in Arb from alpha, s, q):
+    with G(x) = c alpha^|x|, c = (1 - alpha)/(1 + alpha), and the tails
+    G(x <= -k) = G(x >= k) = alpha^k / (1 + alpha), k >= 0,
+    add_remove: A = (1-q) G + q G(. - s) against B = G on x <= 0, 1, ..., s-1,
+    x >= s; replace_one: A against C = (1-q) G + q G(. + s) on x <= -s, ...,
+    s - 1, x >= s.  G(x - s)/G(x) = alpha^clip(s - 2x, -s, s) and G(x + s)/G(x)
+    = alpha^clip(s + 2x, -s, s) are constant on each lump, so the lumps are
+    the whole laws (every atom exact, no tails)."""
+
+    windowed = False
+
+    def __init__(self, alpha: float, shift: int, sampling_prob: float, relation: str) -> None:
+        self.alpha, self.shift = float(alpha), int(shift)
+        self.q, self.relation = float(sampling_prob), relation
+
+    def atoms(self, drop: float) -> float:
+        return float(self.shift + 1 if self.relation == "add_remove" else 2 * self.shift + 1)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        alpha, q, s = _exact(self.alpha), _exact(self.q), self.shift
+        first = 0 if self.relation == "add_remove" else -s
+        c = (1 - alpha) / (1 + alpha)
+
+        def g(x: int) -> Any:                       # G's lump at x
+            if x == first or x == s:
+                return alpha ** abs(x) / (1 + alpha)
+            return c * alpha ** abs(x)
+
+        def mix(x: int, sign: int) -> Any:          # 1 + q (G(x - sign s)/G(x) - 1)
+            power = max(-s, min(s, s - sign * 2 * x))
+            return 1 + q * (alpha ** power - 1)
+        xs = range(first, s + 1)
+        p = [g(x) * mix(x, 1) for x in xs]
+        other = [g(x) for x in xs] if self.relation == "add_remove" else \
+            [g(x) * mix(x, -1) for x in xs]
+        return p, other, arb(0), arb(0)
 
 
 class LaplaceDP(ArbClosedForm):
