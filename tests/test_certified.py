@@ -801,7 +801,12 @@ def _random_curve(rng):
     if kind == 6:
         q = None if rng.random() < 0.3 else float(rng.uniform(0, 1))
         relation = "add_remove" if rng.random() < 0.6 else "replace_one"
-        make = statpriv.dp.gaussian if rng.random() < 0.5 else statpriv.dp.laplace
+        pick = rng.random()
+        if pick < 0.3:                    # integer sensitivity: the lumps
+            return (statpriv.dp.geometric(float(rng.uniform(0.01, 0.99)),
+                                          sensitivity=int(rng.integers(1, 6)), sampling_prob=q,
+                                          relation=relation), 1.0, True)
+        make = statpriv.dp.gaussian if pick < 0.65 else statpriv.dp.laplace
         return make(float(10 ** rng.uniform(-1, 1)), sampling_prob=q, relation=relation), 1.0, True
     if kind == 7:
         t = int(rng.integers(0, n + 2))
