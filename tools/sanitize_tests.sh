@@ -70,9 +70,15 @@ fi
 start=$SECONDS
 status=0
 # PYTHONMALLOC=malloc: every Python object comes from malloc too, so ASan
-# checks the extension's object handling, not only its C buffers
+# checks the extension's object handling, not only its C buffers.
+# ARROW_DEFAULT_MEMORY_POOL=system, OMP_NUM_THREADS=1: pyarrow on malloc and
+# one thread -- its jemalloc pool and column thread pool under the ASan
+# runtime once hung the Dask shuffle tests (a pandas-to-arrow conversion
+# thread blocked for good, every worker idle)
 "${preload[@]}" \
     PYTHONMALLOC=malloc \
+    ARROW_DEFAULT_MEMORY_POOL=system \
+    OMP_NUM_THREADS=1 \
     ASAN_OPTIONS="detect_leaks=0:log_path=$work/reports/asan" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$work/reports/ubsan" \
     pytest -q -p no:cacheprovider "$@" || status=$?
