@@ -73,6 +73,7 @@ import math
 
 import numpy as np
 cimport cython
+from libc.math cimport INFINITY, expl, expm1l, nextafter
 
 __all__ = ["certify", "convex_hull_of_bounds", "grid_delta", "lower_hull", "optimistic",
            "pessimistic"]
@@ -83,32 +84,76 @@ _LD = np.longdouble
 _U_LD = float(np.finfo(_LD).eps) / 2.0
 
 
+# (Cython converts a Python number to or from a C long double through a C
+# double: extended-precision scalars cross the boundary in one-element arrays)
+cdef long double _ld_in(object x) except? -1:
+    cdef long double[::1] box = np.ascontiguousarray(np.reshape(np.asarray(x, dtype=_LD), 1))
+    return box[0]
+
+
+cdef object _ld_out(long double v):
+    out = np.empty(1, dtype=_LD)
+    cdef long double[::1] box = out
+    box[0] = v
+    return out[0]
+
+
 def pessimistic(deltas, h):
     """(probs, infinity mass) of the pessimistic connect-the-dots measure on the
     losses lo h, ..., hi h from delta at those eps (module docstring).
 
     float64 deltas: float64 arithmetic (the dp-accounting export's, bit for
-    bit); long double deltas: the same formulas in extended precision.
-    Negative masses (rounding) are set to 0, which only raises delta."""
+    bit); long double deltas: the same formulas in extended precision (one
+    typed loop).  Negative masses (rounding) are set to 0, which only
+    raises delta."""
     arr = np.asarray(deltas)
     if arr.dtype == _LD:
-        d = np.minimum.accumulate(arr)
-        h_ld = _LD(h)
-        em1, e, em1_neg = np.expm1(h_ld), np.exp(h_ld), np.expm1(-h_ld)
-        one = _LD(1.0)
-    else:
-        d = np.minimum.accumulate(np.asarray(arr, dtype=np.float64))
-        em1, e, em1_neg = math.expm1(h), math.exp(h), math.expm1(-h)
-        one = 1.0
+        return _pessimistic_ld(np.ascontiguousarray(arr), h)
+    d = np.minimum.accumulate(np.asarray(arr, dtype=np.float64))
+    em1, e, em1_neg = math.expm1(h), math.exp(h), math.expm1(-h)
     if d.size == 1:
-        return np.array([one - d[0]], dtype=d.dtype), d[0] if arr.dtype == _LD else float(d[0])
+        return np.array([1.0 - d[0]]), float(d[0])
     dd = np.diff(d)
     probs = np.empty_like(d)
-    probs[0] = one - d[0] + dd[0] / em1
+    probs[0] = 1.0 - d[0] + dd[0] / em1
     probs[1:-1] = (dd[1:] - dd[:-1] * e) / em1
     probs[-1] = dd[-1] / em1_neg
-    zero = _LD(0.0) if arr.dtype == _LD else 0.0
-    return np.maximum(probs, zero), d[-1] if arr.dtype == _LD else float(d[-1])
+    return np.maximum(probs, 0.0), float(d[-1])
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _pessimistic_ld(long double[::1] raw, double h):
+    """pessimistic in extended precision: the running minimum of the values,
+    their differences and the masses in one pass (the operations, in their
+    order, of the array formulas above, so the same bits)."""
+    cdef Py_ssize_t n = raw.shape[0], i
+    out = np.empty(n, dtype=_LD)
+    cdef long double[::1] probs = out
+    cdef long double hl = h
+    cdef long double em1 = expm1l(hl), e = expl(hl), em1_neg = expm1l(-hl)
+    cdef long double prev, cur, dd_prev, dd, p
+    if n == 0:
+        raise ValueError("deltas: at least one value")
+    with nogil:
+        prev = raw[0]
+        if n == 1:
+            probs[0] = 1.0 - prev
+        else:
+            cur = raw[1] if raw[1] < prev else prev
+            dd_prev = cur - prev
+            p = (1.0 - prev) + dd_prev / em1
+            probs[0] = p if p >= 0 else 0.0
+            prev = cur
+            for i in range(2, n):
+                cur = raw[i] if raw[i] < prev else prev
+                dd = cur - prev
+                p = (dd - dd_prev * e) / em1
+                probs[i - 1] = p if p >= 0 else 0.0
+                dd_prev, prev = dd, cur
+            p = dd_prev / em1_neg
+            probs[n - 1] = p if p >= 0 else 0.0
+    return out, _ld_out(prev)
 
 
 def optimistic(deltas, h, floor, relative_error=0.0, mid=None, first=0):
@@ -138,52 +183,122 @@ def optimistic(deltas, h, floor, relative_error=0.0, mid=None, first=0):
     a dot's two gaps involve dots i-2 .. i+2)."""
     raw = np.minimum.accumulate(np.asarray(deltas, dtype=_LD))
     n = raw.size
-    r = np.broadcast_to(np.asarray(relative_error, dtype=_LD), (n,))
-    d = raw * (_LD(1.0) - r)
-    floor = min(_LD(floor), d[-1])
-    # scaled abscissae: t_i / t_lo (the gaps and the masses are invariant under
-    # the scaling), with the virtual dot (0, 1) in front
-    x = np.concatenate((np.zeros(1, dtype=_LD), np.exp(np.arange(n, dtype=_LD) * _LD(h))))
-    y = np.concatenate((np.ones(1, dtype=_LD), d))
-    width = np.diff(x)
-    slope = np.diff(y) / width                        # cells -1 .. n-2
-    # neighbours' slopes: none left of the virtual cell; 0 right of the last
-    # dot (the curve tends to a constant, its chord to infinity is flat)
-    right = np.concatenate((slope[1:], np.zeros(1, dtype=_LD)))
-    b = np.maximum(right - slope, 0)
-    a = np.concatenate((np.full(1, np.inf, dtype=_LD), np.maximum(slope[1:] - slope[:-1], 0)))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        gap = width * np.where(np.isinf(a), b, np.where(a + b > 0, a * b / (a + b), 0))
+    r = np.ascontiguousarray(np.broadcast_to(np.asarray(relative_error, dtype=_LD), (n,)))
+    d_last = raw[-1] * (_LD(1.0) - r[-1])
+    floor = min(_LD(floor), d_last)
+    mid_gaps = None
     if mid is not None and n > 1:
-        gap[1:] = np.minimum(gap[1:], _midpoint_gaps(raw, r, mid, h, first))
-    # each dot: the larger gap of its two cells (the virtual dot: its one cell;
-    # the last dot: its left cell), plus the slack for the values' own errors
-    lower_gap = np.concatenate((gap, np.zeros(1, dtype=_LD)))
-    upper_gap = np.concatenate((np.zeros(1, dtype=_LD), gap))
-    e = np.maximum(lower_gap, upper_gap)
-    if np.any(r > 0):
-        # the values are non-increasing: the largest of dots i-2 .. i+2 is dot
-        # i-2; their errors: the largest of theirs (the virtual dot is exact)
-        r_ext = np.concatenate((np.zeros(1, dtype=_LD), r, r[-1:], r[-1:]))
-        r_near = np.maximum.reduce([r_ext[np.clip(np.arange(n + 1) + k, 0, n + 2)]
-                                    for k in (-2, -1, 0, 1, 2)])
-        near = y[np.maximum(np.arange(n + 1) - 2, 0)]
-        e = e + _LD(20.0) * r_near * near
-    g = y - e
-    raised = g < floor
-    g = np.maximum(g, floor)
-    g[-1] = floor                                     # the value beyond the grid
-    # a cell whose right dot was raised: its left dot at most the curve at the
-    # cell's right end, so that the chord stays below the (non-increasing) curve
-    g[:-1] = np.where(raised[1:], np.minimum(g[:-1], y[1:]), g[:-1])
-    vertices = lower_hull(x, g)
-    hx, hy = x[vertices], g[vertices]
-    hull_slope = np.diff(hy) / np.diff(hx)
-    jumps = np.diff(np.concatenate((hull_slope, np.zeros(1, dtype=_LD))))
-    probs = np.zeros(n, dtype=_LD)
-    # (the virtual dot at x = 0 carries no mass: its value is the total mass)
-    probs[vertices[1:] - 1] = np.maximum(hx[1:] * jumps, 0)
+        mid_gaps = np.ascontiguousarray(_midpoint_gaps(raw, r, mid, h, first), dtype=_LD)
+    x, g = _lowered_dots(np.ascontiguousarray(raw), r, h, np.array([floor], dtype=_LD),
+                         mid_gaps, bool(np.any(r > 0)))
+    probs = _hull_masses(x, g, lower_hull(x, g))
     return probs, floor, g
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _lowered_dots(const long double[::1] raw, const long double[::1] r, double h,
+                  const long double[::1] floor_box,
+                  mid_gaps, bint any_error):
+    """(x, g) of ``optimistic``: the abscissae t_i / t_lo with the virtual dot
+    (0, 1) in front, and the dots lowered by their gaps and errors, raised to
+    the floor (one typed pass per step of the array formulas it replaced, the
+    same operations in the same order; numpy's maximum / minimum keep their
+    first operand on ties, and so do these)."""
+    cdef Py_ssize_t n = raw.shape[0], i, k, m
+    cdef long double hl = h, floor = floor_box[0]
+    x_arr = np.empty(n + 1, dtype=_LD)
+    y_arr = np.empty(n + 1, dtype=_LD)
+    gap_arr = np.empty(n, dtype=_LD)
+    g_arr = np.empty(n + 1, dtype=_LD)
+    raised_arr = np.empty(n + 1, dtype=np.uint8)
+    cdef long double[::1] x = x_arr
+    cdef long double[::1] y = y_arr
+    cdef long double[::1] gap = gap_arr
+    cdef long double[::1] g = g_arr
+    cdef unsigned char[::1] raised = raised_arr
+    cdef const long double[::1] mg
+    cdef bint have_mid = mid_gaps is not None
+    if have_mid:
+        mg = mid_gaps
+    cdef long double width, slope, slope_prev = 0.0, slope_next, a, b, e, lg, ug, rn, v, gi
+    with nogil:
+        x[0], y[0] = 0.0, 1.0
+        for i in range(n):
+            x[i + 1] = expl(<long double>i * hl)
+            y[i + 1] = raw[i] * (1.0 - r[i])
+        # cell i (-1 .. n-2 in the dots' numbering) spans x[i] .. x[i + 1]
+        for i in range(n):
+            width = x[i + 1] - x[i]
+            slope = (y[i + 1] - y[i]) / width
+            if i + 1 < n:
+                slope_next = (y[i + 2] - y[i + 1]) / (x[i + 2] - x[i + 1])
+            else:
+                slope_next = 0.0
+            b = slope_next - slope
+            b = b if b >= 0 else 0.0
+            if i == 0:
+                a = INFINITY
+            else:
+                a = slope - slope_prev
+                a = a if a >= 0 else 0.0
+            if a == INFINITY or a == -INFINITY:
+                v = b
+            elif a + b > 0:
+                v = a * b / (a + b)
+            else:
+                v = 0.0
+            gap[i] = width * v
+            if have_mid and i >= 1:
+                gap[i] = gap[i] if gap[i] <= mg[i - 1] else mg[i - 1]
+            slope_prev = slope
+        for i in range(n + 1):
+            lg = gap[i] if i < n else 0.0
+            ug = gap[i - 1] if i >= 1 else 0.0
+            e = lg if lg >= ug else ug
+            if any_error:
+                # the largest error among dots i-2 .. i+2 (the virtual dot's is
+                # 0, past the last the last one's), times the value of dot i-2
+                rn = 0.0
+                for k in range(i - 2, i + 3):
+                    m = k if k > 0 else 0
+                    m = m if m < n + 2 else n + 2
+                    v = 0.0 if m == 0 else r[m - 1 if m - 1 < n else n - 1]
+                    rn = rn if rn >= v else v
+                e = e + (20.0 * rn) * y[i - 2 if i >= 2 else 0]
+            gi = y[i] - e
+            raised[i] = gi < floor
+            g[i] = gi if gi >= floor else floor
+        g[n] = floor
+        for i in range(n):
+            if raised[i + 1]:
+                g[i] = g[i] if g[i] <= y[i + 1] else y[i + 1]
+    return x_arr, g_arr
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _hull_masses(long double[::1] x, long double[::1] g, Py_ssize_t[::1] vert):
+    """The masses of the chord of the hull through the dots ``vert`` (x, g):
+    x_k times the jump of the slope at each vertex k but the virtual first,
+    at least 0; the slope beyond the last vertex is 0."""
+    cdef Py_ssize_t n = x.shape[0] - 1, nv = vert.shape[0], k
+    probs_arr = np.zeros(n, dtype=_LD)
+    cdef long double[::1] probs = probs_arr
+    cdef long double hs, hs_next, p
+    if nv < 2:
+        return probs_arr
+    with nogil:
+        hs = (g[vert[1]] - g[vert[0]]) / (x[vert[1]] - x[vert[0]])
+        for k in range(nv - 1):
+            if k + 2 < nv:
+                hs_next = (g[vert[k + 2]] - g[vert[k + 1]]) / (x[vert[k + 2]] - x[vert[k + 1]])
+            else:
+                hs_next = 0.0
+            p = x[vert[k + 1]] * (hs_next - hs)
+            probs[vert[k + 1] - 1] = p if p >= 0 else 0.0
+            hs = hs_next
+    return probs_arr
 
 
 def _midpoint_gaps(raw, r, mid, h, first):
@@ -229,20 +344,44 @@ def convex_hull_of_bounds(targets, h):
     those below 0 set to 0), of total 1, with Q-mass -s_(-1) <= 1.  H <= the
     targets, so it is tighter than any convex majorant of them (a majorant
     raises a near-linear stretch of the tail by the largest bump's excess)."""
-    y_arr = np.minimum.accumulate(np.minimum(np.asarray(targets, dtype=_LD), _LD(1.0)))
-    n = y_arr.size
-    x_arr = np.concatenate((np.zeros(1, dtype=_LD), np.exp(np.arange(n, dtype=_LD) * _LD(h))))
-    ys = np.concatenate((np.ones(1, dtype=_LD), y_arr))
-    vertices = lower_hull(x_arr, ys)
-    values = ys.copy()
-    if vertices.size > 1:
-        seg_slope = np.diff(ys[vertices]) / np.diff(x_arr[vertices])
-        seg = np.clip(np.searchsorted(vertices, np.arange(n + 1), side="right") - 1,
-                      0, seg_slope.size - 1)
-        hull = ys[vertices[seg]] + seg_slope[seg] * (x_arr - x_arr[vertices[seg]])
-        # (at a vertex the hull is the dot itself; elsewhere at most the dot)
-        values = np.minimum(hull, ys)
-        values[vertices] = ys[vertices]
+    cdef long double[::1] t = np.ascontiguousarray(targets, dtype=_LD)
+    cdef Py_ssize_t n = t.shape[0], i, j, k, nv
+    x_arr = np.empty(n + 1, dtype=_LD)
+    ys_arr = np.empty(n + 1, dtype=_LD)
+    cdef long double[::1] x = x_arr
+    cdef long double[::1] ys = ys_arr
+    cdef long double hl = <double>h, run = 1.0, v, hull
+    with nogil:
+        # the targets capped at 1 and made non-increasing (their running
+        # minimum), after the virtual dot (0, 1)
+        x[0], ys[0] = 0.0, 1.0
+        for i in range(n):
+            v = t[i] if t[i] <= 1.0 else 1.0
+            run = run if run <= v else v
+            ys[i + 1] = run
+            x[i + 1] = expl(<long double>i * hl)
+    vertices_arr = lower_hull(x_arr, ys_arr)
+    cdef Py_ssize_t[::1] vert = vertices_arr
+    nv = vert.shape[0]
+    values = ys_arr.copy()
+    cdef long double[::1] val = values
+    slope_arr = np.empty(max(nv - 1, 1), dtype=_LD)
+    cdef long double[::1] slope = slope_arr
+    if nv > 1:
+        with nogil:
+            for k in range(nv - 1):
+                slope[k] = (ys[vert[k + 1]] - ys[vert[k]]) / (x[vert[k + 1]] - x[vert[k]])
+            # each dot on the hull's segment from the last vertex at or before
+            # it (the last dot: the last segment); at a vertex the hull is the
+            # dot itself, elsewhere at most the dot
+            k = 0
+            for j in range(n + 1):
+                while k + 1 < nv - 1 and vert[k + 1] <= j:
+                    k += 1
+                hull = ys[vert[k]] + slope[k] * (x[j] - x[vert[k]])
+                val[j] = hull if hull <= ys[j] else ys[j]
+            for k in range(nv):
+                val[vert[k]] = ys[vert[k]]
     probs, infinity = pessimistic(values[1:], h)
     return probs, infinity, values[1:]
 
@@ -278,19 +417,54 @@ def grid_delta(probs, infinity, h):
     ``probs`` there and ``infinity`` at +inf, in extended precision:
     delta_j = infinity + D_j with W_k = sum_(i >= k) p_i e^(-(i - k) h) and
     D_j = (1 - e^-h) sum_(k > j) W_k -- sums of non-negative terms, so the
-    relative error is a few ulps (of long double) per term summed."""
-    p = np.asarray(probs, dtype=_LD)
-    n = p.size
+    relative error is a few ulps (of long double) per term summed.  (The
+    terms are scaled by e^(mid - k h) about the middle point, so that
+    neither end over- or underflows.)"""
+    cdef long double[::1] p = np.ascontiguousarray(probs, dtype=_LD)
+    cdef Py_ssize_t n = p.shape[0], i
+    out = np.zeros(n, dtype=_LD)
     if n == 0:
-        return np.zeros(0, dtype=_LD)
-    k = np.arange(n, dtype=_LD) * _LD(h)
-    mid = k[n // 2]
-    with np.errstate(under="ignore", over="ignore"):
-        scaled = p * np.exp(mid - k)
-        w = np.cumsum(scaled[::-1])[::-1] * np.exp(k - mid)
-    d = np.zeros(n, dtype=_LD)
-    d[:-1] = np.cumsum(w[:0:-1])[::-1] * -np.expm1(-_LD(h))
-    return d + _LD(infinity)
+        return out
+    cdef long double[::1] d = out
+    w_arr = np.empty(n, dtype=_LD)
+    cdef long double[::1] w = w_arr
+    cdef long double hl = <double>h, inf_ld = _ld_in(infinity)
+    cdef long double mid = <long double>(n // 2) * hl, k, acc = 0.0
+    cdef long double c = -expm1l(-hl)
+    with nogil:
+        for i in range(n - 1, -1, -1):
+            k = <long double>i * hl
+            acc = acc + p[i] * expl(mid - k)
+            w[i] = acc * expl(k - mid)
+        acc = 0.0
+        d[n - 1] = inf_ld
+        for i in range(n - 2, -1, -1):
+            acc = acc + w[i + 1]
+            d[i] = acc * c + inf_ld
+    return out
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _worst_relative(long double[::1] values, long double[::1] wanted, bint upper):
+    """The largest relative shortfall (wanted - values) / values (``upper``) or
+    excess (values - wanted) / values over the points, as certify's factor
+    needs it: a shortfall where values is 0 is +inf (0 if wanted is 0 too);
+    an excess there is 0."""
+    cdef Py_ssize_t n = values.shape[0], i
+    cdef long double worst = -INFINITY, r
+    with nogil:
+        for i in range(n):
+            if values[i] > 0:
+                r = (wanted[i] - values[i]) / values[i] if upper else \
+                    (values[i] - wanted[i]) / values[i]
+            elif upper:
+                r = INFINITY if wanted[i] > 0 else 0.0
+            else:
+                r = 0.0
+            if r > worst:
+                worst = r
+    return _ld_out(worst)
 
 
 def certify(probs, infinity, targets, h, upper, total=1.0):
@@ -310,7 +484,7 @@ def certify(probs, infinity, targets, h, upper, total=1.0):
     inf64 = float(infinity)
     if upper and _LD(inf64) < _LD(infinity):
         inf64 = math.nextafter(inf64, math.inf)
-    targets = np.asarray(targets, dtype=_LD)
+    targets = np.ascontiguousarray(targets, dtype=_LD)
     have = grid_delta(p64, inf64, h)
     slack = _LD(4.0 * (p64.size + 2) * _U_LD + 2.0 ** -52)
     if upper and p64.size:
@@ -331,9 +505,7 @@ def certify(probs, infinity, targets, h, upper, total=1.0):
         # one float64 ulp to +inf)
         short_ld = np.max(np.concatenate((targets - have, [targets[-1] - _LD(inf64)])))
         short = float(short_ld)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            relative = np.where(have > 0, (targets - have) / have, np.where(targets > 0, np.inf, 0))
-        beyond_rounding = float(np.max(relative)) > 64.0 * float(slack)
+        beyond_rounding = float(_worst_relative(have, targets, True)) > 64.0 * float(slack)
         if short_ld > 0 and beyond_rounding and p64[0] >= 2.0 * short:
             moved = short * (1.0 + 4.0 * float(slack))
             p64 = p64.copy()
@@ -343,28 +515,41 @@ def certify(probs, infinity, targets, h, upper, total=1.0):
     have_total = np.sum(p64, dtype=_LD) + _LD(inf64)
     values = np.concatenate((have, [have_total, _LD(inf64)]))
     wanted = np.concatenate((targets, [_LD(total), targets[-1]]))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if upper:
-            short = np.where(values > 0, (wanted - values) / values,
-                             np.where(wanted > 0, np.inf, 0))
-            factor = _LD(1.0) + max(_LD(0.0), np.max(short)) + slack
-        else:
-            excess = np.where(values > 0, (values - wanted) / values, 0)
-            factor = _LD(1.0) - max(_LD(0.0), np.max(excess)) - slack
+    worst = max(_LD(0.0), _worst_relative(values, wanted, upper))
+    factor = _LD(1.0) + worst + slack if upper else _LD(1.0) - worst - slack
     if not np.isfinite(factor) or factor <= 0:
         raise ArithmeticError("connect-the-dots: the measure cannot be scaled onto its targets")
     if factor == 1:
         return p64, inf64
-    scaled = (p64.astype(_LD) * factor)
-    out = scaled.astype(np.float64)
+    out = _scaled_outward(p64, factor, upper)
     inf_out = float(_LD(inf64) * factor)
     if upper:
-        # (rounding to float64 may have lowered a mass by half an ulp)
-        out = np.where(out.astype(_LD) < scaled, np.nextafter(out, np.inf), out)
         if _LD(inf_out) < _LD(inf64) * factor:
             inf_out = math.nextafter(inf_out, math.inf)
     else:
-        out = np.where(out.astype(_LD) > scaled, np.nextafter(out, 0), out)
         if _LD(inf_out) > _LD(inf64) * factor:
             inf_out = math.nextafter(inf_out, 0)
     return out, inf_out
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _scaled_outward(const double[::1] p, factor_ld, bint upper):
+    """p * factor (in extended precision) rounded to float64 away from the
+    measure's side: up for an upper measure (rounding to nearest may have
+    lowered a mass by half an ulp), down (towards 0) for a lower one."""
+    cdef Py_ssize_t n = p.shape[0], i
+    out_arr = np.empty(n, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    cdef long double scaled, factor = _ld_in(factor_ld)
+    cdef double r
+    with nogil:
+        for i in range(n):
+            scaled = <long double>p[i] * factor
+            r = <double>scaled
+            if upper and <long double>r < scaled:
+                r = nextafter(r, INFINITY)
+            elif not upper and <long double>r > scaled:
+                r = nextafter(r, 0.0)
+            out[i] = r
+    return out_arr

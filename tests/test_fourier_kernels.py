@@ -64,3 +64,16 @@ def test_fft_sizes_cover_the_window_from_a_coarse_set():
             assert m == 1, (p, n)             # 5-smooth: pocketfft's fast radices
     # a window grown by a few points keeps its size
     assert fourier.fft_size(392513) == fourier.fft_size(392600) == 393216
+
+
+@pytest.mark.parametrize("n, first", [(10, 3), (10, 7), (11, 5), (1, 0), (8, 0), (2 ** 16, 12345)])
+def test_rotate_left_is_a_circular_shift_in_place(n, first):
+    x = np.random.default_rng(n + first).standard_normal(n)
+    expected = np.roll(x, -first)
+    out = _fourier_kernels.rotate_left(x, first)
+    assert out is x and np.array_equal(x, expected)
+
+
+def test_rotate_left_refuses_a_shift_outside_the_array():
+    with pytest.raises(ValueError, match="first"):
+        _fourier_kernels.rotate_left(np.zeros(4), 4)

@@ -88,10 +88,12 @@ PROBE_RUNS, PROBE_RUN = 4, 64
 # MAX_SECONDS in terms (kept for code that reads it; the limit is MAX_SECONDS)
 MAX_CURVE_TERMS = MAX_SECONDS * TERMS_PER_SECOND
 # CPU seconds of connect-the-dots per value of one side (both directions'
-# values, _values): measured on 1e6-point grids here, the convex hull and
-# certify of an upper side 0.7-1.0 us a value, an optimistic lower side with
-# its cells' midpoints 1.0-1.6 us (rounded up).
-CONNECT_SECONDS = {"upper": 1.0e-6, "lower": 2.0e-6}
+# values, _values): measured on 1.5e5- and 3e5-value sides of a sampled
+# Gaussian on a loaded 2-core machine, the convex hull and certify of an
+# upper side 0.35 us a value, an optimistic lower side with its cells'
+# midpoints 0.55 us (rounded up; mostly the three extended-precision exps
+# per value of statpriv._connect_dots).
+CONNECT_SECONDS = {"upper": 0.5e-6, "lower": 0.8e-6}
 
 class GridCostError(ValueError):
     """A grid refused before it is built: its work is predicted above
@@ -552,30 +554,35 @@ class _GivenBracket:
         return self._pld
 
 
-def _fits(h: float, seconds: float) -> float:
-    """A grid interval whose work fits MAX_SECONDS, from the work ``seconds``
-    predicted at h (proportional to 1 / h; 5 % coarser and rounded up to two
-    digits for the +1 point of each grid)."""
-    fits = h * seconds / MAX_SECONDS * 1.05
+def _fits(h: float, seconds: float, limit: Optional[float] = None) -> float:
+    """A grid interval whose work fits ``limit`` seconds (None: MAX_SECONDS),
+    from the work ``seconds`` predicted at h (proportional to 1 / h; 5 %
+    coarser and rounded up to two digits for the +1 point of each grid)."""
+    fits = h * seconds / (MAX_SECONDS if limit is None else limit) * 1.05
     unit = 10.0 ** (math.floor(math.log10(fits)) - 1)
     return math.ceil(fits / unit) * unit
 
 
-def check_seconds(brackets: Any, h: float, description: str) -> None:
+def check_seconds(brackets: Any, h: float, description: str,
+                  limit: Optional[float] = None) -> None:
     """Refuse, before any of them is built, brackets whose work together is
-    predicted above MAX_SECONDS (a composition's parts on one grid h)."""
+    predicted above ``limit`` (None: MAX_SECONDS; a composition's parts on
+    one grid h)."""
     costs = [(b.predicted_seconds()[1], b) for b in brackets if isinstance(b, Bracket)]
     total = sum(c for c, _ in costs)
-    if total <= MAX_SECONDS:
+    limit = MAX_SECONDS if limit is None else limit
+    if total <= limit:
         return
     worst_cost, worst = max(costs, key=lambda pair: pair[0])
     raise GridCostError(
         f"{description}: its parts on the grid value_discretization_interval={h:.3g} are "
-        f"predicted to cost {total:.3g} s of CPU, more than statpriv.laws.grid_pld."
-        f"MAX_SECONDS = {MAX_SECONDS:g} ({worst.description}: {worst_cost:.3g} s, "
+        f"predicted to cost {total:.3g} s of CPU, more than "
+        + (f"statpriv.laws.grid_pld.MAX_SECONDS = {MAX_SECONDS:g}" if limit == MAX_SECONDS
+           else f"the {limit:g} s allowed") +
+        f" ({worst.description}: {worst_cost:.3g} s, "
         f"{worst.values_per_side} grid values per side); "
-        f"value_discretization_interval={_fits(h, total):.2g} fits, or a larger "
-        "epsilon_error / tail_mass_truncation", fits=_fits(h, total))
+        f"value_discretization_interval={_fits(h, total, limit):.2g} fits, or a larger "
+        "epsilon_error / tail_mass_truncation", fits=_fits(h, total, limit))
 
 
 def _grid_side(g: Any, h: Any) -> Any:

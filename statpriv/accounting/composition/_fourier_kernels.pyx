@@ -6,6 +6,9 @@
   squaring whole arrays (so the same rounding and the same a-priori bound),
   without the log2(k) passes over an array of 10^5-10^6 entries that numpy
   makes.
+* ``rotate_left``: a circular shift in place (the read-back window wrapping
+  around index 0 of the inverse transform), with one buffer of the shorter
+  part.
 * ``suffix_sums``: the read-back's two discounted suffix sums,
   w_j = u_j + a w_(j+1) and e_j = w_j + b e_(j+1), d_j = scale e_(j+1),
   in one backward pass.  Every term is >= 0 and every factor in (0, 1], so
@@ -19,6 +22,8 @@ without the GIL.
 """
 import numpy as np
 from libc.math cimport exp, log
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memmove
 
 
 # entries raised together: the same bit of k is applied to a block of entries at
@@ -70,6 +75,33 @@ def power(z, long k):
             for j in range(cnt):
                 dst[2 * (b + j)], dst[2 * (b + j) + 1] = rr[j], ri[j]
     return out.view(np.complex128)
+
+
+def rotate_left(double[::1] x, Py_ssize_t first):
+    """x rotated in place so that x[first] comes first (0 <= first < len(x));
+    returns x's base array."""
+    cdef Py_ssize_t n = x.shape[0], k = n - first
+    cdef double *buf
+    if n == 0 or first == 0:
+        return x.base
+    if first < 0 or first >= n:
+        raise ValueError(f"first={first}: must be in [0, {n})")
+    cdef Py_ssize_t keep = first if first <= k else k
+    buf = <double *>malloc(keep * sizeof(double))
+    if buf == NULL:
+        raise MemoryError()
+    with nogil:
+        if first <= k:
+            # the head is the shorter part: hold it, move the tail down
+            memcpy(buf, &x[0], first * sizeof(double))
+            memmove(&x[0], &x[first], k * sizeof(double))
+            memcpy(&x[k], buf, first * sizeof(double))
+        else:
+            memcpy(buf, &x[first], k * sizeof(double))
+            memmove(&x[k], &x[0], first * sizeof(double))
+            memcpy(&x[0], buf, k * sizeof(double))
+    free(buf)
+    return x.base
 
 
 def suffix_sums(u, double a, double b, double scale, double factor=1.0):

@@ -17,22 +17,22 @@ multiplied in the Fourier domain, read back per query with certified bounds.
 
 The grid.  h is value_discretization_interval if given; else it is chosen
 from epsilon_error: the bracket's width in eps behaves like
-K h^2 (beta + 1) / 2.6 for K mechanisms (connect-the-dots' chords are O(h^2)
+K h^2 (beta + 1) / 5 for K mechanisms (connect-the-dots' chords are O(h^2)
 per part, and errors of the K parts add up), beta = d ln delta / d eps of the
 composition, about sqrt(2 ln 1e12) / s at delta = 1e-12 for a composition of
-loss standard deviation s (estimated from each part's loss range).  The
-window must fit in the FFT, which bounds h from below by s too; where the
-standard deviation measured on the parts' grids is far below the estimate
-(heavy tails: a sampled Gaussian's range reaches 100x its bulk), the grid is
-chosen again with it.  Each part's grid must also fit in
-statpriv.laws.grid_pld.MAX_GRID points per direction: where the h that
-epsilon_error asks for does not (a part of tiny loss spread composed with
-one that reaches far), h is coarsened until it does and the bracket is wider
-than epsilon_error (still certified); only a part that does not fit even at
-h = 1 is refused.
+loss standard deviation s -- first estimated from each part's loss range,
+then measured on the parts' grids.  Where the measured s is far below the
+estimate (heavy tails: a sampled Gaussian's range reaches 100x its bulk),
+the grid is chosen again with it, as far as REFINE_SECONDS of predicted work
+allows.  The window must fit in the FFT, which bounds h from below by s too.
+Each part's grid must also fit in statpriv.laws.grid_pld.MAX_GRID points
+per direction: where the h that epsilon_error asks for does not (a part of
+tiny loss spread composed with one that reaches far), h is coarsened until
+it does and the bracket is wider than epsilon_error (still certified); only
+a part that does not fit even at h = 1 is refused.
 """
 import math
-from typing import Any, Dict, List, cast
+from typing import Any, Dict, List, Optional, cast
 
 import numpy as np
 
@@ -52,13 +52,19 @@ MAX_MECHANISMS = 10 ** 9
 DEFAULT_DELTA_ERROR = 1e-15
 # delta at which the grid model takes the slope of ln delta
 _MODEL_LOG_DELTA = math.log(1e-12)
-# width in eps of the bracket ~ K h^2 (beta + 1) / _MODEL_CONSTANT (measured on
-# 1000 x dp.gaussian(20) at delta = 1e-9 with the optimistic side's bound from
-# the neighbours' chords; from the cells' middles (statpriv._connect_dots) the
-# width is about half that: 5.0e-6 at epsilon_error 1e-5.  Kept: with 5.0
-# the grid of sampled Gaussians, whose loss spread the model overstates, gets
-# coarser than dp-accounting's h = 1e-4 and the upper end above its value)
-_MODEL_CONSTANT = 2.6
+# width in eps of the bracket ~ K h^2 (beta + 1) / _MODEL_CONSTANT, beta from
+# the composed loss's standard deviation as measured on the parts' grids
+# (refined_interval).  Measured at epsilon_error 1e-5 (the optimistic side
+# bounded from the cells' middles, statpriv._connect_dots): 9.6e-6 on
+# 1000 x dp.gaussian(20) at delta = 1e-9, 7.9e-6 on 1000 x counting(10**6,
+# 0.3), 6.1e-6 on 1000 steps of DP-SGD (q = 0.01, sigma = 1) at 1e-5.  (With
+# the rough spread from the tails instead, the sampled Gaussian's grid was
+# 2.2x too coarse: width 4.4e-5 at epsilon_error 1e-5.)
+_MODEL_CONSTANT = 5.0
+# a refinement toward epsilon_error is taken as far as its parts' grids are
+# predicted to cost this many CPU seconds (grid_pld.check_seconds); past it
+# the bracket is wider than asked, and epsilon_bounds says by how much
+REFINE_SECONDS = 1.0
 _MAX_TILTS = 400
 # the largest Bregman gap of Lambda (nats) between neighbouring tilts (a
 # normal-like loss has 0.5 at the step 1 / std), and how often that step may
@@ -378,8 +384,9 @@ def choose_interval(parts: Any, epsilon_error: Any, tail: Any, window_spread: An
     """h from the target width epsilon_error of the bracket (module docstring),
     at most an eighth of the narrowest part's loss spread (a few grid points
     per part), at least what fits the composition's window in the FFT (the
-    composed loss's standard deviation: ``window_spread`` if measured, else
-    the rough one from the parts' tails) and every part's grid in
+    composed loss's standard deviation -- in the model's beta too --:
+    ``window_spread`` if measured, else the rough one from the parts' tails)
+    and every part's grid in
     grid_pld.MAX_GRID points: coarser than epsilon_error asks where that
     does not fit (the bracket is then wider, still certified).  At most 1
     (a coarser grid moves every loss by > 1 nat): a part whose grid does not
@@ -399,10 +406,10 @@ def choose_interval(parts: Any, epsilon_error: Any, tail: Any, window_spread: An
         return 1e-3
     total = sum(k for _, k in spreads)
     s = math.sqrt(sum(k * sd * sd for sd, k in spreads))
-    beta = math.sqrt(-2.0 * _MODEL_LOG_DELTA) / s
+    s_window = s if window_spread is None else window_spread
+    beta = math.sqrt(-2.0 * _MODEL_LOG_DELTA) / s_window
     h = math.sqrt(_MODEL_CONSTANT * epsilon_error / (total * (beta + 1.0)))
     h = min(h, min(sd for sd, _ in spreads) / 8.0)
-    s_window = s if window_spread is None else window_spread
     # every part's grid within grid_pld.MAX_GRID points per direction (a margin
     # of 1e-3 for its own estimate of the reach, grid_pld.tail_span)
     widest, part = max(((max(r), c) for (r, _), (c, _) in zip(reaches, parts)),
@@ -435,11 +442,11 @@ def loss_variance(bracket: Any, h: Any) -> Any:
 def refined_interval(parts: Any, epsilon_error: Any, tail: Any, h: Any, variances: Any,
                      reaches: Any = None) -> Any:
     """compose's grid once the parts are on the grid h: h again, or a grid
-    finer by more than _REFINE_RATIO when the window's room from the loss's
-    spread measured there (``variances``: each part's ``loss_variance`` on h)
-    allows one.  The rough spread from the tails overstates a heavy-tailed
-    loss (a sampled Gaussian: 0.2 per step against 0.002 at rate 0.001) and
-    with it the window, which then forced a coarse grid."""
+    finer by more than _REFINE_RATIO when the loss's spread measured there
+    (``variances``: each part's ``loss_variance`` on h) asks for one.  The
+    rough spread from the tails overstates a heavy-tailed loss (a sampled
+    Gaussian: 0.2 per step against 0.002 at rate 0.001): its beta was too
+    small and its window too wide, both of which made the grid too coarse."""
     measured = math.sqrt(sum(k * v for (_, k), v in zip(parts, variances)))
     finer = choose_interval(parts, epsilon_error, tail, window_spread=measured,
                             reaches=reaches)
@@ -470,15 +477,27 @@ def compose_on_grid(curves: Any, times: Any, value_discretization_interval: Any,
                                      [loss_variance(b, h) for b, _ in brackets], reaches=reaches)
             if finer != h:
                 try:
-                    brackets, h = _part_brackets(parts, finer, tail, total), finer
-                except grid_pld.GridCostError:
-                    pass                 # (the finer grid is over the work allowed: keep h)
+                    brackets, h = _part_brackets(parts, finer, tail, total,
+                                                 _refine_limit()), finer
+                except grid_pld.GridCostError as err:
+                    # (as fine as the work allowed a refinement, if finer still)
+                    if err.fits < h / _REFINE_RATIO:
+                        try:
+                            brackets, h = _part_brackets(parts, err.fits, tail, total,
+                                                         _refine_limit()), err.fits
+                        except grid_pld.GridCostError:
+                            pass
         progress = cast(_progress._Bar, bar)      # (a bar whatever the time: show is not False)
         progress.update(len(parts))
         sides = ComposedSides(brackets, h)
         sides[("plus", True)], sides[("minus", True)]        # the upper sides now
         progress.update()
     return grid_composed_curve(sides, h, curves, times)
+
+
+def _refine_limit() -> float:
+    """The CPU seconds a refinement's grids may be predicted to cost."""
+    return min(REFINE_SECONDS, grid_pld.MAX_SECONDS)
 
 
 # how often a grid chosen from epsilon_error is coarsened to fit the work allowed
@@ -501,11 +520,13 @@ def _affordable_brackets(parts: Any, h: float, tail: float, total: int, chosen: 
     raise AssertionError("not reached")      # (the last attempt returns or raises)
 
 
-def _part_brackets(parts: Any, h: float, tail: float, total: int) -> Any:
+def _part_brackets(parts: Any, h: float, tail: float, total: int,
+                   limit: Optional[float] = None) -> Any:
     """[(Bracket, times)] of the parts on h Z, refused before any is built
-    when their work is predicted above grid_pld.MAX_SECONDS."""
+    when their work is predicted above ``limit`` (grid_pld.MAX_SECONDS)."""
     brackets = [(part_bracket(c, h, tail), k) for c, k in parts]
-    grid_pld.check_seconds([b for b, _ in brackets], h, f"compose of {total:,} mechanisms")
+    grid_pld.check_seconds([b for b, _ in brackets], h, f"compose of {total:,} mechanisms",
+                           limit)
     return brackets
 
 
