@@ -85,6 +85,9 @@ TERMS_PER_SECOND = 1e8
 # grid of 1.4e5 points predicted at 2.4 s took 7.9 s)
 EVAL_OVERHEAD_SECONDS = 5e-5
 PROBE_RUNS, PROBE_RUN = 4, 64
+# a grid priced below this many CPU seconds by one probe run is not probed
+# further (100x below the 1 s a refinement may take)
+_PROBE_SURE_BELOW = 1e-2
 # MAX_SECONDS in terms (kept for code that reads it; the limit is MAX_SECONDS)
 MAX_CURVE_TERMS = MAX_SECONDS * TERMS_PER_SECOND
 # CPU seconds of connect-the-dots per value of one side (both directions'
@@ -430,7 +433,11 @@ class Bracket:
                 source.delta(eps)
                 spent += time.process_time() - clock
                 seen += eps.size
-                if spent / seen * points > MAX_SECONDS:
+                # (past MAX_SECONDS: refused whatever the rest; far below every
+                # limit the price is used against -- the refusal, a refinement's
+                # REFINE_SECONDS, the coarsening's fits -- a run is enough: the
+                # runs sample the grid for a cost that varies along it)
+                if not _PROBE_SURE_BELOW <= spent / seen * points <= MAX_SECONDS:
                     break
             self._probed[key] = spent / seen
         return self._probed[key]
