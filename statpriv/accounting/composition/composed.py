@@ -111,7 +111,7 @@ class ComposedCurve(PrivacyCurve):
         >>> composed = statpriv.compose(statpriv.counting(100, 0.5), times=3)
         >>> lower, upper = composed.delta_bounds(0.5)
         >>> print(f"{lower:.4e} <= delta <= {upper:.4e}")
-        1.5048e-02 <= delta <= 1.5054e-02
+        1.5044e-02 <= delta <= 1.5054e-02
         """
         _validate.choice("direction", direction, ("plus", "minus", "max"))
         if self._grid_sides is None:
@@ -164,7 +164,7 @@ class ComposedCurve(PrivacyCurve):
         >>> composed = statpriv.compose(statpriv.counting(100, 0.5), times=3)
         >>> lower, upper = composed.epsilon_bounds(1e-3)
         >>> print(f"{lower:.4f} <= eps <= {upper:.4f}")
-        0.8827 <= eps <= 0.8828
+        0.8826 <= eps <= 0.8828
         """
         _validate.choice("direction", direction, ("plus", "minus", "max"))
         arr = _validate.real_array("delta", delta, low=0.0, high=1.0)
@@ -210,7 +210,7 @@ class ComposedCurve(PrivacyCurve):
         >>> import statpriv
         >>> composed = statpriv.compose(statpriv.counting(100, 0.5), times=3)
         >>> print(f"{composed.discretization_error(0.5):.1e}")
-        5.5e-06
+        1.0e-05
         """
         lower, upper = self.delta_bounds(eps, direction)
         return upper - lower
