@@ -893,6 +893,12 @@ class PrivacyCurve(CurveQueries):
         core.positive = (plus << _core.PLUS) | (minus << _core.MINUS) | ((plus | minus) << _core.MAX)
         source = getattr(self._laws, "subsample", None)
         laws = None if source is None else source(q, sampling, core)
+        parent = getattr(self._laws, "certified_laws", None)
+        if parent is not None and (laws is not None or parent() is not None):
+            if laws is None:             # known through its delta and certified interval only
+                from statpriv.laws.pair import LawSource
+                laws = LawSource()
+            laws = laws.with_certified(_subsampled_certified(parent, q, sampling))
         reference = (None if self._reference is None
                      else _subsampled_reference(self._reference, q, wor))
         return PrivacyCurve(core, reference, f"{self.description}, subsampled q={q} ({sampling})",
@@ -906,6 +912,17 @@ class PrivacyCurve(CurveQueries):
         twin._bind_core(self._core)
         object.__setattr__(twin, "_recipe", recipe)
         return twin
+
+
+def _subsampled_certified(parent: Callable[[], Any], q: float,
+                          sampling: str) -> Callable[[], Any]:
+    """() -> the Arb laws of a subsampled curve (statpriv.oracle.arb.subsampled)
+    from the parent's certified_laws (None where either has none)."""
+    def certified() -> Any:
+        from statpriv.oracle import arb
+        inner = parent()
+        return None if inner is None else arb.subsampled(inner, q, sampling)
+    return certified
 
 
 def _subsampled_reference(reference: Reference, q: float, without_replacement: bool) -> Reference:
