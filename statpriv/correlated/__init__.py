@@ -313,7 +313,8 @@ def _histogram_curve(n: int, probs: NDArray[np.float64], k: int,
 
     def worst_case() -> Any:    # the max over the histogram curves (and swaps) in Arb
         from statpriv.oracle import arb
-        return arb.MaxOfLaws([u.laws.certified_laws() for u in uppers], [("max", "max")] * len(uppers))
+        return arb.MaxOfLaws([u.laws.certified_laws() for u in uppers],
+                             [("max", "max")] * len(uppers))
     return PrivacyCurve(_kernels.MaxCore([c._core for c in uppers]), ref, description,
                         laws=LawSource().with_certified(worst_case))
 

@@ -451,7 +451,16 @@ class PrivacyCurve(CurveQueries):
         (passive: the joint law of (b, release); active: the max over b of
         the pairs' ends); partial_knowledge(...).worst_case and
         shuffle.randomized_response (the max over every vertex's pair, N up
-        to ~2000 others).  docs/precision.md,
+        to ~2000 others); k_anonymity, both curves (the others' counts in
+        the two categories summed over the 2-D lattice, W(m) g_m(a), on
+        windows of m and a | m, the mass off them bounded); correlated_counts
+        with method="exact" (the law of the count vectors built in Arb on the
+        whole lattice; one pair, or the max over every pair and its swap)
+        and with method="histogram" (its curve is k_anonymity's upper curve
+        at k = 1, and so is its interval); curve.subsample of the discrete
+        kinds among these (the parent's window mixed, q P + (1-q) Q against
+        Q; without replacement each direction its own pair) and of the
+        closed forms Poisson-sampled.  docs/precision.md,
         "Certified intervals".
 
         Parameters
@@ -469,9 +478,10 @@ class PrivacyCurve(CurveQueries):
         Raises
         ------
         NotImplementedError
-            The curve's kind has no certified laws yet (curve.subsample,
-            compositions with continuous or noisy parts, ...), or it is a
-            labelled approximation.
+            The curve's kind has no certified laws yet (randomized response,
+            closed forms sampled without replacement, compositions with
+            continuous or noisy parts, ...), or it is a labelled
+            approximation.
         ValueError
             The sum would be too long (the estimated cost is in the message),
             or a bad eps or direction.
@@ -529,7 +539,8 @@ class PrivacyCurve(CurveQueries):
                 "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
                 "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sampled too), "
                 "compositions of the discrete ones, "
-                "thresholded, partial-knowledge worst cases, shuffled randomized response")
+                "thresholded, partial-knowledge worst cases, shuffled randomized response, "
+                "k_anonymity, correlated_counts, curve.subsample of these")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra
         flat = [float(e) for e in arr.ravel()]
