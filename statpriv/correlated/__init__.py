@@ -46,7 +46,7 @@ from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 from statpriv.laws import pair_curve
 from statpriv.laws.discrete import laws_from_log_pmfs
-from statpriv.laws.pair import LawSource
+from statpriv.laws.pair import DeltaOnly
 from statpriv.thresholding.k_anonymity import k_anonymity
 
 __all__ = ["correlated_counts", "markov", "MAX_QUESTIONS", "MAX_LAW_TERMS", "MAX_ATOMS",
@@ -289,7 +289,7 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         return arb.lattice_worst_case(N, ref_joint, pairs)
     # (known through its delta and certified interval only: no composition)
     return PrivacyCurve(_kernels.MaxCore([c._core for c in curves]), ref, description,
-                        laws=LawSource().with_certified(worst_case))
+                        laws=DeltaOnly().with_certified(worst_case))
 
 
 def _histogram_curve(n: int, probs: NDArray[np.float64], k: int,
@@ -316,7 +316,7 @@ def _histogram_curve(n: int, probs: NDArray[np.float64], k: int,
         return arb.MaxOfLaws([u.laws.certified_laws() for u in uppers],
                              [("max", "max")] * len(uppers))
     return PrivacyCurve(_kernels.MaxCore([c._core for c in uppers]), ref, description,
-                        laws=LawSource().with_certified(worst_case))
+                        laws=DeltaOnly().with_certified(worst_case))
 
 
 def markov(initial: float, transition: ArrayLike, days: int) -> NDArray[np.float64]:

@@ -905,10 +905,7 @@ class PrivacyCurve(CurveQueries):
         source = getattr(self._laws, "subsample", None)
         laws = None if source is None else source(q, sampling, core)
         parent = getattr(self._laws, "certified_laws", None)
-        if parent is not None and (laws is not None or parent() is not None):
-            if laws is None:             # known through its delta and certified interval only
-                from statpriv.laws.pair import LawSource
-                laws = LawSource()
+        if laws is not None and parent is not None:
             laws = laws.with_certified(_subsampled_certified(parent, q, sampling))
         reference = (None if self._reference is None
                      else _subsampled_reference(self._reference, q, wor))

@@ -41,7 +41,7 @@ from numpy.typing import ArrayLike
 
 from statpriv import _lazy, _validate, oracle
 from statpriv.laws import grid_pld, windows
-from statpriv.laws.pair import LawSource
+from statpriv.laws.pair import DeltaOnly
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 
@@ -196,7 +196,7 @@ def k_anonymity(n: int, pi: ArrayLike, k: int, *, source: int, target: int) -> K
         # post-processing bound of the release): composable through its delta;
         # the lower one is known through its delta and certified interval only
         laws = (grid_pld.DeltaLaws(core, eval_terms=work) if bound == "upper"
-                else LawSource())
+                else DeltaOnly())
         return PrivacyCurve(core, ref, f"{what}, {bound} (attacker sees "
                             + ("the two counts and how many others are elsewhere)"
                                if bound == "upper" else "the two released counts only)"),
