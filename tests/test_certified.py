@@ -680,7 +680,6 @@ def test_ends_are_ordered_and_clipped():
 @pytest.mark.parametrize("make", [
     lambda: statpriv.dp.randomized_response(1.0).subsample(0.5),
     lambda: statpriv.counting(100, 0.3, approx="normal"),
-    lambda: statpriv.dp.gaussian(1.0).subsample(0.5, sampling="without_replacement"),
     lambda: statpriv.compose(statpriv.dp.gaussian(2.0), statpriv.counting(30, 0.3)),
     lambda: statpriv.compose(statpriv.counting(30, 0.3, noise=statpriv.Laplace(1.0)),
                              statpriv.counting(20, 0.5)),

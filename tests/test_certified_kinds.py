@@ -297,6 +297,58 @@ def test_subsampled_worst_case_reference_inside():
             assert_reference_inside(curve, eps, refs, direction, rel="1e-35")
 
 
+# closed forms subsampled: (id, curve factory)
+SAMPLED_CLOSED_FORMS = {
+    "gaussian-without-replacement":
+        lambda: statpriv.dp.gaussian(1.0).subsample(0.1, sampling="without_replacement"),
+    "laplace-without-replacement":
+        lambda: statpriv.dp.laplace(0.5).subsample(0.3, sampling="without_replacement"),
+    "gaussian-poisson": lambda: statpriv.dp.gaussian(2.0).subsample(0.05)}
+
+
+@pytest.mark.parametrize("kind", sorted(SAMPLED_CLOSED_FORMS))
+def test_subsampled_closed_forms_inside(kind):
+    """A closed form subsampled (the exact reduction of each direction in Arb):
+    the float path inside."""
+    curve = SAMPLED_CLOSED_FORMS[kind]()
+    for direction in DIRECTIONS:
+        assert_inside(curve, EDGE_EPS, NOISY_REL, direction)
+
+
+def _gaussian_mechanism_delta(sigma, eps):
+    """delta of N(0, sigma^2) against N(1, sigma^2) (Balle & Wang, "Improving
+    the Gaussian mechanism for differential privacy"), mpmath."""
+    s = mpmath.mpf(sigma)
+    return (mpmath.ncdf(1 / (2 * s) - eps * s)
+            - mpmath.exp(eps) * mpmath.ncdf(-1 / (2 * s) - eps * s))
+
+
+def test_subsampled_gaussian_without_replacement_contains_the_reduction():
+    """dp.gaussian(1).subsample(0.1, without_replacement): each direction q
+    delta(eps'), e^eps' = 1 + (e^eps - 1)/q, from the closed form in mpmath."""
+    curve = statpriv.dp.gaussian(1.0).subsample(0.1, sampling="without_replacement")
+    eps = [0.0, 0.05, 0.5, 2.0]
+    with mpmath.workdps(50):
+        q = mpmath.mpf(0.1)
+        refs = [q * _gaussian_mechanism_delta(1.0, mpmath.log(1 + mpmath.expm1(e) / q))
+                for e in eps]
+        for direction in ("plus", "minus"):
+            assert_reference_inside(curve, eps, refs, direction, rel="1e-30")
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("kind", sorted(SAMPLED_CLOSED_FORMS))
+def test_subsampled_closed_forms_mp_references_inside(kind):
+    """The reduction applied in mpmath to the mechanism's own mpmath reference
+    (precision="mp": quadratures, seconds each) inside."""
+    curve = SAMPLED_CLOSED_FORMS[kind]()
+    with mpmath.workdps(50):
+        for direction in ("plus", "minus"):
+            eps = [0.0, 0.05, 0.5]
+            refs = [getattr(curve, f"delta_{direction}")(e, precision="mp") for e in eps]
+            assert_reference_inside(curve, eps, refs, direction, rel="1e-30")
+
+
 def test_subsampled_far_tail_and_width():
     """counting(2000, 0.5) Poisson-subsampled at 0.01: ln delta ~ -1400 at
     eps = 9; n = 1e4 at q = 1e-3: the Arb ends within 1e-25."""

@@ -460,7 +460,7 @@ class PrivacyCurve(CurveQueries):
         at k = 1, and so is its interval); curve.subsample of the discrete
         kinds among these (the parent's window mixed, q P + (1-q) Q against
         Q; without replacement each direction its own pair) and of the
-        closed forms Poisson-sampled.  docs/precision.md,
+        closed forms (the exact reduction of each direction).  docs/precision.md,
         "Certified intervals".
 
         Parameters
@@ -479,9 +479,8 @@ class PrivacyCurve(CurveQueries):
         ------
         NotImplementedError
             The curve's kind has no certified laws yet (randomized response,
-            closed forms sampled without replacement, compositions with
-            continuous or noisy parts, ...), or it is a labelled
-            approximation.
+            compositions with continuous or noisy parts, ...), or it is a
+            labelled approximation.
         ValueError
             The sum would be too long (the estimated cost is in the message),
             or a bad eps or direction.

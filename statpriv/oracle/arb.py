@@ -42,7 +42,7 @@ __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "Exact
            "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "SampledAddRemove",
            "SampledReplaceOne", "ThresholdedCount", "VertexPair", "vertex_worst_case",
            "active_threshold", "CountLattice", "KAnonymityLaws", "LatticeShift",
-           "SampledPair", "lattice_worst_case", "subsampled",
+           "SampledPair", "SampledWithoutReplacement", "lattice_worst_case", "subsampled",
            "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
@@ -860,21 +860,46 @@ class SampledAddRemove(ArbClosedForm):
         arb = flint().arb
         if eps == math.inf:
             return arb(0)                # N's density is positive everywhere
-        q, w = _exact(self.q), eps.exp()
         if direction == "plus":
-            moved = 1 + eps.expm1() / q
-            if moved > 0:
-                return q * self.inner.delta_ball(moved.log(), "plus")
-            if moved <= 0:
-                return 1 - w
-            return (1 - w).union(q * self.inner.delta_ball(arb(moved.upper()).log(), "plus")
-                                 .union(q))
+            return _mixed_forward(self.inner, self.q, eps, "plus")
+        q, w = _exact(self.q), eps.exp()
         c = 1 - (1 - q) * w
         if c > 0:
             return c * self.inner.delta_ball((w * q / c).log(), "minus")
         if c <= 0:
             return arb(0)
         return arb(0).union(arb(c.upper()))
+
+
+def _mixed_forward(inner: ArbClosedForm, q_float: float, eps: Any, side: str) -> Any:
+    """H_eps(q A + (1-q) B || B), the pair (A, B) the closed form's ``side``
+    direction: q H_eps'(A || B), e^eps' = w' = 1 + (e^eps - 1)/q, where
+    w' > 0, and 1 - e^eps where w' <= 0 (the integrand is then >= 0); a w'
+    whose sign the ball cannot decide takes the union of both."""
+    arb = flint().arb
+    q, w = _exact(q_float), eps.exp()
+    moved = 1 + eps.expm1() / q
+    if moved > 0:
+        return q * inner.delta_ball(moved.log(), side)
+    if moved <= 0:
+        return 1 - w
+    return (1 - w).union(q * inner.delta_ball(arb(moved.upper()).log(), side).union(q))
+
+
+class SampledWithoutReplacement(ArbClosedForm):
+    """A closed-form pair (P, Q) run on a sample drawn without replacement
+    (PrivacyCurve.subsample, replace-one): delta_plus = H(q P + (1-q) Q || Q),
+    delta_minus = H(q Q + (1-q) P || P), each the exact reduction of the
+    inner direction (_mixed_forward; 0 at eps = inf: the closed forms'
+    noises have positive densities)."""
+
+    def __init__(self, inner: ArbClosedForm, q: float) -> None:
+        self.inner, self.q = inner, float(q)
+
+    def delta_ball(self, eps: Any, direction: str) -> Any:
+        if eps == math.inf:
+            return flint().arb(0)
+        return _mixed_forward(self.inner, self.q, eps, direction)
 
 
 class SampledReplaceOne(ArbClosedForm):
@@ -1805,10 +1830,12 @@ def subsampled(laws: Any, q: float, sampling: str) -> Any:
     reduction).  Discrete laws: SampledPair of (P, Q) and of its mirror
     (Q, P) in the roles that give these (a max over pairs: the reduction is
     monotone in each member's delta, each member's roles carried through);
-    a closed form: SampledAddRemove (Poisson, q > 0; the closed forms'
-    noises have positive densities)."""
+    a closed form (q > 0; the closed forms' noises have positive densities):
+    SampledAddRemove (Poisson) or SampledWithoutReplacement."""
     if isinstance(laws, ArbClosedForm):
-        return SampledAddRemove(laws, q) if sampling == "poisson" and q > 0.0 else None
+        if q <= 0.0:
+            return None
+        return (SampledAddRemove if sampling == "poisson" else SampledWithoutReplacement)(laws, q)
     members = _sampled_members(laws, q, sampling, ("plus", "minus"))
     if members is None:
         return None
