@@ -2,7 +2,9 @@
 python-flint) against the float path and the mpmath brute force
 (``precision="mp"``) on the same query at eps = 0.1: counting(n, 0.3), then
 the sampled and noisy kinds (sample_size, Poisson sampling, Laplace and
-geometric noise at n = 1e4, Gaussian noise at n = 1e3).
+geometric noise at n = 1e4, Gaussian noise at n = 1e3), k-anonymity (both
+curves), correlated counts (one pair, worst cases, the histogram route) and
+curve.subsample.
 
     python bench/bench_certified.py           # full run (~1 min: mpmath at n = 1e4 ~10-20 s)
     python bench/bench_certified.py --quick   # smoke run (no mpmath, n = 1e4 only)
@@ -46,7 +48,8 @@ def arb_width(laws, log_hint):
     from statpriv.oracle import arb
     flint.ctx.prec = arb.PRECISION_BITS
     try:
-        lower, upper = arb._window_sums(laws, [EPS], "max", [log_hint])[0]
+        sums = arb._max_of_sums if isinstance(laws, arb.MaxOfLaws) else arb._window_sums
+        lower, upper = sums(laws, [EPS], "max", [log_hint])[0]
         return float((upper.upper() - lower.lower()) / lower.lower())
     finally:
         flint.ctx.prec = 53
@@ -74,6 +77,30 @@ def other_kinds():
         ("Laplace(1), sample_size=1000, n=1e4",
          statpriv.counting(n4, 0.3, sample_size=1000, noise=statpriv.Laplace(1.0)),
          arb.NoisyCount(arb.SubsampleShift(n4, 1000, 0.3), arb.LaplaceNoise(1.0))),
+    ] + [(label, curve, curve.laws.certified_laws()) for label, curve in new_kinds()]
+
+
+def new_kinds():
+    """(label, curve): k-anonymity, correlated counts, curve.subsample."""
+    ka = statpriv.k_anonymity(1000, [0.05, 0.05, 0.6], 5, source=0, target=1)
+    joint = [0.3, 0.1, 0.2, 0.4]
+    return [
+        ("k_anonymity lower, n=1e3, k=5", ka.lower),
+        ("k_anonymity upper, n=1e3, k=5", ka.upper),
+        ("k_anonymity upper, n=1e4, k=20",
+         statpriv.k_anonymity(10 ** 4, [0.05, 0.05, 0.6], 20, source=0, target=1).upper),
+        ("correlated_counts k=2, n=40, one pair",
+         statpriv.correlated_counts(40, joint, target=((1, 0), (0, 1)))),
+        ("correlated_counts k=2, n=40, worst case", statpriv.correlated_counts(40, joint)),
+        ("correlated_counts k=3, n=10, worst case",
+         statpriv.correlated_counts(10, [0.1, 0.05, 0.2, 0.15, 0.1, 0.1, 0.2, 0.1])),
+        ("correlated_counts histogram, n=1e3, one pair",
+         statpriv.correlated_counts(1000, joint, target=((1, 0), (0, 1)), method="histogram")),
+        ("counting(1e4, 0.3).subsample(0.01)", statpriv.counting(10 ** 4, 0.3).subsample(0.01)),
+        ("counting(1e4, 0.3).subsample(0.01, without_replacement)",
+         statpriv.counting(10 ** 4, 0.3).subsample(0.01, sampling="without_replacement")),
+        ("Laplace(1) count n=1e3 .subsample(0.1)",
+         statpriv.counting(10 ** 3, 0.3, noise=statpriv.Laplace(1.0)).subsample(0.1)),
     ]
 
 
@@ -84,7 +111,10 @@ def mp_cell(curve):
         curve.delta(EPS, precision="mp")                 # one call: seconds
         return f"{time.perf_counter() - start:.3g} s"
     except ValueError as err:
-        estimate = str(err).split("terms, ")[1].split(" per eps")[0]
+        text = str(err)
+        if "terms, " not in text:
+            return "refused (its size guard)"
+        estimate = text.split("terms, ")[1].split(" per eps")[0]
         return f"refused ({estimate})"
 
 

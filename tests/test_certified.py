@@ -33,7 +33,9 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "thresholded-per-record", "thresholded-out-of-reach", "dp-gaussian-sampled",
            "dp-gaussian-sampled-replace", "dp-laplace-sampled", "dp-laplace-sampled-replace",
            "pk-worst-case", "pk-worst-case-known", "shuffle-rr", "shuffle-rr-large",
-           "dp-geometric-sensitivity", "dp-geometric-sampled", "dp-geometric-sampled-replace"}
+           "dp-geometric-sensitivity", "dp-geometric-sampled", "dp-geometric-sampled-replace",
+           "k-anonymity-lower", "k-anonymity-upper", "correlated-pair", "correlated-worst-case",
+           "correlated-perfect", "correlated-histogram", "subsample-counting-poisson"}
 # a grid composition's float delta is the upper end of its grid bracket (not
 # the truth): its interval is the exact product's (test_grid_composition_...)
 GRID_ROWS = {"compose-grid"}
@@ -676,9 +678,8 @@ def test_ends_are_ordered_and_clipped():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: statpriv.counting(100, 0.3).subsample(0.5),
+    lambda: statpriv.dp.randomized_response(1.0).subsample(0.5),
     lambda: statpriv.counting(100, 0.3, approx="normal"),
-    lambda: statpriv.dp.geometric(0.5, sampling_prob=0.1).subsample(0.5),
     lambda: statpriv.compose(statpriv.dp.gaussian(2.0), statpriv.counting(30, 0.3)),
     lambda: statpriv.compose(statpriv.counting(30, 0.3, noise=statpriv.Laplace(1.0)),
                              statpriv.counting(20, 0.5)),
@@ -747,7 +748,7 @@ def test_certified_epsilon_steps_up_from_a_low_float_answer():
 
 
 def test_certified_epsilon_refuses_uncovered_kinds():
-    curve = statpriv.counting(100, 0.3).subsample(0.5)
+    curve = statpriv.dp.randomized_response(1.0).subsample(0.5)
     with pytest.raises(NotImplementedError):
         curve.epsilon(1e-3, certified=True)
     assert curve.epsilon(1e-3, certified=False) == curve.epsilon(1e-3)

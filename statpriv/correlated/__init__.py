@@ -46,6 +46,7 @@ from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 from statpriv.laws import pair_curve
 from statpriv.laws.discrete import laws_from_log_pmfs
+from statpriv.laws.pair import DeltaOnly
 from statpriv.thresholding.k_anonymity import k_anonymity
 
 __all__ = ["correlated_counts", "markov", "MAX_QUESTIONS", "MAX_LAW_TERMS", "MAX_ATOMS",
@@ -272,12 +273,23 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
             f"spreads the law over more than e^{MAX_LOG_RANGE:.0f} (n - 1 times |ln p| must "
             "stay below that); method='histogram' gives a certified upper curve")
     law = _kernels.lattice_log_law(k, N, probs)
+    if pair is not None:
+        def certified() -> Any:          # the pair in Arb (statpriv.oracle.arb)
+            from statpriv.oracle import arb
+            return arb.LatticeShift(arb.CountLattice(N, ref_joint), *pair)
+        return pair_curve(laws_from_log_pmfs(_shifted(law, pair[0]), _shifted(law, pair[1]), 0,
+                                             equal_totals=True),
+                          ref, description, certified=certified)
     curves = [pair_curve(laws_from_log_pmfs(_shifted(law, x), _shifted(law, x_prime), 0,
                                             equal_totals=True),
                          ref, description) for x, x_prime in pairs]
-    if pair is not None:
-        return curves[0]
-    return PrivacyCurve(_kernels.MaxCore([c._core for c in curves]), ref, description)
+
+    def worst_case() -> Any:             # the max over the pairs in Arb, one lattice
+        from statpriv.oracle import arb
+        return arb.lattice_worst_case(N, ref_joint, pairs)
+    # (known through its delta and certified interval only: no composition)
+    return PrivacyCurve(_kernels.MaxCore([c._core for c in curves]), ref, description,
+                        laws=DeltaOnly().with_certified(worst_case))
 
 
 def _histogram_curve(n: int, probs: NDArray[np.float64], k: int,
@@ -298,7 +310,13 @@ def _histogram_curve(n: int, probs: NDArray[np.float64], k: int,
                           source=0, target=1).upper for a, b in cells]
     if pair is not None:
         return PrivacyCurve(uppers[0]._core, ref, description, laws=uppers[0].laws)
-    return PrivacyCurve(_kernels.MaxCore([c._core for c in uppers]), ref, description)
+
+    def worst_case() -> Any:    # the max over the histogram curves (and swaps) in Arb
+        from statpriv.oracle import arb
+        return arb.MaxOfLaws([u.laws.certified_laws() for u in uppers],
+                             [("max", "max")] * len(uppers))
+    return PrivacyCurve(_kernels.MaxCore([c._core for c in uppers]), ref, description,
+                        laws=DeltaOnly().with_certified(worst_case))
 
 
 def markov(initial: float, transition: ArrayLike, days: int) -> NDArray[np.float64]:

@@ -451,7 +451,16 @@ class PrivacyCurve(CurveQueries):
         (passive: the joint law of (b, release); active: the max over b of
         the pairs' ends); partial_knowledge(...).worst_case and
         shuffle.randomized_response (the max over every vertex's pair, N up
-        to ~2000 others).  docs/precision.md,
+        to ~2000 others); k_anonymity, both curves (the others' counts in
+        the two categories summed over the 2-D lattice, W(m) g_m(a), on
+        windows of m and a | m, the mass off them bounded); correlated_counts
+        with method="exact" (the law of the count vectors built in Arb on the
+        whole lattice; one pair, or the max over every pair and its swap)
+        and with method="histogram" (its curve is k_anonymity's upper curve
+        at k = 1, and so is its interval); curve.subsample of the discrete
+        kinds among these (the parent's window mixed, q P + (1-q) Q against
+        Q; without replacement each direction its own pair) and of the
+        closed forms (the exact reduction of each direction).  docs/precision.md,
         "Certified intervals".
 
         Parameters
@@ -469,7 +478,7 @@ class PrivacyCurve(CurveQueries):
         Raises
         ------
         NotImplementedError
-            The curve's kind has no certified laws yet (curve.subsample,
+            The curve's kind has no certified laws yet (randomized response,
             compositions with continuous or noisy parts, ...), or it is a
             labelled approximation.
         ValueError
@@ -529,7 +538,8 @@ class PrivacyCurve(CurveQueries):
                 "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
                 "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sampled too), "
                 "compositions of the discrete ones, "
-                "thresholded, partial-knowledge worst cases, shuffled randomized response")
+                "thresholded, partial-knowledge worst cases, shuffled randomized response, "
+                "k_anonymity, correlated_counts, curve.subsample of these")
         from statpriv.oracle import arb
         arb.flint()                                   # ImportError naming the extra
         flat = [float(e) for e in arr.ravel()]
@@ -893,6 +903,9 @@ class PrivacyCurve(CurveQueries):
         core.positive = (plus << _core.PLUS) | (minus << _core.MINUS) | ((plus | minus) << _core.MAX)
         source = getattr(self._laws, "subsample", None)
         laws = None if source is None else source(q, sampling, core)
+        parent = getattr(self._laws, "certified_laws", None)
+        if laws is not None and parent is not None:
+            laws = laws.with_certified(_subsampled_certified(parent, q, sampling))
         reference = (None if self._reference is None
                      else _subsampled_reference(self._reference, q, wor))
         return PrivacyCurve(core, reference, f"{self.description}, subsampled q={q} ({sampling})",
@@ -906,6 +919,17 @@ class PrivacyCurve(CurveQueries):
         twin._bind_core(self._core)
         object.__setattr__(twin, "_recipe", recipe)
         return twin
+
+
+def _subsampled_certified(parent: Callable[[], Any], q: float,
+                          sampling: str) -> Callable[[], Any]:
+    """() -> the Arb laws of a subsampled curve (statpriv.oracle.arb.subsampled)
+    from the parent's certified_laws (None where either has none)."""
+    def certified() -> Any:
+        from statpriv.oracle import arb
+        inner = parent()
+        return None if inner is None else arb.subsampled(inner, q, sampling)
+    return certified
 
 
 def _subsampled_reference(reference: Reference, q: float, without_replacement: bool) -> Reference:

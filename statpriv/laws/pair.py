@@ -25,7 +25,7 @@ from statpriv.laws import pld
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
-__all__ = ["LawSource", "Laws", "LazyLaws", "LogPmfs", "TwoPairLaws", "pair_core", "pair_curve",
+__all__ = ["DeltaOnly", "LawSource", "Laws", "LazyLaws", "LogPmfs", "TwoPairLaws", "pair_core", "pair_curve",
            "subsampled_laws"]
 
 
@@ -74,11 +74,12 @@ class LawSource:
     def subsample(self, sampling_prob: Any, sampling: Any, core: Any = None) -> Any:
         """The laws of the pair under sampling (PrivacyCurve.subsample): exact
         discrete laws from ``log_pmfs()`` (subsampled_laws) where this source
-        has atoms, else None (the sampled curve is known by its delta; a
-        source known through delta overrides this with the sampled ``core``'s
+        has atoms, else DeltaOnly (the sampled curve is known by its delta,
+        and its certified interval where this source has one; a source known
+        through delta overrides this with the sampled ``core``'s
         connect-the-dots laws)."""
         if not self.has_log_pmfs:
-            return None
+            return DeltaOnly()
         return subsampled_laws(self.log_pmfs(), sampling_prob, sampling)
 
     # () -> the pair in Arb (see certified_laws), or None
@@ -96,6 +97,23 @@ class LawSource:
         new = copy.copy(self)
         new.certified = certified
         return new
+
+
+class DeltaOnly(LawSource):
+    """The laws of a curve known through its delta -- and its certified
+    interval, where ``certified`` is set -- only: one end of a bracket
+    (k_anonymity's lower curve) or a worst case over pairs that is no pair
+    of laws (correlated_counts without a target).  No privacy-loss
+    distribution, and no composition (``composable`` False)."""
+
+    composable = False
+
+    def privacy_loss_distribution(self, value_discretization_interval: Any = None,
+                                  tail_mass_truncation: Any = None,
+                                  description: Any = None) -> None:
+        raise ValueError(f"{description}: no privacy-loss distribution is available for this "
+                         "curve: it is known through its delta only (one end of a bracket, or "
+                         "a worst case over pairs); it cannot be composed")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

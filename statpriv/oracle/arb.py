@@ -41,7 +41,8 @@ __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "Exact
            "LaplaceDP", "LaplaceNoise", "LumpedGeometric", "MAX_TERMS", "MaxOfLaws", "NoisyCount",
            "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "SampledAddRemove",
            "SampledReplaceOne", "ThresholdedCount", "VertexPair", "vertex_worst_case",
-           "active_threshold",
+           "active_threshold", "CountLattice", "KAnonymityLaws", "LatticeShift",
+           "SampledPair", "SampledWithoutReplacement", "lattice_worst_case", "subsampled",
            "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
@@ -215,17 +216,18 @@ def _max_of_sums(laws: "MaxOfLaws", eps_list: List[float], direction: str,
                  log_hints: List[float]) -> List[Tuple[Any, Any]]:
     """Per eps the max of the members' lower ends and of their upper ends
     (the size guard on the sum of the members' estimates, before any work)."""
+    members = laws.oriented(direction)
     plans: List[Tuple[List[float], float]] = []
     terms = 0.0
-    for m in laws.members:       # (past the budget: the members seen so far, scaled)
-        plans.append(_plan(m, eps_list, direction, log_hints))
+    for m, side in members:      # (past the budget: the members seen so far, scaled)
+        plans.append(_plan(m, eps_list, side, log_hints))
         terms += plans[-1][1]
         if terms > MAX_TERMS:
-            terms *= len(laws.members) / len(plans)
+            terms *= len(members) / len(plans)
             break
-    _guard(terms, f"{len(laws.members)} pairs, building and summing each")
-    sums = [_sums_on(m, eps_list, direction, drops)
-            for m, (drops, _) in zip(laws.members, plans)]
+    _guard(terms, f"{len(members)} pairs, building and summing each")
+    sums = [_sums_on(m, eps_list, side, drops)
+            for (m, side), (drops, _) in zip(members, plans)]
     return [_max_ends(list(ends)) for ends in zip(*sums)]
 
 
@@ -298,10 +300,13 @@ def enclose(laws: Any, eps: List[float], direction: str, log_hints: List[float],
 
 
 def _end_down(ball: Any, log: bool) -> float:
-    """A float at or below the ball's lower end (or its ln), clipped to delta >= 0."""
+    """A float at or below the ball's lower end (or its ln), clipped to [0, 1]
+    (laws of floats taken as exact may hold a mass of 1 + an ulp)."""
     end = ball.lower()
     if not end > 0:
         return -math.inf if log else 0.0
+    if end >= 1:
+        return 0.0 if log else 1.0
     return float_down(end.log() if log else end)
 
 
@@ -368,8 +373,7 @@ class BinomialShift(ArbWindowLaws):
         self.rho = self.pi * self.rate            # (the float: window sizes only)
 
     def log_peak(self) -> float:
-        sd = math.sqrt(max(self.N * self.rho * (1.0 - self.rho), 1e-300))
-        return -math.log(max(1.0, math.sqrt(2.0 * math.pi) * sd))
+        return _binomial_log_peak(self.N, self.rho)
 
     def atoms(self, drop: float) -> float:
         return min(self.N + 2.0, _binomial_atoms(self.N, self.rho, drop))
@@ -377,6 +381,12 @@ class BinomialShift(ArbWindowLaws):
     def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
         z = _binomial_window(self.N, _exact(self.pi) * _exact(self.rate), self.rho, drop)
         return _sampled_shift(z, self.rate)
+
+
+def _binomial_log_peak(N: float, rho: float) -> float:
+    """About ln of Bin(N, rho)'s largest atom (window depths only)."""
+    sd = math.sqrt(max(N * rho * (1.0 - rho), 1e-300))
+    return -math.log(max(1.0, math.sqrt(2.0 * math.pi) * sd))
 
 
 def _binomial_atoms(N: int, rho: float, drop: float) -> float:
@@ -390,16 +400,23 @@ def _binomial_atoms(N: int, rho: float, drop: float) -> float:
 Window = Tuple[int, List[Any], Any, int, int]
 
 
-def _binomial_window(N: int, rho: Any, rho_float: float, drop: float) -> Window:
-    """Bin(N, rho), rho an exact Arb number, on its window (_unimodal_window)."""
+def _binomial_window(N: int, rho: Any, rho_float: float, drop: float,
+                     complement: Optional[Any] = None) -> Window:
+    """Bin(N, rho), rho an exact Arb number, on its window (_unimodal_window);
+    ``complement``: 1 - rho as its own ball (accurate where rho is a ball
+    near 1; None: 1 - rho)."""
     arb = flint().arb
     if N == 0 or rho == 0:
         return 0, [arb(1)], arb(0), 0, 0     # Z = 0 surely
-    if rho == 1:
+    if rho == 1 or (complement is not None and complement == 0):
         return N, [arb(1)], arb(0), N, N     # Z = N surely
     mode = min(N, int(math.floor((N + 1) * rho_float)))
-    odds = rho / (1 - rho)
-    log_mode = _log_binomial(N, mode) + mode * rho.log() + (N - mode) * (-rho).log1p()
+    if complement is None:
+        odds = rho / (1 - rho)
+        log_mode = _log_binomial(N, mode) + mode * rho.log() + (N - mode) * (-rho).log1p()
+    else:
+        odds = rho / complement
+        log_mode = _log_binomial(N, mode) + mode * rho.log() + (N - mode) * complement.log()
     return _unimodal_window(log_mode, mode, 0, N, lambda k: (N - k) * odds / (k + 1), drop)
 
 
@@ -843,21 +860,46 @@ class SampledAddRemove(ArbClosedForm):
         arb = flint().arb
         if eps == math.inf:
             return arb(0)                # N's density is positive everywhere
-        q, w = _exact(self.q), eps.exp()
         if direction == "plus":
-            moved = 1 + eps.expm1() / q
-            if moved > 0:
-                return q * self.inner.delta_ball(moved.log(), "plus")
-            if moved <= 0:
-                return 1 - w
-            return (1 - w).union(q * self.inner.delta_ball(arb(moved.upper()).log(), "plus")
-                                 .union(q))
+            return _mixed_forward(self.inner, self.q, eps, "plus")
+        q, w = _exact(self.q), eps.exp()
         c = 1 - (1 - q) * w
         if c > 0:
             return c * self.inner.delta_ball((w * q / c).log(), "minus")
         if c <= 0:
             return arb(0)
         return arb(0).union(arb(c.upper()))
+
+
+def _mixed_forward(inner: ArbClosedForm, q_float: float, eps: Any, side: str) -> Any:
+    """H_eps(q A + (1-q) B || B), the pair (A, B) the closed form's ``side``
+    direction: q H_eps'(A || B), e^eps' = w' = 1 + (e^eps - 1)/q, where
+    w' > 0, and 1 - e^eps where w' <= 0 (the integrand is then >= 0); a w'
+    whose sign the ball cannot decide takes the union of both."""
+    arb = flint().arb
+    q, w = _exact(q_float), eps.exp()
+    moved = 1 + eps.expm1() / q
+    if moved > 0:
+        return q * inner.delta_ball(moved.log(), side)
+    if moved <= 0:
+        return 1 - w
+    return (1 - w).union(q * inner.delta_ball(arb(moved.upper()).log(), side).union(q))
+
+
+class SampledWithoutReplacement(ArbClosedForm):
+    """A closed-form pair (P, Q) run on a sample drawn without replacement
+    (PrivacyCurve.subsample, replace-one): delta_plus = H(q P + (1-q) Q || Q),
+    delta_minus = H(q Q + (1-q) P || P), each the exact reduction of the
+    inner direction (_mixed_forward; 0 at eps = inf: the closed forms'
+    noises have positive densities)."""
+
+    def __init__(self, inner: ArbClosedForm, q: float) -> None:
+        self.inner, self.q = inner, float(q)
+
+    def delta_ball(self, eps: Any, direction: str) -> Any:
+        if eps == math.inf:
+            return flint().arb(0)
+        return _mixed_forward(self.inner, self.q, eps, direction)
 
 
 class SampledReplaceOne(ArbClosedForm):
@@ -1148,10 +1190,33 @@ def active_threshold(others: CountLaw, known: CountLaw, threshold: int) -> "MaxO
 class MaxOfLaws:
     """delta = max over several pairs (an active attacker's choice): lower =
     the max of the pairs' lower ends, upper = the max of their upper ends
-    (enclose; the size guard takes the sum of the pairs' costs)."""
+    (enclose; the size guard takes the sum of the pairs' costs).  ``roles``
+    (one per member, optional): (for_plus, for_minus), the member's
+    direction ("plus", "minus" or "max") that counts towards the curve's
+    delta_plus and delta_minus, None: none -- (None, "plus") makes a pair
+    give only delta_minus, by its delta_plus (each direction its own pair:
+    sampling without replacement), ("max", "max") a pair and its swap (a
+    worst case over ordered pairs); default ("plus", "minus")."""
 
-    def __init__(self, members: Sequence[Any]) -> None:
+    def __init__(self, members: Sequence[Any],
+                 roles: Optional[Sequence[Tuple[Optional[str], Optional[str]]]] = None) -> None:
         self.members = list(members)
+        self.roles = (list(roles) if roles is not None
+                      else [("plus", "minus")] * len(self.members))
+
+    def oriented(self, direction: str) -> List[Tuple[Any, str]]:
+        """(member, the direction it is summed in) for delta_<direction>
+        (delta_max: the larger of a member's two roles)."""
+        out = []
+        for m, (plus, minus) in zip(self.members, self.roles):
+            if direction != "max":
+                side = plus if direction == "plus" else minus
+            else:
+                both = {r for r in (plus, minus) if r is not None}
+                side = "max" if "max" in both or len(both) == 2 else next(iter(both), None)
+            if side is not None:
+                out.append((m, side))
+        return out
 
     def factor(self) -> None:
         return None            # the composition of a max is no max of compositions
@@ -1493,3 +1558,323 @@ def _undecided_between(c: List[Any], sense: int) -> bool:
     neg = [k for k, x in enumerate(c) if (x < 0 if sense == 1 else x > 0)]
     pos = [k for k, x in enumerate(c) if (x > 0 if sense == 1 else x < 0)]
     return all((not neg or k > max(neg)) and (not pos or k < min(pos)) for k in ks)
+
+
+# -- k-anonymity (statpriv.k_anonymity) ----------------------------------------
+def _rational(x: float) -> Any:
+    """A float's exact value as a FLINT rational (sums of floats stay exact)."""
+    num, den = float(x).as_integer_ratio()
+    return flint().fmpq(num, den)
+
+
+class KAnonymityLaws(ArbWindowLaws):
+    """statpriv.k_anonymity's curves (``upper`` False: ``.lower``).  Of the N
+    = n - 1 others, A fall in the source category and B in the target:
+    f(a, b) = Pr[A = a, B = b] = W(m) g_m(a), m = a + b, W = Bin(N, s),
+    g_m = Bin(m, pa / s), s = pa + pb (s, 1 - s, pa / s and pb / s each its
+    own ball from the floats' exact rationals).  The target in the source
+    (P) makes the counts (a + 1, b), in the target (Q) (a, b + 1), each
+    released if >= k, else suppressed; the attacker's outcome of (a, b):
+
+    * lower: the two thresholded counts;
+    * upper: m too, with (given m) the outcomes where both counts are
+      suppressed merged into one (either released count reveals a).
+
+    Every f on the windows (W's window, g_m's window for each of its m) is
+    added to its P and its Q outcome.  The f off the windows sum to at most
+    R = W's rest + sum_m W(m) (g_m's rest).  An outcome of one (a, b) per
+    law (both counts released, or revealing given m) is returned where both
+    of its f are on the windows or off the lattice (exact 0), else its known
+    part goes to the rests; an outcome summing several (a, b) (a count
+    suppressed) is returned with the ball [S, S + R] for a law whose sum S
+    misses some f (which it then holds).  The rests: R plus the known parts
+    left out."""
+
+    def __init__(self, n: int, pa: float, pb: float, k: int, upper: bool) -> None:
+        self.N, self.pa, self.pb, self.k, self.upper = int(n) - 1, float(pa), float(pb), \
+            int(k), bool(upper)
+        total = self.pa + self.pb
+        self.s = min(1.0, total)                  # (the floats: window sizes only)
+        self.rho = self.pa / total if total > 0.0 else 0.0
+
+    def log_peak(self) -> float:
+        return (_binomial_log_peak(self.N, self.s)
+                + _binomial_log_peak(self.N * self.s, self.rho))
+
+    def atoms(self, drop: float) -> float:
+        rows = (1.0 if self.s in (0.0, 1.0)       # m = 0 or N surely
+                else min(self.N + 1.0, _binomial_atoms(self.N, self.s, drop)))
+        start = min(max(0.0, self.N * self.s - rows / 2.0), self.N + 1.0 - rows)
+        m = np.arange(math.floor(start), math.floor(start) + rows)    # about W's window
+        sd = np.sqrt(m * self.rho * (1.0 - self.rho))
+        cols = np.minimum(m + 1.0, 2.0 * (sd * math.sqrt(2.0 * drop) + drop) + 3.0)
+        return float(np.sum(cols))       # (_binomial_atoms of each g_m, W's depth: at most)
+
+    def cost(self, drop: float) -> float:
+        # each f twice, and the look-ups of the suppressed outcomes' (a, b)
+        rows = min(self.N + 1.0, _binomial_atoms(self.N, self.s, drop))
+        return 3.0 * self.atoms(drop) + 2.0 * self.k * (self.k + 2.0 * rows)
+
+    def _outcome(self, x: int, y: int, m: int) -> Tuple[int, int]:
+        """The attacker's outcome of the counts (x, y) (-1: suppressed, or
+        the merged outcome of m)."""
+        k = self.k
+        if self.upper:
+            return m, (x if x >= k or y >= k else -1)
+        return (x if x >= k else -1), (y if y >= k else -1)
+
+    def _points(self, key: Tuple[int, int]) -> Tuple[List[Tuple[int, int]],
+                                                     List[Tuple[int, int]]]:
+        """The (a, b) of outcome ``key`` under P and under Q (one each: released)."""
+        k = self.k
+        if self.upper:
+            m, x = key
+            if x >= 0:
+                return [(x - 1, m + 1 - x)], [(x, m - x)]
+            return ([(a, m - a) for a in range(max(0, m + 1 - k), min(m, k - 2) + 1)],
+                    [(a, m - a) for a in range(max(0, m + 2 - k), min(m, k - 1) + 1)])
+        x, y = key
+        if x >= 0 and y >= 0:
+            return [(x - 1, y)], [(x, y - 1)]
+        if x >= 0:
+            return [(x - 1, b) for b in range(k)], [(x, b) for b in range(k - 1)]
+        if y >= 0:
+            return [(a, y) for a in range(k - 1)], [(a, y - 1) for a in range(k)]
+        return ([(a, b) for a in range(k - 1) for b in range(k)],
+                [(a, b) for a in range(k) for b in range(k - 1)])
+
+    def _f(self, drop: float) -> Tuple[Dict[int, Tuple[int, List[Any], int, int]],
+                                       Tuple[int, int], Any]:
+        """({m: (first a, [f(a, m - a), ...], g_m's support)}, W's support, R)."""
+        module = flint()
+        arb = module.arb
+        pa, pb = _rational(self.pa), _rational(self.pb)
+        total = pa + pb
+        s, rest_s = (arb(total), arb(1 - total)) if total <= 1 else (arb(1), arb(0))
+        m0, weights, rest, low_m, high_m = _binomial_window(self.N, s, self.s, drop, rest_s)
+        rho, rho_c = (arb(pa / total), arb(pb / total)) if total > 0 else (arb(0), arb(1))
+        rows = {}
+        top = max(float(w.mid()) for w in weights)
+        for i, w in enumerate(weights):
+            # g_m as deep as W(m) leaves of drop: its rest is weighted by W(m)
+            depth = drop + math.log(max(float(w.mid()), 1e-300) / top) if top > 0 else drop
+            a0, g, g_rest, low, high = _binomial_window(m0 + i, rho, self.rho, max(depth, 0.0),
+                                                        rho_c)
+            rows[m0 + i] = (a0, [w * x for x in g], low, high)
+            rest += w * g_rest
+        return rows, (low_m, high_m), rest
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        zero = arb(0)
+        rows, (low_m, high_m), rest = self._f(drop)
+
+        def known(a: int, b: int) -> Optional[Any]:
+            """f(a, b) on the windows, 0 off the lattice, None otherwise."""
+            m = a + b
+            if a < 0 or b < 0 or not low_m <= m <= high_m:
+                return zero
+            if m not in rows:
+                return None
+            a0, values, low, high = rows[m]
+            if a0 <= a < a0 + len(values):
+                return values[a - a0]
+            return zero if not low <= a <= high else None
+        p: Dict[Tuple[int, int], Any] = {}
+        q: Dict[Tuple[int, int], Any] = {}
+        for m, (a0, values, _, _) in rows.items():
+            for a, v in enumerate(values, a0):
+                key = self._outcome(a + 1, m - a, m)
+                p[key] = p.get(key, zero) + v
+                key = self._outcome(a, m - a + 1, m)
+                q[key] = q.get(key, zero) + v
+        widen = zero.union(rest)
+        p_out: List[Any] = []
+        q_out: List[Any] = []
+        rest_p = rest_q = rest
+        for key in list(p) + [key for key in q if key not in p]:
+            p_points, q_points = self._points(key)
+            p_open = any(known(a, b) is None for a, b in p_points)
+            q_open = any(known(a, b) is None for a, b in q_points)
+            px, qx = p.get(key, zero), q.get(key, zero)
+            if len(p_points) == len(q_points) == 1 and (p_open or q_open):
+                rest_p += px                 # a released outcome half known: to the rests
+                rest_q += qx
+                continue
+            p_out.append(px + widen if p_open else px)
+            q_out.append(qx + widen if q_open else qx)
+        return p_out, q_out, rest_p.min(arb(1)), rest_q.min(arb(1))
+
+
+# -- repeated counts on correlated records (statpriv.correlated_counts) --------
+class CountLattice:
+    """The law L of the sum of N iid answer vectors in {0, 1}^k (``joint``:
+    entry sum_j a_j 2^(k-j), the floats taken as exact) on [0, N]^k in Arb,
+    record by record: L_{i+1}(c) = sum_v joint[v] L_i(c - v) (every term
+    non-negative: relative accuracy at every point; exact zeros where no
+    outcome reaches c), built once for every pair that shares it."""
+
+    def __init__(self, N: int, joint: Sequence[float]) -> None:
+        self.N, self.joint = int(N), [float(p) for p in joint]
+        self.k = len(self.joint).bit_length() - 1
+        self._law: Optional[Any] = None
+
+    def cost(self) -> float:
+        """Arb products and sums of building L (before any work)."""
+        cells = sum(1 for p in self.joint if p > 0.0)
+        return 2.0 * cells * float(np.sum(np.arange(1, self.N + 1, dtype=np.float64) ** self.k))
+
+    def law(self) -> Any:
+        """L as a k-dimensional numpy array of Arb balls (object dtype)."""
+        if self._law is None:
+            arb, k = flint().arb, self.k
+            cells = [(tuple((v >> (k - 1 - j)) & 1 for j in range(k)), _exact(p))
+                     for v, p in enumerate(self.joint) if p > 0.0]
+            law = np.full((1,) * k, arb(1), dtype=object)
+            for i in range(1, self.N + 1):
+                grown = np.full((i + 1,) * k, arb(0), dtype=object)
+                for v, p in cells:         # (numpy object arrays: one Arb call per point)
+                    at = tuple(slice(a, a + i) for a in v)
+                    grown[at] = grown[at] + law * p
+                law = grown
+            self._law = law
+        return self._law
+
+
+class LatticeShift(ArbWindowLaws):
+    """correlated_counts, one target pair: P(c) = L(c - x), Q(c) = L(c - x')
+    on the lattice [0, N + 1]^k (CountLattice's L, whole support, no
+    tails).  ``share``: how many pairs share the lattice (its building
+    cost is counted once among them)."""
+
+    windowed = False
+
+    def __init__(self, lattice: CountLattice, x: Sequence[int], x_prime: Sequence[int],
+                 share: int = 1) -> None:
+        self.lattice, self.x, self.x_prime = lattice, tuple(x), tuple(x_prime)
+        self.share = int(share)
+
+    def atoms(self, drop: float) -> float:
+        return float(self.lattice.N + 2) ** self.lattice.k
+
+    def cost(self, drop: float) -> float:
+        return self.lattice.cost() / self.share + self.atoms(drop)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        law = self.lattice.law()
+
+        def shifted(x: Tuple[int, ...]) -> List[Any]:
+            out = np.full(tuple(s + 1 for s in law.shape), arb(0), dtype=object)
+            out[tuple(slice(a, a + s) for a, s in zip(x, law.shape))] = law
+            return list(out.ravel())
+        return shifted(self.x), shifted(self.x_prime), arb(0), arb(0)
+
+
+def lattice_worst_case(N: int, joint: Sequence[float],
+                       pairs: Sequence[Tuple[Sequence[int], Sequence[int]]]) -> MaxOfLaws:
+    """correlated_counts without a target: the max over the pairs (x, x') and
+    their swaps, every direction (MaxOfLaws' roles ("max", "max")), of their
+    LatticeShift, one lattice built for all."""
+    lattice = CountLattice(N, joint)
+    return MaxOfLaws([LatticeShift(lattice, x, xp, len(pairs)) for x, xp in pairs],
+                     [("max", "max")] * len(pairs))
+
+
+# -- a pair run on a sample (PrivacyCurve.subsample) ---------------------------
+class SampledPair(ArbWindowLaws):
+    """The pair (q P + (1-q) Q, Q) of a discrete pair (P, Q) (``inner``, an
+    ArbWindowLaws) -- ``mirror``: (q Q + (1-q) P, P) -- on the inner
+    window's atoms, the rests mixed alike (q rest_P + (1-q) rest_Q, rest_Q).
+    The sums are the inner kind's (a count plus noise: the noise convolves
+    the mixed window)."""
+
+    def __init__(self, inner: ArbWindowLaws, q: float, mirror: bool = False) -> None:
+        self.inner, self.q, self.mirror = inner, float(q), bool(mirror)
+        self.windowed, self.exact_atoms = inner.windowed, inner.exact_atoms
+
+    def atoms(self, drop: float) -> float:
+        return self.inner.atoms(drop)
+
+    def cost(self, drop: float) -> float:
+        return self.inner.cost(drop) + 2.0 * self.inner.atoms(drop)
+
+    def log_peak(self) -> float:
+        return self.inner.log_peak()
+
+    def factor(self) -> Optional[ArbWindowLaws]:
+        return None if self.mirror or self.inner.factor() is None else self
+
+    def positive_part_sums(self, a: List[Any], b: List[Any], w: Optional[Any],
+                           rest_b: Any) -> Tuple[Any, Any]:
+        return self.inner.positive_part_sums(a, b, w, rest_b)
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        p, q, rest_p, rest_q = self.inner.window(drop)
+        if self.mirror:
+            p, q, rest_p, rest_q = q, p, rest_q, rest_p
+        g = _exact(self.q)
+        return [g * x + (1 - g) * y for x, y in zip(p, q)], q, g * rest_p + (1 - g) * rest_q, \
+            rest_q
+
+
+def subsampled(laws: Any, q: float, sampling: str) -> Any:
+    """The Arb laws of PrivacyCurve.subsample(q, sampling=...) from the
+    parent's (None: not covered).  With e^eps' = 1 + (e^eps - 1)/q and
+    e^eps'' = q e^eps / c, c = 1 - (1-q) e^eps, the sampled curve is
+    delta_plus(eps) = q delta_plus(eps') -- H(q P + (1-q) Q || Q) -- and,
+    Poisson (add/remove), delta_minus(eps) = c delta_minus(eps'') -- H(Q ||
+    q P + (1-q) Q) -- or, without replacement (replace-one), delta_minus(eps)
+    = q delta_minus(eps') -- H(q Q + (1-q) P || P) -- (Balle, Barthe &
+    Gaboardi, "Privacy amplification by subsampling"; the curve's own
+    reduction).  Discrete laws: SampledPair of (P, Q) and of its mirror
+    (Q, P) in the roles that give these (a max over pairs: the reduction is
+    monotone in each member's delta, each member's roles carried through);
+    a closed form (q > 0; the closed forms' noises have positive densities):
+    SampledAddRemove (Poisson) or SampledWithoutReplacement."""
+    if isinstance(laws, ArbClosedForm):
+        if q <= 0.0:
+            return None
+        return (SampledAddRemove if sampling == "poisson" else SampledWithoutReplacement)(laws, q)
+    members = _sampled_members(laws, q, sampling, ("plus", "minus"))
+    if members is None:
+        return None
+    if len(members) == 1 and members[0][1] == ("plus", "minus"):
+        return members[0][0]
+    return MaxOfLaws([m for m, _ in members], [roles for _, roles in members])
+
+
+Roles = Tuple[Optional[str], Optional[str]]
+
+
+def _sampled_members(laws: Any, q: float, sampling: str,
+                     roles: Roles) -> Optional[List[Tuple[Any, Roles]]]:
+    """(sampled pair, its roles) of discrete laws in ``roles``, or of a max of
+    them (subsampled): the curve's delta_plus takes H(q P + (1-q) Q || Q)
+    where the member's plus counts and H(q Q + (1-q) P || P) where its minus
+    does; delta_minus (Poisson) H(Q || q P + (1-q) Q) for its minus and
+    H(P || q Q + (1-q) P) for its plus, (without replacement) the mirror's
+    delta_plus for its minus and the pair's for its plus."""
+    if isinstance(laws, MaxOfLaws):
+        out: List[Tuple[Any, Roles]] = []
+        for member, member_roles in zip(laws.members, laws.roles):
+            inner = _sampled_members(member, q, sampling, member_roles)
+            if inner is None:
+                return None
+            out += inner
+        return out
+    if not isinstance(laws, ArbWindowLaws):
+        return None
+    plus, minus = roles
+
+    def role(parent_role: Optional[str], side: str, summed: str) -> Optional[str]:
+        """``summed`` where the parent's role covers its ``side``, else None."""
+        return summed if parent_role in (side, "max") else None
+    if sampling == "poisson":
+        own = (role(plus, "plus", "plus"), role(minus, "minus", "minus"))
+        mirrored = (role(plus, "minus", "plus"), role(minus, "plus", "minus"))
+    else:
+        own = (role(plus, "plus", "plus"), role(minus, "plus", "plus"))
+        mirrored = (role(plus, "minus", "plus"), role(minus, "minus", "plus"))
+    pairs = [(SampledPair(laws, q), own), (SampledPair(laws, q, mirror=True), mirrored)]
+    return [(m, r) for m, r in pairs if r != (None, None)]

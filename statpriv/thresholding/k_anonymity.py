@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike
 
 from statpriv import _lazy, _validate, oracle
 from statpriv.laws import grid_pld, windows
+from statpriv.laws.pair import DeltaOnly
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 
@@ -187,13 +188,19 @@ def k_anonymity(n: int, pi: ArrayLike, k: int, *, source: int, target: int) -> K
         def ref(eps: Any, direction: Any) -> Any:
             return oracle.k_anonymity_delta(n, ref_probs, k, source, target, eps, bound=bound,
                                             direction=direction)
+
+        def certified() -> Any:              # the pair in Arb (statpriv.oracle.arb)
+            from statpriv.oracle import arb
+            return arb.KAnonymityLaws(n, pa, pb, k, upper=bound == "upper")
         # the upper curve is the pair an attacker who sees more faces (a
-        # post-processing bound of the release): composable through its delta
+        # post-processing bound of the release): composable through its delta;
+        # the lower one is known through its delta and certified interval only
+        laws = (grid_pld.DeltaLaws(core, eval_terms=work) if bound == "upper"
+                else DeltaOnly())
         return PrivacyCurve(core, ref, f"{what}, {bound} (attacker sees "
                             + ("the two counts and how many others are elsewhere)"
                                if bound == "upper" else "the two released counts only)"),
-                            laws=grid_pld.DeltaLaws(core, eval_terms=work) if bound == "upper"
-                            else None)
+                            laws=laws.with_certified(certified))
 
     refined = None
     if a_win[2] == -math.inf and b_win[2] == -math.inf:

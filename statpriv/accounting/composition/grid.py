@@ -535,6 +535,8 @@ def require_laws(curve: Any) -> None:
     if curve.laws is None:
         raise ValueError(f"{curve.description}: no privacy-loss distribution is available "
                          "for this curve (a labelled approximation); it cannot be composed")
+    if not getattr(curve.laws, "composable", True):          # (statpriv.laws.pair.DeltaOnly)
+        curve.laws.privacy_loss_distribution(description=curve.description)
 
 
 def part_bracket(curve: Any, h: Any, tail: Any) -> Any:
