@@ -416,3 +416,21 @@ def test_two_questions_at_ten_thousand():
     # 2 Phi(sqrt(v) / 2) - 1 = erf(sqrt(v / 8)) to a few percent
     v = 13.8 / (10**4 - 1)
     assert d[0] == pytest.approx(math.erf(math.sqrt(v / 8.0)), rel=0.05)
+
+
+@pytest.mark.parametrize("target, p", [(((1, 0), (0, 0)), 0.3), (((0, 0), (0, 1)), 0.4)])
+def test_window_one_question_is_the_count_at_ten_thousand(target, p):
+    """Independent questions, the target differing in one: the other count is
+    the same law in both worlds, so the curve is that question's count,
+    statpriv.counting (n = 10^4, the window route; its mirror for a shift
+    down)."""
+    n, p1, p2 = 10**4, 0.3, 0.6
+    joint = np.outer([1 - p1, p1], [1 - p2, p2]).ravel()
+    ours = statpriv.correlated_counts(n, joint, target=target)
+    count = statpriv.counting(n, p)
+    eps = np.array([0.0, 0.02, 0.05, 0.1, 0.2])
+    for direction in ("plus", "minus"):
+        a = getattr(ours, f"log_delta_{direction}")(eps)
+        b = getattr(count, f"log_delta_{direction}")(eps)
+        assert b[-1] < -20.0 and b[-1] > -120.0        # far in the tail, above the bound
+        np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12, err_msg=direction)
