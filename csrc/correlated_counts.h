@@ -50,29 +50,31 @@ int sp_corr_two_log_law(long N, const double *joint, long double *out, long doub
 /* k = 2 on a window: L(m, c) for m in [m_lo, m_hi], c in [c_lo, c_hi] only
  * (the caller picks the box from a tail bound and adds the mass outside it
  * to delta; statpriv.correlated).  The whole lattice costs N^3 / 6 terms
- * (1.7e11 at N = 1e4); the box holds ~(35 sqrt N)^2 cells at a 1e-70 tail.
+ * (1.7e11 at N = 1e4); the box holds ~(18 sqrt N)^2 cells at a 3e-70 tail
+ * (1756 x 1793 at N = 1e4).
  * Row m is Bin(N, p1)(m) f_m, f_m = G(m, N - m) with
  *   G(a, b) = Bin(a, q1) * Bin(b, q0)
  * (q1 = P(a2 = 1 | a1 = 1), q0 = P(a2 = 1 | a1 = 0)).  Consecutive rows
  * differ by one record, but f_(m+1) from f_m is a division by a Bernoulli
- * polynomial, and that recurrence loses everything within ~100 rows (its
- * errors alternate and grow), so the rows come from a binary tree of
- * convolutions with positive terms only: a node [lo, hi] holds G(lo, N - hi),
- * its halves that times Bin(hi - mid, q0) and Bin(mid + 1 - lo, q1); each
- * base is kept on [c_lo - (hi - lo), c_hi] only (nothing below reaches the
- * box: exact) and each binomial factor is cut where it falls e^-cut below
- * its mode (an absolute error < (N + 1) e^-cut of the row's scale per
- * level: with cut 100 nats beyond the caller's tail bound, far below it).
- * Every cell keeps ~1e-18 relative error however small.  About
- * (levels ~ log2 rows) x rows x (box width + rows) multiply-adds
- * (3.5e7 at N = 1e4).  Doubles (positive terms: no accuracy to keep
- * beyond theirs; x87 long doubles took 4x as long): the cells the box holds,
- * >= e^-cut of the largest, stay far above 1e-308 whenever that cut is
- * below ~600 nats (anything lower is flushed: < 1e-308 a cell).
+ * polynomial, and that recurrence's errors alternate and grow (10^40 off in
+ * the tails by N = 120), so the rows come from a binary tree of
+ * convolutions with positive terms only: a node [lo, hi] holds
+ * G(lo, N - hi), its halves that times Bin(hi - mid, q0) and
+ * Bin(mid + 1 - lo, q1).  Each base is kept only where its rows can still
+ * reach the box (the least and most its kernels below move c: exact) and
+ * each binomial factor is cut where it falls e^-cut below its mode (an
+ * absolute error < (N + 1) e^-cut of the row's scale per level: with cut
+ * 100 nats beyond the caller's tail bound, far below it).  Every cell keeps
+ * a few ulps relative error however small.  About (log2 rows) x rows x
+ * (box width + rows) multiply-adds, ~15 ms of CPU at N = 1e4.  Doubles
+ * (positive terms: no accuracy to keep beyond theirs; x87 long doubles took
+ * 4x as long): the cells the box holds, >= e^-cut of the largest, stay far
+ * above 1e-308 while that cut is below ~600 nats (anything lower is
+ * flushed: < 1e-308 a cell, which the caller adds to its bound).
  * out: (m_hi - m_lo + 1) x (c_hi - c_lo + 1) doubles (row m_lo first),
- * the probabilities themselves (not logs).
- * Allocates its workspace (~(log2 rows) (box width + rows) + 2 N long
- * doubles) and frees it.  Returns 0, -1 out of memory, -2 for bad
+ * the probabilities themselves (not logs).  Allocates its workspace
+ * (~(log2 rows) (box width + rows) doubles, 2 N long doubles, 6 rows
+ * longs) and frees it.  Returns 0, -1 out of memory, -2 for bad
  * arguments. */
 int sp_corr_two_window_law(long N, const double *joint, long m_lo, long m_hi, long c_lo,
                            long c_hi, double cut, double *out);

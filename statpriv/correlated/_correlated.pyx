@@ -2,9 +2,11 @@
 """Typed wrappers over csrc/correlated_counts.c.
 
 Nothing here validates input: statpriv.correlated does that and documents
-the formulas.  ``lattice_log_law`` runs the C kernel without the GIL;
-``MaxCore`` is a statpriv._core.CurveCore whose C function is the maximum
-of other cores' curves (kept alive here), immutable after construction.
+the formulas.  ``lattice_log_law`` and ``two_window_law`` run the C kernels
+without the GIL; ``WindowCore`` is the curve of one target pair on the box
+of ``two_window_law`` (the law kept alive here, read-only); ``MaxCore`` is a
+statpriv._core.CurveCore whose C function is the maximum of other cores'
+curves (kept alive here); both immutable after construction.
 """
 import numpy as np
 cimport numpy as cnp
