@@ -293,9 +293,9 @@ def _window_tail(n, joint, log_tail=-160.0):
     """ln of the Chernoff bound on the law's mass outside the box (the first
     and second count's windows, each side at most e^log_tail / 4)."""
     from statpriv import correlated
-    p1, p2 = joint[2] + joint[3], joint[1] + joint[3]
-    return math.log(sum(correlated._binomial_window(n - 1, p, log_tail - math.log(4.0))[2]
-                        for p in (p1, p2)))
+    sides = [(joint[2] + joint[3], joint[0] + joint[1]), (joint[1] + joint[3], joint[0] + joint[2])]
+    return math.log(sum(correlated._binomial_window(n - 1, p, q, log_tail - math.log(4.0))[2]
+                        for p, q in sides))
 
 
 WINDOW_EPS = np.array([-0.5, 0.0, 0.05, 0.3, 1.0, 2.0, 3.0, 10.0])
@@ -338,7 +338,7 @@ def test_window_truncation_is_bounded_and_added(target):
     law /= law.sum()
     from statpriv import correlated
     (m_lo, m_hi, _), (c_lo, c_hi, _) = (
-        correlated._binomial_window(n - 1, p, -12.0 - math.log(4.0)) for p in (0.6, 0.5))
+        correlated._binomial_window(n - 1, p, 1.0 - p, -12.0 - math.log(4.0)) for p in (0.6, 0.5))
     inside = np.zeros_like(law, dtype=bool)
     inside[m_lo:m_hi + 1, c_lo:c_hi + 1] = True
     assert inside.sum() < inside.size                  # the box is a real cut
@@ -394,6 +394,22 @@ def test_window_properties(n, weights, x, x_prime, eps):
     assert np.all(np.diff(a) <= 1e-12)
     far = b > _window_tail(n, joint, -25.0) + 30.0
     np.testing.assert_allclose(a[far], b[far], rtol=0.0, atol=1e-12)
+
+
+def test_window_counts_a_first_answer_that_rounds_to_certain():
+    """P(a1 = 1) = 1 - 1e-17 rounds to 1.0, but the others answer a1 = 0 with
+    probability 1e-17 each: the window keeps the rows below N.  Target
+    (1, 0) vs (0, 0): Q's count c1 = N with P[S1 = N] ~ 1, where P has
+    P[S1 = N - 1] = N 1e-17 (1 - 1e-17)^(N-1); the rows below add ~1e-13
+    more, so delta_minus(20) = 1 - e^20 N 1e-17 to ~1e-8 relative in that
+    difference (a window of the row N alone would give 1)."""
+    from statpriv import correlated
+    m_lo, m_hi, mass = correlated._binomial_window(9999, 1.0, 1e-17, -160.0)
+    assert m_lo < 9999 and m_hi == 9999 and 0.0 < mass <= math.exp(-160.0)
+    joint = [5e-18, 5e-18, 0.5, 0.5 - 1e-17]
+    curve = statpriv.correlated_counts(10**4, joint, target=((1, 0), (0, 0)))
+    gap = 1.0 - curve.delta_minus(20.0)
+    assert gap == pytest.approx(math.exp(20.0) * 9999 * 1e-17, rel=1e-6)
 
 
 def test_two_questions_at_ten_thousand():

@@ -171,22 +171,24 @@ def _exact_cost(N: int, k: int, probs: NDArray[np.float64], pairs: int) -> Tuple
     return terms, pairs * float(N + 2) ** k
 
 
-def _kl(a: float, p: float) -> float:
-    """Kullback-Leibler divergence of Bernoulli(a) from Bernoulli(p), 0 < p < 1."""
+def _kl(a: float, p: float, q: float) -> float:
+    """Kullback-Leibler divergence of Bernoulli(a) from Bernoulli(p), q = 1 - p
+    (given, not formed: p may round to 1 with q = 1e-17 > 0)."""
     out = 0.0
     if a > 0.0:
         out += a * math.log(a / p)
     if a < 1.0:
-        out += (1.0 - a) * math.log((1.0 - a) / (1.0 - p))
+        out += (1.0 - a) * math.log((1.0 - a) / q)
     return out
 
 
-def _binomial_window(N: int, p: float, log_side: float) -> Tuple[int, int, float]:
-    """(lo, hi, mass): Bin(N, p) outside [lo, hi] has at most ``mass``, each
-    side at most e^log_side, by Chernoff's bound P[X <= a] <= e^(-N KL(a/N ||
-    p)) for a <= Np (and its mirror); a side is cut only where that bound
-    allows, so [0, N] with mass 0 when it never does."""
-    if p <= 0.0 or p >= 1.0:
+def _binomial_window(N: int, p: float, q: float, log_side: float) -> Tuple[int, int, float]:
+    """(lo, hi, mass): Bin(N, p) (q = 1 - p, from the joint's entries) outside
+    [lo, hi] has at most ``mass``, each side at most e^log_side, by Chernoff's
+    bound P[X <= a] <= e^(-N KL(a/N || p)) for a <= Np (and its mirror); a
+    side is cut only where that bound allows, so [0, N] with mass 0 when it
+    never does."""
+    if p <= 0.0 or q <= 0.0:
         at = 0 if p <= 0.0 else N
         return at, at, 0.0
     need = -log_side
@@ -200,15 +202,15 @@ def _binomial_window(N: int, p: float, log_side: float) -> Tuple[int, int, float
 
     mean = N * p
     lo, hi, mass = 0, N, 0.0
-    below = int(math.floor(mean))
-    if N * _kl(0.0, p) >= need:     # some a <= mean has a tail bound <= e^log_side
-        a = largest(0, below, lambda a: N * _kl(a / N, p) >= need)
-        lo, mass = a + 1, mass + math.exp(-N * _kl(a / N, p))
+    below = min(int(math.floor(mean)), N)
+    if N * _kl(0.0, p, q) >= need:   # some a <= mean has a tail bound <= e^log_side
+        a = largest(0, below, lambda a: N * _kl(a / N, p, q) >= need)
+        lo, mass = a + 1, mass + math.exp(-N * _kl(a / N, p, q))
     above = min(int(math.ceil(mean)), N)
-    if N * _kl(1.0, p) >= need:
+    if N * _kl(1.0, p, q) >= need:
         # the smallest b >= mean with bound <= e^log_side: mirror of the above
-        b = N - largest(0, N - above, lambda t: N * _kl((N - t) / N, p) >= need)
-        hi, mass = b - 1, mass + math.exp(-N * _kl(b / N, p))
+        b = N - largest(0, N - above, lambda t: N * _kl((N - t) / N, p, q) >= need)
+        hi, mass = b - 1, mass + math.exp(-N * _kl(b / N, p, q))
     return lo, max(hi, lo), mass
 
 
@@ -218,11 +220,12 @@ def _window_curves(N: int, probs: NDArray[np.float64],
     """k = 2 on a box holding all but e^log_tail of the law (see
     correlated_counts): one curve per pair, the mass outside the box added."""
     total = math.fsum(probs.tolist())
-    p1 = float(probs[2] + probs[3]) / total
-    p2 = float(probs[1] + probs[3]) / total
+    # each count's law, the complements from the entries (no 1 - p)
+    p1, q1 = math.fsum(probs[2:].tolist()) / total, math.fsum(probs[:2].tolist()) / total
+    p2, q2 = math.fsum(probs[1::2].tolist()) / total, math.fsum(probs[::2].tolist()) / total
     side = log_tail - math.log(4.0)      # four sides, each at most a quarter
-    m_lo, m_hi, mass_1 = _binomial_window(N, p1, side)
-    c_lo, c_hi, mass_2 = _binomial_window(N, p2, side)
+    m_lo, m_hi, mass_1 = _binomial_window(N, p1, q1, side)
+    c_lo, c_hi, mass_2 = _binomial_window(N, p2, q2, side)
     rows, cols = m_hi - m_lo + 1, c_hi - c_lo + 1
     work = rows * (cols + rows) * max(1.0, math.log2(rows))
     if rows * cols > MAX_WINDOW_CELLS or work > MAX_LAW_TERMS:
