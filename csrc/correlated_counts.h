@@ -56,8 +56,8 @@ int sp_corr_two_log_law(long N, const double *joint, long double *out, long doub
  *   G(a, b) = Bin(a, q1) * Bin(b, q0)
  * (q1 = P(a2 = 1 | a1 = 1), q0 = P(a2 = 1 | a1 = 0)).  Consecutive rows
  * differ by one record, but f_(m+1) from f_m is a division by a Bernoulli
- * polynomial, and that recurrence's errors alternate and grow (10^40 off in
- * the tails by N = 120), so the rows come from a binary tree of
+ * polynomial, and that recurrence's errors alternate and grow (a factor 1e18
+ * off in the tails by N = 120), so the rows come from a binary tree of
  * convolutions with positive terms only: a node [lo, hi] holds
  * G(lo, N - hi), its halves that times Bin(hi - mid, q0) and
  * Bin(mid + 1 - lo, q1).  Each base is kept only where its rows can still
