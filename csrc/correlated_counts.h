@@ -18,7 +18,7 @@
  * entries of joint, each a contiguous row of the lattice.
  *
  * Layer: uses sp_curve.h (the max of curves) only.  Pure, no global
- * state, no allocation. */
+ * state; only sp_corr_two_window_law allocates (its workspace, freed). */
 #ifndef STATPRIV_CORRELATED_COUNTS_H
 #define STATPRIV_CORRELATED_COUNTS_H
 
@@ -46,6 +46,57 @@ int sp_corr_lattice_log_law(long k, long N, const double *joint, long double *ou
  * with k = 2, joint: 4 entries; work: (N + 1)^2 + 2 (N + 1) long doubles.
  * Returns 0, or -2 for bad arguments. */
 int sp_corr_two_log_law(long N, const double *joint, long double *out, long double *work);
+
+/* k = 2 on a window: L(m, c) for m in [m_lo, m_hi], c in [c_lo, c_hi] only
+ * (the caller picks the box from a tail bound and adds the mass outside it
+ * to delta; statpriv.correlated).  The whole lattice costs N^3 / 6 terms
+ * (1.7e11 at N = 1e4); the box holds ~(18 sqrt N)^2 cells at a 3e-70 tail
+ * (1756 x 1793 at N = 1e4).
+ * Row m is Bin(N, p1)(m) f_m, f_m = G(m, N - m) with
+ *   G(a, b) = Bin(a, q1) * Bin(b, q0)
+ * (q1 = P(a2 = 1 | a1 = 1), q0 = P(a2 = 1 | a1 = 0)).  Consecutive rows
+ * differ by one record, but f_(m+1) from f_m is a division by a Bernoulli
+ * polynomial, and that recurrence's errors alternate and grow (a factor 1e18
+ * off in the tails by N = 120), so the rows come from a binary tree of
+ * convolutions with positive terms only: a node [lo, hi] holds
+ * G(lo, N - hi), its halves that times Bin(hi - mid, q0) and
+ * Bin(mid + 1 - lo, q1).  Each base is kept only where its rows can still
+ * reach the box (the least and most its kernels below move c: exact) and
+ * each binomial factor is cut where it falls e^-cut below its mode (an
+ * absolute error < (N + 1) e^-cut of the row's scale per level: with cut
+ * 100 nats beyond the caller's tail bound, far below it).  Every cell keeps
+ * a few ulps relative error however small.  About (log2 rows) x rows x
+ * (box width + rows) multiply-adds, ~15 ms of CPU at N = 1e4.  Doubles
+ * (positive terms: no accuracy to keep beyond theirs; x87 long doubles took
+ * 4x as long): the cells the box holds, >= e^-cut of the largest, stay far
+ * above 1e-308 while that cut is below ~600 nats (anything lower is
+ * flushed: < 1e-308 a cell, which the caller adds to its bound).
+ * out: (m_hi - m_lo + 1) x (c_hi - c_lo + 1) doubles (row m_lo first),
+ * the probabilities themselves (not logs).  Allocates its workspace
+ * (~(log2 rows) (box width + rows) doubles, 2 N long doubles, 6 rows
+ * longs) and frees it.  Returns 0, -1 out of memory, -2 for bad
+ * arguments. */
+int sp_corr_two_window_law(long N, const double *joint, long m_lo, long m_hi, long c_lo,
+                           long c_hi, double cut, double *out);
+
+/* delta of one target pair on the box of sp_corr_two_window_law: the
+ * others' law L on rows x cols (zero outside), the pair's shift d = x - x'
+ * in box coordinates, and `tail`, a bound on L's mass outside the box:
+ *   delta_plus(eps) = sum_(s in box) (L(s) - e^eps L(s + d))_+ + tail
+ * (delta_minus: -d), at most 1.  Every term of the true sum is a term here
+ * or a cell outside the box (at most its mass), so this is never below the
+ * true delta; it exceeds it by at most tail plus the mass of the box's edge
+ * cells whose partner s + d lies outside (those count in full).  The law is
+ * borrowed (must outlive the context). */
+typedef struct {
+    const double *law;
+    long rows, cols;
+    long d_row, d_col;
+    double tail;
+} sp_corr_window;
+
+/* ln delta(eps) of sp_corr_window (ctx) in one direction; NaN for NaN eps. */
+double sp_corr_window_log_delta(double eps, sp_direction direction, const void *ctx);
 
 /* The maximum of several curves, each one sp_curve_fn with its context:
  * the worst case over a set of target pairs closed under swapping P and Q

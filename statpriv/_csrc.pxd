@@ -336,6 +336,16 @@ cdef extern from "correlated_counts.h" nogil:
         const void *const *ctxs
         long count
     double sp_corr_max_log_delta(double eps, sp_direction direction, const void *ctx)
+    int sp_corr_two_window_law(long N, const double *joint, long m_lo, long m_hi, long c_lo,
+                               long c_hi, double cut, double *out)
+    ctypedef struct sp_corr_window:
+        const double *law
+        long rows
+        long cols
+        long d_row
+        long d_col
+        double tail
+    double sp_corr_window_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "partial_knowledge.h" nogil:
     ctypedef struct sp_vertex_sys:

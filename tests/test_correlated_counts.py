@@ -202,7 +202,8 @@ def test_markov():
     ((5, JOINT_2), {"target": ((1, 0),)}, "target must be a pair"),
     ((5, JOINT_2), {"method": "fast"}, "method must be one of"),
     ((5, [1 / 32] * 32), {}, r"k in \[1, 4\] for method='exact', got k = 5"),
-    ((10**4, JOINT_2), {}, r"about .* terms .*method='histogram'"),
+    ((10**3, MARKOV_3), {}, r"about .* terms .*method='histogram'"),
+    ((10**6, JOINT_2), {}, r"window holding all but .* cells .*method='histogram'"),
     ((5000, [1e-5, 1 - 1e-5]), {"target": ((1,), (0,))}, "smallest non-zero probability"),
 ])
 def test_bad_input(args, kwargs, match):
@@ -274,3 +275,178 @@ def test_two_questions_kernel_is_the_record_by_record_law(joint):
         assert np.array_equal(np.isneginf(a), np.isneginf(b))
         live = np.isfinite(b)
         assert np.all(np.abs(a[live] - b[live]) <= 1e-17 * (1.0 + np.abs(b[live])))
+
+
+# -- k = 2 on a window of the lattice (beyond the whole lattice's budget) ----
+
+def _window(n, joint, target, log_tail=None):
+    """The window route for one target pair (correlated_counts takes it for
+    k = 2 beyond MAX_LAW_TERMS; called directly here at an n the whole
+    lattice also takes, to compare the two)."""
+    from statpriv import correlated
+    kwargs = {} if log_tail is None else {"log_tail": log_tail}
+    return correlated._window_curves(n - 1, np.asarray(joint, dtype=float), [target], None,
+                                     "window", **kwargs)[0]
+
+
+def _window_tail(n, joint, log_tail=-160.0):
+    """ln of the Chernoff bound on the law's mass outside the box (the first
+    and second count's windows, each side at most e^log_tail / 4)."""
+    from statpriv import correlated
+    sides = [(joint[2] + joint[3], joint[0] + joint[1]), (joint[1] + joint[3], joint[0] + joint[2])]
+    return math.log(sum(correlated._binomial_window(n - 1, p, q, log_tail - math.log(4.0))[2]
+                        for p, q in sides))
+
+
+WINDOW_EPS = np.array([-0.5, 0.0, 0.05, 0.3, 1.0, 2.0, 3.0, 10.0])
+
+
+@pytest.mark.parametrize("joint, target", [
+    (JOINT_2, ((1, 0), (0, 1))),
+    (JOINT_2, ((1, 1), (0, 0))),
+    ([0.05, 0.45, 0.45, 0.05], ((0, 1), (0, 0))),
+    ([0.02, 0.9, 0.05, 0.03], ((1, 0), (0, 0))),
+])
+def test_window_is_the_whole_lattice_where_its_tail_is_negligible(joint, target):
+    """n = 260: the default box (all but 3e-70 of the law) cuts every side
+    the Chernoff bound allows; both directions against the whole lattice:
+    1e-12 relative wherever delta is 1e13 times the bound, and never below."""
+    n = 260
+    win, whole = _window(n, joint, target), statpriv.correlated_counts(n, joint, target=target)
+    bound = _window_tail(n, joint)
+    assert -170.0 < bound < -155.0                    # the box did cut something
+    for d in ("plus", "minus"):
+        a = getattr(win, f"log_delta_{d}")(WINDOW_EPS)
+        b = getattr(whole, f"log_delta_{d}")(WINDOW_EPS)
+        assert np.all(a >= b - 1e-12), (d, a, b)
+        far = b > bound + 30.0
+        assert far.sum() >= 4
+        np.testing.assert_allclose(a[far], b[far], rtol=1e-12, atol=0.0, err_msg=d)
+
+
+@pytest.mark.parametrize("target", [((1, 0), (0, 1)), ((0, 1), (0, 0))])
+def test_window_truncation_is_bounded_and_added(target):
+    """A box holding all but e^-12 of the law: delta is over-reported, by at
+    most the bound added for the mass outside the box plus the mass of the
+    box's cells whose partner lies outside it (summed here from the whole
+    lattice's law), and never under-reported."""
+    from statpriv.correlated import _correlated
+    n, eps = 120, np.array([0.0, 0.2, 0.5, 1.0, 2.0, 4.0])
+    win = _window(n, JOINT_2, target, log_tail=-12.0)
+    whole = statpriv.correlated_counts(n, JOINT_2, target=target)
+    law = np.exp(_correlated.lattice_log_law(2, n - 1, JOINT_2).astype(float))
+    law /= law.sum()
+    from statpriv import correlated
+    (m_lo, m_hi, _), (c_lo, c_hi, _) = (
+        correlated._binomial_window(n - 1, p, 1.0 - p, -12.0 - math.log(4.0)) for p in (0.6, 0.5))
+    inside = np.zeros_like(law, dtype=bool)
+    inside[m_lo:m_hi + 1, c_lo:c_hi + 1] = True
+    assert inside.sum() < inside.size                  # the box is a real cut
+    outside = law[~inside].sum()
+    for sign, d in ((1, "plus"), (-1, "minus")):
+        shift = sign * (np.array(target[0]) - np.array(target[1]))
+        partner_inside = np.zeros_like(inside)
+        rows, cols = np.indices(law.shape)
+        r2, c2 = rows + shift[0], cols + shift[1]
+        ok = (r2 >= 0) & (r2 < law.shape[0]) & (c2 >= 0) & (c2 < law.shape[1])
+        partner_inside[ok] = inside[r2[ok], c2[ok]]
+        edge = law[inside & ~partner_inside].sum()
+        a = getattr(win, f"delta_{d}")(eps)
+        b = getattr(whole, f"delta_{d}")(eps)
+        assert np.all(a >= b * (1 - 1e-12)), (d, a, b)
+        added = math.exp(_window_tail(n, JOINT_2, -12.0))
+        assert outside <= added <= math.exp(-12.0)
+        assert np.all(a - b <= added + edge + 1e-15), (d, a - b, added, edge)
+        assert np.any(a - b > 1e-3 * math.exp(-12.0))  # and the cut shows
+
+
+def test_window_against_live_oracle():
+    """Every multinomial outcome in mpmath (n = 20) against a box that cuts the
+    lower tail of the first count (p1 = 0.95: its mass below the box < 1e-18)."""
+    from statpriv import oracle
+    joint, target, eps = [0.02, 0.03, 0.45, 0.5], ((1, 0), (0, 1)), [0.0, 0.4, 1.5]
+    win = _window(20, joint, target, log_tail=-42.0)
+    assert -50.0 < _window_tail(20, joint, -42.0) < -40.0
+    for d in ("plus", "minus"):
+        ref = oracle.correlated_counts_delta(20, joint, *target, eps, direction=d)
+        ours = getattr(win, f"delta_{d}")(np.array(eps))
+        for o, r in zip(ours, ref):
+            assert abs(o - float(r)) <= 1e-12 * float(r), (d, o, r)
+
+
+@settings(max_examples=8, deadline=None)
+@given(n=st.integers(100, 160),
+       weights=st.lists(st.floats(0.02, 1.0), min_size=4, max_size=4),
+       x=st.tuples(st.integers(0, 1), st.integers(0, 1)),
+       x_prime=st.tuples(st.integers(0, 1), st.integers(0, 1)),
+       eps=st.lists(st.floats(0.0, 6.0), min_size=2, max_size=5))
+def test_window_properties(n, weights, x, x_prime, eps):
+    """Never below the whole lattice, within 1e-12 of it where delta is far
+    above the bound, at most 1, non-increasing in eps."""
+    if x == x_prime:
+        x_prime = (1 - x[0], x[1])
+    joint = np.array(weights) / math.fsum(weights)
+    win = _window(n, joint, (x, x_prime), log_tail=-25.0)
+    whole = statpriv.correlated_counts(n, joint, target=(x, x_prime))
+    eps = np.sort(np.array(eps))
+    a, b = win.log_delta(eps), whole.log_delta(eps)
+    assert np.all(a >= b - 1e-12) and np.all(a <= 0.0)
+    assert np.all(np.diff(a) <= 1e-12)
+    far = b > _window_tail(n, joint, -25.0) + 30.0
+    np.testing.assert_allclose(a[far], b[far], rtol=0.0, atol=1e-12)
+
+
+def test_window_counts_a_first_answer_that_rounds_to_certain():
+    """P(a1 = 1) = 1 - 1e-17 rounds to 1.0, but the others answer a1 = 0 with
+    probability 1e-17 each: the window keeps the rows below N.  Target
+    (1, 0) vs (0, 0): Q's count c1 = N with P[S1 = N] ~ 1, where P has
+    P[S1 = N - 1] = N 1e-17 (1 - 1e-17)^(N-1); the rows below add ~1e-13
+    more, so delta_minus(20) = 1 - e^20 N 1e-17 to ~1e-8 relative in that
+    difference (a window of the row N alone would give 1)."""
+    from statpriv import correlated
+    m_lo, m_hi, mass = correlated._binomial_window(9999, 1.0, 1e-17, -160.0)
+    assert m_lo < 9999 and m_hi == 9999 and 0.0 < mass <= math.exp(-160.0)
+    joint = [5e-18, 5e-18, 0.5, 0.5 - 1e-17]
+    curve = statpriv.correlated_counts(10**4, joint, target=((1, 0), (0, 0)))
+    gap = 1.0 - curve.delta_minus(20.0)
+    assert gap == pytest.approx(math.exp(20.0) * 9999 * 1e-17, rel=1e-6)
+
+
+def test_two_questions_at_ten_thousand():
+    """The window route at n = 10^4 (the whole lattice: 1.7e11 terms): a
+    target pair, the worst case over the four pairs above it, the histogram's
+    upper curve above both, delta falling from 1 - e^eps... and ln delta
+    exact to the bound ~e^-160."""
+    joint = [0.3, 0.1, 0.2, 0.4]
+    pair = statpriv.correlated_counts(10**4, joint, target=((1, 0), (0, 1)))
+    worst = statpriv.correlated_counts(10**4, joint)
+    upper = statpriv.correlated_counts(10**4, joint, target=((1, 0), (0, 1)),
+                                       method="histogram")
+    eps = np.array([0.0, 0.1, 0.3, 0.5])
+    d = pair.delta(eps)
+    assert "window" in pair.description
+    assert np.all(np.diff(d) < 0) and 1e-50 < d[-1] < 1e-30
+    assert worst.delta(0.3) >= d[2] and np.all(upper.delta(eps) >= d)
+    # a one-record change among 10^4: a Gaussian privacy loss of variance
+    # d' Sigma^-1 d = 13.8 / N (Sigma = N [[.24, .1], [.1, .25]]): the TV distance
+    # 2 Phi(sqrt(v) / 2) - 1 = erf(sqrt(v / 8)) to a few percent
+    v = 13.8 / (10**4 - 1)
+    assert d[0] == pytest.approx(math.erf(math.sqrt(v / 8.0)), rel=0.05)
+
+
+@pytest.mark.parametrize("target, p", [(((1, 0), (0, 0)), 0.3), (((0, 0), (0, 1)), 0.4)])
+def test_window_one_question_is_the_count_at_ten_thousand(target, p):
+    """Independent questions, the target differing in one: the other count is
+    the same law in both worlds, so the curve is that question's count,
+    statpriv.counting (n = 10^4, the window route; its mirror for a shift
+    down)."""
+    n, p1, p2 = 10**4, 0.3, 0.6
+    joint = np.outer([1 - p1, p1], [1 - p2, p2]).ravel()
+    ours = statpriv.correlated_counts(n, joint, target=target)
+    count = statpriv.counting(n, p)
+    eps = np.array([0.0, 0.02, 0.05, 0.1, 0.2])
+    for direction in ("plus", "minus"):
+        a = getattr(ours, f"log_delta_{direction}")(eps)
+        b = getattr(count, f"log_delta_{direction}")(eps)
+        assert b[-1] < -20.0 and b[-1] > -120.0        # far in the tail, above the bound
+        np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12, err_msg=direction)

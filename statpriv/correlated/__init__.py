@@ -24,7 +24,20 @@ at a time, or for k = 2 conditioned on the first answer: with m others
 answering a1 = 1, L(m, c) = Bin(N, p1)(m) [Bin(m, q1) * Bin(N - m, q0)](c);
 extended precision, nothing truncated; csrc/correlated_counts.h)
 and hands the two laws to the pair kernel (sums sorted by likelihood ratio,
-in log space).  ``method="histogram"`` is the certified upper curve the paper
+in log space).  For k = 2 beyond that lattice's budget (n ~ 1200) it builds
+L on a box only: per count the window [lo, hi] outside which Chernoff's
+bound P[Bin(N, p) <= a] <= e^(-N KL(a/N || p)) leaves at most e^-160 / 4 a
+side, the rows m of the box by a binary tree of convolutions of binomials
+(positive terms: every cell to ~1e-16 relative however small), and delta
+summed cell by cell on the box with that bound (the mass outside it) ADDED:
+
+    delta_box(eps) = sum_(s in box) (L(s) - e^eps L(s + d))_+ + tail
+
+is never below delta; it exceeds it by at most the tail plus the box's edge
+cells whose partner s + d falls outside, so it stays within 1e-12 relative
+of delta wherever delta is ~1e13 times the tail (3e-70), and is that bound
+below.  At n = 10^4 the box holds ~3e6 cells (the lattice 1e8, its law
+1.7e11 terms).  ``method="histogram"`` is the certified upper curve the paper
 suggests: one query with 2^k options, the histogram of answer vectors.  The
 k counts are a function of that histogram, so its curve is at least theirs;
 it is the histogram curve of statpriv.k_anonymity with k = 1 (nothing
@@ -50,7 +63,7 @@ from statpriv.laws.pair import DeltaOnly
 from statpriv.thresholding.k_anonymity import k_anonymity
 
 __all__ = ["correlated_counts", "markov", "MAX_QUESTIONS", "MAX_LAW_TERMS", "MAX_ATOMS",
-           "METHODS"]
+           "MAX_WINDOW_CELLS", "METHODS"]
 
 _kernels = _lazy.module("statpriv.correlated._correlated")
 
@@ -65,6 +78,15 @@ MAX_HISTOGRAM_PAIRS = 2016
 # atom takes ~60 bytes in the pair kernel's arrays).
 MAX_LAW_TERMS = 3e8
 MAX_ATOMS = 4e6
+# k = 2 beyond that budget: the law on a box (sp_corr_two_window_law) whose
+# outside holds at most e^WINDOW_LOG_TAIL = 3e-70 of mass (Chernoff bounds of
+# the two counts, added to delta), the binomial factors inside cut
+# WINDOW_CUT_NATS further down (their error stays e^-100 below that bound);
+# refused beyond MAX_LAW_TERMS multiply-adds of its tree or MAX_WINDOW_CELLS
+# cells (16 bytes each).
+WINDOW_LOG_TAIL = -160.0
+WINDOW_CUT_NATS = 100.0
+MAX_WINDOW_CELLS = 1.6e7
 # every atom of the law is at least (min joint)^N times the largest: long
 # double holds that when N |ln min joint| stays below this
 MAX_LOG_RANGE = 11000.0
@@ -150,6 +172,83 @@ def _exact_cost(N: int, k: int, probs: NDArray[np.float64], pairs: int) -> Tuple
     return terms, pairs * float(N + 2) ** k
 
 
+def _kl(a: float, p: float, q: float) -> float:
+    """Kullback-Leibler divergence of Bernoulli(a) from Bernoulli(p), q = 1 - p
+    (given, not formed: p may round to 1 with q = 1e-17 > 0)."""
+    out = 0.0
+    if a > 0.0:
+        out += a * math.log(a / p)
+    if a < 1.0:
+        out += (1.0 - a) * math.log((1.0 - a) / q)
+    return out
+
+
+def _binomial_window(N: int, p: float, q: float, log_side: float) -> Tuple[int, int, float]:
+    """(lo, hi, mass): Bin(N, p) (q = 1 - p, from the joint's entries) outside
+    [lo, hi] has at most ``mass``, each side at most e^log_side, by Chernoff's
+    bound P[X <= a] <= e^(-N KL(a/N || p)) for a <= Np (and its mirror); a
+    side is cut only where that bound allows, so [0, N] with mass 0 when it
+    never does."""
+    if p <= 0.0 or q <= 0.0:
+        at = 0 if p <= 0.0 else N
+        return at, at, 0.0
+    need = -log_side
+
+    def largest(lo: int, hi: int, good: Any) -> int:
+        """The largest a in [lo, hi] with good(a), good monotone true-then-false."""
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if good(mid) else (lo, mid - 1)
+        return lo
+
+    mean = N * p
+    lo, hi, mass = 0, N, 0.0
+    below = min(int(math.floor(mean)), N)
+    if N * _kl(0.0, p, q) >= need:   # some a <= mean has a tail bound <= e^log_side
+        a = largest(0, below, lambda a: N * _kl(a / N, p, q) >= need)
+        lo, mass = a + 1, mass + math.exp(-N * _kl(a / N, p, q))
+    above = min(int(math.ceil(mean)), N)
+    if N * _kl(1.0, p, q) >= need:
+        # the smallest b >= mean with bound <= e^log_side: mirror of the above
+        b = N - largest(0, N - above, lambda t: N * _kl((N - t) / N, p, q) >= need)
+        hi, mass = b - 1, mass + math.exp(-N * _kl(b / N, p, q))
+    return lo, max(hi, lo), mass
+
+
+def _window_curves(N: int, probs: NDArray[np.float64],
+                   pairs: List[Tuple[Tuple[int, ...], Tuple[int, ...]]], ref: Any,
+                   description: str, log_tail: float = WINDOW_LOG_TAIL) -> List[PrivacyCurve]:
+    """k = 2 on a box holding all but e^log_tail of the law (see
+    correlated_counts): one curve per pair, the mass outside the box added."""
+    total = math.fsum(probs.tolist())
+    # each count's law, the complements from the entries (no 1 - p)
+    p1, q1 = math.fsum(probs[2:].tolist()) / total, math.fsum(probs[:2].tolist()) / total
+    p2, q2 = math.fsum(probs[1::2].tolist()) / total, math.fsum(probs[::2].tolist()) / total
+    side = log_tail - math.log(4.0)      # four sides, each at most a quarter
+    m_lo, m_hi, mass_1 = _binomial_window(N, p1, q1, side)
+    c_lo, c_hi, mass_2 = _binomial_window(N, p2, q2, side)
+    rows, cols = m_hi - m_lo + 1, c_hi - c_lo + 1
+    work = rows * (cols + rows) * max(1.0, math.log2(rows))
+    if rows * cols > MAX_WINDOW_CELLS or work > MAX_LAW_TERMS:
+        raise ValueError(
+            f"correlated counts with n={N + 1}, k=2: the window holding all but "
+            f"e^{log_tail:g} of the law takes {rows} x {cols} cells and about {work:.1e} "
+            f"terms, more than statpriv.correlated.MAX_WINDOW_CELLS = {MAX_WINDOW_CELLS:.1e} / "
+            f"MAX_LAW_TERMS = {MAX_LAW_TERMS:.0e}; method='histogram' gives a certified upper "
+            "curve (the histogram of answer vectors) at any n")
+    cut = -log_tail + WINDOW_CUT_NATS
+    law = _kernels.two_window_law(N, probs, m_lo, m_hi, c_lo, c_hi, cut)
+    # what the box misses: the mass outside it; the binomial factors' cuts
+    # (each level of the tree loses < 2 (N + 1) e^-cut of a row); cells
+    # flushed below the double range (< 2.3e-308 each)
+    levels = math.ceil(math.log2(rows)) + 2
+    tail = mass_1 + mass_2 + levels * 2.0 * (N + 1) * math.exp(-cut) + rows * cols * 2.3e-308
+    if mass_1 + mass_2 > 0.0:
+        description += f" (on a window of the lattice; mass outside <= {tail:.1e}, added)"
+    return [PrivacyCurve(_kernels.WindowCore(law, x[0] - xp[0], x[1] - xp[1], tail), ref,
+                         description) for x, xp in pairs]
+
+
 def _shifted(law: NDArray[Any], x: Tuple[int, ...]) -> NDArray[Any]:
     """ln P on [0, N + 1]^k: the law of S + x, flattened (long doubles: the
     pair's log ratios keep the law's ~1e-18)."""
@@ -197,6 +296,12 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         q0)](c); otherwise one record at a time), the sums by the pair
         kernel in log space; refused with a ValueError stating the cost
         beyond MAX_LAW_TERMS = 3e8 multiply-adds or MAX_ATOMS = 4e6 atoms.
+        k = 2 beyond that: the law on a box holding all but e^-160 = 3e-70
+        of it (Chernoff bounds of the two counts), delta summed on the box
+        with that bound added (never below the true delta; within 1e-12
+        relative of it wherever delta >~ 1e-57; below that the bound
+        itself, an upper curve); refused beyond MAX_WINDOW_CELLS = 1.6e7
+        cells or MAX_LAW_TERMS terms of its tree (n ~ 4e4).
         ``"histogram"``: the curve of the histogram of answer vectors
         (statpriv.k_anonymity(n, [joint[x], joint[x']], 1, ...).upper), a
         certified upper curve of the counts' (they are a function of it),
@@ -211,7 +316,9 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         exact pair is a pair of laws (``log_pmfs()`` on the lattice [0, n]^k
         flattened in C order; privacy-loss distribution, composition); the
         worst case over pairs is known through its delta only and does not
-        compose.
+        compose.  The windowed pairs (k = 2 beyond the lattice's budget) are
+        known through their delta only as well; their description says so
+        and the bound added.
 
     Examples
     --------
@@ -260,6 +367,11 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
                          "certified upper curve for any k")
     pairs = [pair] if pair is not None else _shift_pairs(k)
     terms, atoms = _exact_cost(N, k, probs, len(pairs))
+    if (terms > MAX_LAW_TERMS or atoms > MAX_ATOMS) and k == 2:
+        curves = _window_curves(N, probs, pairs, ref, description)
+        if pair is not None:
+            return curves[0]
+        return PrivacyCurve(_kernels.MaxCore([c._core for c in curves]), ref, description)
     if terms > MAX_LAW_TERMS or atoms > MAX_ATOMS:
         raise ValueError(
             f"correlated counts with n={n}, k={k}: the exact lattice takes about {terms:.1e} "

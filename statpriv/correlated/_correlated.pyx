@@ -2,9 +2,11 @@
 """Typed wrappers over csrc/correlated_counts.c.
 
 Nothing here validates input: statpriv.correlated does that and documents
-the formulas.  ``lattice_log_law`` runs the C kernel without the GIL;
-``MaxCore`` is a statpriv._core.CurveCore whose C function is the maximum
-of other cores' curves (kept alive here), immutable after construction.
+the formulas.  ``lattice_log_law`` and ``two_window_law`` run the C kernels
+without the GIL; ``WindowCore`` is the curve of one target pair on the box
+of ``two_window_law`` (the law kept alive here, read-only); ``MaxCore`` is a
+statpriv._core.CurveCore whose C function is the maximum of other cores'
+curves (kept alive here); both immutable after construction.
 """
 import numpy as np
 cimport numpy as cnp
@@ -53,6 +55,52 @@ def lattice_log_law_by_records(long k, long N, joint):
     if rc != 0:
         raise ValueError("statpriv internal error: bad correlated-counts lattice; please report")
     return out.reshape((N + 1,) * k)
+
+
+def two_window_law(long N, joint, long m_lo, long m_hi, long c_lo, long c_hi, double cut):
+    """L(m, c) = P[S = (m, c)] on the box [m_lo, m_hi] x [c_lo, c_hi] as a
+    (rows, cols) float64 array of probabilities (csrc/correlated_counts.h:
+    sp_corr_two_window_law, a tree of positive convolutions)."""
+    cdef double[::1] vj = np.ascontiguousarray(joint, dtype=np.float64)
+    out = np.empty((m_hi - m_lo + 1) * (c_hi - c_lo + 1), dtype=np.float64)
+    cdef double[::1] vo = out
+    cdef int rc
+    if vj.shape[0] != 4:
+        raise ValueError("statpriv internal error: bad correlated-counts joint; please report")
+    with nogil:
+        rc = sp_corr_two_window_law(N, &vj[0], m_lo, m_hi, c_lo, c_hi, cut, &vo[0])
+    if rc == -1:
+        raise MemoryError("statpriv: the correlated-counts window could not allocate its "
+                          "workspace")
+    if rc != 0:
+        raise ValueError("statpriv internal error: bad correlated-counts window; please report")
+    return out.reshape((m_hi - m_lo + 1, c_hi - c_lo + 1))
+
+
+cdef class WindowCore(CurveCore):
+    """delta of one target pair on the box of two_window_law
+    (sp_corr_window_log_delta): the law (kept alive here, read-only), the
+    pair's shift d = x - x' and the bound on the mass outside the box, added."""
+    cdef sp_corr_window c
+    cdef object law
+
+    def __cinit__(self, law, long d_row, long d_col, double tail):
+        if law.ndim != 2 or law.dtype != np.float64 or not law.flags.c_contiguous:
+            raise ValueError("statpriv internal error: bad correlated-counts box; please report")
+        cdef const double[::1] flat = law.reshape(-1)
+        self.law = law
+        self.c.law = &flat[0]
+        law.flags.writeable = False
+        self.c.rows = law.shape[0]
+        self.c.cols = law.shape[1]
+        self.c.d_row = d_row
+        self.c.d_col = d_col
+        self.c.tail = tail
+        self.log_tol = 0.0
+        # the tail, if any, is added at every eps: delta > 0 in every direction
+        self.positive = ((1 << SP_PLUS) | (1 << SP_MINUS) | (1 << SP_MAX)) if tail > 0 else 0
+        self.fn = sp_corr_window_log_delta
+        self.ctx = &self.c
 
 
 cdef class MaxCore(CurveCore):
