@@ -599,8 +599,9 @@ static double mass_err(enum sp_kernel kernel, double z0, double z1, double *err)
         *err = 6.0 * DBL_EPSILON * v;
         return v;
     }
-    double u0 = z0 >= 0.0 ? upper(kernel, z0) : (z1 <= 0.0 ? upper(kernel, -z1) : upper(kernel, -z0));
-    double u1 = z0 >= 0.0 ? upper(kernel, z1) : (z1 <= 0.0 ? upper(kernel, -z0) : upper(kernel, z1));
+    /* the two tail values cdf_diff subtracts */
+    double u0 = upper(kernel, z0 >= 0.0 ? z0 : (z1 <= 0.0 ? -z1 : -z0));
+    double u1 = upper(kernel, z0 >= 0.0 ? z1 : (z1 <= 0.0 ? -z0 : z1));
     double v = cdf_diff(kernel, z0, z1);
     *err = 4.0 * DBL_EPSILON * (u0 + u1 + fabs(v));
     return v;

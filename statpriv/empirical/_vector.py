@@ -22,13 +22,13 @@ and the kernels' box integrals are exact products of CDF differences.  A box
 of certified sign adds its exact integral or nothing; an undecided one adds
 an interval.  The loop stops when the interval of delta_i is narrower than
 ``tol`` (default 1e-7 absolute; ``ep.estimator.tol`` sets it) or after
-``max_boxes`` boxes; delta_i is the UPPER end (never below the integral, rounding bounded) and the
-width of the interval is reported as its bound.  d = 1 takes the scalar
+``max_boxes`` boxes; delta_i is the UPPER end (never below the integral,
+rounding bounded) and the width of the interval is reported as its bound.  d = 1 takes the scalar
 estimators (exact for Laplace kernels).
 """
 import math
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -41,7 +41,8 @@ __all__ = ["MAX_DIM", "VECTOR_ESTIMATORS", "is_vector", "parse_components",
 
 MAX_DIM = 3
 VECTOR_ESTIMATORS = ("kde-laplace", "kde-gauss")
-DEFAULT_TOL = 1e-7          # width of the certified interval per individual (delta is its upper end)
+# width of the certified interval per individual (delta_i is its upper end)
+DEFAULT_TOL = 1e-7
 MAX_BOXES = 200_000         # boxes per individual and eps (then the interval is wider)
 _ROWS = 64                  # individuals per C call (progress bar granularity)
 
@@ -58,6 +59,11 @@ def parse_components(query: Any, value: Any) -> Tuple[List[Any], List[Any], Opti
     column) and the callable itself (the number of components is then the
     length of what it returns)."""
     columns = list(value) if isinstance(value, (list, tuple)) else [value]
+    for c in columns:
+        if not isinstance(c, str) and not np.isscalar(c):
+            raise _validate.ParameterTypeError(f"value must be a column name or a list of up "
+                                               f"to {MAX_DIM} column names, got an entry of "
+                                               f"type {type(c).__name__}")
     if not columns:
         raise ValueError("value must name at least one column")
     if len(columns) > MAX_DIM:
@@ -66,6 +72,12 @@ def parse_components(query: Any, value: Any) -> Tuple[List[Any], List[Any], Opti
     if callable(query):
         return [], columns, _loo.parse_query(query)
     queries = list(query) if isinstance(query, (list, tuple)) else [query] * len(columns)
+    for q in queries:
+        if not isinstance(q, str):
+            raise _validate.ParameterTypeError(f"query must be a name or a list of up to "
+                                               f"{MAX_DIM} names (a callable returns the "
+                                               f"whole vector), got an entry of type "
+                                               f"{type(q).__name__}")
     if not queries:
         raise ValueError("query must name at least one statistic")
     if len(queries) > MAX_DIM:
@@ -77,10 +89,6 @@ def parse_components(query: Any, value: Any) -> Tuple[List[Any], List[Any], Opti
         raise ValueError(f"value names {len(columns)} columns for {len(queries)} queries: "
                          f"give one column, or one per query")
     parsed = [_loo.parse_query(q, f"query[{k}]") for k, q in enumerate(queries)]
-    for k, p in enumerate(parsed):
-        if p.kind == "callable":
-            raise ValueError(f"query[{k}] is a callable inside a list: pass one callable "
-                             f"returning the vector instead")
     return parsed, columns, None
 
 

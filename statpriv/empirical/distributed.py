@@ -200,8 +200,8 @@ class _Spec:
         # a vector query: per component (its DatabaseStats, its column of value)
         self.components: Any = None
         self.tol: Any = None
-        self.q = stats.q if stats is not None else None
-        self.query = stats.query if stats is not None else None
+        self.q: Any = stats.q if stats is not None else None
+        self.query: Any = stats.query if stats is not None else None
 
     def rows(self, ind_codes: Any, db_codes: Any, values: Any, n: int, labels: Any) -> Any:
         """Q[i, r] = q_{i,r} of a batch of n individuals (local codes 0..n-1);
