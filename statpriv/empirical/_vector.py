@@ -58,31 +58,14 @@ def parse_components(query: Any, value: Any) -> Tuple[List[Any], List[Any], Opti
     columns it reads (its values arrive as an (n, k) array, (n,) for one
     column) and the callable itself (the number of components is then the
     length of what it returns)."""
-    columns = list(value) if isinstance(value, (list, tuple)) else [value]
-    for c in columns:
-        if not isinstance(c, str) and not np.isscalar(c):
-            raise _validate.ParameterTypeError(f"value must be a column name or a list of up "
-                                               f"to {MAX_DIM} column names, got an entry of "
-                                               f"type {type(c).__name__}")
-    if not columns:
-        raise ValueError("value must name at least one column")
-    if len(columns) > MAX_DIM:
-        raise ValueError(f"value names {len(columns)} columns: vector queries take 1 to "
-                         f"{MAX_DIM} components")
+    columns = _listed("value", value, lambda c: isinstance(c, str) or np.isscalar(c),
+                      "a column name")
     if callable(query):
         return [], columns, _loo.parse_query(query)
-    queries = list(query) if isinstance(query, (list, tuple)) else [query] * len(columns)
-    for q in queries:
-        if not isinstance(q, str):
-            raise _validate.ParameterTypeError(f"query must be a name or a list of up to "
-                                               f"{MAX_DIM} names (a callable returns the "
-                                               f"whole vector), got an entry of type "
-                                               f"{type(q).__name__}")
-    if not queries:
-        raise ValueError("query must name at least one statistic")
-    if len(queries) > MAX_DIM:
-        raise ValueError(f"query names {len(queries)} statistics: vector queries take 1 to "
-                         f"{MAX_DIM} components")
+    if not isinstance(query, (list, tuple)):
+        query = [query] * len(columns)
+    queries = _listed("query", query, lambda q: isinstance(q, str),
+                      "a name (a callable returns the whole vector)")
     if len(columns) == 1:
         columns = columns * len(queries)
     if len(queries) != len(columns):
@@ -90,6 +73,19 @@ def parse_components(query: Any, value: Any) -> Tuple[List[Any], List[Any], Opti
                          f"give one column, or one per query")
     parsed = [_loo.parse_query(q, f"query[{k}]") for k, q in enumerate(queries)]
     return parsed, columns, None
+
+
+def _listed(name: str, value: Any, is_entry: Any, what: str) -> List[Any]:
+    """``value`` as a list of 1 to MAX_DIM entries (a single entry: a list of one)."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        if not is_entry(item):
+            raise _validate.ParameterTypeError(f"{name} must be {what} or a list of them, got "
+                                               f"an entry of type {type(item).__name__}")
+    if not 1 <= len(items) <= MAX_DIM:
+        raise ValueError(f"{name} names {len(items)} entries: vector queries take 1 to "
+                         f"{MAX_DIM} components")
+    return items
 
 
 def vector_leave_one_out(data: Any, query: Any, value: Any, individual: Any, database: Any,
