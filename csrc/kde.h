@@ -59,6 +59,23 @@ int sp_hist_delta(const double *inner_edges, size_t nbins, const double *p_mass,
                   const double *rows, size_t m, size_t count, double eps,
                   double *out_plus, double *out_minus);
 
+/* Product kernels in d <= 3 dimensions, one width s[k] per axis: the
+ * density of a set of n points x_j in R^d is (1/n) sum_j prod_k K_{s_k}(y_k - x_jk).
+ * a: n points (n x d, row-major); rows: count sets of n points each, the
+ * j-th point of a row paired with a's j-th (the same database with and
+ * without the individual).  Certified adaptive subdivision of the domain
+ * (every point +- 40 widths) into boxes, worst box first: on each box both
+ * integrands are bounded above and below and integrated exactly (products of
+ * kernel CDF differences); a box certified positive adds its integral, one
+ * certified non-positive nothing, an undecided one an interval.  Stops when
+ * the interval of max(delta_plus, delta_minus) is narrower than tol or after
+ * max_boxes boxes.  out_plus / out_minus receive the UPPER ends (never below
+ * the integrals), out_bound the width of the interval of their maximum
+ * (max of the upper ends - max of the lower ends). */
+int sp_kde_box_delta(enum sp_kernel kernel, int d, const double *a, const double *rows,
+                     size_t n, size_t count, const double *s, double eps, double tol,
+                     long max_boxes, double *out_plus, double *out_minus, double *out_bound);
+
 /* Hausdorff distance between the sorted set a (n values) and each sorted row. */
 void sp_hausdorff(const double *a, size_t n, const double *rows, size_t m, size_t count,
                   double *out);

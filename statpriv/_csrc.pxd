@@ -391,6 +391,10 @@ cdef extern from "kde.h" nogil:
                            const double *rows, const double *wrows, size_t m, size_t count,
                            double eps, double tol,
                            double *out_plus, double *out_minus, double *out_bound)
+    int sp_kde_box_delta(sp_kernel kernel, int d, const double *a, const double *rows,
+                         size_t n, size_t count, const double *s, double eps, double tol,
+                         long max_boxes, double *out_plus, double *out_minus,
+                         double *out_bound)
     int sp_hist_delta(const double *inner_edges, size_t nbins, const double *p_mass,
                       const double *rows, size_t m, size_t count, double eps,
                       double *out_plus, double *out_minus)

@@ -60,7 +60,7 @@ from statpriv import _validate
 
 # e^eps overflows float64 beyond eps ~ 709.78: delta_i(eps) is evaluated up to here
 MAX_EPS = 700.0
-from statpriv.empirical import _loo
+from statpriv.empirical import _loo, _vector
 from statpriv.empirical._estimators import ESTIMATORS, fit_estimator
 from statpriv.empirical._independence import IndependenceCheck
 
@@ -129,6 +129,13 @@ def matching_distance(q: ArrayLike, Q: ArrayLike) -> NDArray[np.float64]:
                        axis=1, initial=0.0))
 
 
+def vector_columns(databases: Any, d: int) -> Any:
+    """The columns of a vector query's leave-one-out table: (database, component k)."""
+    import pandas as pd
+    return pd.MultiIndex.from_product([databases, range(d)],
+                                      names=[databases.name, "component"])
+
+
 def _is_dask(data: object) -> bool:
     return type(data).__module__.split(".")[0] == "dask"
 
@@ -144,18 +151,25 @@ class EmpiricalPrivacy:
         Long format: one row per record, columns ``individual``, ``database``
         and ``value``.  An individual may have any number of records in a
         database, or none (then q_{i,r} = q_r).
-    query : "mean", "sum", "count", "median", "quantile:q" or callable
+    query : "mean", "sum", "count", "median", "quantile:q", callable, or a list of these names
         The statistic of one database's values.  Built-in queries compute
         every leave-one-out value in closed form (vectorised); a callable is
         evaluated on each database with each present individual removed.
+        A vector query (d <= 3 components): a list of names, one per value
+        column (or all on one column), or one name for a list of value
+        columns, or a callable returning d numbers (it receives an (n, k)
+        array of the k value columns); see statpriv.empirical._vector.
     individual, database, value : str, keyword only
         The column names of the individual, the database and the value
-        (default "id", "db", "value").
+        (default "id", "db", "value"); ``value`` may be a list of up to 3
+        columns (a vector query).
     estimator : {"kde-laplace", "kde-gauss", "kde-adaptive", "ecdf"}, keyword only
         "kde-laplace" (exact integrals, the default), "kde-gauss",
         "kde-adaptive" (Breiman-Meisel-Purcell) or "ecdf".
     bandwidth : "cv", "silverman" or float, keyword only
-        "cv" (held-out log-likelihood, the default), "silverman" or a number.
+        "cv" (held-out log-likelihood, the default), "silverman" or a number;
+        for a vector query one rule for every axis (applied to each axis's
+        values) or a list of one per component.
     workers : int, optional
         Processes for a callable query (concurrent.futures).
     progress : bool, optional
@@ -192,7 +206,6 @@ class EmpiricalPrivacy:
                  estimator: str = "kde-laplace", bandwidth: Union[str, float] = "cv",
                  workers: Optional[int] = None, progress: Optional[bool] = None) -> None:
         _validate.choice("estimator", estimator, ESTIMATORS)
-        parsed = _loo.parse_query(query)
         if workers is not None:
             workers = _validate.count("workers", workers, low=1)
         if progress is not None and not isinstance(progress, (bool, np.bool_)):
@@ -201,6 +214,14 @@ class EmpiricalPrivacy:
         if _is_dask(data):
             raise TypeError("data is a dask DataFrame: this in-memory path takes a pandas "
                             "DataFrame (compute() it, or use the Dask path)")
+        if _vector.is_vector(query, value):
+            q, Q, enc, name = _vector.vector_leave_one_out(data, query, value, individual,
+                                                           database, workers, progress)
+            self._setup(q, Q, enc.individuals, enc.databases,
+                        _loo.Query("vector", name=name), estimator, bandwidth)
+            self._encoded = None
+            return
+        parsed = _loo.parse_query(query)
         enc = _loo.encode(data, individual, database, value)
         if parsed.kind == "callable":
             q, Q = _loo.generic_leave_one_out(parsed.func, enc, workers=workers,
@@ -223,7 +244,11 @@ class EmpiricalPrivacy:
                      estimator: Any = "kde-laplace", bandwidth: Any = "cv") -> Any:
         """From q (R,) and Q (I, R) already computed (the Dask path, buckets)."""
         self = cls.__new__(cls)
-        parsed = query if isinstance(query, _loo.Query) else _loo.parse_query(query)
+        if np.ndim(q) == 2:
+            parsed = query if isinstance(query, _loo.Query) else \
+                _loo.Query("vector", name=str(query))
+        else:
+            parsed = query if isinstance(query, _loo.Query) else _loo.parse_query(query)
         self._setup(np.asarray(q, dtype=np.float64), np.asarray(Q, dtype=np.float64),
                     individuals, databases, parsed, estimator, bandwidth)
         self._encoded = None
@@ -236,7 +261,17 @@ class EmpiricalPrivacy:
         _validate.choice("estimator", estimator, ESTIMATORS)
         if len(q) < 2:
             raise ValueError("empirical privacy needs at least two databases")
-        if Q.shape != (len(individuals), len(q)):
+        if q.ndim == 2:
+            q, Q = _vector.check_arrays(q, Q, len(individuals))
+            if q.shape[1] == 1:
+                # one component: the scalar estimators (exact for Laplace kernels)
+                q, Q = q[:, 0], Q[:, :, 0]
+                if isinstance(bandwidth, (list, tuple, np.ndarray)):
+                    if len(bandwidth) != 1:
+                        raise ValueError(f"bandwidth gives {len(bandwidth)} widths for a "
+                                         f"query of 1 component")
+                    bandwidth = bandwidth[0]
+        if Q.shape != (len(individuals), len(q)) + q.shape[1:]:
             raise ValueError(f"Q has shape {Q.shape}, expected ({len(individuals)}, {len(q)})")
         self._query = query
         self._bandwidth_rule = bandwidth
@@ -244,7 +279,8 @@ class EmpiricalPrivacy:
         self.databases = pd.Index(databases)
         self._q = q
         self._Q = Q
-        self._estimator: Estimator = fit_estimator(q, estimator, bandwidth)
+        self._estimator: Estimator = fit_estimator(q, estimator, bandwidth) if q.ndim == 1 \
+            else cast("Estimator", _vector.fit_product_estimator(q, estimator, bandwidth))
         self._prepared: Any = None
         self._cache: Dict[float, NDArray[np.float64]] = {}
         # eps -> max_i delta_i (where the list is not needed)
@@ -259,20 +295,34 @@ class EmpiricalPrivacy:
         return self._estimator
 
     @property
-    def bandwidth(self) -> float:
-        """The kernel scale used (Laplace b, Gaussian sd; nan for ecdf)."""
+    def bandwidth(self) -> Any:
+        """The kernel scale used (Laplace b, Gaussian sd; nan for ecdf); for a
+        vector query a tuple, one width per component."""
         return self._estimator.scale
 
+    def _scalar_only(self, what: str) -> None:
+        """Refuse a method defined for scalar queries only."""
+        if self._q.ndim == 2:
+            raise ValueError(f"{what} is defined for scalar queries; this query has "
+                             f"{self._q.shape[1]} components")
+
     @property
-    def q(self) -> "pd.Series":
-        """The query on every full database (pandas Series by database)."""
+    def q(self) -> Any:
+        """The query on every full database (pandas Series by database; a
+        DataFrame, one column per component, for a vector query)."""
         import pandas as pd
+        if self._q.ndim == 2:
+            return pd.DataFrame(self._q, index=self.databases)
         return pd.Series(self._q, index=self.databases, name="q")
 
     @property
     def leave_one_out(self) -> "pd.DataFrame":
-        """q_{i,r}: a DataFrame, one row per individual, one column per database."""
+        """q_{i,r}: a DataFrame, one row per individual, one column per database
+        (per (database, component) for a vector query)."""
         import pandas as pd
+        if self._Q.ndim == 3:
+            return pd.DataFrame(self._Q.reshape(len(self._Q), -1), index=self.individuals,
+                                columns=vector_columns(self.databases, self._Q.shape[2]))
         return pd.DataFrame(self._Q, index=self.individuals, columns=self.databases)
 
     def independence_check(self, *, lag: int = 1, n_resamples: int = 9999,
@@ -296,6 +346,7 @@ class EmpiricalPrivacy:
         (time order), when sorting the labels does not give it (default:
         the sorted labels).  The other parameters are described in
         statpriv.empirical._independence."""
+        self._scalar_only("independence_check")
         from statpriv.empirical._independence import independence_check
         q = self._q
         if order is not None:
@@ -584,6 +635,7 @@ class EmpiricalPrivacy:
         >>> bool((ep.hausdorff() <= ep.matching_distance()).all())
         True
         """
+        self._scalar_only("hausdorff")
         import pandas as pd
         if self._hausdorff is None:
             self._hausdorff = hausdorff(self._q, self._Q)
@@ -606,6 +658,7 @@ class EmpiricalPrivacy:
         >>> print(f"{ep.matching_distance().max():.6f}")        # noise_scale(1) is this / 1
         7.945458
         """
+        self._scalar_only("matching_distance")
         import pandas as pd
         if self._matching is None:
             self._matching = matching_distance(self._q, self._Q)
@@ -645,6 +698,7 @@ class EmpiricalPrivacy:
         >>> print(f"{ep.noise_scale(1.0):.6f} {ep.noise_scale(1.0, distance='hausdorff'):.6f}")
         7.945458 6.140933
         """
+        self._scalar_only("noise_scale")
         e = _validate.real("eps", eps, low=0.0, low_open=True, high=MAX_EPS)
         _validate.choice("distance", distance, ("matching", "hausdorff"))
         d = self.matching_distance() if distance == "matching" else self.hausdorff()
@@ -786,9 +840,10 @@ class EmpiricalPrivacy:
         return g
 
     def __repr__(self) -> str:
+        width = ", ".join(f"{w:.6g}" for w in np.atleast_1d(self.bandwidth))
         return (f"<EmpiricalPrivacy query={self._query.name!r}, {len(self.databases)} "
                 f"databases, {len(self.individuals)} individuals, "
-                f"estimator={self._estimator.kind!r}, bandwidth={self.bandwidth:.6g}>")
+                f"estimator={self._estimator.kind!r}, bandwidth={width}>")
 
 
 class Conditioned:

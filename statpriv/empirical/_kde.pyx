@@ -87,3 +87,22 @@ def hausdorff(a, rows):
     with nogil:
         sp_hausdorff(&av[0], n, &rv[0, 0], m, count, &ov[0])
     return out
+
+
+def box_delta(int kernel, a, rows, s, double eps, double tol, long max_boxes):
+    """Certified (delta_plus, delta_minus, bound) per row for product kernels:
+    a (n, d), rows (count, n, d) paired with a point by point, s (d,) widths."""
+    cdef double[:, ::1] av = _c(a)
+    cdef double[:, :, ::1] rv = _c(rows)
+    cdef double[::1] sv = _c(s)
+    cdef size_t count = rv.shape[0], n = av.shape[0]
+    cdef int d = <int>av.shape[1]
+    out = np.zeros((3, count))
+    cdef double[:, ::1] ov = out
+    cdef int rc = 0
+    if count > 0:
+        with nogil:
+            rc = sp_kde_box_delta(<sp_kernel>kernel, d, &av[0, 0], &rv[0, 0, 0], n, count,
+                                  &sv[0], eps, tol, max_boxes, &ov[0, 0], &ov[1, 0], &ov[2, 0])
+    _check(rc, "sp_kde_box_delta")
+    return out[0], out[1], out[2]

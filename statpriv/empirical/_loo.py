@@ -294,18 +294,25 @@ def _quantile_loo(stats: Any, g: Any, g_db: Any, values: Any, remaining: Any) ->
 
 def _one_database(args: Any) -> Any:
     """The generic path on one database: (q_r, present individual codes, loo values)."""
-    func, vals, inds = args
-    full = evaluate(func, vals)
+    func, vals, inds, dim = args
+    full = evaluate(func, vals, dim=dim)
     present = np.unique(inds)
-    loo = np.array([evaluate(func, vals[inds != i]) for i in present], dtype=np.float64)
+    loo = np.array([evaluate(func, vals[inds != i], dim=dim) for i in present],
+                   dtype=np.float64)
     return full, present, loo
 
 
-def evaluate(func: Any, vals: Any, name: Any = "query") -> Any:
-    """float(func(vals)) of the user's callable ``name``; its failure is reported
-    as a failure of that parameter (same exception type)."""
+def evaluate(func: Any, vals: Any, name: Any = "query", dim: Optional[int] = None) -> Any:
+    """float(func(vals)) of the user's callable ``name`` (dim None), or its
+    ``dim`` values as an array (a vector query); its failure is reported as a
+    failure of that parameter (same exception type)."""
     try:
-        return float(func(vals))
+        if dim is None:
+            return float(func(vals))
+        out = np.asarray(func(vals), dtype=np.float64).reshape(-1)
+        if out.shape != (dim,):
+            raise ValueError(f"returned {out.size} values, expected {dim}")
+        return out
     except Exception as exc:
         try:
             error = type(exc)(f"{name} {getattr(func, '__name__', func)!r} failed on a "
@@ -315,18 +322,20 @@ def evaluate(func: Any, vals: Any, name: Any = "query") -> Any:
         raise error from exc
 
 
-def generic_leave_one_out(func: Any, enc: Any, *, workers: Any = None, progress: Any = None) -> Any:
+def generic_leave_one_out(func: Any, enc: Any, *, workers: Any = None, progress: Any = None,
+                          dim: Optional[int] = None) -> Any:
     """q (R,) and Q (I, R) for a callable query: func(values of one database)
     -> a real number, evaluated on every database and on every database with
     each present individual removed.  workers: None (this process) or a
     number of processes (concurrent.futures; func must be picklable).
     progress: None (a bar on a terminal when the pass takes seconds), True
-    (always) or False (never); statpriv._progress."""
+    (always) or False (never); statpriv._progress.  dim: None (func returns
+    a number) or the length d of the vector func returns (q (R, d), Q (I, R, d))."""
     R, n_ind = len(enc.databases), len(enc.individuals)
     order = np.argsort(enc.db_codes, kind="stable")
     bounds = np.searchsorted(enc.db_codes[order], np.arange(R + 1))
     tasks = [(func, enc.values[order[bounds[r]:bounds[r + 1]]],
-              enc.ind_codes[order[bounds[r]:bounds[r + 1]]]) for r in range(R)]
+              enc.ind_codes[order[bounds[r]:bounds[r + 1]]], dim) for r in range(R)]
     results = []
     pool = None
     if workers:
@@ -343,7 +352,7 @@ def generic_leave_one_out(func: Any, enc: Any, *, workers: Any = None, progress:
         if pool is not None:
             pool.shutdown(cancel_futures=True)    # Ctrl-C: drop the queued databases
     q = np.array([r[0] for r in results])
-    Q = np.tile(q, (n_ind, 1))
+    Q = np.tile(q, (n_ind,) + (1,) * q.ndim)
     for r, (_, present, loo) in enumerate(results):
         Q[present, r] = loo
     if not (np.isfinite(q).all() and np.isfinite(Q).all()):

@@ -197,10 +197,21 @@ class _Spec:
         self.kind, self.scale, self.cols = kind, scale, cols
         # True: the records are already (individual, database, q_{i,r}) pairs
         self.pairs = pairs
+        # a vector query: per component (its DatabaseStats, its column of value)
+        self.components: Any = None
+        self.tol: Any = None
+        self.q: Any = stats.q if stats is not None else None
+        self.query: Any = stats.query if stats is not None else None
 
     def rows(self, ind_codes: Any, db_codes: Any, values: Any, n: int, labels: Any) -> Any:
-        """Q[i, r] = q_{i,r} of a batch of n individuals (local codes 0..n-1)."""
+        """Q[i, r] = q_{i,r} of a batch of n individuals (local codes 0..n-1);
+        Q[i, r, k] for a vector query."""
         from statpriv.empirical import _loo
+        if self.components is not None:
+            Q = np.stack([_loo.leave_one_out(st, ind_codes, db_codes, values[:, col], n,
+                                             individuals=labels, databases=self.databases)
+                          for st, col in self.components], axis=-1)
+            return Q[:, :, 0] if Q.shape[2] == 1 else Q
         if self.pairs:
             Q = np.tile(self.stats.q, (n, 1))
             Q[ind_codes, db_codes] = values
@@ -212,11 +223,14 @@ class _Spec:
         """An in-memory EmpiricalPrivacy of one batch (same estimator as the client's)."""
         from statpriv.empirical import EmpiricalPrivacy
         cols = self.cols
-        q = self.stats.q if cols is None else self.stats.q[cols]
+        q = self.q if cols is None else self.q[cols]
         dbs = self.databases if cols is None else self.databases[cols]
         bandwidth = "cv" if self.kind == "ecdf" else self.scale
-        return EmpiricalPrivacy._from_arrays(q, Q, labels, dbs, self.stats.query, self.kind,
-                                             bandwidth)
+        batch = EmpiricalPrivacy._from_arrays(q, Q, labels, dbs, self.query, self.kind,
+                                              bandwidth)
+        if self.tol is not None:            # a vector query: the client's tolerance
+            batch.estimator.tol = self.tol
+        return batch
 
 
 def _partition(part: Any, spec: Any, func: Any, meta: Any) -> Any:
@@ -229,7 +243,7 @@ def _partition(part: Any, spec: Any, func: Any, meta: Any) -> Any:
     codes, labels = pd.factorize(ids, sort=True)
     db_labels = part[spec.database].to_numpy()
     db_codes = np.searchsorted(spec.databases, db_labels)
-    values = part[spec.value].to_numpy(dtype=np.float64)
+    values = part[spec.value].to_numpy(dtype=np.float64)     # (N, k) for a list of columns
     # records sorted by individual (often already so: skip the sort then)
     order = np.arange(len(codes)) if bool(np.all(codes[1:] >= codes[:-1])) else \
         np.argsort(codes, kind="stable")
@@ -263,7 +277,15 @@ def _deltas(spec: Any, labels: Any, Q: Any, eps: Any) -> Any:
     import pandas as pd
     batch = spec.batch(labels, Q)
     delta = batch._delta_values(eps)
+    if Q.ndim == 3:                     # a vector query: no distances
+        return pd.DataFrame({"delta": delta}, index=labels)
     return pd.DataFrame({"delta": delta, **_distance_columns(batch)}, index=labels)
+
+
+def _present(spec: Any, labels: Any, Q: Any) -> Any:
+    """The batch's individuals (a pass that only finds them)."""
+    import pandas as pd
+    return pd.DataFrame({"present": np.ones(len(labels))}, index=labels)
 
 
 def _distances(spec: Any, labels: Any, Q: Any) -> Any:
@@ -281,6 +303,11 @@ def _epsilon(spec: Any, labels: Any, Q: Any, target: Any) -> Any:
 def _rows(spec: Any, labels: Any, Q: Any) -> Any:
     import pandas as pd
     cols = spec.databases if spec.cols is None else spec.databases[spec.cols]
+    if Q.ndim == 3:
+        from statpriv.empirical import vector_columns
+        return pd.DataFrame(Q.reshape(len(Q), -1), index=labels,
+                            columns=vector_columns(pd.Index(cols, name=spec.database),
+                                                   Q.shape[2]))
     return pd.DataFrame(Q, index=labels, columns=pd.Index(cols, name=spec.database))
 
 
@@ -310,9 +337,17 @@ class DaskEmpiricalPrivacy(_Base):
         import pandas as pd
         from statpriv import _validate
         from statpriv.empirical import _loo
+        from statpriv.empirical import _vector
         from statpriv.empirical._estimators import ESTIMATORS
 
         _validate.choice("estimator", estimator, ESTIMATORS)
+        if _vector.is_vector(query, value):
+            if workers is not None:
+                raise ValueError("workers applies to callable queries in memory; on a dask "
+                                 "DataFrame the Dask scheduler sets the parallelism")
+            self._progress = progress
+            self._init_vector(data, query, value, individual, database, estimator, bandwidth)
+            return
         parsed = _loo.parse_query(query)
         if parsed.kind not in DECOMPOSABLE + ORDER_STATISTICS:
             raise ValueError(f"query {parsed.name!r} is not available on a dask DataFrame: "
@@ -387,6 +422,68 @@ class DaskEmpiricalPrivacy(_Base):
         self._index_dtype = frame._meta[individual].dtype
         self._records = frame        # the records, the individual as a column
 
+    def _init_vector(self, data: Any, query: Any, value: Any, individual: Any, database: Any,
+                     estimator: Any, bandwidth: Any) -> None:
+        """A vector query: components "mean", "sum" or "count", each from the
+        per-database totals of its column (one pass for all columns), the
+        leave-one-out rows per batch as in the scalar case, column by column."""
+        import pandas as pd
+        from statpriv.empirical import _loo, _vector
+        parsed, columns, func = _vector.parse_components(query, value)
+        if func is not None:
+            raise ValueError("query: a callable vector query is not available on a dask "
+                             "DataFrame; compute the frame (data.compute()) for it")
+        for k, p in enumerate(parsed):
+            if p.kind not in DECOMPOSABLE:
+                raise ValueError(f"query[{k}] {p.name!r}: vector queries on a dask DataFrame "
+                                 f"take the components {', '.join(DECOMPOSABLE)}")
+        distinct = list(dict.fromkeys(columns))
+        for col in distinct:
+            _column_names(data, individual, database, col)
+        frame = data if individual in data.columns else data.reset_index()
+        lazy: Tuple[Any, ...] = ()
+        for col in distinct:
+            cells = frame.map_partitions(_cell_sums, database, col,
+                                         meta=_cell_sums(frame._meta, database, col))
+            lazy += (cells.groupby([database, "exp"])[["hi", "lo", "n"]].sum(),
+                     frame[col].isna().sum() + np.isinf(frame[col]).sum())
+        lazy += (frame[individual].isna().sum(), frame[database].isna().sum())
+        got = self._compute(*lazy)
+        totals = {}
+        for j, col in enumerate(distinct):
+            if int(got[2 * j + 1]):
+                raise ValueError(f"value column {col!r} has {int(got[2 * j + 1])} NaN or "
+                                 f"infinite entries; drop or impute them first")
+            totals[col] = _totals(got[2 * j], database)
+        for bad, role, name in ((int(got[-2]), "individual", individual),
+                                (int(got[-1]), "database", database)):
+            if bad:
+                raise ValueError(f"{role} column {name!r} has missing labels ({bad} rows)")
+        first = totals[distinct[0]]
+        if len(first) < 2:
+            raise ValueError("data needs records from at least two databases")
+        stats = [_loo.DatabaseStats.from_sums(p, totals[c]["sum"].to_numpy(),
+                                              totals[c]["count"].to_numpy())
+                 for p, c in zip(parsed, columns)]
+        q = np.stack([st.q for st in stats], axis=-1)
+        if not np.isfinite(q).all():
+            raise ValueError("query is not finite on some database (a mean of no records)")
+        databases = pd.Index(first.index, name=database)
+        name = "(" + ", ".join(f"{p.name}:{c}" for p, c in zip(parsed, columns)) + ")"
+        vector_query = _loo.Query("vector", name=name)
+        self._individuals = None
+        self._setup(q, np.empty((0,) + q.shape), pd.Index([]), databases, vector_query,
+                    estimator, bandwidth)
+        self._Q = None
+        self._encoded = None
+        self._frame = self._by_individual(data, individual)
+        self._spec = _Spec(individual, database, distinct, first.index.to_numpy(), None,
+                           estimator, self._estimator.scale, None)
+        self._spec.components = [(st, distinct.index(c)) for st, c in zip(stats, columns)]
+        self._spec.q, self._spec.query = self._q, vector_query
+        self._index_dtype = frame._meta[individual].dtype
+        self._records = frame
+
     @staticmethod
     def _by_individual(data: Any, individual: Any) -> Any:
         """The records with every individual's in one partition."""
@@ -418,6 +515,7 @@ class DaskEmpiricalPrivacy(_Base):
         """One map_partitions pass: a pandas DataFrame indexed by individual
         (sorted labels, as the in-memory path orders them)."""
         import pandas as pd
+        self._spec.tol = getattr(self._estimator, "tol", None)
         meta = pd.DataFrame({c: np.empty(0) for c in columns},
                             index=pd.Index([], dtype=self._index_dtype,
                                            name=self._spec.individual))
@@ -451,6 +549,10 @@ class DaskEmpiricalPrivacy(_Base):
         if eps not in self._cache:
             if len(self._cache) > 64:
                 self._cache.clear()
+            if self._q.ndim == 2:
+                self._cache[eps], = self._per_individual(functools.partial(_deltas, eps=eps),
+                                                         ["delta"])
+                return self._cache[eps]
             self._cache[eps], hausdorff, matching = self._per_individual(
                 functools.partial(_deltas, eps=eps), ["delta", "hausdorff", "matching"])
             if self._hausdorff is None:
@@ -458,6 +560,10 @@ class DaskEmpiricalPrivacy(_Base):
         return self._cache[eps]
 
     def _distance_values(self) -> None:
+        if self._q.ndim == 2:             # a vector query: find the individuals only
+            if self._individuals is None:
+                self._per_individual(_present, ["present"])
+            return
         if self._hausdorff is None:
             self._hausdorff, self._matching = self._per_individual(
                 _distances, ["hausdorff", "matching"])
@@ -465,12 +571,14 @@ class DaskEmpiricalPrivacy(_Base):
     def hausdorff(self) -> Any:
         """d_H(q, q_i) for every individual (pandas Series)."""
         import pandas as pd
+        self._scalar_only("hausdorff")
         self._distance_values()
         return pd.Series(self._hausdorff, index=self._individuals, name="hausdorff")
 
     def matching_distance(self) -> Any:
         """max_j |q_(j) - q_i(j)| for every individual (pandas Series)."""
         import pandas as pd
+        self._scalar_only("matching_distance")
         self._distance_values()
         return pd.Series(self._matching, index=self._individuals, name="matching")
 
@@ -488,6 +596,12 @@ class DaskEmpiricalPrivacy(_Base):
         import pandas as pd
         cols = self._spec.databases if self._spec.cols is None else \
             self._spec.databases[self._spec.cols]
+        if self._q.ndim == 2:
+            from statpriv.empirical import vector_columns
+            out = self._pass(_rows, list(vector_columns(pd.Index(cols), self._q.shape[1])))
+            out.columns = vector_columns(pd.Index(cols, name=self._spec.database),
+                                         self._q.shape[1])
+            return out
         out = self._pass(_rows, list(cols))
         out.columns = pd.Index(cols, name=self._spec.database)
         return out
@@ -512,7 +626,8 @@ class DaskEmpiricalPrivacy(_Base):
         if len(records) == 0:
             raise KeyError(individual)
         out = _partition(records, spec, _rows, pd.DataFrame())
-        return out.to_numpy()[0]
+        row = out.to_numpy()[0]
+        return row.reshape(-1, self._q.shape[1]) if self._q.ndim == 2 else row
 
     # -- adversary knowledge (Def. 4) ---------------------------------------------
     def conditioned(self, on: Any, bins: Any = 4) -> Any:
@@ -535,6 +650,9 @@ class DaskEmpiricalPrivacy(_Base):
     def _known_statistic(self, on: Any) -> Any:
         import pandas as pd
         from statpriv.empirical import _loo
+        if isinstance(on, str) and self._q.ndim == 2:
+            raise ValueError("on must be a pandas Series indexed by database for a vector "
+                             "query")
         if isinstance(on, str):
             parsed = _loo.parse_query(on, "on")
             if parsed.kind not in DECOMPOSABLE + ORDER_STATISTICS:
@@ -574,6 +692,7 @@ class DaskEmpiricalPrivacy(_Base):
 
     def __repr__(self) -> Any:
         count = "?" if self._individuals is None else len(self._individuals)
+        width = ", ".join(f"{w:.6g}" for w in np.atleast_1d(self.bandwidth))
         return (f"<DaskEmpiricalPrivacy query={self._query.name!r}, {len(self.databases)} "
                 f"databases, {count} individuals, {self._frame.npartitions} partitions, "
-                f"estimator={self._estimator.kind!r}, bandwidth={self.bandwidth:.6g}>")
+                f"estimator={self._estimator.kind!r}, bandwidth={width}>")
