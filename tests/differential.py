@@ -22,6 +22,16 @@ A constructor raising ValueError is counted as "refused", a check the oracle can
 afford (TooExpensive, a nan stored truth, a timeout) as "skipped"; run() only counts
 them and tests/test_differential.py bounds them per kind (no refusal of the drawn,
 valid cases; a cap on skips and no "not tight" epsilon in the default slices).
+
+The truth (truth="arb", the default of run()): where the curve's kind has certified
+Arb intervals (curve.log_delta_interval, statpriv.oracle.arb) the delta values at the
+drawn eps and near the zero points are checked against the proven interval [lower,
+upper] -- never below lower (1 - tol), never above upper (1 + tol) -- and the mpmath
+oracle is the second opinion on every ARB_SECOND_OPINION-th of them (both checks,
+and the two oracles must agree); the other kinds, an interval refused as too long a
+sum or wider than ARB_WIDTH, the zero points and the epsilon checks ask the mpmath
+oracle.  Result.by_truth counts the comparisons by truth source.  truth="mpmath":
+the mpmath oracle everywhere (the default slices, on stored values).
 """
 import math
 import random
@@ -39,6 +49,8 @@ import independent_oracle as O
 REL_NOISELESS = 1e-12
 REL_NOISY = 1e-10
 LOG_ABS = 1e-10
+ARB_SECOND_OPINION = 10     # cases 0, 10, 20, ... of a covered kind: mpmath too (0: none)
+ARB_WIDTH = 1e-14           # a wider interval (ln delta units) is no truth at 1e-12
 
 KINDS = ("binomial", "per_record", "subsample", "poisson", "secret",
          "dp_laplace", "dp_gaussian", "dp_geometric", "laplace", "gaussian", "geometric")
@@ -326,6 +338,10 @@ class Result:
     seconds: float = 0.0
     refusals: list = field(default_factory=list)
     not_tight_cases: list = field(default_factory=list)
+    by_truth: dict = field(default_factory=dict)   # truth source -> comparisons
+
+    def count(self, source):
+        self.by_truth[source] = self.by_truth.get(source, 0) + 1
 
     def merge(self, other):
         for name in ("comparisons", "under", "warnings", "refused", "skipped", "redrawn",
@@ -336,6 +352,8 @@ class Result:
         self.not_tight_cases += other.not_tight_cases
         self.max_rel = max(self.max_rel, other.max_rel)
         self.max_log = max(self.max_log, other.max_log)
+        for source, n in other.by_truth.items():
+            self.by_truth[source] = self.by_truth.get(source, 0) + n
 
 
 _METHOD = {"plus": "log_delta_plus", "minus": "log_delta_minus", "max": "log_delta"}
@@ -434,25 +452,55 @@ def _truth(orc, eps, direction):
 
 
 def _fail(res, case, call, ours, truth, why, under=False):
-    t = "0" if truth == 0 else mpmath.nstr(truth, 17)
-    lt = "" if truth == 0 else f" (ln {mpmath.nstr(mpmath.log(truth), 17)})"
+    if isinstance(truth, tuple):
+        t, lt = f"ln delta in [{truth[0]!r}, {truth[1]!r}]", " (Arb)"
+    else:
+        t = "0" if truth == 0 else mpmath.nstr(truth, 17)
+        lt = "" if truth == 0 else f" (ln {mpmath.nstr(mpmath.log(truth), 17)})"
     tag = "UNDER-REPORT " if under else ""
     res.failures.append(f"[{case.kind}] {tag}{why}: {case.expr}.{call} -> {ours!r}; "
                         f"truth {t}{lt}")
 
 
-def check_values(res, case, curve, eps, direction, truth):
+def compare_interval(ours_log, lower, upper, rel):
+    """compare() against a certified interval [lower, upper] of ln delta (floats):
+    an error only outside it, UNDER below lower (1 - rel), over above upper (1 + rel)."""
+    if isinstance(ours_log, float) and math.isnan(ours_log):
+        return False, False, math.inf, "nan"
+    if upper == -math.inf:
+        if ours_log == -math.inf:
+            return True, False, 0.0, ""
+        return False, False, math.inf, "truth is 0"
+    if ours_log == -math.inf:
+        return False, True, math.inf, "-inf where truth > 0"
+    if ours_log == math.inf:
+        return False, False, math.inf, "+inf"
+    below, above = ours_log - lower, ours_log - upper
+    diff = below if below < 0 else max(above, 0.0)
+    if upper > -700:
+        err = math.expm1(diff)
+        return abs(err) <= rel, err < -rel, err, "rel"
+    tol = max(LOG_ABS, 8 * math.ulp(abs(lower)))
+    return abs(diff) <= tol, diff < -tol, diff, "log"
+
+
+def check_values(res, case, curve, eps, direction, truth, source="mpmath"):
+    """One delta value against the truth: an mpf delta (the mpmath oracle) or
+    a (ln lower, ln upper) certified interval (source "arb")."""
     method = _METHOD[direction]
     ours, warns, exc = _call(curve, method, eps)
     call = f"{method}({eps!r})"
     res.comparisons += 1
+    if source != "mpmath":
+        res.count(source)
     if exc is not None:
         _fail(res, case, call, repr(exc), truth, "exception")
         return
     if warns:
         res.warnings += 1
         _fail(res, case, call, ours, truth, "warning " + "; ".join(warns))
-    ok, under, err, label = compare(float(ours), truth, case.rel)
+    ok, under, err, label = (compare_interval(float(ours), *truth, case.rel)
+                             if isinstance(truth, tuple) else compare(float(ours), truth, case.rel))
     if case.mode == "upper":
         ok = not under and label != "nan"
         if "bounds" in case.info:
@@ -466,6 +514,112 @@ def check_values(res, case, curve, eps, direction, truth):
             res.under += 1
         _fail(res, case, call, ours, truth, f"err {err:.3g} ({label})" if label in
               ("rel", "log") else label, under)
+
+
+class ArbTruth:
+    """The certified truth of one case's curve (curve.log_delta_interval):
+    ``second``: the mpmath oracle checks this case as well (the second opinion)."""
+
+    def __init__(self, curve, second):
+        self.curve = curve
+        self.covered = True          # False from the first NotImplementedError on
+        self.second = second
+        self.cache = {}              # (eps, direction) -> (ln lower, ln upper)
+
+    def prefetch(self, eps_list, directions):
+        """The intervals at every eps of a list in one sum per direction (the
+        laws' windows built once, not once per eps); a refused batch is left to
+        the single points."""
+        if not self.covered:
+            return
+        eps_list = sorted(set(eps_list))
+        for d in ("plus", "minus") if "max" in directions else directions:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    lower, upper = self.curve.log_delta_interval(eps_list, d)
+            except NotImplementedError:
+                self.covered = False
+                return
+            except ValueError:
+                continue
+            for e, lo, hi in zip(eps_list, lower, upper):
+                self.cache[e, d] = (float(lo), float(hi))
+
+    def _ends(self, eps, d):
+        if (eps, d) not in self.cache:
+            lo, hi = self.curve.log_delta_interval(eps, d)
+            self.cache[eps, d] = (float(lo), float(hi))
+        return self.cache[eps, d]
+
+    def ends(self, res, eps, directions):
+        """{direction: (ln lower, ln upper)} at eps for ``directions`` (one sum
+        per direction: "max" asks for both); None where the kind is not
+        covered, the sum is refused as too long, or an interval is wider than
+        ARB_WIDTH (counted in res.by_truth as "arb refused" / "arb too wide")."""
+        if not self.covered:
+            return None
+        out = {}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for d in ("plus", "minus") if "max" in directions else directions:
+                    out[d] = self._ends(eps, d)
+        except NotImplementedError:
+            self.covered = False
+            return None
+        except ValueError:
+            res.count("arb refused")
+            return None
+        if "max" in directions:
+            (pl, ph), (ml, mh) = out["plus"], out["minus"]
+            out["max"] = (max(pl, ml), max(ph, mh))
+        if not all(_narrow(lo, hi) for lo, hi in out.values()):
+            res.count("arb too wide")
+            return None
+        return out
+
+
+def _narrow(lower, upper):
+    if upper == -math.inf:
+        return True                       # delta = 0 proven
+    return lower > -math.inf and upper - lower <= ARB_WIDTH * max(1.0, abs(lower))
+
+
+def _check_at(res, case, curve, eps, directions):
+    """The delta checks at eps: against the certified interval where the case has
+    one (case.info["arb"]), the mpmath oracle where not and on the second-opinion
+    cases (there both, and the two oracles must agree)."""
+    arb = case.info.get("arb")
+    ends = arb.ends(res, eps, directions) if arb is not None else None
+    mp = None
+    if ends is None or arb.second:
+        try:
+            dp, dm = case.oracle.deltas([eps])[0]
+            mp = {"plus": dp, "minus": dm, "max": max(dp, dm)}
+        except O.TooExpensive:
+            if ends is None:
+                res.skipped += 1
+                return
+    for direction in directions:
+        if ends is not None:
+            check_values(res, case, curve, eps, direction, ends[direction], "arb")
+        if mp is not None:
+            source = "mpmath" if ends is None else "mpmath (second opinion)"
+            check_values(res, case, curve, eps, direction, mp[direction], source)
+        if ends is not None and mp is not None:
+            _oracles_agree(res, case, eps, direction, ends[direction], mp[direction])
+
+
+def _oracles_agree(res, case, eps, direction, ends, truth):
+    """The mpmath value inside the certified interval (its ends rounded outward
+    to floats: no slack)."""
+    lower, upper = ends
+    log_truth = -mpmath.inf if truth == 0 else mpmath.log(truth)
+    if not (mpf(lower) <= log_truth <= mpf(upper) if truth != 0 else upper == -math.inf):
+        res.failures.append(f"[{case.kind}] ORACLES DISAGREE: {case.expr} {direction} at eps "
+                            f"{eps!r}: Arb ln delta in [{lower!r}, {upper!r}], mpmath ln delta "
+                            f"{mpmath.nstr(log_truth, 20)}")
 
 
 def _build(case, res):
@@ -520,10 +674,10 @@ OPEN_ZERO_POINT_KINDS = ()
 
 
 def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False,
-             stored=False):
+             stored=False, truth="arb"):
     """Draw one case and run every check on it (at most CASE_SECONDS of CPU time,
     where SIGPROF exists); returns a Result.  stored: the oracle's answers from the stored values
-    (StoredOracle)."""
+    (StoredOracle); truth: "arb" (the certified intervals where covered) or "mpmath"."""
     import signal
     res = Result(kind)
     use_alarm = hasattr(signal, "SIGPROF")
@@ -534,7 +688,7 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False
     try:
         if skip_open and kind in OPEN_ZERO_POINT_KINDS:
             zero_point = False
-        return _run_case(res, seed, kind, index, zero_point, epsilon, stored)
+        return _run_case(res, seed, kind, index, zero_point, epsilon, stored, truth)
     except CaseTimeout:
         if _IN_CALL:
             res.failures.append(f"[{kind}] HANG: statpriv call {_IN_CALL[0]} still running "
@@ -552,7 +706,7 @@ def run_case(seed, kind, index, zero_point=False, epsilon=False, skip_open=False
             signal.signal(signal.SIGPROF, old)
 
 
-def _run_case(res, seed, kind, index, zero_point, epsilon, stored=False):
+def _run_case(res, seed, kind, index, zero_point, epsilon, stored=False, truth="arb"):
     t0 = time.time()
     try:
         case = draw_case(seed, kind, index)
@@ -570,20 +724,25 @@ def _run_case(res, seed, kind, index, zero_point, epsilon, stored=False):
         _bracket_checks(res, case, curve, epsilon, random.Random(f"eps-{seed}-{kind}-{index}"))
         res.seconds = time.time() - t0
         return res
+    _use_arb(case, curve, truth, index)
+    if "arb" in case.info:
+        case.info["arb"].prefetch(case.eps, DIRECTIONS)
     for eps in case.eps:
-        try:
-            dp, dm = case.oracle.deltas([eps])[0]
-        except O.TooExpensive:
-            res.skipped += 1
-            continue
-        for direction, truth in (("plus", dp), ("minus", dm), ("max", max(dp, dm))):
-            check_values(res, case, curve, eps, direction, truth)
+        _check_at(res, case, curve, eps, DIRECTIONS)
     if zero_point:
         _zero_point_checks(res, case, curve)
     if epsilon:
         _epsilon_checks(res, case, curve, random.Random(f"eps-{seed}-{kind}-{index}"))
     res.seconds = time.time() - t0
     return res
+
+
+def _use_arb(case, curve, truth, index):
+    """With truth "arb", an exact-mode case's delta checks go to the certified
+    intervals, every ARB_SECOND_OPINION-th case (by index) to mpmath too."""
+    if truth == "arb" and case.mode == "exact":
+        case.info["arb"] = ArbTruth(curve, second=ARB_SECOND_OPINION > 0
+                                    and index % ARB_SECOND_OPINION == 0)
 
 
 def _zero_point_checks(res, case, curve):
@@ -609,13 +768,10 @@ def _zero_point_checks(res, case, curve):
             continue
         pts = [float(z * (1 - mpf(10) ** -k)) for k in range(1, 15)]
         pts += [math.nextafter(expected, -math.inf), expected]
+        if "arb" in case.info:
+            case.info["arb"].prefetch(pts, (direction,))
         for eps in sorted(set(pts)):
-            try:
-                truth = _truth(case.oracle, eps, direction)
-            except O.TooExpensive:
-                res.skipped += 1
-                continue
-            check_values(res, case, curve, eps, direction, truth)
+            _check_at(res, case, curve, eps, (direction,))
 
 
 def _epsilon_checks(res, case, curve, rng):
@@ -666,9 +822,9 @@ def _run_one(args):
 
 
 def run(kinds, count, seed, zero_point=False, epsilon=False, jobs=1, progress=None,
-        skip_open=False, stored=False):
+        skip_open=False, stored=False, truth="arb"):
     """Run ``count`` cases per kind; returns {kind: Result}."""
-    tasks = [(seed, kind, i, zero_point, epsilon, skip_open, stored)
+    tasks = [(seed, kind, i, zero_point, epsilon, skip_open, stored, truth)
              for kind in kinds for i in range(count)]
     results = {kind: Result(kind) for kind in kinds}
     if jobs > 1:
@@ -685,6 +841,14 @@ def run(kinds, count, seed, zero_point=False, epsilon=False, jobs=1, progress=No
             if progress:
                 progress(r)
     return results
+
+
+def truth_counts(r):
+    """(Arb, mpmath second opinion, mpmath alone) comparisons of a Result, and the
+    points where the Arb sum was refused or too wide (mpmath asked instead)."""
+    arb, second = r.by_truth.get("arb", 0), r.by_truth.get("mpmath (second opinion)", 0)
+    return (arb, second, r.comparisons - arb - second, r.by_truth.get("arb refused", 0),
+            r.by_truth.get("arb too wide", 0))
 
 
 def report(results, out=sys.stdout, max_lines=200):
@@ -704,6 +868,12 @@ def report(results, out=sys.stdout, max_lines=200):
     print(f"{'TOTAL':14s} {r.curves:6d} {r.comparisons:8d} {len(r.failures):6d} {r.under:6d} "
           f"{r.warnings:5d} {r.refused:7d} {r.skipped:7d} {r.redrawn:7d} {r.not_tight:9d} "
           f"{r.max_rel:11.3g} {r.max_log:12.3g} {r.seconds:6.1f}", file=out)
+    print(f"\ncomparisons by truth source:\n{'kind':14s} {'arb':>8s} {'mp 2nd':>8s} "
+          f"{'mpmath':>8s} {'arb refused':>11s} {'arb wide':>8s}", file=out)
+    for kind, r in list(results.items()) + [("TOTAL", total)]:
+        print(f"{kind:14s} " + " ".join(f"{n:{w}d}" for n, w in zip(truth_counts(r),
+                                                                     (8, 8, 8, 11, 8))),
+              file=out)
     if total.failures:
         print(f"\nFAILURES ({len(total.failures)}; reproduce with `import statpriv` and the "
               f"expression before '->'):", file=out)
@@ -782,7 +952,7 @@ EDGE_CASES = (
 
 
 def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds=None,
-                   stored=False):
+                   stored=False, truth="arb"):
     """The fixed EDGE_CASES, with the same checks as random cases; {kind: Result}."""
     results = {}
     for i, (kind, expr, build, eps) in enumerate(EDGE_CASES):
@@ -804,14 +974,9 @@ def run_edge_cases(zero_point=True, epsilon=True, seed=0, skip_open=False, kinds
         curve = _build(case, res)
         if curve is not None:
             res.curves += 1
+            _use_arb(case, curve, truth, i)
             for e in case.eps:
-                try:
-                    dp, dm = orc.deltas([e])[0]
-                except O.TooExpensive:
-                    res.skipped += 1
-                    continue
-                for direction, truth in (("plus", dp), ("minus", dm), ("max", max(dp, dm))):
-                    check_values(res, case, curve, e, direction, truth)
+                _check_at(res, case, curve, e, DIRECTIONS)
             open_class = skip_open and kind in OPEN_ZERO_POINT_KINDS
             if zero_point and not open_class:
                 _zero_point_checks(res, case, curve)

@@ -14,7 +14,10 @@ r = delta) is matched by a float-path ln delta value `ours` when
 Stored reference values: ``oracle(name, ...)`` reads the value of one slow
 reference computation from tests/data/reference/<family>.json (the families in
 REFERENCE_FAMILIES below, written by tools/precompute_reference.py) and
-computes a missing one live (reported at the end of the run).
+computes a missing one live (reported at the end of the run);
+``certified(name, ...)`` reads the certified Arb intervals stored beside the
+values of the calls whose curves have them (CERTIFIED_CALLS), and
+``assert_within_certified`` checks a float-path value against one.
 """
 import importlib
 import json
@@ -155,6 +158,224 @@ REFERENCE_FAMILIES = {
 FAMILY_OF = {name: family for family, f in REFERENCE_FAMILIES.items() for name in f.functions}
 
 
+# ---------------------------------------------------------------------------
+# Certified intervals beside the stored values.  A stored call whose curve has
+# Arb laws (curve.delta_interval; docs/precision.md, "Certified intervals")
+# also stores, per value, "interval": [form, lower, upper], decimal strings
+# rounded outward from the Arb ends (form "delta", or "ln" for ln delta where
+# delta < TINY or where the call's value is itself ln delta); null where the
+# Arb sum is refused or too wide.  An interval is stored only if its radius is
+# below INTERVAL_RADIUS (relative; absolute times max(1, |ln delta|) for "ln")
+# and it holds the stored mpmath value to that value's own accuracy (mp_rel,
+# mp_abs below): two independent oracles agreeing.  A call whose interval
+# misses its mpmath value is stored without one and listed in DISAGREEMENTS.
+INTERVAL_DIGITS = 40
+INTERVAL_RADIUS = "1e-25"
+TINY = "1e-300"
+
+
+class CertifiedCall(NamedTuple):
+    """How a reference call maps to a public curve with certified intervals."""
+    curve: object           # (*args, **kwargs) of the call -> (curve, eps, direction) or None
+    log_value: bool = False  # the call's value is ln delta
+    mp_rel: str = "1e-40"   # the mpmath value's accuracy, relative
+    mp_abs: str = "0"       # and absolute (quadrature residues where delta = 0)
+
+
+def _count(n, pi, noise=None, **sampling):
+    """statpriv.counting of an oracle call's (n, pi): a list pi is the n - 1 others'."""
+    import statpriv
+    if isinstance(pi, (list, tuple)):
+        if n != len(pi) + 1:
+            return None
+        n = None
+    return statpriv.counting(n, pi, noise=noise, **sampling)
+
+
+def _noise(spec):
+    import statpriv
+    kind, param = spec
+    return {"laplace": statpriv.Laplace, "gaussian": statpriv.Gaussian,
+            "geometric": statpriv.Geometric}[kind](param)
+
+
+def _counting_call(n, pi, eps, *, direction="max", dps=None, max_terms=None, **sampling):
+    return _count(n, pi, **sampling), eps, direction
+
+
+def _noisy_counting_call(n, pi, eps, noise, *, direction="max", dps=None, max_terms=None,
+                         **sampling):
+    return _count(n, pi, noise=_noise(noise), **sampling), eps, direction
+
+
+def _secret_sample_call(n, m, K, eps, direction="max", dps=None, max_terms=None):
+    import statpriv
+    return statpriv.secret_sample(n, m, K), eps, direction
+
+
+def _dp_call(kind):
+    def call(param, eps, dps=None, *, direction="max"):
+        import statpriv
+        return getattr(statpriv.dp, kind)(param), eps, direction
+    return call
+
+
+def _dp_sampled_call(kind, param, q, eps, dps=None, *, relation="add_remove", sensitivity=1,
+                     direction="max"):
+    import statpriv
+    curve = getattr(statpriv.dp, kind)(param, sensitivity, sampling_prob=q, relation=relation)
+    return curve, eps, direction
+
+
+def _thresholded_call(n, pi, threshold, eps, *, known=0, attacker="passive", direction="max",
+                      dps=None, max_terms=None):
+    import statpriv
+    return statpriv.thresholded(n, pi, threshold, known=known, attacker=attacker), eps, direction
+
+
+def _counting_log_call(n, pi, eps, direction):
+    return _count(n, pi), eps, direction
+
+
+def _poisson_tail_call(N, pi, g, eps, direction):
+    return _count(N + 1, pi, sample_rate=g, sampling="poisson"), eps, direction
+
+
+def _sampled_gaussian_call(sampling, n, pi, size, sigma, eps, plus):
+    how = ({"sample_rate": size, "sampling": "poisson"} if sampling == "poisson"
+           else {"sample_size": size})
+    return _count(n, pi, noise=_noise(("gaussian", sigma)), **how), eps, _plus(plus)
+
+
+def _sampled_dp_log_call(kind, param, q, relation, eps, plus, sensitivity=1):
+    curve = _dp_sampled_call(kind, param, q, eps, relation=relation,
+                             sensitivity=sensitivity)[0]
+    return curve, eps, _plus(plus)
+
+
+def _secret_sample_plus_call(n, m, K, eps):
+    return _secret_sample_call(n, m, K, eps, "plus")
+
+
+def _windowed_plus_call(n, pi, eps):
+    return _count(n, pi), eps, "plus"
+
+
+def _plus(plus):
+    return "plus" if plus else "minus"
+
+
+# the accuracies of the mpmath values: tests/test_certified.py's bars for the
+# stored noisy quadratures and sums (1e-25 relative, 1e-60 absolute), the
+# sampled-DP mixture quadratures (1e-20, 1e-60), the Laplace quadrature's
+# residue where delta = 0 (test_dp.py: < 1e-60), the thresholded enumerations (1e-30)
+CERTIFIED_CALLS = {
+    "counting_delta": CertifiedCall(_counting_call),
+    "noisy_counting_delta": CertifiedCall(_noisy_counting_call, mp_rel="1e-25", mp_abs="1e-60"),
+    "secret_sample_delta": CertifiedCall(_secret_sample_call),
+    "dp_laplace_delta": CertifiedCall(_dp_call("laplace"), mp_abs="1e-60"),
+    "dp_gaussian_delta": CertifiedCall(_dp_call("gaussian")),
+    "dp_geometric_delta": CertifiedCall(_dp_call("geometric")),
+    "dp_sampled_delta": CertifiedCall(_dp_sampled_call, mp_rel="1e-20", mp_abs="1e-60"),
+    "thresholded_delta": CertifiedCall(_thresholded_call, mp_rel="1e-30", mp_abs="1e-35"),
+    "counting_log_delta": CertifiedCall(_counting_log_call, log_value=True),
+    "poisson_tail_log_delta": CertifiedCall(_poisson_tail_call, log_value=True),
+    "sampled_gaussian_log_delta": CertifiedCall(_sampled_gaussian_call, log_value=True),
+    "sampled_dp_log_delta": CertifiedCall(_sampled_dp_log_call, log_value=True, mp_rel="1e-20"),
+    "secret_sample_log_delta_plus": CertifiedCall(_secret_sample_plus_call, log_value=True,
+                                                  mp_rel="1e-25"),
+    "windowed_delta_plus": CertifiedCall(_windowed_plus_call),
+}
+DISAGREEMENTS = []       # (key, index, form, lower, upper, mpmath value): see above
+
+
+def _interval_form(value, log_value):
+    return "ln" if log_value or 0 < value < mpmath.mpf(TINY) else "delta"
+
+
+def interval_radius(interval):
+    """The radius of a stored [form, lower, upper]: relative for "delta",
+    over max(1, |ln delta|) for "ln" (inf where the lower end is -inf)."""
+    form, lower, upper = interval
+    with mpmath.workdps(60):
+        lo, hi = mpmath.mpf(lower), mpmath.mpf(upper)
+        if lo == hi:
+            return mpmath.mpf(0)
+        if lo == -mpmath.inf:
+            return mpmath.inf
+        scale = abs(lo + hi) / 2
+        return (hi - lo) / 2 / (max(1, scale) if form == "ln" else scale)
+
+
+def interval_problem(name, interval, value):
+    """None where a stored [form, lower, upper] is acceptable for the mpmath
+    ``value`` of a call of ``name``; else "wide" (radius over INTERVAL_RADIUS)
+    or "disagrees" (the mpmath value outside, beyond its own accuracy)."""
+    spec = CERTIFIED_CALLS[name]
+    form, lower, upper = interval
+    with mpmath.workdps(60):
+        lo, hi = mpmath.mpf(lower), mpmath.mpf(upper)
+        rel, abs_ = mpmath.mpf(spec.mp_rel), mpmath.mpf(spec.mp_abs)
+        if not lo <= hi:
+            return "disagrees"
+        if interval_radius(interval) > mpmath.mpf(INTERVAL_RADIUS):
+            return "wide"
+        if form == "ln":
+            v = value if spec.log_value else (mpmath.log(value) if value > 0 else -mpmath.inf)
+            slack = rel * max(1, abs(v)) if mpmath.isfinite(v) else 0   # ln of a rel-accurate sum
+            inside = lo - slack <= v <= hi + slack
+        else:
+            inside = lo * (1 - rel) - abs_ <= value <= hi * (1 + rel) + abs_
+    return None if inside else "disagrees"
+
+
+def compute_interval(name, args, kwargs, text):
+    """The "interval" stored beside a call's mpmath value ``text`` (one
+    [form, lower, upper] or None per value, like the value), or None where no
+    value is covered: CERTIFIED_CALLS' curve, its delta_interval (or
+    log_delta_interval) to INTERVAL_DIGITS digits, each end checked by
+    interval_problem (disagreements go to DISAGREEMENTS, not to the store)."""
+    spec = CERTIFIED_CALLS.get(name)
+    try:
+        built = spec.curve(*args, **kwargs) if spec is not None else None
+    except ValueError:               # parameters the public curve does not take
+        return None
+    if built is None or built[0] is None:
+        return None
+    curve, eps, direction = built
+    values = stored_value(text)
+    scalar = not isinstance(values, list)
+    values, eps = ([values], [eps]) if scalar else (values, list(eps))
+    out = [None] * len(values)
+    for form in ("delta", "ln"):
+        where = [i for i, (v, _) in enumerate(zip_equal(values, eps))
+                 if _interval_form(v, spec.log_value) == form and not mpmath.isnan(v)]
+        ends = curve.delta_interval if form == "delta" else curve.log_delta_interval
+        try:
+            lower, upper = ends([eps[i] for i in where], direction, digits=INTERVAL_DIGITS)
+        except (NotImplementedError, ValueError):        # not covered, or too long a sum
+            continue
+        for i, lo, hi in zip_equal(where, lower, upper):
+            interval = [form, str(lo), str(hi)]
+            problem = interval_problem(name, interval, values[i])
+            if problem == "disagrees":
+                DISAGREEMENTS.append((oracle_key(name, args, kwargs), i, *interval,
+                                      mpmath.nstr(values[i], 30)))
+            out[i] = interval if problem is None else None
+    if all(i is None for i in out):
+        return None
+    return out[0] if scalar else out
+
+
+def stored_entry(name, args, kwargs, text):
+    """One stored call: {"call", "value"} and, where covered, "interval"."""
+    entry = {"call": [name, repr(tuple(args)), repr(dict(kwargs))], "value": text}
+    interval = compute_interval(name, args, kwargs, text)
+    if interval is not None:
+        entry["interval"] = interval
+    return entry
+
+
 def _recording():
     """The families this run records (STATPRIV_RECORD_REFERENCE="a,b" or "all")."""
     names = os.environ.get("STATPRIV_RECORD_REFERENCE", "")
@@ -216,8 +437,65 @@ def oracle(name, *args, **kwargs):
     _COMPUTED.add(family)
     if family not in _RECORDING:
         _MISSES.append((family, key))
-    store[key] = {"call": [name, repr(tuple(args)), repr(dict(kwargs))], "value": text}
+    store[key] = stored_entry(name, args, kwargs, text)
     return stored_value(text)
+
+
+def certified(name, *args, **kwargs):
+    """The certified intervals stored beside oracle(name, ...)'s values as
+    (ln lower, ln upper) mpf pairs (-inf for delta = 0), like the values: a
+    list of them for a list of values; None where a value has none."""
+    value = oracle(name, *args, **kwargs)        # the entry (computed live where missing)
+    interval = _store(FAMILY_OF[name])[oracle_key(name, args, kwargs)].get("interval")
+    scalar = not isinstance(value, list)
+    if interval is None:
+        return None if scalar else [None] * len(value)
+    log_value = CERTIFIED_CALLS[name].log_value
+    out = [_log_ends(i, log_value) for i in ([interval] if scalar else interval)]
+    return out[0] if scalar else out
+
+
+def _log_ends(interval, log_value):
+    if interval is None:
+        return None
+    form, lower, upper = interval
+    with mpmath.workdps(60):
+        ends = [mpmath.mpf(lower), mpmath.mpf(upper)]
+        if form == "delta":
+            ends = [mpmath.log(e) if e > 0 else -mpmath.inf for e in ends]
+    return tuple(ends)
+
+
+def max_ends(a, b):
+    """The ends for max(delta_plus, delta_minus) from each one's (None: missing)."""
+    return None if a is None or b is None else (max(a[0], b[0]), max(a[1], b[1]))
+
+
+def assert_within_certified(ours_log, ends, *, rel=REL, log_abs=LOG_ABS, what=""):
+    """A float-path ln delta against a certified interval (ln lower, ln upper)
+    of ln delta (certified(); None: nothing to check), with assert_matches'
+    tolerances: never below the lower end by more than rel (or a few ulps of
+    ln delta), nor above the upper end by more than rel; where ln delta <= -700,
+    log_abs either side."""
+    if ends is None:
+        return
+    lower, upper = ends
+    if upper == -mpmath.inf:
+        assert ours_log == -math.inf, f"{what}: delta = 0 proven, got ln delta = {ours_log}"
+        return
+    assert ours_log > -math.inf, f"{what}: got delta = 0, certified ln delta >= {lower}"
+    ulps = 8 * math.ulp(float(abs(upper)))
+    below = float(mpmath.mpf(ours_log) - lower)
+    above = float(mpmath.mpf(ours_log) - upper)
+    if upper > -700:
+        assert below >= -max(-math.log1p(-rel), ulps), \
+            f"{what}: below the certified lower end by {-below:.3e} (ln {lower})"
+        assert above <= max(math.log1p(rel), ulps), \
+            f"{what}: above the certified upper end by {above:.3e} (ln {upper})"
+    else:
+        tol = max(log_abs, ulps)
+        assert below >= -tol, f"{what}: ln delta below the certified lower end by {-below:.3e}"
+        assert above <= tol, f"{what}: ln delta above the certified upper end by {above:.3e}"
 
 
 def stored_value(text):
@@ -273,6 +551,9 @@ def add_misses(misses):
 
 
 def report_misses(write_line):
+    for key, index, form, lower, upper, value in DISAGREEMENTS:
+        write_line(f"certified interval and mpmath value disagree (not stored): {key[:120]} "
+                   f"#{index}: {form} in [{lower}, {upper}], mpmath {value}")
     if _MISSES:
         families = sorted({f for f, _ in _MISSES})
         write_line(f"{len(_MISSES)} reference values were computed live (not stored: "
@@ -291,28 +572,38 @@ NOISY_EPS = [0.0, 0.01, 0.1, 1.0, 5.0, -0.3]
 
 def check_curve(curve, spec, eps=EPS, label=""):
     """Compare every direction of ``curve`` with the oracle call ``spec`` =
-    (reference function name, its positional args before eps, its kwargs)."""
+    (reference function name, its positional args before eps, its kwargs):
+    the stored mpmath values and, where stored, their certified intervals."""
     name, args, kwargs = spec
     plus = oracle(name, *args, list(eps), direction="plus", **kwargs)
     minus = oracle(name, *args, list(eps), direction="minus", **kwargs)
+    cert_plus = certified(name, *args, list(eps), direction="plus", **kwargs)
+    cert_minus = certified(name, *args, list(eps), direction="minus", **kwargs)
     ours_plus = curve.log_delta_plus(eps)
     ours_minus = curve.log_delta_minus(eps)
     ours_max = curve.log_delta(eps)
-    for e, op, om, ox, p, m in zip_equal(eps, ours_plus, ours_minus, ours_max, plus, minus):
+    for e, op, om, ox, p, m, cp, cm in zip_equal(eps, ours_plus, ours_minus, ours_max, plus,
+                                                 minus, cert_plus, cert_minus):
         what = f"{label} eps={e}"
         assert_matches(op, p, what=what + " plus")
         assert_matches(om, m, what=what + " minus")
         assert_matches(ox, max(p, m), what=what + " max")
+        assert_within_certified(op, cp, what=what + " plus (certified)")
+        assert_within_certified(om, cm, what=what + " minus (certified)")
+        assert_within_certified(ox, max_ends(cp, cm), what=what + " max (certified)")
 
 
 def check_against_reference(curve, n, pi, noise, eps=NOISY_EPS, **kwargs):
     spec = (noise.kind, noise.param)
     for direction, ours in (("plus", curve.log_delta_plus(eps)),
                             ("minus", curve.log_delta_minus(eps))):
-        ref = oracle("noisy_counting_delta", n, pi, list(eps), spec, direction=direction,
-                     **kwargs)
-        for e, o, r in zip_equal(eps, ours, ref):
-            assert_matches(o, r, rel=NOISY_REL, what=f"n={n} pi={pi} {noise} eps={e} {direction}")
+        call = (n, pi, list(eps), spec)
+        ref = oracle("noisy_counting_delta", *call, direction=direction, **kwargs)
+        cert = certified("noisy_counting_delta", *call, direction=direction, **kwargs)
+        for e, o, r, c in zip_equal(eps, ours, ref, cert):
+            what = f"n={n} pi={pi} {noise} eps={e} {direction}"
+            assert_matches(o, r, rel=NOISY_REL, what=what)
+            assert_within_certified(o, c, rel=NOISY_REL, what=what + " (certified)")
 
 
 # ---------------------------------------------------------------------------

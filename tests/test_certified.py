@@ -882,3 +882,26 @@ def test_lumped_geometric_contains_the_unlumped_definition(alpha, s, q, relation
         with mpmath.workdps(40):
             assert mpmath.mpf(lower) <= truth <= mpmath.mpf(upper) * (1 + mpmath.mpf(1e-30))
         assert upper - lower <= 1e-15 * max(upper, 1e-300)
+
+
+def test_decimal_ends_hold_the_value_and_are_narrow():
+    """digits=40: decimal strings rounded outward from the Arb ends, inside the
+    float ends and around the published 20-digit delta (to its last digit),
+    ~1e-35 apart; ln ends likewise; bad digits name the parameter."""
+    n, pi, eps, published = STATISTICAL_PRIVACY_VALUES[0]
+    curve = statpriv.counting(n, pi)
+    lower, upper = curve.delta_interval(eps, digits=40)
+    float_lower, float_upper = curve.delta_interval(eps)
+    with mpmath.workdps(60):
+        lo, hi = mpmath.mpf(lower), mpmath.mpf(upper)
+        assert float_lower <= lo <= hi <= float_upper
+        assert (hi - lo) / lo < mpmath.mpf("1e-30")
+        assert lo - mpmath.mpf("1e-21") <= mpmath.mpf(published) <= hi + mpmath.mpf("1e-21")
+    log_lower, log_upper = statpriv.counting(10 ** 6, 0.3).log_delta_interval(0.05, digits=40)
+    with mpmath.workdps(60):
+        assert mpmath.mpf(log_upper) - mpmath.mpf(log_lower) < mpmath.mpf("1e-30")
+        assert abs(mpmath.mpf(log_lower) - mpmath.mpf(FAR_TAIL_LOG_DELTA[0][1])) < 1e-17
+    lowers, uppers = curve.delta_interval([eps, 1.0], digits=25)
+    assert lowers.shape == (2,) and all(isinstance(x, str) for x in list(lowers) + list(uppers))
+    with pytest.raises(ValueError, match="digits"):
+        curve.delta_interval(eps, digits=1)

@@ -34,7 +34,7 @@ import statpriv
 from statpriv import _core
 from statpriv.laws import _kernels as law_kernels
 from helpers import (FAR_TAIL_LOG_DELTA, STATISTICAL_PRIVACY_VALUES, assert_matches,
-                     check_curve, oracle)
+                     assert_within_certified, certified, check_curve, oracle)
 
 # The oracle of this file is tests/independent_oracle.py counting_log_delta (its
 # values stored in tests/data/reference/independent.json, recomputed by the
@@ -63,6 +63,8 @@ def check(n, pi, eps, direction):
     else:
         tol = max(1e-10, 8 * math.ulp(abs(float(ref))))
     assert abs(diff) <= tol, f"{what}: ln delta off by {diff:.3e}"
+    assert_within_certified(ours, certified("counting_log_delta", n, pi, eps, direction),
+                            rel=REL, what=what + " (certified)")
     return diff
 
 

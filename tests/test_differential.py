@@ -5,9 +5,12 @@ random slice of every kind (with zero-point and epsilon checks); the exhaustive 
 (``pytest -m exhaustive tests/test_differential.py -s``) does >= 10,000 comparisons.
 Counts are printed (use -s).  The generator and checks live in tests/differential.py
 (shared with tools/difftest.py).  The default run reads the oracle's answers for its
-cases from tests/data/reference/differential.json (stored=True; the exhaustive test
-of tests/test_reference_store.py recomputes them); the exhaustive sweep
-evaluates the oracle live.
+cases from tests/data/reference/differential.json (stored=True, truth="mpmath": the
+stored values are read in microseconds, the certified sums would take ~15 s more;
+the exhaustive test of tests/test_reference_store.py recomputes them); the
+exhaustive sweep takes the certified Arb intervals as its truth where the kind has
+them (truth="arb": tests/differential.py), the mpmath oracle live as the second
+opinion on every tenth such case and as the truth elsewhere.
 """
 import pytest
 
@@ -44,7 +47,7 @@ def _assert_counts(results, min_comparisons, max_skipped=None, tight=True):
 
 
 def test_edge_cases():
-    results = differential.run_edge_cases(skip_open=True, stored=True)
+    results = differential.run_edge_cases(skip_open=True, stored=True, truth="mpmath")
     failures, comparisons = _summary(results, "issue edge cases")
     assert comparisons > 100
     assert failures == 0
@@ -59,7 +62,7 @@ RANDOM_SLICE_SKIPPED = {"laplace": 54, "geometric": 6}
 
 def test_random_slice():
     results = differential.run(differential.KINDS, 2, seed=20261122, zero_point=True,
-                               epsilon=True, skip_open=True, stored=True)
+                               epsilon=True, skip_open=True, stored=True, truth="mpmath")
     failures, comparisons = _summary(results, "random slice (2 curves per kind)")
     assert comparisons >= 300
     assert failures == 0
@@ -85,7 +88,7 @@ DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_active", "thr_passive", "kanon_low
 
 def test_random_slice_new_kinds():
     results = differential.run(DEFAULT_NEW, 1, seed=20261123, zero_point=True, epsilon=True,
-                               stored=True)
+                               stored=True, truth="mpmath")
     failures, comparisons = _summary(results, "random slice of the new kinds (1 curve each)")
     assert comparisons >= 250
     assert failures == 0
@@ -103,6 +106,32 @@ def test_random_composed_mix():
     _assert_counts(results, min_comparisons=20, max_skipped={})
 
 
+def test_arb_truth_slice():
+    """The certified truth itself (truth="arb"): its comparisons counted by
+    source, the second opinion (case 0 of each kind) checked against the stored
+    mpmath values, and no failure."""
+    results = differential.run(("binomial", "dp_geometric", "secret"), 2, seed=20261122,
+                               zero_point=False, epsilon=False, stored=True)
+    failures, _ = _summary(results, "certified truth (2 curves per kind)")
+    assert failures == 0
+    for kind, r in results.items():
+        arb, second, alone, _, _ = differential.truth_counts(r)
+        assert arb >= 18 and second >= 9, (kind, r.by_truth)
+
+
+def test_compare_interval_flags_under_and_over_reports():
+    import math
+    lower, upper = math.log(0.25), math.log(0.25) + 1e-15
+    assert differential.compare_interval(math.log(0.25), lower, upper, 1e-12)[0]
+    ok, under, _, _ = differential.compare_interval(lower - 2e-12, lower, upper, 1e-12)
+    assert not ok and under
+    ok, under, _, _ = differential.compare_interval(upper + 2e-12, lower, upper, 1e-12)
+    assert not ok and not under
+    ok, under, _, _ = differential.compare_interval(-math.inf, lower, upper, 1e-12)
+    assert not ok and under
+    assert differential.compare_interval(-math.inf, -math.inf, -math.inf, 1e-12)[0]
+
+
 @pytest.mark.exhaustive
 def test_exhaustive():
     kinds = differential.KINDS + tuple(k for k in differential.NEW_KINDS
@@ -111,6 +140,7 @@ def test_exhaustive():
                                skip_open=True)
     failures, comparisons = _summary(results, "exhaustive (25 curves per kind)")
     assert comparisons >= 10_000
+    assert sum(differential.truth_counts(r)[0] for r in results.values()) >= 2_000
     assert failures == 0
     # live oracle: its refusals (too expensive) vary with the draws, hence no skip
     # cap here; epsilon tightness is reported (a near-optimal epsilon is no failure)

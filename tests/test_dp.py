@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import statpriv
-from helpers import DP_GAUSSIAN_AT_0_01, assert_matches, oracle
+from helpers import (DP_GAUSSIAN_AT_0_01, assert_matches, assert_within_certified,
+                     certified, oracle, zip_equal)
 
 EPS = [-1.0, 0.0, 0.01, 0.1, 1.0, 5.0]
 
@@ -16,7 +17,9 @@ EPS = [-1.0, 0.0, 0.01, 0.1, 1.0, 5.0]
 def test_gaussian_vs_quadrature(sigma):
     curve = statpriv.dp.gaussian(sigma)
     ref = oracle("dp_gaussian_delta", sigma, EPS)
-    for e, ours, r in zip(EPS, curve.log_delta(EPS), ref):
+    cert = certified("dp_gaussian_delta", sigma, EPS)
+    for e, ours, r, c in zip_equal(EPS, curve.log_delta(EPS), ref, cert):
+        assert_within_certified(ours, c, what=f"gaussian sigma={sigma} eps={e} (certified)")
         assert_matches(ours, r, what=f"gaussian sigma={sigma} eps={e}")
 
 
@@ -24,7 +27,9 @@ def test_gaussian_vs_quadrature(sigma):
 def test_laplace_vs_quadrature(scale):
     curve = statpriv.dp.laplace(scale)
     ref = oracle("dp_laplace_delta", scale, EPS)
-    for e, ours, r in zip(EPS, curve.log_delta(EPS), ref):
+    cert = certified("dp_laplace_delta", scale, EPS)
+    for e, ours, r, c in zip_equal(EPS, curve.log_delta(EPS), ref, cert):
+        assert_within_certified(ours, c, what=f"laplace scale={scale} eps={e} (certified)")
         if e >= 1 / scale:
             # delta is exactly 0 here (the integrand is <= 0 everywhere); the
             # 50-digit quadrature of max(g, 0) leaves only rounding noise.
@@ -37,7 +42,9 @@ def test_laplace_vs_quadrature(scale):
 def test_geometric_vs_sum(alpha):
     curve = statpriv.dp.geometric(alpha)
     ref = oracle("dp_geometric_delta", alpha, EPS)
-    for e, ours, r in zip(EPS, curve.log_delta(EPS), ref):
+    cert = certified("dp_geometric_delta", alpha, EPS)
+    for e, ours, r, c in zip_equal(EPS, curve.log_delta(EPS), ref, cert):
+        assert_within_certified(ours, c, what=f"geometric alpha={alpha} eps={e} (certified)")
         assert_matches(ours, r, what=f"geometric alpha={alpha} eps={e}")
 
 

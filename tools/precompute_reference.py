@@ -4,7 +4,7 @@
 
 The values live in tests/data/reference/<family>.json, one layout for every
 family: {"how", "mpmath", "dps", "values": {key: {"call": [name, repr(args),
-repr(kwargs)], "value": decimal string or list of them}}}, the key
+repr(kwargs)], "value": decimal string or list of them[, "interval": ...]}}}, the key
 name(args)[sorted kwargs] of the call (floats by repr), so a test that asks
 tests/helpers.py's ``oracle(name, *args, **kwargs)`` finds its value by the key
 alone.  The families are registered in one table, tests/helpers.py's
@@ -27,8 +27,17 @@ Each family named with --family (default: every family) is rewritten:
   every value the run asks for is computed live and the file keeps exactly
   those (values no test asks for any more are dropped).
 
+A call whose curve has certified Arb intervals (tests/helpers.py's
+CERTIFIED_CALLS) also stores "interval": per value [form, lower, upper], the
+ends as decimal strings rounded outward from Arb (form "delta", or "ln" for
+ln delta where delta < 1e-300), kept only where the radius is below 1e-25
+relative and the mpmath value lies inside (a cross-check of two independent
+oracles; a disagreement is listed and fails the run).
+
 --keep keeps the stored values and adds the missing ones (a quick update after
-adding a test: ``--keep --family reference tests/test_new.py``).  The
+adding a test: ``--keep --family reference tests/test_new.py``).  --intervals
+keeps every stored value and rewrites the intervals beside them (after a
+change to the Arb sums, or to add them to values stored without).  The
 exhaustive test of tests/test_reference_store.py recomputes every stored
 value and checks it agrees; the default run reports the values it had to
 compute live.
@@ -105,11 +114,34 @@ def generate(family, keep):
         key = helpers.oracle_key(name, args, kwargs)
         if key not in old:
             print(f"{family}: {key[:100]}", flush=True)
-        text = old[key]["value"] if key in old else helpers.compute_text(name, args, kwargs)
-        values[key] = {"call": [name, repr(tuple(args)), repr(dict(kwargs))], "value": text}
+        values[key] = old[key] if key in old else helpers.stored_entry(
+            name, args, kwargs, helpers.compute_text(name, args, kwargs))
     computed = set(values) - set(old)
     helpers.write_family(family, {**old, **values},
                          None if computed else stored.get("mpmath"))
+
+
+def intervals(families):
+    """Rewrite the intervals beside every stored value of the families (the
+    values kept), print what is covered; 1 on a disagreement, else 0."""
+    import mpmath
+    for family in families:
+        stored = json.loads(helpers.family_file(family).read_text())
+        values, covered, total, widest = {}, 0, 0, mpmath.mpf(0)
+        for key, name, args, kwargs, text in helpers.stored_calls(family):
+            values[key] = entry = helpers.stored_entry(name, args, kwargs, text)
+            total += 1
+            found = entry.get("interval")
+            if found is not None:
+                covered += 1
+                for interval in [found] if isinstance(found[0], str) else found:
+                    widest = max(widest, helpers.interval_radius(interval)) if interval else widest
+        helpers.write_family(family, values, stored.get("mpmath"))
+        print(f"{family}: {covered} of {total} calls with intervals; largest radius "
+              f"{mpmath.nstr(widest, 3)} (relative; ln: over max(1, |ln delta|))", flush=True)
+    for disagreement in helpers.DISAGREEMENTS:
+        print("DISAGREEMENT (key, value index, form, lower, upper, mpmath):", disagreement)
+    return 1 if helpers.DISAGREEMENTS else 0
 
 
 def record(families, keep, pytest_args):
@@ -138,8 +170,12 @@ def main(argv):
                         help="a family to rewrite (repeatable; default: every family)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the stored values, add the missing ones")
+    parser.add_argument("--intervals", action="store_true",
+                        help="keep the stored values, rewrite the certified intervals beside them")
     args, pytest_args = parser.parse_known_args(argv)
     families = args.family or sorted(helpers.REFERENCE_FAMILIES)
+    if args.intervals:
+        return intervals(families)
     generated = [f for f in families if helpers.REFERENCE_FAMILIES[f].generate]
     recorded = [f for f in families if f not in generated]
     for family in generated:

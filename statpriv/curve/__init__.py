@@ -423,7 +423,8 @@ class PrivacyCurve(CurveQueries):
         return cast("LogPmfs", laws.log_pmfs())
 
     # -- certified enclosures (statpriv.oracle.arb) ---------------------------
-    def delta_interval(self, eps: ArrayLike, direction: str = "max") -> Tuple[Any, Any]:
+    def delta_interval(self, eps: ArrayLike, direction: str = "max", *,
+                       digits: Optional[int] = None) -> Tuple[Any, Any]:
         """(lower, upper): delta(eps) proven to lie between them (Arb ball arithmetic).
 
         The definition delta_plus(eps) = sum_x (P(x) - e^eps Q(x))_+
@@ -469,11 +470,17 @@ class PrivacyCurve(CurveQueries):
             Any real (+-inf allowed).
         direction : {"max", "plus", "minus"}
             delta = max(delta_plus, delta_minus), or one direction.
+        digits : int, optional
+            The ends as decimal strings of this many significant digits (2 to
+            1000), rounded outward from the Arb ends themselves rather than
+            to floats: the enclosure's own width (~1e-40 relative at 192
+            bits) instead of float64's.  For reference data.
 
         Returns
         -------
         (float, float) or (numpy.ndarray, numpy.ndarray)
-            The lower and upper ends (arrays of eps's shape for an array).
+            The lower and upper ends (arrays of eps's shape for an array;
+            str, or object arrays of str, with ``digits``).
 
         Raises
         ------
@@ -497,9 +504,10 @@ class PrivacyCurve(CurveQueries):
         >>> bool(abs(curve.delta(0.01) / lower - 1) < 1e-13)    # the float path: ~1e-16 off
         True
         """
-        return self._certified(eps, direction, log=False)
+        return self._certified(eps, direction, log=False, digits=digits)
 
-    def log_delta_interval(self, eps: ArrayLike, direction: str = "max") -> Tuple[Any, Any]:
+    def log_delta_interval(self, eps: ArrayLike, direction: str = "max", *,
+                           digits: Optional[int] = None) -> Tuple[Any, Any]:
         """(lower, upper): ln delta(eps) proven to lie between them (finite where
         delta underflows float64); as ``delta_interval``, whose ends' logs in
         Arb these are, rounded outward (-inf where the lower end is 0).
@@ -510,6 +518,8 @@ class PrivacyCurve(CurveQueries):
             Any real (+-inf allowed).
         direction : {"max", "plus", "minus"}
             delta = max(delta_plus, delta_minus), or one direction.
+        digits : int, optional
+            As for ``delta_interval``: decimal strings of the ends of ln delta.
 
         Returns
         -------
@@ -523,10 +533,13 @@ class PrivacyCurve(CurveQueries):
         >>> f"{lower:.6f}", bool(lower < upper < lower + 1e-9)
         ('-30317.721455', True)
         """
-        return self._certified(eps, direction, log=True)
+        return self._certified(eps, direction, log=True, digits=digits)
 
-    def _certified(self, eps: object, direction: str, log: bool) -> Tuple[Any, Any]:
+    def _certified(self, eps: object, direction: str, log: bool,
+                   digits: Optional[int] = None) -> Tuple[Any, Any]:
         _validate.choice("direction", direction, tuple(_DIRECTIONS))
+        if digits is not None:
+            digits = _validate.count("digits", digits, low=2, high=1000)
         arr = _validate.real_array("eps", eps, allow_inf=True)
         source = getattr(self._laws, "certified_laws", None)
         laws = source() if source is not None and self._exact else None
@@ -548,10 +561,12 @@ class PrivacyCurve(CurveQueries):
             return empty, empty.copy()
         logs = np.asarray(self._log_delta(arr, direction, "float"), dtype=np.float64)
         hints = logs.ravel().tolist()        # size the windows only: not part of the proof
-        lower, upper = arb.enclose(laws, flat, direction, hints, log=log)
+        lower, upper = arb.enclose(laws, flat, direction, hints, log=log, digits=digits)
         if arr.ndim == 0:
             return lower[0], upper[0]
-        return np.array(lower).reshape(arr.shape), np.array(upper).reshape(arr.shape)
+        dtype: Any = object if digits is not None else np.float64
+        return (np.array(lower, dtype=dtype).reshape(arr.shape),
+                np.array(upper, dtype=dtype).reshape(arr.shape))
 
     # -- dp-accounting conventions ----------------------------------------
     @overload

@@ -43,7 +43,8 @@ __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "Exact
            "SampledReplaceOne", "ThresholdedCount", "VertexPair", "vertex_worst_case",
            "active_threshold", "CountLattice", "KAnonymityLaws", "LatticeShift",
            "SampledPair", "SampledWithoutReplacement", "lattice_worst_case", "subsampled",
-           "SecretSample", "SubsampleShift", "WithReplacement", "enclose", "flint"]
+           "SecretSample", "SubsampleShift", "WithReplacement", "decimal_down", "decimal_up",
+           "enclose", "flint"]
 
 # Working precision of the balls (bits): the intervals come out ~1e-45 wide
 # relative at n = 1e4 (round-off of ~1e4 terms and lgamma(1e4)'s magnitude).
@@ -273,11 +274,14 @@ def _max_ends(ends: List[Tuple[Any, Any]]) -> Tuple[Any, Any]:
 
 
 def enclose(laws: Any, eps: List[float], direction: str, log_hints: List[float],
-            log: bool = False) -> Tuple[List[float], List[float]]:
+            log: bool = False, digits: Optional[int] = None) -> Tuple[List[Any], List[Any]]:
     """(lower, upper) floats per eps with lower <= delta_direction(eps) <=
     upper proven (ln delta with ``log``), rounded outward from the Arb sums.
     ``log_hints``: about ln delta at each eps (from the float path): they
-    only size the windows (the tails are bounded whatever they are)."""
+    only size the windows (the tails are bounded whatever they are).
+    ``digits``: the ends as decimal strings of that many significant digits
+    instead, rounded outward from the Arb ends themselves (not from floats:
+    the enclosure's own width, ~1e-40 relative, not float64's 1e-16)."""
     module = flint()
     # python-flint's working precision is one process-wide setting: calls
     # from several threads take turns (an Arb ball is a proof at any
@@ -292,6 +296,9 @@ def enclose(laws: Any, eps: List[float], direction: str, log_hints: List[float],
                 balls = _max_of_sums(laws, eps, direction, log_hints)
             else:
                 balls = _window_sums(laws, eps, direction, log_hints)
+            if digits is not None:
+                return ([_text_down(lo, log, digits) for lo, _ in balls],
+                        [_text_up(hi, log, digits) for _, hi in balls])
             lower = [_end_down(lo, log) for lo, _ in balls]
             upper = [_end_up(hi, log) for _, hi in balls]
             return lower, upper
@@ -318,6 +325,47 @@ def _end_up(ball: Any, log: bool) -> float:
     if not end > 0:
         return -math.inf if log else 0.0
     return float_up(end.log() if log else end)
+
+
+def _text_down(ball: Any, log: bool, digits: int) -> str:
+    """``_end_down`` as a decimal string of ``digits`` significant digits."""
+    end = ball.lower()
+    if not end > 0:
+        return "-inf" if log else "0"
+    return decimal_down(end.log() if log else end, digits)
+
+
+def _text_up(ball: Any, log: bool, digits: int) -> str:
+    """``_end_up`` as a decimal string of ``digits`` significant digits."""
+    end = ball.upper()
+    if not end.is_finite() or end >= 1:
+        return "0" if log else "1"
+    if not end > 0:
+        return "-inf" if log else "0"
+    return decimal_up(end.log() if log else end, digits)
+
+
+def decimal_down(x: Any, digits: int) -> str:
+    """The largest decimal of ``digits`` significant digits <= the Arb ball's lower end."""
+    return _decimal_outward(x.lower(), digits, -1)
+
+
+def decimal_up(x: Any, digits: int) -> str:
+    """The smallest decimal of ``digits`` significant digits >= the Arb ball's upper end."""
+    return _decimal_outward(x.upper(), digits, 1)
+
+
+def _decimal_outward(end: Any, digits: int, side: int) -> str:
+    """Arb's nearest decimal of the exact point ``end``, stepped by one unit
+    in its last digit (outward: side -1 down, +1 up) until the parsed
+    decimal's ball lies on that side of ``end``."""
+    import decimal
+    arb = flint().arb
+    context = decimal.Context(prec=digits)
+    value = context.plus(decimal.Decimal(end.str(digits, radius=False, more=True)))
+    while not (arb(str(value)) <= end if side < 0 else arb(str(value)) >= end):
+        value = context.next_minus(value) if side < 0 else context.next_plus(value)
+    return str(value)
 
 
 def _closed(laws: ArbClosedForm, eps: float, direction: str) -> Any:
