@@ -532,6 +532,20 @@ class Bracket:
     def upper(self, direction: Any) -> Any:
         return self._side("upper", direction)
 
+    def chord(self, direction: Any) -> Any:
+        """The upper side's measure before its hull and certification (the
+        chord of the raised values, negative masses at 0): within rounding of
+        the upper measure wherever the values are convex, at a fraction of
+        its cost -- for the loss's spread, which steers the grid (the upper
+        measure itself if built already)."""
+        built = self._built.get(("upper", direction))
+        if built is not None:
+            return built
+        self._prefetch(("upper",))
+        i_lo, d, r = self._values(self._uppers, direction)
+        probs, inf = _connect_dots.pessimistic(np.minimum(d * (_LD(1.0) + r), _LD(1.0)), self.h)
+        return GridPMF(i_lo, np.asarray(probs, dtype=np.float64), float(inf))
+
     def lower(self, direction: Any) -> Any:
         return self._side("lower", direction)
 

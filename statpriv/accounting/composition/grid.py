@@ -427,10 +427,12 @@ def choose_interval(parts: Any, epsilon_error: Any, tail: Any, window_spread: An
 
 def loss_variance(bracket: Any, h: Any) -> Any:
     """One part's loss variance from its upper measures on the grid (the larger
-    of the two directions')."""
+    of the two directions'; their chords where the bracket has them, which a
+    refinement that drops this grid does not pay the hull and certification
+    of)."""
     part = 0.0
     for d in ("plus", "minus"):
-        g = bracket.upper(d)
+        g = bracket.chord(d) if hasattr(bracket, "chord") else bracket.upper(d)
         total = float(np.sum(g.mass))
         if total > 0:
             x = (g.offset + np.arange(g.mass.size)) * h
