@@ -311,7 +311,13 @@ def randomized_response(eps0: float, k: int = 2) -> PrivacyCurve:
     lp, lq = np.array(log_p), np.array(log_q)
     return pair_curve(laws_from_log_pmfs(lp, lq, 0),
                       lambda eps, direction: _rr_reference(eps0, k, eps, direction),
-                      f"DP randomized response eps0={eps0}, k={k}")
+                      f"DP randomized response eps0={eps0}, k={k}",
+                      certified=lambda: _rr_certified(eps0, k))
+
+
+def _rr_certified(eps0: float, k: int) -> Any:
+    from statpriv.oracle import arb      # (python-flint: imported on first use)
+    return arb.RandomizedResponse(eps0, k)
 
 
 def _rr_reference(eps0: float, k: int, eps: Any, direction: str) -> Any:

@@ -35,7 +35,9 @@ COVERED = {"counting-n1", "counting-half", "counting-large", "counting-pi-tiny",
            "pk-worst-case", "pk-worst-case-known", "shuffle-rr", "shuffle-rr-large",
            "dp-geometric-sensitivity", "dp-geometric-sampled", "dp-geometric-sampled-replace",
            "k-anonymity-lower", "k-anonymity-upper", "correlated-pair", "correlated-worst-case",
-           "correlated-perfect", "correlated-histogram", "subsample-counting-poisson"}
+           "correlated-perfect", "correlated-histogram", "subsample-counting-poisson",
+           "dp-randomized-response", "dp-randomized-response-k5",
+           "subsample-rr-without-replacement"}
 # a grid composition's float delta is the upper end of its grid bracket (not
 # the truth): its interval is the exact product's (test_grid_composition_...)
 GRID_ROWS = {"compose-grid"}
@@ -678,7 +680,7 @@ def test_ends_are_ordered_and_clipped():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: statpriv.dp.randomized_response(1.0).subsample(0.5),
+    lambda: statpriv.correlated_counts(10 ** 4, [0.4, 0.1, 0.1, 0.4], target=((1, 0), (0, 1))),
     lambda: statpriv.counting(100, 0.3, approx="normal"),
     lambda: statpriv.compose(statpriv.dp.gaussian(2.0), statpriv.counting(30, 0.3)),
     lambda: statpriv.compose(statpriv.counting(30, 0.3, noise=statpriv.Laplace(1.0)),
@@ -748,7 +750,7 @@ def test_certified_epsilon_steps_up_from_a_low_float_answer():
 
 
 def test_certified_epsilon_refuses_uncovered_kinds():
-    curve = statpriv.dp.randomized_response(1.0).subsample(0.5)
+    curve = statpriv.compose(statpriv.dp.gaussian(2.0), statpriv.counting(30, 0.3))
     with pytest.raises(NotImplementedError):
         curve.epsilon(1e-3, certified=True)
     assert curve.epsilon(1e-3, certified=False) == curve.epsilon(1e-3)

@@ -384,3 +384,54 @@ def test_k_anonymity_lower_interval_when_the_two_categories_hold_everyone():
             refs = statpriv.oracle.k_anonymity_delta(60, [0.3, 0.7], 4, 0, 1, [30.0],
                                                      bound="lower", direction=direction)
             assert_reference_inside(curve, [30.0], refs, direction)
+
+
+# -- dp.randomized_response ----------------------------------------------------
+def _rr_delta_mp(eps0, k, eps):
+    """delta of k-ary randomized response from its laws, at 60 digits: the
+    hockey stick over the reports (a, b, the k - 2 others)."""
+    with mpmath.workdps(60):
+        e0, e = mpmath.exp(mpmath.mpf(eps0)), mpmath.exp(mpmath.mpf(eps))
+        z = e0 + (k - 1)
+        p, q = [e0 / z, 1 / z, (k - 2) / z], [1 / z, e0 / z, (k - 2) / z]
+        return mpmath.fsum(max(a - e * b, 0) for a, b in zip(p, q))
+
+
+@pytest.mark.parametrize("eps0, k", [(1.0, 2), (0.3, 5), (5.0, 10 ** 6), (40.0, 3)])
+def test_randomized_response_contains_its_laws_hockey_stick(eps0, k):
+    curve = statpriv.dp.randomized_response(eps0, k)
+    eps = [-0.5, 0.0, 0.2, 0.999 * eps0, 50.0]
+    lower, upper = curve.delta_interval(eps)
+    for e, lo, up, f in zip_equal(eps, lower, upper, curve.delta(eps)):
+        truth = _rr_delta_mp(eps0, k, e)
+        assert lo <= truth <= up
+        # (the Arb ends, ~1e-50 apart, rounded outward to doubles: 2 ulps)
+        assert up <= math.nextafter(math.nextafter(lo, math.inf), math.inf) or up < 1e-300
+        assert lo * (1 - 1e-12) <= f <= up * (1 + 1e-12)
+
+
+def test_randomized_response_zero_point_is_proven_and_the_float_over_reports():
+    """At eps0 itself delta is 0: the interval's upper end is ~1e-57 (the Arb
+    exp of eps0 against e^eps); the float path's rounded laws leave ~1e-17
+    there -- above the truth, never below."""
+    curve = statpriv.dp.randomized_response(0.3, 5)
+    lower, upper = curve.delta_interval(0.3)
+    assert lower == 0.0 and upper < 1e-50
+    assert 0.0 <= curve.delta(0.3) < 1e-16
+
+
+def test_randomized_response_exact_composition_is_certified():
+    one = statpriv.dp.randomized_response(1.0)
+    lower, upper = statpriv.compose(one, times=2, exact=True).delta_interval(0.5)
+    with mpmath.workdps(60):
+        e1 = mpmath.e
+        p = [e1 * e1, e1, e1, 1]
+        q = [1, e1, e1, e1 * e1]
+        z = (e1 + 1) ** 2
+        truth = mpmath.fsum(max(a / z - mpmath.exp(mpmath.mpf(0.5)) * b / z, 0)
+                            for a, b in zip(p, q))
+    assert lower <= truth <= upper
+    ends = statpriv.compose(one, times=2, exact=True).delta_interval(0.5, digits=45)
+    with mpmath.workdps(60):
+        lo, up = (mpmath.mpf(x) for x in ends)
+        assert lo <= truth <= up and up - lo < 1e-40

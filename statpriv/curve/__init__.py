@@ -445,7 +445,8 @@ class PrivacyCurve(CurveQueries):
         curve's float parameters taken as exact); dp.geometric at an integer
         sensitivity, Poisson-sampled or not (its lumps in Arb); dp.laplace and dp.gaussian
         Poisson-sampled (add/remove: the exact reduction to the unsampled
-        closed form; replace-one: the crossing bracketed, proven by signs); compositions, exact or on
+        closed form; replace-one: the crossing bracketed, proven by signs);
+        dp.randomized_response (its laws from eps0 and k); compositions, exact or on
         a grid, whose parts are all discrete kinds among these (the product
         laws' own delta, not the grid's bound; the mass outside the product
         of the parts' windows by the union bound); thresholded counts
@@ -550,6 +551,7 @@ class PrivacyCurve(CurveQueries):
                 "(iid or per-record pi; sample_size with or without replacement or Poisson "
                 "sampling; no noise or Laplace, Geometric, Gaussian noise), secret_sample, "
                 "from_log_pmfs, dp.laplace, dp.gaussian, dp.geometric (sampled too), "
+                "dp.randomized_response, "
                 "compositions of the discrete ones, "
                 "thresholded, partial-knowledge worst cases, shuffled randomized response, "
                 "k_anonymity, correlated_counts, curve.subsample of these")

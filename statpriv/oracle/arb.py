@@ -39,7 +39,8 @@ import numpy as np
 __all__ = ["ArbClosedForm", "ArbNoise", "ArbWindowLaws", "BinomialShift", "ExactLogPmfs",
            "GaussianDP", "GaussianNoise", "GeometricDP", "GeometricNoise", "GeometricShift",
            "LaplaceDP", "LaplaceNoise", "LumpedGeometric", "MAX_TERMS", "MaxOfLaws", "NoisyCount",
-           "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "SampledAddRemove",
+           "PRECISION_BITS", "PoissonBinomialShift", "ProductLaws", "RandomizedResponse",
+           "SampledAddRemove",
            "SampledReplaceOne", "ThresholdedCount", "VertexPair", "vertex_worst_case",
            "active_threshold", "CountLattice", "KAnonymityLaws", "LatticeShift",
            "SampledPair", "SampledWithoutReplacement", "lattice_worst_case", "subsampled",
@@ -733,6 +734,29 @@ class ExactLogPmfs(ArbWindowLaws):
             total = sum(vals, arb(0))
             return [v / total for v in vals]
         return law(self.log_p), law(self.log_q), arb(0), arb(0)
+
+
+class RandomizedResponse(ArbWindowLaws):
+    """dp.randomized_response(eps0, k): P = (e^eps0, 1[, k - 2]) / Z and
+    Q = (1, e^eps0[, k - 2]) / Z on the reports (a, b[, the k - 2 others
+    lumped]), Z = e^eps0 + k - 1, in Arb from eps0 (the float taken as
+    exact) and k -- not from the curve's rounded log-pmfs."""
+
+    windowed = False
+
+    def __init__(self, eps0: float, k: int) -> None:
+        self.eps0, self.k = float(eps0), int(k)
+
+    def atoms(self, drop: float) -> float:
+        return 3.0 if self.k > 2 else 2.0
+
+    def window(self, drop: float) -> Tuple[List[Any], List[Any], Any, Any]:
+        arb = flint().arb
+        e = _exact(self.eps0).exp()
+        z = e + (self.k - 1)
+        p = [e / z, 1 / z] + ([arb(self.k - 2) / z] if self.k > 2 else [])
+        q = [1 / z, e / z] + p[2:]
+        return p, q, arb(0), arb(0)
 
 
 class LumpedGeometric(ArbWindowLaws):
