@@ -477,8 +477,10 @@ class Readback:
         with np.errstate(over="ignore"):
             cap_first = np.exp(np.minimum(self._log_cap(starts, finite), 700.0))
         block_max = np.maximum.reduceat(u[:low], starts)
-        for b in np.flatnonzero(block_max > cap_first * (1.0 - 1e-15)):
-            j = np.arange(starts[b], min(starts[b] + _CAP_BLOCK, low))
+        reach = starts[block_max > cap_first * (1.0 - 1e-15)]
+        if reach.size:
+            j = (reach[:, None] + np.arange(_CAP_BLOCK)).ravel()
+            j = j[j < low]
             with np.errstate(over="ignore"):
                 u[j] = np.minimum(u[j], np.exp(np.minimum(self._log_cap(j, finite), 700.0)))
         # the first index at or past which the cap is held (non-decreasing in
