@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -116,8 +116,7 @@ def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve,
         return _audit_certified(eps, d, curve)
     exact = float(curve.delta(eps))
     exact_eps = float(curve.epsilon(d))
-    ratio = float(_ratio(d, exact))
-    eps_ratio = float(_ratio(eps, exact_eps)) if math.isfinite(exact_eps) else 0.0
+    ratio, eps_ratio = _claim_ratios(eps, d, exact, exact_eps)
     optimistic = d < exact * (1.0 - _AUDIT_SLACK)
     if optimistic:
         message = (f"OPTIMISTIC: the claim ({eps:g}, {d:.6g}) is below the exact curve: "
@@ -132,13 +131,19 @@ def audit(claimed_eps: ArrayLike, claimed_delta: ArrayLike, curve: PrivacyCurve,
                        optimistic=bool(optimistic), message=message)
 
 
+def _claim_ratios(eps: float, d: float, exact: float, exact_eps: float) -> Tuple[float, float]:
+    """(claimed delta / exact delta, claimed eps / exact eps; 0 where the exact
+    eps is infinite)."""
+    return (float(_ratio(d, exact)),
+            float(_ratio(eps, exact_eps)) if math.isfinite(exact_eps) else 0.0)
+
+
 def _audit_certified(eps: float, d: float, curve: PrivacyCurve) -> AuditResult:
     """audit(..., certified=True): the verdict from delta_interval."""
     lower, upper = (float(v) for v in curve.delta_interval(eps))
     exact = float(curve.delta(eps))
     exact_eps = float(curve.epsilon(d, certified=True))
-    ratio = float(_ratio(d, exact))
-    eps_ratio = float(_ratio(eps, exact_eps)) if math.isfinite(exact_eps) else 0.0
+    ratio, eps_ratio = _claim_ratios(eps, d, exact, exact_eps)
     shown = f"delta({eps:g}) in [{lower:.17g}, {upper:.17g}] (proven)"
     if d >= upper:
         verdict = "holds"

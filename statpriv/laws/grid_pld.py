@@ -334,10 +334,15 @@ def _values(own: Any, other: Any, h: Any) -> Any:
     return -n, np.concatenate((d_left, d_own)), np.concatenate((r_left, r_own))
 
 
+def _raised(values: Any) -> Any:
+    """(i_lo, the curve's values raised by their errors, capped at 1) from _values."""
+    i_lo, d, r = values
+    return i_lo, np.minimum(d * (_LD(1.0) + r), _LD(1.0))
+
+
 def _upper(values: Any, h: Any) -> Any:
     """The upper GridPMF from _values (upper bounds of the curve at the grid points)."""
-    i_lo, d, r = values
-    targets = np.minimum(d * (_LD(1.0) + r), _LD(1.0))
+    i_lo, targets = _raised(values)
     # (the chord of their lower convex hull, not of the values: the raised
     # values need not be convex in e^eps, and the chord's negative masses set
     # to 0 would give a measure of total mass > 1; every true curve below the
@@ -542,8 +547,8 @@ class Bracket:
         if built is not None:
             return built
         self._prefetch(("upper",))
-        i_lo, d, r = self._values(self._uppers, direction)
-        probs, inf = _connect_dots.pessimistic(np.minimum(d * (_LD(1.0) + r), _LD(1.0)), self.h)
+        i_lo, targets = _raised(self._values(self._uppers, direction))
+        probs, inf = _connect_dots.pessimistic(targets, self.h)
         return GridPMF(i_lo, np.asarray(probs, dtype=np.float64), float(inf))
 
     def lower(self, direction: Any) -> Any:
