@@ -98,6 +98,36 @@ cdef object _ld_out(long double v):
     return out[0]
 
 
+# Terms per block of _fill_exp: one expl per block and BLOCK for the powers
+# inside it.  x87 expl costs ~35 ns where a multiply costs ~1: per-point expl
+# was most of an upper side's time on 8e4 grid points (hull abscissae,
+# grid_delta's two scalings).  A block's value is base * power, each within
+# an ulp of the exponential and the product rounded once: ~2.5 ulps of long
+# double relative (2e-19 and the argument's own rounding, as with one expl),
+# far inside certify's slack of 4 (n + 2) u.
+cdef enum:
+    EXP_BLOCK = 64
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _fill_exp(long double[::1] out, Py_ssize_t start, long double step) noexcept nogil:
+    """out[i] = e^((start + i) step) for every i: expl of the block's first
+    argument times e^(r step), r < EXP_BLOCK, from a table."""
+    cdef long double powers[EXP_BLOCK]
+    cdef long double base
+    cdef Py_ssize_t n = out.shape[0], b, r, stop
+    for r in range(EXP_BLOCK):
+        powers[r] = expl(<long double>r * step)
+    b = 0
+    while b < n:
+        base = expl(<long double>(start + b) * step)
+        stop = n - b if n - b < EXP_BLOCK else EXP_BLOCK
+        for r in range(stop):
+            out[b + r] = base * powers[r]
+        b += EXP_BLOCK
+
+
 def pessimistic(deltas, h):
     """(probs, infinity mass) of the pessimistic connect-the-dots measure on the
     losses lo h, ..., hi h from delta at those eps (module docstring).
@@ -224,13 +254,15 @@ def _lowered_dots(const long double[::1] raw, const long double[::1] r, double h
     cdef long double width, slope, slope_prev = 0.0, slope_next, a, b, e, lg, ug, rn, v, gi
     with nogil:
         x[0], y[0] = 0.0, 1.0
+        _fill_exp(x[1:], 0, hl)
         for i in range(n):
-            x[i + 1] = expl(<long double>i * hl)
             y[i + 1] = raw[i] * (1.0 - r[i])
         # cell i (-1 .. n-2 in the dots' numbering) spans x[i] .. x[i + 1]
+        # (its slope is the previous cell's slope_next: the same operations)
+        slope_next = (y[1] - y[0]) / (x[1] - x[0])
         for i in range(n):
             width = x[i + 1] - x[i]
-            slope = (y[i + 1] - y[i]) / width
+            slope = slope_next
             if i + 1 < n:
                 slope_next = (y[i + 2] - y[i + 1]) / (x[i + 2] - x[i + 1])
             else:
@@ -355,11 +387,11 @@ def convex_hull_of_bounds(targets, h):
         # the targets capped at 1 and made non-increasing (their running
         # minimum), after the virtual dot (0, 1)
         x[0], ys[0] = 0.0, 1.0
+        _fill_exp(x[1:], 0, hl)
         for i in range(n):
             v = t[i] if t[i] <= 1.0 else 1.0
             run = run if run <= v else v
             ys[i + 1] = run
-            x[i + 1] = expl(<long double>i * hl)
     vertices_arr = lower_hull(x_arr, ys_arr)
     cdef Py_ssize_t[::1] vert = vertices_arr
     nv = vert.shape[0]
@@ -412,14 +444,16 @@ def lower_hull(x, y):
     return out[:top].copy()
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
 def grid_delta(probs, infinity, h):
     """delta at each grid point lo h, ..., hi h of the measure with masses
     ``probs`` there and ``infinity`` at +inf, in extended precision:
     delta_j = infinity + D_j with W_k = sum_(i >= k) p_i e^(-(i - k) h) and
     D_j = (1 - e^-h) sum_(k > j) W_k -- sums of non-negative terms, so the
     relative error is a few ulps (of long double) per term summed.  (The
-    terms are scaled by e^(mid - k h) about the middle point, so that
-    neither end over- or underflows.)"""
+    terms are scaled by e^((mid - i) h) about the middle point, so that
+    neither end over- or underflows; the scalings from _fill_exp.)"""
     cdef long double[::1] p = np.ascontiguousarray(probs, dtype=_LD)
     cdef Py_ssize_t n = p.shape[0], i
     out = np.zeros(n, dtype=_LD)
@@ -428,14 +462,19 @@ def grid_delta(probs, infinity, h):
     cdef long double[::1] d = out
     w_arr = np.empty(n, dtype=_LD)
     cdef long double[::1] w = w_arr
-    cdef long double hl = <double>h, inf_ld = _ld_in(infinity)
-    cdef long double mid = <long double>(n // 2) * hl, k, acc = 0.0
+    down_arr = np.empty(n, dtype=_LD)
+    up_arr = np.empty(n, dtype=_LD)
+    cdef long double[::1] down = down_arr
+    cdef long double[::1] up = up_arr
+    cdef long double hl = <double>h, inf_ld = _ld_in(infinity), acc = 0.0
     cdef long double c = -expm1l(-hl)
+    cdef Py_ssize_t mid = n // 2
     with nogil:
+        _fill_exp(down, -mid, -hl)           # e^((mid - i) h)
+        _fill_exp(up, -mid, hl)              # e^((i - mid) h)
         for i in range(n - 1, -1, -1):
-            k = <long double>i * hl
-            acc = acc + p[i] * expl(mid - k)
-            w[i] = acc * expl(k - mid)
+            acc = acc + p[i] * down[i]
+            w[i] = acc * up[i]
         acc = 0.0
         d[n - 1] = inf_ld
         for i in range(n - 2, -1, -1):

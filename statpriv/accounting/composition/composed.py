@@ -173,10 +173,13 @@ class ComposedCurve(PrivacyCurve):
             return value, value
         with np.errstate(divide="ignore"):
             logs = np.log(arr).ravel()
-        names = ("plus", "minus") if direction == "max" else (direction,)
+        sides = self._grid_sides
+        names = _largest_first(sides, ("plus", "minus") if direction == "max" else (direction,),
+                               logs)
         ends = [np.where(logs >= 0.0, 0.0, np.maximum(eps, 0.0)).reshape(arr.shape)
                 for eps in _bracket_of_max(
-                    lambda d, upper, x: self._grid_sides[(d, upper)].epsilon(x), names, logs)]
+                    lambda d, upper, x: sides[(d, upper)].epsilon(x), names, logs,
+                    lambda d, x, eps: _within(sides[(d, True)], x, eps))]
         return cast(_Bounds, tuple(float(e[()]) if arr.ndim == 0 else e for e in ends))
 
     @overload
@@ -257,7 +260,33 @@ class ComposedCurve(PrivacyCurve):
         return float(out) if np.ndim(out) == 0 else out
 
 
-def _bracket_of_max(side_value: Any, names: Any, x: Any) -> Any:
+def _largest_first(sides: Any, names: Any, logs: Any) -> Any:
+    """The directions ordered by their upper sides' saddle-point estimates of
+    eps at the largest finite target, the largest first (``_bracket_of_max``
+    reads that one back first)."""
+    finite = logs[np.isfinite(logs) & (logs < 0.0)]
+    if len(names) < 2 or finite.size == 0:
+        return names
+    target = float(np.max(finite))
+    return tuple(sorted(names, key=lambda d: -sides[(d, True)].estimate(target)))
+
+
+def _within(side: Any, log_target: Any, eps: Any) -> Any:
+    """Where ``side``'s epsilon at each target is proven at most ``eps``
+    without reading it back: its Chernoff bound at eps is already below the
+    target (ComposedSide.chernoff_log_delta, a bound of the measure this
+    side composes; an upper side's delta is at least that measure's, and
+    its epsilon only matters where it is larger than eps)."""
+    ok = np.isfinite(eps) & np.isfinite(log_target)
+    out = np.zeros(np.shape(eps), dtype=bool)
+    if ok.any():
+        # (a margin of 1e-9 nats for the bound's own rounding)
+        out[ok] = side.chernoff_log_delta(eps[ok]) <= log_target[ok] - 1e-9
+    return out
+
+
+def _bracket_of_max(side_value: Any, names: Any, x: Any, within: Any = None,
+                    upper_only: bool = False) -> Any:
     """(lower, upper) of the larger of the directions' values at each x, where
     side_value(direction, upper, x) gives one side's value (both
     non-decreasing in the side: lower <= truth <= upper).  The upper end
@@ -266,9 +295,28 @@ def _bracket_of_max(side_value: Any, names: Any, x: Any) -> Any:
     other direction's lower: elsewhere its lower (<= its upper) cannot
     raise the max, which is then the other's lower -- the same numbers
     without building that side (its measures, tilts and transforms: about
-    a third of a DP-SGD bracket's time)."""
-    uppers = [side_value(d, True, x) for d in names]
+    a third of a DP-SGD bracket's time).
+
+    ``within(direction, x, value)``, if given: where that direction's true
+    value is proven at most ``value`` (the max of the directions before it)
+    without its upper side; there the upper side is not read back (the max
+    and its bracket are the earlier directions': their lower end is at most
+    the true max, their upper end at least it) -- the smaller direction of a
+    DP-SGD step, whose read-back was a fifth of its bracket's time.
+    ``upper_only``: (None, upper), no lower side."""
+    uppers: List[Any] = []
+    for d in names:
+        u = np.full(np.shape(x), -np.inf)
+        need = (~within(d, x, np.maximum.reduce(uppers)) if uppers and within is not None
+                else np.ones(np.shape(x), dtype=bool))
+        if need.all():
+            u = np.asarray(side_value(d, True, x), dtype=np.float64)
+        elif need.any():
+            u[need] = side_value(d, True, x[need])
+        uppers.append(u)
     upper = np.maximum.reduce(uppers)
+    if upper_only:
+        return None, upper
     first = int(np.argmax([np.sum(u == upper) for u in uppers]))
     lower = np.array(side_value(names[first], False, x), dtype=np.float64)
     for i, d in enumerate(names):
@@ -290,8 +338,12 @@ class _GridCore:
                                   for d in _NAMES[direction]])
 
     def epsilon(self, log_target: Any, direction: Any) -> Any:
-        out = np.maximum.reduce([self.sides[(d, True)].epsilon(log_target)
-                                 for d in _NAMES[direction]])
+        log_target = np.asarray(log_target, dtype=np.float64)
+        names = _largest_first(self.sides, _NAMES[direction], log_target.ravel())
+        out = np.empty(log_target.shape)
+        out.flat[:] = _bracket_of_max(
+            lambda d, upper, x: self.sides[(d, upper)].epsilon(x), names, log_target.ravel(),
+            lambda d, x, eps: _within(self.sides[(d, True)], x, eps), upper_only=True)[1]
         out[np.asarray(log_target) >= 0.0] = 0.0        # delta <= 1 everywhere
         return np.maximum(out, 0.0)
 

@@ -78,8 +78,16 @@ _FFT_C = 8.0
 MAX_FFT = 1 << 24
 # scipy.fft's workers (-1: every core)
 FFT_WORKERS = -1
-# The tilted mass let past each end of the window.
+# The tilted mass let past each end of the window.  A lower side subtracts
+# twice it from every mass it reads back (what the circular convolution may
+# have wrapped onto that mass), so its windows keep it small.  An upper side
+# needs no such term: what wraps around only adds mass, the mass above the
+# window goes to +inf and the mass below to the window's first point
+# (_outside) -- a larger tau there costs at most ~tau of the tilted mass
+# near the tilt's mean (~1e-9 of delta), and its windows are ~15% shorter
+# (Chernoff's ends at sqrt(2 ln(1/tau)) std: 6.8 std against 8.0).
 WINDOW_TAIL = 1e-14
+UPPER_WINDOW_TAIL = 1e-10
 
 
 def _losses(grid: Any, h: Any) -> Any:

@@ -213,8 +213,9 @@ class ComposedSide:
             # (the window reaches down to the previous tilt's mean: every eps this
             # tilt is chosen for is above it)
             lowest = self._means[q - 1] if q > 0 else math.inf
-            plan = fourier.plan(self.parts, self.h, float(self._thetas[q]), lowest=lowest,
-                                std=self._stds[q])
+            tau = fourier.UPPER_WINDOW_TAIL if self.upper else fourier.WINDOW_TAIL
+            plan = fourier.plan(self.parts, self.h, float(self._thetas[q]), tau=tau,
+                                lowest=lowest, std=self._stds[q])
             spectrum = fourier.Spectrum(plan)
             for grid, times in self.parts:
                 spectrum = spectrum.multiply(grid, times, self._transforms)
@@ -222,6 +223,40 @@ class ComposedSide:
                 self._outside = fourier.outside_table(self.parts, self.h, std=self._stds[0])
             rb = self._readbacks[q] = spectrum.read_back(self.upper, self._outside)
         return rb
+
+    def estimate(self, log_target: Any) -> float:
+        """The saddle-point estimate of the eps at which this side's delta is
+        e^log_target: the tilted mean of its tilt (tilt_for_log_delta)."""
+        return float(self._means[self.tilt_for_log_delta(float(log_target))])
+
+    def chernoff_log_delta(self, eps: Any) -> Any:
+        """An upper bound of ln delta at each eps of the measure this side
+        composes (an upper side's: of the true curve too), from the tilt
+        table alone, no read-back:
+
+            delta(eps) <= P[+inf] + min_q c(theta_q) e^(Lambda(theta_q) - theta_q eps),
+
+        c(theta) = theta^theta / (theta + 1)^(theta + 1), the largest value
+        of (1 - e^-u) e^(-theta u) over u > 0 (so (1 - e^(eps - x))_+ <=
+        c(theta) e^(theta (x - eps)) at every loss x), c(0) = 1, and Lambda
+        rounded up (tilted_stats).  The table is first extended to the tilt
+        of the largest eps.  (Loose by the saddle-point factor, ~std theta
+        sqrt(2 pi): it decides only where a read-back is not needed.)"""
+        eps = np.atleast_1d(np.asarray(eps, dtype=np.float64))
+        finite = eps[np.isfinite(eps)]
+        if finite.size:
+            self.tilt_for_eps(np.array([np.max(finite)]))
+        theta = np.asarray(self._thetas)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_c = np.where(theta > 0, theta * np.log(theta) - (theta + 1.0) * np.log1p(theta),
+                             0.0)
+            terms = (np.asarray(self._log_mgf) + log_c)[:, None] - theta[:, None] * eps[None, :]
+        bound = np.min(np.where(np.isnan(terms), np.inf, terms), axis=0)
+        # (the float terms' rounding: 1e-12 of their sizes, added)
+        bound = bound + 1e-12 * (np.abs(bound) + np.max(np.abs(theta)) * np.abs(eps) + 1.0)
+        inf = fourier.composed_infinity(self.parts, True)
+        with np.errstate(divide="ignore", over="ignore"):
+            return np.logaddexp(bound, math.log(inf) if inf > 0 else -math.inf)
 
     def log_delta(self, eps: Any) -> Any:
         """ln delta at each eps: the read-back at the eps's tilt; at eps = +inf the
