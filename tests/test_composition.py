@@ -1,5 +1,6 @@
 """statpriv.compose: tight composition on a grid, exact products, basic bounds."""
 import math
+import sys
 
 import mpmath
 import numpy as np
@@ -346,6 +347,63 @@ def test_bounds_of_the_max_skip_only_a_side_that_cannot_raise_it():
     full = [np.exp(np.maximum(sides[("plus", u)].log_delta(eps),
                               sides[("minus", u)].log_delta(eps))) for u in (False, True)]
     assert np.array_equal(dlo, full[0]) and np.array_equal(dhi, full[1])
+
+
+def test_a_direction_chernoff_places_below_is_not_read_back():
+    # DP-SGD's remove direction: its eps at 1e-5 is ~1.4 against the add
+    # direction's ~1.8, and Chernoff's bound of its measure at the larger eps
+    # is already below 1e-5 -- its upper side is never read back, and the
+    # answers are those with it read back
+    curve = statpriv.dp.gaussian(1.0, sampling_prob=0.01).compose(300)
+    lo, hi = curve.epsilon_bounds(1e-5)
+    eps = curve.epsilon(1e-5)
+    sides = curve.grid_sides
+    assert not sides[("minus", True)]._readbacks
+    log_t = np.array([math.log(1e-5)])
+    plus = sides[("plus", True)].epsilon(log_t)[0]
+    minus = sides[("minus", True)].epsilon(log_t)[0]
+    assert minus < plus and hi == eps == plus
+    assert lo == sides[("plus", False)].epsilon(log_t)[0]
+    # the bound it rests on: Chernoff's at that eps is below the target, and
+    # above the side's own delta there
+    bound = sides[("minus", True)].chernoff_log_delta(np.array([plus]))[0]
+    assert sides[("minus", True)].log_delta(np.array([plus]))[0] <= bound < math.log(1e-5)
+
+
+def test_both_directions_read_back_in_two_threads_give_the_same_bits(monkeypatch):
+    from statpriv.accounting.composition import composed
+    def build():
+        return statpriv.compose(statpriv.counting(10 ** 4, 0.3), times=200)
+    targets = np.array([1e-9, 1e-6, 1e-3])
+    beside = composed._beside(build().grid_sides[("plus", True)],
+                              build().grid_sides[("minus", True)], np.log(targets))
+    assert beside                 # (both directions of an asymmetric count are needed)
+    together = build()
+    got = (together.epsilon(targets), together.epsilon_bounds(targets))
+    monkeypatch.setattr(composed, "_beside", lambda *args: False)
+    alone = build()
+    want = (alone.epsilon(targets), alone.epsilon_bounds(targets))
+    assert np.array_equal(got[0], want[0])
+    assert all(np.array_equal(a, b) for a, b in zip(got[1], want[1]))
+
+
+def test_one_fresh_composition_queried_from_many_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def build():
+        return statpriv.compose(statpriv.counting(10 ** 4, 0.3), statpriv.dp.gaussian(30.0),
+                                times=100)
+    targets = [1e-9, 1e-6, 1e-3, 1e-2]
+    expected = [build().epsilon_bounds(t) for t in targets]
+    shared = build()              # its tilts and read-backs built by the threads at once
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)   # (threads switched as often as the interpreter can)
+    try:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            got = list(pool.map(shared.epsilon_bounds, targets * 2))
+    finally:
+        sys.setswitchinterval(switch)
+    assert got == expected * 2
 
 
 @pytest.mark.parametrize("parts, zero_point", [

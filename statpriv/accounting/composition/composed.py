@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 import math
+import threading
 import time
 from typing import (Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast,
                     overload)
@@ -173,13 +174,9 @@ class ComposedCurve(PrivacyCurve):
             return value, value
         with np.errstate(divide="ignore"):
             logs = np.log(arr).ravel()
-        sides = self._grid_sides
-        names = _largest_first(sides, ("plus", "minus") if direction == "max" else (direction,),
-                               logs)
+        names = ("plus", "minus") if direction == "max" else (direction,)
         ends = [np.where(logs >= 0.0, 0.0, np.maximum(eps, 0.0)).reshape(arr.shape)
-                for eps in _bracket_of_max(
-                    lambda d, upper, x: sides[(d, upper)].epsilon(x), names, logs,
-                    lambda d, x, eps: _within(sides[(d, True)], x, eps))]
+                for eps in _epsilon_bracket(self._grid_sides, names, logs)]
         return cast(_Bounds, tuple(float(e[()]) if arr.ndim == 0 else e for e in ends))
 
     @overload
@@ -260,6 +257,19 @@ class ComposedCurve(PrivacyCurve):
         return float(out) if np.ndim(out) == 0 else out
 
 
+def _epsilon_bracket(sides: Any, names: Any, logs: Any, upper_only: bool = False) -> Any:
+    """_bracket_of_max of the grid sides' epsilon at each ln target: the
+    direction estimated largest read back first, another one skipped where
+    Chernoff's bound already places it below (``_within``), or read back
+    beside the first in a second thread where it will be needed
+    (``_beside``)."""
+    return _bracket_of_max(lambda d, upper, x: sides[(d, upper)].epsilon(x),
+                           _largest_first(sides, names, logs), logs,
+                           within=lambda d, x, eps: _within(sides[(d, True)], x, eps),
+                           beside=lambda a, b, x: _beside(sides[(a, True)], sides[(b, True)], x),
+                           upper_only=upper_only)
+
+
 def _largest_first(sides: Any, names: Any, logs: Any) -> Any:
     """The directions ordered by their upper sides' saddle-point estimates of
     eps at the largest finite target, the largest first (``_bracket_of_max``
@@ -285,8 +295,46 @@ def _within(side: Any, log_target: Any, eps: Any) -> Any:
     return out
 
 
+def _beside(first: Any, other: Any, log_target: Any) -> bool:
+    """Whether ``other``'s upper side is read back in a second thread while
+    ``first``'s is: where the two share no part measure (each has its own
+    tilts, read-backs and entries in the transforms' cache; the transforms,
+    the power and the kernels run without the GIL) and Chernoff's bound of
+    ``other`` at ``first``'s estimated eps does not place it below (it will
+    be read back anyway: both directions of an asymmetric count)."""
+    finite = log_target[np.isfinite(log_target) & (log_target < 0.0)]
+    if first is other or finite.size == 0:
+        return False
+    mine = {id(g) for g, _ in first.parts}
+    if any(id(g) in mine for g, _ in other.parts):
+        return False
+    estimate = first.estimate(float(np.max(finite)))
+    return not bool(np.all(_within(other, finite, np.full(finite.shape, estimate))))
+
+
+def _in_thread(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    """fn(*args) started in a new thread; the returned function waits for it
+    and gives its value (or raises its exception)."""
+    box: Dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as err:        # noqa: BLE001 - re-raised by the caller
+            box["error"] = err
+    thread = threading.Thread(target=run, name="statpriv-direction", daemon=True)
+    thread.start()
+
+    def result() -> Any:
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+    return result
+
+
 def _bracket_of_max(side_value: Any, names: Any, x: Any, within: Any = None,
-                    upper_only: bool = False) -> Any:
+                    beside: Any = None, upper_only: bool = False) -> Any:
     """(lower, upper) of the larger of the directions' values at each x, where
     side_value(direction, upper, x) gives one side's value (both
     non-decreasing in the side: lower <= truth <= upper).  The upper end
@@ -303,9 +351,19 @@ def _bracket_of_max(side_value: Any, names: Any, x: Any, within: Any = None,
     and its bracket are the earlier directions': their lower end is at most
     the true max, their upper end at least it) -- the smaller direction of a
     DP-SGD step, whose read-back was a fifth of its bracket's time.
+    ``beside(first, other, x)``, if given for two directions: True to read
+    the other's upper side in a second thread while the first's is read
+    (both are then computed in full: the same values).
     ``upper_only``: (None, upper), no lower side."""
     uppers: List[Any] = []
-    for d in names:
+    if len(names) == 2 and beside is not None and beside(names[0], names[1], x):
+        other = _in_thread(side_value, names[1], True, x)
+        try:
+            uppers.append(np.asarray(side_value(names[0], True, x), dtype=np.float64))
+        finally:
+            second = other()
+        uppers.append(np.asarray(second, dtype=np.float64))
+    for d in names[len(uppers):]:
         u = np.full(np.shape(x), -np.inf)
         need = (~within(d, x, np.maximum.reduce(uppers)) if uppers and within is not None
                 else np.ones(np.shape(x), dtype=bool))
@@ -339,11 +397,9 @@ class _GridCore:
 
     def epsilon(self, log_target: Any, direction: Any) -> Any:
         log_target = np.asarray(log_target, dtype=np.float64)
-        names = _largest_first(self.sides, _NAMES[direction], log_target.ravel())
         out = np.empty(log_target.shape)
-        out.flat[:] = _bracket_of_max(
-            lambda d, upper, x: self.sides[(d, upper)].epsilon(x), names, log_target.ravel(),
-            lambda d, x, eps: _within(self.sides[(d, True)], x, eps), upper_only=True)[1]
+        out.flat[:] = _epsilon_bracket(self.sides, _NAMES[direction], log_target.ravel(),
+                                       upper_only=True)[1]
         out[np.asarray(log_target) >= 0.0] = 0.0        # delta <= 1 everywhere
         return np.maximum(out, 0.0)
 

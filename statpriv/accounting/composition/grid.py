@@ -31,8 +31,10 @@ tiny loss spread composed with one that reaches far), h is coarsened until
 it does and the bracket is wider than epsilon_error (still certified); only
 a part that does not fit even at h = 1 is refused.
 """
+import functools
 import math
-from typing import Any, Dict, List, Optional, cast
+import threading
+from typing import Any, Callable, Dict, List, Optional, TypeVar, cast
 
 import numpy as np
 
@@ -85,6 +87,21 @@ _REFINE_RATIO = 1.5
 _FLAT_SPREAD = 1e-9
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _locked(method: _Method) -> _Method:
+    """The method under its object's ``_lock`` (a re-entrant lock): a side
+    builds its tilt table and read-backs on first use, and threads that
+    query one composition (or its two directions at once) must not extend
+    the table or fill the caches at the same time."""
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return cast(_Method, run)
+
+
 class ComposedSide:
     """One direction and one side (upper or lower) of a composition: the parts
     ((GridPMF, times) pairs) and their compositions read back at the tilts
@@ -97,6 +114,7 @@ class ComposedSide:
 
     def __init__(self, parts: Any, h: Any, upper: Any, transforms: Any = None) -> None:
         self.parts, self.h, self.upper = tuple(parts), h, bool(upper)
+        self._lock = threading.RLock()
         self._readbacks: Dict[Any, Any] = {}
         self._transforms = transforms   # the parts' transforms kept (Spectrum.multiply)
         self._outside = None            # the Chernoff table of the untilted composition
@@ -109,6 +127,7 @@ class ComposedSide:
         self._done = self._empty
         self._extend()
 
+    @_locked
     def _extend(self) -> Any:
         """One more tilt in the table (False when the table is complete: the
         tilted loss has collapsed onto the top of the support)."""
@@ -160,6 +179,7 @@ class ComposedSide:
     def means(self) -> Any:
         return np.array(self._means)
 
+    @_locked
     def tilt_for_eps(self, eps: Any) -> Any:
         """Index of the tilt for each eps: the tilted mean nearest to it (0 below
         the mean, and for eps = +-inf: the limits are the same at every tilt)."""
@@ -185,6 +205,7 @@ class ComposedSide:
         return (self._log_mgf[q] - theta * self._means[q]
                 - math.log(max(std, self.h) * math.sqrt(2.0 * math.pi) * theta * (theta + 1.0)))
 
+    @_locked
     def tilt_for_log_delta(self, log_target: Any) -> Any:
         """Index of the tilt for a target ln delta: the tilt at the saddle-point
         estimate of its eps (the table grows until the estimate passes the
@@ -204,6 +225,7 @@ class ComposedSide:
         eps = self._means[q] + min(max(frac, 0.0), 1.0) * (self._means[q + 1] - self._means[q])
         return int(self.tilt_for_eps(eps))
 
+    @_locked
     def readback(self, q: Any) -> Any:
         """The composition read back at tilt q (computed once)."""
         rb = self._readbacks.get(q)
@@ -224,11 +246,13 @@ class ComposedSide:
             rb = self._readbacks[q] = spectrum.read_back(self.upper, self._outside)
         return rb
 
+    @_locked
     def estimate(self, log_target: Any) -> float:
         """The saddle-point estimate of the eps at which this side's delta is
         e^log_target: the tilted mean of its tilt (tilt_for_log_delta)."""
         return float(self._means[self.tilt_for_log_delta(float(log_target))])
 
+    @_locked
     def chernoff_log_delta(self, eps: Any) -> Any:
         """An upper bound of ln delta at each eps of the measure this side
         composes (an upper side's: of the true curve too), from the tilt
@@ -258,6 +282,7 @@ class ComposedSide:
         with np.errstate(divide="ignore", over="ignore"):
             return np.logaddexp(bound, math.log(inf) if inf > 0 else -math.inf)
 
+    @_locked
     def log_delta(self, eps: Any) -> Any:
         """ln delta at each eps: the read-back at the eps's tilt; at eps = +inf the
         composition's mass at +inf itself (the limit of every tilt's bound)."""
@@ -273,6 +298,7 @@ class ComposedSide:
             out[sel] = self.readback(int(k)).log_delta(eps[sel])
         return out
 
+    @_locked
     def epsilon(self, log_target: Any) -> Any:
         """The smallest eps with this side's delta <= e^log_target (upper side:
         rounded up; lower side: lowered by 1e-12 relative, a lower bound of the
@@ -303,6 +329,7 @@ class ComposedSide:
             out.flat[i] = eps
         return out
 
+    @_locked
     def missing_readbacks(self) -> List[int]:
         """The tilts ``assembled`` would still read back (the tilt table, cheap
         next to the read-backs, is completed first)."""
@@ -312,6 +339,7 @@ class ComposedSide:
             pass
         return [q for q in range(len(self._thetas)) if q not in self._readbacks]
 
+    @_locked
     def assembled(self) -> Any:
         """One measure on the union of the windows of every tilt: per grid point
         the tightest bound any tilt gives (each is a bound by itself), the mass
@@ -605,8 +633,13 @@ class ComposedSides(dict):  # type: ignore[type-arg]  # {(direction, upper): Com
     def __init__(self, brackets: Any, h: Any, transforms: Any = None) -> None:
         super().__init__()
         self.brackets, self.h, self.transforms = brackets, h, transforms
+        self._lock = threading.RLock()
 
+    @_locked
     def __missing__(self, key: Any) -> Any:
+        built = dict.get(self, key)
+        if built is not None:                   # (by another thread, while this one waited)
+            return built
         direction, upper = key
         grids = [((b.upper if upper else b.lower)(direction), k) for b, k in self.brackets]
         other = ("minus" if direction == "plus" else "plus", upper)
