@@ -33,6 +33,7 @@ MECHANISMS = ("laplace.h", "geometric.h", "gaussian.h", "dp.h")
 # layer and the layers below, never above.
 LAYERS = [
     ("bottom", ("statpriv._validate", "statpriv._progress", "statpriv._lazy", "statpriv._xprec",
+                "statpriv._threads",
                 "statpriv._connect_dots",
                 "statpriv._core", "statpriv._csrc", "statpriv.oracle", "statpriv.reference")),
     ("curve", ("statpriv.curve",)),

@@ -47,7 +47,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from statpriv import _connect_dots, _lazy, _progress
+from statpriv import _connect_dots, _lazy, _progress, _threads
 from statpriv.laws import pld as _pld
 from statpriv.laws.pair import LawSource
 
@@ -502,10 +502,31 @@ class Bracket:
             self._evaluated[key] = _evaluate(source, self._tops[direction], self.h)
         return self._evaluated[key]
 
-    def _values(self, sources: Any, d: Any) -> Any:
+    def _both(self, sources: Any, d: Any, mid: bool) -> Any:
+        """The two directions' evaluations (key (id, "mid") for the midpoints),
+        the other direction's in a second thread where both are missing and
+        the sources differ (the compiled sums run without the GIL)."""
         other = "minus" if d == "plus" else "plus"
-        return _values(self.evaluated(sources[d], d), self.evaluated(sources[other], other),
-                       self.h)
+        run = _evaluate_mid if mid else _evaluate
+        jobs = [((id(sources[x]), "mid") if mid else id(sources[x]), sources[x], x)
+                for x in (d, other)]
+        missing = [job for job in jobs if job[0] not in self._evaluated]
+        if len(missing) == 2 and sources[d] is not sources[other]:
+            (key_a, src_a, dir_a), (key_b, src_b, dir_b) = missing
+            second = _threads.in_thread(run, src_b, self._tops[dir_b], self.h)
+            try:
+                first = run(src_a, self._tops[dir_a], self.h)
+            finally:
+                value = second()
+            self._evaluated[key_a], self._evaluated[key_b] = first, value
+        for key, src, x in missing:
+            if key not in self._evaluated:
+                self._evaluated[key] = run(src, self._tops[x], self.h)
+        return self._evaluated[jobs[0][0]], self._evaluated[jobs[1][0]]
+
+    def _values(self, sources: Any, d: Any) -> Any:
+        own, other = self._both(sources, d, False)
+        return _values(own, other, self.h)
 
     def _mid_values(self, sources: Any, d: Any) -> Any:
         """The values inside the cells (_mid_values), or None where a source
@@ -513,13 +534,7 @@ class Bracket:
         other = "minus" if d == "plus" else "plus"
         if not all(getattr(sources[x], "exact_between", False) for x in (d, other)):
             return None
-        mids = {}
-        for x in (d, other):
-            key = (id(sources[x]), "mid")
-            if key not in self._evaluated:
-                self._evaluated[key] = _evaluate_mid(sources[x], self._tops[x], self.h)
-            mids[x] = self._evaluated[key]
-        return _mid_values(mids[d], mids[other])
+        return _mid_values(*self._both(sources, d, True))
 
     def _side(self, which: Any, d: Any) -> Any:
         sources = self._uppers if which == "upper" else self._lowers

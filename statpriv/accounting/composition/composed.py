@@ -6,7 +6,6 @@ from __future__ import annotations
 
 
 import math
-import threading
 import time
 from typing import (Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast,
                     overload)
@@ -14,7 +13,7 @@ from typing import (Any, Callable, Dict, List, Optional, Sequence, Tuple, Union,
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from statpriv import _core, _validate
+from statpriv import _core, _threads, _validate
 from statpriv.curve import PrivacyCurve, Reference
 from statpriv.laws import pld as _pld
 
@@ -312,27 +311,6 @@ def _beside(first: Any, other: Any, log_target: Any) -> bool:
     return not bool(np.all(_within(other, finite, np.full(finite.shape, estimate))))
 
 
-def _in_thread(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
-    """fn(*args) started in a new thread; the returned function waits for it
-    and gives its value (or raises its exception)."""
-    box: Dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = fn(*args)
-        except BaseException as err:        # noqa: BLE001 - re-raised by the caller
-            box["error"] = err
-    thread = threading.Thread(target=run, name="statpriv-direction", daemon=True)
-    thread.start()
-
-    def result() -> Any:
-        thread.join()
-        if "error" in box:
-            raise box["error"]
-        return box["value"]
-    return result
-
-
 def _bracket_of_max(side_value: Any, names: Any, x: Any, within: Any = None,
                     beside: Any = None, upper_only: bool = False) -> Any:
     """(lower, upper) of the larger of the directions' values at each x, where
@@ -357,7 +335,7 @@ def _bracket_of_max(side_value: Any, names: Any, x: Any, within: Any = None,
     ``upper_only``: (None, upper), no lower side."""
     uppers: List[Any] = []
     if len(names) == 2 and beside is not None and beside(names[0], names[1], x):
-        other = _in_thread(side_value, names[1], True, x)
+        other = _threads.in_thread(side_value, names[1], True, x)
         try:
             uppers.append(np.asarray(side_value(names[0], True, x), dtype=np.float64))
         finally:
