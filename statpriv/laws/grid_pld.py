@@ -118,6 +118,11 @@ class GridPMF(collections.namedtuple("GridPMF", "offset mass infinity")):
         with np.errstate(divide="ignore"):
             return np.log(self.mass)
 
+    @functools.cached_property
+    def empty(self) -> bool:
+        """True when no finite loss has mass (all of it at +inf, or none)."""
+        return bool(self.mass.size == 0 or not np.any(self.mass > 0))
+
 
 class CurveSource:
     """One direction of a curve core as a delta source of a Bracket: ``delta(eps)``

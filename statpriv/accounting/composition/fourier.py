@@ -123,7 +123,7 @@ def tilted_stats(parts: Any, thetas: Any, h: Any, moments: Any = True) -> Any:
     thetas = np.atleast_1d(np.asarray(thetas, dtype=np.float64))
     lam, mean, var = np.zeros(thetas.size), np.zeros(thetas.size), np.zeros(thetas.size)
     for grid, times in parts:
-        if grid.mass.size == 0 or not np.any(grid.mass > 0):
+        if grid.empty:
             return np.full(thetas.size, -np.inf), np.full(thetas.size, np.nan), \
                 np.full(thetas.size, np.nan)
         lz, m, v = _tilted_sums(grid, h, thetas, moments)
@@ -305,7 +305,7 @@ class Spectrum:
         state = dict(self.__dict__)
         del state["plan"]
         state["parts"] = self.parts + ((grid, times),)
-        if grid.mass.size == 0 or not np.any(grid.mass > 0):
+        if grid.empty:
             state["product"] = np.zeros_like(self.values)
             state["log_z"] = -math.inf
             return Spectrum(p, _state=state)

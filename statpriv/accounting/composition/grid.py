@@ -121,7 +121,7 @@ class ComposedSide:
         self._top = sum(t * (g.offset + g.mass.size - 1) for g, t in self.parts) * h
         self._thetas, self._means, self._log_mgf, self._stds = [], [], [], []
         # a part with no finite mass: the composition is all at +inf
-        self._empty = any(g.mass.size == 0 or not np.any(g.mass > 0) for g, _ in self.parts)
+        self._empty = any(g.empty for g, _ in self.parts)
         if self._empty:
             self._thetas, self._means, self._log_mgf, self._stds = [0.0], [0.0], [0.0], [0.0]
         self._done = self._empty
