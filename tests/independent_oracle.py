@@ -2027,7 +2027,9 @@ def _tail_delta_by_ratios(N, rho, g, eps, direction):
     """ln delta of a large iid count from its definition, summed from the
     threshold outward with exact pmf ratios Z(k)/Z(k-1) = (N-k+1) rho / (k (1-rho))
     at 50 digits, relative to Z at the first positive term, until the terms
-    are below 1e-30 of the sum (they fall like a Gaussian tail).  Plus: terms
+    are below 1e-45 of the sum (they fall like a Gaussian tail: what is left
+    is a few times the last term; a stop at 1e-30 showed beside Arb's
+    intervals, ~3e-30 relative).  Plus: terms
     P(k) - e^eps Q(k) = g Z(k-1) + (1-g-e^eps) Z(k) for k >= k0 (the first k with
     P/Q(k) > e^eps, Smith's P/Q increasing); minus: Q(k) - e^eps P(k) for
     k <= k1 (the last k with Q/P(k) > e^eps)."""
@@ -2052,7 +2054,7 @@ def _tail_delta_by_ratios(N, rho, g, eps, direction):
         term = term_of(zprev, z)
         assert term > 0
         total += term
-        if term < total * mpmath.mpf(10) ** -30:
+        if term < total * mpmath.mpf(10) ** -45:
             return lz + mpmath.log(total)
         k += step
         if step > 0:
@@ -2102,12 +2104,15 @@ def gaussian_log_delta_mp(P, Q, sigma, eps, plus):
             return mpmath.inf if fb == 0 else (-mpmath.inf if fa == 0 else mpmath.log(fa / fb) - eps)
 
         sgn = 1 if plus else -1
-        step = max(sigma, 1)
+        # (mpmath numbers from the start: with integer ends the bisection ran in
+        # Python floats and stopped at 1e-16 of the crossing, and x - k in floats
+        # moved each atom's argument differently -- ~1e-18 relative in delta)
+        step = mpmath.mpf(max(sigma, 1))
         hi = (atoms[-1] if plus else atoms[0]) + sgn * step
         while h(hi) <= 0:
             step *= 2
             hi += sgn * step
-        step = max(sigma, 1)
+        step = mpmath.mpf(max(sigma, 1))
         lo = (atoms[0] if plus else atoms[-1]) - sgn * step
         while h(lo) > 0:
             step *= 2
