@@ -387,6 +387,18 @@ def test_both_directions_read_back_in_two_threads_give_the_same_bits(monkeypatch
     assert all(np.array_equal(a, b) for a, b in zip(got[1], want[1]))
 
 
+def test_no_second_thread_once_every_tilt_is_read_back(monkeypatch):
+    from statpriv.accounting.composition import composed
+    curve = statpriv.compose(statpriv.counting(10 ** 4, 0.3), times=200)
+    first = (curve.epsilon(1e-6), curve.delta(0.3), curve.epsilon_bounds(1e-6))
+    started = []
+    monkeypatch.setattr(composed._threads, "in_thread",
+                        lambda *args: started.append(args) or (lambda: None))
+    # (the same queries again: their tilts are read back, nothing to share out)
+    again = (curve.epsilon(1e-6), curve.delta(0.3), curve.epsilon_bounds(1e-6))
+    assert not started and again == first
+
+
 def test_one_fresh_composition_queried_from_many_threads():
     from concurrent.futures import ThreadPoolExecutor
 

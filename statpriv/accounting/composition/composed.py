@@ -121,10 +121,12 @@ class ComposedCurve(PrivacyCurve):
         flat = arr.ravel()
         # (a scalar through libm's exp, an array through numpy's: as the
         # curve's own delta, so that upper == delta(eps) to the bit)
+        sides = self._grid_sides
         bounds = tuple(math.exp(float(e[0])) if arr.ndim == 0 else np.exp(e).reshape(arr.shape)
                        for e in _bracket_of_max(
-                           lambda d, upper, x: self._grid_sides[(d, upper)].log_delta(x),
-                           names, flat))
+                           lambda d, upper, x: sides[(d, upper)].log_delta(x), names, flat,
+                           beside=lambda a, b, x: _beside(sides[(a, True)], sides[(b, True)],
+                                                          eps=x)))
         return cast(_Bounds, bounds)
 
     @overload
@@ -257,14 +259,25 @@ class ComposedCurve(PrivacyCurve):
 
 
 def _epsilon_bracket(sides: Any, names: Any, logs: Any, upper_only: bool = False) -> Any:
-    """_bracket_of_max of the grid sides' epsilon at each ln target: the
-    direction estimated largest read back first, another one skipped where
-    Chernoff's bound already places it below (``_within``), or read back
-    beside the first in a second thread where it will be needed
-    (``_beside``)."""
-    return _bracket_of_max(lambda d, upper, x: sides[(d, upper)].epsilon(x),
-                           _largest_first(sides, names, logs), logs,
-                           within=lambda d, x, eps: _within(sides[(d, True)], x, eps),
+    """_bracket_of_max of the grid sides' epsilon at each ln target: where an
+    upper side has a tilt still to read back, the direction estimated
+    largest read back first, another one skipped where Chernoff's bound
+    already places it below (``_within``), or read back beside the first in
+    a second thread where it will be needed (``_beside``); where every tilt
+    asked for is read back already, the directions one after the other
+    (microseconds each: no estimate, bound or thread pays)."""
+    def side_value(d: str, upper: bool, x: Any) -> Any:
+        return sides[(d, upper)].epsilon(x)
+    finite = logs[np.isfinite(logs) & (logs < 0.0)]
+    if len(names) < 2 or finite.size == 0 or not any(
+            sides[(d, True)].pending(log_target=finite) for d in names):
+        return _bracket_of_max(side_value, names, logs, upper_only=upper_only)
+
+    def within(d: str, x: Any, eps: Any) -> Any:
+        side = sides[(d, True)]
+        return (_within(side, x, eps) if side.pending(log_target=x[np.isfinite(x) & (x < 0.0)])
+                else np.zeros(np.shape(x), dtype=bool))
+    return _bracket_of_max(side_value, _largest_first(sides, names, logs), logs, within=within,
                            beside=lambda a, b, x: _beside(sides[(a, True)], sides[(b, True)], x),
                            upper_only=upper_only)
 
@@ -294,18 +307,26 @@ def _within(side: Any, log_target: Any, eps: Any) -> Any:
     return out
 
 
-def _beside(first: Any, other: Any, log_target: Any) -> bool:
+def _beside(first: Any, other: Any, log_target: Any = None, eps: Any = None) -> bool:
     """Whether ``other``'s upper side is read back in a second thread while
-    ``first``'s is: where the two share no part measure (each has its own
-    tilts, read-backs and entries in the transforms' cache; the transforms,
-    the power and the kernels run without the GIL) and Chernoff's bound of
-    ``other`` at ``first``'s estimated eps does not place it below (it will
-    be read back anyway: both directions of an asymmetric count)."""
-    finite = log_target[np.isfinite(log_target) & (log_target < 0.0)]
-    if first is other or finite.size == 0:
+    ``first``'s is, for a query of epsilon at ``log_target`` (or of delta at
+    ``eps``): where the two share no part measure (each has its own tilts,
+    read-backs and entries in the transforms' cache; the transforms, the
+    power and the kernels run without the GIL), both have a tilt still to
+    read back (else the query takes microseconds, less than a thread's
+    start), and, for epsilon, Chernoff's bound of ``other`` at ``first``'s
+    estimated eps does not place it below (it will be read back anyway: both
+    directions of an asymmetric count)."""
+    if first is other:
         return False
     mine = {id(g) for g, _ in first.parts}
     if any(id(g) in mine for g, _ in other.parts):
+        return False
+    if eps is not None:
+        return bool(first.pending(eps=eps) and other.pending(eps=eps))
+    finite = log_target[np.isfinite(log_target) & (log_target < 0.0)]
+    if finite.size == 0 or not (first.pending(log_target=finite)
+                                and other.pending(log_target=finite)):
         return False
     estimate = first.estimate(float(np.max(finite)))
     return not bool(np.all(_within(other, finite, np.full(finite.shape, estimate))))

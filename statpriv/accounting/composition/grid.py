@@ -247,6 +247,20 @@ class ComposedSide:
         return rb
 
     @_locked
+    def pending(self, eps: Any = None, log_target: Any = None) -> bool:
+        """Whether a query of delta at ``eps`` (or of epsilon at ``log_target``)
+        would read back a tilt not read back yet (the work worth a second
+        thread; a query of read-back tilts takes microseconds)."""
+        if self._empty:
+            return 0 not in self._readbacks
+        if eps is not None:
+            finite = np.asarray(eps, dtype=np.float64)
+            tilts = set(self.tilt_for_eps(finite[np.isfinite(finite)]).tolist())
+        else:
+            tilts = {self.tilt_for_log_delta(float(t)) for t in np.ravel(log_target)}
+        return any(int(q) not in self._readbacks for q in tilts)
+
+    @_locked
     def estimate(self, log_target: Any) -> float:
         """The saddle-point estimate of the eps at which this side's delta is
         e^log_target: the tilted mean of its tilt (tilt_for_log_delta)."""
