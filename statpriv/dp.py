@@ -30,7 +30,7 @@ from typing import Any, Optional, Tuple, Type, Union, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from statpriv import _validate
+from statpriv import _validate, _xprec
 from statpriv.curve import PrivacyCurve
 from statpriv.curve.recipe import factory
 from statpriv.laws import pair_curve
@@ -309,7 +309,11 @@ def randomized_response(eps0: float, k: int = 2) -> PrivacyCurve:
     log_p = [eps0 - log_z, -log_z] + ([math.log(k - 2) - log_z] if k > 2 else [])
     log_q = [-log_z, eps0 - log_z] + log_p[2:]
     lp, lq = np.array(log_p), np.array(log_q)
-    return pair_curve(laws_from_log_pmfs(lp, lq, 0),
+    ratios = (1, -1, 0)                     # ln P/Q of each report: eps0, -eps0, 0
+
+    def log_ratio(i: int) -> Any:
+        return ratios[i] * _xprec.mpf_exact(eps0)
+    return pair_curve(laws_from_log_pmfs(lp, lq, 0, log_ratio=log_ratio),
                       lambda eps, direction: _rr_reference(eps0, k, eps, direction),
                       f"DP randomized response eps0={eps0}, k={k}",
                       certified=lambda: _rr_certified(eps0, k))

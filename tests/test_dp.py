@@ -300,3 +300,28 @@ def test_old_parameter_names_still_work_with_a_warning():
         old = curve.to_dp_accounting(1e-3, tail_mass=1e-12)
     new = curve.to_dp_accounting(1e-3, tail_mass_truncation=1e-12)
     assert old.get_delta_for_epsilon(0.2) == new.get_delta_for_epsilon(0.2)
+
+
+@pytest.mark.parametrize("eps0, k, eps", [
+    (1e-17, 2, 0.0),                                          # the zero point 1e-17
+    (1e-300, 3, 0.0),
+    (0.0010614530410602847, 763861, 0.0010426794174038456),   # eps just below eps0
+    (0.007532221653987845, 2, 0.007530229155928358),
+    (5.0, 10 ** 12, 4.999999999999),
+])
+def test_randomized_response_near_its_zero_point_from_the_exact_ratio(eps0, k, eps):
+    # ln P/Q of the reports is eps0, -eps0, 0 exactly (the rounded logs
+    # e^eps0 / Z and 1 / Z differ by it only to an ulp of ln Z: 1e-16, all of
+    # eps0 = 1e-17, and a 1.9e-11 error at the third row)
+    curve = statpriv.dp.randomized_response(eps0, k)
+    with mpmath.workdps(60):
+        e0, e = mpmath.mpf(eps0), mpmath.mpf(eps)
+        # (e^eps0 - e^eps) / (e^eps0 + k - 1), eps >= 0
+        truth = mpmath.exp(e) * mpmath.expm1(e0 - e) / (mpmath.exp(e0) + k - 1)
+    for direction in ("plus", "minus"):
+        got = float(getattr(curve, f"log_delta_{direction}")(eps))
+        assert abs(got - float(mpmath.log(truth))) <= 1e-12 * abs(float(mpmath.log(truth)))
+    # epsilon at that delta is not below the eps that gives it
+    target = float(truth)
+    found = curve.epsilon(target)
+    assert curve.delta(found) <= target

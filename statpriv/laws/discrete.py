@@ -61,14 +61,21 @@ def _mp_log_total(arr: Any) -> Any:
     return mpmath.log(mpmath.fsum(mpmath.exp(_xprec.mpf_exact(x)) for x in near))
 
 
-def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = False) -> Any:
+def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = False,
+                       log_ratio: Any = None) -> Any:
     """Laws of two validated float64 (or long double: the entries taken as
     exact binary values either way) log-pmf arrays of equal length (each
     summing to 1 within SUM_TOLERANCE): normalised, sorted by ln P/Q, the
     extreme and threshold-critical ratios refined; ``given`` keeps the
     arrays as given (read-only) with their first outcome ``start``.
     ``equal_totals``: lq holds the same atoms as lp, moved (a shifted law):
-    the two sums are equal and their normalising shift is 0 exactly."""
+    the two sums are equal and their normalising shift is 0 exactly.
+    ``log_ratio``: where the laws have a closed form, ``log_ratio(i)`` is
+    ln P(i)/Q(i) of outcome i exactly (an mpmath number at the current
+    precision): the ratios, their order and their refinement come from it,
+    not from the rounded logs (whose difference is the ratio only to an ulp
+    of the normaliser: randomized response's e^eps0 / Z against 1 / Z puts
+    its zero point 1e-16 off, all of eps0 = 1e-17)."""
     total_p = log_total("log_p", lp)
     total_q = total_p if equal_totals else log_total("log_q", lq)
 
@@ -78,8 +85,13 @@ def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = Fal
     # noiseless pair kernel does not need consecutive atoms)
     cp = lp[live].astype(ld) - total_p
     cq = lq[live].astype(ld) - total_q
-    with np.errstate(invalid="ignore"):
-        lr = (lp[live].astype(ld) - lq[live].astype(ld)) - (total_p - total_q)
+    import mpmath
+    if log_ratio is not None:
+        with mpmath.workdps(60):
+            lr = np.array([_xprec.long_double(log_ratio(int(j))) for j in live], dtype=ld)
+    else:
+        with np.errstate(invalid="ignore"):
+            lr = (lp[live].astype(ld) - lq[live].astype(ld)) - (total_p - total_q)
     lr[np.isneginf(cp)] = -np.inf
     lr[np.isneginf(cq) & np.isfinite(cp)] = np.inf
     # The hockey-stick sums do not depend on the order of the atoms: sorted
@@ -89,7 +101,6 @@ def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = Fal
     live, cp, cq, lr = live[order], cp[order], cq[order], lr[order]
 
     lr_lo = None
-    import mpmath
     # digits: 45 beyond the smallest |extreme log ratio| (a zero point near
     # eps = 0 needs ln P/Q to 1e-45 of itself, not of the O(1) logs it comes from)
     finite_lr = lr[np.isfinite(lr)].astype(np.float64)
@@ -113,6 +124,8 @@ def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = Fal
                 a, b = lp[live[i]], lq[live[i]]
                 if a == -math.inf or b == -math.inf:
                     return mpmath.mpf("-inf") if a == -math.inf else mpmath.mpf("inf")
+                if log_ratio is not None:
+                    return log_ratio(int(live[i]))
                 return _xprec.mpf_exact(a) - _xprec.mpf_exact(b) - shift
 
             lr_lo = refine.refine_log_ratio(cp, cq, lr, err, exact)
