@@ -71,12 +71,14 @@ KINDS = ("binomial", "per_record", "subsample", "poisson", "secret",
 # correlated_counts, the whole lattice: small n), corr_window: k = 2 on the window
 # of the lattice (forced at small n, and at n beyond the route switch with answer
 # vectors on two cells; corr_window_tiny the same with a cell at 1e-17 or below
-# beside a large one), against the multinomial split of the others.
+# beside a large one), against the multinomial split of the others; kanon_residue:
+# k-anonymity (either bound) with the source and target categories summing to 1
+# in floats, the third category's probability the rounding residue.
 NEW_KINDS = ("pk_worst", "pk_bracket", "pk_blanket", "thr_active", "thr_passive",
              "kanon_lower", "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact",
              "compose_grid", "compose_mix", "compose_sampled", "with_replacement",
              "dp_rr", "dp_rr_tiny", "rr_compose", "corr_lattice", "corr_window",
-             "corr_window_tiny")
+             "corr_window_tiny", "kanon_residue")
 ALL_KINDS = KINDS + NEW_KINDS
 
 EDGE_PIS = (0.0, 1.0, 5e-324, 1e-300, 1e-17, 1e-9, 1.0 - 2.0 ** -53, 1.0 - 1e-9, 0.5)
@@ -1315,7 +1317,7 @@ def _draw_new(rng, kind):
                 f"attacker={attacker!r})")
         return Case(kind, expr, orc, draw_eps(rng, scale, _finite_zero(orc)), REL_NOISELESS,
                     info=dict(n=n))
-    if kind in ("kanon_lower", "kanon_upper"):
+    if kind in ("kanon_lower", "kanon_upper", "kanon_residue"):
         n = rng.choice([1, 2, rng.randint(1, 45)])
         edge = (5e-324, 1e-300, 1e-17, 0.0, 0.5, 1.0 - 2.0 ** -53, 2.0 ** -53)
         for _ in range(50):
@@ -1327,9 +1329,9 @@ def _draw_new(rng, kind):
                 break
         else:
             pa, pb = 0.25, 0.5
-        # the two categories summing to 1 in floats, the third one's probability
-        # the rounding residue 1 - pa - pb (given explicitly: 0 to ~1e-17)
-        residue_edge = rng.random() < 0.2
+        # kanon_residue: the two categories summing to 1 in floats, the third one's
+        # probability the rounding residue 1 - pa - pb (given explicitly: 0 to ~1e-17)
+        residue_edge = kind == "kanon_residue"
         if residue_edge:
             pa = rng.choice((1.0 / 3.0, 0.1, 0.7, rng.random(), 10 ** rng.uniform(-17, 0)))
             pb = 1.0 - pa
@@ -1350,7 +1352,8 @@ def _draw_new(rng, kind):
         perm = [probs[i] for i in order]
         source, target = order.index(0), order.index(1)
         k = rng.choice([1, 2, n, n + 1, rng.randint(1, n + 2), rng.randint(1, 5)])
-        bound = "lower" if kind == "kanon_lower" else "upper"
+        bound = ("lower" if kind == "kanon_lower" else "upper" if kind == "kanon_upper"
+                 else rng.choice(("lower", "upper")))
         expr = (f"statpriv.k_anonymity({n}, {perm!r}, {k}, source={source}, "
                 f"target={target}).{bound}")
         orc = O.k_anonymity(n, pa, pb, k, bound)

@@ -87,6 +87,11 @@ OPEN_NEW_KINDS = {
     # [0, 0, 1e-300, 1], target=((0, 0), (0, 1))).delta_plus(700)), far above its
     # promised upper curve (never below the truth, so no under-report)
     "corr_window_tiny": "window route: delta = 1 where the truth is < 1e-300 (tiny cells)",
+    # k-anonymity with pa + pb = 1 in floats and the third category the residue:
+    # e.g. k_anonymity(19, [7.551761798074345e-17, 0.9999999999999999,
+    # 3.5504684481772205e-17], 2, source=2, target=1).upper.log_delta_plus(1e4)
+    # reads -661.26385823, the truth -661.26338232 (4.8e-4 below)
+    "kanon_residue": "pa + pb = 1 with a residue third category: delta under-reported",
 }
 
 # a cheap slice of the new kinds in the default run (1 curve each, all checks):
