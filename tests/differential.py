@@ -63,9 +63,22 @@ KINDS = ("binomial", "per_record", "subsample", "poisson", "secret",
 # sampled Gaussian mechanism, with Gaussian mechanisms: the same checks against
 # the nested quadrature of the product laws); with_replacement (a count over m
 # draws with replacement, small n and m) against the draws' multinomial split.
+# dp_rr: k-ary randomized response (eps0 >= 1e-3, 0 included), alone or run on a
+# Poisson or fixed-size sample, against its explicit laws; dp_rr_tiny the same at
+# eps0 in (0, 1e-3) (5e-324 and 1e-300 among the draws); rr_compose: exact
+# compositions of two randomized responses, or of one with a small count;
+# corr_lattice: k <= 4 counts on the same correlated records (statpriv.
+# correlated_counts, the whole lattice: small n), corr_window: k = 2 on the window
+# of the lattice (forced at small n, and at n beyond the route switch with answer
+# vectors on two cells; corr_window_tiny the same with a cell at 1e-17 or below
+# beside a large one), against the multinomial split of the others; kanon_residue:
+# k-anonymity (either bound) with the source and target categories summing to 1
+# in floats, the third category's probability the rounding residue.
 NEW_KINDS = ("pk_worst", "pk_bracket", "pk_blanket", "thr_active", "thr_passive",
              "kanon_lower", "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact",
-             "compose_grid", "compose_mix", "compose_sampled", "with_replacement")
+             "compose_grid", "compose_mix", "compose_sampled", "with_replacement",
+             "dp_rr", "dp_rr_tiny", "rr_compose", "corr_lattice", "corr_window",
+             "corr_window_tiny", "kanon_residue")
 ALL_KINDS = KINDS + NEW_KINDS
 
 EDGE_PIS = (0.0, 1.0, 5e-324, 1e-300, 1e-17, 1e-9, 1.0 - 2.0 ** -53, 1.0 - 1e-9, 0.5)
@@ -147,7 +160,8 @@ class Case:
     rel: float
     redrawn: int = 0
     info: dict = field(default_factory=dict)
-    mode: str = "exact"        # "upper": only an under-report fails (+ delta_bounds)
+    mode: str = "exact"        # "upper": only an under-report fails (+ delta_bounds);
+    #                            "window": an upper curve below WINDOW_EXACT_FROM
 
 
 def _count_law(rng, small, kind=None):
@@ -505,6 +519,8 @@ def check_values(res, case, curve, eps, direction, truth, source="mpmath"):
         ok = not under and label != "nan"
         if "bounds" in case.info:
             _bounds_check(res, case, curve, eps, direction, truth)
+    elif case.mode == "window" and not ok and not under and label != "nan":
+        ok = _within_window_tail(float(ours), truth, case.rel)
     if label == "rel":
         res.max_rel = max(res.max_rel, abs(err))
     elif label == "log":
@@ -514,6 +530,23 @@ def check_values(res, case, curve, eps, direction, truth, source="mpmath"):
             res.under += 1
         _fail(res, case, call, ours, truth, f"err {err:.3g} ({label})" if label in
               ("rel", "log") else label, under)
+
+
+# correlated_counts' window route (k = 2 beyond the whole lattice's budget) adds
+# the mass outside its box to delta, at most e^-160 = 3.2e-70 (WINDOW_TAIL): its
+# promise is 1e-12 relative wherever delta >= 1e13 times that (WINDOW_EXACT_FROM),
+# and below, an upper curve (never below the truth) staying below that level
+WINDOW_TAIL = mpf("3.3e-70")
+WINDOW_EXACT_FROM = 1e13 * WINDOW_TAIL
+
+
+def _within_window_tail(ours_log, truth, rel):
+    """A window-route delta (ln) where the truth is below WINDOW_EXACT_FROM: in
+    [truth (1 - rel), WINDOW_EXACT_FROM]."""
+    if not isinstance(truth, mpf) or ours_log == math.inf or truth >= WINDOW_EXACT_FROM:
+        return False
+    ours = mpmath.exp(mpf(ours_log)) if ours_log > -math.inf else mpf(0)
+    return truth * (1 - mpf(rel)) <= ours <= WINDOW_EXACT_FROM
 
 
 class ArbTruth:
@@ -755,7 +788,8 @@ def _zero_point_checks(res, case, curve):
         call = f"epsilon(0.0, direction={direction!r})"
         got, warns, exc = _call(curve, "epsilon", 0.0, direction=direction)
         res.comparisons += 1
-        bad = got < expected if case.mode == "upper" and exc is None else got != expected
+        bad = (got < expected if case.mode in ("upper", "window") and exc is None
+               else got != expected)
         if exc is not None or warns or bad:
             why = "exception" if exc is not None else ("warning" if warns else
                                                        f"expected {expected!r}")
@@ -807,7 +841,8 @@ def _epsilon_checks(res, case, curve, rng):
             # a grid composition is tight to its bracket, not to 1e-9: its lower end
             # must be at or below the true eps (the true delta there at least d)
             _epsilon_bounds_check(res, case, curve, d, direction)
-        elif below is not None and below <= d:
+        elif below is not None and below <= d and not (case.mode == "window"
+                                                        and d < WINDOW_EXACT_FROM):
             res.not_tight += 1
             res.not_tight_cases.append(f"[{case.kind}] {case.expr}.{call} -> {e!r}: "
                                        f"true delta at eps(1-1e-9) = {mpmath.nstr(below, 12)}")
@@ -1050,9 +1085,197 @@ def _draw_with_replacement(rng):
                 REL_NOISELESS)
 
 
+RR_EPS0S = (0.0, 1e-3, 0.5, 1.0, 40.0, 39.99999999999999, 700.0)
+RR_TINY_EPS0S = (5e-324, 1e-300, 1e-17, 1e-9, 1e-6, 2.0 ** -52)
+RR_KS = (2, 2, 3, 10 ** 12, 10 ** 12 - 1)
+RR_QS = (1e-9, 1e-4, 0.01, 0.5, 0.99, 1.0 - 1e-9, 1.0)
+
+
+def _draw_rr_curve(rng, tiny=False):
+    """(expr, oracle, eps0) of a k-ary randomized response: eps0 at 0, 40 and
+    700 among the draws (tiny: in (0, 1e-3), 5e-324 among them), k = 2, a few
+    and up to 10^12."""
+    if tiny:
+        eps0 = rng.choice(RR_TINY_EPS0S) if rng.random() < 0.5 else 10.0 ** rng.uniform(-16, -3)
+    else:
+        eps0 = rng.choice(RR_EPS0S) if rng.random() < 0.4 else 10.0 ** rng.uniform(-3, 1.7)
+    r = rng.random()
+    k = (rng.choice(RR_KS) if r < 0.5 else rng.randint(2, 60) if r < 0.8
+         else int(10 ** rng.uniform(2, 12)))
+    return (f"statpriv.dp.randomized_response({eps0!r}, {k})", O.randomized_response(eps0, k),
+            eps0)
+
+
+def _draw_rr(rng, kind):
+    """dp_rr / dp_rr_tiny: randomized response alone (half the draws) or run on
+    a Poisson sample (add/remove) or a fixed-size one (replace-one), q at 1e-9,
+    1 - 1e-9 and 1 among the draws, against the sampled pair summed atom by atom."""
+    expr, orc, eps0 = _draw_rr_curve(rng, tiny=kind == "dp_rr_tiny")
+    r = rng.random()
+    scale = max(eps0, 1e-3)
+    if r >= 0.5:
+        q = rng.choice(RR_QS) if rng.random() < 0.5 else 10.0 ** rng.uniform(-6, 0)
+        sampling = "poisson" if r < 0.75 else "without_replacement"
+        expr += f".subsample({q!r}, sampling={sampling!r})"
+        orc = O.subsampled(orc, q, sampling)
+        scale = max(q * eps0, 1e-6)
+    return Case(kind, expr, orc, draw_eps(rng, scale, _finite_zero(orc)), REL_NOISELESS)
+
+
+def _draw_rr_compose(rng):
+    """rr_compose: compose(a, b, exact=True) with a a randomized response and b
+    another one, the same one (times=2) or a small count."""
+    e1, o1, _ = _draw_rr_curve(rng)
+    r = rng.random()
+    if r < 0.3:
+        args, orc = f"{e1}, times=2", O.product(o1, o1)
+    else:
+        e2, o2 = _draw_rr_curve(rng)[:2] if r < 0.7 else _small_count(rng, atoms=40)
+        args, orc = f"{e1}, {e2}", O.product(o1, o2)
+    return Case("rr_compose", f"statpriv.compose({args}, exact=True)", orc,
+                draw_eps(rng, 1.0, _finite_zero(orc)), REL_NOISELESS)
+
+
+# the largest n of the correlated kinds' whole-lattice draws, by k: the oracle's
+# multinomial split of the others over 2^k cells stays a few thousand terms
+CORR_LATTICE_N = {1: 300, 2: 40, 3: 7, 4: 5}
+CORR_CELL_EDGES = (0.0, 0.0, 1e-300, 5e-324, 1e-17, 1e-9)
+# the window route's draws: cells down to 1e-12 (corr_window) or a cell at 1e-17
+# and below beside a large one (corr_window_tiny, open: OPEN_NEW_KINDS)
+WINDOW_CELL_EDGES = (0.0, 0.0, 1e-9, 1e-12)
+WINDOW_TINY_CELLS = (1e-300, 5e-324, 1e-17, 1e-200)
+CORR_LOG_RANGE = 11000.0      # statpriv.correlated.MAX_LOG_RANGE (a documented refusal)
+
+
+def _answers(v, k):
+    return tuple((v >> (k - 1 - j)) & 1 for j in range(k))
+
+
+def _normalised(weights):
+    """The weights scaled to sum to 1, the last positive entry the complement of
+    the others (within an ulp of the sum 1)."""
+    total = math.fsum(weights)
+    probs = [w / total for w in weights]
+    last = max(i for i, p in enumerate(probs) if p > 0.0)
+    probs[last] = max(0.0, 1.0 - math.fsum(probs[:last] + probs[last + 1:]))
+    return probs
+
+
+def _draw_joint(rng, k, two_cells=False, edges=CORR_CELL_EDGES, tiny=1e-300):
+    """A law of one record's k answers (2^k floats): dense with the cells
+    ``edges`` among the draws, perfectly correlated (all 0 or all 1, one of
+    them at ``tiny`` among the draws), independent answers (a product of
+    marginals), or one certain vector; ``two_cells``: two random cells only
+    (the others 0), the smaller at ``tiny`` among the draws."""
+    size = 2 ** k
+    if two_cells:
+        p = rng.choice((0.5, tiny, 1e-9, 1.0 - 1e-9, rng.random(), 10 ** rng.uniform(-12, 0)))
+        weights = [0.0] * size
+        a, b = rng.sample(range(size), 2)
+        weights[a], weights[b] = p, 1.0 - p
+        return _normalised(weights)
+    r = rng.random()
+    if r < 0.15:
+        p = rng.choice((0.5, tiny, rng.random()))
+        weights = [0.0] * size
+        weights[0], weights[-1] = 1.0 - p, p
+        return _normalised(weights)
+    if r < 0.35:
+        margins = [rng.choice((0.5, 1e-6, rng.random(), 1 - 1e-9)) for _ in range(k)]
+        weights = [math.prod(m if a else 1.0 - m for m, a in zip(margins, _answers(v, k)))
+                   for v in range(size)]
+        return _normalised(weights)
+    if r < 0.42:
+        certain = rng.randrange(size)
+        return [float(v == certain) for v in range(size)]
+    weights = [rng.choice(edges) if rng.random() < 0.3 else rng.random()
+               for _ in range(size)]
+    if not any(w >= 1e-9 for w in weights):
+        weights[rng.randrange(size)] = 1.0
+    return _normalised(weights)
+
+
+def _fit_log_range(n, joint):
+    """n lowered until (n - 1) |ln smallest positive cell| is within statpriv's
+    documented range (beyond it correlated_counts refuses the lattice)."""
+    smallest = min(p for p in joint if p > 0.0)
+    if smallest < 1.0:
+        n = min(n, 1 + int(CORR_LOG_RANGE / -math.log(smallest)))
+    return max(n, 1)
+
+
+def _draw_target(rng, k):
+    x = tuple(rng.randint(0, 1) for _ in range(k))
+    x_prime = x
+    while x_prime == x:
+        x_prime = tuple(rng.randint(0, 1) for _ in range(k))
+    return x, x_prime
+
+
+def _draw_window_joint(rng, kind, two_cells):
+    """corr_window: cells down to 1e-12; corr_window_tiny: one cell in
+    WINDOW_TINY_CELLS beside a large one."""
+    if kind == "corr_window":
+        return _draw_joint(rng, 2, two_cells, WINDOW_CELL_EDGES, tiny=1e-12)
+    tiny = rng.choice(WINDOW_TINY_CELLS)
+    if two_cells:
+        joint = [0.0] * 4
+        a, b = rng.sample(range(4), 2)
+        joint[a], joint[b] = tiny, 1.0
+        return joint
+    joint = _draw_joint(rng, 2, edges=WINDOW_CELL_EDGES + (tiny,), tiny=tiny)
+    if min(p for p in joint if p > 0.0) > 1e-17:
+        small = min(range(4), key=lambda v: joint[v])
+        joint[small] = tiny
+        joint = _normalised(joint)
+    return joint
+
+
+def _draw_correlated(rng, kind):
+    """corr_lattice: k in [1, 4] questions, n small (whole lattice), a target pair
+    or the worst case over every pair.  corr_window(_tiny): k = 2 on the window of
+    the lattice, forced at small n (correlated._window_curves, the route's own
+    function: correlated_counts takes it from n ~ 1200 on) or at n beyond the
+    route switch (answers on two cells: the oracle's split stays n terms)."""
+    window = kind in ("corr_window", "corr_window_tiny")
+    if window and rng.random() < 0.4:
+        joint = _draw_window_joint(rng, kind, two_cells=True)
+        target = _draw_target(rng, 2) if rng.random() < 0.6 else None
+        switch = 1216 if target is not None else 1000      # the first n on the window
+        n = rng.choice((switch, switch + 1, rng.randint(switch, switch + 20),
+                        rng.randint(switch, 3000)))
+        t_expr = f", target={target!r}" if target is not None else ""
+        expr = f"statpriv.correlated_counts({n}, {joint!r}{t_expr})"
+        return Case(kind, expr, O.correlated_counts(n, joint, target),
+                    draw_eps(rng, 1.0 / math.sqrt(n)), REL_NOISELESS, mode="window")
+    k = 2 if window else rng.choice((1, 2, 2, 2, 3, 3, 4))
+    joint = _draw_window_joint(rng, kind, two_cells=False) if window else _draw_joint(rng, k)
+    top = CORR_LATTICE_N[k]
+    n = _fit_log_range(rng.choice((1, 2, top, rng.randint(1, top), rng.randint(1, top))), joint)
+    if window:
+        target = _draw_target(rng, 2)
+        expr = (f"statpriv.correlated._window_curves({n - 1}, statpriv.correlated.np.array("
+                f"{joint!r}), [{target!r}], None, 'window')[0]")
+        mode = "window"
+    else:
+        target = _draw_target(rng, k) if rng.random() < (0.7 if k == 4 else 0.5) else None
+        t_expr = f", target={target!r}" if target is not None else ""
+        expr = f"statpriv.correlated_counts({n}, {joint!r}{t_expr})"
+        mode = "exact"
+    orc = O.correlated_counts(n, joint, target)
+    return Case(kind, expr, orc, draw_eps(rng, 1.0 / math.sqrt(n), _finite_zero(orc)),
+                REL_NOISELESS, mode=mode)
+
+
 def _draw_new(rng, kind):
     if kind == "with_replacement":
         return _draw_with_replacement(rng)
+    if kind in ("dp_rr", "dp_rr_tiny"):
+        return _draw_rr(rng, kind)
+    if kind == "rr_compose":
+        return _draw_rr_compose(rng)
+    if kind in ("corr_lattice", "corr_window", "corr_window_tiny"):
+        return _draw_correlated(rng, kind)
     if kind in ("pk_worst", "pk_blanket", "pk_bracket"):
         p = _draw_p_half(rng)
         if kind == "pk_bracket":
@@ -1094,7 +1317,7 @@ def _draw_new(rng, kind):
                 f"attacker={attacker!r})")
         return Case(kind, expr, orc, draw_eps(rng, scale, _finite_zero(orc)), REL_NOISELESS,
                     info=dict(n=n))
-    if kind in ("kanon_lower", "kanon_upper"):
+    if kind in ("kanon_lower", "kanon_upper", "kanon_residue"):
         n = rng.choice([1, 2, rng.randint(1, 45)])
         edge = (5e-324, 1e-300, 1e-17, 0.0, 0.5, 1.0 - 2.0 ** -53, 2.0 ** -53)
         for _ in range(50):
@@ -1106,9 +1329,20 @@ def _draw_new(rng, kind):
                 break
         else:
             pa, pb = 0.25, 0.5
+        # kanon_residue: the two categories summing to 1 in floats, the third one's
+        # probability the rounding residue 1 - pa - pb (given explicitly: 0 to ~1e-17)
+        residue_edge = kind == "kanon_residue"
+        if residue_edge:
+            pa = rng.choice((1.0 / 3.0, 0.1, 0.7, rng.random(), 10 ** rng.uniform(-17, 0)))
+            pb = 1.0 - pa
+            if Fraction(pa) + Fraction(pb) > 1:
+                pb = math.nextafter(pb, 0.0)
         rest = float(1 - Fraction(pa) - Fraction(pb))
         others = []
-        if rng.random() < 0.5 and rest > 0:
+        if residue_edge:
+            others = [rest] if rest > 0 and Fraction(rest) == 1 - Fraction(pa) - Fraction(pb) \
+                else []
+        elif rng.random() < 0.5 and rest > 0:
             x = rest * rng.random()
             if Fraction(pa) + Fraction(pb) + Fraction(x) <= 1:
                 others = [x]
@@ -1118,7 +1352,8 @@ def _draw_new(rng, kind):
         perm = [probs[i] for i in order]
         source, target = order.index(0), order.index(1)
         k = rng.choice([1, 2, n, n + 1, rng.randint(1, n + 2), rng.randint(1, 5)])
-        bound = "lower" if kind == "kanon_lower" else "upper"
+        bound = ("lower" if kind == "kanon_lower" else "upper" if kind == "kanon_upper"
+                 else rng.choice(("lower", "upper")))
         expr = (f"statpriv.k_anonymity({n}, {perm!r}, {k}, source={source}, "
                 f"target={target}).{bound}")
         orc = O.k_anonymity(n, pa, pb, k, bound)

@@ -46,6 +46,9 @@ the eps0 where delta falls to 0, mpmath.inf if it never does):
     k_anonymity(n, pa, pb, k, bound)         k-anonymous histogram, lower / upper
     clones(n, eps0)                          shuffling by the clone reduction
     product(a, b)                            two independent discrete releases (composition)
+    randomized_response(eps0, k)             k-ary randomized response (Warner)
+    subsampled(curve, q, sampling)           a discrete release run on a Poisson / fixed-size sample
+    correlated_counts(n, joint, target)      k counts on the same correlated records
 
 Reference computations of single curves and laws from the definitions (at the end;
 plain mpmath, not the two-precision scheme above), used by the tests directly or
@@ -1750,6 +1753,170 @@ class _Product(_DiscreteCurve):
 
 def product(a, b):
     return _Product(a, b)
+
+
+class _RandomizedResponse(_DiscreteCurve):
+    """k-ary randomized response (Warner, "Randomized response: a survey technique
+    for eliminating evasive answer bias"): the report is the true value with
+    probability e^eps0 / Z and each other value with probability 1 / Z, Z = e^eps0 +
+    k - 1.  P: the target's value is a, Q: it is b; the reports a, b and each of
+    the k - 2 others (one atom each up to RR_EXPLICIT_K values; beyond, the k - 2
+    others, equally likely under P and Q, are one atom of mass (k - 2) / Z)."""
+
+    kind = "randomized_response"
+    RR_EXPLICIT_K = 50
+
+    def __init__(self, eps0, k):
+        super().__init__()
+        self.eps0, self.k = float(eps0), int(k)
+        self.params = dict(eps0=self.eps0, k=self.k)
+        # P - e^eps Q is ~eps0 / Z at report a: resolve eps0 next to 1, and a float
+        # eps just below eps0 (another 2^-53 of that) from the start
+        if 0.0 < self.eps0 < 1.0:
+            self.extra_dps = int(-math.log10(self.eps0)) + 25
+
+    def _zero(self, direction):
+        # P/Q is e^eps0 at report a (Q/P at report b), 1 elsewhere: exactly eps0
+        return mpf(self.eps0)
+
+    def _laws(self):
+        e = mpmath.exp(mpf(self.eps0))
+        z = e + (self.k - 1)
+        P, Q = [e / z, 1 / z], [1 / z, e / z]
+        others = [1 / z] * (self.k - 2) if self.k <= self.RR_EXPLICIT_K else \
+            ([mpf(self.k - 2) / z] if self.k > 2 else [])
+        return P + others, Q + others
+
+
+def randomized_response(eps0, k=2):
+    return _RandomizedResponse(eps0, k)
+
+
+class _Subsampled(OracleCurve):
+    """A discrete release (P, Q) run on a random sample, q the sampling probability
+    (Balle, Barthe & Gaboardi, "Privacy amplification by subsampling: tight analyses
+    via couplings and divergences"), summed atom by atom:
+    poisson (add/remove: the target's record is in the sample with probability q,
+    else the release is Q's): delta_plus = H(qP + (1-q)Q || Q), delta_minus =
+    H(Q || qP + (1-q)Q);
+    without_replacement (replace-one, the others' records fixed in the worst case):
+    delta_plus = H(qP + (1-q)Q || Q), delta_minus = H(qQ + (1-q)P || P)."""
+
+    kind = "subsampled"
+
+    def __init__(self, inner, q, sampling):
+        self.inner, self.q, self.sampling = inner, float(q), sampling
+        self.params = dict(inner=inner.params, q=self.q, sampling=sampling)
+        # the mixture's P - e^eps Q carries q (and the inner pair's differences)
+        self.extra_dps = inner.extra_dps + (int(-math.log10(self.q)) + 5
+                                            if 0.0 < self.q < 1e-3 else 0)
+
+    def _pairs(self, dps):
+        """[(A, B) of delta_plus, (C, D) of delta_minus] at the current precision."""
+        P, Q = self.inner._get(dps)
+        q = mpf(self.q)
+        mix = [q * p + (1 - q) * x for p, x in zip(P, Q)]
+        if self.sampling == "poisson":
+            return [(mix, Q), (Q, mix)]
+        return [(mix, Q), ([q * x + (1 - q) * p for p, x in zip(P, Q)], P)]
+
+    def _eval(self, eps, dps):
+        E, em1 = _exp_eps(eps)
+        (A, B), (C, D) = self._pairs(dps)
+        return _hs(A, B, E, em1), _hs(C, D, E, em1)
+
+    def _zero(self, direction):
+        dps = DPS + 10 + self.extra_dps
+        (A, B), (C, D) = self._pairs(dps)
+        plus, minus = _log_max_ratio(A, B), _log_max_ratio(C, D)
+        return {"plus": plus, "minus": minus}.get(direction, max(plus, minus))
+
+
+def subsampled(inner, q, sampling="poisson"):
+    """``inner`` (an explicit discrete oracle curve) run on a sample: see _Subsampled."""
+    return _Subsampled(inner, q, sampling)
+
+
+class _CorrelatedCounts(OracleCurve):
+    """k noiseless counts on the same records (Desfontaines, Mohammadi, Krahmer &
+    Basin, "Differential Privacy with Partial Knowledge", Example 8): each of the
+    N = n - 1 others answers k binary questions, the answer vectors iid with law
+    ``joint`` (entry v = sum_j a_j 2^(k-j), the floats taken as exact).  L, the law
+    of the sum S of the others' vectors, from the multinomial split of the N others
+    over the cells of positive probability (N! / prod n_v! prod p_v^n_v at S = sum
+    n_v v).  Target x (P(c) = L(c - x)) against x' (Q(c) = L(c - x')):
+
+        delta_plus(eps) = sum_s (L(s) - e^eps L(s + d))_+,  d = x - x',
+
+    delta_minus the same at -d; without a target the max over every d in
+    {-1, 0, 1}^k other than 0, both directions."""
+
+    kind = "correlated_counts"
+    MAX_SPLITS = 60_000        # multinomial splits of the others
+    MAX_SUPPORT_SUMS = 400_000  # support points times shifts d
+
+    def __init__(self, n, joint, target=None):
+        self.N, self.joint = int(n) - 1, [float(p) for p in joint]
+        self.k = len(self.joint).bit_length() - 1
+        self.params = dict(n=n, joint=self.joint, target=target)
+        cells = sum(1 for p in self.joint if p > 0.0)
+        if math.comb(self.N + cells - 1, cells - 1) > self.MAX_SPLITS:
+            raise TooExpensive(f"correlated counts oracle: more than {self.MAX_SPLITS} splits")
+        if target is None:
+            self.shifts = [d for d in itertools.product((-1, 0, 1), repeat=self.k) if any(d)]
+        else:
+            d = tuple(a - b for a, b in zip(*target))
+            self.shifts = [d, tuple(-v for v in d)]
+        self.worst = target is None
+        self._cache = {}
+
+    def _law(self, dps):
+        """Per shift d, (L(s), L(s + d)) over the s where L(s) > 0, at dps digits."""
+        if dps not in self._cache:
+            with mp.workdps(dps):
+                cells = [(tuple((v >> (self.k - 1 - j)) & 1 for j in range(self.k)), mpf(p))
+                         for v, p in enumerate(self.joint) if p > 0.0]
+                N = self.N
+                law = {}
+
+                def split(i, left, at, weight):
+                    vec, p = cells[i]
+                    if i == len(cells) - 1:
+                        s = tuple(a + left * b for a, b in zip(at, vec))
+                        law[s] = law.get(s, mpf(0)) + weight * p ** left
+                        return
+                    for m in range(left + 1):
+                        split(i + 1, left - m, tuple(a + m * b for a, b in zip(at, vec)),
+                              weight * math.comb(left, m) * p ** m)
+                split(0, N, (0,) * self.k, mpf(1))
+            if len(law) * len(self.shifts) > self.MAX_SUPPORT_SUMS:
+                raise TooExpensive("correlated counts oracle: support too large")
+            keys = list(law)
+            if len(self._cache) >= 3:
+                self._cache.pop(next(iter(self._cache)))
+            # per shift d the aligned lists (L(s), L(s + d)) over the support of L
+            self._cache[dps] = [([law[s] for s in keys],
+                                 [law.get(tuple(a + b for a, b in zip(s, d)), mpf(0))
+                                  for s in keys]) for d in self.shifts]
+        return self._cache[dps]
+
+    def _eval(self, eps, dps):
+        E, em1 = _exp_eps(eps)
+        sums = [_hs(P, Q, E, em1) for P, Q in self._law(dps)]
+        if self.worst:
+            return max(sums), max(sums)
+        return sums[0], sums[1]
+
+    def _zero(self, direction):
+        zeros = [_log_max_ratio(P, Q) for P, Q in self._law(DPS + 10 + self.extra_dps)]
+        if self.worst or direction == "max":
+            return max(zeros)
+        return zeros[0] if direction == "plus" else zeros[1]
+
+
+def correlated_counts(n, joint, target=None):
+    """k counts on the same correlated records: see _CorrelatedCounts."""
+    return _CorrelatedCounts(n, joint, target)
 
 
 # ---------------------------------------------------------------------------
