@@ -49,13 +49,16 @@ def test_fig2_cases_exact_curves_and_thm3_above_them():
     d = pkfig.thm3_cases_data(ns=(200, 1000), eps=eps)
     for case in (1, 2):
         pis = pkfig.case_probabilities(case, 200, d["p"])
-        assert len(pis) == 199 and 0.1 <= pis.min() and pis.max() <= 0.9
+        assert d["p"] == 0.05       # the paper's p for this figure
+        assert len(pis) == 199 and d["p"] <= pis.min() and pis.max() <= 1 - d["p"]
         want = [_poisson_binomial_delta(pis, e) for e in eps]
         np.testing.assert_allclose(d["exact"][case][200], want, rtol=1e-9)
         for n in d["ns"]:
             # Thm 3 is a bound for every configuration in [p, 1-p]^N, and far above these
             assert np.all(d["exact"][case][n] <= d["blanket"][n])
             assert np.all(d["blanket"][n] <= d["closed_form"][n])
+            # Prop. 7, a bound of the configuration itself: above it in both cases
+            assert np.all(d["exact"][case][n] <= d["prop7"][case][n])
     assert list(pkfig.case_probabilities(1, 5, 0.1)) == [0.1, 0.5, 0.5, 0.5]
     np.testing.assert_allclose(pkfig.case_probabilities(2, 5, 0.1), [0.2, 0.4, 0.6, 0.8])
     # Case 1 has more randomness than Case 2 (most records at 1/2): lower exact curve
@@ -75,10 +78,12 @@ def test_fig2_cases_renders(tmp_path):
 
 def test_fig2_cases_numbers_quoted_in_the_docs():
     d = pkfig.thm3_cases_data(ns=(1000,), eps=[0.2, 0.5])
-    np.testing.assert_allclose(d["exact"][1][1000], [1.55e-5, 3.74e-17], rtol=5e-3)
-    np.testing.assert_allclose(d["exact"][2][1000], [6.00e-5, 2.25e-14], rtol=5e-3)
-    np.testing.assert_allclose(d["blanket"][1000], [5.64e-3, 1.28e-5], rtol=5e-3)
-    assert d["closed_form"][1000][0] == 1.0
-    assert d["closed_form"][1000][1] == pytest.approx(0.34, abs=0.005)
+    np.testing.assert_allclose(d["exact"][1][1000], [1.55e-5, 3.75e-17], rtol=5e-3)
+    np.testing.assert_allclose(d["exact"][2][1000], [8.75e-5, 1.37e-13], rtol=5e-3)
+    np.testing.assert_allclose(d["blanket"][1000], [1.86e-2, 6.28e-4], rtol=5e-3)
+    np.testing.assert_allclose(d["prop7"][1][1000], [8.72e-3, 2.58e-4], rtol=5e-3)
+    assert d["prop7"][2][1000][0] == pytest.approx(0.90, abs=0.005)
+    assert d["prop7"][2][1000][1] == 1.0
+    assert list(d["closed_form"][1000]) == [1.0, 1.0]
     ratio = d["blanket"][1000][0] / d["exact"][1][1000][0], d["blanket"][1000][0] / d["exact"][2][1000][0]
-    assert ratio == pytest.approx((364, 94), rel=3e-3)
+    assert ratio == pytest.approx((1202, 213), rel=3e-3)

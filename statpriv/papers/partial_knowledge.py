@@ -3,22 +3,25 @@ Knowledge": Figures 2, 3 and 5 recomputed from the exact curves.
 
 The extracted text of the paper kept none of the figures' parameters; the
 ones used here are ASSUMED and stated on each plot: p = 0.1 (the paper's
-running "at least 10% uncertain" example), eps = 0.5, delta = 1e-6.
+running "at least 10% uncertain" example), eps = 0.5, delta = 1e-6 -- but
+for Fig. 2's two cases, whose p = 0.05 Desfontaines' thesis states.
 
 * Fig. 2 -- Thm 3's bounds against the number of records: the closed form
   of Balle, Bell, Gascon & Nissim (the paper quotes it), the numerically
   evaluated privacy blanket, the uniform configuration (all pi_j = p, the
   paper's lower end) and statpriv's exact worst case over [p, 1-p]^N.
 * Fig. 2 as the paper draws it (``desfontaines_fig2_cases``): delta
-  against eps in the paper's two configurations -- Case 1, all records but
-  one at pi = 0.5 and one at p (Thm 3 sees only p and underperforms); Case 2,
-  the pi_j uniform on [p, 1-p] (ASSUMED: evenly spaced, the uniform law's
-  quantiles) -- Thm 3's bounds against statpriv's exact curve of that very
-  configuration (statpriv.counting(None, pis)), for n = 1000 and 10^4
-  (ASSUMED).  The paper's other curve, its Prop. 7 (Ghosh & Kleinberg,
-  "Inferential Privacy Guarantees for Differentially Private Mechanisms",
-  Thm 3: a bound from the records' average second and third moments), is
-  not drawn: its formula did not survive in our copy of the paper.
+  against eps in the paper's two configurations, p = 0.05 (as in Desfontaines'
+  thesis "Lowering the cost of anonymization", which describes the figure)
+  -- Case 1, all records but one at pi = 0.5 and one at p (Thm 3 sees only
+  p and underperforms); Case 2, the pi_j uniform on [p, 1-p] (ASSUMED:
+  evenly spaced, the uniform law's quantiles) -- Thm 3's bounds and the
+  paper's Prop. 7 (Ghosh & Kleinberg, "Inferential Privacy Guarantees for
+  Differentially Private Mechanisms", Thm 3: a Berry-Esseen bound from the
+  records' average second and third moments,
+  statpriv.partial_knowledge.ghosh_kleinberg_delta) against statpriv's exact
+  curve of that very configuration (statpriv.counting(None, pis)), for
+  n = 1000 and 10^4 (ASSUMED: the thesis's text and caption disagree).
 * Fig. 3 -- delta against the number of known records, for several p: the
   exact worst case over the remaining unknown records.
 * Fig. 5 -- the double guarantee of §5.2: delta against the number of known
@@ -38,7 +41,7 @@ from statpriv.counting import counting
 from statpriv.noise import Geometric
 from statpriv.papers import _plotting as plotting
 from statpriv.papers import _renamed
-from statpriv.partial_knowledge import partial_knowledge
+from statpriv.partial_knowledge import ghosh_kleinberg_delta, partial_knowledge
 
 __all__ = ["thm3_vs_n_data", "thm3_cases_data", "case_probabilities", "known_records_data",
            "double_guarantee_data", "desfontaines_fig2", "desfontaines_fig2_cases",
@@ -51,6 +54,7 @@ EPS = 0.5
 DELTA = 1e-6
 N_RECORDS = 1000                     # Figs 3 and 5: records, the target included
 CASES_N = (1000, 10 ** 4)            # Fig. 2's two cases: records, the target included
+CASES_P = 0.05                       # Fig. 2's two cases: the paper's p (lambda in the thesis)
 NOISE_EPS0 = 1.0                     # Fig 5: geometric noise alpha = e^-1 (1-DP alone)
 
 
@@ -91,17 +95,30 @@ def case_probabilities(case: Any, n: Any, p: Any) -> Any:
     raise ValueError(f"case must be 1 or 2, got {case!r}")
 
 
-def thm3_cases_data(*, p: Any = P, ns: Any = CASES_N, eps: Any = None) -> Any:
+def _prop7_delta(pis: Any, eps: Any) -> Any:
+    """Prop. 7's delta at every eps, 1 at eps = 0 (no guarantee there)."""
+    out = np.ones(eps.shape)
+    positive = eps > 0.0
+    out[positive] = ghosh_kleinberg_delta(pis, eps[positive])
+    return out
+
+
+def thm3_cases_data(*, p: Any = CASES_P, ns: Any = CASES_N, eps: Any = None) -> Any:
     """delta against eps in Fig. 2's two cases: ``exact[case][n]`` (statpriv's
-    exact curve of the configuration), ``blanket[n]`` and ``closed_form[n]``
-    (Thm 3, which sees only p and so is the same in both cases)."""
+    exact curve of the configuration), ``prop7[case][n]`` (the paper's Prop. 7,
+    Ghosh & Kleinberg's bound of the configuration), ``blanket[n]`` and
+    ``closed_form[n]`` (Thm 3, which sees only p and so is the same in both
+    cases)."""
     eps = np.linspace(0.0, 1.0, 51) if eps is None else np.asarray(eps, dtype=float)
-    exact = {case: {n: counting(None, case_probabilities(case, n, p)).delta(eps) for n in ns}
-             for case in (1, 2)}
+    configurations = {case: {n: case_probabilities(case, n, p) for n in ns} for case in (1, 2)}
+    exact = {case: {n: counting(None, pis).delta(eps) for n, pis in by_n.items()}
+             for case, by_n in configurations.items()}
+    prop7 = {case: {n: _prop7_delta(pis, eps) for n, pis in by_n.items()}
+             for case, by_n in configurations.items()}
     blanket = {n: partial_knowledge(n, p).blanket.delta(eps) for n in ns}
     closed_form = {n: _closed_form_delta(n - 1.0, p, eps) for n in ns}
-    return {"eps": eps, "p": p, "ns": tuple(ns), "exact": exact, "blanket": blanket,
-            "closed_form": closed_form}
+    return {"eps": eps, "p": p, "ns": tuple(ns), "exact": exact, "prop7": prop7,
+            "blanket": blanket, "closed_form": closed_form}
 
 
 def known_records_data(*, n: Any = N_RECORDS, ps: Any = (0.5, 0.25, 0.1, 0.05), eps: Any = EPS,
@@ -164,7 +181,7 @@ def desfontaines_fig2(out_dir: Any, dpi: Any = 120) -> Any:
 
 def desfontaines_fig2_cases(out_dir: Any, dpi: Any = 120) -> Any:
     """Desfontaines et al. Fig. 2 as drawn in the paper: its Cases 1 and 2, Thm 3
-    against the exact curve (ASSUMED p, n; Prop. 7 not drawn, see the module docstring)."""
+    and Prop. 7 against the exact curve (ASSUMED n)."""
     data = thm3_cases_data()
     fig, axes = plotting.figure(ncols=2)
     titles = {1: "Case 1: all pi_j = 0.5 but one at p", 2: "Case 2: pi_j uniform on [p, 1-p]"}
@@ -176,12 +193,12 @@ def desfontaines_fig2_cases(out_dir: Any, dpi: Any = 120) -> Any:
                     label=f"Thm 3, numerically evaluated, n = {n}")
             ax.plot(data["eps"], data["closed_form"][n], color=color, lw=1.0, ls=":",
                     label=f"Thm 3, closed form (BBGN19), n = {n}")
+            ax.plot(data["eps"], data["prop7"][case][n], color=color, lw=1.3, ls="-.",
+                    label=f"Prop. 7 (Ghosh & Kleinberg Thm 3), n = {n}")
         ax.set_ylim(1e-40, 3.0)
-        plotting.note(ax, "Prop. 7 (Ghosh & Kleinberg Thm 3) not drawn:\n"
-                          "its formula is lost in our copy of the paper", loc="upper right")
         plotting.style(ax, "eps", "delta(eps)",
                        f"Desfontaines et al. Fig. 2, {titles[case]}\n"
-                       f"(ASSUMED p = {data['p']:g}, n = {data['ns'][0]}, {data['ns'][1]})",
+                       f"(p = {data['p']:g}; ASSUMED n = {data['ns'][0]}, {data['ns'][1]})",
                        legend_loc="lower left")
     return plotting.save(fig, out_dir, "desfontaines_fig2_cases", dpi)
 
