@@ -366,12 +366,13 @@ def test_subsampled_too_long_is_refused_up_front():
         curve.delta_interval(0.1)
 
 
-@pytest.mark.xfail(strict=True, reason="the float path of the lower k-anonymity curve with "
-                   "pa + pb = 1 at eps = 30 is ~2e-12 off (relative), above its 1e-12")
 def test_k_anonymity_lower_float_path_when_the_two_categories_hold_everyone():
     """The certified interval holds the mpmath enumeration here (checked by
-    test_k_anonymity_lower_interval_when_the_two_categories_hold_everyone);
-    the float path lies ~2e-12 (delta_minus) to ~3e-12 (delta_plus) off it."""
+    test_k_anonymity_lower_interval_when_the_two_categories_hold_everyone).
+    At eps = 30 delta is the mass of the cells (300, bottom) (plus) and
+    (bottom, 300) (minus), ~e^-360 and ~e^-107, far from the peak of the
+    cells' walk: a walk started in the tail, at ln f ~ -1e4 in doubles,
+    left ~3e-12 there."""
     curve = statpriv.k_anonymity(300, [0.3, 0.7], 4, source=0, target=1).lower
     for direction in ("plus", "minus"):
         assert_inside(curve, [30.0], NOISELESS_REL, direction)
