@@ -286,7 +286,8 @@ void sp_kanon_fill_merged(sp_kanon_curve *c, long count, long double *lx, long d
 
 /* A line of ln f(a, b) along one coordinate j in [lo, hi], the other one
  * (`fixed`: a if along_b, else b) held: started from Loader's form, then
- * moved to fixed + 1 by the exact ratio (N - a - b) / (fixed + 1) * p_fixed / p_c
+ * moved to fixed +- 1 by the exact ratio
+ *   f(fixed + 1, j) / f(fixed, j) = (N - fixed - j) / (fixed + 1) * p_fixed / p_c
  * in extended precision -- so neighbouring lines agree to ~1e-19 and a
  * cell that compares them (P - e^eps Q of lines u-1 and u) keeps its
  * relative accuracy where P ~ e^eps Q (independent double logs of ~100
@@ -314,6 +315,45 @@ static void line_advance(const sp_kanon_curve *c, long fixed, int along_b, long 
     }
 }
 
+/* The line at fixed - 1 from the line at fixed (fixed >= 1), the inverse
+ * ratio; the entry j = N - fixed + 1, whose f(fixed, j) is off the lattice
+ * (a + b > N), from its neighbour j - 1 of the new line by
+ * f(x, j) / f(x, j - 1) = (N - x - j + 1) / j * p_j / p_c (Loader's form
+ * where j - 1 is off the line). */
+static void line_retreat(const sp_kanon_curve *c, long fixed, int along_b, long lo, long hi,
+                         long double *line)
+{
+    const long double lr = (along_b ? c->log_a : c->log_b) - c->log_c;
+    if (c->log_c == -INFINITY || lr == -INFINITY) {  /* no ratio: Loader's form again */
+        line_start(c, fixed - 1, along_b, lo, hi, line);
+        return;
+    }
+    const long double lr_j = (along_b ? c->log_b : c->log_a) - c->log_c;
+    const long double N = (long double)c->m_law.N;
+    for (long j = lo; j <= hi; j++) {
+        const long double rest = N - (long double)(fixed - 1 + j);   /* N - x - j, x = fixed - 1 */
+        if (!(rest >= 0.0L)) {
+            line[j - lo] = -INFINITY;
+        } else if (line[j - lo] > -INFINITY) {
+            line[j - lo] += logl((long double)fixed / rest) - lr;
+        } else if (j > lo && j > 0 && line[j - 1 - lo] > -INFINITY) {
+            line[j - lo] = line[j - 1 - lo] + logl((rest + 1.0L) / (long double)j) + lr_j;
+        } else {
+            line[j - lo] = along_b ? sp_kanon_log_f(c, fixed - 1, j) : sp_kanon_log_f(c, j, fixed - 1);
+        }
+    }
+}
+
+/* The line (`fixed`) where f(., j) peaks for j in the middle of [lo, hi]:
+ * given the other coordinate j, `fixed` ~ Bin(N - j, p_fixed / (p_fixed + p_c)). */
+static long line_peak(const sp_kanon_curve *c, int along_b, long lo, long hi)
+{
+    const long double lp = along_b ? c->log_a : c->log_b;
+    const double share = lp == -INFINITY ? 0.0 : (double)(1.0L / (1.0L + expl(c->log_c - lp)));
+    const double j = 0.5 * ((double)lo + (double)hi);
+    return (long)floor(((double)c->m_law.N - j + 1.0) * share);
+}
+
 /* ln sum of line[j - lo] over j in [lo, to]. */
 static long double line_logsum(const long double *line, long lo, long to)
 {
@@ -324,9 +364,26 @@ static long double line_logsum(const long double *line, long lo, long to)
     return sp_logsum_log(&s);
 }
 
+/* Record the line at `fixed` (see walk_cells). */
+static void walk_record(const sp_kanon_curve *c, long first, long count, long fixed, long lo,
+                        long hi, const long double *line, long double *full, long double *cut)
+{
+    if (fixed <= first + count - 2) {
+        full[fixed - first + 1] = line_logsum(line, lo, hi);
+    }
+    if (fixed >= first) {
+        cut[fixed - first] = line_logsum(line, lo, hi < c->k - 2 ? hi : c->k - 2);
+    }
+}
+
 /* The cells i < count with one count suppressed: full[i] = ln of the line at
  * fixed = first + i - 1 over [lo, hi], cut[i] = ln of the line at first + i
- * over [lo, min(hi, k-2)]; hi <= k - 1. */
+ * over [lo, min(hi, k-2)]; hi <= k - 1.  The walk starts at the line where f
+ * peaks and runs outward both ways: a line's log carries the absolute error
+ * of the start's (~1e-16 of its magnitude, Loader's form in doubles) and the
+ * steps', so each line is accurate relative to its own magnitude (a start
+ * deep in a tail, ln f ~ -1e4, would leave ~1e-12 on the lines near the
+ * peak). */
 static void walk_cells(const sp_kanon_curve *c, long first, long count, int along_b, long lo,
                        long hi, long double *full, long double *cut, long double *line)
 {
@@ -336,13 +393,24 @@ static void walk_cells(const sp_kanon_curve *c, long first, long count, int alon
         }
         return;
     }
-    if (count > 0) {
-        line_start(c, first - 1, along_b, lo, hi, line);
+    if (count <= 0) {
+        return;
     }
-    for (long i = 0; i < count; i++) {
-        full[i] = line_logsum(line, lo, hi);
-        line_advance(c, first + i - 1, along_b, lo, hi, line);
-        cut[i] = line_logsum(line, lo, hi < c->k - 2 ? hi : c->k - 2);
+    const long f0 = first - 1, f1 = first + count - 1;     /* the lines walked */
+    long anchor = line_peak(c, along_b, lo, hi);
+    anchor = anchor < f0 ? f0 : (anchor > f1 ? f1 : anchor);
+    line_start(c, anchor, along_b, lo, hi, line);
+    walk_record(c, first, count, anchor, lo, hi, line, full, cut);
+    for (long fixed = anchor; fixed < f1; fixed++) {
+        line_advance(c, fixed, along_b, lo, hi, line);
+        walk_record(c, first, count, fixed + 1, lo, hi, line, full, cut);
+    }
+    if (anchor > f0) {
+        line_start(c, anchor, along_b, lo, hi, line);
+        for (long fixed = anchor; fixed > f0; fixed--) {
+            line_retreat(c, fixed, along_b, lo, hi, line);
+            walk_record(c, first, count, fixed - 1, lo, hi, line, full, cut);
+        }
     }
 }
 
@@ -459,15 +527,22 @@ static double kanon_nonneg(const sp_kanon_curve *c, double eps, sp_direction d)
     }
     /* sum over m outward from the mode of w(m) (unimodal): once the rest of
      * a side, at most (atoms left) * w(m), is below SP_TAIL_TOL of the sum,
-     * it is added as a bound (each part given m is <= 1) */
+     * it is added as a bound (each part given m is <= 1).  The lower curve
+     * runs past the window [m_lo, m_hi] (its rest is not in log_rest) to
+     * the whole support while the sum is positive: where delta lies far
+     * below the window's rest the sum goes on until its own rest is below
+     * SP_TAIL_TOL of it; past the window with nothing summed yet the rest
+     * is added as a bound at once. */
+    const long first = c->upper ? c->m_lo : 0, last = c->upper ? c->m_hi : (long)c->m_law.N;
     long mode = c->m_mode < c->m_lo ? c->m_lo : (c->m_mode > c->m_hi ? c->m_hi : c->m_mode);
     for (int side = 0; side < 2; side++) {
         const long step = side == 0 ? 1 : -1;
-        for (long m = side == 0 ? mode : mode - 1; m >= c->m_lo && m <= c->m_hi; m += step) {
+        for (long m = side == 0 ? mode : mode - 1; m >= first && m <= last; m += step) {
             const long double lw = sp_log_binom_pmf(&c->m_law, (double)m);
-            const long left = side == 0 ? c->m_hi - m + 1 : m - c->m_lo + 1;
+            const long left = side == 0 ? last - m + 1 : m - first + 1;
             const long double bound = lw + logl((long double)left);
-            if (s.sum > 0.0L && bound <= sp_logsum_log(&s) + LOG_TAIL_TOL) {
+            const int past = m < c->m_lo || m > c->m_hi;
+            if (s.sum > 0.0L ? bound <= sp_logsum_log(&s) + LOG_TAIL_TOL : past) {
                 sp_logsum_add(&s, bound);
                 break;
             }

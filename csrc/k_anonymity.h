@@ -24,6 +24,9 @@
  * f(a, b) = P[A = a, B = b].  Every sum of positive parts runs from the
  * likelihood-ratio threshold outward with a geometric remainder bound
  * (added); the mass the windows leave out (log_rest) is added to delta.
+ * The lower curve's sum over m runs past m's window while it is positive
+ * (its rest bounded against the sum itself, not in log_rest): delta far
+ * below the window's rest keeps its relative accuracy.
  * Layer: uses pmf.h, logspace.h, sp_curve.h and (in the .c) xprec.h.  Pure, no
  * global state; the refinements allocate one checked buffer each. */
 #ifndef STATPRIV_K_ANONYMITY_H
@@ -58,7 +61,8 @@ typedef struct {
     const long double *lu_hi, *lu_lo, *lv_hi, *lv_lo;
     long double bb_hi, bb_lo;
     int bb_refined;
-    double log_rest;             /* ln bound on the mass left out by the windows */
+    double log_rest;             /* ln bound on the mass left out by the windows
+                                    (lower: of the suppressed cells only) */
 } sp_kanon_curve;
 
 /* The laws: n_others = n - 1, pa, pb the two categories' probabilities

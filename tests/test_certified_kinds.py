@@ -366,12 +366,13 @@ def test_subsampled_too_long_is_refused_up_front():
         curve.delta_interval(0.1)
 
 
-@pytest.mark.xfail(strict=True, reason="the float path of the lower k-anonymity curve with "
-                   "pa + pb = 1 at eps = 30 is ~2e-12 off (relative), above its 1e-12")
 def test_k_anonymity_lower_float_path_when_the_two_categories_hold_everyone():
     """The certified interval holds the mpmath enumeration here (checked by
-    test_k_anonymity_lower_interval_when_the_two_categories_hold_everyone);
-    the float path lies ~2e-12 (delta_minus) to ~3e-12 (delta_plus) off it."""
+    test_k_anonymity_lower_interval_when_the_two_categories_hold_everyone).
+    At eps = 30 delta is the mass of the cells (300, bottom) (plus) and
+    (bottom, 300) (minus), ~e^-360 and ~e^-107, far from the peak of the
+    cells' walk: a walk started in the tail, at ln f ~ -1e4 in doubles,
+    left ~3e-12 there."""
     curve = statpriv.k_anonymity(300, [0.3, 0.7], 4, source=0, target=1).lower
     for direction in ("plus", "minus"):
         assert_inside(curve, [30.0], NOISELESS_REL, direction)
@@ -384,6 +385,38 @@ def test_k_anonymity_lower_interval_when_the_two_categories_hold_everyone():
             refs = statpriv.oracle.k_anonymity_delta(60, [0.3, 0.7], 4, 0, 1, [30.0],
                                                      bound="lower", direction=direction)
             assert_reference_inside(curve, [30.0], refs, direction)
+
+
+# pa + pb = 1 (as floats; 1 - pa - pb of the floats is 0 or a ~1e-17 residue):
+# the suppressed cells' mass sits at A + B = n - 1, far from where a walk of
+# their lines from a tail would start; up to eps = 40, where delta is the mass
+# of the cells the other law cannot reach
+@pytest.mark.parametrize("n, pi, k", [(400, [0.7, 0.3], 3), (50, [0.45, 0.55], 6),
+                                      (300, [0.9, 0.1], 2), (600, [0.1, 0.9], 2)])
+def test_k_anonymity_lower_float_path_when_two_categories_hold_everyone(n, pi, k):
+    curve = statpriv.k_anonymity(n, pi, k, source=0, target=1).lower
+    eps = [0.0, 2.0, 5.0, 40.0]
+    for direction in ("plus", "minus"):
+        assert_inside(curve, eps, NOISELESS_REL, direction)
+        lower, upper = curve.log_delta_interval(eps, direction)
+        assert all(hi - lo < 1e-9 for lo, hi in zip_equal(lower, upper))  # over-reports fail too
+
+
+def test_k_anonymity_lower_far_below_the_windows_rest():
+    """n = 5000, pi = [1/2, 1/2] (nobody elsewhere: A = 4999 - B): delta lies
+    thousands of nats below e^-1500, where a window of A's marginal left its
+    rest.  From eps = ln 4999 = 8.52 on, the only cell with P > e^eps Q is
+    (5000, bottom) (P: A = 4999, B = 0; Q: A = 5000, impossible), and its
+    mirror (bottom, 5000) for delta_minus: delta = 2^-4999 exactly (the cells
+    (4999, bottom), (4998, bottom) have P/Q = 4999 and 2499)."""
+    curve = statpriv.k_anonymity(5000, [0.5, 0.5], 3, source=0, target=1).lower
+    for direction in ("plus", "minus"):
+        for ours in curve._log_delta([10.0, 30.0], direction, "float"):
+            assert ours == pytest.approx(-4999 * math.log(2.0), rel=1e-13)
+        eps = [2.0, 3.0, 5.0]
+        assert_inside(curve, eps, NOISELESS_REL, direction)
+        lower, upper = curve.log_delta_interval(eps, direction)
+        assert all(hi < -1600 and hi - lo < 1e-9 for lo, hi in zip_equal(lower, upper))
 
 
 # -- dp.randomized_response ----------------------------------------------------

@@ -101,7 +101,8 @@ cdef class ThresholdCore(CurveCore):
 cdef class KAnonymityCore(CurveCore):
     """k-anonymity, two released counts (csrc/k_anonymity.h): the laws of
     m = A + B and A | m, the window [m_lo, m_hi] of m, and for the lower
-    curve the windows of A and B for its one-suppressed cells."""
+    curve the windows of A over its (u, bottom) cells (where B < k) and of B
+    over its (bottom, v) cells (where A < k)."""
     cdef sp_kanon_curve c
     cdef object arrays
 
@@ -139,8 +140,8 @@ cdef class KAnonymityCore(CurveCore):
             pv = np.empty(nv, dtype=np.longdouble)
             qv = np.empty(nv, dtype=np.longdouble)
             line = np.empty(max(k, 1), dtype=np.longdouble)      # workspace
-            with nogil:
-                sp_kanon_fill_lower(&self.c, a_lo, a_hi, b_lo, b_hi, u_first, nu, _p(pu), _p(qu),
+            with nogil:     # (the suppressed count summed whole over 0 .. k-1)
+                sp_kanon_fill_lower(&self.c, 0, k - 1, 0, k - 1, u_first, nu, _p(pu), _p(qu),
                                     v_first, nv, _p(pv), _p(qv), _p(line))
             self.arrays = (pu, qu, pv, qv)
             if refined is not None:

@@ -51,13 +51,19 @@ _thr = _lazy.module("statpriv.thresholding._thresholding")
 _core = _lazy.module("statpriv._core")
 _law_kernels = _lazy.module("statpriv.laws._kernels")
 
-# Windows of m, A and B: the atoms within this many nats of each law's
+# Windows of m (the upper curve's; the lower curve's sum over m runs past it
+# while positive, in C) and of A where B < k and B where A < k (the lower
+# curve's suppressed cells): the atoms within this many nats of each law's
 # largest; the mass outside is bounded (unimodality) and added to delta.
 DROP_NATS = 1500.0
 # ... except laws with at most this many atoms, kept whole (nothing bounded):
 # with a tiny category probability delta can lie thousands of nats below the
 # largest atom, far under any DROP_NATS rest bound.
 FULL_SUPPORT = 1024
+# ... and the lower curve's suppressed cells whole up to this many atoms of A
+# (or B): their windows' rest scales with Pr[B < k] (Pr[A < k]), which need
+# not be small where delta is.
+FULL_CELLS = 4096
 # Refuse constructions whose cell sums would exceed this many pmf terms, and
 # curves whose every evaluation would (about 1e8 terms a second here).
 MAX_CELL_TERMS = 3e8
@@ -119,7 +125,9 @@ def k_anonymity(n: int, pi: ArrayLike, k: int, *, source: int, target: int) -> K
 
     Exact 2-D sums in C (over m and the cells of g_m, from the likelihood-
     ratio threshold outward with geometric remainder bounds); the mass of
-    m, A, B beyond DROP_NATS nats below their modes is bounded and added.
+    m (upper), of A where B < k and of B where A < k (the lower curve's
+    suppressed cells) beyond DROP_NATS nats below their modes is bounded
+    and added.
 
     Parameters
     ----------
@@ -161,13 +169,16 @@ def k_anonymity(n: int, pi: ArrayLike, k: int, *, source: int, target: int) -> K
     pa, pb = float(ps[source]), float(ps[target])
     N = n - 1
     pm = min(1.0, pa + pb)
-    m_lo, m_hi, rest_m = _window(N, pm)
-    a_win, b_win = _window(N, pa), _window(N, pb)
+    # the others' chance to fall elsewhere, 1 - pa - pb of the floats (rounded
+    # once): pa + pb may round to 1 while it is not 0
+    pc = max(0.0, math.fsum([1.0, -pa, -pb]))
+    m_lo, m_hi, rest_m = _window(N, pm, pc)
+    # the lower curve's (u, bottom) and (bottom, v) cells: A where B < k, B where A < k
+    a_win, b_win = _window_given_few(N, pa, pb, pc, k), _window_given_few(N, pb, pa, pc, k)
     nu = max(0, a_win[1] + 2 - max(k, a_win[0]))
     nv = max(0, b_win[1] + 2 - max(k, b_win[0]))
-    cells = (nu * min(k, b_win[1] - b_win[0] + 1) + nv * min(k, a_win[1] - a_win[0] + 1)
-             + 2.0 * min(k, a_win[1] - a_win[0] + 1) * min(k, b_win[1] - b_win[0] + 1)
-             + 2.0 * k * min(2 * k, m_hi - m_lo + 1))
+    line = min(k, N + 1)
+    cells = ((nu + nv) * line + 2.0 * line * line + 2.0 * k * min(2 * k, m_hi - m_lo + 1))
     if cells > MAX_CELL_TERMS:
         raise ValueError(f"k-anonymity with n={n}, k={k}: the suppressed cells need about "
                          f"{cells:.1e} pmf terms, more than statpriv.thresholding.k_anonymity."
@@ -180,7 +191,8 @@ def k_anonymity(n: int, pi: ArrayLike, k: int, *, source: int, target: int) -> K
         raise ValueError(f"k-anonymity with n={n}: every evaluation would sum about {work:.1e} "
                          f"terms (~{work / 1e8:.0f} s), more than statpriv.thresholding.k_anonymity."
                          f"MAX_EVAL_TERMS = {MAX_EVAL_TERMS:.0e}; use a smaller n")
-    rest_lower = float(np.logaddexp.reduce([rest_m, a_win[2], b_win[2]]))
+    # (the lower curve's sum over m bounds its own rest past m's window: C)
+    rest_lower = float(np.logaddexp(a_win[2], b_win[2]))
     ref_probs = ps.tolist()
     what = f"k-anonymity n={n}, k={k}, {source}->{target} (pa={pa}, pb={pb})"
 
@@ -247,9 +259,14 @@ def _merged_ratios(pa: Any, pb: Any, k: Any, m_lo: Any, m_hi: Any) -> Any:
     return _thr.kanon_refine_merged(pa, pb, k, m_lo, count)
 
 
-def _window(N: Any, p: Any) -> Any:
+def _window(N: Any, p: Any, q: Any = None) -> Any:
     """(first, last, log_rest) of Bin(N, p): the whole support up to
-    FULL_SUPPORT atoms, else the atoms within DROP_NATS of the mode."""
+    FULL_SUPPORT atoms, else the atoms within DROP_NATS of the mode.  ``q``:
+    1 - p where it is known more accurately than the float 1 - p (p near 1:
+    the law is then taken mirrored, N - Bin(N, q))."""
+    if q is not None and p > q:
+        first, last, log_rest = _window(N, q)
+        return N - last, N - first, log_rest
     if N == 0 or p == 0.0 or p == 1.0:
         at = N if p == 1.0 else 0
         return at, at, -math.inf
@@ -261,3 +278,31 @@ def _window(N: Any, p: Any) -> Any:
 
     mode = min(max(math.floor((N + 1) * p), 0), N)
     return windows.unimodal_window(log_pmf, 0, N, mode, DROP_NATS)
+
+
+def _window_given_few(N: Any, p: Any, p_other: Any, pc: Any, k: Any) -> Any:
+    """(first, last, log_rest) of X, the others' count in a category of
+    probability p, where the count Y of the other category (p_other) is
+    below k: the cells of the lower curve with Y suppressed.  Given Y = y,
+    X ~ Bin(N - y, p / (p + pc)), stochastically decreasing in y: the window
+    runs from the first atom of y = min(k - 1, N)'s window to the last of
+    y = 0's, and the mass it leaves out is at most
+    Pr[Y < k] (rest of y = 0's window + rest of y = min(k - 1, N)'s), with
+    Pr[Y < k] <= k Bin(N, p_other)(k - 1) below Y's mode (else 1; doubled
+    against the pmf's rounding): relative to these cells' own mass (a window
+    of X's marginal would leave out up to e^-DROP_NATS, far above the cells
+    where Y < k is itself rare)."""
+    if p + pc == 0.0:                                  # X = 0 surely
+        return 0, 0, -math.inf
+    if N + 1 <= FULL_CELLS:
+        return 0, N, -math.inf
+    share, share_c = p / (p + pc), pc / (p + pc)
+    y_max = min(k - 1, N)
+    first, _, rest_first = _window(N - y_max, share, share_c)
+    _, last, rest_last = _window(N, share, share_c)
+    log_rest = float(np.logaddexp(rest_first, rest_last))
+    if log_rest > -math.inf and y_max < math.floor((N + 1) * p_other):
+        log_few = math.log(2.0 * (y_max + 1.0)) + float(
+            _law_kernels.log_binom_pmf(float(N), p_other, np.array([float(y_max)]))[0])
+        log_rest += min(0.0, log_few)
+    return first, last, log_rest
