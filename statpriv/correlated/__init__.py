@@ -63,7 +63,7 @@ from statpriv.laws.pair import DeltaOnly
 from statpriv.thresholding.k_anonymity import k_anonymity
 
 __all__ = ["correlated_counts", "markov", "MAX_QUESTIONS", "MAX_LAW_TERMS", "MAX_ATOMS",
-           "MAX_WINDOW_CELLS", "METHODS"]
+           "MAX_WINDOW_CELLS", "MAX_BOX_TERMS", "MAX_BOX_PLANES", "METHODS"]
 
 _kernels = _lazy.module("statpriv.correlated._correlated")
 
@@ -87,6 +87,15 @@ MAX_ATOMS = 4e6
 WINDOW_LOG_TAIL = -160.0
 WINDOW_CUT_NATS = 100.0
 MAX_WINDOW_CELLS = 1.6e7
+# k = 3 beyond the lattice's budget: the law on a box (sp_corr_box_log_delta)
+# whose outside holds at most e^WINDOW_LOG_TAIL (six Chernoff sides), its
+# planes' cells cut below e^-(BOX_CUT_NATS - WINDOW_LOG_TAIL) of the law
+# (the cut's bound, ~e^-180 at n = 10^3, added as well); refused beyond
+# MAX_BOX_TERMS cell updates of its tree (about 1.5e9 a second here) or
+# MAX_BOX_PLANES doubles of its planes' buffers (8 bytes each).
+BOX_CUT_NATS = 40.0
+MAX_BOX_TERMS = 2e10
+MAX_BOX_PLANES = 5e7
 # every atom of the law is at least (min joint)^N times the largest: long
 # double holds that when N |ln min joint| stays below this
 MAX_LOG_RANGE = 11000.0
@@ -249,6 +258,50 @@ def _window_curves(N: int, probs: NDArray[np.float64],
                          description) for x, xp in pairs]
 
 
+def _count_laws(probs: NDArray[np.float64], k: int) -> List[Tuple[float, float]]:
+    """(p_j, q_j) of each count: P(a_j = 1) and P(a_j = 0), each summed
+    from the joint's entries (no 1 - p) and normalised."""
+    total = math.fsum(probs.tolist())
+    out = []
+    for j in range(k):
+        bit = np.array([(v >> (k - 1 - j)) & 1 for v in range(2 ** k)], dtype=bool)
+        out.append((math.fsum(probs[bit].tolist()) / total,
+                    math.fsum(probs[~bit].tolist()) / total))
+    return out
+
+
+def _box_curve(N: int, probs: NDArray[np.float64],
+               pairs: List[Tuple[Tuple[int, ...], Tuple[int, ...]]], ref: Any,
+               description: str, log_tail: float = WINDOW_LOG_TAIL) -> PrivacyCurve:
+    """k = 3 on a box holding all but e^log_tail of the law (see
+    correlated_counts): one curve for the given pairs (the largest of their
+    deltas in each direction), the mass outside the box added."""
+    side = log_tail - math.log(6.0)      # six sides, each at most a sixth
+    windows = [_binomial_window(N, p, q, side) for p, q in _count_laws(probs, 3)]
+    (m_lo, m_hi, _), (b_lo, b_hi, _), (c_lo, c_hi, _) = windows
+    rows, plane = m_hi - m_lo + 1, (b_hi - b_lo + 1) * (c_hi - c_lo + 1)
+    depth = math.ceil(math.log2(rows)) + 2
+    work = rows * plane * depth
+    buffers = 2.0 * depth * (b_hi - b_lo + rows) * (c_hi - c_lo + rows)
+    if work > MAX_BOX_TERMS or buffers > MAX_BOX_PLANES:
+        raise ValueError(
+            f"correlated counts with n={N + 1}, k=3: the box holding all but e^{log_tail:g} of "
+            f"the law takes {rows} x {b_hi - b_lo + 1} x {c_hi - c_lo + 1} cells, about "
+            f"{work:.1e} cell updates and {buffers:.1e} doubles of planes, more than "
+            f"statpriv.correlated.MAX_BOX_TERMS = {MAX_BOX_TERMS:.0e} / MAX_BOX_PLANES = "
+            f"{MAX_BOX_PLANES:.0e}; method='histogram' gives a certified upper curve (the "
+            "histogram of answer vectors) at any n")
+    # what the box misses: the mass outside it; cells flushed below the
+    # double range (< 2.3e-308 each); the cut's bound is added in C
+    tail = math.fsum(w[2] for w in windows) + rows * plane * 2.3e-308
+    if tail > rows * plane * 2.3e-308:
+        description += f" (on a box of the lattice; mass outside <= {tail:.1e}, added)"
+    shifts = [[a - b for a, b in zip(x, xp)] for x, xp in pairs]
+    core = _kernels.BoxCore(N, probs, (m_lo, m_hi, b_lo, b_hi, c_lo, c_hi),
+                            -log_tail + BOX_CUT_NATS, shifts, tail)
+    return PrivacyCurve(core, ref, description)
+
+
 def _shifted(law: NDArray[Any], x: Tuple[int, ...]) -> NDArray[Any]:
     """ln P on [0, N + 1]^k: the law of S + x, flattened (long doubles: the
     pair's log ratios keep the law's ~1e-18)."""
@@ -372,6 +425,12 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         if pair is not None:
             return curves[0]
         return PrivacyCurve(_kernels.MaxCore([c._core for c in curves]), ref, description)
+    if (terms > MAX_LAW_TERMS or atoms > MAX_ATOMS) and k == 3:
+        box = _box_curve(N, probs, pairs, ref, description)
+        if pair is not None:
+            return box
+        # every direction of the worst case: the max over the pairs' two
+        return PrivacyCurve(_kernels.MaxCore([box._core]), ref, description)
     if terms > MAX_LAW_TERMS or atoms > MAX_ATOMS:
         raise ValueError(
             f"correlated counts with n={n}, k={k}: the exact lattice takes about {terms:.1e} "
