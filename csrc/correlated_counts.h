@@ -18,7 +18,8 @@
  * entries of joint, each a contiguous row of the lattice.
  *
  * Layer: uses sp_curve.h (the max of curves) only.  Pure, no global
- * state; only sp_corr_two_window_law allocates (its workspace, freed). */
+ * state; only the window and box kernels (k = 2 and 3 beyond the whole
+ * lattice) allocate (their workspace, freed). */
 #ifndef STATPRIV_CORRELATED_COUNTS_H
 #define STATPRIV_CORRELATED_COUNTS_H
 
@@ -110,10 +111,12 @@ double sp_corr_window_log_delta(double eps, sp_direction direction, const void *
  * and mid + 1 - lo of J1, one record at a time (4 positive terms a cell,
  * doubles: every cell keeps ~N ulps relative however small), each plane
  * only where its slices can still reach the box (exact: a record moves c2
- * and c3 up by 0 or 1) and cut to the rectangle of its cells >= e^-cut
- * (the cut cells' count times e^-cut bounds the mass lost, added to
- * delta: *dropped).  About 2 rows log2(rows) (box plane + rows)
- * multiply-adds a cell of a plane.  The slices come out in order of m, so
+ * and c3 up by 0 or 1) and cut to the rectangle of its cells >= e^-cut / w,
+ * w the largest weight Bin(N, p1)(m) of the node's slices (the cut cells'
+ * count times that floor times the slices' summed weight bounds the mass
+ * lost, added to delta: *dropped).  About 4 rows log2(rows) (box plane)
+ * multiply-adds (each level of the tree adds rows records to planes about
+ * the box's cross-section).  The slices come out in order of m, so
  * delta is summed holding two slices (never the whole box):
  *   delta_plus(eps) = max_(d in shifts) sum_(s in box) (L(s) - e^eps L(s + d))_+
  *                     + tail + dropped

@@ -37,10 +37,29 @@ is never below delta; it exceeds it by at most the tail plus the box's edge
 cells whose partner s + d falls outside, so it stays within 1e-12 relative
 of delta wherever delta is ~1e13 times the tail (3e-70), and is that bound
 below.  At n = 10^4 the box holds ~3e6 cells (the lattice 1e8, its law
-1.7e11 terms).  ``method="histogram"`` is the certified upper curve the paper
-suggests: one query with 2^k options, the histogram of answer vectors.  The
-k counts are a function of that histogram, so its curve is at least theirs;
-it is the histogram curve of statpriv.k_anonymity with k = 1 (nothing
+1.7e11 terms).  k = 3 beyond the lattice's budget (n ~ 110) takes a box the
+same way, each of the three counts' windows leaving at most e^-160 / 6 a
+side.
+Conditioned on the first answer, with m others answering a1 = 1,
+
+    L(m, c2, c3) = Bin(N, p1)(m) [J1^(*m) * J0^(*(N - m))](c2, c3),
+
+J1 and J0 the laws of (a2, a3) given a1 = 1 and a1 = 0 (2-D convolution
+powers).  The slices m come from the k = 2 tree's split on planes: a node
+[lo, hi] holds J1^(*lo) * J0^(*(N - hi)), its halves that times hi - mid
+records of J0 and mid + 1 - lo of J1, one record at a time (four positive
+terms a cell, so every cell keeps ~N ulps relative however small); each
+plane only where its slices can still reach the box (exact) and cut to the
+rectangle of its cells that can weigh e^-200 in the law (the cut cells'
+count times that bound is added too).  The slices come out in order of m,
+so delta is summed holding two slices (m pairs with m + d1), never the
+whole box (~1.4e8 cells at n = 10^3); each delta rebuilds them.  The same
+argument makes it never below delta.
+
+``method="histogram"`` is the certified upper curve the paper suggests:
+one query with 2^k options, the histogram of answer vectors.  The k counts
+are a function of that histogram, so its curve is at least theirs; it is
+the histogram curve of statpriv.k_anonymity with k = 1 (nothing
 suppressed), whose ``upper`` attacker learns how many others are in neither
 of the two cells -- which the full histogram reveals.  It stays cheap for
 any n.
@@ -282,7 +301,10 @@ def _box_curve(N: int, probs: NDArray[np.float64],
     rows, plane = m_hi - m_lo + 1, (b_hi - b_lo + 1) * (c_hi - c_lo + 1)
     depth = math.ceil(math.log2(rows)) + 2
     work = rows * plane * depth
-    buffers = 2.0 * depth * (b_hi - b_lo + rows) * (c_hi - c_lo + rows)
+    # two buffers a depth, each a plane of the box widened by the rows
+    # still to add (the root's chain: two more at the widest)
+    buffers = 2.0 * sum((b_hi - b_lo + 1 + rows / 2.0 ** d) * (c_hi - c_lo + 1 + rows / 2.0 ** d)
+                        for d in [0] + list(range(depth)))
     if work > MAX_BOX_TERMS or buffers > MAX_BOX_PLANES:
         raise ValueError(
             f"correlated counts with n={N + 1}, k=3: the box holding all but e^{log_tail:g} of "
@@ -354,7 +376,11 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         with that bound added (never below the true delta; within 1e-12
         relative of it wherever delta >~ 1e-57; below that the bound
         itself, an upper curve); refused beyond MAX_WINDOW_CELLS = 1.6e7
-        cells or MAX_LAW_TERMS terms of its tree (n ~ 4e4).
+        cells or MAX_LAW_TERMS terms of its tree (n ~ 4e4).  k = 3 beyond
+        the lattice's budget likewise on a box (the three counts' Chernoff
+        windows, each delta rebuilding the law slice by slice), refused
+        beyond MAX_BOX_TERMS = 2e10 cell updates or MAX_BOX_PLANES = 5e7
+        doubles of planes (n ~ 3900).
         ``"histogram"``: the curve of the histogram of answer vectors
         (statpriv.k_anonymity(n, [joint[x], joint[x']], 1, ...).upper), a
         certified upper curve of the counts' (they are a function of it),
@@ -369,9 +395,9 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         exact pair is a pair of laws (``log_pmfs()`` on the lattice [0, n]^k
         flattened in C order; privacy-loss distribution, composition); the
         worst case over pairs is known through its delta only and does not
-        compose.  The windowed pairs (k = 2 beyond the lattice's budget) are
-        known through their delta only as well; their description says so
-        and the bound added.
+        compose.  The windowed pairs (k = 2 or 3 beyond the lattice's
+        budget) are known through their delta only as well; their
+        description says so and the bound added.
 
     Examples
     --------
