@@ -1,5 +1,6 @@
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <math.h>
 #include "correlated_counts.h"
 
@@ -498,32 +499,36 @@ int sp_corr_two_window_law(long N, const double *joint, long m_lo, long m_hi, lo
     return 0;
 }
 
-/* sum_(s in box) (L(s) - e L(s + d))_+ with L = 0 outside the box, in
- * doubles (the box's cells are doubles; a term's error is ~1e-16 of P + e Q
- * at the threshold, 1e-14 of delta where P's mass beyond it is 100 delta);
- * four accumulators, no branch (3.1e6 cells at N = 1e4: ~3 ms).  e = +inf
- * (eps past 709) counts the cells whose partner is 0, without inf * 0. */
-static double window_sum(const sp_corr_window *w, long d_row, long d_col, double e)
+/* sum over the cells s of a rows x cols plane, those of the rectangle
+ * [r0, r1] x [t0, t1] (zero elsewhere), of (L(s) - e M(s + d))_+, M zero
+ * outside the plane (M = `other`: L itself for k = 2, the next or previous
+ * slice for k = 3; NULL: zero everywhere), in doubles (the box's cells are
+ * doubles; a term's error is ~1e-16 of P + e Q at the threshold, 1e-14 of
+ * delta where P's mass beyond it is 100 delta); four accumulators, no
+ * branch (3.1e6 cells at N = 1e4: ~3 ms).  e = +inf (eps past 709) counts
+ * the cells whose partner is 0, without inf * 0. */
+static double pair_sum(const double *law, const double *other, long rows, long cols, long r0,
+                       long r1, long t0, long t1, long d_row, long d_col, double e)
 {
     double acc = 0.0;
     const int infinite = isinf(e);
-    for (long r = 0; r < w->rows; r++) {
-        const double *row = w->law + r * w->cols;
+    for (long r = r0; r <= r1; r++) {
+        const double *row = law + r * cols;
         const long pr = r + d_row;
-        if (pr < 0 || pr >= w->rows) {
-            for (long t = 0; t < w->cols; t++) {
+        if (other == NULL || pr < 0 || pr >= rows) {
+            for (long t = t0; t <= t1; t++) {
                 acc += row[t];
             }
             continue;
         }
-        const double *partner = w->law + pr * w->cols + d_col;
-        /* the columns whose partner column t + d_col lies in the box */
-        const long lo = d_col < 0 ? -d_col : 0;
-        const long hi = d_col > 0 ? w->cols - d_col : w->cols;
-        for (long t = 0; t < lo; t++) {
+        const double *partner = other + pr * cols + d_col;
+        /* the columns whose partner column t + d_col lies in the plane */
+        const long lo = d_col < 0 && t0 < -d_col ? -d_col : t0;
+        const long hi = d_col > 0 && t1 + 1 > cols - d_col ? cols - d_col : t1 + 1;
+        for (long t = t0; t < lo; t++) {
             acc += row[t];
         }
-        for (long t = hi; t < w->cols; t++) {
+        for (long t = hi > lo ? hi : lo; t <= t1; t++) {
             acc += row[t];
         }
         if (infinite) {
@@ -552,6 +557,13 @@ static double window_sum(const sp_corr_window *w, long d_row, long d_col, double
     return acc;
 }
 
+/* The k = 2 box: the plane paired with itself. */
+static double window_sum(const sp_corr_window *w, long d_row, long d_col, double e)
+{
+    return pair_sum(w->law, w->law, w->rows, w->cols, 0, w->rows - 1, 0, w->cols - 1, d_row,
+                    d_col, e);
+}
+
 double sp_corr_window_log_delta(double eps, sp_direction direction, const void *ctx)
 {
     const sp_corr_window *w = (const sp_corr_window *)ctx;
@@ -571,6 +583,504 @@ double sp_corr_window_log_delta(double eps, sp_direction direction, const void *
     }
     total += w->tail;
     /* delta <= 1 (sum of P); the box's rounding or the tail may pass it */
+    total = total < 1.0 ? total : 1.0;
+    return total > 0.0 ? log(total) : -INFINITY;
+}
+
+/* ---- k = 3 on a box (sp_corr_box) ---- */
+
+/* A rectangle of a 2-D law: rows y in [y0, y1], each holding z in [z0, z1]
+ * contiguously; empty when y0 > y1 or z0 > z1. */
+typedef struct {
+    double *v;
+    long y0, y1, z0, z1;
+} plane;
+
+static long plane_cells(const plane *p)
+{
+    return p->y1 < p->y0 || p->z1 < p->z0 ? 0 : (p->y1 - p->y0 + 1) * (p->z1 - p->z0 + 1);
+}
+
+/* One row of a plane times one record of the 2 x 2 law j (j[2 a2 + a3]):
+ * out[z - oz0] = j00 a(z) + j01 a(z - 1) + j10 b(z) + j11 b(z - 1) for z in
+ * [oz0, oz1] (inside [sz0, sz1 + 1]), a and b the source rows y and y - 1
+ * on [sz0, sz1] (zero beyond; an absent row is a row of zeros).  Positive
+ * terms only. */
+static void record_row(double *restrict out, long oz0, long oz1, const double *restrict a,
+                       const double *restrict b, long sz0, long sz1, const double *j)
+{
+    const double j00 = j[0], j01 = j[1], j10 = j[2], j11 = j[3];
+    long z = oz0;
+    if (z == sz0 && z <= oz1) {                 /* z - 1 lies outside */
+        out[0] = j00 * a[0] + j10 * b[0];
+        z++;
+    }
+    const long hi = oz1 < sz1 ? oz1 : sz1;      /* z and z - 1 inside */
+    if (z <= hi) {
+        double *restrict o = out + (z - oz0);
+        const double *restrict ap = a + (z - sz0), *restrict bp = b + (z - sz0);
+        const long count = hi - z + 1;
+        long i = 0;
+#if defined(__GNUC__)
+        /* two cells at a time in GCC's generic vectors (-O2 vectorises
+         * neither this loop, which needs an epilogue, nor its unrolled
+         * pairs): the same products and sums per cell, in the same order */
+        typedef double pair_t __attribute__((vector_size(2 * sizeof(double))));
+        const pair_t k00 = {j00, j00}, k01 = {j01, j01}, k10 = {j10, j10}, k11 = {j11, j11};
+        for (; i + 2 <= count; i += 2) {
+            pair_t a_now, a_before, b_now, b_before;
+            memcpy(&a_now, ap + i, sizeof a_now);
+            memcpy(&a_before, ap + i - 1, sizeof a_before);
+            memcpy(&b_now, bp + i, sizeof b_now);
+            memcpy(&b_before, bp + i - 1, sizeof b_before);
+            const pair_t cell = (k00 * a_now + k01 * a_before) + (k10 * b_now + k11 * b_before);
+            memcpy(o + i, &cell, sizeof cell);
+        }
+#endif
+        for (; i < count; i++) {
+            o[i] = (j00 * ap[i] + j01 * ap[i - 1]) + (j10 * bp[i] + j11 * bp[i - 1]);
+        }
+        z = hi + 1;
+    }
+    if (z == sz1 + 1 && z <= oz1) {             /* z lies outside */
+        out[z - oz0] = j01 * a[z - 1 - sz0] + j11 * b[z - 1 - sz0];
+    }
+}
+
+/* dst = src times one record of j, on its support inside [ny0, ny1] x
+ * [nz0, nz1] (dst->v holds enough cells; `zero`: a row of zeros at least
+ * as wide as src). */
+static void plane_record(const plane *src, const double *j, long ny0, long ny1, long nz0,
+                         long nz1, const double *zero, plane *dst)
+{
+    dst->y0 = src->y0 > ny0 ? src->y0 : ny0;
+    dst->y1 = src->y1 + 1 < ny1 ? src->y1 + 1 : ny1;
+    dst->z0 = src->z0 > nz0 ? src->z0 : nz0;
+    dst->z1 = src->z1 + 1 < nz1 ? src->z1 + 1 : nz1;
+    if (plane_cells(src) == 0 || plane_cells(dst) == 0) {
+        dst->y1 = dst->y0 - 1;
+        return;
+    }
+    const long sw = src->z1 - src->z0 + 1, dw = dst->z1 - dst->z0 + 1;
+    for (long y = dst->y0; y <= dst->y1; y++) {
+        const double *a = y <= src->y1 ? src->v + (y - src->y0) * sw : zero;
+        const double *b = y - 1 >= src->y0 ? src->v + (y - 1 - src->y0) * sw : zero;
+        record_row(dst->v + (y - dst->y0) * dw, dst->z0, dst->z1, a, b, src->z0, src->z1, j);
+    }
+}
+
+/* Shrink p to the rectangle of its cells >= floor_ (compacted in place);
+ * every cell cut is below floor_ and reaches the law with at most the
+ * weight `scale`, so *dropped grows by their count times floor_ scale, a
+ * bound on the mass cut. */
+static void plane_trim(plane *p, double floor_, double scale, double *dropped, double *col_max)
+{
+    const long cells = plane_cells(p);
+    if (cells == 0) {
+        return;
+    }
+    const long w = p->z1 - p->z0 + 1;
+    long first = -1, last = -1;
+    for (long z = 0; z < w; z++) {
+        col_max[z] = 0.0;
+    }
+    for (long r = 0; r <= p->y1 - p->y0; r++) {
+        const double *row = p->v + r * w;
+        int live = 0;
+        for (long z = 0; z < w; z++) {
+            live |= row[z] >= floor_;
+        }
+        if (live) {
+            first = first < 0 ? r : first;
+            last = r;
+        }
+    }
+    if (first < 0) {
+        *dropped += (double)cells * floor_ * scale;
+        p->y1 = p->y0 - 1;
+        return;
+    }
+    for (long r = first; r <= last; r++) {
+        const double *row = p->v + r * w;
+        for (long z = 0; z < w; z++) {
+            col_max[z] = row[z] > col_max[z] ? row[z] : col_max[z];
+        }
+    }
+    long zf = 0, zl = w - 1;
+    while (col_max[zf] < floor_) {
+        zf++;
+    }
+    while (col_max[zl] < floor_) {
+        zl--;
+    }
+    const long nw = zl - zf + 1;
+    for (long r = first; r <= last; r++) {
+        memmove(p->v + (r - first) * nw, p->v + r * w + zf, (size_t)nw * sizeof(double));
+    }
+    p->y0 += first;
+    p->y1 = p->y0 + (last - first);
+    p->z1 = p->z0 + zl;
+    p->z0 += zf;
+    *dropped += (double)(cells - plane_cells(p)) * floor_ * scale;
+}
+
+/* The state of the tree of the k = 3 box (the k = 2 tree's split, on
+ * planes): a node [lo, hi] of slices m holds its base, the law of (c2, c3)
+ * of lo records answering a1 = 1 and N - hi answering a1 = 0. */
+typedef struct {
+    long m_lo, b_lo, b_hi, c_lo, c_hi;
+    double j1[4], j0[4];          /* (a2, a3) given a1 = 1, given a1 = 0 */
+    double cut_floor;             /* e^-cut: a cell of the law below it is cut */
+    double dropped;
+    const long double *weight;    /* Bin(N, p1)(m), m = m_lo .. m_hi */
+    double *zero, *col_max;       /* N + 2 doubles each */
+    double *slice;                /* where the next slice goes (box rows x cols) */
+    /* receives each slice and the rectangle of its non-zero cells (rows
+     * r0, r1, columns t0, t1 of the box; r0 > r1: none) */
+    double *(*emit)(void *ctx, long m, double *slice, const long *rect);
+    void *ctx;
+    /* two buffers a depth of the tree (depth 0: the root's chain), grown as
+     * needed: a plane lives in one until its subtree is done */
+    double *pool[2 * 66];
+    long capacity[2 * 66];
+    int failed;
+} box_tree;
+
+/* Trim the records' planes every this many records (a trim reads the plane
+ * once; a record reads it four times). */
+#define BOX_TRIM_EVERY 16
+
+/* Buffer `which` of depth `depth` with room for `size` doubles, or NULL. */
+static double *pool_buffer(box_tree *t, int depth, int which, long size)
+{
+    const int slot = 2 * depth + which;
+    if (t->capacity[slot] < size) {
+        free(t->pool[slot]);
+        t->pool[slot] = malloc((size_t)size * sizeof(double));
+        t->capacity[slot] = t->pool[slot] != NULL ? size : 0;
+    }
+    return t->pool[slot];
+}
+
+/* base times `count` >= 1 records of j, each step on the part that can
+ * still reach [ny0, ny1] x [nz0, nz1] after the steps left (each record
+ * moves y and z up by 0 or 1: exact), cut below floor_ (its cells reach
+ * the law with weight <= scale); in depth's buffers (v = NULL out of
+ * memory). */
+static plane add_records(box_tree *t, int depth, const plane *base, const double *j, long count,
+                         long ny0, long ny1, long nz0, long nz1, double floor_, double scale)
+{
+    plane cur = *base, next = {NULL, 0, -1, 0, -1};
+    const long ylo = base->y0 > ny0 - count ? base->y0 : ny0 - count;
+    const long yhi = base->y1 + count < ny1 ? base->y1 + count : ny1;
+    const long zlo = base->z0 > nz0 - count ? base->z0 : nz0 - count;
+    const long zhi = base->z1 + count < nz1 ? base->z1 + count : nz1;
+    const long size = (yhi >= ylo && zhi >= zlo ? (yhi - ylo + 1) * (zhi - zlo + 1) : 0) + 1;
+    double *buf[2] = {pool_buffer(t, depth, 0, size), pool_buffer(t, depth, 1, size)};
+    if (buf[0] == NULL || buf[1] == NULL) {
+        return next;
+    }
+    for (long s = 1; s <= count; s++) {
+        const long left = count - s;
+        next.v = buf[s % 2];
+        plane_record(&cur, j, ny0 - left, ny1, nz0 - left, nz1, t->zero, &next);
+        if (s % BOX_TRIM_EVERY == 0 || s == count) {
+            plane_trim(&next, floor_, scale, &t->dropped, t->col_max);
+        }
+        cur = next;
+    }
+    return cur;
+}
+
+/* A node's slices reach the law with weight Bin(N, p1)(m) each: a cell of
+ * its planes below e^-cut / (their largest weight) is cut, and counts with
+ * the weights' sum. */
+static void node_floor(const box_tree *t, long lo, long hi, double *floor_, double *scale)
+{
+    long double top = 0.0L, sum = 0.0L;
+    for (long m = lo; m <= hi; m++) {
+        const long double w = t->weight[m - t->m_lo];
+        top = w > top ? w : top;
+        sum += w;
+    }
+    *floor_ = top > 0.0L ? t->cut_floor / (double)top : INFINITY;
+    *scale = (double)sum;
+}
+
+static void box_node(box_tree *t, int depth, const plane *base, long lo, long hi)
+{
+    if (t->failed) {
+        return;
+    }
+    const long width = t->c_hi - t->c_lo + 1;
+    if (lo == hi) {            /* the slice: Bin(N, p1)(m) times the base, on the box */
+        const double w = (double)t->weight[lo - t->m_lo];
+        double *dst = t->slice;
+        const long cells = (t->b_hi - t->b_lo + 1) * width;
+        for (long i = 0; i < cells; i++) {
+            dst[i] = 0.0;
+        }
+        const long y0 = base->y0 > t->b_lo ? base->y0 : t->b_lo;
+        const long y1 = base->y1 < t->b_hi ? base->y1 : t->b_hi;
+        const long z0 = base->z0 > t->c_lo ? base->z0 : t->c_lo;
+        const long z1 = base->z1 < t->c_hi ? base->z1 : t->c_hi;
+        long rect[4] = {0, -1, 0, -1};
+        if (plane_cells(base) > 0 && y0 <= y1 && z0 <= z1) {
+            const long bw = base->z1 - base->z0 + 1;
+            rect[0] = y0 - t->b_lo;
+            rect[1] = y1 - t->b_lo;
+            rect[2] = z0 - t->c_lo;
+            rect[3] = z1 - t->c_lo;
+            for (long y = y0; y <= y1; y++) {
+                const double *src = base->v + (y - base->y0) * bw + (z0 - base->z0);
+                double *row = dst + (y - t->b_lo) * width + (z0 - t->c_lo);
+                for (long z = 0; z <= z1 - z0; z++) {
+                    row[z] = w * src[z];
+                }
+            }
+        }
+        t->slice = t->emit(t->ctx, lo, dst, rect);
+        return;
+    }
+    const long mid = lo + (hi - lo) / 2;
+    /* [lo, mid]: hi - mid more records answering a1 = 0; [mid + 1, hi]:
+     * mid + 1 - lo more answering a1 = 1; each child's slices add at most
+     * (its rows - 1) records more */
+    for (int side = 0; side < 2; side++) {
+        const long c_lo = side ? mid + 1 : lo, c_hi = side ? hi : mid, reach = c_hi - c_lo;
+        double floor_, scale;
+        node_floor(t, c_lo, c_hi, &floor_, &scale);
+        plane child = add_records(t, depth + 1, base, side ? t->j1 : t->j0,
+                                  side ? mid + 1 - lo : hi - mid, t->b_lo - reach, t->b_hi,
+                                  t->c_lo - reach, t->c_hi, floor_, scale);
+        if (child.v == NULL) {
+            t->failed = 1;
+            return;
+        }
+        box_node(t, depth + 1, &child, c_lo, c_hi);
+    }
+}
+
+/* Build the box's slices m_lo .. m_hi in order, handing each to emit
+ * (which returns where the next goes; `first`: where the first goes).
+ * Returns 0, -1 out of memory, -2 for bad arguments; *dropped: the bound
+ * on the mass cut below the floors. */
+static int box_run(const sp_corr_box *box, double *first,
+                   double *(*emit)(void *ctx, long m, double *slice, const long *rect),
+                   void *ctx, double *dropped)
+{
+    const long N = box->N;
+    if (N < 0 || box->m_lo < 0 || box->m_hi > N || box->m_lo > box->m_hi || box->b_lo < 0
+        || box->b_hi > N || box->b_lo > box->b_hi || box->c_lo < 0 || box->c_hi > N
+        || box->c_lo > box->c_hi || !(box->cut > 0.0)) {
+        return -2;
+    }
+    long double one = 0.0L, zero_ = 0.0L;
+    for (int v = 0; v < 8; v++) {
+        if (!(box->joint[v] >= 0.0)) {
+            return -2;
+        }
+        if (v < 4) {
+            zero_ += box->joint[v];
+        } else {
+            one += box->joint[v];
+        }
+    }
+    const long double total = one + zero_;
+    if (!(total > 0.0L)) {
+        return -2;
+    }
+    box_tree t;
+    for (int v = 0; v < 4; v++) {   /* the conditional laws (zero if never answered) */
+        t.j1[v] = one > 0.0L ? (double)(box->joint[4 + v] / one) : 0.0;
+        t.j0[v] = zero_ > 0.0L ? (double)(box->joint[v] / zero_) : 0.0;
+    }
+    t.m_lo = box->m_lo;
+    t.b_lo = box->b_lo;
+    t.b_hi = box->b_hi;
+    t.c_lo = box->c_lo;
+    t.c_hi = box->c_hi;
+    t.cut_floor = exp(-box->cut);
+    t.dropped = 0.0;
+    t.slice = first;
+    t.emit = emit;
+    t.ctx = ctx;
+    t.failed = 0;
+    for (int i = 0; i < 2 * 66; i++) {
+        t.pool[i] = NULL;
+        t.capacity[i] = 0;
+    }
+    const long rows = box->m_hi - box->m_lo + 1;
+    long double *weight = malloc((size_t)(N + 1) * sizeof(long double));
+    double *scratch = calloc((size_t)(2 * (N + 2)), sizeof(double));
+    int rc = 0;
+    if (weight == NULL || scratch == NULL) {
+        rc = -1;
+    } else {
+        t.zero = scratch;
+        t.col_max = scratch + (N + 2);
+        binom_window(N, one / total, zero_ / total, box->m_lo, box->m_hi, weight);
+        t.weight = weight;
+        /* the root: m_lo records answering a1 = 1, then N - m_hi answering
+         * 0, from the point mass at (0, 0) (in depth 0's buffers; the
+         * chain's first half ends in depth 65's) */
+        double point = 1.0, floor_, scale;
+        node_floor(&t, box->m_lo, box->m_hi, &floor_, &scale);
+        plane root = {&point, 0, 0, 0, 0};
+        const long rest = N - box->m_hi;
+        if (box->m_lo > 0) {
+            root = add_records(&t, 65, &root, t.j1, box->m_lo, box->b_lo - (rows - 1) - rest,
+                               box->b_hi, box->c_lo - (rows - 1) - rest, box->c_hi, floor_,
+                               scale);
+        }
+        if (root.v != NULL && rest > 0) {
+            root = add_records(&t, 0, &root, t.j0, rest, box->b_lo - (rows - 1), box->b_hi,
+                               box->c_lo - (rows - 1), box->c_hi, floor_, scale);
+        }
+        if (root.v != NULL) {
+            box_node(&t, 0, &root, box->m_lo, box->m_hi);
+        }
+        rc = root.v == NULL || t.failed ? -1 : 0;
+    }
+    for (int i = 0; i < 2 * 66; i++) {
+        free(t.pool[i]);
+    }
+    free(weight);
+    free(scratch);
+    *dropped = t.dropped;
+    return rc;
+}
+
+static double *store_slice(void *ctx, long m, double *slice, const long *rect)
+{
+    (void)m;
+    (void)rect;
+    return slice + *(const long *)ctx;      /* the next slice follows */
+}
+
+int sp_corr_three_box_law(const sp_corr_box *box, double *out, double *dropped)
+{
+    if (box == NULL || out == NULL || dropped == NULL) {
+        return -2;
+    }
+    long cells = (box->b_hi - box->b_lo + 1) * (box->c_hi - box->c_lo + 1);
+    return box_run(box, out, store_slice, &cells, dropped);
+}
+
+/* The sums of sp_corr_box_sums as the slices arrive: slice m pairs with
+ * m + d1, so when m arrives the terms of m (d1 = 0, -1) and of m - 1
+ * (d1 = +1) are summed, each over its slice's non-zero rectangle; two
+ * slices held. */
+typedef struct {
+    const sp_corr_box *box;
+    long rows, cols;
+    double e;
+    double *sums;
+    double *buf[2];
+    const double *prev;
+    long prev_rect[4];
+} box_sums;
+
+/* pair_sum over the non-zero rectangle of `law`. */
+static double slice_sum(const box_sums *s, const double *law, const long *rect,
+                        const double *other, long d_row, long d_col)
+{
+    return pair_sum(law, other, s->rows, s->cols, rect[0], rect[1], rect[2], rect[3], d_row,
+                    d_col, s->e);
+}
+
+static double *sum_slice(void *ctx, long m, double *slice, const long *rect)
+{
+    box_sums *s = (box_sums *)ctx;
+    (void)m;
+    for (long i = 0; i < s->box->count; i++) {
+        for (int sign = 0; sign < 2; sign++) {
+            const long *d = s->box->shifts + 3 * i;
+            const long d1 = sign ? -d[0] : d[0], d2 = sign ? -d[1] : d[1];
+            const long d3 = sign ? -d[2] : d[2];
+            double add = 0.0;
+            if (d1 == 0) {
+                add = slice_sum(s, slice, rect, slice, d2, d3);
+            } else if (d1 < 0) {
+                add = slice_sum(s, slice, rect, s->prev, d2, d3);
+            } else if (s->prev != NULL) {
+                add = slice_sum(s, s->prev, s->prev_rect, slice, d2, d3);
+            }
+            s->sums[2 * i + sign] += add;
+        }
+    }
+    s->prev = slice;
+    for (int i = 0; i < 4; i++) {
+        s->prev_rect[i] = rect[i];
+    }
+    return slice == s->buf[0] ? s->buf[1] : s->buf[0];
+}
+
+int sp_corr_box_sums(const sp_corr_box *box, double e, double *sums, double *dropped)
+{
+    if (box == NULL || sums == NULL || dropped == NULL || box->count < 0
+        || (box->count > 0 && box->shifts == NULL)) {
+        return -2;
+    }
+    box_sums s;
+    s.box = box;
+    s.rows = box->b_hi - box->b_lo + 1;
+    s.cols = box->c_hi - box->c_lo + 1;
+    s.e = e;
+    s.sums = sums;
+    s.prev = NULL;
+    for (long i = 0; i < 2 * box->count; i++) {
+        sums[i] = 0.0;
+    }
+    if (s.rows < 1 || s.cols < 1) {
+        return -2;
+    }
+    s.buf[0] = malloc((size_t)(2 * s.rows * s.cols) * sizeof(double));
+    if (s.buf[0] == NULL) {
+        return -1;
+    }
+    s.buf[1] = s.buf[0] + s.rows * s.cols;
+    const int rc = box_run(box, s.buf[0], sum_slice, &s, dropped);
+    if (rc == 0) {     /* the last slice's partners m_hi + 1 lie outside: zero */
+        for (long i = 0; i < box->count; i++) {
+            for (int sign = 0; sign < 2; sign++) {
+                const long d1 = sign ? -box->shifts[3 * i] : box->shifts[3 * i];
+                if (d1 > 0) {
+                    sums[2 * i + sign] += slice_sum(&s, s.prev, s.prev_rect, NULL, 0, 0);
+                }
+            }
+        }
+    }
+    free(s.buf[0]);
+    return rc;
+}
+
+double sp_corr_box_log_delta(double eps, sp_direction direction, const void *ctx)
+{
+    const sp_corr_box *box = (const sp_corr_box *)ctx;
+    if (isnan(eps)) {
+        return eps;
+    }
+    double stack[2 * 16], *sums = box->count <= 16 ? stack
+                                  : malloc((size_t)(2 * box->count) * sizeof(double));
+    double dropped = 0.0;
+    if (sums == NULL || sp_corr_box_sums(box, exp(eps), sums, &dropped) != 0) {
+        if (sums != stack) {
+            free(sums);
+        }
+        return NAN;
+    }
+    double total = 0.0;
+    for (long i = 0; i < box->count; i++) {
+        const double plus = sums[2 * i], minus = sums[2 * i + 1];
+        const double v = direction == SP_PLUS ? plus
+                         : direction == SP_MINUS ? minus : (plus > minus ? plus : minus);
+        total = v > total ? v : total;
+    }
+    if (sums != stack) {
+        free(sums);
+    }
+    total += box->tail + dropped;
     total = total < 1.0 ? total : 1.0;
     return total > 0.0 ? log(total) : -INFINITY;
 }

@@ -18,7 +18,8 @@
  * entries of joint, each a contiguous row of the lattice.
  *
  * Layer: uses sp_curve.h (the max of curves) only.  Pure, no global
- * state; only sp_corr_two_window_law allocates (its workspace, freed). */
+ * state; only the window and box kernels (k = 2 and 3 beyond the whole
+ * lattice) allocate (their workspace, freed). */
 #ifndef STATPRIV_CORRELATED_COUNTS_H
 #define STATPRIV_CORRELATED_COUNTS_H
 
@@ -97,6 +98,57 @@ typedef struct {
 
 /* ln delta(eps) of sp_corr_window (ctx) in one direction; NaN for NaN eps. */
 double sp_corr_window_log_delta(double eps, sp_direction direction, const void *ctx);
+
+/* k = 3 on a box: m = c1 in [m_lo, m_hi], c2 in [b_lo, b_hi], c3 in
+ * [c_lo, c_hi] (the caller picks it from tail bounds and adds the mass
+ * outside it to delta; statpriv.correlated).  Conditioned on the first
+ * answer as for k = 2: with m records answering a1 = 1,
+ *   L(m, c2, c3) = Bin(N, p1)(m) f_m(c2, c3),
+ *   f_m = J1^(*m) * J0^(*(N - m))   (2-D convolution powers),
+ * J1 and J0 the laws of (a2, a3) given a1 = 1 and a1 = 0.  Slice m is
+ * built by the k = 2 tree's split on planes: a node [lo, hi] holds
+ * J1^(*lo) * J0^(*(N - hi)), its halves that times hi - mid records of J0
+ * and mid + 1 - lo of J1, one record at a time (4 positive terms a cell,
+ * doubles: every cell keeps ~N ulps relative however small), each plane
+ * only where its slices can still reach the box (exact: a record moves c2
+ * and c3 up by 0 or 1) and cut to the rectangle of its cells >= e^-cut / w,
+ * w the largest weight Bin(N, p1)(m) of the node's slices (the cut cells'
+ * count times that floor times the slices' summed weight bounds the mass
+ * lost, added to delta: *dropped).  About 4 rows log2(rows) (box plane)
+ * multiply-adds (each level of the tree adds rows records to planes about
+ * the box's cross-section).  The slices come out in order of m, so
+ * delta is summed holding two slices (never the whole box):
+ *   delta_plus(eps) = max_(d in shifts) sum_(s in box) (L(s) - e^eps L(s + d))_+
+ *                     + tail + dropped
+ * (delta_minus: -d; L zero outside the box), never below the true delta
+ * (every term is a term here, a cell outside the box or a cut cell, at
+ * most its mass), above it by at most tail + dropped + the mass of the
+ * box's edge cells whose partner lies outside.  The joint: 8 entries. */
+typedef struct {
+    long N;
+    double joint[8];
+    long m_lo, m_hi, b_lo, b_hi, c_lo, c_hi;
+    double cut;
+    const long *shifts;     /* count shifts d = x - x', 3 longs each (borrowed) */
+    long count;
+    double tail;            /* the bound on the mass outside the box */
+} sp_corr_box;
+
+/* L on the box (shifts unused): out holds (m_hi - m_lo + 1) x (b_hi - b_lo
+ * + 1) x (c_hi - c_lo + 1) doubles, C order; *dropped the bound on the mass
+ * cut.  Returns 0, -1 out of memory, -2 for bad arguments. */
+int sp_corr_three_box_law(const sp_corr_box *box, double *out, double *dropped);
+
+/* sums[2 i] = sum_(s in box) (L(s) - e L(s + d_i))_+, sums[2 i + 1] the
+ * same with -d_i, for the box's shifts (no tail added), built slice by
+ * slice; *dropped as above.  Returns 0, -1 out of memory, -2 for bad
+ * arguments. */
+int sp_corr_box_sums(const sp_corr_box *box, double e, double *sums, double *dropped);
+
+/* ln delta(eps) of sp_corr_box (ctx): the largest sum over the shifts in
+ * the direction asked (SP_MAX: either), plus tail and dropped, at most 1;
+ * NaN for NaN eps or when out of memory.  Rebuilds the box each call. */
+double sp_corr_box_log_delta(double eps, sp_direction direction, const void *ctx);
 
 /* The maximum of several curves, each one sp_curve_fn with its context:
  * the worst case over a set of target pairs closed under swapping P and Q

@@ -346,6 +346,22 @@ cdef extern from "correlated_counts.h" nogil:
         long d_col
         double tail
     double sp_corr_window_log_delta(double eps, sp_direction direction, const void *ctx)
+    ctypedef struct sp_corr_box:
+        long N
+        double joint[8]
+        long m_lo
+        long m_hi
+        long b_lo
+        long b_hi
+        long c_lo
+        long c_hi
+        double cut
+        const long *shifts
+        long count
+        double tail
+    int sp_corr_three_box_law(const sp_corr_box *box, double *out, double *dropped)
+    int sp_corr_box_sums(const sp_corr_box *box, double e, double *sums, double *dropped)
+    double sp_corr_box_log_delta(double eps, sp_direction direction, const void *ctx)
 
 cdef extern from "partial_knowledge.h" nogil:
     ctypedef struct sp_vertex_sys:

@@ -202,7 +202,9 @@ def test_markov():
     ((5, JOINT_2), {"target": ((1, 0),)}, "target must be a pair"),
     ((5, JOINT_2), {"method": "fast"}, "method must be one of"),
     ((5, [1 / 32] * 32), {}, r"k in \[1, 4\] for method='exact', got k = 5"),
-    ((10**3, MARKOV_3), {}, r"about .* terms .*method='histogram'"),
+    ((10**3, statpriv.markov(0.3, [[0.8, 0.2], [0.4, 0.6]], days=4)), {},
+     r"about .* terms .*method='histogram'"),
+    ((10**5, MARKOV_3), {}, r"k=3: the box holding all but .* cell updates .*method='histogram'"),
     ((10**6, JOINT_2), {}, r"window holding all but .* cells .*method='histogram'"),
     ((5000, [1e-5, 1 - 1e-5]), {"target": ((1,), (0,))}, "smallest non-zero probability"),
 ])
@@ -450,3 +452,194 @@ def test_window_one_question_is_the_count_at_ten_thousand(target, p):
         b = getattr(count, f"log_delta_{direction}")(eps)
         assert b[-1] < -20.0 and b[-1] > -120.0        # far in the tail, above the bound
         np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12, err_msg=direction)
+
+
+# -- k = 3 on a box of the lattice (beyond the whole lattice's budget) -------
+
+def _box(n, joint, pairs, log_tail=None):
+    """The box route for target pairs (correlated_counts takes it for k = 3
+    beyond MAX_LAW_TERMS; called directly here at an n the whole lattice
+    also takes, to compare the two)."""
+    from statpriv import correlated
+    kwargs = {} if log_tail is None else {"log_tail": log_tail}
+    return correlated._box_curve(n - 1, np.asarray(joint, dtype=float), pairs, None, "box",
+                                 **kwargs)
+
+
+def _box_windows(n, joint, log_tail):
+    """Each count's window [lo, hi] and the Chernoff bound on its mass
+    outside (each side at most e^log_tail / 6), from the count's law."""
+    from statpriv import correlated
+    out = []
+    for j in range(3):
+        p = sum(joint[v] for v in range(8) if (v >> (2 - j)) & 1)
+        out.append(correlated._binomial_window(n - 1, p, 1.0 - p, log_tail - math.log(6.0)))
+    return out
+
+
+@pytest.mark.parametrize("N", [0, 1, 4, 33])
+@pytest.mark.parametrize("joint", [MARKOV_3, JOINT_3, [0.2, 0.0, 0.0, 0.3, 0.1, 0.0, 0.0, 0.4]])
+def test_box_law_is_the_lattice(N, joint):
+    """The box's slices (a tree of one-record convolutions on planes) against
+    the record-by-record lattice: the whole lattice and a box inside it,
+    every cell to 1e-13 relative, zero where the lattice is zero (the cut,
+    e^-260, takes nothing here but zeros: its bound stays below 1e-100)."""
+    from statpriv.correlated import _correlated
+    whole = np.exp(_correlated.lattice_log_law(3, N, joint).astype(float))
+    for window in ((0, N, 0, N, 0, N), (N // 4, N - N // 5, N // 3, N - N // 6, N // 5, N // 2)):
+        law, dropped = _correlated.three_box_law(N, joint, window, 260.0)
+        ref = whole[window[0]:window[1] + 1, window[2]:window[3] + 1, window[4]:window[5] + 1]
+        assert law.shape == ref.shape and 0.0 <= dropped <= 1e-100
+        live = ref > 0.0
+        assert np.all(law[~live] == 0.0)
+        np.testing.assert_allclose(law[live], ref[live], rtol=1e-13, atol=0.0)
+
+
+BOX_PAIRS = [((1, 0, 0), (0, 0, 1)), ((1, 1, 1), (0, 0, 0)), ((0, 1, 0), (0, 0, 0)),
+             ((1, 0, 1), (0, 1, 0))]
+
+
+@pytest.mark.parametrize("target", BOX_PAIRS)
+def test_box_is_the_whole_lattice(target):
+    """n = 36: the default box (all but 3e-70) is the whole lattice there,
+    built the other way (slices of a tree of convolutions, delta summed two
+    slices at a time): both directions to 1e-12 relative."""
+    n = 36
+    box = _box(n, MARKOV_3, [target])
+    whole = statpriv.correlated_counts(n, MARKOV_3, target=target)
+    assert "box" not in whole.description
+    for d in ("plus", "minus"):
+        a = getattr(box, f"log_delta_{d}")(WINDOW_EPS)
+        b = getattr(whole, f"log_delta_{d}")(WINDOW_EPS)
+        np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12, err_msg=d)
+
+
+@pytest.mark.parametrize("target", BOX_PAIRS[:2])
+def test_box_truncation_is_bounded_and_added(target):
+    """A box holding all but e^-10 of the law (n = 45): delta is
+    over-reported, by at most the bound added for the mass outside the box
+    plus the mass of the box's cells whose partner lies outside it (summed
+    here from the whole lattice's law), and never under-reported."""
+    from statpriv.correlated import _correlated
+    n, eps = 45, np.array([0.0, 0.2, 0.5, 1.0, 2.0, 4.0])
+    box = _box(n, MARKOV_3, [target], log_tail=-10.0)
+    whole = statpriv.correlated_counts(n, MARKOV_3, target=target)
+    law = np.exp(_correlated.lattice_log_law(3, n - 1, MARKOV_3).astype(float))
+    windows = _box_windows(n, MARKOV_3, -10.0)
+    inside = np.zeros(law.shape, dtype=bool)
+    inside[tuple(slice(lo, hi + 1) for lo, hi, _ in windows)] = True
+    assert inside.sum() < inside.size                  # the box is a real cut
+    added = sum(w[2] for w in windows)
+    assert law[~inside].sum() <= added <= math.exp(-10.0)
+    index = np.indices(law.shape)
+    for sign, d in ((1, "plus"), (-1, "minus")):
+        shift = sign * (np.array(target[0]) - np.array(target[1]))
+        to = [index[j] + shift[j] for j in range(3)]
+        ok = np.all([(t >= 0) & (t < law.shape[0]) for t in to], axis=0)
+        partner_inside = np.zeros_like(inside)
+        partner_inside[ok] = inside[tuple(t[ok] for t in to)]
+        edge = law[inside & ~partner_inside].sum()
+        a = getattr(box, f"delta_{d}")(eps)
+        b = getattr(whole, f"delta_{d}")(eps)
+        assert np.all(a >= b * (1 - 1e-12)), (d, a, b)
+        assert np.all(a - b <= added + edge + 1e-15), (d, a - b, added, edge)
+        assert np.any(a - b > 1e-3 * math.exp(-10.0))  # and the cut shows
+
+
+def test_box_worst_case_is_the_lattice_worst_case():
+    """Every target pair on one box (the max over 13 shifts, both directions)
+    against the whole lattice's worst case."""
+    from statpriv.correlated import _correlated
+    from statpriv import correlated
+    n = 16
+    pairs = correlated._shift_pairs(3)
+    assert len(pairs) == 13
+    worst = statpriv.PrivacyCurve(_correlated.MaxCore([_box(n, JOINT_3, pairs)._core]), None,
+                                  "box worst case")
+    whole = statpriv.correlated_counts(n, JOINT_3)
+    eps = WINDOW_EPS[1::2]
+    for d in ("plus", "minus"):
+        np.testing.assert_allclose(getattr(worst, f"log_delta_{d}")(eps),
+                                   getattr(whole, f"log_delta_{d}")(eps),
+                                   rtol=0.0, atol=1e-12, err_msg=d)
+
+
+@pytest.mark.parametrize("target", [BOX_PAIRS[1], pytest.param(BOX_PAIRS[0],
+                                                                 marks=pytest.mark.exhaustive)])
+def test_box_against_live_oracle(target):
+    """Every multinomial outcome in mpmath (n = 7, 50 digits)."""
+    from statpriv import oracle
+    eps = [0.0, 0.4, 1.5]
+    for target in [target]:
+        box = _box(7, MARKOV_3, [target])
+        for d in ("plus", "minus"):
+            ref = oracle.correlated_counts_delta(7, MARKOV_3, *target, eps, direction=d)
+            ours = getattr(box, f"delta_{d}")(np.array(eps))
+            for o, r in zip(ours, ref):
+                assert abs(o - float(r)) <= 1e-12 * float(r), (target, d, o, r)
+
+
+def test_three_questions_take_the_box_beyond_the_lattice():
+    """n = 200 (the whole lattice: 3e9 terms) answers on the box; its
+    description says so and the bound added; the histogram's upper curve
+    is above it."""
+    target = ((1, 0, 0), (0, 0, 1))
+    curve = statpriv.correlated_counts(200, MARKOV_3, target=target)
+    assert "on a box of the lattice" in curve.description
+    upper = statpriv.correlated_counts(200, MARKOV_3, target=target, method="histogram")
+    d = curve.delta(0.3)
+    assert 1e-30 < d < upper.delta(0.3)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("target, kind", [
+    (((1, 1, 0), (0, 0, 0)), "compose"), (((0, 1, 0), (0, 0, 1)), "compose"),
+    (((0, 0, 1), (0, 0, 0)), "count"), (((1, 0, 0), (0, 0, 0)), "count")])
+def test_box_independent_questions_at_a_thousand(target, kind):
+    """n = 10^3 on the box (~1 s a delta): independent questions, the
+    target differing in one or two; the others' counts of the questions it
+    answers alike are the same law in both worlds, so the curve is the
+    exact composition of the differing questions' counts (statpriv.counting,
+    its mirror for a shift down): ln delta to 1e-12."""
+    n, ps = 10**3, (0.3, 0.6, 0.45)
+    joint = np.einsum("i,j,k->ijk", *[[1 - p, p] for p in ps]).ravel()
+    ours = statpriv.correlated_counts(n, joint, target=target)
+    assert "on a box of the lattice" in ours.description
+    parts = [statpriv.counting(n, p if a > b else 1.0 - p)
+             for (a, b), p in zip(zip(*target), ps) if a != b]
+    assert len(parts) == (2 if kind == "compose" else 1)
+    exact = parts[0] if kind == "count" else statpriv.compose(*parts, exact=True)
+    eps = np.array([0.0, 0.05, 0.2])
+    for direction in ("plus", "minus"):
+        a = getattr(ours, f"log_delta_{direction}")(eps)
+        b = getattr(exact, f"log_delta_{direction}")(eps)
+        assert np.all(b > -300.0)
+        np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12, err_msg=direction)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("seed", range(6))
+def test_box_random_joints_against_the_lattice(seed):
+    """Random joints (one entry zero), random pairs, n = 40, the box
+    holding all but e^-20 (a real cut): never below the whole lattice,
+    within 1e-12 of it where delta is e^30 above the bound, at most 1."""
+    rng = np.random.default_rng(100 + seed)
+    joint = rng.dirichlet(np.ones(8))
+    joint[rng.integers(8)] = 0.0
+    joint = joint / math.fsum(joint.tolist())
+    n = 40
+    bound = math.log(sum(w[2] for w in _box_windows(n, joint.tolist(), -20.0)) or 1e-300)
+    eps = np.array([-0.3, 0.0, 0.1, 0.5, 1.0, 2.0, 5.0])
+    for _ in range(3):
+        x = tuple(rng.integers(0, 2, 3).tolist())
+        x_prime = tuple(rng.integers(0, 2, 3).tolist())
+        if x == x_prime:
+            continue
+        box = _box(n, joint, [(x, x_prime)], log_tail=-20.0)
+        whole = statpriv.correlated_counts(n, joint, target=(x, x_prime))
+        for d in ("plus", "minus"):
+            a = getattr(box, f"log_delta_{d}")(eps)
+            b = getattr(whole, f"log_delta_{d}")(eps)
+            assert np.all(a >= b - 1e-12) and np.all(a <= 0.0), (d, a, b)
+            far = b > bound + 30.0
+            np.testing.assert_allclose(a[far], b[far], rtol=0.0, atol=1e-12, err_msg=d)

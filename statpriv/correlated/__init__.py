@@ -37,10 +37,29 @@ is never below delta; it exceeds it by at most the tail plus the box's edge
 cells whose partner s + d falls outside, so it stays within 1e-12 relative
 of delta wherever delta is ~1e13 times the tail (3e-70), and is that bound
 below.  At n = 10^4 the box holds ~3e6 cells (the lattice 1e8, its law
-1.7e11 terms).  ``method="histogram"`` is the certified upper curve the paper
-suggests: one query with 2^k options, the histogram of answer vectors.  The
-k counts are a function of that histogram, so its curve is at least theirs;
-it is the histogram curve of statpriv.k_anonymity with k = 1 (nothing
+1.7e11 terms).  k = 3 beyond the lattice's budget (n ~ 110) takes a box the
+same way, each of the three counts' windows leaving at most e^-160 / 6 a
+side.
+Conditioned on the first answer, with m others answering a1 = 1,
+
+    L(m, c2, c3) = Bin(N, p1)(m) [J1^(*m) * J0^(*(N - m))](c2, c3),
+
+J1 and J0 the laws of (a2, a3) given a1 = 1 and a1 = 0 (2-D convolution
+powers).  The slices m come from the k = 2 tree's split on planes: a node
+[lo, hi] holds J1^(*lo) * J0^(*(N - hi)), its halves that times hi - mid
+records of J0 and mid + 1 - lo of J1, one record at a time (four positive
+terms a cell, so every cell keeps ~N ulps relative however small); each
+plane only where its slices can still reach the box (exact) and cut to the
+rectangle of its cells that can weigh e^-200 in the law (the cut cells'
+count times that bound is added too).  The slices come out in order of m,
+so delta is summed holding two slices (m pairs with m + d1), never the
+whole box (~1.4e8 cells at n = 10^3); each delta rebuilds them.  The same
+argument makes it never below delta.
+
+``method="histogram"`` is the certified upper curve the paper suggests:
+one query with 2^k options, the histogram of answer vectors.  The k counts
+are a function of that histogram, so its curve is at least theirs; it is
+the histogram curve of statpriv.k_anonymity with k = 1 (nothing
 suppressed), whose ``upper`` attacker learns how many others are in neither
 of the two cells -- which the full histogram reveals.  It stays cheap for
 any n.
@@ -63,7 +82,7 @@ from statpriv.laws.pair import DeltaOnly
 from statpriv.thresholding.k_anonymity import k_anonymity
 
 __all__ = ["correlated_counts", "markov", "MAX_QUESTIONS", "MAX_LAW_TERMS", "MAX_ATOMS",
-           "MAX_WINDOW_CELLS", "METHODS"]
+           "MAX_WINDOW_CELLS", "MAX_BOX_TERMS", "MAX_BOX_PLANES", "METHODS"]
 
 _kernels = _lazy.module("statpriv.correlated._correlated")
 
@@ -87,6 +106,15 @@ MAX_ATOMS = 4e6
 WINDOW_LOG_TAIL = -160.0
 WINDOW_CUT_NATS = 100.0
 MAX_WINDOW_CELLS = 1.6e7
+# k = 3 beyond the lattice's budget: the law on a box (sp_corr_box_log_delta)
+# whose outside holds at most e^WINDOW_LOG_TAIL (six Chernoff sides), its
+# planes' cells cut below e^-(BOX_CUT_NATS - WINDOW_LOG_TAIL) of the law
+# (the cut's bound, ~e^-180 at n = 10^3, added as well); refused beyond
+# MAX_BOX_TERMS cell updates of its tree (about 1.5e9 a second here) or
+# MAX_BOX_PLANES doubles of its planes' buffers (8 bytes each).
+BOX_CUT_NATS = 40.0
+MAX_BOX_TERMS = 2e10
+MAX_BOX_PLANES = 5e7
 # every atom of the law is at least (min joint)^N times the largest: long
 # double holds that when N |ln min joint| stays below this
 MAX_LOG_RANGE = 11000.0
@@ -249,6 +277,53 @@ def _window_curves(N: int, probs: NDArray[np.float64],
                          description) for x, xp in pairs]
 
 
+def _count_laws(probs: NDArray[np.float64], k: int) -> List[Tuple[float, float]]:
+    """(p_j, q_j) of each count: P(a_j = 1) and P(a_j = 0), each summed
+    from the joint's entries (no 1 - p) and normalised."""
+    total = math.fsum(probs.tolist())
+    out = []
+    for j in range(k):
+        bit = np.array([(v >> (k - 1 - j)) & 1 for v in range(2 ** k)], dtype=bool)
+        out.append((math.fsum(probs[bit].tolist()) / total,
+                    math.fsum(probs[~bit].tolist()) / total))
+    return out
+
+
+def _box_curve(N: int, probs: NDArray[np.float64],
+               pairs: List[Tuple[Tuple[int, ...], Tuple[int, ...]]], ref: Any,
+               description: str, log_tail: float = WINDOW_LOG_TAIL) -> PrivacyCurve:
+    """k = 3 on a box holding all but e^log_tail of the law (see
+    correlated_counts): one curve for the given pairs (the largest of their
+    deltas in each direction), the mass outside the box added."""
+    side = log_tail - math.log(6.0)      # six sides, each at most a sixth
+    windows = [_binomial_window(N, p, q, side) for p, q in _count_laws(probs, 3)]
+    (m_lo, m_hi, _), (b_lo, b_hi, _), (c_lo, c_hi, _) = windows
+    rows, plane = m_hi - m_lo + 1, (b_hi - b_lo + 1) * (c_hi - c_lo + 1)
+    depth = math.ceil(math.log2(rows)) + 2
+    work = rows * plane * depth
+    # two buffers a depth, each a plane of the box widened by the rows
+    # still to add (the root's chain: two more at the widest)
+    buffers = 2.0 * sum((b_hi - b_lo + 1 + rows / 2.0 ** d) * (c_hi - c_lo + 1 + rows / 2.0 ** d)
+                        for d in [0] + list(range(depth)))
+    if work > MAX_BOX_TERMS or buffers > MAX_BOX_PLANES:
+        raise ValueError(
+            f"correlated counts with n={N + 1}, k=3: the box holding all but e^{log_tail:g} of "
+            f"the law takes {rows} x {b_hi - b_lo + 1} x {c_hi - c_lo + 1} cells, about "
+            f"{work:.1e} cell updates and {buffers:.1e} doubles of planes, more than "
+            f"statpriv.correlated.MAX_BOX_TERMS = {MAX_BOX_TERMS:.0e} / MAX_BOX_PLANES = "
+            f"{MAX_BOX_PLANES:.0e}; method='histogram' gives a certified upper curve (the "
+            "histogram of answer vectors) at any n")
+    # what the box misses: the mass outside it; cells flushed below the
+    # double range (< 2.3e-308 each); the cut's bound is added in C
+    tail = math.fsum(w[2] for w in windows) + rows * plane * 2.3e-308
+    if tail > rows * plane * 2.3e-308:
+        description += f" (on a box of the lattice; mass outside <= {tail:.1e}, added)"
+    shifts = [[a - b for a, b in zip(x, xp)] for x, xp in pairs]
+    core = _kernels.BoxCore(N, probs, (m_lo, m_hi, b_lo, b_hi, c_lo, c_hi),
+                            -log_tail + BOX_CUT_NATS, shifts, tail)
+    return PrivacyCurve(core, ref, description)
+
+
 def _shifted(law: NDArray[Any], x: Tuple[int, ...]) -> NDArray[Any]:
     """ln P on [0, N + 1]^k: the law of S + x, flattened (long doubles: the
     pair's log ratios keep the law's ~1e-18)."""
@@ -301,7 +376,11 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         with that bound added (never below the true delta; within 1e-12
         relative of it wherever delta >~ 1e-57; below that the bound
         itself, an upper curve); refused beyond MAX_WINDOW_CELLS = 1.6e7
-        cells or MAX_LAW_TERMS terms of its tree (n ~ 4e4).
+        cells or MAX_LAW_TERMS terms of its tree (n ~ 4e4).  k = 3 beyond
+        the lattice's budget likewise on a box (the three counts' Chernoff
+        windows, each delta rebuilding the law slice by slice), refused
+        beyond MAX_BOX_TERMS = 2e10 cell updates or MAX_BOX_PLANES = 5e7
+        doubles of planes (n ~ 3900).
         ``"histogram"``: the curve of the histogram of answer vectors
         (statpriv.k_anonymity(n, [joint[x], joint[x']], 1, ...).upper), a
         certified upper curve of the counts' (they are a function of it),
@@ -316,9 +395,9 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         exact pair is a pair of laws (``log_pmfs()`` on the lattice [0, n]^k
         flattened in C order; privacy-loss distribution, composition); the
         worst case over pairs is known through its delta only and does not
-        compose.  The windowed pairs (k = 2 beyond the lattice's budget) are
-        known through their delta only as well; their description says so
-        and the bound added.
+        compose.  The windowed pairs (k = 2 or 3 beyond the lattice's
+        budget) are known through their delta only as well; their
+        description says so and the bound added.
 
     Examples
     --------
@@ -372,6 +451,12 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         if pair is not None:
             return curves[0]
         return PrivacyCurve(_kernels.MaxCore([c._core for c in curves]), ref, description)
+    if (terms > MAX_LAW_TERMS or atoms > MAX_ATOMS) and k == 3:
+        box = _box_curve(N, probs, pairs, ref, description)
+        if pair is not None:
+            return box
+        # every direction of the worst case: the max over the pairs' two
+        return PrivacyCurve(_kernels.MaxCore([box._core]), ref, description)
     if terms > MAX_LAW_TERMS or atoms > MAX_ATOMS:
         raise ValueError(
             f"correlated counts with n={n}, k={k}: the exact lattice takes about {terms:.1e} "

@@ -103,6 +103,70 @@ cdef class WindowCore(CurveCore):
         self.ctx = &self.c
 
 
+cdef int _fill_box(sp_corr_box *box, long N, joint, window, double cut) except -1:
+    """box's law fields from the joint (8 entries) and the window
+    (m_lo, m_hi, b_lo, b_hi, c_lo, c_hi)."""
+    cdef double[::1] vj = np.ascontiguousarray(joint, dtype=np.float64)
+    cdef int v
+    if vj.shape[0] != 8 or len(window) != 6:
+        raise ValueError("statpriv internal error: bad correlated-counts box; please report")
+    box.N = N
+    for v in range(8):
+        box.joint[v] = vj[v]
+    box.m_lo, box.m_hi, box.b_lo, box.b_hi, box.c_lo, box.c_hi = window
+    box.cut = cut
+    box.shifts = NULL
+    box.count = 0
+    box.tail = 0.0
+    return 0
+
+
+def three_box_law(long N, joint, window, double cut):
+    """(L, dropped): L(m, c2, c3) = P[S = (m, c2, c3)] on the box window =
+    (m_lo, m_hi, b_lo, b_hi, c_lo, c_hi) as a float64 array of
+    probabilities, and the bound on the mass its cut lost
+    (csrc/correlated_counts.h: sp_corr_three_box_law)."""
+    cdef sp_corr_box box
+    _fill_box(&box, N, joint, window, cut)
+    shape = (box.m_hi - box.m_lo + 1, box.b_hi - box.b_lo + 1, box.c_hi - box.c_lo + 1)
+    out = np.empty(int(np.prod(shape)), dtype=np.float64)
+    cdef double[::1] vo = out
+    cdef double dropped = 0.0
+    cdef int rc
+    with nogil:
+        rc = sp_corr_three_box_law(&box, &vo[0], &dropped)
+    if rc == -1:
+        raise MemoryError("statpriv: the correlated-counts box could not allocate its workspace")
+    if rc != 0:
+        raise ValueError("statpriv internal error: bad correlated-counts box; please report")
+    return out.reshape(shape), dropped
+
+
+cdef class BoxCore(CurveCore):
+    """delta of k = 3 counts on a box (sp_corr_box_log_delta): the largest
+    over the given shifts d = x - x' (n x 3) in the direction asked, the
+    box rebuilt slice by slice at each call, the bound on the mass outside
+    the box (``tail``) and the one on the cut mass added."""
+    cdef sp_corr_box c
+    cdef object shifts
+
+    def __cinit__(self, long N, joint, window, double cut, shifts, double tail):
+        _fill_box(&self.c, N, joint, window, cut)
+        arr = np.ascontiguousarray(shifts, dtype=np.int64)
+        if arr.ndim != 2 or arr.shape[1] != 3 or arr.shape[0] == 0:
+            raise ValueError("statpriv internal error: bad correlated-counts shifts; please report")
+        arr.flags.writeable = False
+        self.shifts = arr
+        cdef const long[:, ::1] vs = arr
+        self.c.shifts = &vs[0, 0]
+        self.c.count = arr.shape[0]
+        self.c.tail = tail
+        self.log_tol = 0.0
+        self.positive = ((1 << SP_PLUS) | (1 << SP_MINUS) | (1 << SP_MAX)) if tail > 0 else 0
+        self.fn = sp_corr_box_log_delta
+        self.ctx = &self.c
+
+
 cdef class MaxCore(CurveCore):
     """max over the given cores of their ln delta in direction max, for
     every direction (sp_corr_max_log_delta: the worst case over a set of
