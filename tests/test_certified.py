@@ -680,7 +680,8 @@ def test_ends_are_ordered_and_clipped():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: statpriv.correlated_counts(10 ** 4, [0.4, 0.1, 0.1, 0.4], target=((1, 0), (0, 1))),
+    # (the correlated counts' window route: refused with its cost,
+    # tests/test_correlated_counts.py)
     lambda: statpriv.counting(100, 0.3, approx="normal"),
     lambda: statpriv.compose(statpriv.dp.gaussian(2.0), statpriv.counting(30, 0.3)),
     lambda: statpriv.compose(statpriv.counting(30, 0.3, noise=statpriv.Laplace(1.0)),

@@ -643,3 +643,14 @@ def test_box_random_joints_against_the_lattice(seed):
             assert np.all(a >= b - 1e-12) and np.all(a <= 0.0), (d, a, b)
             far = b > bound + 30.0
             np.testing.assert_allclose(a[far], b[far], rtol=0.0, atol=1e-12, err_msg=d)
+
+
+@pytest.mark.parametrize("n, joint, target", [
+    (1300, [0.4, 0.1, 0.1, 0.4], ((1, 0), (0, 1))),         # k = 2, the window route
+    (1300, [0.4, 0.1, 0.1, 0.4], None),                      # its worst case
+])
+def test_window_routes_certified_interval_is_refused_with_its_cost(n, joint, target):
+    curve = statpriv.correlated_counts(n, joint, target=target)
+    assert "window" in curve.description
+    with pytest.raises(ValueError, match=r"Arb terms .*about [0-9.e+]+ s"):
+        curve.delta_interval(0.5)

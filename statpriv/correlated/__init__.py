@@ -446,17 +446,25 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
                          "certified upper curve for any k")
     pairs = [pair] if pair is not None else _shift_pairs(k)
     terms, atoms = _exact_cost(N, k, probs, len(pairs))
+    def certified() -> Any:              # the lattice in Arb (statpriv.oracle.arb)
+        from statpriv.oracle import arb
+        if pair is not None:
+            return arb.LatticeShift(arb.CountLattice(N, ref_joint), *pair)
+        return arb.lattice_worst_case(N, ref_joint, pairs)
+    # (the window and box routes: known through their delta, and a certified
+    # interval from the whole lattice in Arb -- refused up front with its cost
+    # at the sizes that take these routes)
+    laws = DeltaOnly().with_certified(certified)
     if (terms > MAX_LAW_TERMS or atoms > MAX_ATOMS) and k == 2:
         curves = _window_curves(N, probs, pairs, ref, description)
-        if pair is not None:
-            return curves[0]
-        return PrivacyCurve(_kernels.MaxCore([c._core for c in curves]), ref, description)
+        core = curves[0]._core if pair is not None else \
+            _kernels.MaxCore([c._core for c in curves])
+        return PrivacyCurve(core, ref, curves[0].description, laws=laws)
     if (terms > MAX_LAW_TERMS or atoms > MAX_ATOMS) and k == 3:
         box = _box_curve(N, probs, pairs, ref, description)
-        if pair is not None:
-            return box
-        # every direction of the worst case: the max over the pairs' two
-        return PrivacyCurve(_kernels.MaxCore([box._core]), ref, description)
+        # (the worst case: every direction of it, the max over the pairs' two)
+        core = box._core if pair is not None else _kernels.MaxCore([box._core])
+        return PrivacyCurve(core, ref, box.description, laws=laws)
     if terms > MAX_LAW_TERMS or atoms > MAX_ATOMS:
         raise ValueError(
             f"correlated counts with n={n}, k={k}: the exact lattice takes about {terms:.1e} "
@@ -471,22 +479,15 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
             "stay below that); method='histogram' gives a certified upper curve")
     law = _kernels.lattice_log_law(k, N, probs)
     if pair is not None:
-        def certified() -> Any:          # the pair in Arb (statpriv.oracle.arb)
-            from statpriv.oracle import arb
-            return arb.LatticeShift(arb.CountLattice(N, ref_joint), *pair)
         return pair_curve(laws_from_log_pmfs(_shifted(law, pair[0]), _shifted(law, pair[1]), 0,
                                              equal_totals=True),
                           ref, description, certified=certified)
     curves = [pair_curve(laws_from_log_pmfs(_shifted(law, x), _shifted(law, x_prime), 0,
                                             equal_totals=True),
                          ref, description) for x, x_prime in pairs]
-
-    def worst_case() -> Any:             # the max over the pairs in Arb, one lattice
-        from statpriv.oracle import arb
-        return arb.lattice_worst_case(N, ref_joint, pairs)
     # (known through its delta and certified interval only: no composition)
     return PrivacyCurve(_kernels.MaxCore([c._core for c in curves]), ref, description,
-                        laws=DeltaOnly().with_certified(worst_case))
+                        laws=laws)
 
 
 def _histogram_curve(n: int, probs: NDArray[np.float64], k: int,
