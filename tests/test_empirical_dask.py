@@ -171,6 +171,12 @@ def test_dask_quantile_undefined_without_the_only_individual(client):
     with pytest.raises(ValueError, match=r"undefined without the only individual of "
                                          r"database\(s\) \[2\]"):
         EmpiricalPrivacy(dd.from_pandas(df, npartitions=2), "median", bandwidth=1.0)
+    # a vector query: the component named (sum and count are defined on empty data)
+    with pytest.raises(ValueError, match=r"query\[1\] 'median' is undefined without the "
+                                         r"only individual of database\(s\) \[2\]"):
+        EmpiricalPrivacy(dd.from_pandas(df, npartitions=2), ["sum", "median"], bandwidth=1.0)
+    with pytest.raises(ValueError, match="'median' is undefined without individual"):
+        EmpiricalPrivacy(df, ["sum", "median"], bandwidth=1.0)
 
 
 def test_dask_rejects_what_it_cannot_do():
@@ -216,3 +222,85 @@ def test_dask_individual_as_index_only():
     with dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"}):
         for ddf in (lazy[["db", "value"]], unknown):
             assert_same(EmpiricalPrivacy(ddf, "mean"), mem, (1e-3,))
+
+
+# -- vector queries with order-statistic components ---------------------------
+@pytest.fixture(scope="module")
+def small_frame():
+    """276 records, 40 individuals over 24 databases (1 to 13 databases each).
+    Multiples of 1/64: every sum of them is exact in any order, so the
+    mean/sum components' per-pair sums cannot differ by the order of the
+    records either (an ulp otherwise, as for scalar queries) and every number
+    is compared bit for bit; the rounding also gives ties."""
+    df = synthetic(40, 24, seed=5)
+    df["id"] = "A" + df["id"].astype(str).str.zfill(4)
+    df["other"] = np.random.default_rng(3).normal(size=len(df))
+    return df.assign(value=np.round(df["value"] * 64) / 64,
+                     other=np.round(df["other"] * 64) / 64)
+
+
+@pytest.fixture
+def synchronous():
+    """Dask's synchronous scheduler and its task-based shuffle (the same graph
+    functions as on a cluster, which the scalar quantile tests run; seconds
+    less per test)."""
+    import dask
+    with dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"}):
+        yield
+
+
+def _vector_pair(df, query, value, tol=None):
+    """The in-memory and the Dask analysis (3 partitions, records shuffled)."""
+    mem = EmpiricalPrivacy(df, query, value=value)
+    lazy = dd.from_pandas(df.sample(frac=1.0, random_state=2), npartitions=3)
+    ep = EmpiricalPrivacy(lazy, query, value=value)
+    if tol is not None:
+        mem.estimator.tol = ep.estimator.tol = tol
+    return ep, mem
+
+
+# eps and tol keep the certified box integration of d = 3 at ~0.2 s
+@pytest.mark.parametrize("query, value, eps, tol", [
+    (["median", "mean"], ["value", "other"], 1.0, 1e-4),
+    (["quantile:0.9", "sum", "count"], "value", 3.0, 1e-2)])
+def test_dask_vector_order_statistics_equal_pandas_bit_for_bit(synchronous, small_frame,
+                                                               query, value, eps, tol):
+    ep, mem = _vector_pair(small_frame, query, value, tol)
+    d = len(query)
+    np.testing.assert_array_equal(ep.q.to_numpy(), mem.q.to_numpy())
+    assert ep.bandwidth == mem.bandwidth
+    loo, want = ep.leave_one_out, mem.leave_one_out
+    assert loo.index.equals(mem.individuals) and loo.columns.equals(want.columns)
+    np.testing.assert_array_equal(loo.to_numpy(), want.to_numpy())
+    # not vacuous: every component moves without some individual (count: every one)
+    rows = want.to_numpy().reshape(len(want), -1, d)
+    assert ((rows != mem.q.to_numpy()[None]).sum(axis=(0, 1)) > 0).all()
+    want_deltas = mem.deltas(eps)
+    assert (want_deltas > 0).any()
+    np.testing.assert_array_equal(ep.deltas(eps).to_numpy(), want_deltas.to_numpy())
+    assert ep.total_risk(eps) == mem.total_risk(eps)
+
+
+def test_dask_vector_of_one_median_is_the_scalar_median(synchronous, small_frame):
+    lazy = dd.from_pandas(small_frame.sample(frac=1.0, random_state=4), npartitions=2)
+    vector, scalar = EmpiricalPrivacy(lazy, ["median"]), EmpiricalPrivacy(lazy, "median")
+    mem = EmpiricalPrivacy(small_frame, "median")
+    assert vector.bandwidth == scalar.bandwidth == mem.bandwidth
+    np.testing.assert_array_equal(vector.leave_one_out.to_numpy(),
+                                  mem.leave_one_out.to_numpy())
+    assert (mem.deltas(0.02) > 0).any()
+    for ep in (vector, scalar):
+        np.testing.assert_array_equal(ep.deltas(0.02).to_numpy(), mem.deltas(0.02).to_numpy())
+    assert vector.epsilon(1e-3) == mem.epsilon(1e-3)
+
+
+@pytest.mark.parametrize("query, message", [
+    (["median", "mode"], r"query\[1\] must be 'mean', 'sum', 'count', 'median', "
+                         r"'quantile:q' or a callable, got 'mode'"),
+    (["sum", "quantile:1.5"], r"query\[1\] 'quantile:q' needs a level q in \[0, 1\], "
+                              r"got '1.5'"),
+])
+def test_dask_vector_bad_component(small_frame, query, message):
+    lazy = dd.from_pandas(small_frame, npartitions=2)
+    with pytest.raises(ValueError, match=message):
+        EmpiricalPrivacy(lazy, query)

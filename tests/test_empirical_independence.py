@@ -128,3 +128,56 @@ def test_order_gives_the_time_order_of_the_databases():
                 list(labels[:-1]) + [labels[0]], "x001"):
         with pytest.raises(ValueError, match="order must list each of the 50"):
             ep.independence_check(order=bad)
+
+
+# -- vector queries: one joint test ---------------------------------------------
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+def test_vector_exact_p_value_equals_the_enumeration_of_all_orders(alternative):
+    """The rows permuted together; the statistic is the most extreme
+    component's r_1 (|r_1| for two-sided), each order counted by hand."""
+    q = [[1.0, 0.5], [2.0, -1.0], [3.5, 2.0], [4.0, 0.0], [7.0, 3.0], [6.0, 1.5]]
+    res = independence_check(q, alternative=alternative)
+
+    def joint(rows):
+        r = [lag_correlation([row[k] for row in rows]) for k in range(2)]
+        return {"greater": max(r), "less": min(r),
+                "two-sided": max(abs(v) for v in r)}[alternative]
+
+    t0 = joint(q)
+    perms = np.array([joint(p) for p in itertools.permutations(q)])
+    tol = 1e-12
+    expected = np.mean(perms <= t0 + tol) if alternative == "less" else \
+        np.mean(perms >= t0 - tol)
+    assert res.statistic == pytest.approx(t0, rel=1e-12)
+    assert res.p_value == pytest.approx(expected, rel=1e-12)
+    want = [lag_correlation([row[k] for row in q]) for k in range(2)]
+    assert res.components == pytest.approx(want, rel=1e-12)
+    assert "exact" in res.method and "joint p" in res.interpretation
+
+
+def test_vector_query_one_persistent_component_is_rejected():
+    """(mean, count): the mean follows a random walk, the counts do not."""
+    rng = np.random.default_rng(4)
+    df = frame_with_levels(np.cumsum(rng.normal(size=40)))
+    df = df[rng.random(len(df)) < 0.8]                     # counts vary, independently
+    ep = EmpiricalPrivacy(df, ["mean", "count"], bandwidth="silverman")
+    res = ep.independence_check(n_resamples=2000)
+    assert res.rejected and res.p_value < 0.01
+    mean_alone = EmpiricalPrivacy(df, "mean", bandwidth="silverman").independence_check()
+    count_alone = EmpiricalPrivacy(df, "count", bandwidth="silverman").independence_check()
+    assert res.components == (mean_alone.statistic, count_alone.statistic)
+    assert count_alone.p_value > 0.05 and res.statistic == abs(mean_alone.statistic)
+    # one component: the scalar test
+    assert EmpiricalPrivacy(df, ["mean"], bandwidth="silverman").independence_check() == \
+        mean_alone
+    dd = import_extra("dask.dataframe")
+    import dask
+    with dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"}):
+        lazy = EmpiricalPrivacy(dd.from_pandas(df, npartitions=2), ["mean", "count"],
+                                bandwidth="silverman")
+        assert lazy.independence_check(n_resamples=2000) == res
+
+
+def test_vector_constant_component():
+    with pytest.raises(ValueError, match="component 1 of the query takes the same value"):
+        independence_check([[1.0, 2.0], [3.0, 2.0], [0.0, 2.0], [5.0, 2.0]])

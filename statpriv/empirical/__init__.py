@@ -345,8 +345,9 @@ class EmpiricalPrivacy:
         database label once, in the order in which the databases were drawn
         (time order), when sorting the labels does not give it (default:
         the sorted labels).  The other parameters are described in
-        statpriv.empirical._independence."""
-        self._scalar_only("independence_check")
+        statpriv.empirical._independence.  A vector query is tested jointly
+        (the databases' rows permuted together, the most extreme component's
+        r_k the statistic; each component's r_k in ``components``)."""
         from statpriv.empirical._independence import independence_check
         q = self._q
         if order is not None:

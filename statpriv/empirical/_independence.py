@@ -20,10 +20,18 @@ says the sequence is not exchangeable: neighbouring databases resemble each
 other (r_k > 0: persistence, trends) or alternate (r_k < 0).  A large
 p-value is no proof of independence: the test sees only dependence that
 shows up in the order of the databases.
+
+A vector query (q_r in R^d) is tested jointly: the rows q_r are permuted
+together (under iid draws of the databases every order of the rows is
+equally likely), and the statistic is the most extreme component,
+max_j |r_k(q_{.,j})| (two-sided), max_j r_k(q_{.,j}) ("greater") or
+min_j r_k(q_{.,j}) ("less").  Its permutation distribution is again exact,
+so the p-value needs no correction for testing d components; each
+component's r_k is reported as well.
 """
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -56,6 +64,11 @@ class IndependenceCheck:
         The level the interpretation uses; ``rejected`` is p_value < alpha.
     interpretation : str
         One line saying what the result means for the numbers.
+    components : tuple of float or None
+        For a vector query, r_k of each component (``statistic`` is then the
+        joint test's: the largest absolute value of an r_k, the largest or
+        the smallest r_k);
+        None for a scalar query.
 
     Examples
     --------
@@ -73,6 +86,7 @@ class IndependenceCheck:
     n_databases: int
     alpha: float
     interpretation: str
+    components: Optional[Tuple[float, ...]] = None
 
     @property
     def rejected(self) -> bool:
@@ -97,7 +111,10 @@ def independence_check(q: Any, *, lag: int = 1, n_resamples: int = 9999,
                        seed: Any = 0) -> "IndependenceCheck":
     """Permutation test of the lag-``lag`` autocorrelation of q (database order).
 
-    q: the query on every database, R >= 3 finite values, not all equal;
+    q: the query on every database, R >= 3 finite values, not all equal; for
+    a vector query an (R, d) array, each component not constant (the joint
+    test of the module docstring: the databases' rows permuted together, the
+    largest autocorrelation of a component the statistic);
     lag: 1 .. R - 2; n_resamples: random permutations (>= 1; an exact test
     over all R! orders when that is not more); alternative: "two-sided"
     (any serial dependence), "greater" (r_k > 0: neighbours alike) or
@@ -106,7 +123,7 @@ def independence_check(q: Any, *, lag: int = 1, n_resamples: int = 9999,
     the default 0 makes the p-value reproducible)."""
     from scipy import stats
 
-    q = _validate.real_array("q", q, dims=(1,))
+    q = _validate.real_array("q", q, dims=(1, 2))
     R = len(q)
     if R < 3:
         raise ValueError(f"the independence check needs at least 3 databases, got {R}")
@@ -115,22 +132,39 @@ def independence_check(q: Any, *, lag: int = 1, n_resamples: int = 9999,
     _validate.choice("alternative", alternative, ALTERNATIVES)
     alpha = _validate.real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     seed = _validate.seed("seed", seed)
-    if not np.ptp(q) > 0.0:
-        raise ValueError("the query takes the same value on every database: its "
-                         "autocorrelation is undefined")
-
-    def statistic(x: Any, axis: int) -> Any:
-        return autocorrelation(x, lag, axis)
+    if q.ndim == 2 and q.shape[1] == 0:
+        raise ValueError("q has no components: give an (R,) or an (R, d) array, d >= 1")
+    constant = np.flatnonzero(~(np.ptp(q, axis=0) > 0.0))
+    if len(constant):
+        which = "the query" if q.ndim == 1 else f"component {int(constant[0])} of the query"
+        raise ValueError(f"{which} takes the same value on every database: its "
+                         f"autocorrelation is undefined")
+    components = None
+    if q.ndim == 1:
+        test, tail = (lambda x, axis: autocorrelation(x, lag, axis)), alternative
+    else:
+        # the components' rows (d, R), permuted together along the last axis
+        q = np.ascontiguousarray(q.T)
+        components = tuple(float(r) for r in autocorrelation(q, lag))
+        test, tail = _joint_statistic(lag, alternative)
 
     exact = math.factorial(R) <= n_resamples if R < 20 else False
-    result = stats.permutation_test((q,), statistic, permutation_type="pairings",
+    result = stats.permutation_test((q,), test, permutation_type="pairings",
                                     vectorized=True, n_resamples=n_resamples,
-                                    alternative=alternative, batch=1000,
+                                    alternative=tail, batch=1000, axis=-1,
                                     rng=np.random.default_rng(seed))
     method = (f"exact permutation test over all {math.factorial(R)} orders" if exact else
               f"permutation test, {n_resamples} random orders")
     r, p = float(result.statistic), float(result.pvalue)
-    what = f"lag-{lag} autocorrelation {r:+.3f} of the query across {R} databases (p = {p:.3g})"
+    if components is None:
+        what = (f"lag-{lag} autocorrelation {r:+.3f} of the query across {R} databases "
+                f"(p = {p:.3g})")
+    else:
+        extreme = {"two-sided": "largest |r|", "greater": "largest r",
+                   "less": "smallest r"}[alternative]
+        listed = ", ".join(f"{c:+.3f}" for c in components)
+        what = (f"lag-{lag} autocorrelations ({listed}) of the query's {len(components)} "
+                f"components across {R} databases ({extreme} {r:.3f}, joint p = {p:.3g})")
     if p < alpha:
         text = (f"{what} < {alpha:g}: the databases do not look like independent draws; "
                 f"delta_i and the density estimates are not privacy statements for them")
@@ -138,4 +172,22 @@ def independence_check(q: Any, *, lag: int = 1, n_resamples: int = 9999,
         text = (f"{what} >= {alpha:g}: no evidence against independent draws in the "
                 f"database order (which the test cannot prove)")
     return IndependenceCheck(r, p, f"{method} (scipy.stats.permutation_test)", lag,
-                             alternative, R, alpha, text)
+                             alternative, R, alpha, text, components)
+
+
+def _joint_statistic(lag: int, alternative: str) -> Any:
+    """(statistic, scipy alternative) of the joint test of d components:
+    max_k |r_k| ("greater" tail) for "two-sided", max_k r_k for "greater",
+    min_k r_k for "less"."""
+    def largest_magnitude(x: Any, axis: int) -> Any:
+        return np.max(np.abs(autocorrelation(x, lag, axis)), axis=-1)
+
+    def largest(x: Any, axis: int) -> Any:
+        return np.max(autocorrelation(x, lag, axis), axis=-1)
+
+    def smallest(x: Any, axis: int) -> Any:
+        return np.min(autocorrelation(x, lag, axis), axis=-1)
+
+    if alternative == "two-sided":
+        return largest_magnitude, "greater"
+    return (largest, "greater") if alternative == "greater" else (smallest, "less")

@@ -36,7 +36,7 @@ from statpriv import _progress, _validate
 from statpriv.empirical import _loo
 from statpriv.empirical._estimators import choose_scale
 
-__all__ = ["MAX_DIM", "VECTOR_ESTIMATORS", "is_vector", "parse_components",
+__all__ = ["MAX_DIM", "VECTOR_ESTIMATORS", "is_vector", "parse_components", "vector_name",
            "ProductEstimator", "fit_product_estimator", "vector_leave_one_out"]
 
 MAX_DIM = 3
@@ -115,8 +115,12 @@ def vector_leave_one_out(data: Any, query: Any, value: Any, individual: Any, dat
         Qs.append(_loo.leave_one_out(stats, e.ind_codes, e.db_codes, e.values,
                                      len(e.individuals), individuals=e.individuals,
                                      databases=e.databases))
-    name = "(" + ", ".join(f"{p.name}:{c}" for p, c in zip(parsed, columns)) + ")"
-    return np.stack(qs, axis=-1), np.stack(Qs, axis=-1), enc, name
+    return np.stack(qs, axis=-1), np.stack(Qs, axis=-1), enc, vector_name(parsed, columns)
+
+
+def vector_name(parsed: Any, columns: Any) -> str:
+    """The name of a vector query of built-in components: "(query:column, ...)"."""
+    return "(" + ", ".join(f"{p.name}:{c}" for p, c in zip(parsed, columns)) + ")"
 
 
 def _callable_dim(func: Any, enc: Any) -> int:

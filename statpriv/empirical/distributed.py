@@ -41,6 +41,13 @@ batch's matrix with q_r where the individual is absent.  Each value depends
 only on its own database's sorted values and the pair's records, so q,
 q_{i,r} and delta_i are bit for bit those of the in-memory path.
 
+Vector queries (statpriv.empirical._vector): with mean, sum and count
+components only, the totals of every value column in one pass and the rows
+per batch column by column; with a median or quantile:a component, the
+per-database path above for every component at once (_database_quantiles
+and _database_pairs take a list of (query, column) components), the rows
+(individual, database, q_{i,r,1..d}) filling each batch's (n, R, d) array.
+
 The results equal the in-memory path's up to the order of floating-point
 summation of the totals (1e-16 relative in q; exact for integer values).
 A worker holds one partition plus one batch's leave-one-out matrix
@@ -114,55 +121,75 @@ def _cell_sums(part: Any, database: Any, value: Any) -> Any:
                          "hi": hs, "lo": ls, "n": n[cells].astype(np.float64)})
 
 
-def _local_statistics(part: Any, individual: Any, database: Any, value: Any, query: Any) -> Any:
+def _local_statistics(part: Any, individual: Any, database: Any, components: Any) -> Any:
     """A partition that holds whole databases (after ``shuffle(on=database)``):
-    the in-memory per-database statistics (_loo.database_statistics, every
-    database's values sorted) and the records as codes local to it."""
+    per component (query, value column), the in-memory per-database
+    statistics (_loo.database_statistics, every database's values sorted) and
+    the column's values; the records as codes local to the partition."""
     import pandas as pd
     from statpriv.empirical import _loo
     db_codes, db_labels = pd.factorize(part[database], sort=True)
     ind_codes, ind_labels = pd.factorize(part[individual], sort=True)
-    values = part[value].to_numpy(dtype=np.float64)
     db_codes, ind_codes = db_codes.astype(np.int64), ind_codes.astype(np.int64)
-    stats = _loo.database_statistics(db_codes, values, len(db_labels), query)
-    return stats, ind_codes, db_codes, values, ind_labels, db_labels
+    stats, values = [], []
+    for query, column in components:
+        column_values = part[column].to_numpy(dtype=np.float64)
+        stats.append(_loo.database_statistics(db_codes, column_values, len(db_labels), query))
+        values.append(column_values)
+    return stats, values, ind_codes, db_codes, ind_labels, db_labels
 
 
-def _database_quantiles(part: Any, individual: Any, database: Any, value: Any,
-                        query: Any) -> Any:
-    """q_r (the exact quantile) of every database of a partition holding whole
-    databases, and each database's number of distinct individuals (with one,
-    the quantile without that individual is undefined)."""
+def _component_names(count: int, taken: Any) -> Any:
+    """Names of the per-component columns of the per-database frames (q_r,
+    q_{i,r}): "q0", "q1", ..., prefixed with "_" until none is in ``taken``."""
+    names = [f"q{k}" for k in range(count)]
+    while set(names) & set(taken):
+        names = ["_" + name for name in names]
+    return names
+
+
+def _database_quantiles(part: Any, individual: Any, database: Any, components: Any,
+                        names: Any) -> Any:
+    """q_r of every component (query, value column) on every database of a
+    partition holding whole databases (column ``names[k]`` for component k),
+    and each database's number of distinct individuals (with one, a quantile
+    or mean without that individual is undefined)."""
     import pandas as pd
     if len(part) == 0:
-        return pd.DataFrame({"q": np.empty(0), "individuals": np.empty(0, np.int64)},
+        return pd.DataFrame({**{name: np.empty(0) for name in names},
+                             "individuals": np.empty(0, np.int64)},
                             index=pd.Index(part[database].iloc[:0], name=database))
-    stats, ind_codes, db_codes, _, ind_labels, db_labels = _local_statistics(
-        part, individual, database, value, query)
+    stats, _, ind_codes, db_codes, ind_labels, db_labels = _local_statistics(
+        part, individual, database, components)
     pairs = np.unique(db_codes * len(ind_labels) + ind_codes)
     count = np.bincount(pairs // len(ind_labels), minlength=len(db_labels))
-    return pd.DataFrame({"q": stats.q, "individuals": count},
-                        index=pd.Index(db_labels, name=database))
+    return pd.DataFrame({**{name: st.q for name, st in zip(names, stats)},
+                         "individuals": count}, index=pd.Index(db_labels, name=database))
 
 
-def _database_pairs(part: Any, individual: Any, database: Any, value: Any, query: Any) -> Any:
-    """q_{i,r} of every (database, individual) pair of a partition holding
-    whole databases: the in-memory quantile update (_loo.pair_leave_one_out)
-    on each database's sorted values.  A frame with the columns individual,
-    database and value (= q_{i,r}), one row per pair."""
+def _database_pairs(part: Any, individual: Any, database: Any, components: Any,
+                    names: Any) -> Any:
+    """q_{i,r} of every component on every (database, individual) pair of a
+    partition holding whole databases: the in-memory update
+    (_loo.pair_leave_one_out) on each database's statistics (for quantiles
+    its sorted values).  A frame with the columns individual, database and
+    ``names[k]`` (= q_{i,r} of component k), one row per pair."""
     import pandas as pd
     from statpriv.empirical import _loo
     if len(part) == 0:
         return pd.DataFrame({individual: part[individual].iloc[:0].to_numpy(),
                              database: part[database].iloc[:0].to_numpy(),
-                             value: np.empty(0)})
-    stats, ind_codes, db_codes, values, ind_labels, db_labels = _local_statistics(
-        part, individual, database, value, query)
-    g_ind, g_db, loo = _loo.pair_leave_one_out(stats, ind_codes, db_codes, values,
-                                               len(ind_labels), individuals=ind_labels,
-                                               databases=db_labels)
+                             **{name: np.empty(0) for name in names}})
+    stats, values, ind_codes, db_codes, ind_labels, db_labels = _local_statistics(
+        part, individual, database, components)
+    loo = {}
+    for name, st, column_values in zip(names, stats, values):
+        # the pairs (np.unique of their codes) come in the same order for every component
+        g_ind, g_db, loo[name] = _loo.pair_leave_one_out(
+            st, ind_codes, db_codes, column_values, len(ind_labels), individuals=ind_labels,
+            databases=db_labels)
     return pd.DataFrame({individual: ind_labels.take(g_ind).to_numpy(),
-                         database: db_labels.take(g_db).to_numpy(), value: loo})
+                         database: db_labels.take(g_db).to_numpy(), **loo})
 
 
 def _totals(cells: Any, database: Any) -> Any:
@@ -213,7 +240,7 @@ class _Spec:
                           for st, col in self.components], axis=-1)
             return Q[:, :, 0] if Q.shape[2] == 1 else Q
         if self.pairs:
-            Q = np.tile(self.stats.q, (n, 1))
+            Q = np.tile(self.q, (n,) + (1,) * self.q.ndim)
             Q[ind_codes, db_codes] = values
             return Q
         return _loo.leave_one_out(self.stats, ind_codes, db_codes, values, n,
@@ -327,7 +354,8 @@ class DaskEmpiricalPrivacy(_Base):
     computed partition by partition on the active Dask scheduler (see the
     module docstring).  Queries: "mean", "sum", "count" (leave-one-out from
     per-database totals), "median" and "quantile:a" (exact, each database
-    sorted in memory on one worker).  ``progress=True`` shows a progress bar per pass
+    sorted in memory on one worker), and vector queries of up to three of
+    them.  ``progress=True`` shows a progress bar per pass
     (distributed's ``progress`` when a distributed Client is active, else
     ``dask.diagnostics.ProgressBar``)."""
 
@@ -365,13 +393,12 @@ class DaskEmpiricalPrivacy(_Base):
         checks: Tuple[Any, ...] = (frame[value].isna().sum(), np.isinf(frame[value]).sum(),
                   frame[individual].isna().sum(), frame[database].isna().sum())
         self._progress = progress
+        self._value = value
         order_statistic = parsed.kind in ORDER_STATISTICS
         if order_statistic:
             # whole databases per partition: each one's exact quantile in memory
-            by_database = frame[[individual, database, value]].shuffle(on=database)
-            args = (individual, database, value, parsed)
-            per_database = by_database.map_partitions(
-                _database_quantiles, *args, meta=_database_quantiles(frame._meta, *args))
+            per_database, pairs, names = self._order_statistic_frames(
+                frame, individual, database, [(parsed, value)])
             checks += (per_database,)
         cells, *counts = self._compute(cells, *checks)
         nan_values, inf_values, nan_ids, nan_dbs = (int(c) for c in counts[:4])
@@ -390,16 +417,10 @@ class DaskEmpiricalPrivacy(_Base):
                              f"{database!r}): empirical privacy compares the query across "
                              f"at least two databases")
         if order_statistic:
-            per_database = counts[4].reindex(totals.index)
-            sole = per_database.index[per_database["individuals"].to_numpy() == 1]
-            if len(sole):
-                raise ValueError(f"query {parsed.name!r} is undefined without the only "
-                                 f"individual of database(s) {sole[:5].tolist()}: it holds "
-                                 f"every record there; drop such databases or use a query "
-                                 f"defined on empty data ('sum', 'count')")
+            per_database = self._defined_everywhere(counts[4], totals.index, [("query", parsed)])
             stats = _loo.DatabaseStats(parsed, totals["sum"].to_numpy(),
                                        totals["count"].to_numpy(),
-                                       per_database["q"].to_numpy(dtype=np.float64))
+                                       per_database[names[0]].to_numpy(dtype=np.float64))
         else:
             stats = _loo.DatabaseStats.from_sums(parsed, totals["sum"].to_numpy(),
                                                  totals["count"].to_numpy())
@@ -410,33 +431,35 @@ class DaskEmpiricalPrivacy(_Base):
                     estimator, bandwidth)
         self._Q = None           # every method reading it is overridden below
         self._encoded = None
-        if order_statistic:
-            # the per-individual passes read (individual, database, q_{i,r}) rows
-            pairs = by_database.map_partitions(_database_pairs, *args,
-                                               meta=_database_pairs(frame._meta, *args))
-            self._frame = pairs.shuffle(on=individual)
-        else:
-            self._frame = self._by_individual(data, individual)
-        self._spec = _Spec(individual, database, value, totals.index.to_numpy(), stats,
-                           estimator, self._estimator.scale, None, pairs=order_statistic)
+        # the per-individual passes read (individual, database, q_{i,r}) rows
+        # for an order statistic, the records otherwise
+        self._frame = pairs if order_statistic else self._by_individual(data, individual)
+        self._spec = _Spec(individual, database, names[0] if order_statistic else value,
+                           totals.index.to_numpy(), stats, estimator, self._estimator.scale,
+                           None, pairs=order_statistic)
         self._index_dtype = frame._meta[individual].dtype
         self._records = frame        # the records, the individual as a column
 
     def _init_vector(self, data: Any, query: Any, value: Any, individual: Any, database: Any,
                      estimator: Any, bandwidth: Any) -> None:
-        """A vector query: components "mean", "sum" or "count", each from the
-        per-database totals of its column (one pass for all columns), the
-        leave-one-out rows per batch as in the scalar case, column by column."""
+        """A vector query.  The per-database totals of every value column in
+        one pass (the checks, the databases; q of "mean", "sum" and "count").
+        With only those components the leave-one-out rows come per batch as
+        in the scalar case, column by column.  With a "median" or
+        "quantile:a" component, every component's q_r and q_{i,r} come from
+        the exact per-database path of the scalar order statistics (whole
+        databases per partition), the mean, sum and count components from
+        the same databases' exact sums."""
         import pandas as pd
         from statpriv.empirical import _loo, _vector
         parsed, columns, func = _vector.parse_components(query, value)
         if func is not None:
             raise ValueError("query: a callable vector query is not available on a dask "
                              "DataFrame; compute the frame (data.compute()) for it")
-        for k, p in enumerate(parsed):
-            if p.kind not in DECOMPOSABLE:
-                raise ValueError(f"query[{k}] {p.name!r}: vector queries on a dask DataFrame "
-                                 f"take the components {', '.join(DECOMPOSABLE)}")
+        # (parse_components admits the names of _loo.parse_query only: every one
+        # of them is a decomposable query or an order statistic)
+        components = list(zip(parsed, columns))
+        order_statistic = any(p.kind in ORDER_STATISTICS for p in parsed)
         distinct = list(dict.fromkeys(columns))
         for col in distinct:
             _column_names(data, individual, database, col)
@@ -448,6 +471,10 @@ class DaskEmpiricalPrivacy(_Base):
             lazy += (cells.groupby([database, "exp"])[["hi", "lo", "n"]].sum(),
                      frame[col].isna().sum() + np.isinf(frame[col]).sum())
         lazy += (frame[individual].isna().sum(), frame[database].isna().sum())
+        if order_statistic:
+            per_database, pairs, names = self._order_statistic_frames(
+                frame, individual, database, components)
+            lazy += (per_database,)
         got = self._compute(*lazy)
         totals = {}
         for j, col in enumerate(distinct):
@@ -455,34 +482,48 @@ class DaskEmpiricalPrivacy(_Base):
                 raise ValueError(f"value column {col!r} has {int(got[2 * j + 1])} NaN or "
                                  f"infinite entries; drop or impute them first")
             totals[col] = _totals(got[2 * j], database)
-        for bad, role, name in ((int(got[-2]), "individual", individual),
-                                (int(got[-1]), "database", database)):
+        checks = 2 * len(distinct)
+        for bad, role, name in ((int(got[checks]), "individual", individual),
+                                (int(got[checks + 1]), "database", database)):
             if bad:
                 raise ValueError(f"{role} column {name!r} has missing labels ({bad} rows)")
         first = totals[distinct[0]]
         if len(first) < 2:
             raise ValueError("data needs records from at least two databases")
-        stats = [_loo.DatabaseStats.from_sums(p, totals[c]["sum"].to_numpy(),
-                                              totals[c]["count"].to_numpy())
-                 for p, c in zip(parsed, columns)]
-        q = np.stack([st.q for st in stats], axis=-1)
+        if order_statistic:
+            per_database = self._defined_everywhere(
+                got[-1], first.index, [(f"query[{k}]", p) for k, p in enumerate(parsed)])
+            q = per_database[names].to_numpy(dtype=np.float64)
+        else:
+            stats = [_loo.DatabaseStats.from_sums(p, totals[c]["sum"].to_numpy(),
+                                                  totals[c]["count"].to_numpy())
+                     for p, c in components]
+            q = np.stack([st.q for st in stats], axis=-1)
         if not np.isfinite(q).all():
             raise ValueError("query is not finite on some database (a mean of no records)")
         databases = pd.Index(first.index, name=database)
-        name = "(" + ", ".join(f"{p.name}:{c}" for p, c in zip(parsed, columns)) + ")"
-        vector_query = _loo.Query("vector", name=name)
+        vector_query = _loo.Query("vector", name=_vector.vector_name(parsed, columns))
         self._individuals = None
         self._setup(q, np.empty((0,) + q.shape), pd.Index([]), databases, vector_query,
                     estimator, bandwidth)
         self._Q = None
         self._encoded = None
-        self._frame = self._by_individual(data, individual)
-        self._spec = _Spec(individual, database, distinct, first.index.to_numpy(), None,
-                           estimator, self._estimator.scale, None)
-        self._spec.components = [(st, distinct.index(c)) for st, c in zip(stats, columns)]
+        if order_statistic:
+            # (individual, database, q_{i,r} per component) rows; one component: a
+            # scalar column (the query runs as a scalar one)
+            self._frame = pairs
+            self._spec = _Spec(individual, database, names if len(names) > 1 else names[0],
+                               first.index.to_numpy(), None, estimator,
+                               self._estimator.scale, None, pairs=True)
+        else:
+            self._frame = self._by_individual(data, individual)
+            self._spec = _Spec(individual, database, distinct, first.index.to_numpy(), None,
+                               estimator, self._estimator.scale, None)
+            self._spec.components = [(st, distinct.index(c)) for st, c in zip(stats, columns)]
         self._spec.q, self._spec.query = self._q, vector_query
         self._index_dtype = frame._meta[individual].dtype
         self._records = frame
+        self._value = distinct
 
     @staticmethod
     def _by_individual(data: Any, individual: Any) -> Any:
@@ -492,6 +533,39 @@ class DaskEmpiricalPrivacy(_Base):
         if individual not in data.columns:        # the index, divisions unknown
             data = data.reset_index()
         return data.shuffle(on=individual)
+
+    def _order_statistic_frames(self, frame: Any, individual: Any, database: Any,
+                                components: Any) -> Any:
+        """The lazy frames of the exact per-database path, for components
+        (query, value column): (q_r per database and component with each
+        database's number of individuals, the (individual, database, q_{i,r})
+        rows partitioned by individual, the names of the components' columns).
+        Both start from the records shuffled by database (whole databases per
+        partition)."""
+        names = _component_names(len(components), (individual, database))
+        columns = list(dict.fromkeys(column for _, column in components))
+        by_database = frame[[individual, database, *columns]].shuffle(on=database)
+        args = (individual, database, components, names)
+        per_database = by_database.map_partitions(
+            _database_quantiles, *args, meta=_database_quantiles(frame._meta, *args))
+        pairs = by_database.map_partitions(_database_pairs, *args,
+                                           meta=_database_pairs(frame._meta, *args))
+        return per_database, pairs.shuffle(on=individual), names
+
+    @staticmethod
+    def _defined_everywhere(per_database: Any, databases: Any, queries: Any) -> Any:
+        """per_database (from _order_statistic_frames) in the order of
+        ``databases``, after checking that no (label, query) of kind quantile
+        or mean needs a database without its only individual."""
+        per_database = per_database.reindex(databases)
+        sole = per_database.index[per_database["individuals"].to_numpy() == 1]
+        for label, query in queries:
+            if len(sole) and query.kind in ORDER_STATISTICS + ("mean",):
+                raise ValueError(f"{label} {query.name!r} is undefined without the only "
+                                 f"individual of database(s) {sole[:5].tolist()}: it holds "
+                                 f"every record there; drop such databases or use a query "
+                                 f"defined on empty data ('sum', 'count')")
+        return per_database
 
     def _compute(self, *collections: Any) -> Any:
         """dask.compute with the progress bar the user asked for."""
@@ -664,12 +738,10 @@ class DaskEmpiricalPrivacy(_Base):
                 g = stats.q
             elif parsed.kind in ORDER_STATISTICS:
                 spec = self._spec
-                args = (spec.individual, spec.database, spec.value, parsed)
-                frame = self._records[[spec.individual, spec.database, spec.value]]
-                lazy = frame.shuffle(on=spec.database).map_partitions(
-                    _database_quantiles, *args, meta=_database_quantiles(frame._meta, *args))
+                lazy, _, names = self._order_statistic_frames(
+                    self._records, spec.individual, spec.database, [(parsed, self._value)])
                 (per_database,) = self._compute(lazy)
-                g = per_database["q"].reindex(spec.databases).to_numpy()
+                g = per_database[names[0]].reindex(spec.databases).to_numpy()
             else:
                 g = _loo.DatabaseStats.from_sums(parsed, stats.total, stats.count).q
             on = pd.Series(g, index=pd.Index(self._spec.databases))
