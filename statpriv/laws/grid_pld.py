@@ -530,8 +530,14 @@ class Bracket:
         return self._evaluated[jobs[0][0]], self._evaluated[jobs[1][0]]
 
     def _values(self, sources: Any, d: Any) -> Any:
-        own, other = self._both(sources, d, False)
-        return _values(own, other, self.h)
+        """_values of one direction, formed once (a chord, then the upper side
+        it steers, ask for the same)."""
+        other = "minus" if d == "plus" else "plus"
+        key = ("values", id(sources[d]), id(sources[other]))
+        if key not in self._evaluated:
+            own, theirs = self._both(sources, d, False)
+            self._evaluated[key] = _values(own, theirs, self.h)
+        return self._evaluated[key]
 
     def _mid_values(self, sources: Any, d: Any) -> Any:
         """The values inside the cells (_mid_values), or None where a source
