@@ -12,6 +12,8 @@ exhaustive sweep takes the certified Arb intervals as its truth where the kind h
 them (truth="arb": tests/differential.py), the mpmath oracle live as the second
 opinion on every tenth such case and as the truth elsewhere.
 """
+import os
+
 import pytest
 
 import differential
@@ -186,8 +188,10 @@ def test_compare_interval_flags_under_and_over_reports():
 def test_exhaustive():
     kinds = differential.KINDS + tuple(k for k in differential.NEW_KINDS
                                        if k not in OPEN_NEW_KINDS)
+    # the cases in worker processes, one a core (each case is seeded by (seed,
+    # kind, index) alone: the results do not depend on the workers)
     results = differential.run(kinds, 25, seed=1, zero_point=True, epsilon=True,
-                               skip_open=True)
+                               skip_open=True, jobs=os.cpu_count() or 1)
     failures, comparisons = _summary(results, "exhaustive (25 curves per kind)")
     assert comparisons >= 10_000
     assert sum(differential.truth_counts(r)[0] for r in results.values()) >= 2_000

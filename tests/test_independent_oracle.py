@@ -345,3 +345,40 @@ def test_noisy_laplace_tiny_b_vs_quadrature(case, laws, eps):
         got = O.noisy(count, ("laplace", 0.001)).delta(eps, "plus")
         assert want > 0
         assert abs(got - want) <= mpf(10) ** -25 * want, (got, want)
+
+
+# One DP-SGD step beside Gaussian mechanisms (the differential test's
+# compose_sampled truth): the smooth quadrature (30 digits and up, 12 nodes,
+# pieces bisected to 1e-24 of the value) against the closed form where there
+# is one and against the 45-digit nested quadrature (24 nodes, graded pieces,
+# 1e-40 absolute) where there is none.  ~3 s a value: exhaustive.
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("sigma, g, k, relation, eps", [
+    (0.7, 2.0, 3, "add_remove", 0.4), (1.5, 0.9, 1, "replace_one", 1.3),
+    (0.4, 30.0, 1000, "add_remove", 9.0)])
+def test_sampled_mix_at_rate_one_is_the_gaussian_mechanism(sigma, g, k, relation, eps):
+    # at q = 1 the step is N(s, sigma^2) against N(0, sigma^2), s = 1 (add/remove)
+    # or 2 (replace-one): with the k runs of N(1, g^2) / N(0, g^2) one Gaussian
+    # mechanism of 1 / sigma_eff^2 = s^2 / sigma^2 + k / g^2
+    curve = O.sampled_gaussian_mix(sigma, 1.0, relation, 1, ((g, k),))
+    shift = 1 if relation == "add_remove" else 2
+    with mpmath.workdps(60):
+        sigma_eff = 1 / mpmath.sqrt(shift ** 2 / mpf(sigma) ** 2 + k / mpf(g) ** 2)
+        exact = O.gaussian_delta_mp(sigma_eff, eps)
+        for direction in ("plus", "minus"):
+            assert close(curve.delta(eps, direction), exact, mpf(10) ** -20), direction
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("sigma, q, relation, gaussians, eps", [
+    (0.35, 0.015, "replace_one", ((0.67, 1), (80.0, 1000)), 1.2),
+    (5.0, 0.5, "add_remove", ((3.3, 1),), 2.56)])
+def test_sampled_mix_smooth_quadrature_matches_the_nested_one(sigma, q, relation, gaussians,
+                                                              eps):
+    curve = O.sampled_gaussian_mix(sigma, q, relation, 1, gaussians)
+    with mpmath.workdps(45):
+        A, B, s = O._sampled_gaussian_pair(sigma, q, relation, True)
+        g = 1 / mpmath.sqrt(mpmath.fsum(k / mpf(gi) ** 2 for gi, k in gaussians))
+        nested = O._SampledGaussianProduct(A, B, s, 24, 1, 16, g).delta(1, mpf(eps),
+                                                                         adaptive=True)
+        assert close(curve.delta(eps, "plus"), nested, mpf(10) ** -20)
