@@ -6,7 +6,6 @@ from __future__ import annotations
 
 
 import math
-import time
 from typing import (Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast,
                     overload)
 
@@ -444,9 +443,7 @@ class _GridLaws:
             if not missing or id(side) in seen:     # (a symmetric composition shares)
                 continue
             seen.add(id(side))
-            clock = time.process_time()
-            side.readback(missing[0])
-            seconds += (time.process_time() - clock) * len(missing)
+            seconds += grid_pld.timed(side.readback, missing[0])[1] * len(missing)
             count += len(missing)
             if seconds > grid_pld.MAX_SECONDS:
                 raise ValueError(
