@@ -257,6 +257,12 @@ class ComposedCurve(PrivacyCurve):
         return float(out) if np.ndim(out) == 0 else out
 
 
+def _asked(log_target: Any) -> Any:
+    """The ln targets that ask for a read-back: finite and below 0 (delta = 0
+    and delta >= 1 are answered without one)."""
+    return log_target[np.isfinite(log_target) & (log_target < 0.0)]
+
+
 def _epsilon_bracket(sides: Any, names: Any, logs: Any, upper_only: bool = False) -> Any:
     """_bracket_of_max of the grid sides' epsilon at each ln target: where an
     upper side has a tilt still to read back, the direction estimated
@@ -267,14 +273,14 @@ def _epsilon_bracket(sides: Any, names: Any, logs: Any, upper_only: bool = False
     (microseconds each: no estimate, bound or thread pays)."""
     def side_value(d: str, upper: bool, x: Any) -> Any:
         return sides[(d, upper)].epsilon(x)
-    finite = logs[np.isfinite(logs) & (logs < 0.0)]
+    finite = _asked(logs)
     if len(names) < 2 or finite.size == 0 or not any(
             sides[(d, True)].pending(log_target=finite) for d in names):
         return _bracket_of_max(side_value, names, logs, upper_only=upper_only)
 
     def within(d: str, x: Any, eps: Any) -> Any:
         side = sides[(d, True)]
-        return (_within(side, x, eps) if side.pending(log_target=x[np.isfinite(x) & (x < 0.0)])
+        return (_within(side, x, eps) if side.pending(log_target=_asked(x))
                 else np.zeros(np.shape(x), dtype=bool))
     return _bracket_of_max(side_value, _largest_first(sides, names, logs), logs, within=within,
                            beside=lambda a, b, x: _beside(sides[(a, True)], sides[(b, True)], x),
@@ -285,7 +291,7 @@ def _largest_first(sides: Any, names: Any, logs: Any) -> Any:
     """The directions ordered by their upper sides' saddle-point estimates of
     eps at the largest finite target, the largest first (``_bracket_of_max``
     reads that one back first)."""
-    finite = logs[np.isfinite(logs) & (logs < 0.0)]
+    finite = _asked(logs)
     if len(names) < 2 or finite.size == 0:
         return names
     target = float(np.max(finite))
@@ -323,7 +329,7 @@ def _beside(first: Any, other: Any, log_target: Any = None, eps: Any = None) -> 
         return False
     if eps is not None:
         return bool(first.pending(eps=eps) and other.pending(eps=eps))
-    finite = log_target[np.isfinite(log_target) & (log_target < 0.0)]
+    finite = _asked(log_target)
     if finite.size == 0 or not (first.pending(log_target=finite)
                                 and other.pending(log_target=finite)):
         return False
