@@ -18,7 +18,7 @@ import pytest
 
 import statpriv
 from statpriv import _progress, reference
-from statpriv.laws import grid_pld, pair_curve
+from statpriv.laws import _kernels, grid_pld, pair_curve
 from statpriv.laws import windows as noisy
 
 from helpers import oracle, zip_equal
@@ -369,7 +369,7 @@ def test_window_width_bound_holds():
 def test_progress_reports_and_interrupt():
     values, counts = np.unique(np.random.default_rng(10).uniform(0, 1, 3000), return_counts=True)
     args = (values, counts.astype(np.float64), 3000.0, 10**7)
-    plain = statpriv.laws._kernels.binomial_sum_window(*args)
+    plain = _kernels.binomial_sum_window(*args)
 
     class Bar:
         done = 0.0
@@ -378,7 +378,7 @@ def test_progress_reports_and_interrupt():
             self.done += work
 
     bar = Bar()
-    reported = statpriv.laws._kernels.binomial_sum_window(*args, progress=bar, step=1.0)
+    reported = _kernels.binomial_sum_window(*args, progress=bar, step=1.0)
     assert reported[0] == plain[0] and np.array_equal(reported[1], plain[1])
     _, estimate = counting_mod._product_tree_work(values, counts.astype(np.float64), 3000.0)
     assert 0.5 * estimate <= bar.done <= estimate      # the estimate is an over-estimate
@@ -388,7 +388,7 @@ def test_progress_reports_and_interrupt():
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        statpriv.laws._kernels.binomial_sum_window(*args, progress=Stop(), step=1.0)
+        _kernels.binomial_sum_window(*args, progress=Stop(), step=1.0)
 
 
 def test_progress_bar_path_builds_the_same_curve(monkeypatch):
@@ -465,3 +465,29 @@ def test_composed_distribution_is_priced_before_its_tilts_are_read_back(monkeypa
     small = statpriv.compose(statpriv.dp.gaussian(3.0), times=3)
     exact = statpriv.dp.gaussian(3.0 / math.sqrt(3.0)).delta(1.0)    # the k-fold Gaussian
     assert exact <= small.privacy_loss_distribution().delta(1.0) <= exact * (1 + 1e-3)
+
+
+def test_closed_form_grids_are_priced_without_a_probe(monkeypatch):
+    """A sampled Gaussian's grid (and a DP kind's) is priced at
+    CLOSED_FORM_SECONDS a point, never timed: the grid a refinement settles
+    on near REFINE_SECONDS -- and so the bracket -- is the same on every run
+    (probes timed on a loaded machine moved it).  The same composition with
+    every timing read 100x slower gives the same grid and the same bits."""
+    def build():
+        curve = statpriv.compose(statpriv.dp.gaussian(0.8, sampling_prob=0.001),
+                                 statpriv.dp.gaussian(20), times=50)
+        return curve.grid_sides[("plus", True)].h, curve.epsilon_bounds(1e-5)
+
+    before = build()
+    real = grid_pld.timed
+
+    def slow(fn, *args):
+        value, seconds = real(fn, *args)
+        return value, 100.0 * seconds
+    monkeypatch.setattr(grid_pld, "timed", slow)
+    for sampled in (statpriv.dp.gaussian(0.8, sampling_prob=0.001),
+                    statpriv.dp.gaussian(1.0, sampling_prob=0.3, relation="replace_one")):
+        bracket = sampled.laws.grid_bracket(1e-3, 1e-15)
+        assert bracket._per_point(bracket._uppers["plus"], "plus") == \
+            grid_pld.CLOSED_FORM_SECONDS
+    assert build() == before

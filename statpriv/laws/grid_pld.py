@@ -54,7 +54,7 @@ from statpriv.laws.pair import LawSource
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
-__all__ = ["Bracket", "CURVE_RELATIVE_ERROR", "CurveSource", "DeltaLaws", "EVAL_OVERHEAD_SECONDS",
+__all__ = ["Bracket", "CLOSED_FORM_SECONDS", "CURVE_RELATIVE_ERROR", "CurveSource", "DeltaLaws", "EVAL_OVERHEAD_SECONDS",
            "GridCostError", "GridPMF", "MAX_CURVE_TERMS", "MAX_GRID", "MAX_SECONDS",
            "TERMS_PER_SECOND", "check_seconds", "curve_bracket", "from_curve", "grid_bracket",
            "tail_span", "tail_target"]
@@ -98,6 +98,15 @@ MAX_CURVE_TERMS = MAX_SECONDS * TERMS_PER_SECOND
 # midpoints 0.55 us (rounded up; mostly the three extended-precision exps
 # per value of statpriv._connect_dots).
 CONNECT_SECONDS = {"upper": 0.5e-6, "lower": 0.8e-6}
+# CPU seconds of one grid point of a closed-form delta (a sampled Gaussian's or
+# Laplace's crossing and tails; a DP kind's closed form), priced without a
+# probe so that the grid a refinement settles on -- and the bracket -- is the
+# same on every run: a probe's timing moved with the machine's load (0.35 to
+# 0.9 us a point between runs) and with it the grid of a refinement priced
+# near REFINE_SECONDS.  Measured on long grids, least of 7 runs: 0.20-0.34 us
+# for q in [0.001, 0.3], plus the long-double exp of CurveSource.delta; rounded
+# up.
+CLOSED_FORM_SECONDS = 0.5e-6
 
 class GridCostError(ValueError):
     """A grid refused before it is built: its work is predicted above
@@ -132,10 +141,14 @@ class CurveSource:
 
     exact_between = True           # delta at any eps, not only at grid points
 
-    def __init__(self, core: Any, direction: Any, eval_terms: Any = None) -> None:
+    def __init__(self, core: Any, direction: Any, eval_terms: Any = None,
+                 seconds_per_point: Optional[float] = None) -> None:
         self.core, self.code = core, (_core.PLUS if direction == "plus" else _core.MINUS)
         # the terms one evaluation sums (None: cheap or unknown; no cost check)
         self.eval_terms = eval_terms
+        # a fixed price of one grid point (closed forms: CLOSED_FORM_SECONDS);
+        # None: priced by eval_terms, else probed
+        self.seconds_per_point = seconds_per_point
 
     def delta(self, eps: Any) -> Any:
         # (a grid ascends: a core may walk it incrementally, within 3.6e-13 of
@@ -447,6 +460,9 @@ class Bracket:
         stops as soon as what it has seen already prices the grid above
         MAX_SECONDS (a curve whose one delta takes seconds is not evaluated
         PROBE_RUNS * PROBE_RUN times to learn that)."""
+        fixed = getattr(source, "seconds_per_point", None)
+        if fixed is not None:
+            return float(fixed)
         terms = getattr(source, "eval_terms", None)
         if terms is not None:
             return float(terms) / TERMS_PER_SECOND + EVAL_OVERHEAD_SECONDS
@@ -661,14 +677,16 @@ def _grid_side(g: Any, h: Any) -> Any:
 
 
 def curve_bracket(core: Any, h: Any, tail: Any, description: Any, symmetric: Any = False,
-                  eval_terms: Any = None) -> Any:
+                  eval_terms: Any = None, seconds_per_point: Optional[float] = None) -> Any:
     """The Bracket on h Z of the curve whose evaluator is ``core`` (log_delta /
     epsilon by direction code); ``symmetric``: both directions are one curve
     (evaluated once); ``eval_terms``: the terms one evaluation sums, if
-    known (else the cost is probed: Bracket.predicted_seconds)."""
-    plus = CurveSource(core, "plus", eval_terms)
+    known; ``seconds_per_point``: a fixed price of one grid point (closed
+    forms); with neither the cost is probed (Bracket.predicted_seconds)."""
+    plus = CurveSource(core, "plus", eval_terms, seconds_per_point)
     sources = {"plus": plus,
-               "minus": plus if symmetric else CurveSource(core, "minus", eval_terms)}
+               "minus": plus if symmetric else CurveSource(core, "minus", eval_terms,
+                                                           seconds_per_point)}
     return Bracket(sources, sources, h, tail, description)
 
 
@@ -741,7 +759,8 @@ class DeltaLaws(LawSource):
         return curve_bracket(self.core, value_discretization_interval, tail_mass_truncation,
                              description, self.symmetric,
                              # (classes borrowing this method may have no estimate)
-                             getattr(self, "eval_terms", None))
+                             getattr(self, "eval_terms", None),
+                             getattr(self, "seconds_per_point", None))
 
     def subsample(self, sampling_prob: Any, sampling: Any, core: Any = None) -> Any:
         """Sampled (PrivacyCurve.subsample): known through the sampled ``core``'s

@@ -257,7 +257,8 @@ class Noise:
         return grid_pld.curve_bracket(self.dp_core(), value_discretization_interval,
                                       tail_mass_truncation,
                                       f"DP {self.kind} {self.param_name}={self.param}",
-                                      symmetric=True)
+                                      symmetric=True,
+                                      seconds_per_point=grid_pld.CLOSED_FORM_SECONDS)
 
     def dp_loss_span(self) -> float:
         """The width of the losses dp-accounting's PLD of the mechanism spans
@@ -409,6 +410,8 @@ class SampledDPPair(DPPair):
     replace-one the pair is symmetric (one direction evaluated)."""
 
     renyi = None  # type: ignore[assignment]  # no closed form: the curve asks its PLD
+    # a closed-form delta: its grid priced without a probe (the same grid every run)
+    seconds_per_point = grid_pld.CLOSED_FORM_SECONDS
 
     def __init__(self, noise: Any, sensitivity: Any = 1, *, core: Any, sampling_prob: Any,
                  relation: Any) -> None:
