@@ -116,6 +116,10 @@ class ComposedSide:
         self.parts, self.h, self.upper = tuple(parts), h, bool(upper)
         self._lock = threading.RLock()
         self._readbacks: Dict[Any, Any] = {}
+        # tilt_for_log_delta's answers (a query asks it for one target several
+        # times: pending, the estimates, the read-back; the table entries it
+        # reads never change once computed, so neither does its answer)
+        self._tilt_of_target: Dict[float, int] = {}
         self._transforms = transforms   # the parts' transforms kept (Spectrum.multiply)
         self._outside = None            # the Chernoff table of the untilted composition
         self._top = sum(t * (g.offset + g.mass.size - 1) for g, t in self.parts) * h
@@ -212,6 +216,13 @@ class ComposedSide:
         target; the search then checks the tilt at the answer)."""
         if not math.isfinite(log_target):
             return 0
+        known = self._tilt_of_target.get(log_target)
+        if known is None:
+            known = self._tilt_of_target[log_target] = self._search_tilt(log_target)
+        return known
+
+    def _search_tilt(self, log_target: float) -> int:
+        """tilt_for_log_delta's search (under its lock), for a finite target."""
         q, previous = 0, self._saddle_log_delta(0)
         while True:
             if q + 1 >= len(self._thetas) and not self._extend():
