@@ -494,7 +494,7 @@ class Readback:
         # the first index at or past which the cap is held (non-decreasing in
         # the index, rounding included: each operation is monotone)
         return bisect.bisect_left(range(low), True,
-                                  key=lambda i: bool(self._log_cap(i, finite) >= _LOG_HELD))
+                                  key=lambda i: self._log_cap_one(i, finite) >= _LOG_HELD)
 
     def _sums(self, u: Any, h: Any, lam: Any) -> None:
         """W~_j = sum_(i >= j) u_i e^(-(i - j)(1 + lam) h) and D~_j = sum_(k > j)
@@ -511,6 +511,15 @@ class Readback:
     def _loss_at(self, j: Any) -> Any:
         """The grid loss of window index j (array): (start + j) h."""
         return (self._start + np.asarray(j)).astype(np.float64) * self._h
+
+    # (one index: the same float operations as the array forms above, in
+    # Python floats -- the searches below ask a few dozen single indices per
+    # read-back, each a few microseconds through numpy)
+    def _log_scale_one(self, j: int) -> float:
+        return self._log_z - self._lam * (float(self._start + j) * self._h)
+
+    def _log_cap_one(self, j: int, finite: float) -> float:
+        return finite - self._log_scale_one(j) + 1e-12
 
     def _log_scale_at(self, j: Any) -> Any:
         """ln of the scale of the tilted masses at window index j."""
@@ -542,7 +551,7 @@ class Readback:
             return 0.0                  # (masses above l_j the tilted scale cannot hold)
         log_inf = math.log(self.infinity) if self.infinity > 0 else -math.inf
         d = float(self._d[j])
-        return np.logaddexp(log_inf, float(self._log_scale_at(j)) + math.log(d)) if d > 0 \
+        return np.logaddexp(log_inf, self._log_scale_one(j) + math.log(d)) if d > 0 \
             else log_inf
 
     @property
