@@ -31,6 +31,7 @@ tiny loss spread composed with one that reaches far), h is coarsened until
 it does and the bracket is wider than epsilon_error (still certified); only
 a part that does not fit even at h = 1 is refused.
 """
+import bisect
 import functools
 import math
 import threading
@@ -187,6 +188,8 @@ class ComposedSide:
     def tilt_for_eps(self, eps: Any) -> Any:
         """Index of the tilt for each eps: the tilted mean nearest to it (0 below
         the mean, and for eps = +-inf: the limits are the same at every tilt)."""
+        if isinstance(eps, float):
+            return self._tilt_for_one(eps)
         eps = np.asarray(eps, dtype=np.float64)
         eps = np.where(np.isfinite(eps), eps, -np.inf)
         if eps.size:
@@ -197,6 +200,20 @@ class ComposedSide:
         upper = np.minimum(q, means.size - 1)
         below = np.abs(eps - means[q - 1]) <= np.abs(means[upper] - eps)
         return np.clip(np.where(below, q - 1, q), 0, means.size - 1)
+
+    def _tilt_for_one(self, eps: float) -> int:
+        """tilt_for_eps of one eps, the same choice in Python floats (a query
+        asks it for single values a dozen times; each numpy call on a scalar
+        costs microseconds)."""
+        if not math.isfinite(eps):
+            eps = -math.inf
+        while self._means[-1] < eps and self._extend():
+            pass
+        means, last = self._means, len(self._means) - 1
+        q = min(max(bisect.bisect_left(means, eps), 1), max(last, 1))
+        upper = min(q, last)
+        below = abs(eps - means[q - 1]) <= abs(means[upper] - eps)
+        return min(max(q - 1 if below else q, 0), last)
 
     def _saddle_log_delta(self, q: Any) -> Any:
         """The saddle-point estimate of ln delta at eps = the tilted mean of tilt q:
