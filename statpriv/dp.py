@@ -313,7 +313,7 @@ def randomized_response(eps0: float, k: int = 2) -> PrivacyCurve:
 
     def log_ratio(i: int) -> Any:
         return ratios[i] * _xprec.mpf_exact(eps0)
-    return pair_curve(laws_from_log_pmfs(lp, lq, 0, log_ratio=log_ratio),
+    return pair_curve(laws_from_log_pmfs(lp, lq, 0, log_ratio=log_ratio, exact_log_ratio=True),
                       lambda eps, direction: _rr_reference(eps0, k, eps, direction),
                       f"DP randomized response eps0={eps0}, k={k}",
                       certified=lambda: _rr_certified(eps0, k))

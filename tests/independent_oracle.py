@@ -1755,6 +1755,16 @@ class _Product(_DiscreteCurve):
         self.params = dict(a=a.params, b=b.params)
         self.extra_dps = max(a.extra_dps, b.extra_dps)
 
+    def _zero(self, direction):
+        # sup of P1 P2 / Q1 Q2 over the pairs with P1 P2 > 0 is the product of the
+        # parts' sups: eps0 = eps0_a + eps0_b, added exactly (the ratio of the
+        # rounded product atoms puts an exact float sum ~1e-60 off, and the
+        # smallest float at least it one float up)
+        za, zb = self.a._zero(direction), self.b._zero(direction)
+        if mpmath.isinf(za) or mpmath.isinf(zb):
+            return za + zb
+        return mpmath.fadd(za, zb, exact=True)
+
     def _laws(self):
         P1, Q1 = self.a._laws()
         P2, Q2 = self.b._laws()

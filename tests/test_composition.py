@@ -309,6 +309,71 @@ def test_exact_product_near_its_zero_point(build, parts):
             assert -1e-12 <= err <= 1e-12, (k, e, err)
 
 
+def _log_delta_error(curve, orc, eps, direction):
+    """ours / truth - 1 at eps, truth the mpmath product laws (tests/independent_oracle.py)."""
+    ours = {"plus": curve.log_delta_plus, "minus": curve.log_delta_minus,
+            "max": curve.log_delta}[direction](eps)
+    return math.expm1(float(mpmath.mpf(ours) - mpmath.log(orc.delta(eps, direction))))
+
+
+@pytest.mark.parametrize("eps, direction", [(40.000000019419666, "minus"),
+                                            (40.000000034944485, "plus"),
+                                            (39.99999965941966, "minus"),
+                                            (39.99999967494448, "max")])
+def test_exact_product_of_close_losses_keeps_their_gaps(eps, direction):
+    """Randomized response (losses +-40, 0) times a count sampled from 7.8e8 records
+    (losses within 7.5e-8 of 0): the product's losses 40 + l sit 5.2e-9 apart,
+    beyond long double resolution at 40 (3.5e-18, 7e-10 of a gap) unless the sums
+    carry their low parts; delta there was 6.5e-11 below the truth (minus, the first
+    eps) and 8e-12 above it."""
+    import independent_oracle as O
+    n, pi, m = 784489069, 0.4422285499137264, 26
+    curve = statpriv.compose(statpriv.dp.randomized_response(40.0, 10920242373),
+                             statpriv.counting(n, pi, sample_size=m), exact=True)
+    orc = O.product(O.randomized_response(40.0, 10920242373), O.subsample(n, pi, m))
+    err = _log_delta_error(curve, orc, eps, direction)
+    assert -1e-14 <= err <= 1e-12, err
+
+
+@pytest.mark.parametrize("a, b", [((0.5, 2), (2.746668849594804, 2)),
+                                  ((11.544401832926672, 106766), (11.544401832926672, 106766)),
+                                  ((40.0, 321267162), (0.0, 11324862)),
+                                  ((10.087327732439775, 59), (1.0, 999999999999))])
+def test_exact_product_of_randomized_responses_keeps_an_exact_zero_point(a, b):
+    """ln P/Q of randomized response is +-eps0 or 0 exactly, so the product's largest
+    loss is eps0_a + eps0_b: where that sum is a float, epsilon(0) is that float
+    (it was the next one up, delta there ~e^-68 instead of 0), and delta at the
+    float below is the truth's."""
+    import independent_oracle as O
+    from fractions import Fraction
+    zero = a[0] + b[0]
+    assert Fraction(zero) == Fraction(a[0]) + Fraction(b[0])       # the sum is exact
+    curve = statpriv.compose(statpriv.dp.randomized_response(*a),
+                             statpriv.dp.randomized_response(*b), exact=True)
+    orc = O.product(O.randomized_response(*a), O.randomized_response(*b))
+    for direction in ("plus", "minus", "max"):
+        assert curve.epsilon(0.0, direction=direction) == zero
+    assert curve.log_delta(zero) == -math.inf and orc.delta(zero) == 0
+    below = math.nextafter(zero, 0.0)
+    for direction in ("plus", "minus"):
+        assert -1e-14 <= _log_delta_error(curve, orc, below, direction) <= 1e-12
+
+
+def test_only_exact_log_ratios_skip_the_loss_error_bound():
+    """Randomized response's PLD says its losses are exact; the laws of its
+    subsampled pair (mixtures, rounded log ratios) and of a count do not."""
+    rr = statpriv.dp.randomized_response(1.0, 3)
+    assert rr.privacy_loss_distribution().plus.losses_exact
+    assert rr.privacy_loss_distribution().minus.losses_exact
+    for curve in (rr.subsample(0.5, sampling="poisson"), statpriv.counting(10, 0.3)):
+        assert not curve.privacy_loss_distribution().plus.losses_exact
+    # a zero point of an inexact part is still rounded up: never below the truth
+    c = statpriv.compose(rr, statpriv.counting(33, 0.5, sample_size=8), exact=True)
+    import independent_oracle as O
+    z = O.product(O.randomized_response(1.0, 3), O.subsample(33, 0.5, 8)).zero_point("plus")
+    assert c.epsilon(0.0, direction="plus") >= z
+
+
 def test_exact_product_large_path_agrees_with_the_materialized_one(monkeypatch):
     from statpriv.accounting.composition import exact
     a, b = statpriv.counting(60, 0.5), statpriv.counting(40, 0.3)

@@ -62,7 +62,7 @@ def _mp_log_total(arr: Any) -> Any:
 
 
 def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = False,
-                       log_ratio: Any = None) -> Any:
+                       log_ratio: Any = None, exact_log_ratio: bool = False) -> Any:
     """Laws of two validated float64 (or long double: the entries taken as
     exact binary values either way) log-pmf arrays of equal length (each
     summing to 1 within SUM_TOLERANCE): normalised, sorted by ln P/Q, the
@@ -75,7 +75,11 @@ def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = Fal
     precision): the ratios, their order and their refinement come from it,
     not from the rounded logs (whose difference is the ratio only to an ulp
     of the normaliser: randomized response's e^eps0 / Z against 1 / Z puts
-    its zero point 1e-16 off, all of eps0 = 1e-17)."""
+    its zero point 1e-16 off, all of eps0 = 1e-17).  ``exact_log_ratio``:
+    ``log_ratio``'s values are exact binary numbers (randomized response's
+    +-eps0 and 0), not roundings of a closed form: where a long double holds
+    each of them exactly the laws say so (Laws.log_ratio_exact), and an exact
+    composition adds no rounding bound to their losses."""
     total_p = log_total("log_p", lp)
     total_q = total_p if equal_totals else log_total("log_q", lq)
 
@@ -86,9 +90,14 @@ def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = Fal
     cp = lp[live].astype(ld) - total_p
     cq = lq[live].astype(ld) - total_q
     import mpmath
+    ratios_exact = False
     if log_ratio is not None:
         with mpmath.workdps(60):
-            lr = np.array([_xprec.long_double(log_ratio(int(j))) for j in live], dtype=ld)
+            exact_ratios = [log_ratio(int(j)) for j in live]
+            lr = np.array([_xprec.long_double(v) for v in exact_ratios], dtype=ld)
+            # (log_ratio is an mpmath callable: one call per atom, as above)
+            ratios_exact = exact_log_ratio and all(
+                _xprec.mpf_exact(x) == v for x, v in zip(lr, exact_ratios))
     else:
         with np.errstate(invalid="ignore"):
             lr = (lp[live].astype(ld) - lq[live].astype(ld)) - (total_p - total_q)
@@ -143,7 +152,8 @@ def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = Fal
                     lr_lo[i] = float(exact(i) - _xprec.mpf_exact(lr[i]))
     lp.flags.writeable = False
     lq.flags.writeable = False
-    return Laws(cp, cq, lr, False, lr_lo, given=LogPmfs(start, lp, lq, -math.inf, -math.inf))
+    return Laws(cp, cq, lr, False, lr_lo, given=LogPmfs(start, lp, lq, -math.inf, -math.inf),
+                log_ratio_exact=ratios_exact)
 
 
 def discrete_reference(lp: Any, lq: Any) -> Any:

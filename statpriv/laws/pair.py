@@ -157,6 +157,11 @@ class Laws(LawSource):
         () -> the mechanism's pair in Arb (statpriv.oracle.arb), for
         ``PrivacyCurve.delta_interval``; set by ``pair_curve(...,
         certified=...)`` on a noiseless curve, dropped by ``replace``.
+    log_ratio_exact : bool
+        log_ratio + log_ratio_lo is ln P/Q exactly on every atom (randomized
+        response's +-eps0 and 0), so the privacy-loss distribution's losses
+        carry no rounding error (PLDSide.losses_exact); kept by ``live`` and
+        ``with_cut`` (which only slice), dropped by ``replace`` otherwise.
     """
 
     log_p: np.ndarray
@@ -172,16 +177,19 @@ class Laws(LawSource):
     start: Optional[int] = None
     given: Optional[LogPmfs] = None
     certified: Optional[Callable[[], Any]] = None
+    log_ratio_exact: bool = False
 
     def replace(self, **changes: Any) -> Any:
         """A copy with the given fields changed (dataclasses.replace).  The copy
-        keeps ``certified`` only when the change names it: Arb laws describe
-        the mechanism's exact pair, not laws derived from these atoms."""
+        keeps ``certified`` and ``log_ratio_exact`` only when the change names
+        them: Arb laws describe the mechanism's exact pair, and exact log
+        ratios the atoms they came with, not laws derived from these atoms."""
         changes.setdefault("certified", None)
+        changes.setdefault("log_ratio_exact", False)
         return dataclasses.replace(self, **changes)
 
     def with_certified(self, certified: Optional[Callable[[], Any]]) -> Any:
-        return self.replace(certified=certified)
+        return self.replace(certified=certified, log_ratio_exact=self.log_ratio_exact)
 
     @property
     def windowed(self) -> Any:
@@ -199,7 +207,8 @@ class Laws(LawSource):
         return self.replace(log_p=self.log_p[sl], log_q=self.log_q[sl], log_ratio=lr,
                             log_ratio_lo=None if self.log_ratio_lo is None
                             else self.log_ratio_lo[sl],
-                            start=None if self.start is None else self.start + sl.start)
+                            start=None if self.start is None else self.start + sl.start,
+                            log_ratio_exact=self.log_ratio_exact)
 
     def with_cut(self, sl: Any, cut_p: Any, cut_q: Any) -> Any:
         """The laws on the atoms ``sl``, the P and Q mass cut off (ln) added to the rests."""
@@ -208,7 +217,8 @@ class Laws(LawSource):
             log_ratio=None if self.log_ratio is None else self.log_ratio[sl],
             log_ratio_lo=None if self.log_ratio_lo is None else self.log_ratio_lo[sl],
             log_rest_p=float(np.logaddexp(self.log_rest_p, cut_p)),
-            log_rest_q=float(np.logaddexp(self.log_rest_q, cut_q)))
+            log_rest_q=float(np.logaddexp(self.log_rest_q, cut_q)),
+            log_ratio_exact=self.log_ratio_exact)
 
     # -- what a curve asks its laws -------------------------------------------
     @property
@@ -336,4 +346,4 @@ def pair_curve(laws: Any, reference: Any, description: Any, noise: Any = None, *
         return cast(PrivacyCurve, noise.curve(laws, reference, description,
                                               certified=certified))
     return PrivacyCurve(pair_core(laws), reference, description,
-                        laws=laws.replace(certified=certified))
+                        laws=laws.with_certified(certified))

@@ -88,18 +88,27 @@ class PLDSide:
     extra_mass : float
         Mass added to delta at every eps (a bound on round-off, e.g. of FFT
         convolutions), 0 for exact PLDs.
+    losses_exact : bool
+        True when every loss (with its low part) is ln A(x)/B(x) exactly, or
+        above it (a tail at its bound, an atom moved up to the loss cap): no
+        rounding error for an exact composition to pay (randomized response's
+        +-eps0 and 0); False where the losses are rounded (the default).
     """
 
     def __init__(self, losses: ArrayLike, probs: ArrayLike, infinity_mass: Any = 0.0,
                  tail_mass: Any = 0.0, tail_loss: float = math.inf, extra_mass: float = 0.0,
-                 losses_lo: Optional[ArrayLike] = None) -> None:
+                 losses_lo: Optional[ArrayLike] = None, losses_exact: bool = False) -> None:
         losses, probs = _ld(losses), _ld(probs)
         keep = probs > 0
         losses, probs = losses[keep], probs[keep]
-        order = np.argsort(losses, kind="stable")
+        lo_kept = None if losses_lo is None else _ld(losses_lo)[keep]
+        # sorted by the loss hi + lo: by hi, ties by their low parts
+        order = (np.argsort(losses, kind="stable") if lo_kept is None
+                 else np.lexsort((lo_kept, losses)))
         self._losses, self._probs = losses[order], probs[order]
         # low parts: the loss of atom i is losses[i] + losses_lo[i] (None: unknown)
-        self._lo = None if losses_lo is None else _ld(losses_lo)[keep][order]
+        self._lo = None if lo_kept is None else lo_kept[order]
+        self.losses_exact = bool(losses_exact)
         self._losses.flags.writeable = False
         self._probs.flags.writeable = False
         # a long double where the mass is below the float64 range (Q = 0 < P on
@@ -131,7 +140,7 @@ class PLDSide:
         only the atoms)."""
         sums = self.__dict__.get("_sums_built")
         if sums is None:
-            w, d = _suffix_sums(self._eval_losses, self._eval_probs)
+            w, d = _suffix_sums(self._eval_losses, self._eval_probs, self._eval_lo)
             sums = self._sums_built = (w, d, d + self._const)     # delta at l_j, decreasing
         return sums
 
@@ -247,8 +256,13 @@ def _check_span(losses: Any) -> None:
                          f"the losses span {hi - lo:.6g} nats, from {lo:.6g} to {hi:.6g}")
 
 
-def _suffix_sums(losses: Any, probs: Any) -> Any:
-    """(W, D) of the module docstring, extended precision, as suffix cumsums."""
+def _suffix_sums(losses: Any, probs: Any, losses_lo: Any = None) -> Any:
+    """(W, D) of the module docstring, extended precision, as suffix cumsums.
+
+    ``losses_lo``: the low parts (loss i is losses[i] + losses_lo[i]).  The gaps
+    l_k - l_(k-1) of D's factors 1 - e^(l_(k-1) - l_k) take them: two
+    composed losses 40 + 2.3e-8 and 40 + 2.8e-8 are long doubles only to
+    3.5e-18, 7e-10 of their gap (delta off by that much near them)."""
     if losses.size == 0:
         empty = np.zeros(0, dtype=_LD)
         return empty, empty
@@ -259,7 +273,10 @@ def _suffix_sums(losses: Any, probs: Any) -> Any:
         scaled = probs * np.exp(mid - losses)                # p_i e^(-(l_i - mid))
         u = np.cumsum(scaled[::-1])[::-1]                    # sum_{i >= j}
         w = u * np.exp(losses - mid)
-        c = -np.expm1(losses[:-1] - losses[1:])              # 1 - e^(l_{k-1} - l_k), k >= 1
+        gaps = losses[:-1] - losses[1:]                      # l_{k-1} - l_k, k >= 1
+        if losses_lo is not None:
+            gaps = gaps + (losses_lo[:-1] - losses_lo[1:])
+        c = -np.expm1(gaps)                                  # 1 - e^(l_{k-1} - l_k)
         terms = c * w[1:]
         d = np.zeros(losses.size, dtype=_LD)
         d[:-1] = np.cumsum(terms[::-1])[::-1]
@@ -538,9 +555,10 @@ class PrivacyLossDistribution:
 # -- constructors ------------------------------------------------------------
 
 def _side_from_logs(log_a: Any, log_b: Any, loss: Any, log_rest: Any, loss_bound: Any,
-                    loss_lo: Any = None) -> Any:
+                    loss_lo: Any = None, exact: bool = False) -> Any:
     """(side, low): the PLDSide of L = ln A/B under A from aligned log pmfs
-    (extended precision; loss + loss_lo where the low parts are known), and
+    (extended precision; loss + loss_lo where the low parts are known; exact:
+    those are ln A/B exactly, PLDSide.losses_exact), and
     None, or where atoms lie above the loss cap, the side of a lower bound:
     the atoms without the tails, those above the cap at the cap."""
     log_a, log_b = _ld(log_a), _ld(log_b)
@@ -588,7 +606,8 @@ def _side_from_logs(log_a: Any, log_b: Any, loss: Any, log_rest: Any, loss_bound
     if tail_loss > _LOSS_CAP:
         tail_loss = math.inf            # (a rest tail beyond the cap: at +inf, only larger)
     tail_loss = max(tail_loss, -_LOSS_CAP)
-    return PLDSide(losses, probs, inf_mass, tail, tail_loss, losses_lo=lo), low
+    return PLDSide(losses, probs, inf_mass, tail, tail_loss, losses_lo=lo,
+                   losses_exact=exact), low
 
 
 def _mass_bound(log_mass: Any) -> Any:
@@ -604,15 +623,17 @@ def _mass_bound(log_mass: Any) -> Any:
 
 def _from_logs(log_p: Any, log_q: Any, loss: Any, log_rest_p: Any, log_rest_q: Any,
                loss_max: Any, loss_min: Any, loss_lo: Any,
-               description: Any) -> PrivacyLossDistribution:
+               description: Any, exact: bool = False) -> PrivacyLossDistribution:
     """The exact PLD (both directions) of aligned log pmfs: loss = ln P/Q on
-    the atoms (None: log_p - log_q), with its low parts loss_lo (or None);
-    the rests at the losses loss_max (plus) and -loss_min (minus)."""
+    the atoms (None: log_p - log_q), with its low parts loss_lo (or None;
+    exact: loss + loss_lo is ln P/Q exactly); the rests at the losses
+    loss_max (plus) and -loss_min (minus)."""
     try:
-        plus, low_plus = _side_from_logs(log_p, log_q, loss, log_rest_p, loss_max, loss_lo)
+        plus, low_plus = _side_from_logs(log_p, log_q, loss, log_rest_p, loss_max, loss_lo,
+                                         exact)
         minus, low_minus = _side_from_logs(log_q, log_p, None if loss is None else -loss,
                                            log_rest_q, -loss_min,
-                                           None if loss_lo is None else -loss_lo)
+                                           None if loss_lo is None else -loss_lo, exact)
     except ValueError as exc:         # the losses ln P/Q of the curve's laws: say whose
         raise ValueError(f"{description}: {exc}") from None
     optimistic = None
@@ -632,7 +653,9 @@ def from_laws(laws: Any, description: str = "privacy-loss distribution") -> Priv
     The losses are ln P/Q = log_ratio + log_ratio_lo as one long double with
     its residual as the low part (near a zero point delta ~ P(x) (loss -
     eps) needs them); log_ratio None: ln P - ln Q.  The rests (window or
-    trimmed mass) go to the tails at log_ratio_max and -log_ratio_min."""
+    trimmed mass) go to the tails at log_ratio_max and -log_ratio_min.  Laws
+    whose log ratios are exact (log_ratio_exact) give exact losses: the
+    residual of hi + lo is exact (a fast two-sum, |lo| <= |hi|)."""
     loss = loss_lo = None
     if laws.log_ratio is not None:
         hi = np.asarray(laws.log_ratio, dtype=_LD)
@@ -646,7 +669,8 @@ def from_laws(laws: Any, description: str = "privacy-loss distribution") -> Priv
         loss_lo = None if loss_lo is None else _ld(loss_lo)
     return _from_logs(laws.log_p, laws.log_q, loss, float(laws.log_rest_p),
                       float(laws.log_rest_q), float(laws.log_ratio_max),
-                      float(laws.log_ratio_min), loss_lo, description)
+                      float(laws.log_ratio_min), loss_lo, description,
+                      laws.log_ratio is not None and laws.log_ratio_exact)
 
 
 def from_log_pmfs(log_pmfs: Any,

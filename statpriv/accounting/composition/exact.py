@@ -4,7 +4,9 @@ For two curves with at most EXACT_MAX_ATOMS atoms per direction.  Up to
 EXACT_PRODUCT_ATOMS pairs it is one sorted PLDSide with the atoms
 (l_i + l_j, p_i q_j): each loss a two-sum hi + lo carrying the parts' low parts
 (near the zero point delta ~ p (l - eps) with l - eps a few float64 ulps),
-rounded up by a bound on the parts' loss errors; delta(eps) is an O(log atoms)
+rounded up by a bound on the parts' loss errors (none where both parts'
+losses are exact, PLDSide.losses_exact: their sum is carried exactly, and a
+zero point eps0_a + eps0_b that is a float stays that float); delta(eps) is an O(log atoms)
 suffix-sum query and epsilon(delta) its closed-form inverse on the loss
 interval found by binary search (epsilon(0): the largest finite loss rounded
 up, inf with mass at +inf).  Larger products evaluate delta(eps) = sum_i p_i
@@ -39,6 +41,33 @@ _DD_REL = 4e-30
 _LD_TINY = np.finfo(np.longdouble).smallest_subnormal
 
 
+def _loss_error(side: Any) -> float:
+    """The bound on a part's loss errors, relative to |l|: 0 where its losses
+    are exact (PLDSide.losses_exact: randomized response's +-eps0 and 0),
+    4e-30 where it gives low parts, two long-double ulps otherwise."""
+    if side.losses_exact:
+        return 0.0
+    return _DD_REL if side._lo is not None else _LD_ULP
+
+
+def _sum_losses(la: Any, lo_a: Any, rel_a: float, lb: Any, lo_b: Any, rel_b: float) -> Any:
+    """(hi, lo): the losses l_a + l_b (arrays broadcast) as a normalised
+    unevaluated sum, never below the true sum: a two-sum of the high parts,
+    the low parts added with a bound on that addition's rounding (none where
+    both are 0: the sum of two exact losses is then carried exactly, its zero
+    point not moved), and the parts' own loss errors rel |l|."""
+    hi, err = _two_sum(la, lb)
+    with np.errstate(invalid="ignore"):
+        lo = err + lo_a + lo_b
+        # |fl(fl(err + lo_a) + lo_b) - (err + lo_a + lo_b)| <= 2u (1 + u) S, S the
+        # sum of magnitudes (u = eps/2): 4u S, and the rounding of adding it,
+        # are covered by _LD_ULP S
+        rounded = (lo_a != 0) | (lo_b != 0)
+        pad = np.where(rounded, _LD_ULP * (np.abs(err) + np.abs(lo_a) + np.abs(lo_b)), 0.0)
+        lo = lo + (pad + (rel_a * np.abs(la) + rel_b * np.abs(lb)))
+    return _two_sum(hi, lo)
+
+
 def _product_side(a: Any, b: Any) -> Any:
     """The exact product of two PLDSides: a PLDSide with the atoms (l_i + l_j,
     p_i q_j) of their evaluation arrays (tails at their loss bounds) in extended
@@ -47,18 +76,12 @@ def _product_side(a: Any, b: Any) -> Any:
     PLDSide's O(log atoms) suffix-sum query and epsilon(delta) its closed-form
     inverse on the loss interval found by binary search."""
     la, pa, lb, pb = a._eval_losses, a._eval_probs, b._eval_losses, b._eval_probs
-    x, y = la[:, None], lb[None, :]
-    hi, err = _two_sum(x, y)
-    with np.errstate(invalid="ignore"):
-        lo = err + a._eval_lo[:, None] + b._eval_lo[None, :]
     # delta is non-decreasing in the losses: each sum is rounded UP by a bound on
-    # the parts' loss errors relative to |l_i| + |l_j| (two long-double ulps
-    # where a part has no low parts, 4e-30 where it has them), so that near the
-    # zero point, where delta ~ p (l - eps) and l - eps is a few float64 ulps,
-    # the loss error cannot make an under-report.
-    rel_a = _DD_REL if a._lo is not None else _LD_ULP
-    rel_b = _DD_REL if b._lo is not None else _LD_ULP
-    lo = lo + (rel_a * np.abs(x) + rel_b * np.abs(y))
+    # the parts' loss errors relative to |l_i| + |l_j| (_loss_error; none for
+    # exact parts), so that near the zero point, where delta ~ p (l - eps) and
+    # l - eps is a few float64 ulps, the loss error cannot make an under-report.
+    hi, lo = _sum_losses(la[:, None], a._eval_lo[:, None], _loss_error(a),
+                         lb[None, :], b._eval_lo[None, :], _loss_error(b))
     losses, losses_lo = hi.ravel(), lo.ravel()
     with np.errstate(under="ignore"):
         probs = (pa[:, None] * pb[None, :]).ravel()
@@ -86,15 +109,13 @@ class _ProductSide:
         self.const = a._const * (np.longdouble(b.total_mass()) + np.longdouble(b.extra_mass))
         # delta's floor (eps -> inf): also sum_i p_i c_b
         self.floor = self.const + np.sum(a._eval_probs, dtype=np.longdouble) * b._const
-        self.rel_a = _DD_REL if a._lo is not None else _LD_ULP
-        self.rel_b = _DD_REL if b._lo is not None else _LD_ULP
+        self.rel_a, self.rel_b = _loss_error(a), _loss_error(b)
         la, lb = a._eval_losses, b._eval_losses
         # the largest finite loss: delta = const beyond it
         self.top = None
         if la.size and lb.size:                  # its low part, rounded up
-            self.top, err = _two_sum(la[-1], lb[-1])
-            self.top_lo = (err + a._eval_lo[-1] + b._eval_lo[-1]
-                           + self.rel_a * abs(la[-1]) + self.rel_b * abs(lb[-1]))
+            self.top, self.top_lo = _sum_losses(la[-1], a._eval_lo[-1], self.rel_a,
+                                                lb[-1], b._eval_lo[-1], self.rel_b)
 
     def _delta_ld(self, eps: Any) -> Any:
         eps = np.asarray(eps, dtype=np.float64)
