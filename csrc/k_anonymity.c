@@ -25,10 +25,22 @@ static void binom_from(sp_binom *b, double N, long double p, long double q, doub
     }
 }
 
+/* 1 - pa - pb, the others' chance to fall elsewhere, as hi + lo to ~2^-128 of
+ * itself: 1 - pa is exact in two long doubles (a two-sum), and the accurate
+ * sum of pairs keeps that relative accuracy through the cancellation with pb.
+ * (One long double subtraction 1 - pa rounds at 2^-64 of 1: where pa + pb is
+ * 1 in the floats and the residue ~1e-16, that is ~1e-4 of the residue, and
+ * the m = A + B law's ln P[m] carries it (N - m) times.) */
+static sp_qq residue(double pa, double pb)
+{
+    return sp_qq_add(sp_qq_two_sum(1.0L, -(long double)pa), sp_qq_from(-(long double)pb));
+}
+
 void sp_kanon_init(sp_kanon_curve *c, double n_others, double pa, double pb, long k, int upper)
 {
-    const long double p = (long double)pa + (long double)pb;       /* exact or nearly */
-    long double q = (1.0L - (long double)pa) - (long double)pb;
+    const long double p = (long double)pa + (long double)pb;       /* to 2^-64 of itself */
+    const sp_qq rest = residue(pa, pb);
+    long double q = rest.hi + rest.lo;
     if (q < 0.0L) {
         q = 0.0L;
     }
@@ -344,14 +356,22 @@ static void line_retreat(const sp_kanon_curve *c, long fixed, int along_b, long 
     }
 }
 
-/* The line (`fixed`) where f(., j) peaks for j in the middle of [lo, hi]:
- * given the other coordinate j, `fixed` ~ Bin(N - j, p_fixed / (p_fixed + p_c)). */
+/* The line (`fixed`) where f peaks on the strip j in [lo, hi]: f is log-
+ * concave, so its largest atom there lies at j = the mode of j's marginal
+ * Bin(N, p_j) clamped to [lo, hi] (the middle of [lo, hi] instead put the
+ * start of k_anonymity(29, [5.3e-17, 1 - 2^-53], 28, source=0, target=1)'s
+ * (bottom, v) walk at ln f ~ -34 in doubles, ~4e-15 off, and its cell of
+ * mass 1 - 3e-15 next to it carried that), and given j, `fixed` ~
+ * Bin(N - j, p_fixed / (p_fixed + p_c)). */
 static long line_peak(const sp_kanon_curve *c, int along_b, long lo, long hi)
 {
     const long double lp = along_b ? c->log_a : c->log_b;
+    const long double lj = along_b ? c->log_b : c->log_a;
+    const double N = c->m_law.N;
+    double j = floor((N + 1.0) * (double)expl(lj));
+    j = fmin(fmax(j, (double)lo), fmin((double)hi, N));
     const double share = lp == -INFINITY ? 0.0 : (double)(1.0L / (1.0L + expl(c->log_c - lp)));
-    const double j = 0.5 * ((double)lo + (double)hi);
-    return (long)floor(((double)c->m_law.N - j + 1.0) * share);
+    return (long)fmin(floor((N - j + 1.0) * share), N - j);
 }
 
 /* ln sum of line[j - lo] over j in [lo, to]. */
@@ -675,7 +695,7 @@ int sp_kanon_refine_lower(double N, double pa, double pb, long k, long u_first, 
     sp_qq_logtab_init(&tab);
     power_over_factorial(pa, a_max + 1, ta);
     power_over_factorial(pb, b_max + 1, tb);
-    const sp_qq pc = sp_qq_add(sp_qq_two_sum(1.0L, -(long double)pa), sp_qq_from(-(long double)pb));
+    const sp_qq pc = residue(pa, pb);
     const long top = (double)s_max < N ? s_max : (long)N;
     for (long s = top + 1; s <= s_max; s++) {
         th[s] = sp_xq_from(0.0L);

@@ -191,6 +191,67 @@ def test_cancellation_and_far_tail(args, bound, direction, eps):
     assert abs(math.expm1(diff)) <= 1e-12 or abs(diff) <= 1e-10 and ours < -700
 
 
+# The source and target categories summing to 1 in floats, the third category
+# the residue (~1e-16): ln P[m = A + B] carries the residue's relative error
+# N - m times, and 1 - pa rounded once in long double (2^-64 of 1) put ~1e-4 on
+# it: the upper curve's ln delta far out read 8e-5 low (an under-report) or
+# 8.6e-5 high.  Truth: the independent mpmath oracle (exact rationals).
+_RESIDUE = [
+    (23, [9.753893215311518e-17, 4.010286258959964e-15, 0.9999999999999959], 3, 1, 2),
+    (29, [5.3293652973509655e-17, 0.9999999999999999], 28, 0, 1),
+]
+
+
+@pytest.mark.parametrize("args", _RESIDUE, ids=["third category", "bottom only"])
+def test_residue_category_brackets_the_truth(args):
+    import independent_oracle as O
+    n, probs, k, s, t = args
+    ka = statpriv.k_anonymity(n, probs, k, source=s, target=t)
+    for bound in ("upper", "lower"):
+        truth = O.k_anonymity(n, probs[s], probs[t], k, bound)
+        for eps, direction in itertools.product([0.0, 10.0, 1e4], ("plus", "minus")):
+            ours = getattr(getattr(ka, bound), f"log_delta_{direction}")(eps)
+            diff = float(mpmath.mpf(ours) - mpmath.log(truth.delta(eps, direction)))
+            what = f"{args} {bound} {direction} eps={eps}: ln delta off by {diff:.3e}"
+            assert abs(diff) <= 1e-12, what
+            # the bracket: upper never below the truth, lower never above (up to
+            # the rounding of the log sums, ~1e-14 of delta)
+            slack = 1e-14 * max(1.0, abs(ours))
+            assert (diff >= -slack) if bound == "upper" else (diff <= slack), what
+
+
+def test_cell_of_mass_one_keeps_its_own_accuracy():
+    # k = n - 1: the target category's count is released only at B + 1 = n, so
+    # the lower curve's delta_minus far out is the one (bottom, n) cell, P[B =
+    # n - 1] = pb^(n-1) = 1 - 3.1e-15.  Its line of f(., b) was walked from a
+    # start at ln f ~ -34 in doubles (the middle of a's range, not f's peak):
+    # ln delta read -1.2e-15 instead of -3.1e-15 (delta 1.9e-15 above the truth)
+    n, probs = 29, [5.3293652973509655e-17, 0.9999999999999999]
+    ours = statpriv.k_anonymity(n, probs, n - 1, source=0, target=1).lower.log_delta_minus(1e4)
+    with mpmath.workdps(50):
+        truth = (n - 1) * mpmath.log1p(-mpmath.mpf(2) ** -53)
+    assert abs(ours - truth) <= 1e-12 * abs(truth)
+
+
+def test_residue_trinomial_pmf():
+    # the pmf the 2-D sums are built on, P[A = a, B = b] = W(a + b) g_{a+b}(a),
+    # against the trinomial in exact rationals where the third category is the
+    # floats' residue 1 - pa - pb = 9.75e-17 (it was 1.5e-4 off per record there)
+    from fractions import Fraction
+    from statpriv.thresholding import _thresholding
+    pa, pb, N = 4.010286258959964e-15, 0.9999999999999959, 22
+    fa, fb = Fraction(pa), Fraction(pb)
+    fc = 1 - fa - fb
+    core = _thresholding.KAnonymityCore(float(N), pa, pb, 3, True, 0, N, (0, N), (0, N),
+                                        -math.inf, None)
+    for a, b in [(0, 0), (3, 1), (12, 0), (21, 0), (0, 21), (5, 17)]:
+        exact = (math.comb(N, a) * math.comb(N - a, b) * fa ** a * fb ** b
+                 * fc ** (N - a - b))
+        with mpmath.workdps(50):
+            log_exact = mpmath.log(mpmath.mpf(exact.numerator)) - mpmath.log(exact.denominator)
+        assert abs(core.log_f(a, b) - float(log_exact)) <= 1e-12 * max(1.0, abs(core.log_f(a, b))), (a, b)
+
+
 def test_expensive_upper_pld_is_refused_up_front_with_a_grid_that_fits():
     # found by the fuzzer: at n = 872 every evaluation of the upper curve sums
     # ~6e4 terms, and the default grid (h = 1e-4) needs ~26,000 of them (~13 s):
