@@ -304,16 +304,22 @@ def theorem5_bound(n: Any, lam: Any, k: Any, delta: Any) -> Any:
 
 # Thm 5's measured gap: category configurations inside the theorem's class
 # (every category rare, <= lam, or common, in [lam, 1 - lam]; bottom, the
-# rest, in [lam, 1 - lam]), as functions of lam.
+# rest, in [lam, 1 - lam]), as functions of lam: two categories at the
+# boundary lam, bottom at its least (lam) beside rare and common ones, and
+# two rare and two common categories.
 THM5_CONFIGURATIONS: Dict[str, Callable[[float], List[float]]] = {
     "[lam, lam]": lambda lam: [lam, lam],
+    "[lam, lam, 1-3lam]": lambda lam: [lam, lam, 1 - 3 * lam],
+    "[lam/2, lam/2, 1-2lam]": lambda lam: [lam / 2, lam / 2, 1 - 2 * lam],
     "[lam/2, lam/2, 0.4, 0.3]": lambda lam: [lam / 2, lam / 2, 0.4, 0.3],
 }
 
 
 def _in_theorem5_class(pi: List[float], lam: float) -> bool:
-    bottom = 1.0 - math.fsum(pi)
-    return lam <= bottom <= 1.0 - lam and all(p <= lam or lam <= p <= 1.0 - lam for p in pi)
+    """Every category rare or common, bottom in [lam, 1 - lam] (to 1e-12)."""
+    bottom, tol = 1.0 - math.fsum(pi), 1e-12
+    return lam - tol <= bottom <= 1.0 - lam + tol and \
+        all(0.0 <= p <= lam + tol or lam - tol <= p <= 1.0 - lam + tol for p in pi)
 
 
 def theorem5_gap_data(*, ns: Any = (100, 1000, 10 ** 4), ks: Any = (20, 50, 100),
