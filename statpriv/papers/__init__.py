@@ -10,7 +10,8 @@
 - ``statpriv.papers.thresholding``: Desfontaines et al.'s Fig. 4 (Thm 4 vs
   the exact thresholded curve; ``desfontaines_fig4`` in ``statpriv figures``)
   and Thm 4's formulas (``theorem4_bound``, ``theorem4_poisson``,
-  ``theorem4_background_bound``);
+  ``theorem4_background_bound``); Thm 5's k-anonymity bound
+  (``theorem5_bound``) and its gap to the exact bracket (``theorem5_gap_data``);
 - ``statpriv.papers.interval_estimation``: Naldi & D'Acquisto, "Differential
   Privacy: An Estimation Theory-Based Method for Choosing Epsilon", Figs. 1-2
   with geometric and Gaussian noise (``naldi_dacquisto_fig1``, ``_fig2``);
