@@ -75,13 +75,6 @@ def test_random_slice():
 # out of test_exhaustive and run by test_exhaustive_open_kinds (strict xfail: it starts
 # failing the day they are fixed -- then drop them from here).
 OPEN_NEW_KINDS = {
-    # randomized response itself takes its log ratios (eps0, -eps0, 0) exactly
-    # (no failure left among the plain draws of seeds 1 and 2); its SUBSAMPLED
-    # pairs (curve.subsample) still mix the rounded logs: near their zero point
-    # delta is 1e-9 relative off (eps0 = 2.2e-16, q = 1 - 1e-9: an under-report,
-    # -inf at the float below it) and up to 5e-7 high (eps0 = 40, q = 0.99)
-    "dp_rr": "subsampled randomized response: delta off near the sampled zero point",
-    "dp_rr_tiny": "subsampled randomized response (tiny eps0): under-reports near the zero point",
     # exact compositions: a product loss is rounded up by its parts' loss error
     # bound, so at an exactly representable sum of zero points (0.5 +
     # 2.746668849594804) epsilon(0) is the next float and delta there e^-68
@@ -106,12 +99,14 @@ OPEN_NEW_KINDS = {
 }
 
 # a cheap slice of the new kinds in the default run (1 curve each, all checks):
-# thresholding, k-anonymity, shuffling and composition are otherwise checked in
-# the default run only against statpriv's own oracle (statpriv.oracle)
+# thresholding, k-anonymity, shuffling, composition and randomized response (alone
+# or subsampled) are otherwise checked in the default run only against statpriv's
+# own oracle (statpriv.oracle)
 # (grid compositions: test_random_composed_mix below; this seed's compose_grid case,
 # a secret sample of 6e5 records, costs ~11 s of CPU and runs in the exhaustive test)
 DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_active", "thr_passive", "kanon_lower",
-               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact", "compose_sampled")
+               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact", "compose_sampled",
+               "dp_rr", "dp_rr_tiny")
 
 
 def test_random_slice_new_kinds():
