@@ -131,7 +131,6 @@ def sampled_pair(log_p: Any, log_q: Any, q: Any) -> Any:
     return log_a, lq, lr
 
 
-
 def exact_log_mix(q: Any, x: Any) -> Any:
     """ln(1 + q (e^x - 1)) of an mpmath number x at the current precision (q
     a float in (0, 1]): log1p(q expm1(x)), so that neither a tiny x (the
