@@ -1,3 +1,4 @@
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include "pair_tail.h"
@@ -48,7 +49,14 @@ static inline long double point_term(const sp_pair *s, long j, long double eps, 
     if (!(d < 0.0L)) {
         return -INFINITY;
     }
-    /* d is accurate to ~1e-19 relative; its exp needs no more than double */
+    /* d is accurate to ~1e-19 relative; its exp needs no more than double,
+     * except below the doubles' normal range (a sampled pair's ratio
+     * ln(1 - q + q e^lr) of a subnormal lr): there 1 - e^d = -d to 1e-308,
+     * and d as a double would round to a subnormal or to 0 (delta = 0 where
+     * it is not) */
+    if (d > -(long double)DBL_MIN) {
+        return la + logl(-d);
+    }
     return la + log(-expm1((double)d));
 }
 

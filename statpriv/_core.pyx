@@ -10,7 +10,7 @@ many threads.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport exp, nextafter, INFINITY
+from libc.math cimport exp, fmax, nextafter, INFINITY
 
 from statpriv._csrc cimport *
 from statpriv import _validate
@@ -293,6 +293,67 @@ cdef class SampledShiftCurveCore(CurveCore):
         rounded up for SP_MINUS (where the curve's own test u >= 0 turns),
         +inf for SP_PLUS."""
         return _sampled_zero_point(self.fn, self.ctx, direction, self.curve.l1g_hi)
+
+
+cdef struct _directions:
+    sp_curve_fn plus_fn
+    const void *plus_ctx
+    sp_curve_fn minus_fn
+    const void *minus_ctx
+
+
+cdef double _directions_log_delta(double eps, sp_direction direction,
+                                  const void *ctx) noexcept nogil:
+    """ln delta_plus from the plus curve, ln delta_minus from the minus curve,
+    ln delta their max."""
+    cdef const _directions *c = <const _directions *> ctx
+    if direction == SP_PLUS:
+        return c.plus_fn(eps, SP_PLUS, c.plus_ctx)
+    if direction == SP_MINUS:
+        return c.minus_fn(eps, SP_MINUS, c.minus_ctx)
+    return fmax(c.plus_fn(eps, SP_PLUS, c.plus_ctx), c.minus_fn(eps, SP_MINUS, c.minus_ctx))
+
+
+cdef class DirectionsCurveCore(CurveCore):
+    """A curve whose delta_plus is one core's and delta_minus another's (each
+    direction its own pair of laws, as sampling without replacement under
+    replace-one gives): delta = max of the two; epsilon each direction's own
+    search (at delta = 0 its core's zero point, where it has one), for delta
+    the larger of the two (both curves are non-increasing)."""
+    cdef _directions curve
+    cdef readonly CurveCore plus
+    cdef readonly CurveCore minus
+    cdef double zero_plus, zero_minus      # NaN: the core has no zero_point
+
+    def __cinit__(self, CurveCore plus, CurveCore minus):
+        self.plus, self.minus = plus, minus
+        self.curve.plus_fn, self.curve.plus_ctx = plus.fn, plus.ctx
+        self.curve.minus_fn, self.curve.minus_ctx = minus.fn, minus.ctx
+        self.fn = _directions_log_delta
+        self.ctx = &self.curve
+        self.log_tol = max(plus.log_tol, minus.log_tol)
+        cdef int p = (plus.positive >> SP_PLUS) & 1, m = (minus.positive >> SP_MINUS) & 1
+        self.positive = (p << SP_PLUS) | (m << SP_MINUS) | ((p | m) << SP_MAX)
+        self.zero_plus = max(plus.zero_point(SP_PLUS), 0.0) \
+            if hasattr(plus, "zero_point") else float("nan")
+        self.zero_minus = max(minus.zero_point(SP_MINUS), 0.0) \
+            if hasattr(minus, "zero_point") else float("nan")
+
+    cdef double _smallest_eps(self, double log_target, sp_direction d,
+                              bint estimate) noexcept nogil:
+        cdef double p = -INFINITY, m = -INFINITY
+        cdef bint zero = log_target == -INFINITY
+        if d != SP_MINUS:
+            p = (self.zero_plus if zero and self.zero_plus == self.zero_plus
+                 else self.plus._smallest_eps(log_target, SP_PLUS, estimate))
+        if d != SP_PLUS:
+            m = (self.zero_minus if zero and self.zero_minus == self.zero_minus
+                 else self.minus._smallest_eps(log_target, SP_MINUS, estimate))
+        return fmax(p, m)
+
+    def zero_point(self, int direction):
+        """Smallest double eps >= 0 with delta = 0 in a direction (inf if none)."""
+        return self._smallest_eps(-INFINITY, <sp_direction> direction, True)
 
 
 cdef const long double *_data(long double[::1] a) noexcept:

@@ -18,7 +18,8 @@ from typing import Any, Tuple, Union
 
 import numpy as np
 
-__all__ = ["ceil_float", "dd", "float_up", "log1p_mp", "long_double", "mpf_exact", "two_sum"]
+__all__ = ["ceil_float", "dd", "float_up", "log1p_mp", "long_double", "low_part", "mpf_exact",
+           "two_sum"]
 
 
 def mpf_exact(x: Union[float, np.longdouble]) -> Any:
@@ -33,6 +34,14 @@ def long_double(value: Any) -> np.longdouble:
     double would be denormal where the ratio it corrects is ~1e-300)."""
     import mpmath
     return np.longdouble(mpmath.nstr(value, 25, strip_zeros=False))
+
+
+def low_part(value: Any) -> Any:
+    """A low part (an mpmath number) for a long double array: the nearest
+    double, or -- where that would be subnormal or 0, the part correcting a
+    ratio near 1e-300 or below -- the nearest long double (long_double)."""
+    f = float(value)
+    return f if abs(f) >= sys.float_info.min or value == 0 else long_double(value)
 
 
 def float_up(value: Any) -> float:

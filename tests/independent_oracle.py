@@ -1848,6 +1848,10 @@ class _Subsampled(OracleCurve):
         return _hs(A, B, E, em1), _hs(C, D, E, em1)
 
     def _zero(self, direction):
+        if self.q == 1.0:
+            # the mixture is the inner pair itself: its zero points exactly (the
+            # ratio of its rounded atoms may land a rounding above a float eps0)
+            return self.inner._zero(direction)
         dps = DPS + 10 + self.extra_dps
         (A, B), (C, D) = self._pairs(dps)
         plus, minus = _log_max_ratio(A, B), _log_max_ratio(C, D)

@@ -75,13 +75,6 @@ def test_random_slice():
 # out of test_exhaustive and run by test_exhaustive_open_kinds (strict xfail: it starts
 # failing the day they are fixed -- then drop them from here).
 OPEN_NEW_KINDS = {
-    # randomized response itself takes its log ratios (eps0, -eps0, 0) exactly
-    # (no failure left among the plain draws of seeds 1 and 2); its SUBSAMPLED
-    # pairs (curve.subsample) still mix the rounded logs: near their zero point
-    # delta is 1e-9 relative off (eps0 = 2.2e-16, q = 1 - 1e-9: an under-report,
-    # -inf at the float below it) and up to 5e-7 high (eps0 = 40, q = 0.99)
-    "dp_rr": "subsampled randomized response: delta off near the sampled zero point",
-    "dp_rr_tiny": "subsampled randomized response (tiny eps0): under-reports near the zero point",
     # correlated_counts' window route with a cell at 1e-17 or below beside a large
     # one: delta = 1 where the truth is below 1e-300 (e.g. correlated_counts(1300,
     # [0, 0, 1e-300, 1], target=((0, 0), (0, 1))).delta_plus(700)), far above its
@@ -90,13 +83,14 @@ OPEN_NEW_KINDS = {
 }
 
 # a cheap slice of the new kinds in the default run (1 curve each, all checks):
-# thresholding, k-anonymity, shuffling and composition are otherwise checked in
-# the default run only against statpriv's own oracle (statpriv.oracle)
+# thresholding, k-anonymity, shuffling, composition and randomized response (alone
+# or subsampled) are otherwise checked in the default run only against statpriv's
+# own oracle (statpriv.oracle)
 # (grid compositions: test_random_composed_mix below; this seed's compose_grid case,
 # a secret sample of 6e5 records, costs ~11 s of CPU and runs in the exhaustive test)
 DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_active", "thr_passive", "kanon_lower",
                "kanon_upper", "kanon_residue", "shuffle_clones", "shuffle_rr", "compose_exact",
-               "compose_sampled", "rr_compose")
+               "compose_sampled", "rr_compose", "dp_rr", "dp_rr_tiny")
 
 
 def test_random_slice_new_kinds():

@@ -920,6 +920,14 @@ class PrivacyCurve(CurveQueries):
         core.positive = (plus << _core.PLUS) | (minus << _core.MINUS) | ((plus | minus) << _core.MAX)
         source = getattr(self._laws, "subsample", None)
         laws = None if source is None else source(q, sampling, core)
+        # laws with exact log ratios (randomized response, from_log_pmfs):
+        # the sampled pair's own atoms, its ratios formed from the parent's
+        # exact ones -- the reduction's change of eps rounds eps' (an ulp of
+        # it moves delta by 1e-9 relative next to a zero point)
+        exact = getattr(laws, "exact_core", None)
+        exact_core = None if exact is None else exact()
+        if exact_core is not None:
+            core = exact_core
         parent = getattr(self._laws, "certified_laws", None)
         if laws is not None and parent is not None:
             laws = laws.with_certified(_subsampled_certified(parent, q, sampling))

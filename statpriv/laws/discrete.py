@@ -9,7 +9,7 @@ rounding would matter near the threshold) are refined to double-double from
 the exact inputs, with the normalising sums in mpmath.
 """
 import math
-from typing import Any, Set
+from typing import Any
 
 import numpy as np
 
@@ -138,22 +138,14 @@ def laws_from_log_pmfs(lp: Any, lq: Any, start: Any, *, equal_totals: bool = Fal
                 return _xprec.mpf_exact(a) - _xprec.mpf_exact(b) - shift
 
             lr_lo = refine.refine_log_ratio(cp, cq, lr, err, exact)
-            # the zero points are the extreme ratios wherever they sit (the
-            # ratio need not be monotone): those cells, and every cell tied
-            # with them up to the rounding of lr, are refined too
-            finite = np.flatnonzero(np.isfinite(lr))
-            if finite.size:
-                vals = lr[finite].astype(np.float64)
-                cells: Set[Any] = set()
-                for top in (vals.max(), vals.min()):
-                    tied = finite[np.abs(vals - top) <= 1e-15 * (1.0 + abs(top))]
-                    cells.update(int(i) for i in tied[:refine.MAX_REFINED])
-                for i in sorted(cells):
-                    lr_lo[i] = float(exact(i) - _xprec.mpf_exact(lr[i]))
+            refine.refine_extremes(lr, lr_lo, exact)
     lp.flags.writeable = False
     lq.flags.writeable = False
+    # exact_ratio: every ratio from the definition, the zero points' refined
+    # (a sampled pair's ratios may then be formed from these: Laws.subsample);
+    # log_ratio_exact: moreover every ratio a long double exactly
     return Laws(cp, cq, lr, False, lr_lo, given=LogPmfs(start, lp, lq, -math.inf, -math.inf),
-                log_ratio_exact=ratios_exact)
+                exact_ratio=lr_lo is not None, log_ratio_exact=ratios_exact)
 
 
 def discrete_reference(lp: Any, lq: Any) -> Any:

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from statpriv import _lazy
-from statpriv.laws import windows
+from statpriv import _lazy, _xprec
+from statpriv.laws import refine, windows
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 _law_kernels = _lazy.module("statpriv.laws._kernels")
@@ -130,3 +130,51 @@ def sampled_pair(log_p: Any, log_q: Any, q: Any) -> Any:
     log_a[np.isneginf(lp) & np.isneginf(lq)] = -np.inf
     return log_a, lq, lr
 
+
+def exact_log_mix(q: Any, x: Any) -> Any:
+    """ln(1 + q (e^x - 1)) of an mpmath number x at the current precision (q
+    a float in (0, 1]): log1p(q expm1(x)), so that neither a tiny x (the
+    mixture's ratio ~ q x would sit in the low bits of 1 + q x) nor q near 1
+    (1 - q is never formed: it would round where q = 1 - 1e-9 meets e^x ~ 1)
+    costs digits; -inf -> ln(1 - q), +inf -> +inf."""
+    import mpmath
+    return mpmath.log1p(_xprec.mpf_exact(q) * mpmath.expm1(x))
+
+
+def exact_sampled_pair(log_p: Any, log_q: Any, log_ratio: Any, log_ratio_lo: Any, q: Any) -> Any:
+    """sampled_pair of atoms whose ln P/Q = log_ratio + log_ratio_lo is known
+    exactly where it matters (a closed form, or refined at the zero points:
+    Laws.exact_ratio), 0 < q <= 1: (ln A, ln B, ln A/B, its low parts).  ln
+    A/B = ln(1 - q + q P/Q) is formed from the PARENT'S ratio, not from the
+    difference of the mixture's rounded logs (which puts a zero point an ulp
+    of ln A off): log_mix in extended precision on every atom, and
+    exact_log_mix of the double-double parent ratio (40 digits) on the atoms
+    whose rounding would matter near the threshold and at the extreme
+    ratios (statpriv.laws.refine), so the sampled pair's zero points keep
+    the parent's exactness."""
+    import mpmath
+    ld = np.longdouble
+    lp, lq = np.asarray(log_p, dtype=ld), np.asarray(log_q, dtype=ld)
+    hi = np.asarray(log_ratio, dtype=ld)
+    lo = np.zeros(hi.shape, dtype=ld) if log_ratio_lo is None else np.asarray(log_ratio_lo, ld)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        only_p = np.isneginf(lq) & np.isfinite(lp)
+        lr = np.where(only_p, np.inf, log_mix(q, hi + lo))
+        log_a = np.where(only_p, np.log(ld(q)) + lp, lq + lr)
+    # |error| of lr: a few extended-precision roundings of log_mix, and the
+    # parent's own on cells it did not refine (d ln A/B / d ln P/Q <= 1)
+    with np.errstate(invalid="ignore"):
+        err = ((np.abs(lr.astype(np.float64)) + np.abs(hi.astype(np.float64))) * 2.2e-19
+               + 1e-18 * math.log2(len(lr) + 2.0))
+    err = np.where(np.isfinite(err), err, 0.0)
+
+    def exact(j: Any) -> Any:
+        if not np.isfinite(hi[j]):
+            return exact_log_mix(q, mpmath.mpf(float(hi[j])))
+        x = mpmath.fadd(_xprec.mpf_exact(hi[j]), _xprec.mpf_exact(lo[j]), exact=True)
+        return exact_log_mix(q, x)
+
+    lr_lo = refine.refine_log_ratio(log_a, lq, lr, err, exact)
+    with mpmath.workdps(45):
+        refine.refine_extremes(lr, lr_lo, exact)
+    return log_a, lq, lr, lr_lo

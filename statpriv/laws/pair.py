@@ -25,8 +25,8 @@ from statpriv.laws import pld
 
 _core = _lazy.module("statpriv._core")            # scipy.special: loaded on first use
 
-__all__ = ["DeltaOnly", "LawSource", "Laws", "LazyLaws", "LogPmfs", "TwoPairLaws", "pair_core", "pair_curve",
-           "subsampled_laws"]
+__all__ = ["DeltaOnly", "LawSource", "Laws", "LazyLaws", "LogPmfs", "TwoPairLaws",
+           "exactly_subsampled", "pair_core", "pair_curve", "subsampled_laws"]
 
 
 class LogPmfs(collections.namedtuple(
@@ -81,6 +81,13 @@ class LawSource:
         if not self.has_log_pmfs:
             return DeltaOnly()
         return subsampled_laws(self.log_pmfs(), sampling_prob, sampling)
+
+    def exact_core(self) -> Any:
+        """The compiled evaluator of these laws where a curve built from them
+        (PrivacyCurve.subsample) should evaluate them directly rather than
+        reduce its parent's delta: laws whose log ratios are exact
+        (Laws.exact_ratio); None otherwise (the default)."""
+        return None
 
     # () -> the pair in Arb (see certified_laws), or None
     certified: Optional[Callable[[], Any]] = None
@@ -153,6 +160,11 @@ class Laws(LawSource):
     given : LogPmfs or None
         The laws as the caller gave them (from_log_pmfs), returned by
         ``log_pmfs()`` instead of these arrays.
+    exact_ratio : bool
+        log_ratio + log_ratio_lo is ln P/Q from the definition (a closed
+        form, or the exact inputs), refined at the zero points and wherever
+        its rounding matters: a sampled pair's ratios are formed from it
+        (``subsample``) and that pair's curve evaluates its own atoms.
     certified : callable or None
         () -> the mechanism's pair in Arb (statpriv.oracle.arb), for
         ``PrivacyCurve.delta_interval``; set by ``pair_curve(...,
@@ -177,6 +189,7 @@ class Laws(LawSource):
     start: Optional[int] = None
     given: Optional[LogPmfs] = None
     certified: Optional[Callable[[], Any]] = None
+    exact_ratio: bool = False
     log_ratio_exact: bool = False
 
     def replace(self, **changes: Any) -> Any:
@@ -241,6 +254,18 @@ class Laws(LawSource):
         """The exact PLD of these atoms (statpriv.laws.pld.from_laws)."""
         return pld.from_laws(self, description)
 
+    def subsample(self, sampling_prob: Any, sampling: Any, core: Any = None) -> Any:
+        """The sampled laws (LawSource.subsample); with exact ratios on all
+        the atoms (no window) and 0 < q, the sampled pair's ratios formed
+        from these (exactly_subsampled)."""
+        if not self.exact_ratio or self.windowed or not sampling_prob > 0.0:
+            return super().subsample(sampling_prob, sampling, core)
+        return exactly_subsampled(self, sampling_prob, sampling)
+
+    def exact_core(self) -> Any:
+        """pair_core of these laws where their ratios are exact, else None."""
+        return pair_core(self) if self.exact_ratio else None
+
 
 class LazyLaws(LawSource):
     """Laws built on first use, each time (nothing is cached on the curve):
@@ -273,6 +298,14 @@ class TwoPairLaws(LawSource):
 
     def __init__(self, plus: Any, minus: Any) -> None:
         self.plus, self.minus = plus, minus
+
+    def exact_core(self) -> Any:
+        """Each direction from its own pair's exact core (None unless both
+        pairs have exact ratios)."""
+        plus, minus = self.plus.exact_core(), self.minus.exact_core()
+        if plus is None or minus is None:
+            return None
+        return _core.DirectionsCurveCore(plus, minus)
 
     def privacy_loss_distribution(self, value_discretization_interval: Any = None,
                                   tail_mass_truncation: Any = None, description: Any = None) -> Any:
@@ -313,6 +346,32 @@ def subsampled_laws(log_pmfs: Any, q: Any, sampling: Any) -> Any:
     # (P, q Q + (1-q) P): its minus side is H(q Q + (1-q) P || P)
     reverse = Laws(back.log_q, back.log_p, -back.log_ratio, log_rest_p=back.log_rest_q,
                    log_rest_q=back.log_rest_p, start=back.start)
+    return TwoPairLaws(forward, reverse)
+
+
+def exactly_subsampled(laws: Any, q: Any, sampling: Any) -> Any:
+    """subsampled_laws of Laws with exact ratios and no window, 0 < q < 1:
+    the same pairs on the same atoms (in the order of ``laws``), their log
+    ratios ln(1 - q + q e^L) formed from the parent's exact L
+    (statpriv.laws.mixture.exact_sampled_pair: the sampled zero points are
+    then exact, not an ulp of the mixture's rounded logs off), exact_ratio
+    set.  ``log_pmfs()`` keeps subsampled_laws' arrays (the parent's as
+    given, mixed)."""
+    from statpriv.laws.mixture import exact_sampled_pair
+    lr_lo = laws.log_ratio_lo
+    log_a, log_b, lr, lo = exact_sampled_pair(laws.log_p, laws.log_q, laws.log_ratio, lr_lo, q)
+    given = subsampled_laws(laws.log_pmfs(), q, "poisson").log_pmfs() if laws.has_log_pmfs \
+        else None
+    forward = Laws(log_a, log_b, lr, False, lo, start=laws.start, given=given, exact_ratio=True)
+    if sampling == "poisson":
+        return forward
+    # without replacement, delta_minus = H(q Q + (1-q) P || P): the sampled
+    # pair of (Q, P), whose ratio is -L, held as (P, q Q + (1-q) P) so that
+    # its minus side is that divergence and its ratio ascends with L
+    back_lo = None if lr_lo is None else -lr_lo
+    log_c, log_d, lr_back, lo_back = exact_sampled_pair(laws.log_q, laws.log_p, -laws.log_ratio,
+                                                        back_lo, q)
+    reverse = Laws(log_d, log_c, -lr_back, False, -lo_back, start=laws.start, exact_ratio=True)
     return TwoPairLaws(forward, reverse)
 
 

@@ -7,7 +7,7 @@ evaluates it in mpmath (40 digits) on the cells that need it and stores the
 low parts (Laws.log_ratio_lo), and bounds the ratio over the full support
 (Laws.log_ratio_max / log_ratio_min) from the closed form at its extreme atoms.
 """
-from typing import Any
+from typing import Any, Set
 
 import numpy as np
 
@@ -70,6 +70,25 @@ def refine_log_ratio(lp: Any, lq: Any, lr: Any, err: Any, exact: Any) -> Any:
         for j in sorted(cells):
             value = exact(j)
             if mpmath.isfinite(value):
-                lo[j] = float(value - _xprec.mpf_exact(lr[j]))
+                lo[j] = _xprec.low_part(value - _xprec.mpf_exact(lr[j]))
     return lo
 
+
+
+def refine_extremes(lr: Any, lr_lo: Any, exact: Any) -> None:
+    """Low parts, in place in ``lr_lo``, of the cells at the extreme log
+    ratios and of every cell tied with them up to the rounding of ``lr``
+    (at most MAX_REFINED each): the zero points are the extreme ratios
+    wherever they sit (the ratio need not be monotone), and delta reaches 0
+    there linearly in ln P/Q - eps.  ``exact(i)``: ln P/Q of cell i as an
+    mpmath number at the caller's precision."""
+    finite = np.flatnonzero(np.isfinite(lr))
+    if not finite.size:
+        return
+    vals = lr[finite].astype(np.float64)
+    cells: Set[int] = set()
+    for top in (vals.max(), vals.min()):
+        tied = finite[np.abs(vals - top) <= 1e-15 * (1.0 + abs(top))]
+        cells.update(int(i) for i in tied[:MAX_REFINED])
+    for i in sorted(cells):
+        lr_lo[i] = _xprec.low_part(exact(i) - _xprec.mpf_exact(lr[i]))
