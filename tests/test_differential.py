@@ -89,11 +89,6 @@ OPEN_NEW_KINDS = {
     # (compose(randomized_response(40, 10920242373), counting(784489069,
     # 0.4422285499137264, sample_size=26), exact=True).log_delta_minus(40.000000019419666))
     "rr_compose": "exact products: zero points one float up; a 6.5e-11 under-report",
-    # correlated_counts' window route with a cell at 1e-17 or below beside a large
-    # one: delta = 1 where the truth is below 1e-300 (e.g. correlated_counts(1300,
-    # [0, 0, 1e-300, 1], target=((0, 0), (0, 1))).delta_plus(700)), far above its
-    # promised upper curve (never below the truth, so no under-report)
-    "corr_window_tiny": "window route: delta = 1 where the truth is < 1e-300 (tiny cells)",
     # k-anonymity with pa + pb = 1 in floats and the third category the residue:
     # the lower curve's walks now start at the lines' peaks (no failure left in
     # seeds 1 and 2); the UPPER curve still reads ln delta ~8e-5 off far out,
@@ -107,11 +102,14 @@ OPEN_NEW_KINDS = {
 
 # a cheap slice of the new kinds in the default run (1 curve each, all checks):
 # thresholding, k-anonymity, shuffling and composition are otherwise checked in
-# the default run only against statpriv's own oracle (statpriv.oracle)
+# the default run only against statpriv's own oracle (statpriv.oracle); the
+# correlated window route with a tiny cell (corr_window_tiny) beside
+# test_random_slice_correlated's draws
 # (grid compositions: test_random_composed_mix below; this seed's compose_grid case,
 # a secret sample of 6e5 records, costs ~11 s of CPU and runs in the exhaustive test)
 DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_active", "thr_passive", "kanon_lower",
-               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact", "compose_sampled")
+               "kanon_upper", "shuffle_clones", "shuffle_rr", "compose_exact", "compose_sampled",
+               "corr_window_tiny")
 
 
 def test_random_slice_new_kinds():
