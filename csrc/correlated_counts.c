@@ -657,6 +657,21 @@ static long double log_two_cell(const two_logs *g, long N, long m, long c)
     return lw + top + logl(sum);
 }
 
+/* [*first, *last]: the first and last cells of row[0 .. cols - 1] at least
+ * floor_ (read from each end inward; *first > *last: none). */
+static void live_span(const double *row, long cols, double floor_, long *first, long *last)
+{
+    long a = 0, z = cols - 1;
+    while (a < cols && !(row[a] >= floor_)) {
+        a++;
+    }
+    while (z > a && !(row[z] >= floor_)) {
+        z--;
+    }
+    *first = a;
+    *last = a < cols ? z : a - 1;
+}
+
 long sp_corr_window_resolve(long N, const double *joint, long m_lo, long c_lo, const double *law,
                             long rows, long cols, long d_row, long d_col, double cell_floor,
                             double partner_floor, long *index, double *log_ratio,
@@ -676,16 +691,21 @@ long sp_corr_window_resolve(long N, const double *joint, long m_lo, long c_lo, c
         if (pr < 0 || pr >= rows) {
             continue;
         }
-        const double *row = law + r * cols, *partner = law + pr * cols + d_col;
-        int any = 0;     /* a branch-free pass first: most rows hold none */
-        for (long t = lo; t < hi; t++) {
-            any |= (row[t] >= cell_floor) & (partner[t] < partner_floor);
-        }
-        if (!any) {
-            continue;
-        }
-        for (long t = lo; t < hi; t++) {
-            if (!(row[t] >= cell_floor) || partner[t] >= partner_floor) {
+        const double *row = law + r * cols, *partner = law + pr * cols;
+        long first, last, p_first, p_last;
+        live_span(row, cols, cell_floor, &first, &last);
+        live_span(partner, cols, partner_floor, &p_first, &p_last);
+        /* the candidates: partner columns outside [p_first, p_last] (the
+         * row's cells are log-concave: inside, they stay >= the floor) */
+        first = first > lo ? first : lo;
+        last = last < hi - 1 ? last : hi - 1;
+        for (long t = first; t <= last; t++) {
+            const long pt = t + d_col;
+            if (pt >= p_first && pt <= p_last) {
+                t = p_last - d_col;     /* (the loop's t++ steps past the span) */
+                continue;
+            }
+            if (!(row[t] >= cell_floor) || partner[pt] >= partner_floor) {
                 continue;
             }
             if (index != NULL && count < capacity) {

@@ -112,8 +112,10 @@ typedef struct {
  * `cell_floor`: their flat indices (increasing) into index and their log
  * ratio ln L(s + d) / L(s), both in log space from the binomial factors
  * (lgammal, O(N) terms a cell), into log_ratio -- the first `capacity` of
- * them (index NULL: count only).  Returns their count, -2 for bad
- * arguments. */
+ * them (index NULL: count only).  A row of the box is log-concave (a
+ * convolution of binomials), so its cells between the first and the last
+ * at least a floor are taken to be at least it: each row is read from its
+ * ends inward only.  Returns their count, -2 for bad arguments. */
 long sp_corr_window_resolve(long N, const double *joint, long m_lo, long c_lo, const double *law,
                             long rows, long cols, long d_row, long d_col, double cell_floor,
                             double partner_floor, long *index, double *log_ratio,
