@@ -499,32 +499,67 @@ int sp_corr_two_window_law(long N, const double *joint, long m_lo, long m_hi, lo
     return 0;
 }
 
-/* sum over the cells s of a rows x cols plane, those of the rectangle
- * [r0, r1] x [t0, t1] (zero elsewhere), of (L(s) - e M(s + d))_+, M zero
- * outside the plane (M = `other`: L itself for k = 2, the next or previous
- * slice for k = 3; NULL: zero everywhere), in doubles (the box's cells are
+/* One cell's term (L - e M)_+ the slow way (the rows of pair_sum that hold a
+ * resolved cell): `partner` NULL when the partner lies outside the plane. */
+static double cell_term(double cell, const double *partner, int infinite, double e)
+{
+    if (partner == NULL) {
+        return cell;
+    }
+    if (infinite) {
+        return *partner > 0.0 ? 0.0 : cell;
+    }
+    const double v = cell - e * *partner;
+    return v > 0.0 ? v : 0.0;
+}
+
+/* sum over the cells s of a plane of `cols` columns, those of the
+ * rectangle [r0, r1] x [t0, t1] (zero elsewhere), of (L(s) - e M(s + d))_+,
+ * M a plane of the same layout, zero outside its rectangle orect = {rows
+ * o[0] .. o[1], columns o[2] .. o[3]} (M = `other`: L itself for k = 2, the
+ * next or previous slice for k = 3; NULL: zero everywhere), in doubles (the box's cells are
  * doubles; a term's error is ~1e-16 of P + e Q at the threshold, 1e-14 of
  * delta where P's mass beyond it is 100 delta); four accumulators, no
  * branch (3.1e6 cells at N = 1e4: ~3 ms).  e = +inf (eps past 709) counts
- * the cells whose partner is 0, without inf * 0. */
-static double pair_sum(const double *law, const double *other, long rows, long cols, long r0,
-                       long r1, long t0, long t1, long d_row, long d_col, double e)
+ * the cells whose partner is 0, without inf * 0.  `skip` (increasing flat
+ * indices r cols + t, n_skip of them; NULL for none): cells left out (their
+ * rows summed cell by cell). */
+static double pair_sum(const double *law, const double *other, const long *orect, long cols,
+                       long r0, long r1, long t0, long t1, long d_row, long d_col, double e,
+                       const long *skip, long n_skip)
 {
     double acc = 0.0;
     const int infinite = isinf(e);
+    long next = 0;
     for (long r = r0; r <= r1; r++) {
         const double *row = law + r * cols;
         const long pr = r + d_row;
-        if (other == NULL || pr < 0 || pr >= rows) {
+        const int outside = other == NULL || pr < orect[0] || pr > orect[1];
+        while (next < n_skip && skip[next] < r * cols) {
+            next++;
+        }
+        if (next < n_skip && skip[next] < (r + 1) * cols) {
+            for (long t = t0; t <= t1; t++) {
+                if (next < n_skip && skip[next] == r * cols + t) {
+                    next++;
+                    continue;
+                }
+                const long pt = t + d_col;
+                acc += cell_term(row[t], outside || pt < orect[2] || pt > orect[3] ? NULL
+                                 : other + pr * cols + pt, infinite, e);
+            }
+            continue;
+        }
+        if (outside) {
             for (long t = t0; t <= t1; t++) {
                 acc += row[t];
             }
             continue;
         }
         const double *partner = other + pr * cols + d_col;
-        /* the columns whose partner column t + d_col lies in the plane */
-        const long lo = d_col < 0 && t0 < -d_col ? -d_col : t0;
-        const long hi = d_col > 0 && t1 + 1 > cols - d_col ? cols - d_col : t1 + 1;
+        /* the columns whose partner column t + d_col lies in its rectangle */
+        const long lo = t0 > orect[2] - d_col ? t0 : orect[2] - d_col;
+        const long hi = t1 + 1 < orect[3] + 1 - d_col ? t1 + 1 : orect[3] + 1 - d_col;
         for (long t = t0; t < lo; t++) {
             acc += row[t];
         }
@@ -557,11 +592,153 @@ static double pair_sum(const double *law, const double *other, long rows, long c
     return acc;
 }
 
-/* The k = 2 box: the plane paired with itself. */
-static double window_sum(const sp_corr_window *w, long d_row, long d_col, double e)
+/* ln of the k = 2 law's factors, from the joint's entries (no 1 - p):
+ * Bin(N, p1) for the first count, Bin(., q1) and Bin(., q0) for the second
+ * given a1 = 1 and a1 = 0 (-inf for a probability 0). */
+typedef struct {
+    long double lp1, lp1c, lq1, lq1c, lq0, lq0c;
+} two_logs;
+
+static void two_law_logs(const double *joint, two_logs *g)
 {
-    return pair_sum(w->law, w->law, w->rows, w->cols, 0, w->rows - 1, 0, w->cols - 1, d_row,
-                    d_col, e);
+    const long double j00 = joint[0], j01 = joint[1], j10 = joint[2], j11 = joint[3];
+    const long double one = j10 + j11, zero = j00 + j01, total = one + zero;
+    g->lp1 = logl(one) - logl(total);
+    g->lp1c = logl(zero) - logl(total);
+    g->lq1 = one > 0.0L ? logl(j11) - logl(one) : -INFINITY;
+    g->lq1c = one > 0.0L ? logl(j10) - logl(one) : 0.0L;
+    g->lq0 = zero > 0.0L ? logl(j01) - logl(zero) : -INFINITY;
+    g->lq0c = zero > 0.0L ? logl(j00) - logl(zero) : 0.0L;
+}
+
+/* ln Bin(n, q)(k) from ln q and ln (1 - q): lgammal (~1e-19 relative, ~1e-15
+ * absolute at n = 1e4); -inf outside [0, n] or where a factor is 0. */
+static long double log_binomial(long n, long k, long double lq, long double lqc)
+{
+    if (k < 0 || k > n) {
+        return -INFINITY;
+    }
+    long double out = lgammal((long double)n + 1.0L) - lgammal((long double)k + 1.0L)
+                      - lgammal((long double)(n - k) + 1.0L);
+    if (k > 0) {
+        out += (long double)k * lq;
+    }
+    if (n - k > 0) {
+        out += (long double)(n - k) * lqc;
+    }
+    return out;
+}
+
+/* ln L(m, c) of the k = 2 law in log space, any cell of [0, N]^2:
+ *   ln Bin(N, p1)(m) + ln sum_i Bin(m, q1)(i) Bin(N - m, q0)(c - i)
+ * (the sum's terms in extended precision from the largest; -inf where S
+ * never lands).  O(min(m, N - m)) terms. */
+static long double log_two_cell(const two_logs *g, long N, long m, long c)
+{
+    const long double lw = log_binomial(N, m, g->lp1, g->lp1c);
+    const long lo = c - (N - m) > 0 ? c - (N - m) : 0, hi = c < m ? c : m;
+    if (lw == -INFINITY || lo > hi) {
+        return -INFINITY;
+    }
+    long double top = -INFINITY;
+    for (long i = lo; i <= hi; i++) {
+        const long double v = log_binomial(m, i, g->lq1, g->lq1c)
+                              + log_binomial(N - m, c - i, g->lq0, g->lq0c);
+        top = v > top ? v : top;
+    }
+    if (top == -INFINITY) {
+        return -INFINITY;
+    }
+    long double sum = 0.0L;
+    for (long i = lo; i <= hi; i++) {
+        sum += expl(log_binomial(m, i, g->lq1, g->lq1c)
+                    + log_binomial(N - m, c - i, g->lq0, g->lq0c) - top);
+    }
+    return lw + top + logl(sum);
+}
+
+/* [*first, *last]: the first and last cells of row[0 .. cols - 1] at least
+ * floor_ (read from each end inward; *first > *last: none). */
+static void live_span(const double *row, long cols, double floor_, long *first, long *last)
+{
+    long a = 0, z = cols - 1;
+    while (a < cols && !(row[a] >= floor_)) {
+        a++;
+    }
+    while (z > a && !(row[z] >= floor_)) {
+        z--;
+    }
+    *first = a;
+    *last = a < cols ? z : a - 1;
+}
+
+long sp_corr_window_resolve(long N, const double *joint, long m_lo, long c_lo, const double *law,
+                            long rows, long cols, long d_row, long d_col, double cell_floor,
+                            double partner_floor, long *index, double *log_ratio,
+                            long capacity)
+{
+    if (N < 0 || joint == NULL || law == NULL || rows < 1 || cols < 1 || m_lo < 0 || c_lo < 0
+        || m_lo + rows - 1 > N || c_lo + cols - 1 > N) {
+        return -2;
+    }
+    two_logs g;
+    two_law_logs(joint, &g);
+    long count = 0;
+    /* the columns whose partner lies in the box */
+    const long lo = d_col < 0 ? -d_col : 0, hi = d_col > 0 ? cols - d_col : cols;
+    for (long r = 0; r < rows; r++) {
+        const long pr = r + d_row;
+        if (pr < 0 || pr >= rows) {
+            continue;
+        }
+        const double *row = law + r * cols, *partner = law + pr * cols;
+        long first, last, p_first, p_last;
+        live_span(row, cols, cell_floor, &first, &last);
+        live_span(partner, cols, partner_floor, &p_first, &p_last);
+        /* the candidates: partner columns outside [p_first, p_last] (the
+         * row's cells are log-concave: inside, they stay >= the floor) */
+        first = first > lo ? first : lo;
+        last = last < hi - 1 ? last : hi - 1;
+        for (long t = first; t <= last; t++) {
+            const long pt = t + d_col;
+            if (pt >= p_first && pt <= p_last) {
+                t = p_last - d_col;     /* (the loop's t++ steps past the span) */
+                continue;
+            }
+            if (!(row[t] >= cell_floor) || partner[pt] >= partner_floor) {
+                continue;
+            }
+            if (index != NULL && count < capacity) {
+                const long m = m_lo + r, c = c_lo + t;
+                const long double here = log_two_cell(&g, N, m, c);
+                const long double there = log_two_cell(&g, N, m + d_row, c + d_col);
+                index[count] = r * cols + t;
+                log_ratio[count] = there == -INFINITY ? -INFINITY : (double)(there - here);
+            }
+            count++;
+        }
+    }
+    return count;
+}
+
+/* The k = 2 box: the plane paired with itself, the resolved cells of the
+ * direction (`which`: 0 for +d, 1 for -d) left out of the plane's sum and
+ * added from their log ratios, L(s) (1 - e^(eps + ln L(s + d) / L(s)))_+. */
+static double window_sum(const sp_corr_window *w, int which, double eps, double e)
+{
+    const long d_row = which ? -w->d_row : w->d_row, d_col = which ? -w->d_col : w->d_col;
+    const long whole[4] = {0, w->rows - 1, 0, w->cols - 1};
+    double acc = pair_sum(w->law, w->law, whole, w->cols, 0, w->rows - 1, 0, w->cols - 1, d_row,
+                          d_col, e, w->resolved[which], w->n_resolved[which]);
+    for (long i = 0; i < w->n_resolved[which]; i++) {
+        const double cell = w->law[w->resolved[which][i]], lr = w->resolved_log[which][i];
+        if (lr == -INFINITY) {
+            acc += cell;
+        } else if (eps + lr < 0.0) {
+            acc += -cell * expm1(eps + lr);
+        }
+    }
+    return acc;
 }
 
 double sp_corr_window_log_delta(double eps, sp_direction direction, const void *ctx)
@@ -573,13 +750,11 @@ double sp_corr_window_log_delta(double eps, sp_direction direction, const void *
     const double e = exp(eps);
     double total;
     if (direction == SP_MAX) {
-        const double plus = window_sum(w, w->d_row, w->d_col, e);
-        const double minus = window_sum(w, -w->d_row, -w->d_col, e);
+        const double plus = window_sum(w, 0, eps, e);
+        const double minus = window_sum(w, 1, eps, e);
         total = plus > minus ? plus : minus;
-    } else if (direction == SP_PLUS) {
-        total = window_sum(w, w->d_row, w->d_col, e);
     } else {
-        total = window_sum(w, -w->d_row, -w->d_col, e);
+        total = window_sum(w, direction == SP_PLUS ? 0 : 1, eps, e);
     }
     total += w->tail;
     /* delta <= 1 (sum of P); the box's rounding or the tail may pass it */
@@ -590,10 +765,11 @@ double sp_corr_window_log_delta(double eps, sp_direction direction, const void *
 /* ---- k = 3 on a box (sp_corr_box) ---- */
 
 /* A rectangle of a 2-D law: rows y in [y0, y1], each holding z in [z0, z1]
- * contiguously; empty when y0 > y1 or z0 > z1. */
+ * contiguously, `stride` doubles apart (a trim moves v and keeps the
+ * stride: nothing is copied); empty when y0 > y1 or z0 > z1. */
 typedef struct {
     double *v;
-    long y0, y1, z0, z1;
+    long y0, y1, z0, z1, stride;
 } plane;
 
 static long plane_cells(const plane *p)
@@ -661,7 +837,8 @@ static void plane_record(const plane *src, const double *j, long ny0, long ny1, 
         dst->y1 = dst->y0 - 1;
         return;
     }
-    const long sw = src->z1 - src->z0 + 1, dw = dst->z1 - dst->z0 + 1;
+    const long sw = src->stride, dw = dst->z1 - dst->z0 + 1;
+    dst->stride = dw;
     for (long y = dst->y0; y <= dst->y1; y++) {
         const double *a = y <= src->y1 ? src->v + (y - src->y0) * sw : zero;
         const double *b = y - 1 >= src->y0 ? src->v + (y - 1 - src->y0) * sw : zero;
@@ -669,54 +846,64 @@ static void plane_record(const plane *src, const double *j, long ny0, long ny1, 
     }
 }
 
-/* Shrink p to the rectangle of its cells >= floor_ (compacted in place);
- * every cell cut is below floor_ and reaches the law with at most the
- * weight `scale`, so *dropped grows by their count times floor_ scale, a
- * bound on the mass cut. */
-static void plane_trim(plane *p, double floor_, double scale, double *dropped, double *col_max)
+/* Whether row r of p holds a cell >= floor_. */
+static int row_live(const plane *p, long r, double floor_)
+{
+    const double *row = p->v + r * p->stride;
+    const long w = p->z1 - p->z0 + 1;
+    int live = 0;
+    for (long z = 0; z < w; z++) {
+        live |= row[z] >= floor_;
+    }
+    return live;
+}
+
+/* Whether column z of rows [first, last] of p holds a cell >= floor_. */
+static int column_live(const plane *p, long z, long first, long last, double floor_)
+{
+    for (long r = first; r <= last; r++) {
+        if (p->v[r * p->stride + z] >= floor_) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Shrink p to the rectangle of its cells >= floor_ (v moved inside the same
+ * rows, the stride kept); every cell cut is below floor_ and reaches the
+ * law with at most the weight `scale`, so *dropped grows by their count
+ * times floor_ scale, a bound on the mass cut.  The rectangle's sides are
+ * found from the plane's edges inward (its rows and columns are read only
+ * up to the first that holds such a cell: a trim after every record reads
+ * little more than the new edges). */
+static void plane_trim(plane *p, double floor_, double scale, double *dropped)
 {
     const long cells = plane_cells(p);
     if (cells == 0) {
         return;
     }
-    const long w = p->z1 - p->z0 + 1;
-    long first = -1, last = -1;
-    for (long z = 0; z < w; z++) {
-        col_max[z] = 0.0;
+    const long w = p->z1 - p->z0 + 1, h = p->y1 - p->y0 + 1;
+    long first = 0;
+    while (first < h && !row_live(p, first, floor_)) {
+        first++;
     }
-    for (long r = 0; r <= p->y1 - p->y0; r++) {
-        const double *row = p->v + r * w;
-        int live = 0;
-        for (long z = 0; z < w; z++) {
-            live |= row[z] >= floor_;
-        }
-        if (live) {
-            first = first < 0 ? r : first;
-            last = r;
-        }
-    }
-    if (first < 0) {
+    if (first == h) {
         *dropped += (double)cells * floor_ * scale;
         p->y1 = p->y0 - 1;
         return;
     }
-    for (long r = first; r <= last; r++) {
-        const double *row = p->v + r * w;
-        for (long z = 0; z < w; z++) {
-            col_max[z] = row[z] > col_max[z] ? row[z] : col_max[z];
-        }
+    long last = h - 1;
+    while (last > first && !row_live(p, last, floor_)) {
+        last--;
     }
     long zf = 0, zl = w - 1;
-    while (col_max[zf] < floor_) {
+    while (!column_live(p, zf, first, last, floor_)) {
         zf++;
     }
-    while (col_max[zl] < floor_) {
+    while (!column_live(p, zl, first, last, floor_)) {
         zl--;
     }
-    const long nw = zl - zf + 1;
-    for (long r = first; r <= last; r++) {
-        memmove(p->v + (r - first) * nw, p->v + r * w + zf, (size_t)nw * sizeof(double));
-    }
+    p->v += first * p->stride + zf;
     p->y0 += first;
     p->y1 = p->y0 + (last - first);
     p->z1 = p->z0 + zl;
@@ -733,8 +920,9 @@ typedef struct {
     double cut_floor;             /* e^-cut: a cell of the law below it is cut */
     double dropped;
     const long double *weight;    /* Bin(N, p1)(m), m = m_lo .. m_hi */
-    double *zero, *col_max;       /* N + 2 doubles each */
+    double *zero;                 /* N + 2 doubles */
     double *slice;                /* where the next slice goes (box rows x cols) */
+    int zero_fill;                /* zero the slice outside its rectangle */
     /* receives each slice and the rectangle of its non-zero cells (rows
      * r0, r1, columns t0, t1 of the box; r0 > r1: none) */
     double *(*emit)(void *ctx, long m, double *slice, const long *rect);
@@ -746,9 +934,6 @@ typedef struct {
     int failed;
 } box_tree;
 
-/* Trim the records' planes every this many records (a trim reads the plane
- * once; a record reads it four times). */
-#define BOX_TRIM_EVERY 16
 
 /* Buffer `which` of depth `depth` with room for `size` doubles, or NULL. */
 static double *pool_buffer(box_tree *t, int depth, int which, long size)
@@ -770,7 +955,7 @@ static double *pool_buffer(box_tree *t, int depth, int which, long size)
 static plane add_records(box_tree *t, int depth, const plane *base, const double *j, long count,
                          long ny0, long ny1, long nz0, long nz1, double floor_, double scale)
 {
-    plane cur = *base, next = {NULL, 0, -1, 0, -1};
+    plane cur = *base, next = {NULL, 0, -1, 0, -1, 1};
     const long ylo = base->y0 > ny0 - count ? base->y0 : ny0 - count;
     const long yhi = base->y1 + count < ny1 ? base->y1 + count : ny1;
     const long zlo = base->z0 > nz0 - count ? base->z0 : nz0 - count;
@@ -784,9 +969,7 @@ static plane add_records(box_tree *t, int depth, const plane *base, const double
         const long left = count - s;
         next.v = buf[s % 2];
         plane_record(&cur, j, ny0 - left, ny1, nz0 - left, nz1, t->zero, &next);
-        if (s % BOX_TRIM_EVERY == 0 || s == count) {
-            plane_trim(&next, floor_, scale, &t->dropped, t->col_max);
-        }
+        plane_trim(&next, floor_, scale, &t->dropped);
         cur = next;
     }
     return cur;
@@ -816,9 +999,11 @@ static void box_node(box_tree *t, int depth, const plane *base, long lo, long hi
     if (lo == hi) {            /* the slice: Bin(N, p1)(m) times the base, on the box */
         const double w = (double)t->weight[lo - t->m_lo];
         double *dst = t->slice;
-        const long cells = (t->b_hi - t->b_lo + 1) * width;
-        for (long i = 0; i < cells; i++) {
-            dst[i] = 0.0;
+        if (t->zero_fill) {    /* (the sums read a slice inside its rectangle only) */
+            const long cells = (t->b_hi - t->b_lo + 1) * width;
+            for (long i = 0; i < cells; i++) {
+                dst[i] = 0.0;
+            }
         }
         const long y0 = base->y0 > t->b_lo ? base->y0 : t->b_lo;
         const long y1 = base->y1 < t->b_hi ? base->y1 : t->b_hi;
@@ -826,7 +1011,7 @@ static void box_node(box_tree *t, int depth, const plane *base, long lo, long hi
         const long z1 = base->z1 < t->c_hi ? base->z1 : t->c_hi;
         long rect[4] = {0, -1, 0, -1};
         if (plane_cells(base) > 0 && y0 <= y1 && z0 <= z1) {
-            const long bw = base->z1 - base->z0 + 1;
+            const long bw = base->stride;
             rect[0] = y0 - t->b_lo;
             rect[1] = y1 - t->b_lo;
             rect[2] = z0 - t->c_lo;
@@ -865,7 +1050,7 @@ static void box_node(box_tree *t, int depth, const plane *base, long lo, long hi
  * (which returns where the next goes; `first`: where the first goes).
  * Returns 0, -1 out of memory, -2 for bad arguments; *dropped: the bound
  * on the mass cut below the floors. */
-static int box_run(const sp_corr_box *box, double *first,
+static int box_run(const sp_corr_box *box, double *first, int zero_fill,
                    double *(*emit)(void *ctx, long m, double *slice, const long *rect),
                    void *ctx, double *dropped)
 {
@@ -903,6 +1088,7 @@ static int box_run(const sp_corr_box *box, double *first,
     t.cut_floor = exp(-box->cut);
     t.dropped = 0.0;
     t.slice = first;
+    t.zero_fill = zero_fill;
     t.emit = emit;
     t.ctx = ctx;
     t.failed = 0;
@@ -912,13 +1098,12 @@ static int box_run(const sp_corr_box *box, double *first,
     }
     const long rows = box->m_hi - box->m_lo + 1;
     long double *weight = malloc((size_t)(N + 1) * sizeof(long double));
-    double *scratch = calloc((size_t)(2 * (N + 2)), sizeof(double));
+    double *scratch = calloc((size_t)(N + 2), sizeof(double));
     int rc = 0;
     if (weight == NULL || scratch == NULL) {
         rc = -1;
     } else {
         t.zero = scratch;
-        t.col_max = scratch + (N + 2);
         binom_window(N, one / total, zero_ / total, box->m_lo, box->m_hi, weight);
         t.weight = weight;
         /* the root: m_lo records answering a1 = 1, then N - m_hi answering
@@ -926,7 +1111,7 @@ static int box_run(const sp_corr_box *box, double *first,
          * chain's first half ends in depth 65's) */
         double point = 1.0, floor_, scale;
         node_floor(&t, box->m_lo, box->m_hi, &floor_, &scale);
-        plane root = {&point, 0, 0, 0, 0};
+        plane root = {&point, 0, 0, 0, 0, 1};
         const long rest = N - box->m_hi;
         if (box->m_lo > 0) {
             root = add_records(&t, 65, &root, t.j1, box->m_lo, box->b_lo - (rows - 1) - rest,
@@ -964,7 +1149,7 @@ int sp_corr_three_box_law(const sp_corr_box *box, double *out, double *dropped)
         return -2;
     }
     long cells = (box->b_hi - box->b_lo + 1) * (box->c_hi - box->c_lo + 1);
-    return box_run(box, out, store_slice, &cells, dropped);
+    return box_run(box, out, 1, store_slice, &cells, dropped);
 }
 
 /* The sums of sp_corr_box_sums as the slices arrive: slice m pairs with
@@ -981,12 +1166,13 @@ typedef struct {
     long prev_rect[4];
 } box_sums;
 
-/* pair_sum over the non-zero rectangle of `law`. */
+/* pair_sum over the non-zero rectangle of `law`, its partner `other` zero
+ * outside its own (orect). */
 static double slice_sum(const box_sums *s, const double *law, const long *rect,
-                        const double *other, long d_row, long d_col)
+                        const double *other, const long *orect, long d_row, long d_col)
 {
-    return pair_sum(law, other, s->rows, s->cols, rect[0], rect[1], rect[2], rect[3], d_row,
-                    d_col, s->e);
+    return pair_sum(law, other, orect, s->cols, rect[0], rect[1], rect[2], rect[3], d_row,
+                    d_col, s->e, NULL, 0);
 }
 
 static double *sum_slice(void *ctx, long m, double *slice, const long *rect)
@@ -1000,11 +1186,11 @@ static double *sum_slice(void *ctx, long m, double *slice, const long *rect)
             const long d3 = sign ? -d[2] : d[2];
             double add = 0.0;
             if (d1 == 0) {
-                add = slice_sum(s, slice, rect, slice, d2, d3);
+                add = slice_sum(s, slice, rect, slice, rect, d2, d3);
             } else if (d1 < 0) {
-                add = slice_sum(s, slice, rect, s->prev, d2, d3);
+                add = slice_sum(s, slice, rect, s->prev, s->prev_rect, d2, d3);
             } else if (s->prev != NULL) {
-                add = slice_sum(s, s->prev, s->prev_rect, slice, d2, d3);
+                add = slice_sum(s, s->prev, s->prev_rect, slice, rect, d2, d3);
             }
             s->sums[2 * i + sign] += add;
         }
@@ -1029,6 +1215,9 @@ int sp_corr_box_sums(const sp_corr_box *box, double e, double *sums, double *dro
     s.e = e;
     s.sums = sums;
     s.prev = NULL;
+    for (int i = 0; i < 4; i++) {
+        s.prev_rect[i] = 0;
+    }
     for (long i = 0; i < 2 * box->count; i++) {
         sums[i] = 0.0;
     }
@@ -1040,13 +1229,13 @@ int sp_corr_box_sums(const sp_corr_box *box, double e, double *sums, double *dro
         return -1;
     }
     s.buf[1] = s.buf[0] + s.rows * s.cols;
-    const int rc = box_run(box, s.buf[0], sum_slice, &s, dropped);
+    const int rc = box_run(box, s.buf[0], 0, sum_slice, &s, dropped);
     if (rc == 0) {     /* the last slice's partners m_hi + 1 lie outside: zero */
         for (long i = 0; i < box->count; i++) {
             for (int sign = 0; sign < 2; sign++) {
                 const long d1 = sign ? -box->shifts[3 * i] : box->shifts[3 * i];
                 if (d1 > 0) {
-                    sums[2 * i + sign] += slice_sum(&s, s.prev, s.prev_rect, NULL, 0, 0);
+                    sums[2 * i + sign] += slice_sum(&s, s.prev, s.prev_rect, NULL, NULL, 0, 0);
                 }
             }
         }

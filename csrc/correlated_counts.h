@@ -87,14 +87,39 @@ int sp_corr_two_window_law(long N, const double *joint, long m_lo, long m_hi, lo
  * (delta_minus: -d), at most 1.  Every term of the true sum is a term here
  * or a cell outside the box (at most its mass), so this is never below the
  * true delta; it exceeds it by at most tail plus the mass of the box's edge
- * cells whose partner s + d lies outside (those count in full).  The law is
+ * cells whose partner s + d lies outside (those count in full: the caller
+ * widens the box by a cell a side beyond its tail bound, so that they hold
+ * at most that bound).  A partner the box holds below what its doubles
+ * resolve (cut, or past the double range: cells beside a joint entry of
+ * 1e-300) would make its cell count in full; the resolved cells of each
+ * direction (resolved[0] for +d, [1] for -d; sp_corr_window_resolve) are
+ * left out of the sum and added as L(s) (1 - e^(eps + r))_+ from their log
+ * ratio r = ln L(s + d) / L(s) (-inf: the partner is 0).  Everything is
  * borrowed (must outlive the context). */
 typedef struct {
     const double *law;
     long rows, cols;
     long d_row, d_col;
     double tail;
+    const long *resolved[2];          /* increasing flat indices r cols + t */
+    const double *resolved_log[2];    /* their r */
+    long n_resolved[2];
 } sp_corr_window;
+
+/* The cells of the box of sp_corr_two_window_law (law, rows x cols, from
+ * (m_lo, c_lo) of the lattice; joint: the 4 entries) whose partner s + d
+ * lies in the box but below `partner_floor` while the cell is at least
+ * `cell_floor`: their flat indices (increasing) into index and their log
+ * ratio ln L(s + d) / L(s), both in log space from the binomial factors
+ * (lgammal, O(N) terms a cell), into log_ratio -- the first `capacity` of
+ * them (index NULL: count only).  A row of the box is log-concave (a
+ * convolution of binomials), so its cells between the first and the last
+ * at least a floor are taken to be at least it: each row is read from its
+ * ends inward only.  Returns their count, -2 for bad arguments. */
+long sp_corr_window_resolve(long N, const double *joint, long m_lo, long c_lo, const double *law,
+                            long rows, long cols, long d_row, long d_col, double cell_floor,
+                            double partner_floor, long *index, double *log_ratio,
+                            long capacity);
 
 /* ln delta(eps) of sp_corr_window (ctx) in one direction; NaN for NaN eps. */
 double sp_corr_window_log_delta(double eps, sp_direction direction, const void *ctx);

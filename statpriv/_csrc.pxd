@@ -345,6 +345,13 @@ cdef extern from "correlated_counts.h" nogil:
         long d_row
         long d_col
         double tail
+        const long *resolved[2]
+        const double *resolved_log[2]
+        long n_resolved[2]
+    long sp_corr_window_resolve(long N, const double *joint, long m_lo, long c_lo,
+                                const double *law, long rows, long cols, long d_row, long d_col,
+                                double cell_floor, double partner_floor, long *index,
+                                double *log_ratio, long capacity)
     double sp_corr_window_log_delta(double eps, sp_direction direction, const void *ctx)
     ctypedef struct sp_corr_box:
         long N

@@ -1153,7 +1153,8 @@ def _draw_rr_compose(rng):
 CORR_LATTICE_N = {1: 300, 2: 40, 3: 7, 4: 5}
 CORR_CELL_EDGES = (0.0, 0.0, 1e-300, 5e-324, 1e-17, 1e-9)
 # the window route's draws: cells down to 1e-12 (corr_window) or a cell at 1e-17
-# and below beside a large one (corr_window_tiny, open: OPEN_NEW_KINDS)
+# and below beside a large one (corr_window_tiny: partners far below the box's
+# doubles, resolved in log space)
 WINDOW_CELL_EDGES = (0.0, 0.0, 1e-9, 1e-12)
 WINDOW_TINY_CELLS = (1e-300, 5e-324, 1e-17, 1e-200)
 CORR_LOG_RANGE = 11000.0      # statpriv.correlated.MAX_LOG_RANGE (a documented refusal)

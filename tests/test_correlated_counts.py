@@ -414,6 +414,27 @@ def test_window_counts_a_first_answer_that_rounds_to_certain():
     assert gap == pytest.approx(math.exp(20.0) * 9999 * 1e-17, rel=1e-6)
 
 
+def test_window_resolves_partners_below_the_double_range():
+    """joint [0, 0, 1e-300, 1]: every record answers a1 = 1, and a2 = 0 with
+    probability 1e-300, so the count of a2 = 0 among the N = 1299 others is
+    Bin(N, 1e-300) (neighbouring cells e^690 apart, far below what the box's
+    doubles hold).  Target (0, 0) vs (0, 1), delta_plus: the cell of j = 0
+    answers a2 = 0 has weight (1 - 1e-300)^N = 1 and its partner j = 1 weight
+    N 1e-300, so delta_plus(eps) = 1 - e^eps N 1e-300 while that is positive
+    (the cells j >= 1 add < 1e-290), and below 1e-290 from eps ~ 683.7 on,
+    not the 1 of a partner the box cannot hold."""
+    import mpmath
+    curve = statpriv.correlated_counts(1300, [0.0, 0.0, 1e-300, 1.0],
+                                       target=((0, 0), (0, 1)))
+    assert "window" in curve.description
+    with mpmath.workdps(40):
+        want = 1 - mpmath.exp(680) * 1299 * mpmath.mpf(1e-300)
+        assert 0.9 < want < 1.0
+        assert curve.delta_plus(680.0) == pytest.approx(float(want), rel=1e-12)
+    assert 0.0 <= curve.delta_plus(700.0) < 1e-100
+    assert curve.delta_minus(700.0) == 1.0        # (N, N) has no partner: delta = 1
+
+
 def test_two_questions_at_ten_thousand():
     """The window route at n = 10^4 (the whole lattice: 1.7e11 terms): a
     target pair, the worst case over the four pairs above it, the histogram's

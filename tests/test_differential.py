@@ -71,26 +71,18 @@ def test_random_slice():
     _assert_counts(results, min_comparisons=50, max_skipped=RANDOM_SLICE_SKIPPED)
 
 
-# New kinds (differential.NEW_KINDS) with failures still open, kind -> what fails; left
-# out of test_exhaustive and run by test_exhaustive_open_kinds (strict xfail: it starts
-# failing the day they are fixed -- then drop them from here).
-OPEN_NEW_KINDS = {
-    # correlated_counts' window route with a cell at 1e-17 or below beside a large
-    # one: delta = 1 where the truth is below 1e-300 (e.g. correlated_counts(1300,
-    # [0, 0, 1e-300, 1], target=((0, 0), (0, 1))).delta_plus(700)), far above its
-    # promised upper curve (never below the truth, so no under-report)
-    "corr_window_tiny": "window route: delta = 1 where the truth is < 1e-300 (tiny cells)",
-}
-
 # a cheap slice of the new kinds in the default run (1 curve each, all checks):
 # thresholding, k-anonymity, shuffling, composition and randomized response (alone
 # or subsampled) are otherwise checked in the default run only against statpriv's
-# own oracle (statpriv.oracle)
+# own oracle (statpriv.oracle); the correlated window route with a tiny cell
+# (corr_window_tiny) beside test_random_slice_correlated's draws.  Every new kind
+# is in the exhaustive test; none is left open (a kind with failures would be
+# kept out of both, with a strict xfail of its own, until fixed).
 # (grid compositions: test_random_composed_mix below; this seed's compose_grid case,
 # a secret sample of 6e5 records, costs ~11 s of CPU and runs in the exhaustive test)
 DEFAULT_NEW = ("pk_worst", "pk_blanket", "thr_active", "thr_passive", "kanon_lower",
                "kanon_upper", "kanon_residue", "shuffle_clones", "shuffle_rr", "compose_exact",
-               "compose_sampled", "rr_compose", "dp_rr", "dp_rr_tiny")
+               "compose_sampled", "rr_compose", "dp_rr", "dp_rr_tiny", "corr_window_tiny")
 
 
 def test_random_slice_new_kinds():
@@ -112,18 +104,6 @@ def test_random_slice_correlated():
     failures, comparisons = _summary(results, "random slice of the correlated kinds")
     assert failures == 0
     _assert_counts(results, min_comparisons=20, max_skipped={})
-
-
-@pytest.mark.xfail(strict=True, reason="open: " + "; ".join(OPEN_NEW_KINDS.values()))
-def test_random_slice_open_kinds():
-    """One curve of each open kind (OPEN_NEW_KINDS), all checks, on stored truths:
-    fails while the kinds are open (strict: it passes, and so errs, the day they
-    are fixed -- then move them to DEFAULT_NEW)."""
-    results = differential.run(tuple(OPEN_NEW_KINDS), 1, seed=20261123, zero_point=True,
-                               epsilon=True, stored=True, truth="mpmath")
-    failures, _ = _summary(results, "random slice of the open kinds (1 curve each)")
-    _assert_counts(results, min_comparisons=20, max_skipped={})
-    assert failures == 0
 
 
 def test_random_composed_mix():
@@ -165,8 +145,7 @@ def test_compare_interval_flags_under_and_over_reports():
 
 @pytest.mark.exhaustive
 def test_exhaustive():
-    kinds = differential.KINDS + tuple(k for k in differential.NEW_KINDS
-                                       if k not in OPEN_NEW_KINDS)
+    kinds = differential.KINDS + differential.NEW_KINDS
     # the cases in worker processes, one a core (each case is seeded by (seed,
     # kind, index) alone: the results do not depend on the workers)
     results = differential.run(kinds, 25, seed=1, zero_point=True, epsilon=True,
@@ -178,14 +157,5 @@ def test_exhaustive():
     # live oracle: its refusals (too expensive) vary with the draws, hence no skip
     # cap here; epsilon tightness is reported (a near-optimal epsilon is no failure)
     _assert_counts(results, min_comparisons=100, tight=False)
-
-
-@pytest.mark.exhaustive
-@pytest.mark.xfail(strict=True, reason="open: " + "; ".join(OPEN_NEW_KINDS.values()))
-def test_exhaustive_open_kinds():
-    results = differential.run(tuple(OPEN_NEW_KINDS), 25, seed=1, zero_point=True,
-                               epsilon=True, skip_open=True)
-    failures, _ = _summary(results, "exhaustive, the open kinds (25 curves per kind)")
-    assert failures == 0
 
 

@@ -33,10 +33,17 @@ summed cell by cell on the box with that bound (the mass outside it) ADDED:
 
     delta_box(eps) = sum_(s in box) (L(s) - e^eps L(s + d))_+ + tail
 
-is never below delta; it exceeds it by at most the tail plus the box's edge
-cells whose partner s + d falls outside, so it stays within 1e-12 relative
-of delta wherever delta is ~1e13 times the tail (3e-70), and is that bound
-below.  At n = 10^4 the box holds ~3e6 cells (the lattice 1e8, its law
+is never below delta.  The box is built a cell wider a side than the
+windows, so the cells whose partner s + d falls outside (counted in full)
+are that rim, outside the windows: at most the tail again.  A partner
+below what the box's doubles resolve (cut, or past the double range: a
+joint entry of 1e-300 puts neighbours e^690 apart) would count its cell in
+full too; where that cell weighs above e^-190 / (box cells), the pair's
+term is L(s) (1 - e^(eps + r))_+ with r = ln L(s + d) / L(s) evaluated in
+log space at construction (csrc/correlated_counts.h:
+sp_corr_window_resolve).  So delta_box stays within 1e-12 relative of
+delta wherever delta is ~1e13 times the tail (3e-70), and below that at
+most twice the bound.  At n = 10^4 the box holds ~3e6 cells (the lattice 1e8, its law
 1.7e11 terms).  k = 3 beyond the lattice's budget (n ~ 110) takes a box the
 same way, each of the three counts' windows leaving at most e^-160 / 6 a
 side.
@@ -105,6 +112,9 @@ MAX_ATOMS = 4e6
 # cells (16 bytes each).
 WINDOW_LOG_TAIL = -160.0
 WINDOW_CUT_NATS = 100.0
+# a cell of the box resolves relatively to e^-WINDOW_RESOLVE_NATS once it is
+# this far above the cut's error
+WINDOW_RESOLVE_NATS = 30.0
 MAX_WINDOW_CELLS = 1.6e7
 # k = 3 beyond the lattice's budget: the law on a box (sp_corr_box_log_delta)
 # whose outside holds at most e^WINDOW_LOG_TAIL (six Chernoff sides), its
@@ -265,16 +275,33 @@ def _window_curves(N: int, probs: NDArray[np.float64],
             f"MAX_LAW_TERMS = {MAX_LAW_TERMS:.0e}; method='histogram' gives a certified upper "
             "curve (the histogram of answer vectors) at any n")
     cut = -log_tail + WINDOW_CUT_NATS
+    # one cell more a side (inside the lattice): the box's edge cells get their
+    # partners, and what counts in full is that rim, outside the Chernoff box
+    m_lo, m_hi, c_lo, c_hi = max(m_lo - 1, 0), min(m_hi + 1, N), max(c_lo - 1, 0), min(c_hi + 1, N)
+    rows, cols = m_hi - m_lo + 1, c_hi - c_lo + 1
     law = _kernels.two_window_law(N, probs, m_lo, m_hi, c_lo, c_hi, cut)
     # what the box misses: the mass outside it; the binomial factors' cuts
     # (each level of the tree loses < 2 (N + 1) e^-cut of a row); cells
     # flushed below the double range (< 2.3e-308 each)
     levels = math.ceil(math.log2(rows)) + 2
-    tail = mass_1 + mass_2 + levels * 2.0 * (N + 1) * math.exp(-cut) + rows * cols * 2.3e-308
+    cut_error = levels * 2.0 * (N + 1) * math.exp(-cut)
+    tail = mass_1 + mass_2 + cut_error + rows * cols * 2.3e-308
     if mass_1 + mass_2 > 0.0:
         description += f" (on a window of the lattice; mass outside <= {tail:.1e}, added)"
-    return [PrivacyCurve(_kernels.WindowCore(law, x[0] - xp[0], x[1] - xp[1], tail), ref,
-                         description) for x, xp in pairs]
+    # a partner below cut_error e^WINDOW_RESOLVE_NATS is not resolved by the
+    # box's doubles; where its cell weighs above e^(log_tail - 30) / cells
+    # (below, all such cells together stay e^-30 below the tail bound) the
+    # pair's term takes the log ratio of the two cells (window_resolved)
+    cell_floor = math.exp(log_tail - 30.0) / (rows * cols)
+    partner_floor = max(cut_error * math.exp(WINDOW_RESOLVE_NATS), 1e-290)
+    curves = []
+    for x, xp in pairs:
+        d = (x[0] - xp[0], x[1] - xp[1])
+        resolved = [a for sign in (1, -1) for a in _kernels.window_resolved(
+            N, probs, m_lo, c_lo, law, sign * d[0], sign * d[1], cell_floor, partner_floor)]
+        curves.append(PrivacyCurve(_kernels.WindowCore(law, d[0], d[1], tail, resolved), ref,
+                                   description))
+    return curves
 
 
 def _count_laws(probs: NDArray[np.float64], k: int) -> List[Tuple[float, float]]:

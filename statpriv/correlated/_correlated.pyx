@@ -77,17 +77,52 @@ def two_window_law(long N, joint, long m_lo, long m_hi, long c_lo, long c_hi, do
     return out.reshape((m_hi - m_lo + 1, c_hi - c_lo + 1))
 
 
+def window_resolved(long N, joint, long m_lo, long c_lo, law, long d_row, long d_col,
+                    double cell_floor, double partner_floor):
+    """(index, log_ratio): the cells of the box of two_window_law (from
+    (m_lo, c_lo) of the lattice) at least cell_floor whose partner s + d the
+    box holds below partner_floor, and ln L(s + d) / L(s) in log space
+    (csrc/correlated_counts.h: sp_corr_window_resolve)."""
+    cdef double[::1] vj = np.ascontiguousarray(joint, dtype=np.float64)
+    cdef const double[::1] flat = np.ascontiguousarray(law, dtype=np.float64).reshape(-1)
+    cdef long rows = law.shape[0], cols = law.shape[1], count
+    if vj.shape[0] != 4 or law.ndim != 2:
+        raise ValueError("statpriv internal error: bad correlated-counts box; please report")
+    with nogil:
+        count = sp_corr_window_resolve(N, &vj[0], m_lo, c_lo, &flat[0], rows, cols, d_row,
+                                       d_col, cell_floor, partner_floor, NULL, NULL, 0)
+    if count < 0:
+        raise ValueError("statpriv internal error: bad correlated-counts box; please report")
+    index = np.empty(count, dtype=np.int64)
+    ratio = np.empty(count, dtype=np.float64)
+    cdef long[::1] vi = index
+    cdef double[::1] vr = ratio
+    if count > 0:
+        with nogil:
+            sp_corr_window_resolve(N, &vj[0], m_lo, c_lo, &flat[0], rows, cols, d_row, d_col,
+                                   cell_floor, partner_floor, &vi[0], &vr[0], count)
+    index.flags.writeable = False
+    ratio.flags.writeable = False
+    return index, ratio
+
+
 cdef class WindowCore(CurveCore):
     """delta of one target pair on the box of two_window_law
     (sp_corr_window_log_delta): the law (kept alive here, read-only), the
-    pair's shift d = x - x' and the bound on the mass outside the box, added."""
+    pair's shift d = x - x', the bound on the mass outside the box, added,
+    and the resolved cells of each direction (window_resolved for d and for
+    -d: (index, log_ratio, index, log_ratio), kept alive here)."""
     cdef sp_corr_window c
     cdef object law
+    cdef object resolved
 
-    def __cinit__(self, law, long d_row, long d_col, double tail):
+    def __cinit__(self, law, long d_row, long d_col, double tail, resolved):
         if law.ndim != 2 or law.dtype != np.float64 or not law.flags.c_contiguous:
             raise ValueError("statpriv internal error: bad correlated-counts box; please report")
         cdef const double[::1] flat = law.reshape(-1)
+        cdef const long[::1] vi
+        cdef const double[::1] vr
+        cdef int which
         self.law = law
         self.c.law = &flat[0]
         law.flags.writeable = False
@@ -96,6 +131,19 @@ cdef class WindowCore(CurveCore):
         self.c.d_row = d_row
         self.c.d_col = d_col
         self.c.tail = tail
+        self.resolved = tuple(np.ascontiguousarray(a, dtype=np.int64 if i % 2 == 0 else
+                                                   np.float64) for i, a in enumerate(resolved))
+        if len(self.resolved) != 4:
+            raise ValueError("statpriv internal error: bad correlated-counts cells; please report")
+        for which in range(2):
+            vi = self.resolved[2 * which]
+            vr = self.resolved[2 * which + 1]
+            if vi.shape[0] != vr.shape[0]:
+                raise ValueError("statpriv internal error: bad correlated-counts cells; "
+                                 "please report")
+            self.c.n_resolved[which] = vi.shape[0]
+            self.c.resolved[which] = &vi[0] if vi.shape[0] > 0 else NULL
+            self.c.resolved_log[which] = &vr[0] if vr.shape[0] > 0 else NULL
         self.log_tol = 0.0
         # the tail, if any, is added at every eps: delta > 0 in every direction
         self.positive = ((1 << SP_PLUS) | (1 << SP_MINUS) | (1 << SP_MAX)) if tail > 0 else 0
