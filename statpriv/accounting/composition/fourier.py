@@ -516,7 +516,7 @@ class Readback:
     # Python floats -- the searches below ask a few dozen single indices per
     # read-back, each a few microseconds through numpy)
     def _log_scale_one(self, j: int) -> float:
-        return self._log_z - self._lam * (float(self._start + j) * self._h)
+        return float(self._log_z - self._lam * (float(self._start + j) * self._h))
 
     def _log_cap_one(self, j: int, finite: float) -> float:
         return finite - self._log_scale_one(j) + 1e-12
