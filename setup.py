@@ -74,6 +74,10 @@ INCLUDE_DIRS = ["csrc", numpy.get_include()]
 MACROS = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
 # the C semantics that matter for bit-identical results: ISO C99, no fast-math
 COMPILE_ARGS = ["-O2", "-std=c99", "-fno-fast-math"] + WARNINGS + DEBUG_INFO + SANITIZE_COMPILE
+# POSIX threads: the k = 3 correlated-counts box runs its two halves at once
+# (csrc/correlated_counts.c; elsewhere one after the other)
+THREADS = ["-pthread"] if os.name == "posix" else []
+COMPILE_ARGS += THREADS
 
 KERNELS = "statpriv_kernels"
 # the kernels need no Python or numpy header
@@ -92,7 +96,7 @@ def extension(pyx):
         include_dirs=INCLUDE_DIRS,
         define_macros=MACROS,
         extra_compile_args=COMPILE_ARGS,
-        extra_link_args=SANITIZE_LINK,
+        extra_link_args=SANITIZE_LINK + THREADS,
         libraries=[KERNELS, "m"],
     )
 

@@ -19,7 +19,9 @@
  *
  * Layer: uses sp_curve.h (the max of curves) only.  Pure, no global
  * state; only the window and box kernels (k = 2 and 3 beyond the whole
- * lattice) allocate (their workspace, freed). */
+ * lattice) allocate (their workspace, freed), and only the box starts a
+ * thread (POSIX; its two halves at once, joined before it returns; the
+ * same arithmetic without one). */
 #ifndef STATPRIV_CORRELATED_COUNTS_H
 #define STATPRIV_CORRELATED_COUNTS_H
 
@@ -141,8 +143,13 @@ double sp_corr_window_log_delta(double eps, sp_direction direction, const void *
  * count times that floor times the slices' summed weight bounds the mass
  * lost, added to delta: *dropped).  About 4 rows log2(rows) (box plane)
  * multiply-adds (each level of the tree adds rows records to planes about
- * the box's cross-section).  The slices come out in order of m, so
- * delta is summed holding two slices (never the whole box):
+ * the box's cross-section).  The root's two halves (slices below and above
+ * its middle) share only the root's plane, which they read: the second
+ * half runs in a thread of its own, with its own buffers (threads = 2;
+ * else after the first, in the same buffers).  Each half's
+ * slices come out in order of m, so delta is summed holding two slices a
+ * half (never the whole box), the terms kept per slice and added in order
+ * of m at the end (the bits of one pass):
  *   delta_plus(eps) = max_(d in shifts) sum_(s in box) (L(s) - e^eps L(s + d))_+
  *                     + tail + dropped
  * (delta_minus: -d; L zero outside the box), never below the true delta
@@ -157,6 +164,7 @@ typedef struct {
     const long *shifts;     /* count shifts d = x - x', 3 longs each (borrowed) */
     long count;
     double tail;            /* the bound on the mass outside the box */
+    int threads;            /* 2: the root's halves at once (their own buffers); 1 or 0: in turn */
 } sp_corr_box;
 
 /* L on the box (shifts unused): out holds (m_hi - m_lo + 1) x (b_hi - b_lo

@@ -366,6 +366,7 @@ cdef extern from "correlated_counts.h" nogil:
         const long *shifts
         long count
         double tail
+        int threads
     int sp_corr_three_box_law(const sp_corr_box *box, double *out, double *dropped)
     int sp_corr_box_sums(const sp_corr_box *box, double e, double *sums, double *dropped)
     double sp_corr_box_log_delta(double eps, sp_direction direction, const void *ctx)

@@ -19,6 +19,7 @@ from hypothesis import example, given, settings, strategies as st
 
 import statpriv
 from statpriv import ParameterTypeError
+from statpriv.curve import PrivacyCurve
 from helpers import check_curve
 
 EPS = [-0.5, 0.0, 0.05, 0.3, 1.0, 3.0]
@@ -514,6 +515,33 @@ def test_box_law_is_the_lattice(N, joint):
         live = ref > 0.0
         assert np.all(law[~live] == 0.0)
         np.testing.assert_allclose(law[live], ref[live], rtol=1e-13, atol=0.0)
+
+
+@pytest.mark.parametrize("N", [1, 2, 7, 60])
+def test_box_halves_at_once_are_one_pass(N):
+    """The root's two halves built at once (threads = 2, each its own
+    buffers and slice sums, the seam's terms found after both) against one
+    after the other in one set of buffers (threads = 1): the same law to
+    the bit, the same cut bound, and the same delta sums to the bit (the
+    terms are added in order of m either way), on the whole lattice and on
+    a box with one and two slices."""
+    from statpriv.correlated import _correlated
+    shifts = [[1, 0, -1], [0, 1, 1], [-1, 1, 0], [0, 0, 1]]
+    boxes = [(0, N, 0, N, 0, N), (N // 3, N // 3, 0, N, N // 4, N),
+             (N // 3, N // 3 + 1, N // 4, N, 0, N // 2)]
+    for joint in (MARKOV_3, JOINT_3):
+        for window in boxes:
+            laws = [_correlated.three_box_law(N, joint, window, 30.0, threads=t) for t in (1, 2)]
+            assert np.array_equal(laws[0][0], laws[1][0]), window
+            assert laws[0][1] == pytest.approx(laws[1][1], rel=1e-15, abs=0.0)
+            cores = [_correlated.BoxCore(N, joint, window, 30.0, shifts, 1e-30, threads=t)
+                     for t in (1, 2)]
+            curves = [PrivacyCurve(c, None, "box") for c in cores]
+            for d in ("plus", "minus"):
+                one, two = (getattr(c, f"log_delta_{d}")(WINDOW_EPS) for c in curves)
+                np.testing.assert_array_equal(one, two, err_msg=f"{window} {d}")
+    with pytest.raises(ValueError, match="internal error"):
+        _correlated.three_box_law(3, MARKOV_3, (0, 3, 0, 3, 0, 3), 30.0, threads=3)
 
 
 BOX_PAIRS = [((1, 0, 0), (0, 0, 1)), ((1, 1, 1), (0, 0, 0)), ((0, 1, 0), (0, 0, 0)),

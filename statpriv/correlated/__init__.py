@@ -75,7 +75,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -124,7 +124,7 @@ MAX_WINDOW_CELLS = 1.6e7
 # MAX_BOX_PLANES doubles of its planes' buffers (8 bytes each).
 BOX_CUT_NATS = 40.0
 MAX_BOX_TERMS = 2e10
-MAX_BOX_PLANES = 5e7
+MAX_BOX_PLANES = 5.5e7
 # every atom of the law is at least (min joint)^N times the largest: long
 # double holds that when N |ln min joint| stays below this
 MAX_LOG_RANGE = 11000.0
@@ -329,9 +329,15 @@ def _box_curve(N: int, probs: NDArray[np.float64],
     depth = math.ceil(math.log2(rows)) + 2
     work = rows * plane * depth
     # two buffers a depth, each a plane of the box widened by the rows
-    # still to add (the root's chain: two more at the widest)
-    buffers = 2.0 * sum((b_hi - b_lo + 1 + rows / 2.0 ** d) * (c_hi - c_lo + 1 + rows / 2.0 ** d)
-                        for d in [0] + list(range(depth)))
+    # still to add (the root's chain: two more at the widest), and five
+    # slices of the box (two a half, one kept for the halves' seam); the
+    # root's second half built in a second thread takes two buffers a depth
+    # of its own below the root: two threads where that fits
+    def planes(depths: Iterable[int]) -> float:
+        return 2.0 * sum((b_hi - b_lo + 1 + rows / 2.0 ** d) * (c_hi - c_lo + 1 + rows / 2.0 ** d)
+                         for d in depths)
+    buffers = planes([0] + list(range(depth))) + 5.0 * plane
+    threads = 2 if buffers + planes(range(1, depth)) <= MAX_BOX_PLANES else 1
     if work > MAX_BOX_TERMS or buffers > MAX_BOX_PLANES:
         raise ValueError(
             f"correlated counts with n={N + 1}, k=3: the box holding all but e^{log_tail:g} of "
@@ -347,7 +353,7 @@ def _box_curve(N: int, probs: NDArray[np.float64],
         description += f" (on a box of the lattice; mass outside <= {tail:.1e}, added)"
     shifts = [[a - b for a, b in zip(x, xp)] for x, xp in pairs]
     core = _kernels.BoxCore(N, probs, (m_lo, m_hi, b_lo, b_hi, c_lo, c_hi),
-                            -log_tail + BOX_CUT_NATS, shifts, tail)
+                            -log_tail + BOX_CUT_NATS, shifts, tail, threads)
     return PrivacyCurve(core, ref, description)
 
 
@@ -406,7 +412,7 @@ def correlated_counts(n: int, joint: ArrayLike, *, target: Any = None,
         cells or MAX_LAW_TERMS terms of its tree (n ~ 4e4).  k = 3 beyond
         the lattice's budget likewise on a box (the three counts' Chernoff
         windows, each delta rebuilding the law slice by slice), refused
-        beyond MAX_BOX_TERMS = 2e10 cell updates or MAX_BOX_PLANES = 5e7
+        beyond MAX_BOX_TERMS = 2e10 cell updates or MAX_BOX_PLANES = 5.5e7
         doubles of planes (n ~ 3900).
         ``"histogram"``: the curve of the histogram of answer vectors
         (statpriv.k_anonymity(n, [joint[x], joint[x']], 1, ...).upper), a

@@ -151,12 +151,14 @@ cdef class WindowCore(CurveCore):
         self.ctx = &self.c
 
 
-cdef int _fill_box(sp_corr_box *box, long N, joint, window, double cut) except -1:
+cdef int _fill_box(sp_corr_box *box, long N, joint, window, double cut,
+                   int threads) except -1:
     """box's law fields from the joint (8 entries) and the window
-    (m_lo, m_hi, b_lo, b_hi, c_lo, c_hi)."""
+    (m_lo, m_hi, b_lo, b_hi, c_lo, c_hi); threads: 2 to build the root's
+    halves at once, 1 in turn (the same numbers)."""
     cdef double[::1] vj = np.ascontiguousarray(joint, dtype=np.float64)
     cdef int v
-    if vj.shape[0] != 8 or len(window) != 6:
+    if vj.shape[0] != 8 or len(window) != 6 or threads not in (1, 2):
         raise ValueError("statpriv internal error: bad correlated-counts box; please report")
     box.N = N
     for v in range(8):
@@ -166,16 +168,17 @@ cdef int _fill_box(sp_corr_box *box, long N, joint, window, double cut) except -
     box.shifts = NULL
     box.count = 0
     box.tail = 0.0
+    box.threads = threads
     return 0
 
 
-def three_box_law(long N, joint, window, double cut):
+def three_box_law(long N, joint, window, double cut, int threads=2):
     """(L, dropped): L(m, c2, c3) = P[S = (m, c2, c3)] on the box window =
     (m_lo, m_hi, b_lo, b_hi, c_lo, c_hi) as a float64 array of
     probabilities, and the bound on the mass its cut lost
     (csrc/correlated_counts.h: sp_corr_three_box_law)."""
     cdef sp_corr_box box
-    _fill_box(&box, N, joint, window, cut)
+    _fill_box(&box, N, joint, window, cut, threads)
     shape = (box.m_hi - box.m_lo + 1, box.b_hi - box.b_lo + 1, box.c_hi - box.c_lo + 1)
     out = np.empty(int(np.prod(shape)), dtype=np.float64)
     cdef double[::1] vo = out
@@ -198,8 +201,9 @@ cdef class BoxCore(CurveCore):
     cdef sp_corr_box c
     cdef object shifts
 
-    def __cinit__(self, long N, joint, window, double cut, shifts, double tail):
-        _fill_box(&self.c, N, joint, window, cut)
+    def __cinit__(self, long N, joint, window, double cut, shifts, double tail,
+                  int threads=2):
+        _fill_box(&self.c, N, joint, window, cut, threads)
         arr = np.ascontiguousarray(shifts, dtype=np.int64)
         if arr.ndim != 2 or arr.shape[1] != 3 or arr.shape[0] == 0:
             raise ValueError("statpriv internal error: bad correlated-counts shifts; please report")
