@@ -6,10 +6,10 @@ brute force (statpriv.oracle at 50 digits, or tests/independent_oracle.py,
 which shares no code with statpriv) and the certified Arb interval
 (curve.log_delta_interval, statpriv/oracle/arb.py: a proof).  Where the mpmath
 brute force takes minutes per curve (n = 20000, the noisy counts at
-n = 1000-2000, sampling 4999 of 5000, 800 per-record probabilities) the Arb
-interval computed live checks every eps (about a second), and mpmath checks a
-deterministic sample of them: every point an interval leaves undecided (its
-lower end 0 beyond a zero point) and the cases listed per test."""
+n = 1000-2000, sampling 4999 of 5000, 800 per-record probabilities, n = 1e9)
+the Arb interval computed live checks every eps (about a second), and mpmath
+checks a deterministic sample of them: every point an interval leaves
+undecided (its lower end 0 beyond a zero point) and the cases listed per test."""
 import numpy as np
 import pytest
 
