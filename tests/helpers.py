@@ -369,9 +369,13 @@ def compute_intervals(name, calls):
 
 def _group_intervals(name, calls, curve, direction, members, outs):
     """The intervals of one group of compute_intervals (``members``: (call,
-    eps, values) on ``curve`` in ``direction``), into outs[call][i]."""
+    eps, values) on ``curve`` in ``direction``), into outs[call][i].  A call
+    whose value the group's interval misses is asked again alone (a shared,
+    deeper window is narrower: it must not drop an interval a call of its own
+    keeps)."""
     log_value = CERTIFIED_CALLS[name].log_value
     eps_of, values_of = {c: eps for c, eps, _ in members}, {c: values for c, _, values in members}
+    again = set()
     for form in ("delta", "ln"):
         where = [(c, i) for c, eps, values in members
                  for i, (v, _) in enumerate(zip_equal(values, eps))
@@ -389,11 +393,16 @@ def _group_intervals(name, calls, curve, direction, members, outs):
         for (c, i), lo, hi in zip_equal(where, lower, upper):
             interval = [form, str(lo), str(hi)]
             problem = interval_problem(name, interval, values_of[c][i])
-            if problem == "disagrees":
+            if problem == "disagrees" and len(members) > 1:
+                again.add(c)
+            elif problem == "disagrees":
                 args, kwargs, _ = calls[c]
                 DISAGREEMENTS.append((oracle_key(name, args, kwargs), i, *interval,
                                       mpmath.nstr(values_of[c][i], 30)))
             outs[c][i] = interval if problem is None else None
+    for member in members:
+        if member[0] in again:
+            _group_intervals(name, calls, curve, direction, [member], outs)
 
 
 _COMPUTE = object()
