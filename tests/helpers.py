@@ -335,42 +335,84 @@ def compute_interval(name, args, kwargs, text):
     value is covered: CERTIFIED_CALLS' curve, its delta_interval (or
     log_delta_interval) to INTERVAL_DIGITS digits, each end checked by
     interval_problem (disagreements go to DISAGREEMENTS, not to the store)."""
+    return compute_intervals(name, [(args, kwargs, text)])[0]
+
+
+def compute_intervals(name, calls):
+    """compute_interval of each (args, kwargs, text) in ``calls``; the calls
+    on one curve (equal description and parameters) and direction share one
+    delta_interval call (one Arb window for all their eps, where a call per
+    value builds one each; refused together, one by one)."""
     spec = CERTIFIED_CALLS.get(name)
-    try:
-        built = spec.curve(*args, **kwargs) if spec is not None else None
-    except ValueError:               # parameters the public curve does not take
-        return None
-    if built is None or built[0] is None:
-        return None
-    curve, eps, direction = built
-    values = stored_value(text)
-    scalar = not isinstance(values, list)
-    values, eps = ([values], [eps]) if scalar else (values, list(eps))
-    out = [None] * len(values)
+    groups = {}              # (curve, direction) -> (curve, direction, [(call, eps, values)])
+    outs = []
+    for c, (args, kwargs, text) in enumerate(calls):
+        values = stored_value(text)
+        scalar = not isinstance(values, list)
+        outs.append((scalar, [None] * (1 if scalar else len(values))))
+        try:
+            built = spec.curve(*args, **kwargs) if spec is not None else None
+        except ValueError:               # parameters the public curve does not take
+            continue
+        if built is None or built[0] is None:
+            continue
+        curve, eps, direction = built
+        values, eps = ([values], [eps]) if scalar else (values, list(eps))
+        params = getattr(curve, "params", None)
+        same = (curve.description, repr(params), direction) if params is not None else c
+        groups.setdefault(same, (curve, direction, []))[2].append((c, eps, values))
+    for curve, direction, members in groups.values():
+        _group_intervals(name, calls, curve, direction, members, [out for _, out in outs])
+    return [None if all(i is None for i in out) else out[0] if scalar else out
+            for scalar, out in outs]
+
+
+def _group_intervals(name, calls, curve, direction, members, outs):
+    """The intervals of one group of compute_intervals (``members``: (call,
+    eps, values) on ``curve`` in ``direction``), into outs[call][i].  A call
+    whose value the group's interval misses is asked again alone (a shared,
+    deeper window is narrower: it must not drop an interval a call of its own
+    keeps)."""
+    log_value = CERTIFIED_CALLS[name].log_value
+    eps_of, values_of = {c: eps for c, eps, _ in members}, {c: values for c, _, values in members}
+    again = set()
     for form in ("delta", "ln"):
-        where = [i for i, (v, _) in enumerate(zip_equal(values, eps))
-                 if _interval_form(v, spec.log_value) == form and not mpmath.isnan(v)]
+        where = [(c, i) for c, eps, values in members
+                 for i, (v, _) in enumerate(zip_equal(values, eps))
+                 if _interval_form(v, log_value) == form and not mpmath.isnan(v)]
         ends = curve.delta_interval if form == "delta" else curve.log_delta_interval
         try:
-            lower, upper = ends([eps[i] for i in where], direction, digits=INTERVAL_DIGITS)
+            lower, upper = ends([eps_of[c][i] for c, i in where], direction,
+                                digits=INTERVAL_DIGITS)
         except (NotImplementedError, ValueError):        # not covered, or too long a sum
+            if len(members) > 1:
+                for member in members:
+                    _group_intervals(name, calls, curve, direction, [member], outs)
+                return
             continue
-        for i, lo, hi in zip_equal(where, lower, upper):
+        for (c, i), lo, hi in zip_equal(where, lower, upper):
             interval = [form, str(lo), str(hi)]
-            problem = interval_problem(name, interval, values[i])
-            if problem == "disagrees":
+            problem = interval_problem(name, interval, values_of[c][i])
+            if problem == "disagrees" and len(members) > 1:
+                again.add(c)
+            elif problem == "disagrees":
+                args, kwargs, _ = calls[c]
                 DISAGREEMENTS.append((oracle_key(name, args, kwargs), i, *interval,
-                                      mpmath.nstr(values[i], 30)))
-            out[i] = interval if problem is None else None
-    if all(i is None for i in out):
-        return None
-    return out[0] if scalar else out
+                                      mpmath.nstr(values_of[c][i], 30)))
+            outs[c][i] = interval if problem is None else None
+    for member in members:
+        if member[0] in again:
+            _group_intervals(name, calls, curve, direction, [member], outs)
 
 
-def stored_entry(name, args, kwargs, text):
-    """One stored call: {"call", "value"} and, where covered, "interval"."""
+_COMPUTE = object()
+
+
+def stored_entry(name, args, kwargs, text, interval=_COMPUTE):
+    """One stored call: {"call", "value"} and, where covered, "interval"
+    (``interval``: compute_interval's, computed here where not given)."""
     entry = {"call": [name, repr(tuple(args)), repr(dict(kwargs))], "value": text}
-    interval = compute_interval(name, args, kwargs, text)
+    interval = compute_interval(name, args, kwargs, text) if interval is _COMPUTE else interval
     if interval is not None:
         entry["interval"] = interval
     return entry
@@ -439,6 +481,26 @@ def oracle(name, *args, **kwargs):
         _MISSES.append((family, key))
     store[key] = stored_entry(name, args, kwargs, text)
     return stored_value(text)
+
+
+def prefetch(name, calls):
+    """oracle(name, *args) of each args tuple in ``calls`` that is not stored,
+    computed and kept as oracle() keeps it, the certified intervals of those
+    on one curve and direction together (compute_intervals): where values
+    are computed live, one Arb window per curve, not one per value."""
+    family = FAMILY_OF[name]
+    store = _store(family)
+    missing = [args for args in dict.fromkeys(calls) if oracle_key(name, args, {}) not in store]
+    if not missing:
+        return
+    texts = [compute_text(name, args, {}) for args in missing]
+    intervals = compute_intervals(name, [(args, {}, text) for args, text in zip(missing, texts)])
+    _COMPUTED.add(family)
+    for args, text, interval in zip_equal(missing, texts, intervals):
+        key = oracle_key(name, args, {})
+        if family not in _RECORDING:
+            _MISSES.append((family, key))
+        store[key] = stored_entry(name, args, {}, text, interval=interval)
 
 
 def certified(name, *args, **kwargs):

@@ -496,14 +496,17 @@ def _mixture(terms: List[Tuple[Window, Any, int, int]]) -> Tuple[List[Any], List
     exact = [True] * size
     for (start, values, rest, low, high), weight, shift, side in terms:
         into = sides[side]
-        for i, v in enumerate(values):
-            into[start + shift - first + i] += weight * v
+        at = start + shift - first
+        into[at:at + len(values)] = [x + weight * v
+                                     for x, v in zip(into[at:at + len(values)], values)]
         rests[side] += weight * rest
         end = start + len(values) - 1
-        for j in range(first, last + 1):
-            k = j - shift
-            if low <= k <= high and not start <= k <= end:
-                exact[j - first] = False
+        # the atoms j whose j - shift is in the support [low, high] but not in
+        # the window [start, end]: the runs from either end of the support
+        for a, b in ((low, start - 1), (end + 1, high)):
+            a, b = max(a + shift, first) - first, min(b + shift, last) - first
+            if a <= b:
+                exact[a:b + 1] = [False] * (b - a + 1)
     # the longest run of known atoms (one run: the windows overlap)
     best, run_start, run = (0, 0), 0, 0
     for i, known in enumerate(exact + [False]):
