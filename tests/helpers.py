@@ -483,18 +483,25 @@ def oracle(name, *args, **kwargs):
     return stored_value(text)
 
 
-def prefetch(name, calls):
+def prefetch(name, calls, certify=None):
     """oracle(name, *args) of each args tuple in ``calls`` that is not stored,
     computed and kept as oracle() keeps it, the certified intervals of those
     on one curve and direction together (compute_intervals): where values
-    are computed live, one Arb window per curve, not one per value."""
+    are computed live, one Arb window per curve, not one per value.
+    ``certify``: the calls whose intervals are computed (None: all; the
+    others are kept with their mpmath value alone, a sample where the Arb
+    windows cost minutes and mpmath checks every value)."""
     family = FAMILY_OF[name]
     store = _store(family)
     missing = [args for args in dict.fromkeys(calls) if oracle_key(name, args, {}) not in store]
     if not missing:
         return
     texts = [compute_text(name, args, {}) for args in missing]
-    intervals = compute_intervals(name, [(args, {}, text) for args, text in zip(missing, texts)])
+    sample = [i for i, args in enumerate(missing) if certify is None or args in certify]
+    found = compute_intervals(name, [(missing[i], {}, texts[i]) for i in sample])
+    intervals = [None] * len(missing)
+    for i, interval in zip_equal(sample, found):
+        intervals[i] = interval
     _COMPUTED.add(family)
     for args, text, interval in zip_equal(missing, texts, intervals):
         key = oracle_key(name, args, {})
