@@ -35,6 +35,7 @@ the mpmath oracle everywhere (the default slices, on stored values).
 """
 import contextlib
 import math
+import pickle
 import random
 import sys
 import time
@@ -421,13 +422,20 @@ def _raw_truth(orc, method, arg):
         return [mpmath.nan]
 
 
+_DRAWN = {}             # case id -> its oracle curve as drawn, pickled
+
+
 def case_oracle(case_id):
     """A new oracle curve of a case id: ("random", seed, kind, index) or ("edge", i).
     New for every stored value: the oracle widens its windows as it is queried, so a
-    shared curve's answers (and refusals) would depend on the order of the queries."""
-    if case_id[0] == "edge":
-        return EDGE_CASES[case_id[1]][2]()
-    return draw_case(*case_id[1:]).oracle
+    shared curve's answers (and refusals) would depend on the order of the queries.
+    Each one is a copy of the curve as drawn (unpickled: the same state, the draw's
+    zero point and laws included), the draw made once per case id and process."""
+    if case_id not in _DRAWN:
+        drawn = (EDGE_CASES[case_id[1]][2]() if case_id[0] == "edge"
+                 else draw_case(*case_id[1:]).oracle)
+        _DRAWN[case_id] = pickle.dumps(drawn)
+    return pickle.loads(_DRAWN[case_id])
 
 
 def stored_truth(case_id, method, arg):
