@@ -33,7 +33,9 @@ sum or wider than ARB_WIDTH, the zero points and the epsilon checks ask the mpma
 oracle.  Result.by_truth counts the comparisons by truth source.  truth="mpmath":
 the mpmath oracle everywhere (the default slices, on stored values).
 """
+import contextlib
 import math
+import pickle
 import random
 import sys
 import time
@@ -51,6 +53,11 @@ REL_NOISY = 1e-10
 LOG_ABS = 1e-10
 ARB_SECOND_OPINION = 10     # cases 0, 10, 20, ... of a covered kind: mpmath too (0: none)
 ARB_WIDTH = 1e-14           # a wider interval (ln delta units) is no truth at 1e-12
+# The Arb sums of the truth are capped at this many terms (statpriv.oracle.arb's
+# own cap, MAX_TERMS = 1e7, is ~15 s a sum; a single point of counting(2754398,
+# 1e-17) took 4 s in Arb and milliseconds in mpmath): a longer sum is refused
+# and the point goes to the mpmath oracle, as any refused sum does.
+ARB_MAX_TERMS = 1e6
 
 KINDS = ("binomial", "per_record", "subsample", "poisson", "secret",
          "dp_laplace", "dp_gaussian", "dp_geometric", "laplace", "gaussian", "geometric")
@@ -415,13 +422,20 @@ def _raw_truth(orc, method, arg):
         return [mpmath.nan]
 
 
+_DRAWN = {}             # case id -> its oracle curve as drawn, pickled
+
+
 def case_oracle(case_id):
     """A new oracle curve of a case id: ("random", seed, kind, index) or ("edge", i).
     New for every stored value: the oracle widens its windows as it is queried, so a
-    shared curve's answers (and refusals) would depend on the order of the queries."""
-    if case_id[0] == "edge":
-        return EDGE_CASES[case_id[1]][2]()
-    return draw_case(*case_id[1:]).oracle
+    shared curve's answers (and refusals) would depend on the order of the queries.
+    Each one is a copy of the curve as drawn (unpickled: the same state, the draw's
+    zero point and laws included), the draw made once per case id and process."""
+    if case_id not in _DRAWN:
+        drawn = (EDGE_CASES[case_id[1]][2]() if case_id[0] == "edge"
+                 else draw_case(*case_id[1:]).oracle)
+        _DRAWN[case_id] = pickle.dumps(drawn)
+    return pickle.loads(_DRAWN[case_id])
 
 
 def stored_truth(case_id, method, arg):
@@ -573,7 +587,7 @@ class ArbTruth:
         eps_list = sorted(set(eps_list))
         for d in ("plus", "minus") if "max" in directions else directions:
             try:
-                with warnings.catch_warnings():
+                with warnings.catch_warnings(), _arb_term_cap():
                     warnings.simplefilter("ignore")
                     lower, upper = self.curve.log_delta_interval(eps_list, d)
             except NotImplementedError:
@@ -586,7 +600,8 @@ class ArbTruth:
 
     def _ends(self, eps, d):
         if (eps, d) not in self.cache:
-            lo, hi = self.curve.log_delta_interval(eps, d)
+            with _arb_term_cap():
+                lo, hi = self.curve.log_delta_interval(eps, d)
             self.cache[eps, d] = (float(lo), float(hi))
         return self.cache[eps, d]
 
@@ -616,6 +631,18 @@ class ArbTruth:
             res.count("arb too wide")
             return None
         return out
+
+
+@contextlib.contextmanager
+def _arb_term_cap():
+    """statpriv.oracle.arb's term cap lowered to ARB_MAX_TERMS while a truth
+    is summed (the cases run one at a time in a process)."""
+    from statpriv.oracle import arb
+    saved, arb.MAX_TERMS = arb.MAX_TERMS, min(arb.MAX_TERMS, ARB_MAX_TERMS)
+    try:
+        yield
+    finally:
+        arb.MAX_TERMS = saved
 
 
 def _narrow(lower, upper):
@@ -868,11 +895,20 @@ def _run_one(args):
     return run_case(*args)
 
 
+# The kinds whose cases cost seconds each (the DP-SGD quadratures, the grid
+# compositions, the branch-and-bound vertices, the clone sums): handed to the
+# worker processes first, so that no long case is left for the end of a run
+COSTLY_KINDS = ("compose_sampled", "compose_mix", "pk_bracket", "compose_grid",
+                "shuffle_clones")
+
+
 def run(kinds, count, seed, zero_point=False, epsilon=False, jobs=1, progress=None,
         skip_open=False, stored=False, truth="arb"):
-    """Run ``count`` cases per kind; returns {kind: Result}."""
+    """Run ``count`` cases per kind; returns {kind: Result} (in the order of
+    ``kinds``; the cases run COSTLY_KINDS first)."""
+    order = sorted(kinds, key=lambda kind: kind not in COSTLY_KINDS)
     tasks = [(seed, kind, i, zero_point, epsilon, skip_open, stored, truth)
-             for kind in kinds for i in range(count)]
+             for kind in order for i in range(count)]
     results = {kind: Result(kind) for kind in kinds}
     if jobs > 1:
         import multiprocessing
@@ -1518,12 +1554,22 @@ def _bracket_checks(res, case, curve, epsilon, rng):
     tol = 1e-12
     vertex_curves = {}      # a -> the oracle of vertex a alone (its laws built once a case)
 
+    def vertex(a, eps):
+        """(delta_plus, delta_minus) of vertex a at eps.  Vertex N - a is vertex
+        a mirrored: Bin(N - a, p) + Bin(a, 1 - p) is N minus Bin(a, p) +
+        Bin(N - a, 1 - p), and the shift pair (S + 1, S) of N - S is that of S
+        read backwards with P and Q swapped, so its (plus, minus) is vertex a's
+        (minus, plus); the oracle computes min(a, N - a) only (the
+        convolutions are the cost)."""
+        b = min(a, N - a)
+        if b not in vertex_curves:
+            vertex_curves[b] = O.worst_case(N, p, vertices=[b])
+        plus, minus = vertex_curves[b].deltas([eps])[0]
+        return (plus, minus) if b == a else (minus, plus)
+
     def vertex_deltas(vertices, eps):
         """(max delta_plus, max delta_minus) at eps over the vertices."""
-        for a in vertices:
-            if a not in vertex_curves:
-                vertex_curves[a] = O.worst_case(N, p, vertices=[a])
-        values = [vertex_curves[a].deltas([eps])[0] for a in vertices]
+        values = [vertex(a, eps) for a in vertices]
         return max(v[0] for v in values), max(v[1] for v in values)
 
     for eps in case.eps:

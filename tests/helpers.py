@@ -121,9 +121,14 @@ REFERENCE_FAMILIES = {
                             "secret_sample_delta", "dp_laplace_delta", "dp_gaussian_delta",
                             "dp_geometric_delta", "normal_approx_delta",
                             "dp_sampled_delta")),
+    # agree 1e-43: sampled_gaussian_product_delta works at 45 digits and its
+    # 24-node rule is itself 1.6e-45 (relative) off the converged quadrature
+    # (48 and 64 nodes at 70 and 80 digits agree to 50 digits): a reordered
+    # sum moves it by ~1e-45; the values are read at 1e-40 at most (the
+    # certified intervals' mp_rel)
     "independent": Family(
         "tests/independent_oracle.py (mpmath from the definitions, no statpriv code) "
-        "at 50 digits", 50, "1e-45",
+        "at 50 digits", 50, "1e-43",
         _names("independent_oracle", "counting_log_delta", "windowed_delta_plus",
                "poisson_tail_log_delta", "secret_sample_log_delta_plus",
                "sampled_gaussian_log_delta", "independent_deltas", "sampled_dp_log_delta",

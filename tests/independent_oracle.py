@@ -227,11 +227,16 @@ class OracleCurve:
 
     def zero_point(self, direction="max"):
         """eps0 = ln sup over outcomes of P/Q (plus), Q/P (minus), or the max of both:
-        the smallest eps with delta(eps) = 0 (mpmath.inf if delta > 0 for every eps)."""
-        with mp.workdps(DPS + 10 + self.extra_dps):
-            if direction == "max":
-                return max(self._zero("plus"), self._zero("minus"))
-            return self._zero(direction)
+        the smallest eps with delta(eps) = 0 (mpmath.inf if delta > 0 for every eps).
+        Each direction evaluated once per curve (the differential test asks the
+        draw's "max", then every direction)."""
+        if direction == "max":
+            return max(self.zero_point("plus"), self.zero_point("minus"))
+        memo = self.__dict__.setdefault("_zero_memo", {})
+        if direction not in memo:
+            with mp.workdps(DPS + 10 + self.extra_dps):
+                memo[direction] = self._zero(direction)
+        return memo[direction]
 
 
 class _DiscreteCurve(OracleCurve):

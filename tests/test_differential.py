@@ -143,6 +143,23 @@ def test_compare_interval_flags_under_and_over_reports():
     assert differential.compare_interval(-math.inf, -math.inf, -math.inf, 1e-12)[0]
 
 
+def test_bracket_vertex_mirror():
+    """pk_bracket's checks compute vertex min(a, N - a) only: vertex N - a of the
+    partial-knowledge worst case is vertex a mirrored, its (delta_plus,
+    delta_minus) vertex a's (delta_minus, delta_plus).  The oracle's own
+    vertices at a small N, both evaluated."""
+    import mpmath
+    O = differential.O
+    eps = [-0.3, 0.0, 0.2, 1.5]
+    for N, p, a in ((9, 0.23, 0), (9, 0.23, 3), (12, 0.4, 5)):
+        mine = O.worst_case(N, p, vertices=[a]).deltas(eps)
+        mirrored = O.worst_case(N, p, vertices=[N - a]).deltas(eps)
+        for e, (plus, minus), (m_plus, m_minus) in zip(eps, mine, mirrored):
+            assert mpmath.almosteq(plus, m_minus, 1e-40), (N, p, a, e)
+            assert mpmath.almosteq(minus, m_plus, 1e-40), (N, p, a, e)
+        assert mine[2][0] != mine[2][1]          # the directions differ (eps 0.2)
+
+
 @pytest.mark.exhaustive
 def test_exhaustive():
     kinds = differential.KINDS + differential.NEW_KINDS

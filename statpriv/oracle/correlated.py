@@ -28,16 +28,25 @@ def _compositions(total: int, parts: int) -> Any:
         yield tuple(edges[i + 1] - edges[i] - 1 for i in range(parts))
 
 
-def _pair_cells(N: int, k: int, probs: Any, x: Any, x_prime: Any, release: str) -> Any:
-    cells: Dict[Any, Any] = {}
-    vectors = [tuple((v >> (k - 1 - j)) & 1 for j in range(k)) for v in range(2 ** k)]
-    index = {vec: v for v, vec in enumerate(vectors)}
+def _outcomes(N: int, k: int, probs: Any) -> Any:
+    """(counts, probability) of every multinomial outcome of the N others over
+    the 2^k answer vectors with a positive probability (one list for every
+    target pair)."""
+    out = []
     for counts in _compositions(N, 2 ** k):
         mass = mpf(math.factorial(N))
         for c, p in zip(counts, probs):
             mass = mass * (p ** c if c else mpf(1)) / math.factorial(c)
-        if mass == 0:
-            continue
+        if mass != 0:
+            out.append((counts, mass))
+    return out
+
+
+def _pair_cells(k: int, outcomes: Any, x: Any, x_prime: Any, release: str) -> Any:
+    cells: Dict[Any, Any] = {}
+    vectors = [tuple((v >> (k - 1 - j)) & 1 for j in range(k)) for v in range(2 ** k)]
+    index = {vec: v for v, vec in enumerate(vectors)}
+    for counts, mass in outcomes:
         if release == "counts":
             sums = tuple(sum(c * vec[j] for c, vec in zip(counts, vectors)) for j in range(k))
             out_p = tuple(s + a for s, a in zip(sums, x))
@@ -80,8 +89,9 @@ def correlated_counts_delta(n: Any, joint: Any, x: Any = None, x_prime: Any = No
             pairs = [(tuple(x), tuple(x_prime))]
         eps_vals, scalar = _eps_list(eps)
         out = [mpf(0)] * len(eps_vals)
+        outcomes = _outcomes(N, k, probs)
         for a, b in pairs:
-            cells = _pair_cells(N, k, probs, a, b, release)
+            cells = _pair_cells(k, outcomes, a, b, release)
             for i, e in enumerate(eps_vals):
                 out[i] = max(out[i], _pick(direction, *_directions(cells, e)))
         return out[0] if scalar else out

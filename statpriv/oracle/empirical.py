@@ -13,7 +13,7 @@ quadrature integrates the positive sub-pieces (the tails beyond, of one sign,
 to +-inf).
 Plain and slow: meant for a few dozen points.
 """
-from typing import Any
+from typing import Any, Dict
 from mpmath import mp, mpf
 
 __all__ = ["kde_density", "kde_hockey_stick"]
@@ -84,11 +84,19 @@ def kde_hockey_stick(a: Any, wa: Any, b: Any, wb: Any, eps: Any, kernel: Any = "
                [pts[-1] + reach * k / 8 for k in range(1, 9)]
         cuts = [-mp.inf] + fine + [mp.inf]
 
+        # both integrals scan the same points: each density evaluated once there
+        seen_p: Dict[Any, Any] = {}
+        seen_pi: Dict[Any, Any] = {}
+
         def p(x: Any) -> Any:
-            return kde_density(x, a, wa, kernel)
+            if x not in seen_p:
+                seen_p[x] = kde_density(x, a, wa, kernel)
+            return seen_p[x]
 
         def pi(x: Any) -> Any:
-            return kde_density(x, b, wb, kernel)
+            if x not in seen_pi:
+                seen_pi[x] = kde_density(x, b, wb, kernel)
+            return seen_pi[x]
 
         plus = _positive_integral(lambda x: p(x) - c * pi(x), cuts, scan)
         minus = _positive_integral(lambda x: pi(x) - c * p(x), cuts, scan)

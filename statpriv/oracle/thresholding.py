@@ -47,11 +47,20 @@ def _directions(cells: Any, eps: Any) -> Any:
     and the same with P and Q swapped; each cell as one difference of two
     non-negative sums."""
     ee, em1 = mpmath.exp(eps), mpmath.expm1(eps)
+    zero = mpf(0)
     plus, minus = [], []
-    for only_p, only_q, both in cells.values():
-        shared_pos, shared_neg = (-em1 * both, mpf(0)) if eps < 0 else (mpf(0), em1 * both)
-        plus.append(max(only_p + shared_pos - (ee * only_q + shared_neg), 0))
-        minus.append(max(only_q + shared_pos - (ee * only_p + shared_neg), 0))
+    # the shared part on the side where it is positive (adding an exact 0 to
+    # the other side would change no bit, and costs as much as a term)
+    if eps < 0:
+        for only_p, only_q, both in cells.values():
+            shared = -em1 * both
+            plus.append(max(only_p + shared - ee * only_q, zero))
+            minus.append(max(only_q + shared - ee * only_p, zero))
+    else:
+        for only_p, only_q, both in cells.values():
+            shared = em1 * both
+            plus.append(max(only_p - (ee * only_q + shared), zero))
+            minus.append(max(only_q - (ee * only_p + shared), zero))
     return mpmath.fsum(plus), mpmath.fsum(minus)
 
 
