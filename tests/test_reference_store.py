@@ -89,7 +89,8 @@ def test_stored_reference_values_are_current(family):
     count = 0
     entries = json.loads(family_file(family).read_text())["values"]
     for key, name, args, kwargs, text in stored_calls(family):
-        live = stored_value(compute_text(name, args, kwargs))
+        faster = (family_.recompute or {}).get(name, {})
+        live = stored_value(compute_text(name, args, {**kwargs, **faster}))
         stored = stored_value(text)
         live = live if isinstance(live, list) else [live]
         stored = stored if isinstance(stored, list) else [stored]
