@@ -1271,7 +1271,7 @@ int sp_corr_three_box_law(const sp_corr_box *box, double *out, double *dropped)
  * (box_sums_join), its slice kept in buf[0] meanwhile. */
 typedef struct {
     const sp_corr_box *box;
-    long rows, cols;
+    long cols;
     double e;
     double *terms;
     int joins;               /* the second half: the first slice's partner is the other's */
@@ -1371,7 +1371,6 @@ int sp_corr_box_sums(const sp_corr_box *box, double e, double *sums, double *dro
     box_sums half[2];
     for (int h = 0; h < 2; h++) {
         half[h].box = box;
-        half[h].rows = rows;
         half[h].cols = cols;
         half[h].e = e;
         half[h].joins = h;
