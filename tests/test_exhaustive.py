@@ -5,7 +5,7 @@ Two truths, each independent of the float kernels under test: the mpmath
 brute force (statpriv.oracle at 50 digits, or tests/independent_oracle.py,
 which shares no code with statpriv) and the certified Arb interval
 (curve.log_delta_interval, statpriv/oracle/arb.py: a proof).  Where the mpmath
-brute force takes minutes per curve (n = 20000, the noisy counts at
+brute force takes seconds to minutes per curve (n = 20000, the noisy counts at
 n = 1000-2000, sampling 4999 of 5000, 800 per-record probabilities, n = 1e9)
 the Arb interval computed live checks every eps (about a second), and mpmath
 checks a deterministic sample of them: every point an interval leaves
@@ -34,9 +34,8 @@ def test_iid_brute_force(n, pi):
 
 @pytest.mark.parametrize("pi", PIS)
 def test_iid_certified_n_20000(pi):
-    # n = 20000: statpriv.oracle's brute force (2.7e7 terms) takes 3-6 minutes
-    # per pi; the live Arb interval and the independent oracle's windowed sum
-    # (binomial_shift_sum, its neglected terms bounded) take about a second
+    # n = 20000: the live Arb interval and the independent oracle's windowed
+    # sum (binomial_shift_sum, its neglected terms bounded), about a second each
     n = 20000
     curve = statpriv.counting(n, pi)
     check_certified_live(curve, IID_EPS, label=f"n={n} pi={pi}")

@@ -237,6 +237,7 @@ def test_noisy_laplace_closed_vs_quad(b):
 
 
 @pytest.mark.exhaustive
+@pytest.mark.first
 def test_noisy_gaussian_vs_quadrature():
     # independent: quad of (f_P - e^eps f_Q)_+ split at a grid and at the sign changes
     # of f_P - e^eps f_Q (located on the grid, refined by mpmath.findroot)

@@ -228,6 +228,7 @@ def test_thm5_holds_against_the_exact_bracket(n, k, delta, gap):
 
 
 @pytest.mark.exhaustive
+@pytest.mark.first
 def test_thm5_table_holds_everywhere():
     """docs/thresholding.md's table: the exact upper curve is below Thm 5's
     delta in every row but one, where the brute force of the whole released

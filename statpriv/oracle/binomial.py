@@ -17,7 +17,7 @@ import mpmath
 from mpmath import mp, mpf
 
 from statpriv.oracle._common import (
-    _check_direction, _check_int, _check_prob, _directional, _eps_list, _eval_terms,
+    _binomial_row, _check_direction, _check_int, _check_prob, _directional, _eps_list, _eval_terms,
     _guard, _is_sequence, _row_terms, _tick)
 
 __all__ = ["counting_pmfs", "counting_delta", "estimate_terms"]
@@ -28,15 +28,15 @@ _SAMPLINGS = ("without_replacement", "with_replacement", "poisson")
 def _binomial_pmf(N: Any, p: Any) -> Any:
     """pmf of Bin(N, p) on 0..N; p an mpf in [0, 1] (current precision).
 
-    b(k) = C(N,k) p^k (1-p)^(N-k) with the integer C(N,k) exact (math.comb)
-    and 0^0 = 1.
+    b(k) = C(N,k) p^k (1-p)^(N-k) with the integer C(N,k) exact
+    (_binomial_row) and 0^0 = 1.
     """
     q = 1 - p
     out = []
-    for k in range(N + 1):
+    for k, coefficient in enumerate(_binomial_row(N)):
         pk = mpf(1) if k == 0 else p ** k
         qk = mpf(1) if N - k == 0 else q ** (N - k)
-        out.append(mpf(math.comb(N, k)) * pk * qk)
+        out.append(mpf(coefficient) * pk * qk)
         _tick()
     return out
 
@@ -59,12 +59,13 @@ def _hypergeom_pmf(N: Any, K: Any, m: Any) -> Any:
     """H(N,K,m)(j) = C(K,j) C(N-K,m-j) / C(N,m), j = 0..m, as exact rationals
     rounded once to mpf.  Requires 0 <= m <= N."""
     den = math.comb(N, m)
+    chosen, others = _binomial_row(K, m), _binomial_row(N - K, m)
     out = []
     for j in range(m + 1):
         if j > K or m - j > N - K:
             out.append(mpf(0))
         else:
-            num = math.comb(K, j) * math.comb(N - K, m - j)
+            num = chosen[j] * others[m - j]
             out.append(mpf(num) / mpf(den))
         _tick()
     return out

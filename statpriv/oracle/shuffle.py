@@ -15,13 +15,12 @@ stick of P and Q over every pair (c, x), summed term by term at ``dps``
 digits: no tail sum, no monotonicity, no window.
 """
 
-import math
 from typing import Any
 
 from mpmath import mp, mpf
 
 from statpriv.oracle._common import (
-    _check_direction, _check_int, _directional, _eps_list, _guard, _to_mpf)
+    _binomial_row, _check_direction, _check_int, _directional, _eps_list, _guard, _to_mpf)
 
 __all__ = ["clones_pmfs", "clones_delta"]
 
@@ -47,10 +46,10 @@ def _clones_laws(n: Any, e0: Any) -> Any:
     beta = 1 / (1 + mp.exp(e0))                 # 1 - alpha, not formed by cancellation
     N = n - 1
     P, Q = [], []
-    for c in range(N + 1):
-        w = mpf(math.comb(N, c)) * p ** c * q ** (N - c)
+    for c, coefficient in enumerate(_binomial_row(N)):
+        w = mpf(coefficient) * p ** c * q ** (N - c)
         half = mpf(2) ** (-c)
-        b = [mpf(math.comb(c, x)) * half for x in range(c + 1)]
+        b = [mpf(x) * half for x in _binomial_row(c)]
         for x in range(c + 2):
             here = b[x] if x <= c else mpf(0)
             below = b[x - 1] if x >= 1 else mpf(0)

@@ -14,14 +14,13 @@ of being subtracted at 50 digits (a suppressed cell's difference may be
 10^-500 of its mass).
 """
 
-import math
 from typing import Any, Dict
 
 import mpmath
 from mpmath import mp, mpf
 
-from statpriv.oracle._common import (_check_direction, _check_int, _check_prob, _eps_list, _guard,
-                                     _is_sequence, _pick)
+from statpriv.oracle._common import (_binomial_row, _check_direction, _check_int, _check_prob,
+                                     _eps_list, _guard, _is_sequence, _pick)
 from statpriv.oracle.binomial import _binomial_pmf, _poisson_binomial_pmf
 
 __all__ = ["thresholded_delta", "k_anonymity_delta"]
@@ -142,10 +141,10 @@ def k_anonymity_delta(n: Any, probs: Any, k: Any, source: Any, target: Any, eps:
         N = n - 1
         _guard(float(N + 1) ** 2 * 4, max_terms, f"k-anonymity n={n}")
         cells: Dict[Any, Any] = {}
-        for a in range(N + 1):
-            for b in range(N + 1 - a):
+        for a, in_source in enumerate(_binomial_row(N)):
+            for b, in_target in enumerate(_binomial_row(N - a)):
                 c = N - a - b
-                mass = (mpf(math.comb(N, a) * math.comb(N - a, b))
+                mass = (mpf(in_source * in_target)
                         * (pa ** a if a else mpf(1)) * (pb ** b if b else mpf(1))
                         * (pc ** c if c else mpf(1)))
                 if mass == 0:
