@@ -6,7 +6,7 @@ geometric noise at n = 1e4, Gaussian noise at n = 1e3), k-anonymity (both
 curves), correlated counts (one pair, worst cases, the histogram route) and
 curve.subsample.
 
-    python bench/bench_certified.py           # full run (~1 min: mpmath at n = 1e4 ~10-20 s)
+    python bench/bench_certified.py           # full run (~3 min: the mpmath brute force up to ~1 min a row)
     python bench/bench_certified.py --quick   # smoke run (no mpmath, n = 1e4 only)
 
 Prints the machine, the date and two markdown tables measured in this run:
