@@ -2,8 +2,8 @@
 
 The default run checks the fixed edge cases of the precision issues and a small seeded
 random slice of every kind (with zero-point and epsilon checks); the exhaustive run
-(``pytest -m exhaustive tests/test_differential.py -s``) does >= 10,000 comparisons.
-Counts are printed (use -s).  The generator and checks live in tests/differential.py
+(``pytest -m exhaustive tests/test_differential.py``, four groups of kinds) does
+>= 10,000 comparisons.  Counts are printed (use -s -n 0).  The generator and checks live in tests/differential.py
 (shared with tools/difftest.py).  The default run reads the oracle's answers for its
 cases from tests/data/reference/differential.json (stored=True, truth="mpmath": the
 stored values are read in microseconds, the certified sums would take ~15 s more;
@@ -12,7 +12,6 @@ exhaustive sweep takes the certified Arb intervals as its truth where the kind h
 them (truth="arb": tests/differential.py), the mpmath oracle live as the second
 opinion on every tenth such case and as the truth elsewhere.
 """
-import os
 
 import pytest
 
