@@ -155,6 +155,16 @@ def test_geometric_dp_closed_form(alpha):
 # hand-derived small cases
 # ---------------------------------------------------------------------------
 
+@pytest.mark.parametrize("N", [0, 1, 2, 57, 1000])
+def test_binomial_row_is_math_comb(N):
+    """The brute force's rows by the recurrence are math.comb's integers
+    (whole, and the first count + 1 of them)."""
+    from statpriv.oracle._common import _binomial_row
+    assert _binomial_row(N) == [math.comb(N, k) for k in range(N + 1)]
+    for count in (0, 1, N // 3, N, N + 5):
+        assert _binomial_row(N, count) == [math.comb(N, k) for k in range(min(N, count) + 1)]
+
+
 @pytest.mark.parametrize("pi", [0.0, 0.3, 1.0])
 def test_n1_is_fully_revealing(pi):
     # no other records: P = point mass at 1, Q = point mass at 0 -> delta = 1
