@@ -15,7 +15,8 @@ import statpriv
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data" / "fuzz"
 # inputs whose curves cost 5-10 s each to put on a loss grid (k-anonymity
-# upper curves, shuffled randomized response with n = 10): replayed with -m exhaustive
+# upper curves, shuffled randomized response with n = 10), and a former
+# timeout now accepted in ~5 s: replayed with -m exhaustive
 SLOW_CORPUS = ROOT / "tests" / "data" / "fuzz_slow"
 
 
