@@ -34,6 +34,7 @@ oracle.  Result.by_truth counts the comparisons by truth source.  truth="mpmath"
 the mpmath oracle everywhere (the default slices, on stored values).
 """
 import contextlib
+import functools
 import math
 import pickle
 import random
@@ -805,11 +806,11 @@ def _run_case(res, seed, kind, index, zero_point, epsilon, stored=False, truth="
 def _use_arb(case, curve, truth, index):
     """With truth "arb", an exact-mode case's delta checks go to the certified
     intervals, every ARB_SECOND_OPINION-th case (by index) to mpmath too; a
-    live compose_sampled case's nested quadrature runs on Arb numbers (the same
-    rule, ~8 times faster: independent_oracle's arithmetic="arb"; the stored
-    truths are mpmath's)."""
+    live case with an oracle on Arb numbers (info["on_arb"], its maker: the
+    compose_sampled quadrature, the same rule ~8 times faster) asks that one
+    (the stored truths are the mpmath oracle's)."""
     if truth == "arb" and "on_arb" in case.info and not isinstance(case.oracle, StoredOracle):
-        case.oracle = O.sampled_gaussian_mix(*case.info["on_arb"], arithmetic="arb")
+        case.oracle = case.info["on_arb"]()
     if truth == "arb" and case.mode == "exact":
         case.info["arb"] = ArbTruth(curve, second=ARB_SECOND_OPINION > 0
                                     and index % ARB_SECOND_OPINION == 0)
@@ -1502,7 +1503,8 @@ def _draw_sampled(rng):
     eps0 = float(z) if z != mpmath.inf else None
     return Case("compose_sampled", f"statpriv.compose({', '.join(parts)})", orc,
                 draw_eps(rng, 1.0 / sigma, eps0, k=4), REL_NOISY, mode="upper",
-                info=dict(bounds=True, on_arb=(sigma, q, relation, 1, gaussians)))
+                info=dict(bounds=True, on_arb=functools.partial(
+                    O.sampled_gaussian_mix, sigma, q, relation, 1, gaussians, arithmetic="arb")))
 
 
 def _bounds_check(res, case, curve, eps, direction, truth):
